@@ -1,0 +1,23 @@
+"""optrees: interpretable classifiers (optimal trees, rule sets) by mathematical optimization."""
+
+from ._validation import OptreesInputError
+from .binarize import Binarizer
+from .datasets import list_datasets, load_dataset
+from .estimators import BendersOCTClassifier, FlowOCTClassifier, TimeLimitWarning
+from .io import load_model, save_model
+from .models.binary_tree import BinaryTree
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BendersOCTClassifier",
+    "Binarizer",
+    "BinaryTree",
+    "FlowOCTClassifier",
+    "OptreesInputError",
+    "TimeLimitWarning",
+    "list_datasets",
+    "load_dataset",
+    "load_model",
+    "save_model",
+]

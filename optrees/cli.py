@@ -1,0 +1,164 @@
+"""Command line: ``optrees demo | fit | predict | datasets``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from collections.abc import Sequence
+
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from ._validation import OptreesInputError
+from .binarize import Binarizer
+from .datasets import list_datasets, load_dataset
+from .estimators import BendersOCTClassifier, FlowOCTClassifier, TimeLimitWarning
+from .io import load_model, save_model
+
+METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier}
+
+
+def _report(est, X_train, y_train, X_test=None, y_test=None) -> None:
+    print(est.tree_.export_text())
+    print()
+    print(f"status          : {est.status_}")
+    print(f"objective       : {est.objective_:g}   bound: {est.bound_:g}   gap: {est.gap_:.2%}")
+    print(f"train accuracy  : {est.score(X_train, y_train):.4f}  (n={len(y_train)})")
+    if X_test is not None and len(y_test):
+        print(f"test accuracy   : {est.score(X_test, y_test):.4f}  (n={len(y_test)})")
+    print(f"time            : {est.fit_seconds_:.2f}s (solver {est.solve_seconds_:.2f}s, "
+          f"{est.n_bb_nodes_} B&B nodes)")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    X, y = load_dataset("monk1")
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    print("BendersOCT, depth 2, on monk1 (75% train / 25% test)\n")
+    est = BendersOCTClassifier(depth=2, lam=0.0, time_limit=25, random_state=0)
+    est.fit(X_tr, y_tr)
+    _report(est, X_tr, y_tr, X_te, y_te)
+    return 0
+
+
+def _read_csv(path: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path)
+    except FileNotFoundError as exc:
+        raise OptreesInputError(f"CSV file not found: {path}") from exc
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+        raise OptreesInputError(f"cannot read CSV file {path}: {exc}") from exc
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    if (args.dataset is None) == (args.csv is None):
+        raise OptreesInputError("give exactly one of --dataset NAME or --csv FILE")
+    if args.dataset is not None:
+        X, y = load_dataset(args.dataset)
+    else:
+        if args.target is None:
+            raise OptreesInputError("--csv needs --target COLUMN")
+        df = _read_csv(args.csv)
+        if args.target not in df.columns:
+            raise OptreesInputError(
+                f"target column {args.target!r} not in {args.csv} (columns: {list(df.columns)})"
+            )
+        y = df[args.target]
+        X = df.drop(columns=[args.target])
+    if not 0 <= args.test_size < 1:
+        raise OptreesInputError(f"--test-size must be in [0, 1), got {args.test_size}")
+    if args.test_size > 0:
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, test_size=args.test_size, random_state=args.seed
+        )
+    else:
+        X_tr, y_tr, X_te, y_te = X, y, None, None
+    binarizer = Binarizer(numeric=args.numeric, n_bins=args.bins)
+    kwargs = dict(depth=args.depth, lam=args.lam, time_limit=args.time_limit,
+                  binarizer=binarizer, random_state=args.seed, verbose=args.verbose,
+                  warm_start=not args.no_warm_start)
+    if args.method == "benders":
+        kwargs["fractional_cuts"] = args.fractional_cuts
+    elif args.method == "flow":
+        kwargs["strengthen"] = args.strengthen
+    est = METHODS[args.method](**kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est.fit(X_tr, y_tr)
+    _report(est, X_tr, y_tr, X_te, y_te)
+    if args.out:
+        save_model(est, args.out)
+        print(f"model written to {args.out}")
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    df = _read_csv(args.csv)
+    pred = model.predict(df)
+    out = pd.DataFrame({"prediction": pred})
+    if args.out:
+        out.to_csv(args.out, index=False)
+        print(f"{len(out)} predictions written to {args.out}")
+    else:
+        out.to_csv(sys.stdout, index=False)
+    return 0
+
+
+def cmd_datasets(args: argparse.Namespace) -> int:
+    table = list_datasets(args.data_dir)
+    with pd.option_context("display.max_rows", None, "display.width", 120):
+        print(table.to_string(index=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="optrees", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="BendersOCT depth 2 on the bundled monk1 data")
+    fit = sub.add_parser("fit", help="fit an optimal tree and print it")
+    fit.add_argument("--dataset", help="bundled or data-dir dataset name (see `optrees datasets`)")
+    fit.add_argument("--csv", help="CSV file with a header row")
+    fit.add_argument("--target", help="target column of --csv")
+    fit.add_argument("--method", choices=sorted(METHODS), default="benders")
+    fit.add_argument("--depth", type=int, default=2)
+    fit.add_argument("--lam", type=float, default=0.0)
+    fit.add_argument("--time-limit", type=float, default=60.0)
+    fit.add_argument("--test-size", type=float, default=0.25)
+    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--numeric", choices=["thresholds", "buckets"], default="thresholds",
+                     help="binarization of numeric columns (QT-k or QB-k)")
+    fit.add_argument("--bins", type=int, default=5, help="k of QT-k / QB-k")
+    fit.add_argument("--fractional-cuts", action="store_true",
+                     help="benders: also separate min-cut inequalities at fractional points")
+    fit.add_argument("--strengthen", action="store_true", help="flow: separate cuts (4)")
+    fit.add_argument("--no-warm-start", action="store_true")
+    fit.add_argument("--verbose", action="store_true")
+    fit.add_argument("--out", help="write the fitted model as JSON")
+    pred = sub.add_parser("predict", help="predict a CSV with a saved model")
+    pred.add_argument("--model", required=True)
+    pred.add_argument("--csv", required=True)
+    pred.add_argument("--out", help="CSV for predictions (default: stdout)")
+    ds = sub.add_parser("datasets", help="list datasets with their shapes")
+    ds.add_argument("--data-dir", default=None, help="folder of non-bundled datasets")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict,
+               "datasets": cmd_datasets}[args.command]
+    start = time.perf_counter()
+    try:
+        code = handler(args)
+    except (OptreesInputError, FileNotFoundError) as exc:
+        print(f"optrees: error: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "demo":
+        print(f"\ndemo finished in {time.perf_counter() - start:.1f}s")
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

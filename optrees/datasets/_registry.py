@@ -1,0 +1,556 @@
+"""Declarative descriptions of every dataset ``load_dataset`` knows.
+
+One :class:`DatasetSpec` per dataset says how to read its file(s); the single generic reader
+in ``optrees.datasets`` does the rest. Bundled datasets live (already cleaned, with a header
+row) in ``optrees/datasets/data/``; the others are read from a data directory laid out like the
+project's ``shared/datasets`` folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ALL: Literal["all"] = "all"
+"""Value of ``DatasetSpec.categorical`` meaning "every feature column is categorical"."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """How to read one dataset.
+
+    Attributes:
+        name: canonical name (lower case, words joined by ``-``).
+        files: file paths relative to the data directory; several files are concatenated.
+        target: name of the label column (after naming).
+        columns: names for all columns in file order; ``None`` keeps the header row's names.
+        header: the file starts with a header row (skipped when ``columns`` is given).
+        sep: field separator (``r"\\s+"`` for whitespace-separated files).
+        drop: columns removed after reading (ids, row numbers).
+        categorical: feature columns returned with ``category`` dtype, or ``ALL``.
+        na_values: cell values that mean "missing"; rows holding any of them are dropped.
+        bundled: the file ships inside the package (``files`` relative to ``data/``).
+        aliases: other accepted names (normalised like the canonical one).
+    """
+
+    name: str
+    files: tuple[str, ...]
+    target: str
+    columns: tuple[str, ...] | None = None
+    header: bool = False
+    sep: str = ","
+    drop: tuple[str, ...] = ()
+    categorical: tuple[str, ...] | Literal["all"] = ()
+    na_values: tuple[str, ...] = ("?",)
+    bundled: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+def _seq(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
+    """``('a1', 'a2', ...)``-style names for datasets whose documentation gives none."""
+    return tuple(f"{prefix}{i}" for i in range(start, start + n))
+
+
+# --- column names (from the UCI .names files unless noted) ---------------------------------
+
+_HOUSE_VOTES = (
+    "handicapped-infants",
+    "water-project-cost-sharing",
+    "adoption-of-the-budget-resolution",
+    "physician-fee-freeze",
+    "el-salvador-aid",
+    "religious-groups-in-schools",
+    "anti-satellite-test-ban",
+    "aid-to-nicaraguan-contras",
+    "mx-missile",
+    "immigration",
+    "synfuels-corporation-cutback",
+    "education-spending",
+    "superfund-right-to-sue",
+    "crime",
+    "duty-free-exports",
+    "export-administration-act-south-africa",
+)
+_TIC_TAC_TOE = tuple(
+    f"{row}-{col}-square"
+    for row in ("top", "middle", "bottom")
+    for col in ("left", "middle", "right")
+)
+_KR_VS_KP = (
+    "bkblk", "bknwy", "bkon8", "bkona", "bkspr", "bkxbq", "bkxcr", "bkxwp", "blxwp",
+    "bxqsq", "cntxt", "dsopp", "dwipd", "hdchk", "katri", "mulch", "qxmsq", "r2ar8",
+    "reskd", "reskr", "rimmx", "rkxwp", "rxmsq", "simpl", "skach", "skewr", "skrxp",
+    "spcop", "stlmt", "thrsk", "wkcti", "wkna8", "wknck", "wkovl", "wkpos", "wtoeg",
+)  # fmt: skip
+_WINE = (
+    "alcohol",
+    "malic_acid",
+    "ash",
+    "alcalinity_of_ash",
+    "magnesium",
+    "total_phenols",
+    "flavanoids",
+    "nonflavanoid_phenols",
+    "proanthocyanins",
+    "color_intensity",
+    "hue",
+    "od280/od315_of_diluted_wines",
+    "proline",
+)
+_WDBC = tuple(
+    f"{feature}_{stat}"
+    for stat in ("mean", "se", "worst")
+    for feature in (
+        "radius",
+        "texture",
+        "perimeter",
+        "area",
+        "smoothness",
+        "compactness",
+        "concavity",
+        "concave_points",
+        "symmetry",
+        "fractal_dimension",
+    )
+)
+_SPAMBASE = (
+    tuple(
+        f"word_freq_{w}"
+        for w in (
+            "make address all 3d our over remove internet order mail receive will people "
+            "report addresses free business email you credit your font 000 money hp hpl "
+            "george 650 lab labs telnet 857 data 415 85 technology 1999 parts pm direct cs "
+            "meeting original project re edu table conference"
+        ).split()
+    )
+    + tuple(f"char_freq_{c}" for c in ";([!$#")
+    + (
+        "capital_run_length_average",
+        "capital_run_length_longest",
+        "capital_run_length_total",
+    )
+)
+_SEISMIC_BUMPS = (
+    "seismic", "seismoacoustic", "shift", "genergy", "gpuls", "gdenergy", "gdpuls",
+    "ghazard", "nbumps", "nbumps2", "nbumps3", "nbumps4", "nbumps5", "nbumps6", "nbumps7",
+    "nbumps89", "energy", "maxenergy",
+)  # fmt: skip
+_BREAST_CANCER = (
+    "age",
+    "menopause",
+    "tumor-size",
+    "inv-nodes",
+    "node-caps",
+    "deg-malig",
+    "breast",
+    "breast-quad",
+    "irradiat",
+)
+_SOYBEAN = (
+    "date", "plant-stand", "precip", "temp", "hail", "crop-hist", "area-damaged",
+    "severity", "seed-tmt", "germination", "plant-growth", "leaves", "leafspots-halo",
+    "leafspots-marg", "leafspot-size", "leaf-shread", "leaf-malf", "leaf-mild", "stem",
+    "lodging", "stem-cankers", "canker-lesion", "fruiting-bodies", "external-decay",
+    "mycelium", "int-discolor", "sclerotia", "fruit-pods", "fruit-spots", "seed",
+    "mold-growth", "seed-discolor", "seed-size", "shriveling", "roots",
+)  # fmt: skip
+_MAGIC = (
+    "fLength", "fWidth", "fSize", "fConc", "fConc1", "fAsym", "fM3Long", "fM3Trans",
+    "fAlpha", "fDist",
+)  # fmt: skip
+_ADULT = (
+    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
+    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
+    "hours-per-week", "native-country",
+)  # fmt: skip
+_DEFAULT_CREDIT = (
+    ("LIMIT_BAL", "SEX", "EDUCATION", "MARRIAGE", "AGE")
+    + ("PAY_0", "PAY_2", "PAY_3", "PAY_4", "PAY_5", "PAY_6")
+    + _seq("BILL_AMT", 6)
+    + _seq("PAY_AMT", 6)
+)
+_HTRU2 = (
+    "profile_mean",
+    "profile_std",
+    "profile_kurtosis",
+    "profile_skewness",
+    "dm_snr_mean",
+    "dm_snr_std",
+    "dm_snr_kurtosis",
+    "dm_snr_skewness",
+)
+_LETTER = (
+    "x-box", "y-box", "width", "high", "onpix", "x-bar", "y-bar", "x2bar", "y2bar",
+    "xybar", "x2ybr", "xy2br", "x-ege", "xegvy", "y-ege", "yegvx",
+)  # fmt: skip
+_MUSHROOM = (
+    "cap-shape", "cap-surface", "cap-color", "bruises", "odor", "gill-attachment",
+    "gill-spacing", "gill-size", "gill-color", "stalk-shape", "stalk-root",
+    "stalk-surface-above-ring", "stalk-surface-below-ring", "stalk-color-above-ring",
+    "stalk-color-below-ring", "veil-type", "veil-color", "ring-number", "ring-type",
+    "spore-print-color", "population", "habitat",
+)  # fmt: skip
+_NURSERY = ("parents", "has_nurs", "form", "children", "housing", "finance", "social", "health")
+_STUDENT = (
+    "school", "sex", "age", "address", "famsize", "Pstatus", "Medu", "Fedu", "Mjob",
+    "Fjob", "reason", "guardian", "traveltime", "studytime", "failures", "schoolsup",
+    "famsup", "paid", "activities", "nursery", "higher", "internet", "romantic", "famrel",
+    "freetime", "goout", "Dalc", "Walc", "health", "absences", "G1", "G2",
+)  # fmt: skip
+_STUDENT_NOMINAL = (
+    "school", "sex", "address", "famsize", "Pstatus", "Mjob", "Fjob", "reason", "guardian",
+    "schoolsup", "famsup", "paid", "activities", "nursery", "higher", "internet", "romantic",
+)  # fmt: skip
+_ATTRITION_NOMINAL = (
+    "BusinessTravel",
+    "Department",
+    "EducationField",
+    "JobRole",
+    "MaritalStatus",
+    "Over18",
+    "OverTime",
+)
+_ANN_THYROID = (
+    # UCI gives no names for the ann-thyroid files; these follow the thyroid0387 order.
+    "age", "sex", "on_thyroxine", "query_on_thyroxine", "on_antithyroid_medication",
+    "sick", "pregnant", "thyroid_surgery", "I131_treatment", "query_hypothyroid",
+    "query_hyperthyroid", "lithium", "goitre", "tumor", "hypopituitary", "psych", "TSH",
+    "T3", "TT4", "T4U", "FTI",
+)  # fmt: skip
+_PIMA = (
+    "pregnancies",
+    "glucose",
+    "blood_pressure",
+    "skin_thickness",
+    "insulin",
+    "bmi",
+    "diabetes_pedigree",
+    "age",
+)
+_SATELLITE = tuple(f"p{pixel}_b{band}" for pixel in range(1, 10) for band in range(1, 5))
+_HEART = (
+    "age", "sex", "cp", "trestbps", "chol", "fbs", "restecg", "thalach", "exang",
+    "oldpeak", "slope", "ca", "thal",
+)  # fmt: skip
+_BANK = (
+    "age", "job", "marital", "education", "default", "balance", "housing", "loan",
+    "contact", "day", "month", "duration", "campaign", "pdays", "previous", "poutcome",
+)  # fmt: skip
+_ILPD = ("age", "gender", "TB", "DB", "alkphos", "sgpt", "sgot", "TP", "ALB", "A/G_ratio")
+_BUPA = ("mcv", "alkphos", "sgpt", "sgot", "gammagt", "drinks")
+
+
+def _bundled(
+    name: str,
+    categorical: tuple[str, ...] | Literal["all"] = ALL,
+    aliases: tuple[str, ...] = (),
+) -> DatasetSpec:
+    """Bundled datasets: cleaned CSV with a header row, label column named ``class``."""
+    return DatasetSpec(
+        name=name,
+        files=(f"{name}.csv",),
+        target="class",
+        header=True,
+        categorical=categorical,
+        bundled=True,
+        aliases=aliases,
+    )
+
+
+SPECS: tuple[DatasetSpec, ...] = (
+    # --- bundled (optrees/datasets/data/*.csv) ---
+    _bundled("monk1"),
+    _bundled("monk2"),
+    _bundled("monk3"),
+    _bundled("house-votes-84"),
+    # categorical as in the FlowOCT paper's Table 1 (one-hot: 20 binary features)
+    _bundled("balance-scale"),
+    _bundled("tic-tac-toe"),
+    _bundled("car-evaluation", aliases=("car",)),
+    _bundled("kr-vs-kp"),
+    # --- read from the data directory ---
+    DatasetSpec(
+        name="iris",
+        files=("iris.data",),
+        columns=("sepal_length", "sepal_width", "petal_length", "petal_width", "class"),
+        target="class",
+    ),
+    DatasetSpec(name="wine", files=("wine.data",), columns=("class", *_WINE), target="class"),
+    DatasetSpec(
+        name="banknote",
+        files=("banknote.txt",),
+        columns=("variance", "skewness", "curtosis", "entropy", "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="ionosphere",
+        files=("ionosphere.data",),
+        columns=(*_seq("a", 34), "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="wdbc",
+        files=("wdbc.data",),
+        columns=("id", "diagnosis", *_WDBC),
+        target="diagnosis",
+        drop=("id",),
+    ),
+    DatasetSpec(
+        name="spambase",
+        files=("spambase.data",),
+        columns=(*_SPAMBASE, "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="seismic-bumps",
+        files=("seismic-bumps.arff",),  # plain CSV despite the extension
+        columns=(*_SEISMIC_BUMPS, "class"),
+        target="class",
+        categorical=("seismic", "seismoacoustic", "shift", "ghazard"),
+    ),
+    DatasetSpec(
+        name="breast-cancer",
+        files=("breast-cancer.data",),
+        columns=("class", *_BREAST_CANCER),
+        target="class",
+        categorical=tuple(c for c in _BREAST_CANCER if c != "deg-malig"),
+    ),
+    DatasetSpec(
+        name="soybean-small",
+        files=("soybean-small.data",),
+        columns=(*_SOYBEAN, "class"),
+        target="class",
+        categorical=ALL,
+    ),
+    DatasetSpec(
+        name="hayes-roth",
+        files=("hayes-roth.data",),  # the .test file (no id column) is not used
+        columns=("name", "hobby", "age", "educational-level", "marital-status", "class"),
+        target="class",
+        drop=("name",),
+        categorical=ALL,
+    ),
+    DatasetSpec(
+        name="spect",
+        files=("spect.train", "spect.test"),
+        columns=("class", *_seq("F", 22)),
+        target="class",
+    ),
+    DatasetSpec(
+        name="transfusion",
+        files=("transfusion.data",),
+        header=True,
+        columns=(
+            "recency_months",
+            "frequency_times",
+            "monetary_cc",
+            "time_months",
+            "donated_march_2007",
+        ),
+        target="donated_march_2007",
+    ),
+    DatasetSpec(name="magic", files=("magic.csv",), columns=(*_MAGIC, "class"), target="class"),
+    DatasetSpec(
+        name="adult",
+        files=("adult.csv",),  # UCI adult.data (train part); sex is coded 1/0 in this copy
+        columns=(*_ADULT, "income"),
+        target="income",
+        categorical=(
+            "workclass",
+            "education",
+            "marital-status",
+            "occupation",
+            "relationship",
+            "race",
+            "sex",
+            "native-country",
+        ),
+    ),
+    DatasetSpec(
+        name="compas",
+        files=("compas.csv",),
+        header=True,
+        sep=";",
+        target="Two_yr_Recidivism",
+    ),
+    DatasetSpec(
+        name="default-credit",
+        # This copy keeps the UCI header and coding; default-credit.csv recodes SEX.
+        files=("alternates/default-credit.colgen.csv",),
+        header=True,
+        sep=";",
+        columns=(*_DEFAULT_CREDIT, "default_payment_next_month"),
+        target="default_payment_next_month",
+        categorical=("SEX", "EDUCATION", "MARRIAGE"),
+    ),
+    DatasetSpec(
+        name="htru2",
+        files=("HTRU_2.csv",),
+        header=True,
+        sep=";",
+        columns=(*_HTRU2, "class"),
+        target="class",
+        aliases=("htru-2",),
+    ),
+    DatasetSpec(
+        name="shuttle",
+        files=("shuttle.trn",),
+        sep=r"\s+",
+        columns=(*_seq("a", 9), "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="letter",
+        files=("letter.csv",),  # letters coded 1..26 in this copy
+        header=True,
+        columns=(*_LETTER, "lettr"),
+        target="lettr",
+    ),
+    DatasetSpec(
+        name="mushroom",
+        files=("mushroom.csv",),
+        columns=("class", *_MUSHROOM),
+        target="class",
+        categorical=ALL,
+    ),
+    DatasetSpec(
+        name="nursery",
+        files=("nursery.csv",),  # integer-coded
+        sep=";",
+        columns=(*_NURSERY, "class"),
+        target="class",
+        categorical=ALL,
+    ),
+    DatasetSpec(
+        name="student",
+        files=("student.csv",),  # student-por, integer-coded, grades binned into 5 levels
+        sep=";",
+        columns=(*_STUDENT, "G3"),
+        target="G3",
+        categorical=_STUDENT_NOMINAL,
+    ),
+    DatasetSpec(
+        name="law",
+        files=("law.csv",),  # pre-processed copy without column documentation
+        sep=";",
+        columns=(*_seq("a", 5), "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="attrition",
+        files=("attrition.csv",),
+        header=True,
+        sep=";",
+        target="Attrition",
+        drop=("EmployeeNumber",),
+        categorical=_ATTRITION_NOMINAL,
+    ),
+    DatasetSpec(
+        name="mammography",
+        files=("mammography.csv",),
+        columns=(*_seq("a", 6), "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="oilspill",
+        files=("oilspill.csv",),
+        columns=("batch", *_seq("f", 48), "class"),
+        target="class",
+        drop=("batch",),  # first column is a batch number, not a measurement
+    ),
+    DatasetSpec(
+        name="phoneme",
+        files=("phoneme.csv",),
+        columns=(*_seq("harmonic", 5), "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="ecoli",
+        files=("ecoli.csv",),
+        columns=("mcg", "gvh", "lip", "chg", "aac", "alm1", "alm2", "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="glass",
+        files=("glass.csv",),
+        columns=("RI", "Na", "Mg", "Al", "Si", "K", "Ca", "Ba", "Fe", "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="seeds",
+        files=("alternates/seeds.ruled.csv",),  # clean copy; seeds.txt has ragged rows
+        sep="\t",
+        columns=(
+            "area",
+            "perimeter",
+            "compactness",
+            "kernel_length",
+            "kernel_width",
+            "asymmetry_coefficient",
+            "groove_length",
+            "class",
+        ),
+        target="class",
+    ),
+    DatasetSpec(name="skin", files=("skin.csv",), columns=("B", "G", "R", "class"), target="class"),
+    DatasetSpec(
+        name="ann-thyroid",
+        files=("ann-thyroid.train", "ann-thyroid.test"),
+        sep=r"\s+",
+        columns=(*_ANN_THYROID, "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="pima-diabetes",
+        files=("extras/diabetes_pima.csv",),
+        columns=(*_PIMA, "outcome"),
+        target="outcome",
+    ),
+    DatasetSpec(
+        name="statlog-satellite",
+        files=("extras/Statlog_satellite.csv",),
+        header=True,
+        sep=";",
+        columns=(*_SATELLITE, "class"),
+        target="class",
+    ),
+    DatasetSpec(
+        name="heart",
+        files=("extras/hearts.csv",),  # Cleveland, Kaggle "heart.csv" coding
+        columns=(*_HEART, "target"),
+        target="target",
+        categorical=("cp", "restecg", "slope", "thal"),
+    ),
+    DatasetSpec(
+        name="bank-marketing",
+        files=("extras/bank_mkt.csv",),
+        columns=(*_BANK, "deposit"),
+        target="deposit",
+        categorical=(
+            "job",
+            "marital",
+            "education",
+            "default",
+            "housing",
+            "loan",
+            "contact",
+            "month",
+            "poutcome",
+        ),
+    ),
+    DatasetSpec(
+        name="ilpd",
+        files=("extras/ILPD.csv",),
+        columns=(*_ILPD, "selector"),
+        target="selector",
+        categorical=("gender",),
+    ),
+    DatasetSpec(
+        name="bupa",
+        # UCI notes that "selector" is a train/test split field, not a diagnosis; it is
+        # used as the label here only because the rule-learning literature does so.
+        files=("extras/bupa.csv",),
+        columns=(*_BUPA, "selector"),
+        target="selector",
+    ),
+)

@@ -1,0 +1,242 @@
+"""scikit-learn estimators for the optimal-tree MIPs (FlowOCT, BendersOCT)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import (
+    OptreesInputError,
+    check_binary_matrix,
+    check_depth,
+    check_frame,
+    check_lam,
+    check_target,
+    check_time_limit,
+)
+from .binarize import Binarizer
+from .solvers.base import SolverOptions
+from .solvers.scip import ScipModel
+from .trees.benders import BendersOCT
+from .trees.flow import FlowOCT
+from .trees.formulation import BuildTimeout
+from .trees.problem import HeapTree, TreeProblem
+from .trees.warmstart import cart_heap_tree
+
+
+class TimeLimitWarning(UserWarning):
+    """The time limit stopped the solver before optimality was proven."""
+
+
+def _is_binary_frame(df: pd.DataFrame) -> bool:
+    num = df.select_dtypes(include=[np.number, "bool"])
+    if num.shape[1] != df.shape[1]:
+        return False
+    return bool(np.isin(num.to_numpy(dtype=float), (0.0, 1.0)).all())
+
+
+class _BinaryInput:
+    """Turns raw X into the 0/1 matrix the tree MIPs need (fit once, reuse at predict)."""
+
+    def _fit_binary(self, X: Any) -> np.ndarray:
+        df = check_frame(X)
+        self.n_features_in_ = df.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        spec = self.binarizer
+        if spec is None or (isinstance(spec, str) and spec == "auto" and _is_binary_frame(df)):
+            self.binarizer_ = None
+            Xb = check_binary_matrix(df)
+            names = [str(c) for c in df.columns]
+            self.feature_names_ = names
+            self.negated_names_ = [f"not {c}" for c in names]
+            return Xb
+        if isinstance(spec, str):
+            if spec != "auto":
+                raise OptreesInputError(
+                    f"binarizer must be 'auto', None or a Binarizer, got {spec!r}"
+                )
+            spec = Binarizer()
+        self.binarizer_ = clone(spec)
+        Xb = self.binarizer_.fit_transform(df)
+        if Xb.shape[1] == 0:
+            raise OptreesInputError("the binarizer produced no features (all columns constant)")
+        self.feature_names_ = [lit.name for lit in self.binarizer_.literals_]
+        self.negated_names_ = [lit.negated_name for lit in self.binarizer_.literals_]
+        return Xb
+
+    def _transform_binary(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        df = check_frame(X)
+        if df.shape[1] != self.n_features_in_:
+            raise OptreesInputError(
+                f"X has {df.shape[1]} columns but the model was fitted on {self.n_features_in_}"
+            )
+        if self.binarizer_ is None:
+            return check_binary_matrix(df)
+        return self.binarizer_.transform(df)
+
+
+class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
+    """Shared fit/predict for the strong-flow tree MIPs (objective (1) of flowoct-benders.txt).
+
+    Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` ((1-lam)*correct -
+    lam*splits of ``tree_`` on the training data), ``bound_`` (proven upper bound), ``gap_``,
+    ``status_``, ``solve_seconds_`` (solver), ``fit_seconds_`` (everything), ``stats_``.
+    """
+
+    def __init__(
+        self,
+        depth: int = 2,
+        lam: float = 0.0,
+        time_limit: float | None = 60.0,
+        binarizer: Any = "auto",
+        warm_start: bool = True,
+        random_state: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.depth = depth
+        self.lam = lam
+        self.time_limit = time_limit
+        self.binarizer = binarizer
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _formulation(self, problem: TreeProblem):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fit(self, X: Any, y: Any) -> _OptimalTreeClassifier:
+        t0 = time.perf_counter()
+        depth = check_depth(self.depth)
+        lam = check_lam(self.lam)
+        limit = check_time_limit(self.time_limit)
+        deadline = None if limit is None else t0 + limit
+        Xb = self._fit_binary(X)
+        self.classes_, y_enc = check_target(y, Xb.shape[0])
+        seed = 0 if self.random_state is None else int(self.random_state)
+        problem = TreeProblem(Xb, y_enc, len(self.classes_), depth, lam)
+
+        start = cart_heap_tree(problem, seed) if self.warm_start else None
+        form = self._formulation(problem)
+        model = ScipModel(SolverOptions(seed=seed, verbose=self.verbose))
+        result = None
+        try:
+            form.build(model, deadline=deadline)
+            if start is not None:
+                model.add_start(form.start_values(start))
+            remaining = None if deadline is None else deadline - time.perf_counter()
+            if remaining is None or remaining > 0:
+                result = model.solve(remaining)
+        except BuildTimeout:
+            result = None
+
+        best = start
+        if result is not None and result.values is not None:
+            found = form.tree_from_values(result.values).pruned(problem)
+            if best is None or found.objective(problem) >= best.objective(problem) - 1e-9:
+                best = found
+        if best is None:  # no solution at all (time limit before the first incumbent)
+            best = HeapTree(np.full(problem.n_internal, -1),
+                            np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
+        self._set_result(problem, best, result, form, t0)
+        return self
+
+    def _set_result(self, problem, best, result, form, t0) -> None:
+        tree = best.to_binary_tree(self.classes_)
+        tree.feature_names = list(self.feature_names_)
+        tree.negated_names = list(self.negated_names_)
+        tree.set_counts(problem.X, problem.y)
+        self.tree_ = tree
+        self.objective_ = float(best.objective(problem))
+        self.status_ = result.status if result is not None else "time_limit"
+        bound = result.bound if result is not None else None
+        if self.status_ == "optimal":
+            bound = self.objective_ if bound is None else min(bound, self.objective_)
+        self.bound_ = float(bound) if bound is not None else float("inf")
+        diff = self.bound_ - self.objective_
+        if diff <= 1e-6:
+            self.gap_ = 0.0
+        else:
+            self.gap_ = diff / abs(self.objective_) if abs(self.objective_) > 1e-9 else np.inf
+        self.solve_seconds_ = result.seconds if result is not None else 0.0
+        self.fit_seconds_ = time.perf_counter() - t0
+        self.n_bb_nodes_ = result.nodes if result is not None else 0
+        self.stats_ = getattr(form, "stats", {})
+        if self.status_ != "optimal":
+            warnings.warn(
+                f"{type(self).__name__}: stopped with status '{self.status_}' after "
+                f"{self.fit_seconds_:.1f}s; returning the best tree found "
+                f"(objective {self.objective_:g}, gap {self.gap_:.2%})",
+                TimeLimitWarning,
+                stacklevel=3,
+            )
+
+    # ------------------------------------------------------------------ predict
+    def predict(self, X: Any) -> np.ndarray:
+        return self.tree_.predict(self._transform_binary(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training samples in the leaf each sample reaches."""
+        return self.tree_.predict_proba(self._transform_binary(X))
+
+    def apply(self, X: Any) -> np.ndarray:
+        return self.tree_.apply(self._transform_binary(X))
+
+    def export_text(self) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text()
+
+
+class FlowOCTClassifier(_OptimalTreeClassifier):
+    """Optimal classification tree by the strong max-flow MIP FlowOCT (eq. 1), solved by SCIP.
+
+    ``strengthen=True`` separates the cuts (4) of §2.2.3 at fractional nodes.
+    """
+
+    def __init__(
+        self,
+        depth: int = 2,
+        lam: float = 0.0,
+        time_limit: float | None = 60.0,
+        binarizer: Any = "auto",
+        warm_start: bool = True,
+        random_state: int | None = None,
+        verbose: bool = False,
+        strengthen: bool = False,
+    ) -> None:
+        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose)
+        self.strengthen = strengthen
+
+    def _formulation(self, problem: TreeProblem) -> FlowOCT:
+        return FlowOCT(problem, strengthen=bool(self.strengthen))
+
+
+class BendersOCTClassifier(_OptimalTreeClassifier):
+    """Optimal classification tree by Benders decomposition of FlowOCT (eq. 8, Prop. 1).
+
+    ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions.
+    """
+
+    def __init__(
+        self,
+        depth: int = 2,
+        lam: float = 0.0,
+        time_limit: float | None = 60.0,
+        binarizer: Any = "auto",
+        warm_start: bool = True,
+        random_state: int | None = None,
+        verbose: bool = False,
+        fractional_cuts: bool = False,
+    ) -> None:
+        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose)
+        self.fractional_cuts = fractional_cuts
+
+    def _formulation(self, problem: TreeProblem) -> BendersOCT:
+        return BendersOCT(problem, fractional_cuts=bool(self.fractional_cuts))

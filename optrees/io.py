@@ -1,0 +1,108 @@
+"""Save fitted tree models as JSON and load them back for prediction on raw data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import OptreesInputError, check_binary_matrix, check_frame
+from .binarize import BinaryLiteral
+from .models.binary_tree import BinaryTree
+
+FORMAT = "optrees-model-1"
+
+
+def model_to_dict(estimator: Any) -> dict[str, Any]:
+    """JSON-ready description of a fitted tree estimator: tree, binary literals, fit summary."""
+    literals = None
+    if getattr(estimator, "binarizer_", None) is not None:
+        literals = [
+            {"column": lit.column, "op": lit.op, "value": _plain(lit.value), "name": lit.name,
+             "negated_name": lit.negated_name}
+            for lit in estimator.binarizer_.literals_
+        ]
+    columns = getattr(estimator, "feature_names_in_", None)
+    return {
+        "format": FORMAT,
+        "estimator": type(estimator).__name__,
+        "params": {k: _plain(v) for k, v in estimator.get_params().items()
+                   if isinstance(v, int | float | str | bool | type(None))},
+        "columns": None if columns is None else [str(c) for c in columns],
+        "literals": literals,
+        "tree": estimator.tree_.to_dict(),
+        "fit": {"objective": estimator.objective_, "bound": _plain(estimator.bound_),
+                "gap": _plain(estimator.gap_), "status": estimator.status_,
+                "seconds": estimator.fit_seconds_},
+    }
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, tuple | list):
+        return [_plain(x) for x in v]
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    return v
+
+
+def save_model(estimator: Any, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(model_to_dict(estimator), indent=1))
+
+
+class LoadedTreeModel:
+    """A tree read from JSON: predicts on raw tables with the same columns as at fit time."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        if data.get("format") != FORMAT:
+            raise OptreesInputError("not an optrees model file (missing or unknown 'format')")
+        self.data = data
+        self.tree = BinaryTree.from_dict(data["tree"])
+        self.columns = data.get("columns")
+        self.literals = (
+            None if data.get("literals") is None
+            else [BinaryLiteral(**lit) for lit in data["literals"]]
+        )
+
+    def binary(self, X: Any) -> np.ndarray:
+        df = check_frame(X)
+        if self.literals is None:
+            if self.columns is not None:
+                df = _select(df, self.columns)
+            return check_binary_matrix(df)
+        needed = list(dict.fromkeys(lit.column for lit in self.literals))
+        df = _select(df, needed)
+        return np.column_stack([lit.evaluate(df[lit.column]) for lit in self.literals])
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.tree.predict(self.binary(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        return self.tree.predict_proba(self.binary(X))
+
+
+def _select(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise OptreesInputError(f"input is missing columns the model needs: {missing}")
+    return df[columns]
+
+
+def load_model(path: str | Path) -> LoadedTreeModel:
+    """Read a model written by :func:`save_model`; clear error for unreadable files."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError as exc:
+        raise OptreesInputError(f"model file not found: {path}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OptreesInputError(f"cannot read model file {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise OptreesInputError(f"{path} is not an optrees model file")
+    try:
+        return LoadedTreeModel(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise OptreesInputError(f"{path} is not a valid optrees model file: {exc}") from exc

@@ -1,0 +1,248 @@
+"""BinaryTree: the fitted binary decision tree shared by every method that produces one.
+
+A node either tests ``x[feature] <= threshold`` (true -> left child, false -> right child) or is
+a leaf.  On 0/1 data the threshold is 0.5, so ``x_f = 0`` goes left and ``x_f = 1`` goes right,
+as in FlowOCT (flowoct-benders.txt §2.1).  Every node carries a predicted class, so labels at
+internal nodes (the paper allows them) are kept; prediction uses the leaf a sample reaches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+LEAF = -1
+
+
+class BinaryTree:
+    """Per-node arrays: ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``, ``value``.
+
+    ``value[n]`` is the index of the predicted class in ``classes``; ``counts[n, k]`` are the
+    training samples of class k that reach node n (used by :meth:`predict_proba`).
+    """
+
+    def __init__(
+        self,
+        feature: Sequence[int],
+        threshold: Sequence[float],
+        left: Sequence[int],
+        right: Sequence[int],
+        value: Sequence[int],
+        classes: Sequence[Any],
+        counts: np.ndarray | None = None,
+        feature_names: Sequence[str] | None = None,
+        negated_names: Sequence[str] | None = None,
+    ) -> None:
+        self.feature = np.asarray(feature, dtype=np.int64)
+        self.threshold = np.asarray(threshold, dtype=float)
+        self.left = np.asarray(left, dtype=np.int64)
+        self.right = np.asarray(right, dtype=np.int64)
+        self.value = np.asarray(value, dtype=np.int64)
+        self.classes = np.asarray(classes)
+        n = len(self.feature)
+        if not (len(self.threshold) == len(self.left) == len(self.right) == len(self.value) == n):
+            raise ValueError("BinaryTree node arrays must all have the same length")
+        if n == 0:
+            raise ValueError("BinaryTree needs at least one node")
+        self.counts = (
+            np.zeros((n, len(self.classes)), dtype=np.int64)
+            if counts is None
+            else np.asarray(counts, dtype=np.int64)
+        )
+        self.feature_names = None if feature_names is None else [str(s) for s in feature_names]
+        self.negated_names = None if negated_names is None else [str(s) for s in negated_names]
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def n_nodes(self) -> int:
+        return len(self.feature)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.feature == LEAF))
+
+    @property
+    def n_splits(self) -> int:
+        return self.n_nodes - self.n_leaves
+
+    def is_leaf(self, node: int) -> bool:
+        return bool(self.feature[node] == LEAF)
+
+    @property
+    def depth(self) -> int:
+        """Length of the longest root-to-leaf path (a single leaf has depth 0)."""
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for n in range(self.n_nodes):  # children always have larger indices than parents
+            if self.feature[n] != LEAF:
+                depth[self.left[n]] = depth[self.right[n]] = depth[n] + 1
+        return int(depth.max())
+
+    # ----------------------------------------------------------------- prediction
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Index of the leaf each row of X reaches (vectorized: one numpy pass per level)."""
+        X = np.asarray(X)
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        rows = np.arange(X.shape[0])
+        for _ in range(self.n_nodes):
+            feat = self.feature[node]
+            active = feat != LEAF
+            if not active.any():
+                break
+            r, n = rows[active], node[active]
+            go_left = X[r, feat[active]] <= self.threshold[n]
+            node[active] = np.where(go_left, self.left[n], self.right[n])
+        return node
+
+    def predict_index(self, X: np.ndarray) -> np.ndarray:
+        """Predicted class indices (0..K-1)."""
+        return self.value[self.apply(X)]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.classes[self.predict_index(X)]
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Training class frequencies at the reached leaf (an empty leaf: its own label)."""
+        leaf = self.apply(X)
+        counts = self.counts[leaf].astype(float)
+        total = counts.sum(axis=1, keepdims=True)
+        onehot = np.eye(len(self.classes))[self.value[leaf]]
+        return np.where(total > 0, counts / np.maximum(total, 1), onehot)
+
+    def set_counts(self, X: np.ndarray, y_index: np.ndarray) -> BinaryTree:
+        """Record per-node class counts of training data (y given as class indices)."""
+        X = np.asarray(X)
+        counts = np.zeros((self.n_nodes, len(self.classes)), dtype=np.int64)
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        rows = np.arange(X.shape[0])
+        np.add.at(counts, (node, y_index), 1)
+        for _ in range(self.n_nodes):
+            feat = self.feature[node]
+            active = feat != LEAF
+            if not active.any():
+                break
+            r, n = rows[active], node[active]
+            go_left = X[r, feat[active]] <= self.threshold[n]
+            node[active] = np.where(go_left, self.left[n], self.right[n])
+            np.add.at(counts, (node[active], y_index[active]), 1)
+        self.counts = counts
+        return self
+
+    # ----------------------------------------------------------------- text
+    def _test_text(self, n: int, names: Sequence[str] | None, branch: str) -> str:
+        f, t = int(self.feature[n]), float(self.threshold[n])
+        name = names[f] if names is not None else f"x[{f}]"
+        if t == 0.5:  # a 0/1 literal: right branch means the literal holds
+            if branch == "right":
+                return name
+            if names is self.feature_names and self.negated_names is not None:
+                return self.negated_names[f]
+            return f"not ({name})"
+        return f"{name} <= {t:g}" if branch == "left" else f"{name} > {t:g}"
+
+    def export_text(self, feature_names: Sequence[str] | None = None) -> str:
+        """Readable indented text of the tree, with literal names when given."""
+        names = self.feature_names if feature_names is None else list(feature_names)
+        lines: list[str] = []
+
+        def leaf_text(n: int) -> str:
+            cnt = self.counts[n]
+            total = int(cnt.sum())
+            label = self.classes[self.value[n]]
+            if total:
+                return f"class: {label}  ({int(cnt[self.value[n]])}/{total} correct)"
+            return f"class: {label}"
+
+        def walk(n: int, indent: str) -> None:
+            if self.feature[n] == LEAF:
+                lines.append(f"{indent}|--- {leaf_text(n)}")
+                return
+            for branch, child in (("left", self.left[n]), ("right", self.right[n])):
+                lines.append(f"{indent}|--- {self._test_text(n, names, branch)}")
+                walk(int(child), indent + "|   ")
+
+        if self.feature[0] == LEAF:
+            lines.append(leaf_text(0))
+        else:
+            walk(0, "")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        classes = list(self.classes)
+        return f"BinaryTree(depth={self.depth}, leaves={self.n_leaves}, classes={classes})"
+
+    # ----------------------------------------------------------------- serialization
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "binary_tree",
+            "feature": self.feature.tolist(),
+            "threshold": self.threshold.tolist(),
+            "left": self.left.tolist(),
+            "right": self.right.tolist(),
+            "value": self.value.tolist(),
+            "classes": [c.item() if hasattr(c, "item") else c for c in self.classes],
+            "counts": self.counts.tolist(),
+            "feature_names": self.feature_names,
+            "negated_names": self.negated_names,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BinaryTree:
+        if data.get("kind") != "binary_tree":
+            raise ValueError(f"not a binary tree model (kind={data.get('kind')!r})")
+        return cls(
+            data["feature"],
+            data["threshold"],
+            data["left"],
+            data["right"],
+            data["value"],
+            data["classes"],
+            counts=np.asarray(data["counts"]) if data.get("counts") is not None else None,
+            feature_names=data.get("feature_names"),
+            negated_names=data.get("negated_names"),
+        )
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def leaf(cls, value: int, classes: Sequence[Any]) -> BinaryTree:
+        """A one-node tree predicting class index ``value``."""
+        return cls([LEAF], [0.0], [LEAF], [LEAF], [value], classes)
+
+    @classmethod
+    def from_heap(
+        cls,
+        split_feature: dict[int, int],
+        label: dict[int, int],
+        classes: Sequence[Any],
+        threshold: dict[int, float] | None = None,
+    ) -> BinaryTree:
+        """Build from heap-numbered nodes (root 1, children 2n and 2n+1).
+
+        ``split_feature[n]`` is the feature tested at n (absent = n does not branch); ``label[n]``
+        the class index at n.  Nodes below a non-branching node are dropped.
+        """
+        feature, thr, left, right, value = [], [], [], [], []
+
+        def build(h: int) -> int:
+            idx = len(feature)
+            feature.append(LEAF)
+            thr.append(0.5)
+            left.append(LEAF)
+            right.append(LEAF)
+            value.append(int(label.get(h, 0)))
+            if h in split_feature:
+                feature[idx] = int(split_feature[h])
+                if threshold is not None:
+                    thr[idx] = float(threshold[h])
+                left[idx] = build(2 * h)
+                right[idx] = build(2 * h + 1)
+            return idx
+
+        build(1)
+        return cls(feature, thr, left, right, value, classes)

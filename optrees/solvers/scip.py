@@ -1,0 +1,289 @@
+"""SCIP backend (PySCIPOpt): MIP building, lazy constraints, cuts, heuristics, warm starts.
+
+The only module that touches pyscipopt for branch-and-cut.  Read ../shared/notes/solvers.md:
+a lazy-constraint handler must lock its variables and symmetry handling must be off, otherwise
+SCIP can return a wrong "optimal" value.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from pyscipopt import SCIP_HEURTIMING as HT
+from pyscipopt import SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Heur, Model, Sepa, quicksum
+
+from .base import LazyConstraints, Row, SolveResult, SolverOptions
+
+_STATUS = {
+    "optimal": "optimal",
+    "timelimit": "time_limit",
+    "gaplimit": "gap_limit",
+    "infeasible": "infeasible",
+    "unbounded": "unbounded",
+    "inforunbd": "infeasible",
+    "userinterrupt": "interrupted",
+    "nodelimit": "node_limit",
+}
+
+
+class ScipModel:
+    """A MIP whose variables are addressed by integer ids (blocks created by :meth:`add_vars`)."""
+
+    def __init__(self, options: SolverOptions | None = None, maximize: bool = True) -> None:
+        self.options = options or SolverOptions()
+        self.maximize = maximize
+        self.m = Model()
+        if not self.options.verbose:
+            self.m.hideOutput()
+        self.m.setParam("randomization/randomseedshift", int(self.options.seed))
+        self.m.setParam("limits/gap", float(self.options.mip_gap))
+        self.m.setParam("parallel/maxnthreads", int(self.options.threads))
+        self._blocks: list = []  # MatrixVariable blocks, flattened
+        self._vars: list = []  # every variable in id order
+        self._obj: dict[int, float] = {}
+        self._starts: list[np.ndarray] = []
+        self._plugins: list = []  # keep Python plugin objects alive
+        self.n_rows = 0
+
+    # ----------------------------------------------------------------- building
+    @property
+    def n_vars(self) -> int:
+        return len(self._vars)
+
+    def add_vars(
+        self,
+        shape: int | tuple[int, ...],
+        vtype: str = "C",
+        lb: float = 0.0,
+        ub: float | None = 1.0,
+        obj: float | np.ndarray = 0.0,
+        name: str = "x",
+    ) -> np.ndarray:
+        """Add a block of variables; return their ids with the given shape."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        size = int(np.prod(shape))
+        start = len(self._vars)
+        ids = np.arange(start, start + size).reshape(shape)
+        if size == 0:
+            return ids
+        block = self.m.addMatrixVar((size,), vtype=vtype, lb=lb, ub=ub, name=name).ravel()
+        self._blocks.append(block)
+        self._vars.extend(block.tolist())
+        obj_arr = np.broadcast_to(np.asarray(obj, dtype=float), shape).ravel()
+        for j in np.flatnonzero(obj_arr):
+            self._obj[start + int(j)] = float(obj_arr[j])
+        return ids
+
+    def _expr(self, ids: Sequence[int], coefs: Sequence[float]):
+        v = self._vars
+        return quicksum(float(c) * v[int(i)] for i, c in zip(ids, coefs, strict=True))
+
+    def add_row(
+        self,
+        ids: Sequence[int],
+        coefs: Sequence[float],
+        lhs: float = -math.inf,
+        rhs: float = math.inf,
+    ) -> None:
+        """Add ``lhs <= sum(coefs * x[ids]) <= rhs`` (use ±inf for a missing side)."""
+        expr = self._expr(ids, coefs)
+        if lhs == rhs:
+            self.m.addCons(expr == rhs)
+        elif math.isinf(lhs):
+            self.m.addCons(expr <= rhs)
+        elif math.isinf(rhs):
+            self.m.addCons(expr >= lhs)
+        else:
+            self.m.addCons(lhs <= (expr <= rhs))
+        self.n_rows += 1
+
+    def add_rows(self, rows: Sequence[Row]) -> None:
+        for r in rows:
+            self.add_row(r.ids, r.coefs, r.lhs, r.rhs)
+
+    def add_start(self, values: np.ndarray) -> None:
+        """Offer a start solution (values by id; NaN = unknown, SCIP completes it)."""
+        self._starts.append(np.asarray(values, dtype=float))
+
+    # ----------------------------------------------------------------- plugins
+    def set_lazy(self, lazy: LazyConstraints, fractional: bool = False) -> None:
+        """Enforce ``lazy`` at integer solutions; with ``fractional`` also separate at LP points."""
+        # Pitfall 2 of the notes: symmetry handling cannot see lazy rows.
+        self.m.setParam("misc/usesymmetry", 0)
+        handler = _LazyHandler(self, lazy)
+        self.m.includeConshdlr(
+            handler,
+            "optrees_lazy",
+            "lazy constraints of an optrees formulation",
+            sepapriority=0,
+            enfopriority=-1,
+            chckpriority=-1,
+            sepafreq=1 if fractional else -1,
+            needscons=False,
+        )
+        self._plugins.append(handler)
+
+    def add_separator(
+        self, separate: Callable[[np.ndarray], list[Row]], name: str, freq: int = 1
+    ) -> None:
+        """Call ``separate(x_lp)`` at fractional LP solutions; returned rows become cuts."""
+        sepa = _Separator(self, separate)
+        self.m.includeSepa(sepa, name, "optrees cut separator", priority=100, freq=freq,
+                           maxbounddist=1.0, usessubscip=False, delay=False)
+        self._plugins.append(sepa)
+
+    def add_heuristic(
+        self, heuristic: Callable[[np.ndarray], list[np.ndarray]], name: str, freq: int = 1
+    ) -> None:
+        """Call ``heuristic(x_lp)`` after node LPs; each returned full value vector is tried."""
+        heur = _Heuristic(self, heuristic)
+        self.m.includeHeur(heur, name, "optrees primal heuristic", "Y", priority=10000,
+                           freq=freq, freqofs=0, maxdepth=-1, timingmask=HT.AFTERLPNODE)
+        self._plugins.append(heur)
+
+    # ----------------------------------------------------------------- values
+    def values(self, sol=None) -> np.ndarray:
+        """Values of all variables in ``sol`` (None = current LP / pseudo solution)."""
+        if not self._blocks:
+            return np.zeros(0)
+        return np.concatenate([np.asarray(self.m.getSolVal(sol, b), dtype=float).ravel()
+                               for b in self._blocks])
+
+    def _to_solution(self, values: np.ndarray, heur=None):
+        partial = np.isnan(values).any()
+        sol = self.m.createPartialSol(heur) if partial else self.m.createSol(heur)
+        for j in np.flatnonzero(~np.isnan(values)):
+            self.m.setSolVal(sol, self._vars[j], float(values[j]))
+        return sol
+
+    def try_solution(self, values: np.ndarray, heur=None) -> bool:
+        sol = self.m.createSol(heur)
+        for j, v in enumerate(values):
+            if v != 0.0:
+                self.m.setSolVal(sol, self._vars[j], float(v))
+        return bool(self.m.trySol(sol, printreason=False, completely=False, checkbounds=True,
+                                  checkintegrality=True, checklprows=True, free=True))
+
+    # ----------------------------------------------------------------- solve
+    def solve(self, time_limit: float | None = None) -> SolveResult:
+        """Optimize; ``time_limit`` overrides the option (seconds, remaining budget)."""
+        limit = time_limit if time_limit is not None else self.options.time_limit
+        if limit is not None:
+            self.m.setParam("limits/time", max(float(limit), 0.01))
+        sense = "maximize" if self.maximize else "minimize"
+        self.m.setObjective(quicksum(c * self._vars[j] for j, c in self._obj.items()), sense)
+        for start in self._starts:
+            sol = self._to_solution(start)
+            self.m.addSol(sol, free=True)
+        t0 = time.perf_counter()
+        self.m.optimize()
+        seconds = time.perf_counter() - t0
+        raw = self.m.getStatus()
+        status = _STATUS.get(raw, raw)
+        best = self.m.getBestSol() if self.m.getNSols() > 0 else None
+        values = self.values(best) if best is not None else None
+        objective = self.m.getSolObjVal(best) if best is not None else None
+        try:
+            bound = self.m.getDualbound()
+        except Exception:  # noqa: BLE001 - no bound when solving stopped before the LP
+            bound = None
+        if bound is not None and not math.isfinite(bound):
+            bound = None
+        if values is None and status in ("time_limit", "gap_limit", "interrupted"):
+            status = "no_solution"
+        return SolveResult(status, objective, bound, seconds, int(self.m.getNNodes()), values)
+
+
+class _LazyHandler(Conshdlr):
+    """Constraint handler adding rows of a :class:`LazyConstraints` on demand."""
+
+    def __init__(self, owner: ScipModel, lazy: LazyConstraints) -> None:
+        self.owner = owner
+        self.lazy = lazy
+        self.n_added = 0
+
+    def _add(self, rows: list[Row]) -> None:
+        for r in rows:
+            self.owner.add_row(r.ids, r.coefs, r.lhs, r.rhs)
+        self.n_added += len(rows)
+
+    def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason,
+                  completely, **kwargs):
+        x = self.owner.values(solution)
+        return {"result": SCIP_RESULT.INFEASIBLE if self.lazy.violated(x) else SCIP_RESULT.FEASIBLE}
+
+    def _enforce(self):
+        x = self.owner.values(None)
+        rows = self.lazy.separate(x, integral=True)
+        if rows:
+            self._add(rows)
+            return {"result": SCIP_RESULT.CONSADDED}
+        # Nothing new: any violated row already exists and the linear handler enforces it.
+        return {"result": SCIP_RESULT.FEASIBLE}
+
+    def consenfolp(self, constraints, nusefulconss, solinfeasible):
+        return self._enforce()
+
+    def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+        return self._enforce()
+
+    def conssepalp(self, constraints, nusefulconss):
+        x = self.owner.values(None)
+        rows = self.lazy.separate(x, integral=False)
+        if not rows:
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+        self._add(rows)
+        return {"result": SCIP_RESULT.CONSADDED}
+
+    def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+        # Pitfall 1 of the notes: lock every variable in both directions, otherwise dual
+        # reductions (which cannot see the lazy rows) may fix variables wrongly.
+        m = self.model
+        n = nlockspos + nlocksneg
+        for v in self.owner._vars:
+            m.addVarLocksType(m.getTransformedVar(v), locktype, n, n)
+
+
+class _Separator(Sepa):
+    def __init__(self, owner: ScipModel, separate: Callable[[np.ndarray], list[Row]]) -> None:
+        self.owner = owner
+        self.separate = separate
+        self.n_cuts = 0
+
+    def sepaexeclp(self):
+        m = self.model
+        rows = self.separate(self.owner.values(None))
+        if not rows:
+            return {"result": SCIP_RESULT.DIDNOTRUN}
+        v = self.owner._vars
+        for r in rows:
+            lhs = None if math.isinf(r.lhs) else r.lhs
+            rhs = None if math.isinf(r.rhs) else r.rhs
+            row = m.createEmptyRowSepa(self, "cut", lhs=lhs, rhs=rhs, local=False,
+                                       modifiable=False, removable=True)
+            m.cacheRowExtensions(row)
+            for i, c in zip(r.ids, r.coefs, strict=True):
+                m.addVarToRow(row, m.getTransformedVar(v[int(i)]), float(c))
+            m.flushRowExtensions(row)
+            m.addCut(row, forcecut=False)
+            m.releaseRow(row)
+        self.n_cuts += len(rows)
+        return {"result": SCIP_RESULT.SEPARATED}
+
+
+class _Heuristic(Heur):
+    def __init__(self, owner: ScipModel, heuristic: Callable[[np.ndarray], list[np.ndarray]]):
+        self.owner = owner
+        self.heuristic = heuristic
+
+    def heurexec(self, heurtiming, nodeinfeasible):
+        found = False
+        for values in self.heuristic(self.owner.values(None)):
+            found |= self.owner.try_solution(values, heur=self)
+        return {"result": SCIP_RESULT.FOUNDSOL if found else SCIP_RESULT.DIDNOTFIND}
+
+
+__all__ = ["ScipModel", "SCIP_PARAMSETTING"]

@@ -1,0 +1,157 @@
+"""TreeProblem: binary data, labels and a depth; heap node numbering shared by the tree MIPs.
+
+Nodes are numbered as in the papers: root 1, children of n are 2n (left) and 2n+1 (right).
+Internal nodes are 1 .. 2^d - 1, leaves 2^d .. 2^(d+1) - 1.  Arrays indexed by node use
+position ``n - 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..models.binary_tree import LEAF, BinaryTree
+
+
+@dataclass
+class TreeProblem:
+    """Binary features ``X`` (n x F, 0/1), class indices ``y`` (0..K-1), ``depth`` and ``lam``."""
+
+    X: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    depth: int
+    lam: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
+        self.y = np.asarray(self.y, dtype=np.int64)
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_internal(self) -> int:
+        return 2**self.depth - 1
+
+    @property
+    def n_nodes(self) -> int:
+        return 2 ** (self.depth + 1) - 1
+
+    @property
+    def internal_nodes(self) -> range:
+        return range(1, 2**self.depth)
+
+    @property
+    def leaf_nodes(self) -> range:
+        return range(2**self.depth, 2 ** (self.depth + 1))
+
+    def class_counts(self) -> np.ndarray:
+        return np.bincount(self.y, minlength=self.n_classes)
+
+
+@dataclass
+class HeapTree:
+    """A tree in heap numbering: ``split[n-1]`` feature tested at internal node n (-1 = none),
+    ``label[n-1]`` class index at every node (used where the path of a sample stops)."""
+
+    split: np.ndarray
+    label: np.ndarray
+
+    @property
+    def depth(self) -> int:
+        return int(np.log2(len(self.split) + 1))
+
+    def terminal(self, X: np.ndarray) -> np.ndarray:
+        """Heap number of the node where each sample stops (a leaf or a non-branching node)."""
+        node = np.ones(X.shape[0], dtype=np.int64)
+        rows = np.arange(X.shape[0])
+        for _ in range(self.depth):
+            inner = node <= len(self.split)
+            feat = np.full(X.shape[0], -1)
+            feat[inner] = self.split[node[inner] - 1]
+            go = feat >= 0
+            if not go.any():
+                break
+            node[go] = 2 * node[go] + X[rows[go], feat[go]]
+        return node
+
+    def objective(self, problem: TreeProblem) -> float:
+        """Objective (1) of flowoct-benders.txt: (1 - lam) * correct - lam * splits."""
+        return (1 - problem.lam) * self.n_correct(problem) - problem.lam * self.n_splits
+
+    def n_correct(self, problem: TreeProblem) -> int:
+        stop = self.terminal(problem.X)
+        return int(np.sum(self.label[stop - 1] == problem.y))
+
+    @property
+    def n_splits(self) -> int:
+        """Splits on the reachable part of the tree (below a non-branching node nothing counts)."""
+        count, stack = 0, [1]
+        while stack:
+            n = stack.pop()
+            if n <= len(self.split) and self.split[n - 1] >= 0:
+                count += 1
+                stack += [2 * n, 2 * n + 1]
+        return count
+
+    def to_binary_tree(self, classes: np.ndarray) -> BinaryTree:
+        split = {n + 1: int(f) for n, f in enumerate(self.split) if f >= 0}
+        label = {n + 1: int(k) for n, k in enumerate(self.label)}
+        return BinaryTree.from_heap(split, label, classes)
+
+    @classmethod
+    def from_binary_tree(cls, tree: BinaryTree, depth: int) -> HeapTree:
+        """Embed a compact tree of depth <= ``depth`` (0.5 thresholds) into heap numbering."""
+        if tree.depth > depth:
+            raise ValueError(f"tree of depth {tree.depth} does not fit in depth {depth}")
+        split = np.full(2**depth - 1, -1, dtype=np.int64)
+        label = np.zeros(2 ** (depth + 1) - 1, dtype=np.int64)
+        stack = [(0, 1)]
+        while stack:
+            idx, h = stack.pop()
+            label[h - 1] = tree.value[idx]
+            if tree.feature[idx] != LEAF:
+                split[h - 1] = tree.feature[idx]
+                stack += [(int(tree.left[idx]), 2 * h), (int(tree.right[idx]), 2 * h + 1)]
+        return cls(split, label)
+
+    def pruned(self, problem: TreeProblem) -> HeapTree:
+        """Best pruning for objective (1): collapse a subtree into a leaf when that does not lose.
+
+        Bottom-up dynamic program over the nodes; each node's leaf label becomes its majority
+        class, so the result is at least as good as ``self``.
+        """
+        split, label = self.split.copy(), self.label.copy()
+        # samples reaching each node (ignore where they stop)
+        reach = {1: np.arange(problem.n_samples)}
+        for n in range(1, len(split) + 1):
+            if n not in reach:
+                continue
+            f = split[n - 1]
+            if f >= 0:
+                idx = reach[n]
+                right = problem.X[idx, f] == 1
+                reach[2 * n], reach[2 * n + 1] = idx[~right], idx[right]
+        best: dict[int, float] = {}
+        lam = problem.lam
+        for n in range(len(label), 0, -1):
+            if n not in reach:
+                continue
+            counts = np.bincount(problem.y[reach[n]], minlength=problem.n_classes)
+            leaf_val = (1 - lam) * counts.max()
+            if n <= len(split) and split[n - 1] >= 0:
+                sub = best[2 * n] + best[2 * n + 1] - lam
+                if sub > leaf_val + 1e-9:
+                    best[n] = sub
+                    continue
+                split[n - 1] = -1
+            label[n - 1] = int(np.argmax(counts)) if counts.sum() else label[n - 1]
+            best[n] = leaf_val if counts.sum() else 0.0
+        return HeapTree(split, label)

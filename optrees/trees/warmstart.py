@@ -1,0 +1,31 @@
+"""Warm start: a scikit-learn CART of the same depth on the binary features, pruned for eq. (1)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from .problem import HeapTree, TreeProblem
+
+
+def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTree:
+    """CART (Gini, depth = problem depth) mapped to heap numbering, then optimally pruned.
+
+    On 0/1 features sklearn splits at 0.5 with ``x <= 0.5`` going left, which is the
+    FlowOCT convention (x_f = 0 left).  Pruning (:meth:`HeapTree.pruned`) removes splits that
+    do not pay their penalty lam and relabels nodes with their majority class.
+    """
+    cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state)
+    cart.fit(problem.X, problem.y)
+    t = cart.tree_
+    split = np.full(problem.n_internal, -1, dtype=np.int64)
+    label = np.zeros(problem.n_nodes, dtype=np.int64)
+    classes = cart.classes_
+    stack = [(0, 1)]
+    while stack:
+        idx, h = stack.pop()
+        label[h - 1] = classes[int(np.argmax(t.value[idx][0]))]
+        if t.children_left[idx] != -1 and h <= problem.n_internal:
+            split[h - 1] = t.feature[idx]
+            stack += [(int(t.children_left[idx]), 2 * h), (int(t.children_right[idx]), 2 * h + 1)]
+    return HeapTree(split, label).pruned(problem)

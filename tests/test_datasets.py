@@ -1,0 +1,297 @@
+"""Tests for optrees.datasets: bundled data, name handling, data-directory loading."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from optrees._validation import OptreesInputError
+from optrees.datasets import (
+    BUNDLED,
+    ENV_VAR,
+    available_names,
+    list_datasets,
+    load_dataset,
+)
+from optrees.datasets._registry import SPECS
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
+
+BUNDLED_SHAPES = {
+    "monk1": (124, 6),
+    "monk2": (169, 6),
+    "monk3": (122, 6),
+    "house-votes-84": (232, 16),  # 435 rows in the raw file; rows with '?' dropped
+    "balance-scale": (625, 4),
+    "tic-tac-toe": (958, 9),
+    "car-evaluation": (1728, 6),
+    "kr-vs-kp": (3196, 36),
+}
+
+# Rows as in shared/datasets/INVENTORY.md, except where rows with missing values are
+# dropped: breast-cancer 286 -> 277, adult 32561 -> 30162, mushroom 8124 -> 5644 ('?' in
+# stalk-root), ilpd 583 -> 579 (empty A/G ratio). spect and ann-thyroid are train + test.
+SHARED_SHAPES = {
+    "iris": (150, 4),
+    "wine": (178, 13),
+    "banknote": (1372, 4),
+    "ionosphere": (351, 34),
+    "wdbc": (569, 30),
+    "spambase": (4601, 57),
+    "seismic-bumps": (2584, 18),
+    "breast-cancer": (277, 9),
+    "soybean-small": (47, 35),
+    "hayes-roth": (132, 4),
+    "spect": (80 + 187, 22),
+    "transfusion": (748, 4),
+    "magic": (19020, 10),
+    "adult": (30162, 14),
+    "compas": (3518, 7),
+    "default-credit": (30000, 23),
+    "htru2": (17898, 8),
+    "shuttle": (43500, 9),
+    "letter": (20000, 16),
+    "mushroom": (5644, 22),
+    "nursery": (12960, 8),
+    "student": (649, 32),
+    "law": (22386, 5),
+    "attrition": (1470, 33),
+    "mammography": (11183, 6),
+    "oilspill": (937, 48),
+    "phoneme": (5404, 5),
+    "ecoli": (336, 7),
+    "glass": (214, 9),
+    "seeds": (210, 7),
+    "skin": (245057, 3),
+    "ann-thyroid": (3772 + 3428, 21),
+    "pima-diabetes": (768, 8),
+    "statlog-satellite": (4435, 36),
+    "heart": (303, 13),
+    "bank-marketing": (11162, 16),
+    "ilpd": (579, 10),
+    "bupa": (345, 6),
+}
+
+
+@pytest.fixture
+def no_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+
+
+def _check_frame(X: pd.DataFrame, y: pd.Series) -> None:
+    assert len(X) == len(y)
+    assert not X.isna().any().any()
+    assert not y.isna().any()
+    assert y.nunique() >= 2
+    for col in X.columns:
+        dtype = X[col].dtype
+        assert isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(dtype), (
+            col,
+            dtype,
+        )
+
+
+# --- bundled ---------------------------------------------------------------------------------
+
+
+def test_bundled_names() -> None:
+    assert BUNDLED == tuple(BUNDLED_SHAPES)
+
+
+@pytest.mark.parametrize("name", BUNDLED_SHAPES)
+def test_bundled_shape_without_data_dir(name: str, no_data_dir: None) -> None:
+    X, y = load_dataset(name)
+    assert X.shape == BUNDLED_SHAPES[name]
+    assert y.name == "class"
+    _check_frame(X, y)
+
+
+def test_monk_columns_are_categorical() -> None:
+    for name in ("monk1", "monk2", "monk3"):
+        X, y = load_dataset(name)
+        assert list(X.columns) == ["a1", "a2", "a3", "a4", "a5", "a6"]
+        assert all(isinstance(d, pd.CategoricalDtype) for d in X.dtypes)
+        assert list(X["a5"].cat.categories) == [1, 2, 3, 4]
+        assert set(y) == {0, 1}
+
+
+def test_bundled_column_names_and_values() -> None:
+    X, y = load_dataset("balance-scale")
+    assert list(X.columns) == ["left-weight", "left-distance", "right-weight", "right-distance"]
+    assert all(isinstance(d, pd.CategoricalDtype) for d in X.dtypes)  # one-hot as in the paper
+    assert set(y) == {"L", "B", "R"}
+
+    X, y = load_dataset("car-evaluation")
+    assert list(X.columns) == ["buying", "maint", "doors", "persons", "lug_boot", "safety"]
+    assert set(X["safety"]) == {"low", "med", "high"}  # the raw copy merges med and high
+    assert y.value_counts().to_dict() == {"unacc": 1210, "acc": 384, "good": 69, "vgood": 65}
+
+    X, y = load_dataset("house-votes-84")
+    assert X.columns[0] == "handicapped-infants"
+    assert set(X.stack()) == {"y", "n"}
+    assert set(y) == {"democrat", "republican"}
+
+    X, _ = load_dataset("tic-tac-toe")
+    assert X.columns[0] == "top-left-square" and X.columns[-1] == "bottom-right-square"
+
+    X, y = load_dataset("kr-vs-kp")
+    assert list(X.columns[:3]) == ["bkblk", "bknwy", "bkon8"] and X.columns[-1] == "wtoeg"
+    assert set(y) == {"won", "nowin"}
+
+
+# --- names -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("alias", "canonical"),
+    [
+        ("car_evaluation", "car-evaluation"),
+        ("Car-Evaluation", "car-evaluation"),
+        ("car", "car-evaluation"),
+        ("MONK1", "monk1"),
+        (" kr_vs_kp ", "kr-vs-kp"),
+        ("House_Votes_84", "house-votes-84"),
+    ],
+)
+def test_name_normalisation(alias: str, canonical: str) -> None:
+    X_a, y_a = load_dataset(alias)
+    X_c, y_c = load_dataset(canonical)
+    pd.testing.assert_frame_equal(X_a, X_c)
+    pd.testing.assert_series_equal(y_a, y_c)
+
+
+@pytest.mark.parametrize("alias", ["HTRU_2", "htru2", "htru-2", "Seismic_Bumps", "ILPD"])
+def test_non_bundled_aliases_resolve(alias: str, no_data_dir: None) -> None:
+    # A known name gets as far as looking for its file.
+    with pytest.raises(FileNotFoundError):
+        load_dataset(alias)
+
+
+def test_unknown_name_lists_available() -> None:
+    with pytest.raises(OptreesInputError, match="unknown dataset 'no-such-set'") as info:
+        load_dataset("no-such-set")
+    for name in ("monk1", "iris", "kr-vs-kp"):
+        assert name in str(info.value)
+
+
+def test_non_string_name() -> None:
+    with pytest.raises(OptreesInputError, match="string"):
+        load_dataset(3)  # type: ignore[arg-type]
+
+
+def test_available_names() -> None:
+    names = available_names()
+    assert names == sorted(names)
+    assert set(BUNDLED) <= set(names)
+    assert set(SHARED_SHAPES) <= set(names)
+    assert len(names) == len(SPECS)
+
+
+def test_registry_entries_are_well_formed() -> None:
+    keys = []
+    for spec in SPECS:
+        assert spec.name == spec.name.strip().lower().replace("_", "-")
+        assert spec.columns is not None or spec.header, spec.name
+        if spec.columns is not None:
+            assert len(set(spec.columns)) == len(spec.columns), spec.name
+            assert spec.target in spec.columns, spec.name
+        keys += [spec.name, *spec.aliases]
+    assert len(keys) == len(set(keys))
+
+
+# --- data directory --------------------------------------------------------------------------
+
+
+def test_missing_data_dir_message(no_data_dir: None) -> None:
+    with pytest.raises(FileNotFoundError, match=ENV_VAR) as info:
+        load_dataset("iris")
+    assert "iris.data" in str(info.value)
+
+
+def test_missing_file_message(tmp_path: Path, no_data_dir: None) -> None:
+    with pytest.raises(FileNotFoundError, match=ENV_VAR) as info:
+        load_dataset("spect", data_dir=tmp_path)
+    assert str(tmp_path / "spect.train") in str(info.value)
+
+
+def _copy_iris(folder: Path) -> None:
+    if SHARED.is_dir():
+        shutil.copy(SHARED / "iris.data", folder / "iris.data")
+    else:  # a few rows in the UCI format are enough for the directory logic
+        rows = ["5.1,3.5,1.4,0.2,Iris-setosa", "7.0,3.2,4.7,1.4,Iris-versicolor"]
+        (folder / "iris.data").write_text("\n".join(rows) + "\n")
+
+
+def test_env_var_and_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _copy_iris(tmp_path)
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    X_env, y_env = load_dataset("iris")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "elsewhere"))
+    X_arg, y_arg = load_dataset("iris", data_dir=str(tmp_path))  # argument wins
+    pd.testing.assert_frame_equal(X_env, X_arg)
+    pd.testing.assert_series_equal(y_env, y_arg)
+    assert list(X_env.columns) == ["sepal_length", "sepal_width", "petal_length", "petal_width"]
+    assert y_env.name == "class" and y_env.iloc[0] == "Iris-setosa"
+
+
+def test_list_datasets_without_data_dir(no_data_dir: None) -> None:
+    table = list_datasets()
+    assert list(table.columns) == ["name", "rows", "features", "classes", "bundled", "available"]
+    assert list(table["name"]) == [spec.name for spec in SPECS]
+    bundled = table[table["bundled"]]
+    assert list(bundled["name"]) == list(BUNDLED)
+    assert bundled["available"].all()
+    shapes = {r.name: (r.rows, r.features) for r in bundled.itertuples()}
+    assert shapes == BUNDLED_SHAPES
+    assert bundled.set_index("name").loc["car-evaluation", "classes"] == 4
+    others = table[~table["bundled"]]
+    assert not others["available"].any()
+    assert others["rows"].isna().all()
+
+
+def test_list_datasets_partial_dir(tmp_path: Path) -> None:
+    _copy_iris(tmp_path)
+    table = list_datasets(data_dir=tmp_path).set_index("name")
+    assert table.loc["iris", "available"] and not table.loc["iris", "bundled"]
+    assert table.loc["iris", "features"] == 4
+    assert not table.loc["wine", "available"]
+
+
+# --- shared/datasets -------------------------------------------------------------------------
+
+
+@needs_shared
+@pytest.mark.parametrize("name", SHARED_SHAPES)
+def test_shared_dataset_shapes(name: str, no_data_dir: None) -> None:
+    X, y = load_dataset(name, data_dir=SHARED)
+    assert X.shape == SHARED_SHAPES[name]
+    _check_frame(X, y)
+
+
+@needs_shared
+def test_shared_dataset_details() -> None:
+    X, y = load_dataset("adult", data_dir=SHARED)
+    assert y.name == "income" and set(y) == {"<=50K", ">50K"}  # leading spaces stripped
+    assert isinstance(X["workclass"].dtype, pd.CategoricalDtype)
+    assert "?" not in set(X["workclass"])
+    assert pd.api.types.is_integer_dtype(X["age"])
+
+    X, y = load_dataset("wdbc", data_dir=SHARED)
+    assert "id" not in X.columns and y.name == "diagnosis" and set(y) == {"M", "B"}
+
+    X, _ = load_dataset("nursery", data_dir=SHARED)  # integer-coded categorical
+    assert all(isinstance(d, pd.CategoricalDtype) for d in X.dtypes)
+
+    X, y = load_dataset("spect", data_dir=SHARED)  # label is the first column of the files
+    assert list(X.columns) == [f"F{i}" for i in range(1, 23)] and set(y) == {0, 1}
+
+    X, y = load_dataset("HTRU_2", data_dir=SHARED)
+    assert y.value_counts().to_dict() == {0: 16259, 1: 1639}
+
+    table = list_datasets(data_dir=SHARED).set_index("name")
+    assert table["available"].all()
+    assert table.loc["letter", "classes"] == 26

@@ -1,0 +1,94 @@
+"""FlowOCT and BendersOCT certify the true optimum of objective (1) (flowoct-benders.txt)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from oracles import exhaustive_objective
+
+from optrees import BendersOCTClassifier, FlowOCTClassifier, load_dataset
+from optrees.binarize import Binarizer
+
+
+def _instances(count: int, seed: int = 2024):
+    rng = np.random.default_rng(seed)
+    for t in range(count):
+        n = int(rng.integers(6, 41))
+        F = int(rng.integers(1, 7))
+        K = int(rng.integers(2, 4))
+        y = rng.integers(0, K, n)
+        y[: K] = np.arange(K)  # every class present
+        X = rng.integers(0, 2, (n, F))
+        if t % 3 == 0:  # a learnable signal now and then, so trees actually split
+            y = (X[:, 0] ^ X[:, -1]) % K
+            y[: K] = np.arange(K)
+        depth = 1 + t % 2
+        lam = (0.0, 0.1, 0.3)[t % 3 if t % 2 else (t // 2) % 3]
+        yield t, X, y, depth, lam
+
+
+def _rescored(est, X, y) -> float:
+    """Objective (1) recomputed from predictions and the split count of the returned tree."""
+    correct = int(np.sum(est.predict(X) == y))
+    return (1 - est.lam) * correct - est.lam * est.tree_.n_splits
+
+
+CASES = list(_instances(54))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"inst{c[0]}" for c in CASES])
+def test_flow_and_benders_match_exhaustive_search(case):
+    t, X, y, depth, lam = case
+    K = len(np.unique(y))
+    best = exhaustive_objective(X, y, K, depth, lam)
+    variants = [
+        FlowOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0,
+                          strengthen=t % 4 == 1),
+        BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 1,
+                             fractional_cuts=t % 4 == 2),
+    ]
+    for est in variants:
+        est.fit(X, y)
+        assert est.status_ == "optimal"
+        assert est.objective_ == pytest.approx(best, abs=1e-6), type(est).__name__
+        assert _rescored(est, X, y) == pytest.approx(best, abs=1e-6)
+        assert est.bound_ == pytest.approx(best, abs=1e-5)
+        assert est.gap_ == 0.0
+        assert est.tree_.depth <= depth
+
+
+def _streed_accuracy(Xb: np.ndarray, y: np.ndarray, depth: int) -> int:
+    pystreed = pytest.importorskip("pystreed")
+    model = pystreed.STreeDClassifier(max_depth=depth, optimization_task="accuracy",
+                                      time_limit=120)
+    model.fit(Xb.astype(int), y)
+    assert model.fit_result.is_optimal()
+    return int(np.sum(model.predict(Xb.astype(int)) == y))
+
+
+@pytest.mark.parametrize(
+    "name,depth,method",
+    [pytest.param("monk1", 3, BendersOCTClassifier, marks=pytest.mark.slow),
+     ("monk1", 2, FlowOCTClassifier), ("monk3", 2, FlowOCTClassifier),
+     ("house-votes-84", 2, BendersOCTClassifier), ("monk2", 2, BendersOCTClassifier)],
+)
+def test_optimum_matches_pystreed(name, depth, method):
+    X, y = load_dataset(name)
+    Xb = Binarizer().fit_transform(X)
+    y_idx = np.unique(y, return_inverse=True)[1]
+    est = method(depth=depth, lam=0.0, binarizer=None, time_limit=120).fit(Xb, y_idx)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(_streed_accuracy(Xb, y_idx, depth))
+
+
+@pytest.mark.slow
+def test_balance_scale_depth2_matches_pystreed():
+    X, y = load_dataset("balance-scale")
+    Xb = Binarizer().fit_transform(X)
+    y_idx = np.unique(y, return_inverse=True)[1]
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(len(y))[: len(y) // 2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = BendersOCTClassifier(depth=2, time_limit=120, binarizer=None).fit(Xb[idx], y_idx[idx])
+    assert est.objective_ == pytest.approx(_streed_accuracy(Xb[idx], y_idx[idx], 2))
