@@ -9,7 +9,7 @@ internal nodes (the paper allows them) are kept; prediction uses the leaf a samp
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,19 +82,25 @@ class BinaryTree:
         return int(depth.max())
 
     # ----------------------------------------------------------------- prediction
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """Index of the leaf each row of X reaches (vectorized: one numpy pass per level)."""
+    def _descend(self, X: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Route rows one level per step; yields (moved rows, their new nodes, all nodes)."""
         X = np.asarray(X)
         node = np.zeros(X.shape[0], dtype=np.int64)
         rows = np.arange(X.shape[0])
+        yield rows, node, node
         for _ in range(self.n_nodes):
             feat = self.feature[node]
             active = feat != LEAF
             if not active.any():
-                break
+                return
             r, n = rows[active], node[active]
             go_left = X[r, feat[active]] <= self.threshold[n]
             node[active] = np.where(go_left, self.left[n], self.right[n])
+            yield r, node[active], node
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Index of the leaf each row of X reaches."""
+        *_, (_, _, node) = self._descend(X)
         return node
 
     def predict_index(self, X: np.ndarray) -> np.ndarray:
@@ -114,20 +120,10 @@ class BinaryTree:
 
     def set_counts(self, X: np.ndarray, y_index: np.ndarray) -> BinaryTree:
         """Record per-node class counts of training data (y given as class indices)."""
-        X = np.asarray(X)
         counts = np.zeros((self.n_nodes, len(self.classes)), dtype=np.int64)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        rows = np.arange(X.shape[0])
-        np.add.at(counts, (node, y_index), 1)
-        for _ in range(self.n_nodes):
-            feat = self.feature[node]
-            active = feat != LEAF
-            if not active.any():
-                break
-            r, n = rows[active], node[active]
-            go_left = X[r, feat[active]] <= self.threshold[n]
-            node[active] = np.where(go_left, self.left[n], self.right[n])
-            np.add.at(counts, (node[active], y_index[active]), 1)
+        y_index = np.asarray(y_index)
+        for rows, nodes, _ in self._descend(X):
+            np.add.at(counts, (nodes, y_index[rows]), 1)
         self.counts = counts
         return self
 
