@@ -86,6 +86,10 @@ class FlowOCT(TreeFormulation):
         self.n_cuts += len(rows)
         return rows
 
+    @property
+    def stats(self) -> dict:
+        return {"cuts4": self.n_cuts}
+
     # ------------------------------------------------------------------ solutions
     def start_values(self, tree: HeapTree) -> np.ndarray:
         """Full solution vector (b, w, z) for a given tree."""
