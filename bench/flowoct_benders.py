@@ -116,6 +116,14 @@ def check(est, tag: str, X_tr, y_tr, issues: list) -> None:
         issues.append(f"{tag}: tree depth {est.tree_.depth} > {est.depth}")
 
 
+def cross_check(df: pd.DataFrame, issues: list) -> None:
+    """Same instance, different methods: no objective may exceed another method's bound."""
+    for key, grp in df.groupby(["dataset", "depth", "lam", "seed"]):
+        if grp.objective.max() > grp.bound.min() + TOL:
+            issues.append(f"{key}: best objective {grp.objective.max():.6g} exceeds the "
+                          f"bound {grp.bound.min():.6g} proven by another method")
+
+
 def run_grid(args, issues: list) -> pd.DataFrame:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     new_file = not args.out.exists() or args.out.stat().st_size == 0
@@ -124,6 +132,7 @@ def run_grid(args, issues: list) -> pd.DataFrame:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         if new_file:
             writer.writeheader()
+            fh.flush()
         for name in args.datasets:
             X, y = load_dataset(name)
             for seed in range(args.seeds):
@@ -212,6 +221,7 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     issues: list[str] = []
     df = run_grid(args, issues)
+    cross_check(df, issues)
     summarize(df)
     if args.select_lam:
         select_lam(args, df, issues)

@@ -100,6 +100,7 @@ class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
         warm_start: bool = True,
         random_state: int | None = None,
         verbose: bool = False,
+        symmetry_breaking: bool = True,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -108,6 +109,7 @@ class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
+        self.symmetry_breaking = symmetry_breaking
 
     def _formulation(self, problem: TreeProblem):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -197,7 +199,8 @@ class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
 class FlowOCTClassifier(_OptimalTreeClassifier):
     """Optimal classification tree by the strong max-flow MIP FlowOCT (eq. 1), solved by SCIP.
 
-    ``strengthen=True`` separates the cuts (4) of §2.2.3 at fractional nodes.
+    ``strengthen=True`` separates the cuts (4) of §2.2.3 at fractional nodes;
+    ``symmetry_breaking=False`` gives eq. (1) exactly as printed (same optimum, slower).
     """
 
     def __init__(
@@ -209,19 +212,23 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
         warm_start: bool = True,
         random_state: int | None = None,
         verbose: bool = False,
+        symmetry_breaking: bool = True,
         strengthen: bool = False,
     ) -> None:
-        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose)
+        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
+                         symmetry_breaking)
         self.strengthen = strengthen
 
     def _formulation(self, problem: TreeProblem) -> FlowOCT:
-        return FlowOCT(problem, strengthen=bool(self.strengthen))
+        return FlowOCT(problem, strengthen=bool(self.strengthen),
+                       symmetry_breaking=bool(self.symmetry_breaking))
 
 
 class BendersOCTClassifier(_OptimalTreeClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (eq. 8, Prop. 1).
 
-    ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions.
+    ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
+    ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
     """
 
     def __init__(
@@ -233,10 +240,13 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         warm_start: bool = True,
         random_state: int | None = None,
         verbose: bool = False,
+        symmetry_breaking: bool = True,
         fractional_cuts: bool = False,
     ) -> None:
-        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose)
+        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
+                         symmetry_breaking)
         self.fractional_cuts = fractional_cuts
 
     def _formulation(self, problem: TreeProblem) -> BendersOCT:
-        return BendersOCT(problem, fractional_cuts=bool(self.fractional_cuts))
+        return BendersOCT(problem, fractional_cuts=bool(self.fractional_cuts),
+                          symmetry_breaking=bool(self.symmetry_breaking))

@@ -43,9 +43,9 @@ def test_flow_and_benders_match_exhaustive_search(case):
     best = exhaustive_objective(X, y, K, depth, lam)
     variants = [
         FlowOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0,
-                          strengthen=t % 4 == 1),
+                          strengthen=t % 4 == 1, symmetry_breaking=t % 3 != 2),
         BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 1,
-                             fractional_cuts=t % 4 == 2),
+                             fractional_cuts=t % 4 == 2, symmetry_breaking=t % 5 != 3),
     ]
     for est in variants:
         est.fit(X, y)

@@ -175,9 +175,8 @@ class ScipModel:
             self.m.setParam("limits/time", max(float(limit), 0.01))
         sense = "maximize" if self.maximize else "minimize"
         self.m.setObjective(quicksum(c * self._vars[j] for j, c in self._obj.items()), sense)
-        for start in self._starts:
-            sol = self._to_solution(start)
-            self.m.addSol(sol, free=True)
+        accepted = [bool(self.m.addSol(self._to_solution(start), free=True))
+                    for start in self._starts]
         t0 = time.perf_counter()
         self.m.optimize()
         seconds = time.perf_counter() - t0
@@ -194,7 +193,8 @@ class ScipModel:
             bound = None
         if values is None and status in ("time_limit", "gap_limit", "interrupted"):
             status = "no_solution"
-        return SolveResult(status, objective, bound, seconds, int(self.m.getNNodes()), values)
+        return SolveResult(status, objective, bound, seconds, int(self.m.getNNodes()), values,
+                           stats={"starts_accepted": accepted})
 
 
 class _LazyHandler(Conshdlr):

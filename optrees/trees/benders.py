@@ -110,8 +110,9 @@ class BendersCuts:
 class BendersOCT(TreeFormulation):
     """Master problem (8) on a :class:`ScipModel` with lazy min-cut constraints (8.2)."""
 
-    def __init__(self, problem: TreeProblem, fractional_cuts: bool = False) -> None:
-        super().__init__(problem)
+    def __init__(self, problem: TreeProblem, fractional_cuts: bool = False,
+                 symmetry_breaking: bool = True) -> None:
+        super().__init__(problem, symmetry_breaking)
         self.fractional_cuts = fractional_cuts
 
     def build(self, m: ScipModel, deadline: float | None = None) -> None:

@@ -18,8 +18,9 @@ from .problem import HeapTree, TreeProblem
 class FlowOCT(TreeFormulation):
     """Builds eq. (1) on a :class:`ScipModel`; maps solutions to and from :class:`HeapTree`."""
 
-    def __init__(self, problem: TreeProblem, strengthen: bool = False) -> None:
-        super().__init__(problem)
+    def __init__(self, problem: TreeProblem, strengthen: bool = False,
+                 symmetry_breaking: bool = True) -> None:
+        super().__init__(problem, symmetry_breaking)
         self.strengthen = strengthen
         self.n_cuts = 0
 

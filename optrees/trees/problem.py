@@ -101,6 +101,17 @@ class HeapTree:
                 stack += [2 * n, 2 * n + 1]
         return count
 
+    def canonical(self) -> HeapTree:
+        """Same predictions; below a non-branching node nothing branches and labels repeat."""
+        split, label = self.split.copy(), self.label.copy()
+        for n in range(1, len(split) + 1):
+            if split[n - 1] < 0:
+                for c in (2 * n, 2 * n + 1):
+                    label[c - 1] = label[n - 1]
+                    if c <= len(split):
+                        split[c - 1] = -1
+        return HeapTree(split, label)
+
     def to_binary_tree(self, classes: np.ndarray) -> BinaryTree:
         split = {n + 1: int(f) for n, f in enumerate(self.split) if f >= 0}
         label = {n + 1: int(k) for n, k in enumerate(self.label)}
