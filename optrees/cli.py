@@ -80,6 +80,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
                   warm_start=not args.no_warm_start)
     if args.method == "benders":
         kwargs["fractional_cuts"] = args.fractional_cuts
+        kwargs["penalty"] = args.penalty
+    elif args.penalty != "splits":
+        raise OptreesInputError("--penalty leaves needs --method benders")
     elif args.method == "flow":
         kwargs["strengthen"] = args.strengthen
     est = METHODS[args.method](**kwargs)
@@ -124,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--method", choices=sorted(METHODS), default="benders")
     fit.add_argument("--depth", type=int, default=2)
     fit.add_argument("--lam", type=float, default=0.0)
+    fit.add_argument("--penalty", choices=["splits", "leaves"], default="splits",
+                     help="splits: (1-lam)*correct - lam*splits; leaves: accuracy - lam*leaves")
     fit.add_argument("--time-limit", type=float, default=60.0)
     fit.add_argument("--test-size", type=float, default=0.25)
     fit.add_argument("--seed", type=int, default=0)

@@ -8,8 +8,10 @@ import numpy as np
 
 
 def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
-                         lam: float) -> float:
-    """Max of (1 - lam) * correct - lam * splits over all trees of depth <= depth (eq. 1).
+                         lam: float, penalty: str = "splits") -> float:
+    """Max over all trees of depth <= depth of (1 - lam) * correct - lam * splits (eq. 1 of
+    flowoct-benders.txt) or, with ``penalty="leaves"``, accuracy - lam * leaves (eq. 3a of
+    accelerated-bendoct.txt).
 
     Enumerates every feature at every node recursively (a subtree only sees its own samples,
     so the best tree is the best root choice plus the best subtrees).
@@ -21,12 +23,15 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
     def best(rows: tuple[int, ...], d: int) -> float:
         idx = np.array(rows, dtype=int)
         counts = np.bincount(y[idx], minlength=n_classes) if len(idx) else np.zeros(1)
-        value = (1 - lam) * counts.max()
+        if penalty == "splits":
+            value, split_cost = (1 - lam) * counts.max(), lam
+        else:
+            value, split_cost = counts.max() / len(y) - lam, 0.0
         if d == 0:
             return value
         for f in range(X.shape[1]):
             right = X[idx, f]
-            value = max(value, -lam + best(tuple(idx[~right]), d - 1)
+            value = max(value, -split_cost + best(tuple(idx[~right]), d - 1)
                         + best(tuple(idx[right]), d - 1))
         return value
 

@@ -37,6 +37,7 @@ def test_fit_then_predict(tmp_path, capsys):
         (["fit", "--dataset", "monk1", "--depth", "0"], "depth"),
         (["fit", "--dataset", "monk1", "--lam", "1.5"], "lam"),
         (["fit", "--dataset", "monk1", "--time-limit", "-3"], "time_limit"),
+        (["fit", "--dataset", "monk1", "--method", "flow", "--penalty", "leaves"], "benders"),
         (["predict", "--model", "nope.json", "--csv", "x.csv"], "model file"),
     ],
 )

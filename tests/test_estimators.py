@@ -73,6 +73,12 @@ def test_bad_parameters_are_named(cls, params, word):
         cls(**params).fit(Xf, y)
 
 
+def test_unknown_penalty():
+    X, y = _small()
+    with pytest.raises(OptreesInputError, match="penalty"):
+        BendersOCTClassifier(penalty="nodes").fit(X, y)
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_non_binary_data_without_binarizer(cls):
     X, y = _small()

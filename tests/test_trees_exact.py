@@ -92,3 +92,38 @@ def test_balance_scale_depth2_matches_pystreed():
         warnings.simplefilter("error")
         est = BendersOCTClassifier(depth=2, time_limit=120, binarizer=None).fit(Xb[idx], y_idx[idx])
     assert est.objective_ == pytest.approx(_streed_accuracy(Xb[idx], y_idx[idx], 2))
+
+
+LEAF_CASES = list(_instances(30, seed=77))
+
+
+@pytest.mark.parametrize("case", LEAF_CASES, ids=[f"inst{c[0]}" for c in LEAF_CASES])
+def test_leaf_penalty_benders_matches_exhaustive_search(case):
+    """BendOCT (accelerated-bendoct.txt eq. 4): accuracy - lam * leaves."""
+    t, X, y, depth, lam = case
+    lam = lam / 5  # per-leaf penalties in accuracy units: 0, 0.02, 0.06
+    K = len(np.unique(y))
+    best = exhaustive_objective(X, y, K, depth, lam, penalty="leaves")
+    est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
+                               warm_start=t % 2 == 0, fractional_cuts=t % 3 == 1).fit(X, y)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(best, abs=1e-9)
+    rescored = np.mean(est.predict(X) == y) - lam * est.tree_.n_leaves
+    assert rescored == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("name,depth,lam", [("monk1", 2, 0.01), ("house-votes-84", 2, 0.01),
+                                            ("monk3", 2, 0.005)])
+def test_leaf_penalty_matches_pystreed_cost_complexity(name, depth, lam):
+    pystreed = pytest.importorskip("pystreed")
+    X, y = load_dataset(name)
+    Xb = Binarizer().fit_transform(X).astype(int)
+    y_idx = np.unique(y, return_inverse=True)[1]
+    ref = pystreed.STreeDClassifier(max_depth=depth, optimization_task="cost-complex-accuracy",
+                                    cost_complexity=lam, time_limit=120).fit(Xb, y_idx)
+    assert ref.fit_result.is_optimal()
+    ref_obj = np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
+    est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
+                               time_limit=120).fit(Xb, y_idx)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)

@@ -1,10 +1,13 @@
-"""BendersOCT: Benders decomposition of FlowOCT, flowoct-benders.txt eq. (8) and Proposition 1.
+"""BendersOCT: Benders decomposition of FlowOCT, flowoct-benders.txt eq. (8) and Proposition 1,
+and its leaf-penalty variant BendOCT (accelerated-bendoct.txt §4, eq. 4, cuts 9-10).
 
 The master keeps the tree variables ``b``, ``w`` and one ``g_i <= 1`` per sample (is sample i
 classified correctly).  Cuts (8.2) ``g_i <= capacity of a minimum s-t cut`` are added lazily.
 The minimum cut of one sample's flow network is computed for all samples at once by a
 dynamic program over the tree levels (numpy); at integer (b, w) it is the O(depth) cut of
 Proposition 1 (the arcs leaving the sample's path), and it is also exact at fractional points.
+In the leaf-penalty model the same cut is (9) (the sample stops at an internal leaf) or (10)
+(at a terminal node): a node below a leaf has b = w = 0, so its arcs have capacity 0.
 """
 
 from __future__ import annotations
@@ -116,11 +119,13 @@ class BendersOCT(TreeFormulation):
         self.fractional_cuts = fractional_cuts
 
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
-        p, lam = self.p, self.p.lam
-        self.add_tree_structure(m)  # b, w with (8.3), (8.4), (8.6), (8.7)
-        self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=1.0 - lam, name="g")  # (8.5)
+        p = self.p
+        # split model: b, w with (8.3), (8.4), (8.6), (8.7); leaf model: (3b)-(3g), w relaxed
+        self.add_tree_structure(m, binary_labels=not self.leaf_model)
+        # g_i (theta_i in accelerated-bendoct.txt): sample i classified correctly      (8.5)
+        self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
         self.lazy = BendersCuts(self)
-        m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2)
+        m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
 
     def cut_row(self, i: int, P: np.ndarray) -> Row:
         """Cut (8.2) for sample i: g_i <= sum of the capacities of arcs leaving source side P."""

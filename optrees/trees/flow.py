@@ -20,6 +20,8 @@ class FlowOCT(TreeFormulation):
 
     def __init__(self, problem: TreeProblem, strengthen: bool = False,
                  symmetry_breaking: bool = True) -> None:
+        if problem.penalty != "splits":
+            raise ValueError("FlowOCT implements the split penalty of eq. (1) only")
         super().__init__(problem, symmetry_breaking)
         self.strengthen = strengthen
         self.n_cuts = 0

@@ -16,17 +16,38 @@ from ..models.binary_tree import LEAF, BinaryTree
 
 @dataclass
 class TreeProblem:
-    """Binary features ``X`` (n x F, 0/1), class indices ``y`` (0..K-1), ``depth`` and ``lam``."""
+    """Binary features ``X`` (n x F, 0/1), class indices ``y`` (0..K-1), ``depth`` and ``lam``.
+
+    ``penalty`` picks the objective: ``"splits"`` is eq. (1) of flowoct-benders.txt,
+    (1 - lam) * correct - lam * splits (in samples); ``"leaves"`` is eq. (3a) of
+    accelerated-bendoct.txt, accuracy - lam * leaves.
+    """
 
     X: np.ndarray
     y: np.ndarray
     n_classes: int
     depth: int
     lam: float = 0.0
+    penalty: str = "splits"
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
         self.y = np.asarray(self.y, dtype=np.int64)
+        if self.penalty not in ("splits", "leaves"):
+            raise ValueError(f"penalty must be 'splits' or 'leaves', got {self.penalty!r}")
+
+    @property
+    def correct_weight(self) -> float:
+        """Objective weight of one correctly classified sample."""
+        return 1.0 - self.lam if self.penalty == "splits" else 1.0 / self.n_samples
+
+    @property
+    def split_cost(self) -> float:
+        return self.lam if self.penalty == "splits" else 0.0
+
+    @property
+    def leaf_cost(self) -> float:
+        return self.lam if self.penalty == "leaves" else 0.0
 
     @property
     def n_samples(self) -> int:
@@ -83,8 +104,9 @@ class HeapTree:
         return node
 
     def objective(self, problem: TreeProblem) -> float:
-        """Objective (1) of flowoct-benders.txt: (1 - lam) * correct - lam * splits."""
-        return (1 - problem.lam) * self.n_correct(problem) - problem.lam * self.n_splits
+        """The problem's objective: (1 - lam) * correct - lam * splits, or acc. - lam * leaves."""
+        return (problem.correct_weight * self.n_correct(problem)
+                - problem.split_cost * self.n_splits - problem.leaf_cost * (self.n_splits + 1))
 
     def n_correct(self, problem: TreeProblem) -> int:
         stop = self.terminal(problem.X)
@@ -134,7 +156,7 @@ class HeapTree:
         return cls(split, label)
 
     def pruned(self, problem: TreeProblem) -> HeapTree:
-        """Best pruning for objective (1): collapse a subtree into a leaf when that does not lose.
+        """Best pruning for the objective: collapse a subtree into a leaf when that does not lose.
 
         Bottom-up dynamic program over the nodes; each node's leaf label becomes its majority
         class, so the result is at least as good as ``self``.
@@ -151,18 +173,18 @@ class HeapTree:
                 right = problem.X[idx, f] == 1
                 reach[2 * n], reach[2 * n + 1] = idx[~right], idx[right]
         best: dict[int, float] = {}
-        lam = problem.lam
         for n in range(len(label), 0, -1):
             if n not in reach:
                 continue
             counts = np.bincount(problem.y[reach[n]], minlength=problem.n_classes)
-            leaf_val = (1 - lam) * counts.max()
+            leaf_val = problem.correct_weight * counts.max() - problem.leaf_cost
             if n <= len(split) and split[n - 1] >= 0:
-                sub = best[2 * n] + best[2 * n + 1] - lam
-                if sub > leaf_val + 1e-9:
+                sub = best[2 * n] + best[2 * n + 1] - problem.split_cost
+                if sub > leaf_val + 1e-12:
                     best[n] = sub
                     continue
                 split[n - 1] = -1
-            label[n - 1] = int(np.argmax(counts)) if counts.sum() else label[n - 1]
-            best[n] = leaf_val if counts.sum() else 0.0
+            if counts.sum():
+                label[n - 1] = int(np.argmax(counts))
+            best[n] = leaf_val
         return HeapTree(split, label)

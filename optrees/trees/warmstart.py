@@ -12,10 +12,14 @@ def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTr
     """CART (Gini, depth = problem depth) mapped to heap numbering, then optimally pruned.
 
     On 0/1 features sklearn splits at 0.5 with ``x <= 0.5`` going left, which is the
-    FlowOCT convention (x_f = 0 left).  Pruning (:meth:`HeapTree.pruned`) removes splits that
-    do not pay their penalty lam and relabels nodes with their majority class.
+    FlowOCT convention (x_f = 0 left).  Pruning (:meth:`HeapTree.pruned`) then removes every
+    split that does not pay its penalty in the problem's own objective and relabels nodes with
+    their majority class (sklearn's pruning works on impurity, not on accuracy).
     """
-    cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state)
+    # leaf-penalty model (accelerated-bendoct.txt §6.2): cost-complexity pruning at alpha = lam
+    alpha = problem.lam if problem.penalty == "leaves" else 0.0
+    cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state,
+                                  ccp_alpha=alpha)
     cart.fit(problem.X, problem.y)
     t = cart.tree_
     split = np.full(problem.n_internal, -1, dtype=np.int64)

@@ -1,0 +1,225 @@
+"""D2S: optimal classification subtree of depth at most 2 with a per-leaf penalty.
+
+Implements the subroutine of ``shared/papers/accelerated-bendoct.txt`` Appendix B.1 (the
+MurTree depth-2 algorithm extended to a leaf penalty and to multi-class data), returning
+what §5.2 asks of ``D2S(Ī, λ)``: the correctly / incorrectly classified samples
+(``correct`` / ``~correct``), the branch nodes with their features and the leaves with their
+classes.
+
+Frequency counters (B.1, eqs. 27-30) come from one Gram matrix ``X_kᵀ X_k`` per class ``k``
+(``X_k`` = rows of class ``k``): ``FQ(k, a, b) = (X_kᵀ X_k)[a, b]`` and ``FQ(k, a)`` is its
+diagonal.  Everything else is vectorized over feature pairs; only classes and the (at most
+five) topologies are looped over.  Time ``O(|Ī|·F² + K·F²)``, memory ``O(F²)`` besides one
+Gram matrix at a time.
+
+Conventions are those of :mod:`optrees.trees.problem`: branching on ``f`` sends ``x_f = 0``
+left and ``x_f = 1`` right; heap numbering root 1, children 2 (left) / 3 (right),
+grandchildren 4..7.
+
+Penalty: ``leaf_penalty`` is in *sample counts* (the paper's λ̄ = λ·|I|), so
+``score = n_correct - leaf_penalty * n_leaves``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .problem import HeapTree
+
+__all__ = ["SubtreeResult", "d2s"]
+
+# counts are exact in float32 below 2**24; the leaf-leaf counter has intermediates up to 2n
+_FLOAT32_MAX_ROWS = 2**23
+
+
+@dataclass
+class SubtreeResult:
+    """Optimal depth-≤2 subtree returned by :func:`d2s` (accelerated-bendoct §5.2).
+
+    ``tree`` always has the depth-2 heap layout (``split`` length 3, ``label`` length 7);
+    nodes below a leaf have split ``-1`` and copy their parent's label.  ``correct`` is the
+    paper's Î⁺ as a mask over the selected rows (``~correct`` is Î⁻).
+    """
+
+    tree: HeapTree
+    score: float
+    n_correct: int
+    n_leaves: int
+    correct: np.ndarray
+
+    @property
+    def branches(self) -> list[tuple[int, int]]:
+        """B_sub of §5.2: ``(node, feature)`` for the 0-3 branch nodes (heap numbering)."""
+        out, stack = [], [1]
+        while stack:
+            n = stack.pop()
+            if n <= len(self.tree.split) and self.tree.split[n - 1] >= 0:
+                out.append((n, int(self.tree.split[n - 1])))
+                stack += [2 * n, 2 * n + 1]
+        return sorted(out)
+
+    @property
+    def leaves(self) -> list[tuple[int, int]]:
+        """L_sub of §5.2: ``(node, class)`` for the 1-4 leaves (heap numbering)."""
+        out, stack = [], [1]
+        while stack:
+            n = stack.pop()
+            if n <= len(self.tree.split) and self.tree.split[n - 1] >= 0:
+                stack += [2 * n, 2 * n + 1]
+            else:
+                out.append((n, int(self.tree.label[n - 1])))
+        return sorted(out)
+
+
+def _select(X: np.ndarray, y: np.ndarray, n_classes: int,
+            rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got shape {X.shape}")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+    if rows is not None:
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            if rows.shape != (X.shape[0],):
+                raise ValueError("boolean rows mask must have one entry per sample")
+        elif rows.size and not np.issubdtype(rows.dtype, np.integer):
+            raise ValueError("rows must be an integer index array or a boolean mask")
+        X, y = X[rows], y[rows]
+    y = y.astype(np.int64, copy=False)
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"labels must lie in 0..{n_classes - 1}")
+    if X.dtype != np.uint8:
+        if X.size and not np.isin(X, (0, 1)).all():
+            raise ValueError("X must be binary (0/1)")
+        X = X.astype(np.uint8)
+    elif X.size and X.max() > 1:
+        raise ValueError("X must be binary (0/1)")
+    return X, y
+
+
+def _counters(X: np.ndarray, y: np.ndarray, n_classes: int, pairs: bool):
+    """Per-node classification scores CS of B.1 eqs. (31)-(33), maximized over classes.
+
+    Returns ``CS``, ``CS(f̄a)``, ``CS(fa)`` and, when ``pairs``, the four ``F x F`` arrays
+    ``CS(f̄a, f̄b)``, ``CS(f̄a, fb)``, ``CS(fa, f̄b)``, ``CS(fa, fb)`` (rows ``a``, columns ``b``).
+    """
+    n, n_feat = X.shape
+    dtype = np.float32 if n < _FLOAT32_MAX_ROWS else np.float64
+    root = 0.0
+    left1 = np.zeros(n_feat, dtype)   # max_k FQ(k, f̄a)
+    right1 = np.zeros(n_feat, dtype)  # max_k FQ(k, fa)
+    quad = [np.zeros((n_feat, n_feat), dtype) for _ in range(4)] if pairs else []
+    order = np.argsort(y, kind="stable")
+    bounds = np.searchsorted(y[order], np.arange(n_classes + 1))
+    for k in range(n_classes):
+        idx = order[bounds[k]:bounds[k + 1]]
+        n_k = float(idx.size)
+        if n_k == 0:
+            continue
+        root = max(root, n_k)
+        Xk = X[idx].astype(dtype)
+        if pairs:
+            gram = Xk.T @ Xk                       # FQ(k, a, b)
+            d = np.diag(gram).copy()               # FQ(k, a)
+            da, db = d[:, None], d[None, :]
+            np.maximum(quad[3], gram, out=quad[3])                   # (a, b)
+            np.maximum(quad[2], da - gram, out=quad[2])              # (a, b̄)   eq. 28
+            np.maximum(quad[1], db - gram, out=quad[1])              # (ā, b)   eq. 29
+            np.maximum(quad[0], (n_k - da) - (db - gram), out=quad[0])  # (ā, b̄) eq. 30
+        else:
+            d = Xk.sum(axis=0, dtype=dtype)
+        np.maximum(right1, d, out=right1)
+        np.maximum(left1, n_k - d, out=left1)                        # eq. 27
+    return root, left1, right1, quad
+
+
+def _label_tree(X: np.ndarray, y: np.ndarray, n_classes: int, split: np.ndarray) -> HeapTree:
+    """Majority label at every reached node (ties → lowest class); unreached nodes copy the
+    parent's label."""
+    label = np.zeros(7, dtype=np.int64)
+    reach = {1: np.ones(X.shape[0], dtype=bool)}
+    for node in range(1, 8):
+        mask = reach.get(node)
+        parent = label[node // 2 - 1] if node > 1 else 0
+        if mask is None or not mask.any():
+            label[node - 1] = parent
+            continue
+        label[node - 1] = int(np.argmax(np.bincount(y[mask], minlength=n_classes)))
+        if node <= 3 and split[node - 1] >= 0:
+            go_right = X[:, split[node - 1]] == 1
+            reach[2 * node], reach[2 * node + 1] = mask & ~go_right, mask & go_right
+    return HeapTree(split, label)
+
+
+def d2s(X: np.ndarray, y: np.ndarray, n_classes: int, leaf_penalty: float = 0.0,
+        max_depth: int = 2, rows: np.ndarray | None = None) -> SubtreeResult:
+    """Optimal subtree of depth ≤ ``max_depth`` (≤ 2) maximizing
+    ``n_correct - leaf_penalty * n_leaves`` (accelerated-bendoct Appendix B.1, eqs. 27-40).
+
+    ``X`` is binary (n x F), ``y`` holds classes ``0..n_classes-1``; ``rows`` (index array
+    or boolean mask) selects the subset Ī, and every output refers to that subset.
+    Topologies: one leaf, stump, root + one expanded child (either side), full depth 2.
+    Ties prefer fewer leaves, then the lexicographically smallest (root, left child, right
+    child) features, then the left-expanded 3-leaf tree.  An empty subset gives one leaf of
+    class 0 with score ``-leaf_penalty``.
+    """
+    if max_depth not in (0, 1, 2):
+        raise ValueError(f"max_depth must be 0, 1 or 2, got {max_depth}")
+    if n_classes < 1:
+        raise ValueError("n_classes must be positive")
+    leaf_penalty = float(leaf_penalty)
+    if not np.isfinite(leaf_penalty):
+        raise ValueError("leaf_penalty must be finite")
+    Xs, ys = _select(X, y, n_classes, rows)
+    n, n_feat = Xs.shape
+
+    split = np.full(3, -1, dtype=np.int64)
+    # candidates (n_correct, n_leaves, split) in order of preference on equal score
+    candidates: list[tuple[int, int, np.ndarray]] = []
+    if n == 0:
+        candidates.append((0, 1, split))
+    else:
+        use_pairs = max_depth == 2 and n_feat > 0
+        cs, left1, right1, quad = _counters(Xs, ys, n_classes, use_pairs)
+        candidates.append((int(cs), 1, split))                             # eq. 31
+        if max_depth >= 1 and n_feat > 0:
+            stump = left1 + right1                                         # eq. 34
+            a = int(np.argmax(stump))
+            candidates.append((int(stump[a]), 2, np.array([a, -1, -1])))
+        if use_pairs:
+            q_ll, q_lr, q_rl, q_rr = quad
+            sub_l = q_ll + q_lr                    # left child expanded on b
+            sub_r = q_rl + q_rr                    # right child expanded on b
+            b_l = np.argmax(sub_l, axis=1)
+            b_r = np.argmax(sub_r, axis=1)
+            cs_l = np.take_along_axis(sub_l, b_l[:, None], axis=1)[:, 0]   # eq. 35
+            cs_r = np.take_along_axis(sub_r, b_r[:, None], axis=1)[:, 0]   # eq. 36
+            three_l = right1 + cs_l                                        # eq. 37
+            three_r = left1 + cs_r                                         # eq. 38
+            al, ar = int(np.argmax(three_l)), int(np.argmax(three_r))
+            opts = [(int(three_l[al]), al, 0), (int(three_r[ar]), ar, 1)]
+            best3, a3, side = max(opts, key=lambda t: (t[0], -t[1], -t[2]))  # eq. 39
+            s3 = np.array([a3, b_l[a3], -1]) if side == 0 else np.array([a3, -1, b_r[a3]])
+            candidates.append((best3, 3, s3))
+            four = cs_l + cs_r
+            a4 = int(np.argmax(four))
+            candidates.append((int(four[a4]), 4, np.array([a4, b_l[a4], b_r[a4]])))
+
+    # eq. 40 with ties to fewer leaves (tolerance guards against rounding in penalty * H)
+    scores = [c - leaf_penalty * h for c, h, _ in candidates]
+    tol = 1e-9 * (1.0 + n + 4.0 * abs(leaf_penalty))
+    best = max(scores)
+    chosen = next(i for i, s in enumerate(scores) if s >= best - tol)
+    expect, n_leaves, split = candidates[chosen]
+
+    tree = _label_tree(Xs, ys, n_classes, np.asarray(split, dtype=np.int64))
+    correct = tree.label[tree.terminal(Xs) - 1] == ys
+    n_correct = int(correct.sum())
+    if n_correct != expect:  # pragma: no cover - would indicate a counter bug
+        raise AssertionError(f"D2S counters ({expect}) disagree with the tree ({n_correct})")
+    return SubtreeResult(tree=tree, score=float(n_correct - leaf_penalty * n_leaves),
+                         n_correct=n_correct, n_leaves=n_leaves, correct=correct)
