@@ -81,8 +81,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
     if args.method == "benders":
         kwargs["fractional_cuts"] = args.fractional_cuts
         kwargs["penalty"] = args.penalty
-    elif args.penalty != "splits":
-        raise OptreesInputError("--penalty leaves needs --method benders")
+        kwargs["polishing"] = args.polishing
+        kwargs["path_bound_cuts"] = args.path_bound_cuts
+    elif args.penalty != "splits" or args.polishing or args.path_bound_cuts:
+        raise OptreesInputError(
+            "--penalty leaves, --polishing and --path-bound-cuts need --method benders"
+        )
     elif args.method == "flow":
         kwargs["strengthen"] = args.strengthen
     est = METHODS[args.method](**kwargs)
@@ -138,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--fractional-cuts", action="store_true",
                      help="benders: also separate min-cut inequalities at fractional points")
     fit.add_argument("--strengthen", action="store_true", help="flow: separate cuts (4)")
+    fit.add_argument("--polishing", action="store_true",
+                     help="benders, --penalty leaves: D2S solution polishing (accel. §5.2)")
+    fit.add_argument("--path-bound-cuts", action="store_true",
+                     help="benders, --penalty leaves: D2S path-bound cuts (accel. §5.4)")
     fit.add_argument("--no-warm-start", action="store_true")
     fit.add_argument("--verbose", action="store_true")
     fit.add_argument("--out", help="write the fitted model as JSON")

@@ -135,6 +135,7 @@ class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
         try:
             form.build(model, deadline=deadline)
             if start is not None:
+                start = form.improve_start(start)
                 model.add_start(form.start_values(start))
             remaining = None if deadline is None else deadline - time.perf_counter()
             if remaining is None or remaining > 0:
@@ -233,6 +234,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     ``penalty="splits"`` (default) maximizes (1 - lam) * correct - lam * splits as in
     flowoct-benders.txt; ``penalty="leaves"`` maximizes accuracy - lam * leaves, the BendOCT
     model of accelerated-bendoct.txt (§4); ``objective_`` is reported in the chosen units.
+    With the leaf penalty, ``polishing`` (§5.2) and ``path_bound_cuts`` (§5.4) switch on the
+    D2S-based acceleration techniques.
 
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
@@ -250,17 +253,27 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         symmetry_breaking: bool = True,
         fractional_cuts: bool = False,
         penalty: str = "splits",
+        polishing: bool = False,
+        path_bound_cuts: bool = False,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking)
         self.fractional_cuts = fractional_cuts
         self.penalty = penalty
+        self.polishing = polishing
+        self.path_bound_cuts = path_bound_cuts
 
     def _penalty(self) -> str:
         if self.penalty not in ("splits", "leaves"):
             raise OptreesInputError(f"penalty must be 'splits' or 'leaves', got {self.penalty!r}")
+        if (self.polishing or self.path_bound_cuts) and self.penalty != "leaves":
+            raise OptreesInputError(
+                "polishing and path_bound_cuts need penalty='leaves' (accelerated BendOCT)"
+            )
         return self.penalty
 
     def _formulation(self, problem: TreeProblem) -> BendersOCT:
         return BendersOCT(problem, fractional_cuts=bool(self.fractional_cuts),
-                          symmetry_breaking=bool(self.symmetry_breaking))
+                          symmetry_breaking=bool(self.symmetry_breaking),
+                          polishing=bool(self.polishing),
+                          path_bound_cuts=bool(self.path_bound_cuts))

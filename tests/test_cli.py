@@ -46,6 +46,13 @@ def test_errors_are_clear(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_accelerated_switches(capsys):
+    argv = ["fit", "--dataset", "monk3", "--depth", "3", "--penalty", "leaves", "--lam", "0.01",
+            "--polishing", "--path-bound-cuts", "--time-limit", "60"]
+    assert main(argv) == 0
+    assert "status          : optimal" in capsys.readouterr().out
+
+
 def test_missing_target_column(tmp_path, capsys):
     csv = tmp_path / "d.csv"
     pd.DataFrame({"a": [0, 1], "b": [1, 0]}).to_csv(csv, index=False)

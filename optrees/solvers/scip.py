@@ -127,10 +127,12 @@ class ScipModel:
         self._plugins.append(handler)
 
     def add_separator(
-        self, separate: Callable[[np.ndarray], list[Row]], name: str, freq: int = 1
+        self, separate: Callable[[np.ndarray], list[Row]], name: str, freq: int = 1,
+        permanent: bool = False,
     ) -> None:
-        """Call ``separate(x_lp)`` at fractional LP solutions; returned rows become cuts."""
-        sepa = _Separator(self, separate)
+        """Call ``separate(x_lp)`` at fractional LP solutions; returned rows become cuts
+        (removable LP rows, or with ``permanent`` constraints of the model)."""
+        sepa = _Separator(self, separate, permanent)
         self.m.includeSepa(sepa, name, "optrees cut separator", priority=100, freq=freq,
                            maxbounddist=1.0, usessubscip=False, delay=False)
         self._plugins.append(sepa)
@@ -143,6 +145,12 @@ class ScipModel:
         self.m.includeHeur(heur, name, "optrees primal heuristic", "Y", priority=10000,
                            freq=freq, freqofs=0, maxdepth=-1, timingmask=HT.AFTERLPNODE)
         self._plugins.append(heur)
+
+    def incumbent_value(self) -> float:
+        """Objective of the best solution so far (-inf / +inf when there is none)."""
+        if self.m.getNSols() == 0:
+            return -math.inf if self.maximize else math.inf
+        return float(self.m.getSolObjVal(self.m.getBestSol()))
 
     # ----------------------------------------------------------------- values
     def values(self, sol=None) -> np.ndarray:
@@ -248,16 +256,22 @@ class _LazyHandler(Conshdlr):
 
 
 class _Separator(Sepa):
-    def __init__(self, owner: ScipModel, separate: Callable[[np.ndarray], list[Row]]) -> None:
+    def __init__(self, owner: ScipModel, separate: Callable[[np.ndarray], list[Row]],
+                 permanent: bool) -> None:
         self.owner = owner
         self.separate = separate
+        self.permanent = permanent
         self.n_cuts = 0
 
     def sepaexeclp(self):
         m = self.model
         rows = self.separate(self.owner.values(None))
         if not rows:
-            return {"result": SCIP_RESULT.DIDNOTRUN}
+            return {"result": SCIP_RESULT.DIDNOTFIND}
+        if self.permanent:
+            self.owner.add_rows(rows)
+            self.n_cuts += len(rows)
+            return {"result": SCIP_RESULT.CONSADDED}
         v = self.owner._vars
         for r in rows:
             lhs = None if math.isinf(r.lhs) else r.lhs

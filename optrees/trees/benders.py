@@ -16,6 +16,8 @@ import numpy as np
 
 from ..solvers.base import Row
 from ..solvers.scip import ScipModel
+from .accel.path_bound import PathBoundCuts
+from .accel.subtrees import SubtreeCache, polish
 from .formulation import TreeFormulation
 from .problem import HeapTree, TreeProblem
 
@@ -114,9 +116,16 @@ class BendersOCT(TreeFormulation):
     """Master problem (8) on a :class:`ScipModel` with lazy min-cut constraints (8.2)."""
 
     def __init__(self, problem: TreeProblem, fractional_cuts: bool = False,
-                 symmetry_breaking: bool = True) -> None:
+                 symmetry_breaking: bool = True, polishing: bool = False,
+                 path_bound_cuts: bool = False) -> None:
         super().__init__(problem, symmetry_breaking)
         self.fractional_cuts = fractional_cuts
+        self.polishing = polishing
+        self.path_bound_cuts = path_bound_cuts
+        if (polishing or path_bound_cuts) and not self.leaf_model:
+            raise ValueError("polishing and path-bound cuts need the leaf-penalty model")
+        self.cache = SubtreeCache(problem) if polishing or path_bound_cuts else None
+        self.path_cuts = None
 
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         p = self.p
@@ -126,6 +135,25 @@ class BendersOCT(TreeFormulation):
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
         self.lazy = BendersCuts(self)
         m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
+        if self.path_bound_cuts:  # accelerated-bendoct.txt §5.4
+            self.path_cuts = PathBoundCuts(self, self.cache)
+            m.add_separator(self.path_cuts.separate, "pathbound", permanent=True)
+        if self.polishing:  # accelerated-bendoct.txt §5.2
+            m.add_heuristic(self.polish_lp_solution, "polishing")
+
+    def improve_start(self, tree: HeapTree) -> HeapTree:
+        """Polish a start tree (accelerated-bendoct.txt §6.2) when polishing is on."""
+        return polish(self.p, tree, self.cache) if self.polishing else tree
+
+    def polish_lp_solution(self, x: np.ndarray) -> list[np.ndarray]:
+        """Algorithm 1 on an LP solution whose tree variables (b, p) are integral."""
+        bp = np.r_[x[self.b].ravel(), x[self.p_leaf]]
+        if np.abs(bp - np.round(bp)).max(initial=0.0) > 1e-6:
+            return []
+        tree = polish(self.p, self.tree_from_values(x).pruned(self.p), self.cache)
+        if tree.objective(self.p) <= self.m.incumbent_value() + 1e-9:
+            return []
+        return [self.start_values(tree)]
 
     def cut_row(self, i: int, P: np.ndarray) -> Row:
         """Cut (8.2) for sample i: g_i <= sum of the capacities of arcs leaving source side P."""
@@ -155,5 +183,10 @@ class BendersOCT(TreeFormulation):
 
     @property
     def stats(self) -> dict:
-        return {"integer_cuts": self.lazy.n_integer_cuts,
-                "fractional_cuts": self.lazy.n_fractional_cuts}
+        out = {"integer_cuts": self.lazy.n_integer_cuts,
+               "fractional_cuts": self.lazy.n_fractional_cuts}
+        if self.path_cuts is not None:
+            out["path_bound_cuts"] = self.path_cuts.n_cuts
+        if self.cache is not None:
+            out["d2s_calls"], out["d2s_cache_hits"] = self.cache.calls, self.cache.hits
+        return out

@@ -86,6 +86,10 @@ class TreeFormulation:
             # (3c): a leaf predicts one class
             m.add_row(np.r_[self.w[n - 1], self.p_leaf[n - 1]], np.r_[np.ones(K), -1.0], 0.0, 0.0)
 
+    def improve_start(self, tree: HeapTree) -> HeapTree:
+        """Hook to improve a start tree before it is given to the solver."""
+        return tree
+
     def tree_from_values(self, x: np.ndarray) -> HeapTree:
         b, w = x[self.b], x[self.w]
         split = np.where(b.max(axis=1) > 0.5, b.argmax(axis=1), -1)

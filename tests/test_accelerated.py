@@ -1,0 +1,89 @@
+"""Accelerated BendOCT (accelerated-bendoct.txt §5): polishing and path-bound cuts keep the
+exact optimum of accuracy - lam * leaves (witnesses: exhaustive search, pystreed)."""
+
+import numpy as np
+import pytest
+from oracles import exhaustive_objective
+
+from optrees import BendersOCTClassifier, OptreesInputError, load_dataset
+from optrees.binarize import Binarizer
+from optrees.trees.accel.subtrees import SubtreeCache, polish
+from optrees.trees.problem import HeapTree, TreeProblem
+
+
+def _instances(count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    for t in range(count):
+        n, F, K = int(rng.integers(8, 36)), int(rng.integers(1, 6)), int(rng.integers(2, 4))
+        X = rng.integers(0, 2, (n, F))
+        y = rng.integers(0, K, n)
+        if t % 3 == 0:
+            y = (X[:, 0] ^ X[:, -1]) % K
+        y[:K] = np.arange(K)
+        yield t, X, y, 2 + t % 2, (0.0, 0.01, 0.04)[t % 3]
+
+
+CASES = list(_instances(24, seed=31))
+SWITCHES = [(True, False), (False, True), (True, True)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"inst{c[0]}" for c in CASES])
+def test_every_switch_keeps_the_optimum(case):
+    t, X, y, depth, lam = case
+    best = exhaustive_objective(X, y, len(np.unique(y)), depth, lam, penalty="leaves")
+    for polishing, path_bound in SWITCHES:
+        est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
+                                   polishing=polishing, path_bound_cuts=path_bound,
+                                   warm_start=t % 2 == 0).fit(X, y)
+        assert est.status_ == "optimal"
+        assert est.objective_ == pytest.approx(best, abs=1e-9), (polishing, path_bound)
+        assert np.mean(est.predict(X) == y) - lam * est.tree_.n_leaves == pytest.approx(best)
+
+
+def test_polishing_a_single_leaf_finds_the_depth2_optimum():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        X = rng.integers(0, 2, (30, 4))
+        y = rng.integers(0, 3, 30)
+        lam = 0.02
+        problem = TreeProblem(X, y, 3, 2, lam, "leaves")
+        leaf = HeapTree(np.full(3, -1), np.zeros(7, dtype=int))
+        polished = polish(problem, leaf, SubtreeCache(problem))
+        assert polished.objective(problem) == pytest.approx(
+            exhaustive_objective(X, y, 3, 2, lam, penalty="leaves"))
+
+
+def test_polishing_never_worsens_and_uses_the_cache():
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, (60, 6))
+    y = (X[:, 1] & X[:, 2]) | X[:, 4]
+    problem = TreeProblem(X, y, 2, 3, 0.01, "leaves")
+    cache = SubtreeCache(problem)
+    for _ in range(10):
+        tree = HeapTree(rng.integers(-1, 6, 7), rng.integers(0, 2, 15))
+        assert polish(problem, tree, cache).objective(problem) >= tree.objective(problem) - 1e-12
+    assert cache.hits > 0
+
+
+def test_matches_pystreed_on_real_data():
+    pystreed = pytest.importorskip("pystreed")
+    X, y = load_dataset("monk3")
+    Xb = Binarizer().fit_transform(X).astype(int)
+    y_idx = np.unique(y, return_inverse=True)[1]
+    lam = 0.01
+    ref = pystreed.STreeDClassifier(max_depth=3, optimization_task="cost-complex-accuracy",
+                                    cost_complexity=lam).fit(Xb, y_idx)
+    assert ref.fit_result.is_optimal()
+    ref_obj = np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
+    est = BendersOCTClassifier(depth=3, lam=lam, penalty="leaves", binarizer=None,
+                               polishing=True, path_bound_cuts=True, time_limit=120)
+    est.fit(Xb, y_idx)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)
+    assert est.stats_["path_bound_cuts"] > 0 and est.stats_["d2s_calls"] > 0
+
+
+def test_switches_need_the_leaf_penalty():
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    with pytest.raises(OptreesInputError, match="leaves"):
+        BendersOCTClassifier(path_bound_cuts=True).fit(X, [0, 1, 1, 0])
