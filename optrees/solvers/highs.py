@@ -1,0 +1,136 @@
+"""HiGHS backend (highspy): LPs grown column by column with duals, and MIPs with a time limit.
+
+Column generation (RUG, OMT, CGH) solves a restricted master LP, reads its duals, adds the
+columns that price out and re-solves warm.  After adding columns primal simplex re-solves far
+faster than the default dual simplex (../shared/notes/solvers.md), so :meth:`solve` switches to
+it after the first solve.  HiGHS has no working lazy-constraint callback: use SCIP for that.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import highspy
+import numpy as np
+
+from .base import SolveResult, SolverOptions
+
+_INF = highspy.kHighsInf
+_STATUS = {
+    "Optimal": "optimal",
+    "Time limit reached": "time_limit",
+    "Infeasible": "infeasible",
+    "Unbounded": "unbounded",
+    "Primal infeasible or unbounded": "infeasible",
+    "Iteration limit reached": "iteration_limit",
+    "Interrupted by user": "interrupted",
+}
+
+
+def _bound(v: float) -> float:
+    return _INF if v == math.inf else (-_INF if v == -math.inf else float(v))
+
+
+class HighsModel:
+    """A linear (or mixed-integer) program with rows fixed up front and columns added later."""
+
+    def __init__(self, options: SolverOptions | None = None, maximize: bool = False) -> None:
+        self.options = options or SolverOptions()
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", bool(self.options.verbose))
+        self.h.setOptionValue("random_seed", int(self.options.seed))
+        self.h.setOptionValue("threads", int(self.options.threads))
+        self.maximize = maximize
+        if maximize:
+            self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self._solved_once = False
+
+    @property
+    def n_cols(self) -> int:
+        return self.h.getNumCol()
+
+    @property
+    def n_rows(self) -> int:
+        return self.h.getNumRow()
+
+    def add_rows(self, lower: Sequence[float], upper: Sequence[float]) -> np.ndarray:
+        """Add empty rows ``lower <= . <= upper`` (columns fill them); return their indices."""
+        lo = np.array([_bound(v) for v in lower], dtype=float)
+        up = np.array([_bound(v) for v in upper], dtype=float)
+        start = self.n_rows
+        self.h.addRows(len(lo), lo, up, 0, np.zeros(0, dtype=np.int32),
+                       np.zeros(0, dtype=np.int32), np.zeros(0))
+        return np.arange(start, start + len(lo))
+
+    def add_columns(self, cost: Sequence[float], lower: Sequence[float], upper: Sequence[float],
+                    rows: Sequence[Sequence[int]], values: Sequence[Sequence[float]]) -> np.ndarray:
+        """Add columns (cost, bounds, sparse entries per column); return their indices."""
+        n = len(cost)
+        starts = np.zeros(n, dtype=np.int32)
+        idx: list[np.ndarray] = []
+        val: list[np.ndarray] = []
+        pos = 0
+        for j in range(n):
+            starts[j] = pos
+            idx.append(np.asarray(rows[j], dtype=np.int32))
+            val.append(np.asarray(values[j], dtype=float))
+            pos += len(idx[-1])
+        first = self.n_cols
+        self.h.addCols(n, np.asarray(cost, dtype=float),
+                       np.array([_bound(v) for v in lower], dtype=float),
+                       np.array([_bound(v) for v in upper], dtype=float), pos, starts,
+                       np.concatenate(idx) if idx else np.zeros(0, dtype=np.int32),
+                       np.concatenate(val) if val else np.zeros(0))
+        return np.arange(first, first + n)
+
+    def set_integer(self, cols: Sequence[int], integer: bool = True) -> None:
+        cols = np.asarray(cols, dtype=np.int32)
+        kind = highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous
+        self.h.changeColsIntegrality(len(cols), cols, np.array([kind] * len(cols)))
+
+    def set_start(self, values: np.ndarray) -> None:
+        """Warm start for a MIP (a full column vector)."""
+        sol = highspy.HighsSolution()
+        sol.col_value = list(map(float, values))
+        sol.value_valid = True
+        self.h.setSolution(sol)
+
+    def solve(self, time_limit: float | None = None, mip_gap: float | None = None) -> SolveResult:
+        """Solve; returns primal values, row duals (``stats['duals']``) for LPs, and the bound."""
+        limit = time_limit if time_limit is not None else self.options.time_limit
+        self.h.setOptionValue("time_limit", float(limit) if limit is not None else _INF)
+        gap = self.options.mip_gap if mip_gap is None else mip_gap
+        self.h.setOptionValue("mip_rel_gap", float(gap))
+        # primal simplex after column additions (solvers.md), dual simplex for the first solve
+        self.h.setOptionValue("simplex_strategy", 4 if self._solved_once else 1)
+        t0 = time.perf_counter()
+        self.h.run()
+        seconds = time.perf_counter() - t0
+        self._solved_once = True
+        raw = self.h.modelStatusToString(self.h.getModelStatus())
+        status = _STATUS.get(raw, raw)
+        info = self.h.getInfo()
+        sol = self.h.getSolution()
+        has_values = bool(sol.value_valid)
+        values = np.asarray(sol.col_value, dtype=float) if has_values else None
+        objective = float(info.objective_function_value) if has_values else None
+        is_mip = info.mip_node_count >= 0 and self._has_integers()
+        if is_mip:
+            bound = float(info.mip_dual_bound)
+            nodes = int(info.mip_node_count)
+        else:
+            bound = objective if status == "optimal" else None
+            nodes = 0
+        stats = {}
+        if not is_mip and sol.dual_valid:
+            stats["duals"] = np.asarray(sol.row_dual, dtype=float)
+            stats["reduced_costs"] = np.asarray(sol.col_dual, dtype=float)
+        if values is None and status == "time_limit":
+            status = "no_solution"
+        return SolveResult(status, objective, bound, seconds, nodes, values, stats)
+
+    def _has_integers(self) -> bool:
+        lp = self.h.getLp()
+        return any(v != highspy.HighsVarType.kContinuous for v in lp.integrality_)
