@@ -8,7 +8,9 @@ BendersOCTClassifier(penalty="leaves") for each variant:
     base        BendOCT of §4 (CART warm start)
     polish      + solution polishing (§5.2)
     pathbound   + path-bound cutting planes (§5.4)
-    accel       + both
+    strengthened  + strengthened Benders cuts (§5.1)
+    accel       polishing + path-bound cuts (the paper's best set has no strengthened cuts)
+    accel+sc    all three
 
 Usage:
     python bench/accel_bendoct.py --quick
@@ -35,7 +37,9 @@ VARIANTS = {
     "base": {},
     "polish": {"polishing": True},
     "pathbound": {"path_bound_cuts": True},
+    "strengthened": {"strengthened_cuts": True},
     "accel": {"polishing": True, "path_bound_cuts": True},
+    "accel+sc": {"polishing": True, "path_bound_cuts": True, "strengthened_cuts": True},
 }
 PAPER_LAMS = [0.08, 0.06, 0.04, 0.02, 0.01, 0.008, 0.006, 0.004, 0.002, 0.001, 0.0008, 0.0006,
               0.0004, 0.0002, 0.0001]

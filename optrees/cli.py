@@ -83,9 +83,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
         kwargs["penalty"] = args.penalty
         kwargs["polishing"] = args.polishing
         kwargs["path_bound_cuts"] = args.path_bound_cuts
-    elif args.penalty != "splits" or args.polishing or args.path_bound_cuts:
+        kwargs["strengthened_cuts"] = args.strengthened_cuts
+    elif (args.penalty != "splits" or args.polishing or args.path_bound_cuts
+          or args.strengthened_cuts):
         raise OptreesInputError(
-            "--penalty leaves, --polishing and --path-bound-cuts need --method benders"
+            "--penalty leaves and the acceleration switches need --method benders"
         )
     elif args.method == "flow":
         kwargs["strengthen"] = args.strengthen
@@ -146,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="benders, --penalty leaves: D2S solution polishing (accel. §5.2)")
     fit.add_argument("--path-bound-cuts", action="store_true",
                      help="benders, --penalty leaves: D2S path-bound cuts (accel. §5.4)")
+    fit.add_argument("--strengthened-cuts", action="store_true",
+                     help="benders, --penalty leaves: strengthened Benders cuts (accel. §5.1)")
     fit.add_argument("--no-warm-start", action="store_true")
     fit.add_argument("--verbose", action="store_true")
     fit.add_argument("--out", help="write the fitted model as JSON")

@@ -24,19 +24,24 @@ def _instances(count: int, seed: int):
 
 
 CASES = list(_instances(24, seed=31))
-SWITCHES = [(True, False), (False, True), (True, True)]
+SWITCHES = [  # (polishing, path-bound cuts, strengthened cuts)
+    (True, False, False), (False, True, False), (False, False, True), (True, True, False),
+    (True, True, True),
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"inst{c[0]}" for c in CASES])
 def test_every_switch_keeps_the_optimum(case):
     t, X, y, depth, lam = case
     best = exhaustive_objective(X, y, len(np.unique(y)), depth, lam, penalty="leaves")
-    for polishing, path_bound in SWITCHES:
+    for polishing, path_bound, strengthened in SWITCHES:
         est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
                                    polishing=polishing, path_bound_cuts=path_bound,
+                                   strengthened_cuts=strengthened,
                                    warm_start=t % 2 == 0).fit(X, y)
         assert est.status_ == "optimal"
-        assert est.objective_ == pytest.approx(best, abs=1e-9), (polishing, path_bound)
+        assert est.objective_ == pytest.approx(best, abs=1e-9), (polishing, path_bound,
+                                                                 strengthened)
         assert np.mean(est.predict(X) == y) - lam * est.tree_.n_leaves == pytest.approx(best)
 
 

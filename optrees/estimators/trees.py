@@ -178,8 +178,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     ``penalty="splits"`` (default) maximizes (1 - lam) * correct - lam * splits as in
     flowoct-benders.txt; ``penalty="leaves"`` maximizes accuracy - lam * leaves, the BendOCT
     model of accelerated-bendoct.txt (§4); ``objective_`` is reported in the chosen units.
-    With the leaf penalty, ``polishing`` (§5.2) and ``path_bound_cuts`` (§5.4) switch on the
-    D2S-based acceleration techniques.
+    With the leaf penalty, ``polishing`` (§5.2), ``path_bound_cuts`` (§5.4) and
+    ``strengthened_cuts`` (§5.1) switch on the acceleration techniques.
 
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
@@ -199,6 +199,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         penalty: str = "splits",
         polishing: bool = False,
         path_bound_cuts: bool = False,
+        strengthened_cuts: bool = False,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking)
@@ -206,13 +207,16 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.penalty = penalty
         self.polishing = polishing
         self.path_bound_cuts = path_bound_cuts
+        self.strengthened_cuts = strengthened_cuts
 
     def _penalty(self) -> str:
         if self.penalty not in ("splits", "leaves"):
             raise OptreesInputError(f"penalty must be 'splits' or 'leaves', got {self.penalty!r}")
-        if (self.polishing or self.path_bound_cuts) and self.penalty != "leaves":
+        if (self.polishing or self.path_bound_cuts or self.strengthened_cuts) and \
+                self.penalty != "leaves":
             raise OptreesInputError(
-                "polishing and path_bound_cuts need penalty='leaves' (accelerated BendOCT)"
+                "polishing, path_bound_cuts and strengthened_cuts need penalty='leaves' "
+                "(accelerated BendOCT)"
             )
         return self.penalty
 
@@ -220,4 +224,5 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         return BendersOCT(problem, fractional_cuts=bool(self.fractional_cuts),
                           symmetry_breaking=bool(self.symmetry_breaking),
                           polishing=bool(self.polishing),
-                          path_bound_cuts=bool(self.path_bound_cuts))
+                          path_bound_cuts=bool(self.path_bound_cuts),
+                          strengthened_cuts=bool(self.strengthened_cuts))

@@ -66,9 +66,10 @@ class BendersCuts:
         self.tol = 1e-6
         self.min_violation = min_violation
         self.max_fractional = max_fractional_cuts
-        self.seen: set[tuple[int, bytes]] = set()
+        self.seen: set[tuple] = set()
         self.n_integer_cuts = 0
         self.n_fractional_cuts = 0
+        self.n_strengthened = 0
 
     def _split(self, x: np.ndarray):
         o = self.o
@@ -97,14 +98,22 @@ class BendersCuts:
             viol = viol[np.argsort(-slack[viol])[: self.max_fractional]]
         P = self.cut.source_side(S[viol], cl[viol], cr[viol])
         keys = np.packbits(P, axis=1)
+        first_terminal = 2**self.o.p.depth
         out = []
         for j, v in enumerate(viol):
             i = int(rows[v])
-            key = (i, keys[j].tobytes())
+            sibling = None
+            if integral and self.o.strengthened_cuts:
+                deepest = int(np.flatnonzero(P[j])[-1]) + 1
+                # §5.1: the sample ends in a terminal node whose sibling misclassifies it too
+                if deepest >= first_terminal and w[(deepest ^ 1) - 1, self.o.p.y[i]] < 0.5:
+                    sibling = deepest ^ 1
+            key = (i, keys[j].tobytes(), sibling)
             if key in self.seen:
                 continue
             self.seen.add(key)
-            out.append(self.o.cut_row(i, P[j]))
+            self.n_strengthened += sibling is not None
+            out.append(self.o.cut_row(i, P[j], sibling))
         if integral:
             self.n_integer_cuts += len(out)
         else:
@@ -117,20 +126,22 @@ class BendersOCT(TreeFormulation):
 
     def __init__(self, problem: TreeProblem, fractional_cuts: bool = False,
                  symmetry_breaking: bool = True, polishing: bool = False,
-                 path_bound_cuts: bool = False) -> None:
+                 path_bound_cuts: bool = False, strengthened_cuts: bool = False) -> None:
         super().__init__(problem, symmetry_breaking)
+        self.strengthened_cuts = strengthened_cuts
         self.fractional_cuts = fractional_cuts
         self.polishing = polishing
         self.path_bound_cuts = path_bound_cuts
-        if (polishing or path_bound_cuts) and not self.leaf_model:
-            raise ValueError("polishing and path-bound cuts need the leaf-penalty model")
+        if (polishing or path_bound_cuts or strengthened_cuts) and not self.leaf_model:
+            raise ValueError("the acceleration techniques need the leaf-penalty model")
         self.cache = SubtreeCache(problem) if polishing or path_bound_cuts else None
         self.path_cuts = None
 
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         p = self.p
         # split model: b, w with (8.3), (8.4), (8.6), (8.7); leaf model: (3b)-(3g), w relaxed
-        self.add_tree_structure(m, binary_labels=not self.leaf_model)
+        # except with the strengthened cuts (§5.1: fractional labels would beat binary ones)
+        self.add_tree_structure(m, binary_labels=not self.leaf_model or self.strengthened_cuts)
         # g_i (theta_i in accelerated-bendoct.txt): sample i classified correctly      (8.5)
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
         self.lazy = BendersCuts(self)
@@ -155,22 +166,27 @@ class BendersOCT(TreeFormulation):
             return []
         return [self.start_values(tree)]
 
-    def cut_row(self, i: int, P: np.ndarray) -> Row:
-        """Cut (8.2) for sample i: g_i <= sum of the capacities of arcs leaving source side P."""
+    def cut_row(self, i: int, P: np.ndarray, sibling: int | None = None) -> Row:
+        """Cut (8.2) for sample i: g_i <= sum of the capacities of arcs leaving source side P.
+
+        With ``sibling`` (strengthened cut (12) of accelerated-bendoct.txt §5.1) the arc into
+        that terminal node and its label w_{y_i} both get coefficient 1/2.
+        """
         p = self.p
         xi = p.X[i]
-        ids = [np.array([self.g[i]])]
+        terms = [(np.array([self.g[i]]), -1.0)]
         nodes = np.flatnonzero(P) + 1
-        ids.append(self.w[nodes - 1, p.y[i]])  # sink arcs n -> t of source-side nodes
+        terms.append((self.w[nodes - 1, p.y[i]], 1.0))  # sink arcs n -> t of source-side nodes
         for n in nodes[nodes <= p.n_internal]:
-            if not P[2 * n - 1]:  # left arc cut: capacity sum_{f: x_if = 0} b_nf
-                ids.append(self.b[n - 1, xi == 0])
-            if not P[2 * n]:  # right arc cut: capacity sum_{f: x_if = 1} b_nf
-                ids.append(self.b[n - 1, xi == 1])
-        all_ids = np.concatenate(ids)
-        coefs = -np.ones(len(all_ids))
-        coefs[0] = 1.0
-        return Row(all_ids, coefs, rhs=0.0)
+            for child, side in ((2 * n, 0), (2 * n + 1, 1)):
+                if not P[child - 1]:  # arc n -> child cut: sum_{f: x_if = side} b_nf
+                    weight = 0.5 if child == sibling else 1.0
+                    terms.append((self.b[n - 1, xi == side], weight))
+        if sibling is not None:
+            terms.append((np.array([self.w[sibling - 1, p.y[i]]]), 0.5))
+        ids = np.concatenate([t[0] for t in terms])
+        coefs = -np.concatenate([np.full(len(t[0]), t[1]) for t in terms])
+        return Row(ids, coefs, rhs=0.0)
 
     # ------------------------------------------------------------------ solutions
     def start_values(self, tree: HeapTree) -> np.ndarray:
@@ -185,6 +201,8 @@ class BendersOCT(TreeFormulation):
     def stats(self) -> dict:
         out = {"integer_cuts": self.lazy.n_integer_cuts,
                "fractional_cuts": self.lazy.n_fractional_cuts}
+        if self.strengthened_cuts:
+            out["strengthened_cuts"] = self.lazy.n_strengthened
         if self.path_cuts is not None:
             out["path_bound_cuts"] = self.path_cuts.n_cuts
         if self.cache is not None:
