@@ -9,8 +9,9 @@ BendersOCTClassifier(penalty="leaves") for each variant:
     polish      + solution polishing (§5.2)
     pathbound   + path-bound cutting planes (§5.4)
     strengthened  + strengthened Benders cuts (§5.1)
-    accel       polishing + path-bound cuts (the paper's best set has no strengthened cuts)
-    accel+sc    all three
+    eqp         + EQP inequalities (§5.3; recursive, disaggregated, group selection)
+    accel       polishing + path-bound cuts + EQP: the paper's best set (= BendOCTClassifier)
+    accel+sc    all four
 
 Usage:
     python bench/accel_bendoct.py --quick
@@ -38,8 +39,10 @@ VARIANTS = {
     "polish": {"polishing": True},
     "pathbound": {"path_bound_cuts": True},
     "strengthened": {"strengthened_cuts": True},
-    "accel": {"polishing": True, "path_bound_cuts": True},
-    "accel+sc": {"polishing": True, "path_bound_cuts": True, "strengthened_cuts": True},
+    "eqp": {"eqp": "recursive-group"},
+    "accel": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group"},
+    "accel+sc": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group",
+                 "strengthened_cuts": True},
 }
 PAPER_LAMS = [0.08, 0.06, 0.04, 0.02, 0.01, 0.008, 0.006, 0.004, 0.002, 0.001, 0.0008, 0.0006,
               0.0004, 0.0002, 0.0001]

@@ -3,13 +3,19 @@
 from ._validation import OptreesInputError
 from .binarize import Binarizer
 from .datasets import list_datasets, load_dataset
-from .estimators import BendersOCTClassifier, FlowOCTClassifier, TimeLimitWarning
+from .estimators import (
+    BendersOCTClassifier,
+    BendOCTClassifier,
+    FlowOCTClassifier,
+    TimeLimitWarning,
+)
 from .io import load_model, save_model
 from .models.binary_tree import BinaryTree
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BendOCTClassifier",
     "BendersOCTClassifier",
     "Binarizer",
     "BinaryTree",

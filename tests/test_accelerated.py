@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 from oracles import exhaustive_objective
 
-from optrees import BendersOCTClassifier, OptreesInputError, load_dataset
+from optrees import BendersOCTClassifier, BendOCTClassifier, OptreesInputError, load_dataset
 from optrees.binarize import Binarizer
+from optrees.trees.accel.eqp import eqp_sets
 from optrees.trees.accel.subtrees import SubtreeCache, polish
 from optrees.trees.problem import HeapTree, TreeProblem
 
@@ -24,9 +25,10 @@ def _instances(count: int, seed: int):
 
 
 CASES = list(_instances(24, seed=31))
-SWITCHES = [  # (polishing, path-bound cuts, strengthened cuts)
-    (True, False, False), (False, True, False), (False, False, True), (True, True, False),
-    (True, True, True),
+SWITCHES = [  # (polishing, path-bound cuts, strengthened cuts, EQP variant)
+    (True, False, False, None), (False, True, False, None), (False, False, True, None),
+    (False, False, False, "basic-basic"), (False, False, False, "recursive-group"),
+    (True, True, False, "recursive-group"), (True, True, True, "basic-group"),
 ]
 
 
@@ -34,14 +36,14 @@ SWITCHES = [  # (polishing, path-bound cuts, strengthened cuts)
 def test_every_switch_keeps_the_optimum(case):
     t, X, y, depth, lam = case
     best = exhaustive_objective(X, y, len(np.unique(y)), depth, lam, penalty="leaves")
-    for polishing, path_bound, strengthened in SWITCHES:
+    for polishing, path_bound, strengthened, eqp in SWITCHES:
         est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
                                    polishing=polishing, path_bound_cuts=path_bound,
-                                   strengthened_cuts=strengthened,
+                                   strengthened_cuts=strengthened, eqp=eqp,
                                    warm_start=t % 2 == 0).fit(X, y)
         assert est.status_ == "optimal"
         assert est.objective_ == pytest.approx(best, abs=1e-9), (polishing, path_bound,
-                                                                 strengthened)
+                                                                 strengthened, eqp)
         assert np.mean(est.predict(X) == y) - lam * est.tree_.n_leaves == pytest.approx(best)
 
 
@@ -68,6 +70,35 @@ def test_polishing_never_worsens_and_uses_the_cache():
         tree = HeapTree(rng.integers(-1, 6, 7), rng.integers(0, 2, 15))
         assert polish(problem, tree, cache).objective(problem) >= tree.objective(problem) - 1e-12
     assert cache.hits > 0
+
+
+def test_eqp_sets_are_genuine():
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 2, (80, 5))
+    y = rng.integers(0, 3, 80)
+    problem = TreeProblem(X, y, 3, 3, 0.01, "leaves")
+    sets = eqp_sets(problem, max_split=2)
+    assert sets
+    for J in sets:  # agree outside F*, carry at least two classes
+        outside = np.setdiff1d(np.arange(5), J.split_set)
+        assert (X[J.samples][:, outside] == X[J.samples[0], outside]).all()
+        assert len(np.unique(y[J.samples])) >= 2
+        assert len(J.split_set) <= 2
+
+
+def test_bendoct_defaults_match_pystreed():
+    pystreed = pytest.importorskip("pystreed")
+    X, y = load_dataset("monk1")
+    Xb = Binarizer().fit_transform(X).astype(int)
+    y_idx = np.unique(y, return_inverse=True)[1]
+    lam = 0.02
+    ref = pystreed.STreeDClassifier(max_depth=3, optimization_task="cost-complex-accuracy",
+                                    cost_complexity=lam).fit(Xb, y_idx)
+    ref_obj = np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
+    est = BendOCTClassifier(depth=3, lam=lam, binarizer=None, time_limit=120).fit(Xb, y_idx)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)
+    assert est.stats_["eqp_sets"] > 0
 
 
 def test_matches_pystreed_on_real_data():

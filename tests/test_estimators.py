@@ -16,13 +16,14 @@ from sklearn.utils.estimator_checks import (
 
 from optrees import (
     BendersOCTClassifier,
+    BendOCTClassifier,
     FlowOCTClassifier,
     OptreesInputError,
     TimeLimitWarning,
     load_dataset,
 )
 
-ESTIMATORS = [BendersOCTClassifier, FlowOCTClassifier]
+ESTIMATORS = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]
 
 
 def _small():
@@ -112,7 +113,11 @@ def test_raw_dataframe_end_to_end_and_determinism(cls):
     assert np.array_equal(a.classes_[proba.argmax(axis=1)], a.predict(X))
     text = a.tree_.export_text()
     assert "a5 = 1" in text or "a1" in text  # literal names of the raw columns
-    assert a.score(X, y) == pytest.approx(a.objective_ / len(y))
+    if getattr(a, "penalty", "splits") == "leaves":
+        expected = a.score(X, y) - a.lam * a.tree_.n_leaves
+    else:
+        expected = ((1 - a.lam) * a.score(X, y) * len(y) - a.lam * a.tree_.n_splits)
+    assert a.objective_ == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
@@ -124,7 +129,8 @@ def test_sklearn_conventions(cls):
     check_set_params(name, cls())
 
 
-@pytest.mark.parametrize("cls,limit", [(BendersOCTClassifier, 4.0), (FlowOCTClassifier, 4.0)])
+@pytest.mark.parametrize("cls,limit", [(BendersOCTClassifier, 4.0), (FlowOCTClassifier, 4.0),
+                                       (BendOCTClassifier, 4.0)])
 def test_time_limit_is_honoured_and_returns_a_tree(cls, limit):
     X, y = load_dataset("kr-vs-kp")
     start = time.perf_counter()

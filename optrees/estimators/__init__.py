@@ -1,6 +1,8 @@
 """scikit-learn estimators, one module per family of methods."""
 
 from ._base import TimeLimitWarning
-from .trees import BendersOCTClassifier, FlowOCTClassifier
+from .trees import BendersOCTClassifier, BendOCTClassifier, FlowOCTClassifier
 
-__all__ = ["BendersOCTClassifier", "FlowOCTClassifier", "TimeLimitWarning"]
+__all__ = [
+    "BendOCTClassifier", "BendersOCTClassifier", "FlowOCTClassifier", "TimeLimitWarning"
+]

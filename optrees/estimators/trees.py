@@ -172,14 +172,19 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
                        symmetry_breaking=bool(self.symmetry_breaking))
 
 
+EQP_VARIANTS = ("basic-basic", "basic-group", "recursive-basic", "recursive-group")
+
+
 class BendersOCTClassifier(_OptimalTreeClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (eq. 8, Prop. 1).
 
     ``penalty="splits"`` (default) maximizes (1 - lam) * correct - lam * splits as in
     flowoct-benders.txt; ``penalty="leaves"`` maximizes accuracy - lam * leaves, the BendOCT
     model of accelerated-bendoct.txt (§4); ``objective_`` is reported in the chosen units.
-    With the leaf penalty, ``polishing`` (§5.2), ``path_bound_cuts`` (§5.4) and
-    ``strengthened_cuts`` (§5.1) switch on the acceleration techniques.
+    With the leaf penalty the acceleration techniques of accelerated-bendoct.txt can be
+    switched on one by one: ``strengthened_cuts`` (§5.1), ``polishing`` (§5.2), ``eqp``
+    (§5.3: "H-G" with H in basic/recursive, G in basic/group; ``eqp_max_split`` = max |F*|)
+    and ``path_bound_cuts`` (§5.4).  :class:`BendOCTClassifier` has them on by default.
 
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
@@ -200,6 +205,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         polishing: bool = False,
         path_bound_cuts: bool = False,
         strengthened_cuts: bool = False,
+        eqp: str | None = None,
+        eqp_max_split: int = 2,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking)
@@ -208,15 +215,25 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.polishing = polishing
         self.path_bound_cuts = path_bound_cuts
         self.strengthened_cuts = strengthened_cuts
+        self.eqp = eqp
+        self.eqp_max_split = eqp_max_split
+
+    def _accelerated(self) -> bool:
+        return bool(self.polishing or self.path_bound_cuts or self.strengthened_cuts or self.eqp)
 
     def _penalty(self) -> str:
         if self.penalty not in ("splits", "leaves"):
             raise OptreesInputError(f"penalty must be 'splits' or 'leaves', got {self.penalty!r}")
-        if (self.polishing or self.path_bound_cuts or self.strengthened_cuts) and \
-                self.penalty != "leaves":
+        if self._accelerated() and self.penalty != "leaves":
             raise OptreesInputError(
-                "polishing, path_bound_cuts and strengthened_cuts need penalty='leaves' "
+                "polishing, path_bound_cuts, strengthened_cuts and eqp need penalty='leaves' "
                 "(accelerated BendOCT)"
+            )
+        if self.eqp is not None and self.eqp not in EQP_VARIANTS:
+            raise OptreesInputError(f"eqp must be None or one of {EQP_VARIANTS}, got {self.eqp!r}")
+        if not isinstance(self.eqp_max_split, int) or not 0 <= self.eqp_max_split <= 3:
+            raise OptreesInputError(
+                f"eqp_max_split must be an integer in 0..3, got {self.eqp_max_split!r}"
             )
         return self.penalty
 
@@ -225,4 +242,46 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
                           symmetry_breaking=bool(self.symmetry_breaking),
                           polishing=bool(self.polishing),
                           path_bound_cuts=bool(self.path_bound_cuts),
-                          strengthened_cuts=bool(self.strengthened_cuts))
+                          strengthened_cuts=bool(self.strengthened_cuts),
+                          eqp=self.eqp, eqp_max_split=self.eqp_max_split)
+
+
+class BendOCTClassifier(BendersOCTClassifier):
+    """Accelerated BendOCT (accelerated-bendoct.txt): accuracy - lam * leaves, with the
+    paper's best configuration on by default: path-bound cuts, EQP inequalities (recursive,
+    disaggregated, group selection, |F*| <= 2), solution polishing; strengthened cuts off.
+    Every switch can be turned off for ablation; the optimum does not change.
+    """
+
+    # fixed for this estimator (class attributes, so they are not constructor parameters)
+    penalty = "leaves"
+    symmetry_breaking = True
+    fractional_cuts = False
+
+    def __init__(
+        self,
+        depth: int = 3,
+        lam: float = 0.01,
+        time_limit: float | None = 60.0,
+        binarizer: Any = "auto",
+        warm_start: bool = True,
+        random_state: int | None = None,
+        verbose: bool = False,
+        polishing: bool = True,
+        path_bound_cuts: bool = True,
+        strengthened_cuts: bool = False,
+        eqp: str | None = "recursive-group",
+        eqp_max_split: int = 2,
+    ) -> None:
+        self.depth = depth
+        self.lam = lam
+        self.time_limit = time_limit
+        self.binarizer = binarizer
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.verbose = verbose
+        self.polishing = polishing
+        self.path_bound_cuts = path_bound_cuts
+        self.strengthened_cuts = strengthened_cuts
+        self.eqp = eqp
+        self.eqp_max_split = eqp_max_split

@@ -12,10 +12,13 @@ In the leaf-penalty model the same cut is (9) (the sample stops at an internal l
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..solvers.base import Row
 from ..solvers.scip import ScipModel
+from .accel.eqp import EqpInequalities
 from .accel.path_bound import PathBoundCuts
 from .accel.subtrees import SubtreeCache, polish
 from .formulation import TreeFormulation
@@ -126,13 +129,17 @@ class BendersOCT(TreeFormulation):
 
     def __init__(self, problem: TreeProblem, fractional_cuts: bool = False,
                  symmetry_breaking: bool = True, polishing: bool = False,
-                 path_bound_cuts: bool = False, strengthened_cuts: bool = False) -> None:
+                 path_bound_cuts: bool = False, strengthened_cuts: bool = False,
+                 eqp: str | None = None, eqp_max_split: int = 2) -> None:
         super().__init__(problem, symmetry_breaking)
         self.strengthened_cuts = strengthened_cuts
+        self.eqp = eqp  # None, or "H-G" with H in {basic, recursive} and G in {basic, group}
+        self.eqp_max_split = eqp_max_split
+        self.eqp_rows = None
         self.fractional_cuts = fractional_cuts
         self.polishing = polishing
         self.path_bound_cuts = path_bound_cuts
-        if (polishing or path_bound_cuts or strengthened_cuts) and not self.leaf_model:
+        if (polishing or path_bound_cuts or strengthened_cuts or eqp) and not self.leaf_model:
             raise ValueError("the acceleration techniques need the leaf-penalty model")
         self.cache = SubtreeCache(problem) if polishing or path_bound_cuts else None
         self.path_cuts = None
@@ -146,6 +153,11 @@ class BendersOCT(TreeFormulation):
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
         self.lazy = BendersCuts(self)
         m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
+        if self.eqp:  # accelerated-bendoct.txt §5.3, with at most 1/4 of the time left
+            h, g = self.eqp.split("-")
+            self.eqp_rows = EqpInequalities(self, h, g, self.eqp_max_split)
+            now = time.perf_counter()
+            self.eqp_rows.add(m, None if deadline is None else now + 0.25 * (deadline - now))
         if self.path_bound_cuts:  # accelerated-bendoct.txt §5.4
             self.path_cuts = PathBoundCuts(self, self.cache)
             m.add_separator(self.path_cuts.separate, "pathbound", permanent=True)
@@ -205,6 +217,9 @@ class BendersOCT(TreeFormulation):
             out["strengthened_cuts"] = self.lazy.n_strengthened
         if self.path_cuts is not None:
             out["path_bound_cuts"] = self.path_cuts.n_cuts
+        if self.eqp_rows is not None:
+            out["eqp_sets"] = self.eqp_rows.n_sets
+            out["eqp_sets_found"] = self.eqp_rows.n_found
         if self.cache is not None:
             out["d2s_calls"], out["d2s_cache_hits"] = self.cache.calls, self.cache.hits
         return out
