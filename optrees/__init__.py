@@ -1,5 +1,6 @@
 """optrees: interpretable classifiers (optimal trees, rule sets) by mathematical optimization."""
 
+from . import metrics
 from ._validation import OptreesInputError
 from .binarize import Binarizer
 from .datasets import list_datasets, load_dataset
@@ -7,10 +8,12 @@ from .estimators import (
     BendersOCTClassifier,
     BendOCTClassifier,
     FlowOCTClassifier,
+    RUGClassifier,
     TimeLimitWarning,
 )
 from .io import load_model, save_model
 from .models.binary_tree import BinaryTree
+from .models.rule_set import RuleSet
 
 __version__ = "0.1.0"
 
@@ -21,9 +24,12 @@ __all__ = [
     "BinaryTree",
     "FlowOCTClassifier",
     "OptreesInputError",
+    "RUGClassifier",
+    "RuleSet",
     "TimeLimitWarning",
     "list_datasets",
     "load_dataset",
     "load_model",
+    "metrics",
     "save_model",
 ]

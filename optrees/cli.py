@@ -11,13 +11,14 @@ from collections.abc import Sequence
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from . import metrics
 from ._validation import OptreesInputError
 from .binarize import Binarizer
 from .datasets import list_datasets, load_dataset
-from .estimators import BendersOCTClassifier, FlowOCTClassifier, TimeLimitWarning
+from .estimators import BendersOCTClassifier, FlowOCTClassifier, RUGClassifier, TimeLimitWarning
 from .io import load_model, save_model
 
-METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier}
+METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier, "rug": RUGClassifier}
 
 
 def _report(est, X_train, y_train, X_test=None, y_test=None) -> None:
@@ -74,6 +75,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
         )
     else:
         X_tr, y_tr, X_te, y_te = X, y, None, None
+    if args.method == "rug":
+        return _fit_rug(args, X_tr, y_tr, X_te, y_te)
+    if args.fairness or args.sensitive:
+        raise OptreesInputError("--fairness and --sensitive need --method rug")
     binarizer = Binarizer(numeric=args.numeric, n_bins=args.bins)
     kwargs = dict(depth=args.depth, lam=args.lam, time_limit=args.time_limit,
                   binarizer=binarizer, random_state=args.seed, verbose=args.verbose,
@@ -96,6 +101,35 @@ def cmd_fit(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore", TimeLimitWarning)
         est.fit(X_tr, y_tr)
     _report(est, X_tr, y_tr, X_te, y_te)
+    if args.out:
+        save_model(est, args.out)
+        print(f"model written to {args.out}")
+    return 0
+
+
+def _fit_rug(args, X_tr, y_tr, X_te, y_te) -> int:
+    """RUG / FairRUG: print the rules, interpretability metrics and fairness scores."""
+    est = RUGClassifier(max_depth=args.depth, pen_par=args.pen_par,
+                        max_rmp_calls=args.max_rmp_calls, threshold=args.threshold,
+                        time_limit=args.time_limit, random_state=args.seed,
+                        fairness=args.fairness, epsilon=args.epsilon, sensitive=args.sensitive)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est.fit(X_tr, y_tr)
+    print(est.export_text())
+    print()
+    print(f"status          : {est.status_}  ({est.n_rmp_calls_} master LPs, "
+          f"{est.fit_seconds_:.2f}s)")
+    parts = [("train", X_tr, y_tr)] + ([("test", X_te, y_te)] if X_te is not None else [])
+    for name, X, y in parts:
+        print(f"{name} accuracy  : {est.score(X, y):.4f}  (n={len(y)})")
+        info = metrics.interpretability(est, X)
+        print("                  " + "  ".join(f"{k} {v:.2f}" for k, v in info.items()))
+        if args.sensitive is not None:
+            pred, groups = est.predict(X), X[args.sensitive].to_numpy()
+            print(f"                  DMC {metrics.dmc_score(y, pred, groups):.3f}  "
+                  f"ODM {metrics.odm_score(y, pred, groups):.3f}  "
+                  f"EOP {metrics.eop_score(y, pred, groups):.3f}")
     if args.out:
         save_model(est, args.out)
         print(f"model written to {args.out}")
@@ -151,6 +185,14 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--strengthened-cuts", action="store_true",
                      help="benders, --penalty leaves: strengthened Benders cuts (accel. §5.1)")
     fit.add_argument("--no-warm-start", action="store_true")
+    rug = fit.add_argument_group("rug (rule generation; --depth is the pricing-tree depth)")
+    rug.add_argument("--pen-par", type=float, default=1.0, help="weight of the rule costs")
+    rug.add_argument("--max-rmp-calls", type=int, default=10)
+    rug.add_argument("--threshold", type=float, default=0.05,
+                     help="drop rules lighter than threshold * largest weight")
+    rug.add_argument("--fairness", choices=["dmc", "odm", "eop"], default=None)
+    rug.add_argument("--sensitive", default=None, help="sensitive attribute column")
+    rug.add_argument("--epsilon", type=float, default=0.025, help="fairness cap")
     fit.add_argument("--verbose", action="store_true")
     fit.add_argument("--out", help="write the fitted model as JSON")
     pred = sub.add_parser("predict", help="predict a CSV with a saved model")

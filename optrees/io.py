@@ -12,12 +12,18 @@ import pandas as pd
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .binarize import BinaryLiteral
 from .models.binary_tree import BinaryTree
+from .models.rule_set import RuleSet
 
 FORMAT = "optrees-model-1"
 
 
 def model_to_dict(estimator: Any) -> dict[str, Any]:
-    """JSON-ready description of a fitted tree estimator: tree, binary literals, fit summary."""
+    """JSON-ready description of a fitted estimator: model, binary literals, fit summary."""
+    if hasattr(estimator, "rules_"):  # rule sets predict on raw columns directly
+        return {"format": FORMAT, "estimator": type(estimator).__name__,
+                "rules": estimator.rules_.to_dict(),
+                "fit": {"objective": _plain(estimator.objective_),
+                        "status": estimator.status_, "seconds": estimator.fit_seconds_}}
     literals = None
     if getattr(estimator, "binarizer_", None) is not None:
         literals = [
@@ -58,8 +64,6 @@ class LoadedTreeModel:
     """A tree read from JSON: predicts on raw tables with the same columns as at fit time."""
 
     def __init__(self, data: dict[str, Any]) -> None:
-        if data.get("format") != FORMAT:
-            raise OptreesInputError("not an optrees model file (missing or unknown 'format')")
         self.data = data
         self.tree = BinaryTree.from_dict(data["tree"])
         self.columns = data.get("columns")
@@ -92,7 +96,7 @@ def _select(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     return df[columns]
 
 
-def load_model(path: str | Path) -> LoadedTreeModel:
+def load_model(path: str | Path) -> LoadedTreeModel | RuleSet:
     """Read a model written by :func:`save_model`; clear error for unreadable files."""
     try:
         data = json.loads(Path(path).read_text())
@@ -100,9 +104,11 @@ def load_model(path: str | Path) -> LoadedTreeModel:
         raise OptreesInputError(f"model file not found: {path}") from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise OptreesInputError(f"cannot read model file {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise OptreesInputError(f"{path} is not an optrees model file")
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise OptreesInputError(f"{path} is not an optrees model file (unknown 'format')")
     try:
+        if "rules" in data:
+            return RuleSet.from_dict(data["rules"])
         return LoadedTreeModel(data)
     except (KeyError, TypeError, ValueError) as exc:
         raise OptreesInputError(f"{path} is not a valid optrees model file: {exc}") from exc

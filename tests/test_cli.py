@@ -53,6 +53,20 @@ def test_accelerated_switches(capsys):
     assert "status          : optimal" in capsys.readouterr().out
 
 
+def test_rug_fit_predict_round_trip(tmp_path, capsys):
+    model = tmp_path / "rules.json"
+    assert main(["fit", "--dataset", "house-votes-84", "--method", "rug", "--depth", "2",
+                 "--time-limit", "30", "--out", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "THEN class" in out and "NoR" in out
+    X, y = load_dataset("house-votes-84")
+    csv = tmp_path / "hv.csv"
+    X.to_csv(csv, index=False)
+    assert main(["predict", "--model", str(model), "--csv", str(csv)]) == 0
+    preds = capsys.readouterr().out.split()[1:]
+    assert len(preds) == len(y) and (pd.Series(preds).to_numpy() == y.to_numpy()).mean() > 0.9
+
+
 def test_missing_target_column(tmp_path, capsys):
     csv = tmp_path / "d.csv"
     pd.DataFrame({"a": [0, 1], "b": [1, 0]}).to_csv(csv, index=False)

@@ -19,11 +19,13 @@ from optrees import (
     BendOCTClassifier,
     FlowOCTClassifier,
     OptreesInputError,
+    RUGClassifier,
     TimeLimitWarning,
     load_dataset,
 )
 
-ESTIMATORS = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]
+ESTIMATORS = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]  # trees
+ALL_ESTIMATORS = [*ESTIMATORS, RUGClassifier]
 
 
 def _small():
@@ -45,7 +47,7 @@ BAD_FIT = [
 ]
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("cls", ALL_ESTIMATORS)
 @pytest.mark.parametrize("case", BAD_FIT, ids=[c[0] for c in BAD_FIT])
 def test_bad_input_is_named(cls, case):
     _, make, message = case
@@ -89,10 +91,11 @@ def test_non_binary_data_without_binarizer(cls):
         cls(binarizer=None).fit(X, y)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("cls", ALL_ESTIMATORS)
 def test_predict_checks_columns(cls):
     X, y = load_dataset("monk3")
-    est = cls(depth=1, time_limit=20).fit(X, y)
+    depth = {"max_depth": 1} if cls is RUGClassifier else {"depth": 1}
+    est = cls(time_limit=20, **depth).fit(X, y)
     with pytest.raises(OptreesInputError):
         est.predict(X.drop(columns=["a1"]))
     with pytest.raises(OptreesInputError, match="missing values"):
@@ -120,7 +123,7 @@ def test_raw_dataframe_end_to_end_and_determinism(cls):
     assert a.objective_ == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("cls", ALL_ESTIMATORS)
 def test_sklearn_conventions(cls):
     name = cls.__name__
     check_parameters_default_constructible(name, cls())

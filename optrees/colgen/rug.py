@@ -1,0 +1,426 @@
+"""RUG / FairRUG: rule generation by column generation (rug-rule-generation.txt, §3).
+
+Master LP (3), with the vector encoding (1) and kappa = (K-1)/K::
+
+    min  lam * sum_j c_j w_j + sum_i v_i
+    s.t. sum_j ahat_ij w_j + v_i >= 1      (beta_i)             i in I
+         w >= 0, v >= 0
+
+where ``ahat_ij = kappa * a_ij * R_j(x_i)' y_i``, which is 1 when rule j covers i and predicts
+its class, ``-1/(K-1)`` when it covers i and predicts another class, 0 when it does not cover i.
+The reduced cost (5) of a rule is ``lam * c_j - sum_i beta_i ahat_ij``.
+
+Pricing (§3.4, proxy PSP): a scikit-learn decision tree of depth ``max_depth`` fitted with
+``sample_weight = beta`` (Lemma 1: beta_i > 0 only for samples with positive slack or on the
+margin); every leaf is a rule (conjunction of the path's conditions on the raw features) and
+every leaf rule with negative reduced cost enters the pool.  A leaf's class is chosen to
+minimize its reduced cost, i.e. the beta-weighted majority class of the samples it covers.
+Any other pricer (e.g. exhaustive enumeration in the tests) can be passed in.
+
+Fairness (§3.5): constraints on the group means of ``v`` -- DMC (11)-(12) per class and pair
+of groups, ODM (15)-(16) per pair of groups, EOP = DMC on the positive class only.  They involve
+only ``v``, so reduced costs keep the form (5) with the new duals.  The LP is always feasible
+(``w = 0, v = 1`` satisfies every cap ``epsilon >= 0``), so an infeasible epsilon cannot occur.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.tree import DecisionTreeClassifier
+
+from .._validation import OptreesInputError
+from ..models.rule_set import Literal, Rule, simplify_literals
+from ..solvers.base import SolverOptions
+from ..solvers.highs import HighsModel
+
+RC_TOL = 1e-9
+
+
+# --------------------------------------------------------------------------- raw data
+class RawColumns:
+    """The raw table, ready for fast literal evaluation and for scikit-learn trees.
+
+    Numeric columns are used as they are; categorical (non-numeric) columns are one-hot
+    encoded for the pricing tree, and a split ``[col = v] <= 0.5`` reads back as ``col != v``.
+    """
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self.names = [str(c) for c in df.columns]
+        self.n = len(df)
+        self.numeric: dict[str, np.ndarray] = {}
+        self.codes: dict[str, np.ndarray] = {}
+        self.categories: dict[str, list] = {}
+        blocks: list[np.ndarray] = []
+        self.encoded: list[tuple[str, str, object]] = []  # per encoded column: (col, kind, value)
+        for name, col in zip(self.names, df.columns, strict=True):
+            s = df[col]
+            if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+                x = s.to_numpy(dtype=float)
+                self.numeric[name] = x
+                blocks.append(x[:, None])
+                self.encoded.append((name, "num", None))
+            else:
+                obj = s.astype(object).to_numpy()
+                cats = list(pd.unique(obj))
+                try:
+                    cats = sorted(cats)
+                except TypeError:
+                    pass
+                index = {c: k for k, c in enumerate(cats)}
+                codes = np.array([index[v] for v in obj], dtype=np.int64)
+                self.codes[name] = codes
+                self.categories[name] = cats
+                onehot = np.zeros((self.n, len(cats)))
+                onehot[np.arange(self.n), codes] = 1.0
+                blocks.append(onehot)
+                for c in cats:
+                    self.encoded.append((name, "cat", c))
+        self.matrix = np.hstack(blocks) if blocks else np.zeros((self.n, 0))
+
+    def evaluate(self, lit: Literal) -> np.ndarray:
+        if lit.op in ("<=", ">"):
+            x = self.numeric[lit.feature]
+            return x <= lit.value if lit.op == "<=" else x > lit.value
+        cats = self.categories[lit.feature]
+        try:
+            code = cats.index(lit.value)
+        except ValueError:
+            eq = np.zeros(self.n, dtype=bool)
+        else:
+            eq = self.codes[lit.feature] == code
+        return eq if lit.op == "==" else ~eq
+
+    def cover(self, literals: Sequence[Literal]) -> np.ndarray:
+        """Indices of the samples satisfying every literal."""
+        mask = np.ones(self.n, dtype=bool)
+        for lit in literals:
+            mask &= self.evaluate(lit)
+        return np.flatnonzero(mask)
+
+    def split_literal(self, j: int, threshold: float, left: bool) -> Literal:
+        name, kind, value = self.encoded[j]
+        if kind == "num":
+            return Literal(name, "<=" if left else ">", float(threshold))
+        return Literal(name, "!=" if left else "==", value)
+
+
+def tree_leaf_rules(tree: DecisionTreeClassifier, raw: RawColumns) -> list[tuple[Literal, ...]]:
+    """The conjunction of conditions on the path to each leaf (redundant conditions dropped)."""
+    t = tree.tree_
+    out: list[tuple[Literal, ...]] = []
+    stack: list[tuple[int, tuple[Literal, ...]]] = [(0, ())]
+    while stack:
+        node, path = stack.pop()
+        left, right = t.children_left[node], t.children_right[node]
+        if left == -1:
+            out.append(simplify_literals(path, raw.names))
+            continue
+        f, thr = int(t.feature[node]), float(t.threshold[node])
+        stack.append((right, path + (raw.split_literal(f, thr, left=False),)))
+        stack.append((left, path + (raw.split_literal(f, thr, left=True),)))
+    return out
+
+
+# --------------------------------------------------------------------------- fairness
+@dataclass
+class Fairness:
+    """Fairness constraints on the master LP: kind in {'dmc', 'odm', 'eop'}, cap epsilon."""
+
+    kind: str
+    groups: np.ndarray  # group index per sample (0..G-1)
+    epsilon: float
+    positive: int = 1  # class index used by 'eop'
+    group_names: list = field(default_factory=list)
+
+    def sets(self, y: np.ndarray, K: int) -> list[tuple[str, list[np.ndarray]]]:
+        """(label, [index set per group]) for each family of constraints (11)-(12) or (15)-(16)."""
+        G = int(self.groups.max()) + 1
+        names = self.group_names or list(range(G))
+        if self.kind == "odm":
+            return [("all", [np.flatnonzero(self.groups == g) for g in range(G)])]
+        classes = range(K) if self.kind == "dmc" else [self.positive]
+        out = []
+        for k in classes:
+            idx = [np.flatnonzero((self.groups == g) & (y == k)) for g in range(G)]
+            empty = [names[g] for g in range(G) if len(idx[g]) == 0]
+            if empty:
+                raise OptreesInputError(
+                    f"fairness='{self.kind}': group(s) {empty} have no training samples of "
+                    f"class index {k}, so the error rate per class and group is undefined; "
+                    f"merge groups, drop them, or use fairness='odm'"
+                )
+            out.append((f"class {k}", idx))
+        return out
+
+
+# --------------------------------------------------------------------------- master LP
+class RUGMaster:
+    """The restricted master LP (3) (+ fairness rows) over a growing pool of rules.
+
+    Rows may stand for *cells* of identical samples (same label, same group, covered by the
+    same rules): ``counts[i]`` samples share row i, its slack costs ``counts[i]`` and enters a
+    fairness row with ``counts[i] / |I_set|``.  For a fixed ``w`` the optimal slacks of such
+    samples are equal, so the aggregated LP has the same optimum, and ``beta_i / counts[i]`` is
+    an optimal dual of the per-sample LP.
+    """
+
+    def __init__(self, y: np.ndarray, n_classes: int, pen_par: float,
+                 fairness: Fairness | None = None, seed: int = 0,
+                 counts: np.ndarray | None = None,
+                 fair_sets: list[list[tuple[np.ndarray, int]]] | None = None) -> None:
+        self.y = np.asarray(y, dtype=np.int64)
+        self.n = len(self.y)
+        self.K = int(n_classes)
+        self.pen_par = float(pen_par)
+        self.counts = np.ones(self.n) if counts is None else np.asarray(counts, dtype=float)
+        self.model = HighsModel(SolverOptions(seed=seed))
+        self.rows = self.model.add_rows([1.0] * self.n, [math.inf] * self.n)  # (3) rows
+        if fair_sets is None and fairness is not None:
+            fair_sets = [[(idx, len(idx)) for idx in fam]
+                         for _, fam in fairness.sets(self.y, self.K)]
+        # v_i: cost counts[i], row i, plus the fairness rows it appears in
+        entries: list[list[tuple[int, float]]] = [[(int(self.rows[i]), 1.0)]
+                                                  for i in range(self.n)]
+        self.fair_rows: list[tuple[int, np.ndarray, np.ndarray]] = []
+        for fam in fair_sets or []:
+            G = len(fam)
+            for g in range(G):
+                for h in range(G):
+                    (ig, ng), (ih, nh) = fam[g], fam[h]
+                    if g == h or ng == 0 or nh == 0:
+                        continue
+                    # (11)/(15): mean_g v - mean_h v <= eps; (12)/(16) is the (h, g) row
+                    r = int(self.model.add_rows([-math.inf], [fairness.epsilon])[0])
+                    self.fair_rows.append((r, ig, ih))
+                    for i in ig:
+                        entries[i].append((r, self.counts[i] / ng))
+                    for i in ih:
+                        entries[i].append((r, -self.counts[i] / nh))
+        self.v_cols = self.model.add_columns(
+            list(self.counts), [0.0] * self.n, [math.inf] * self.n,
+            [[e[0] for e in ent] for ent in entries], [[e[1] for e in ent] for ent in entries])
+        self.cols: list[int] = []
+        self.cover: list[np.ndarray] = []
+        self.labels: list[int] = []
+        self.costs: list[float] = []
+
+    def ahat(self, cover: np.ndarray, label: int) -> np.ndarray:
+        """Entries ahat_ij of a rule on the samples it covers: 1 if correct, -1/(K-1) if not."""
+        return np.where(self.y[cover] == label, 1.0, -1.0 / (self.K - 1))
+
+    def best_label(self, cover: np.ndarray, beta: np.ndarray) -> tuple[int, float]:
+        """Class minimizing the reduced cost of a rule with this coverage; returns (k, sum)."""
+        w = np.bincount(self.y[cover], weights=beta[cover], minlength=self.K)
+        total = w.sum()
+        score = w - (total - w) / (self.K - 1)  # sum_i beta_i ahat_ij for each class
+        k = int(np.argmax(score))
+        return k, float(score[k])
+
+    def reduced_cost(self, cover: np.ndarray, label: int, cost: float,
+                     beta: np.ndarray) -> float:
+        """(5): lam * c_j - sum_i beta_i ahat_ij."""
+        return self.pen_par * cost - float(beta[cover] @ self.ahat(cover, label))
+
+    def add(self, cover: np.ndarray, label: int, cost: float) -> int:
+        col = self.model.add_columns([self.pen_par * cost], [0.0], [math.inf],
+                                     [self.rows[cover]], [self.ahat(cover, label)])[0]
+        self.cols.append(int(col))
+        self.cover.append(cover)
+        self.labels.append(int(label))
+        self.costs.append(float(cost))
+        return int(col)
+
+    def solve(self, time_limit: float | None = None):
+        return self.model.solve(time_limit=time_limit)
+
+
+# --------------------------------------------------------------------------- column generation
+Pricer = Callable[[np.ndarray], Iterable[tuple[Literal, ...]]]
+
+
+@dataclass
+class RUGResult:
+    rules: list[Rule]  # every rule in the pool, with its LP weight (0 if unused)
+    objective: float
+    n_rmp_calls: int
+    status: str  # "converged" | "iteration_limit" | "time_limit"
+    lp_status: str
+    v: np.ndarray
+    beta: np.ndarray
+    history: list[float]
+    master: RUGMaster
+    reduced_costs: np.ndarray | None = None  # HiGHS's own, for the rule columns
+
+
+class RuleGeneration:
+    """Column generation for the master LP (3); tree pricing by default (§3.4).
+
+    Each round the master LP is rebuilt over *cells*: samples with the same label and group
+    that every rule of the pool covers alike.  This aggregation is exact (see
+    :class:`RUGMaster`) and keeps the LP small on large data sets (rules come from shallow
+    trees, so the cells are few); a cold dual simplex solve of the small LP is cheaper than
+    warm re-solves of the per-sample LP with its dense rule columns.
+    """
+
+    def __init__(self, raw: RawColumns, y: np.ndarray, n_classes: int, *, max_depth: int = 3,
+                 pen_par: float = 1.0, max_rmp_calls: int = 10, rule_length_cost: bool = True,
+                 fairness: Fairness | None = None, random_state: int = 0,
+                 pricer: Pricer | None = None, deadline: float | None = None) -> None:
+        self.raw = raw
+        self.y = np.asarray(y, dtype=np.int64)
+        self.K = int(n_classes)
+        self.pen_par = float(pen_par)
+        self.max_depth = max_depth
+        self.max_rmp_calls = max_rmp_calls
+        self.rule_length_cost = rule_length_cost
+        self.fairness = fairness
+        self.random_state = random_state
+        self.pricer = pricer
+        self.deadline = deadline
+        # sample-level fairness sets (validated once, up front)
+        self._fair_sets = None if fairness is None else [fam for _, fam in
+                                                         fairness.sets(self.y, self.K)]
+        base = self.y.copy()
+        if fairness is not None:
+            base = base * (int(fairness.groups.max()) + 1) + fairness.groups
+        self._cell_key = np.unique(base, return_inverse=True)[1].astype(np.int64)
+        self._keys: set = set()
+        self._literals: list[tuple[Literal, ...]] = []
+        self._cover: list[np.ndarray] = []
+        self._labels: list[int] = []
+        self._costs: list[float] = []
+
+    # ---------------------------------------------------------------- pricing helpers
+    def cost(self, literals: tuple[Literal, ...]) -> float:
+        """c_j: the rule length (at least 1) or 1."""
+        return float(max(1, len(literals))) if self.rule_length_cost else 1.0
+
+    def ahat(self, cover: np.ndarray, label: int) -> np.ndarray:
+        return np.where(self.y[cover] == label, 1.0, -1.0 / (self.K - 1))
+
+    def best_label(self, cover: np.ndarray, beta: np.ndarray) -> int:
+        """The class minimizing the reduced cost (5) of a rule with this coverage."""
+        w = np.bincount(self.y[cover], weights=beta[cover], minlength=self.K)
+        return int(np.argmax(w - (w.sum() - w) / (self.K - 1)))
+
+    def reduced_cost(self, cover: np.ndarray, label: int, cost: float,
+                     beta: np.ndarray) -> float:
+        """(5): lam * c_j - sum_i beta_i ahat_ij (per-sample duals beta)."""
+        return self.pen_par * cost - float(beta[cover] @ self.ahat(cover, label))
+
+    def tree_rules(self, sample_weight: np.ndarray | None) -> list[tuple[Literal, ...]]:
+        tree = DecisionTreeClassifier(max_depth=self.max_depth, random_state=self.random_state)
+        tree.fit(self.raw.matrix, self.y, sample_weight=sample_weight)
+        return tree_leaf_rules(tree, self.raw)
+
+    def _remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+    def _add_candidates(self, candidates: Iterable[tuple[Literal, ...]], beta: np.ndarray,
+                        require_negative: bool) -> int:
+        added = 0
+        for lits in candidates:
+            cover = self.raw.cover(lits)
+            if len(cover) == 0:
+                continue
+            label = self.best_label(cover, beta)
+            key = (lits, label)
+            if key in self._keys:
+                continue
+            c = self.cost(lits)
+            if require_negative and self.reduced_cost(cover, label, c, beta) >= -RC_TOL:
+                continue
+            self._keys.add(key)
+            self._literals.append(lits)
+            self._cover.append(cover)
+            self._labels.append(label)
+            self._costs.append(c)
+            mask = np.zeros(len(self.y), dtype=np.int64)
+            mask[cover] = 1
+            self._cell_key = self._cell_key * 2 + mask
+            if added % 20 == 19:
+                self._cell_key = np.unique(self._cell_key, return_inverse=True)[1]
+            added += 1
+        self._cell_key = np.unique(self._cell_key, return_inverse=True)[1].astype(np.int64)
+        return added
+
+    # ---------------------------------------------------------------- master over cells
+    def build_master(self) -> tuple[RUGMaster, np.ndarray]:
+        cell = self._cell_key
+        n_cells = int(cell.max()) + 1
+        first = np.full(n_cells, -1, dtype=np.int64)
+        first[cell[::-1]] = np.arange(len(cell))[::-1]  # a representative sample per cell
+        counts = np.bincount(cell, minlength=n_cells).astype(float)
+        fair_sets = None
+        if self._fair_sets is not None:
+            fair_sets = [[(np.unique(cell[idx]), len(idx)) for idx in fam]
+                         for fam in self._fair_sets]
+        master = RUGMaster(self.y[first], self.K, self.pen_par, self.fairness,
+                           seed=self.random_state, counts=counts, fair_sets=fair_sets)
+        for cover, label, c in zip(self._cover, self._labels, self._costs, strict=True):
+            master.add(np.unique(cell[cover]), label, c)
+        return master, cell
+
+    def run(self) -> RUGResult:
+        n = len(self.y)
+        ones = np.ones(n)
+        initial = (self.pricer(ones) if self.pricer is not None else self.tree_rules(None))
+        self._add_candidates(initial, ones, require_negative=False)
+        calls = 0
+        best = None  # (objective, w, v, beta, lp status, reduced costs, master)
+        history: list[float] = []
+        status = "iteration_limit"
+        while True:
+            remaining = self._remaining()
+            if remaining is not None and remaining <= 0 and best is not None:
+                status = "time_limit"
+                break
+            master, cell = self.build_master()
+            res = master.solve(time_limit=None if remaining is None else max(remaining, 1e-3))
+            calls += 1
+            if res.status != "optimal" or "duals" not in res.stats:
+                if best is None and res.status == "time_limit":
+                    # no LP solution in time: the initial tree's rules, each with weight 1
+                    best = (math.nan, np.ones(len(self._cover)), np.full(n, math.nan),
+                            np.zeros(n), res.status, None, master)
+                if best is None:
+                    raise RuntimeError(f"master LP failed with status {res.status!r}")
+                status = "time_limit" if res.status == "time_limit" else res.status
+                break
+            vals = res.values
+            cols = np.asarray(master.cols, dtype=int)
+            w = vals[cols]
+            v = vals[master.v_cols][cell]
+            beta = (res.stats["duals"][: master.n] / master.counts)[cell]
+            rc = res.stats["reduced_costs"][cols]
+            best = (float(res.objective), w, v, beta, res.status, rc, master)
+            history.append(float(res.objective))
+            if calls >= self.max_rmp_calls:
+                status = "iteration_limit"
+                break
+            remaining = self._remaining()
+            if remaining is not None and remaining <= 0:
+                status = "time_limit"
+                break
+            beta_pos = np.clip(beta, 0.0, None)
+            if beta_pos.sum() <= 1e-12:  # every rc = lam * c_j >= 0: the LP optimum is reached
+                status = "converged"
+                break
+            cands = (self.pricer(beta_pos) if self.pricer is not None
+                     else self.tree_rules(beta_pos))
+            if self._add_candidates(cands, beta_pos, require_negative=True) == 0:
+                status = "converged"
+                break
+        objective, w, v, beta, lp_status, rc, master = best
+        rules = []
+        for j, lits in enumerate(self._literals):
+            weight = float(w[j]) if j < len(w) else 0.0
+            rules.append(Rule(lits, self._labels[j], max(weight, 0.0), self._costs[j]))
+        return RUGResult(rules, objective, calls, status, lp_status, v, beta, history,
+                         master, rc)

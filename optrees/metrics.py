@@ -1,0 +1,144 @@
+"""Interpretability and fairness metrics of rug-rule-generation.txt (§4.2, §4.3, Tables 1-4).
+
+Interpretability (a :class:`RuleSet`, or a fitted estimator with ``rules_``):
+
+* ``n_rules`` (NoR): rules in the model (after pruning);
+* ``avg_rule_length`` (Avg. RL): mean number of conditions per rule;
+* ``avg_rules_per_sample`` (Avg. NoRpS): mean number of rules that fire on a sample of X
+  (uncovered samples count 0);
+* ``avg_rule_length_per_sample`` (Avg. RLpS): per sample, the mean length of its firing rules,
+  averaged over the covered samples of X.
+
+Fairness scores, from labels, predictions and a group per sample, reported as in Tables 3-4
+as ``1 - (largest gap)`` (1 = perfectly fair):
+
+* ``dmc_score``: gap = max over classes k and groups g, g' of
+  ``|P(yhat != y | y = k, G = g) - P(yhat != y | y = k, G = g')|`` (disparate mistreatment
+  per class, (10)); class/group cells without samples are skipped;
+* ``odm_score``: gap = max over g, g' of ``|P(yhat != y | G = g) - P(yhat != y | G = g')|`` (14);
+* ``eop_score``: the DMC gap on the positive class only (equal opportunity: equal false
+  negative rates).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import OptreesInputError
+from .models.rule_set import RuleSet
+
+
+def _rule_set(model: Any) -> RuleSet:
+    if isinstance(model, RuleSet):
+        return model
+    rs = getattr(model, "rules_", None)
+    if isinstance(rs, RuleSet):
+        return rs
+    raise OptreesInputError("expected a RuleSet or a fitted estimator with a rules_ RuleSet")
+
+
+def _frame_for(model: Any, X: Any) -> Any:
+    if not isinstance(model, RuleSet) and hasattr(model, "_frame"):
+        return model._frame(X)
+    return X
+
+
+def n_rules(model: Any) -> int:
+    return len(_rule_set(model))
+
+
+def avg_rule_length(model: Any) -> float:
+    rs = _rule_set(model)
+    return float(np.mean([r.length for r in rs.rules])) if len(rs) else 0.0
+
+
+def _fired(model: Any, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    rs = _rule_set(model)
+    A = rs.coverage(_frame_for(model, X)) & (rs.weights > 0)[None, :]
+    lengths = np.array([r.length for r in rs.rules], dtype=float)
+    return A, lengths
+
+
+def avg_rules_per_sample(model: Any, X: Any) -> float:
+    A, _ = _fired(model, X)
+    return float(A.sum(axis=1).mean()) if A.shape[0] else 0.0
+
+
+def avg_rule_length_per_sample(model: Any, X: Any) -> float:
+    A, lengths = _fired(model, X)
+    counts = A.sum(axis=1)
+    covered = counts > 0
+    if not covered.any():
+        return 0.0
+    per_sample = (A[covered] @ lengths) / counts[covered]
+    return float(per_sample.mean())
+
+
+def interpretability(model: Any, X: Any) -> dict[str, float]:
+    """NoR, Avg. RL, Avg. NoRpS, Avg. RLpS (§4.2) of a rule model on the samples X."""
+    return {"NoR": n_rules(model), "Avg.RL": avg_rule_length(model),
+            "Avg.NoRpS": avg_rules_per_sample(model, X),
+            "Avg.RLpS": avg_rule_length_per_sample(model, X)}
+
+
+# --------------------------------------------------------------------------- fairness
+def _arrays(y_true: Any, y_pred: Any, groups: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def arr(v: Any) -> np.ndarray:
+        return np.asarray(v.to_numpy() if isinstance(v, pd.Series) else v, dtype=object)
+
+    yt, yp, g = arr(y_true), arr(y_pred), arr(groups)
+    if not (yt.ndim == yp.ndim == g.ndim == 1) or not (len(yt) == len(yp) == len(g)):
+        raise OptreesInputError(
+            f"y_true, y_pred and groups must be 1-D of equal length, got lengths "
+            f"{len(yt)}, {len(yp)}, {len(g)}")
+    if len(yt) == 0:
+        raise OptreesInputError("empty input")
+    return yt, yp, g
+
+
+def _max_gap(rates: list[float]) -> float:
+    return float(max(rates) - min(rates)) if len(rates) >= 2 else 0.0
+
+
+def dmc_gap(y_true: Any, y_pred: Any, groups: Any, classes: Any = None) -> float:
+    """Largest difference in per-class error rate between two groups (10)."""
+    yt, yp, g = _arrays(y_true, y_pred, groups)
+    err = yt != yp
+    ks = pd.unique(yt) if classes is None else classes
+    gap = 0.0
+    for k in ks:
+        rates = [float(err[(yt == k) & (g == gg)].mean()) for gg in pd.unique(g)
+                 if ((yt == k) & (g == gg)).any()]
+        gap = max(gap, _max_gap(rates))
+    return gap
+
+
+def odm_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
+    """Largest difference in overall error rate between two groups (14)."""
+    yt, yp, g = _arrays(y_true, y_pred, groups)
+    err = yt != yp
+    return _max_gap([float(err[g == gg].mean()) for gg in pd.unique(g)])
+
+
+def dmc_score(y_true: Any, y_pred: Any, groups: Any) -> float:
+    return 1.0 - dmc_gap(y_true, y_pred, groups)
+
+
+def odm_score(y_true: Any, y_pred: Any, groups: Any) -> float:
+    return 1.0 - odm_gap(y_true, y_pred, groups)
+
+
+def eop_score(y_true: Any, y_pred: Any, groups: Any, positive: Any = None) -> float:
+    """1 - the largest gap in false negative rate of the positive class between two groups.
+
+    ``positive`` defaults to the largest label in sorted order (e.g. 1 for 0/1 labels).
+    """
+    yt, _, _ = _arrays(y_true, y_pred, groups)
+    if positive is None:
+        positive = sorted(pd.unique(yt), key=lambda v: (str(type(v)), v))[-1]
+    if not (yt == positive).any():
+        raise OptreesInputError(f"no sample has the positive class {positive!r}")
+    return 1.0 - dmc_gap(y_true, y_pred, groups, classes=[positive])

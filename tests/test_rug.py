@@ -1,0 +1,360 @@
+"""RUG / FairRUG (rug-rule-generation.txt §3): column generation, pricing, estimator, fairness."""
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from optrees._validation import OptreesInputError
+from optrees.colgen.rug import Fairness, RawColumns, RUGMaster, RuleGeneration
+from optrees.datasets import load_dataset
+from optrees.estimators._base import TimeLimitWarning
+from optrees.estimators.rules import RUGClassifier
+from optrees.metrics import (
+    avg_rule_length,
+    avg_rule_length_per_sample,
+    avg_rules_per_sample,
+    dmc_score,
+    eop_score,
+    interpretability,
+    n_rules,
+    odm_score,
+)
+from optrees.models.rule_set import Literal, RuleSet, simplify_literals
+
+
+def _tiny(seed=0, n=14, K=3):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "a": pd.Categorical(rng.choice(["p", "q", "r"], n)),
+        "b": pd.Categorical(rng.choice(["u", "v"], n)),
+        "x": rng.integers(0, 4, n).astype(float),
+    })
+    y = rng.integers(0, K, n)
+    return X, y
+
+
+def _all_literals(raw):
+    lits = []
+    for name in raw.names:
+        if name in raw.numeric:
+            vals = np.unique(raw.numeric[name])
+            for t in (vals[:-1] + vals[1:]) / 2:
+                lits += [Literal(name, "<=", float(t)), Literal(name, ">", float(t))]
+        else:
+            for c in raw.categories[name]:
+                lits += [Literal(name, "==", c), Literal(name, "!=", c)]
+    return lits
+
+
+def _all_conjunctions(raw, max_len):
+    lits = _all_literals(raw)
+    out = set()
+    for ell in range(1, max_len + 1):
+        for combo in itertools.combinations(lits, ell):
+            out.add(simplify_literals(combo, raw.names))
+    return sorted(out, key=str)
+
+
+def _full_lp(raw, y, K, rules, pen_par, length_cost):
+    master = RUGMaster(y, K, pen_par)
+    for lits in rules:
+        cover = raw.cover(lits)
+        if len(cover) == 0:
+            continue
+        c = float(max(1, len(lits))) if length_cost else 1.0
+        for k in range(K):
+            master.add(cover, k, c)
+    return master.solve()
+
+
+@pytest.mark.parametrize("seed,pen_par,length_cost", [(0, 0.5, True), (1, 1.0, False),
+                                                      (2, 0.2, True)])
+def test_exhaustive_pricing_reaches_full_lp_optimum(seed, pen_par, length_cost):
+    X, y = _tiny(seed)
+    raw = RawColumns(X)
+    rules = _all_conjunctions(raw, 2)
+    full = _full_lp(raw, y, 3, rules, pen_par, length_cost)
+    assert full.status == "optimal"
+    gen = RuleGeneration(raw, y, 3, max_depth=1, pen_par=pen_par, max_rmp_calls=1000,
+                         rule_length_cost=length_cost, pricer=lambda beta: rules)
+    res = gen.run()
+    assert res.status == "converged"
+    assert res.objective == pytest.approx(full.objective, abs=1e-7)
+    # tree pricing gives a restricted LP over (a subset of) the same rules: never below
+    tree = RuleGeneration(raw, y, 3, max_depth=2, pen_par=pen_par, max_rmp_calls=50,
+                          rule_length_cost=length_cost).run()
+    assert tree.objective >= full.objective - 1e-7
+
+
+def test_reduced_costs_from_duals_match_highs():
+    X, y = load_dataset("balance-scale")
+    yk = np.unique(y.to_numpy(), return_inverse=True)[1]
+    raw = RawColumns(X)
+    gen = RuleGeneration(raw, yk, 3, max_depth=3, pen_par=0.5, max_rmp_calls=6)
+    res = gen.run()
+    assert len(res.rules) > 10
+    mine = np.array([gen.reduced_cost(raw.cover(r.literals), r.label, r.cost, res.beta)
+                     for r in res.rules])
+    np.testing.assert_allclose(mine, res.reduced_costs, atol=1e-8)
+    # the same with the per-sample (unaggregated) master LP over the same pool
+    m = RUGMaster(yk, 3, 0.5)
+    for r in res.rules:
+        m.add(raw.cover(r.literals), r.label, r.cost)
+    full = m.solve()
+    assert full.objective == pytest.approx(res.objective)
+    own = np.array([m.reduced_cost(c, k, cost, full.stats["duals"])
+                    for c, k, cost in zip(m.cover, m.labels, m.costs, strict=True)])
+    np.testing.assert_allclose(own, full.stats["reduced_costs"][m.cols], atol=1e-8)
+    assert (res.beta >= -1e-9).all() and (res.beta <= 1 + 1e-9).all()  # dual bounds of (4)
+    # Lemma 1: beta_i > 0 => v_i = ... >= 0 and v_i > 0 => beta_i = 1
+    assert np.all(res.beta[res.v > 1e-7] > 1 - 1e-7)
+    # LP objective = lam * sum c w + sum v
+    w = np.array([r.weight for r in res.rules])
+    assert 0.5 * (w @ np.array([r.cost for r in res.rules])) + res.v.sum() == pytest.approx(
+        res.objective)
+
+
+def test_training_coverage_equals_rule_set_coverage():
+    X, y = load_dataset("house-votes-84")
+    m = RUGClassifier(max_depth=3, random_state=0, threshold=0.0).fit(X, y)
+    raw = RawColumns(X)
+    A = m.all_rules_.coverage(X)
+    for j, r in enumerate(m.all_rules_.rules):
+        np.testing.assert_array_equal(np.flatnonzero(A[:, j]), raw.cover(r.literals))
+
+
+def test_tree_leaf_rules_reproduce_the_tree():
+    X, y = load_dataset("balance-scale")
+    raw = RawColumns(X)
+    from optrees.colgen.rug import tree_leaf_rules
+
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(raw.matrix, y)
+    rules = tree_leaf_rules(tree, raw)
+    leaves = tree.apply(raw.matrix)
+    assert len(rules) == len(np.unique(leaves))
+    covered = np.zeros(len(y), dtype=int)
+    for lits in rules:
+        cover = raw.cover(lits)
+        assert len(np.unique(leaves[cover])) == 1  # one leaf per rule
+        covered[cover] += 1
+    assert (covered == 1).all()  # the leaves partition the data
+
+
+@pytest.mark.parametrize("name,depth", [("monk1", 2), ("monk1", 3), ("house-votes-84", 3),
+                                        ("balance-scale", 3)])
+def test_training_accuracy_at_least_cart(name, depth):
+    X, y = load_dataset(name)
+    m = RUGClassifier(max_depth=depth, pen_par=1.0, max_rmp_calls=10, random_state=0).fit(X, y)
+    raw = RawColumns(X)
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(raw.matrix, y)
+    assert m.score(X, y) >= cart.score(raw.matrix, y) - 1e-9
+    assert 1 <= m.n_rmp_calls_ <= 10 and m.lp_status_ == "optimal"
+    assert all(r.length <= depth for r in m.rules_.rules)
+
+
+def test_multiclass_end_to_end_and_api():
+    X, y = load_dataset("balance-scale")
+    m = RUGClassifier(max_depth=3, random_state=0).fit(X, y)
+    assert set(m.predict(X)) <= set(m.classes_)
+    P = m.predict_proba(X)
+    assert P.shape == (len(X), 3)
+    np.testing.assert_allclose(P.sum(axis=1), 1)
+    D = m.decision_function(X)
+    assert D.shape == (len(X), 3)
+    cov = m.rules_.coverage(X).any(axis=1)
+    np.testing.assert_array_equal(m.classes_[D.argmax(axis=1)][cov], m.predict(X)[cov])
+    assert "THEN class" in m.export_text()
+    # numpy input, read by position
+    assert (m.predict(X.to_numpy(dtype=object)) == m.predict(X)).all()
+
+
+def test_mixed_numeric_categorical_json_round_trip_and_explain():
+    rng = np.random.default_rng(3)
+    n = 200
+    X = pd.DataFrame({"age": rng.normal(40, 10, n), "city": rng.choice(["ams", "ist", "rot"], n),
+                      "score": rng.integers(0, 100, n)})
+    y = np.where((X["age"] > 40) & (X["city"] != "ist") | (X["score"] > 80), "yes", "no")
+    m = RUGClassifier(max_depth=2, random_state=1, threshold=0.0).fit(X, y)
+    assert m.score(X, y) > 0.9
+    text = m.export_text()
+    assert "age" in text and ("city ==" in text or "city !=" in text)
+    back = RuleSet.from_json(m.rules_.to_json())
+    np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X))
+    D = m.rules_.decision_function(X)
+    for i, fired in enumerate(m.explain(X)[:50]):
+        vote = np.zeros(2)
+        for f in fired:
+            k = list(m.classes_).index(f["class"])
+            vote[k] += f["weight"]
+            vote[1 - k] -= f["weight"]
+        np.testing.assert_allclose(vote, D[i], atol=1e-9)
+
+
+def test_pruning_threshold():
+    X, y = load_dataset("tic-tac-toe")
+    full = RUGClassifier(max_depth=3, random_state=0, threshold=0.0).fit(X, y)
+    pruned = RUGClassifier(max_depth=3, random_state=0, threshold=0.3).fit(X, y)
+    assert len(pruned.rules_) < len(full.rules_)
+    wmax = max(r.weight for r in full.rules_.rules)
+    assert all(r.weight >= 0.3 * wmax - 1e-9 for r in pruned.rules_.rules)
+    assert all(r.weight > 0 for r in full.rules_.rules)
+    assert full.objective_ == pytest.approx(pruned.objective_)
+
+
+def test_determinism_with_random_state():
+    X, y = load_dataset("car-evaluation")
+    a = RUGClassifier(max_depth=3, random_state=7).fit(X, y)
+    b = RUGClassifier(max_depth=3, random_state=7).fit(X, y)
+    assert a.rules_.to_dict() == b.rules_.to_dict()
+    assert a.objective_ == b.objective_
+
+
+def test_time_limit_returns_model_with_warning():
+    X, y = load_dataset("kr-vs-kp")
+    with pytest.warns(TimeLimitWarning):
+        m = RUGClassifier(max_depth=3, max_rmp_calls=1000, time_limit=0.05,
+                          random_state=0).fit(X, y)
+    assert m.status_ == "time_limit"
+    assert len(m.predict(X)) == len(X)
+
+
+def test_pen_par_and_rule_length_cost_shrink_the_model():
+    X, y = load_dataset("tic-tac-toe")
+    small = RUGClassifier(max_depth=3, pen_par=10.0, random_state=0, threshold=0.0).fit(X, y)
+    large = RUGClassifier(max_depth=3, pen_par=0.1, random_state=0, threshold=0.0).fit(X, y)
+    assert len(small.rules_) <= len(large.rules_)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"pen_par": -1.0}, "pen_par"), ({"max_rmp_calls": 0}, "max_rmp_calls"),
+    ({"max_depth": 0}, "max_depth"), ({"threshold": 2.0}, "threshold"),
+    ({"time_limit": -3}, "time_limit"), ({"fairness": "xyz"}, "fairness"),
+    ({"fairness": "dmc", "sensitive": "nope"}, "sensitive column"),
+    ({"fairness": "dmc", "sensitive": "a", "epsilon": -0.1}, "epsilon"),
+    ({"fairness": "odm"}, "sensitive attribute"),
+])
+def test_bad_parameters(kwargs, match):
+    X, y = _tiny(0, n=30, K=2)
+    with pytest.raises(OptreesInputError, match=match):
+        RUGClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_data():
+    X, y = _tiny(0, n=30, K=2)
+    Xn = X.copy()
+    Xn.loc[3, "x"] = np.nan
+    with pytest.raises(OptreesInputError, match="missing"):
+        RUGClassifier().fit(Xn, y)
+    with pytest.raises(OptreesInputError, match="single class"):
+        RUGClassifier().fit(X, np.zeros(30))
+    with pytest.raises(OptreesInputError, match="different numbers of rows"):
+        RUGClassifier().fit(X, y[:-1])
+    m = RUGClassifier(random_state=0).fit(X, y)
+    with pytest.raises(OptreesInputError, match="columns"):
+        m.predict(X.to_numpy()[:, :2])
+
+
+# --------------------------------------------------------------------------- fairness
+def _fair_data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["f", "m"], n, p=[0.4, 0.6])
+    x1 = rng.normal(size=n)
+    x2 = rng.normal(size=n)
+    # group f is noisier: a plain model errs more on it
+    noise = np.where(g == "f", 0.9, 0.2)
+    y = ((x1 + 0.5 * x2 + rng.normal(scale=noise * 2, size=n)) > 0).astype(int)
+    return pd.DataFrame({"x1": x1, "x2": x2, "sex": g}), y
+
+
+def _pool_lp(model, X, y):
+    """Objective of the unconstrained master LP (3) over the model's whole rule pool."""
+    raw = RawColumns(X.set_axis([str(c) for c in X.columns], axis=1))
+    yk = np.unique(y, return_inverse=True)[1]
+    master = RUGMaster(yk, len(model.classes_), model.pen_par)
+    for r in model.all_rules_.rules:
+        master.add(raw.cover(r.literals), r.label, r.cost)
+    return master.solve().objective
+
+
+def _group_means(v, idx_sets):
+    return [v[idx].mean() for idx in idx_sets]
+
+
+@pytest.mark.parametrize("kind", ["dmc", "odm", "eop"])
+def test_fairness_constraints_hold_on_training_v(kind):
+    X, y = _fair_data()
+    eps = 0.01
+    m = RUGClassifier(max_depth=3, random_state=0, fairness=kind, epsilon=eps,
+                      sensitive="sex").fit(X, y)
+    fair = Fairness(kind, np.unique(X["sex"], return_inverse=True)[1], eps, positive=1)
+    for _, idx in fair.sets(y, 2):
+        means = _group_means(m.v_, idx)
+        assert max(means) - min(means) <= eps + 1e-7
+    # over the same pool of rules, the constraints can only cost
+    assert m.objective_ >= _pool_lp(m, X, y) - 1e-7
+
+
+def test_fairness_with_large_epsilon_equals_unconstrained():
+    X, y = _fair_data()
+    # Column generation is a heuristic whose path depends on which optimal duals HiGHS returns,
+    # so compare LPs over the same pool: with a loose cap the fairness rows are not binding.
+    loose = RUGClassifier(max_depth=3, random_state=0, fairness="dmc", epsilon=100.0,
+                          sensitive="sex").fit(X, y)
+    assert loose.objective_ == pytest.approx(_pool_lp(loose, X, y), abs=1e-7)
+    tight = RUGClassifier(max_depth=3, random_state=0, fairness="dmc", epsilon=0.0,
+                          sensitive="sex").fit(X, y)
+    assert tight.objective_ > _pool_lp(tight, X, y) + 1e-3  # a binding cap costs something
+
+
+def test_fairness_groups_vector_and_errors():
+    X, y = _fair_data()
+    groups = X["sex"].to_numpy()
+    Xd = X.drop(columns=["sex"])
+    a = RUGClassifier(max_depth=2, random_state=0, fairness="odm", epsilon=0.02).fit(
+        Xd, y, groups=groups)
+    b = RUGClassifier(max_depth=2, random_state=0, fairness="odm", epsilon=0.02,
+                      sensitive="sex", drop_sensitive=True).fit(X, y)
+    assert a.objective_ == pytest.approx(b.objective_)
+    np.testing.assert_array_equal(a.predict(Xd), b.predict(X))
+    with pytest.raises(OptreesInputError, match="one value per sample"):
+        RUGClassifier(fairness="odm").fit(Xd, y, groups=groups[:-2])
+    # a group with no sample of some class: DMC undefined
+    g2 = groups.copy()
+    g2[y == 1] = "f"
+    g2[(y == 0)][:3] = "m"
+    g3 = np.where(y == 1, "f", g2)
+    g3[np.flatnonzero(y == 0)[:5]] = "x"
+    with pytest.raises(OptreesInputError, match="no training samples of class"):
+        RUGClassifier(fairness="dmc").fit(Xd, y, groups=g3)
+
+
+# --------------------------------------------------------------------------- metrics
+def test_interpretability_metrics():
+    X, y = load_dataset("house-votes-84")
+    m = RUGClassifier(max_depth=3, random_state=0).fit(X, y)
+    met = interpretability(m, X)
+    assert met["NoR"] == n_rules(m) == len(m.rules_)
+    lengths = [r.length for r in m.rules_.rules]
+    assert met["Avg.RL"] == pytest.approx(np.mean(lengths)) == avg_rule_length(m.rules_)
+    A = m.rules_.coverage(X)
+    assert avg_rules_per_sample(m, X) == pytest.approx(A.sum(axis=1).mean())
+    per = [np.mean([lengths[j] for j in np.flatnonzero(row)]) for row in A if row.any()]
+    assert avg_rule_length_per_sample(m, X) == pytest.approx(np.mean(per))
+
+
+def test_fairness_scores_by_hand():
+    yt = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    yp = np.array([1, 0, 1, 1, 0, 0, 1, 0])
+    g = np.array(["a", "a", "b", "b", "a", "a", "b", "b"])
+    # class 1 error: a 1/2, b 0; class 0 error: a 0, b 1/2 -> DMC gap 0.5
+    assert dmc_score(yt, yp, g) == pytest.approx(0.5)
+    # overall error: a 1/4, b 1/4
+    assert odm_score(yt, yp, g) == pytest.approx(1.0)
+    assert eop_score(yt, yp, g, positive=1) == pytest.approx(0.5)
+    assert eop_score(yt, yp, g) == pytest.approx(0.5)
+    assert math.isclose(dmc_score(yt, yt, g), 1.0)
