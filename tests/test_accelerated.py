@@ -86,36 +86,32 @@ def test_eqp_sets_are_genuine():
         assert len(J.split_set) <= 2
 
 
-def test_bendoct_defaults_match_pystreed():
+def _streed_reference(name: str, depth: int, lam: float):
+    """Binary data and the exact optimum of accuracy - lam * leaves from pystreed."""
     pystreed = pytest.importorskip("pystreed")
-    X, y = load_dataset("monk1")
+    X, y = load_dataset(name)
     Xb = Binarizer().fit_transform(X).astype(int)
     y_idx = np.unique(y, return_inverse=True)[1]
-    lam = 0.02
-    ref = pystreed.STreeDClassifier(max_depth=3, optimization_task="cost-complex-accuracy",
+    ref = pystreed.STreeDClassifier(max_depth=depth, optimization_task="cost-complex-accuracy",
                                     cost_complexity=lam).fit(Xb, y_idx)
-    ref_obj = np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
-    est = BendOCTClassifier(depth=3, lam=lam, binarizer=None, time_limit=120).fit(Xb, y_idx)
+    assert ref.fit_result.is_optimal()
+    return Xb, y_idx, np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
+
+
+def test_bendoct_defaults_match_pystreed():
+    Xb, y, best = _streed_reference("monk1", 3, 0.02)
+    est = BendOCTClassifier(depth=3, lam=0.02, binarizer=None, time_limit=120).fit(Xb, y)
     assert est.status_ == "optimal"
-    assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)
+    assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["eqp_sets"] > 0
 
 
-def test_matches_pystreed_on_real_data():
-    pystreed = pytest.importorskip("pystreed")
-    X, y = load_dataset("monk3")
-    Xb = Binarizer().fit_transform(X).astype(int)
-    y_idx = np.unique(y, return_inverse=True)[1]
-    lam = 0.01
-    ref = pystreed.STreeDClassifier(max_depth=3, optimization_task="cost-complex-accuracy",
-                                    cost_complexity=lam).fit(Xb, y_idx)
-    assert ref.fit_result.is_optimal()
-    ref_obj = np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
-    est = BendersOCTClassifier(depth=3, lam=lam, penalty="leaves", binarizer=None,
-                               polishing=True, path_bound_cuts=True, time_limit=120)
-    est.fit(Xb, y_idx)
+def test_path_bound_and_polishing_match_pystreed():
+    Xb, y, best = _streed_reference("monk3", 3, 0.01)
+    est = BendersOCTClassifier(depth=3, lam=0.01, penalty="leaves", binarizer=None,
+                               polishing=True, path_bound_cuts=True, time_limit=120).fit(Xb, y)
     assert est.status_ == "optimal"
-    assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)
+    assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["path_bound_cuts"] > 0 and est.stats_["d2s_calls"] > 0
 
 
