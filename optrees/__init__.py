@@ -7,6 +7,7 @@ from .datasets import list_datasets, load_dataset
 from .estimators import (
     BendersOCTClassifier,
     BendOCTClassifier,
+    CGHClassifier,
     FlowOCTClassifier,
     RUGClassifier,
     TimeLimitWarning,
@@ -22,6 +23,7 @@ __all__ = [
     "BendersOCTClassifier",
     "Binarizer",
     "BinaryTree",
+    "CGHClassifier",
     "FlowOCTClassifier",
     "OptreesInputError",
     "RUGClassifier",

@@ -15,10 +15,17 @@ from . import metrics
 from ._validation import OptreesInputError
 from .binarize import Binarizer
 from .datasets import list_datasets, load_dataset
-from .estimators import BendersOCTClassifier, FlowOCTClassifier, RUGClassifier, TimeLimitWarning
+from .estimators import (
+    BendersOCTClassifier,
+    CGHClassifier,
+    FlowOCTClassifier,
+    RUGClassifier,
+    TimeLimitWarning,
+)
 from .io import load_model, save_model
 
-METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier, "rug": RUGClassifier}
+METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier, "rug": RUGClassifier,
+           "cgh": CGHClassifier}
 
 
 def _report(est, X_train, y_train, X_test=None, y_test=None) -> None:
@@ -77,6 +84,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         X_tr, y_tr, X_te, y_te = X, y, None, None
     if args.method == "rug":
         return _fit_rug(args, X_tr, y_tr, X_te, y_te)
+    if args.method == "cgh":
+        return _fit_cgh(args, X_tr, y_tr, X_te, y_te)
     if args.fairness or args.sensitive:
         raise OptreesInputError("--fairness and --sensitive need --method rug")
     binarizer = Binarizer(numeric=args.numeric, n_bins=args.bins)
@@ -101,6 +110,28 @@ def cmd_fit(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore", TimeLimitWarning)
         est.fit(X_tr, y_tr)
     _report(est, X_tr, y_tr, X_te, y_te)
+    if args.out:
+        save_model(est, args.out)
+        print(f"model written to {args.out}")
+    return 0
+
+
+def _fit_cgh(args, X_tr, y_tr, X_te, y_te) -> int:
+    """CGH: a binary tree with real thresholds on the raw columns."""
+    est = CGHClassifier(depth=args.depth, alpha=args.alpha, exact_pricing=args.exact_pricing,
+                        time_limit=args.time_limit, random_state=args.seed,
+                        verbose=args.verbose)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est.fit(X_tr, y_tr)
+    print(est.tree_.export_text())
+    print()
+    print(f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
+          f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)")
+    print(f"train accuracy  : {est.score(X_tr, y_tr):.4f}  (n={len(y_tr)})")
+    if X_te is not None and len(y_te):
+        print(f"test accuracy   : {est.score(X_te, y_te):.4f}  (n={len(y_te)})")
+    print(f"time            : {est.fit_seconds_:.2f}s")
     if args.out:
         save_model(est, args.out)
         print(f"model written to {args.out}")
@@ -185,6 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--strengthened-cuts", action="store_true",
                      help="benders, --penalty leaves: strengthened Benders cuts (accel. §5.1)")
     fit.add_argument("--no-warm-start", action="store_true")
+    cgh = fit.add_argument_group("cgh (column-generation heuristic on raw thresholds)")
+    cgh.add_argument("--alpha", type=float, default=90.0, help="%% of rows per sampling CART")
+    cgh.add_argument("--exact-pricing", choices=["auto", "enumerate", "milp", "none"],
+                     default="auto")
     rug = fit.add_argument_group("rug (rule generation; --depth is the pricing-tree depth)")
     rug.add_argument("--pen-par", type=float, default=1.0, help="weight of the rule costs")
     rug.add_argument("--max-rmp-calls", type=int, default=10)

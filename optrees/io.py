@@ -32,6 +32,8 @@ def model_to_dict(estimator: Any) -> dict[str, Any]:
             for lit in estimator.binarizer_.literals_
         ]
     columns = getattr(estimator, "feature_names_in_", None)
+    encoder = getattr(estimator, "encoder_", None)  # CGH: raw numeric columns + one-hot
+    bound = getattr(estimator, "bound_", getattr(estimator, "lp_bound_", None))
     return {
         "format": FORMAT,
         "estimator": type(estimator).__name__,
@@ -39,9 +41,13 @@ def model_to_dict(estimator: Any) -> dict[str, Any]:
                    if isinstance(v, int | float | str | bool | type(None))},
         "columns": None if columns is None else [str(c) for c in columns],
         "literals": literals,
+        "raw_columns": None if encoder is None else [
+            {"kind": kind, "column": str(c), "values": [_plain(v) for v in values]}
+            for kind, c, values in encoder.specs
+        ],
         "tree": estimator.tree_.to_dict(),
-        "fit": {"objective": estimator.objective_, "bound": _plain(estimator.bound_),
-                "gap": _plain(estimator.gap_), "status": estimator.status_,
+        "fit": {"objective": estimator.objective_, "bound": _plain(bound),
+                "gap": _plain(getattr(estimator, "gap_", None)), "status": estimator.status_,
                 "seconds": estimator.fit_seconds_},
     }
 
@@ -73,7 +79,21 @@ class LoadedTreeModel:
         )
 
     def binary(self, X: Any) -> np.ndarray:
+        """The feature matrix the tree was learned on (0/1 literals, or raw numeric columns
+        and one-hot categories for CGH trees)."""
         df = check_frame(X)
+        raw = self.data.get("raw_columns")
+        if raw is not None:
+            df = _select(df, list(dict.fromkeys(spec["column"] for spec in raw)))
+            parts = []
+            for spec in raw:
+                col = df[spec["column"]]
+                if spec["kind"] == "num":
+                    parts.append(col.to_numpy(dtype=float)[:, None])
+                else:
+                    obj = col.astype(object).to_numpy()
+                    parts += [(obj == v)[:, None].astype(float) for v in spec["values"]]
+            return np.hstack(parts)
         if self.literals is None:
             if self.columns is not None:
                 df = _select(df, self.columns)

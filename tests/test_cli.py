@@ -67,6 +67,20 @@ def test_rug_fit_predict_round_trip(tmp_path, capsys):
     assert len(preds) == len(y) and (pd.Series(preds).to_numpy() == y.to_numpy()).mean() > 0.9
 
 
+def test_cgh_fit_predict_round_trip(tmp_path, capsys):
+    model = tmp_path / "cgh.json"
+    assert main(["fit", "--dataset", "balance-scale", "--method", "cgh", "--depth", "2",
+                 "--time-limit", "30", "--out", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "LP integral" in out and "train accuracy" in out
+    X, y = load_dataset("balance-scale")
+    csv = tmp_path / "bs.csv"
+    X.to_csv(csv, index=False)
+    assert main(["predict", "--model", str(model), "--csv", str(csv)]) == 0
+    preds = capsys.readouterr().out.split()[1:]
+    assert len(preds) == len(y) and (pd.Series(preds).to_numpy() == y.to_numpy()).mean() > 0.6
+
+
 def test_missing_target_column(tmp_path, capsys):
     csv = tmp_path / "d.csv"
     pd.DataFrame({"a": [0, 1], "b": [1, 0]}).to_csv(csv, index=False)

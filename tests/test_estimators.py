@@ -17,6 +17,7 @@ from sklearn.utils.estimator_checks import (
 from optrees import (
     BendersOCTClassifier,
     BendOCTClassifier,
+    CGHClassifier,
     FlowOCTClassifier,
     OptreesInputError,
     RUGClassifier,
@@ -25,7 +26,7 @@ from optrees import (
 )
 
 ESTIMATORS = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]  # trees
-ALL_ESTIMATORS = [*ESTIMATORS, RUGClassifier]
+ALL_ESTIMATORS = [*ESTIMATORS, RUGClassifier, CGHClassifier]
 
 
 def _small():

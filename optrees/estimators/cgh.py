@@ -1,0 +1,247 @@
+"""CGHClassifier: classification trees by the column-generation math-heuristic CGH
+(cgh-column-generation.txt, see :mod:`optrees.colgen.cgh`).
+
+Numeric columns are used directly (splits ``x_f <= mu`` with real thresholds); categorical
+(non-numeric) columns are one-hot encoded as 0/1 features named ``"col = v"`` (§3).
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import (
+    OptreesInputError,
+    check_depth,
+    check_frame,
+    check_target,
+    check_time_limit,
+)
+from ..colgen.cgh import build_tree, solve_cgh
+from ..models.binary_tree import BinaryTree
+from ._base import TimeLimitWarning
+
+_EXACT = ("auto", "enumerate", "milp", "none")
+_CATEGORICAL = ("onehot", "ordinal")
+
+
+def _is_numeric(s: pd.Series) -> bool:
+    return (pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s)) and not (
+        isinstance(s.dtype, pd.CategoricalDtype)
+    )
+
+
+def _numeric_categories(s: pd.Series) -> bool:
+    cats = s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else pd.unique(s)
+    return all(isinstance(c, numbers.Real) and not isinstance(c, bool) for c in cats)
+
+
+class _Encoder:
+    """Raw table -> numeric matrix: numeric columns as they are, categorical ones one-hot."""
+
+    def __init__(self, df: pd.DataFrame, categorical: str) -> None:
+        self.columns = list(df.columns)
+        self.specs: list[tuple[str, Any, list]] = []
+        self.names: list[str] = []
+        self.negated: list[str] = []
+        for c in self.columns:
+            s = df[c]
+            if _is_numeric(s) or (categorical == "ordinal" and _numeric_categories(s)):
+                self.specs.append(("num", c, []))
+                self.names.append(str(c))
+                self.negated.append(f"not ({c})")
+            else:
+                values = (list(s.cat.categories) if isinstance(s.dtype, pd.CategoricalDtype)
+                          else sorted(pd.unique(s), key=str))
+                values = [v for v in values if (s == v).any()]
+                self.specs.append(("onehot", c, values))
+                self.names += [f"{c} = {v}" for v in values]
+                self.negated += [f"{c} != {v}" for v in values]
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        parts = []
+        for kind, c, values in self.specs:
+            s = df[c]
+            if kind == "num":
+                try:
+                    parts.append(np.asarray(s.astype(float).to_numpy(), dtype=float)[:, None])
+                except (TypeError, ValueError) as exc:
+                    raise OptreesInputError(f"column {c!r} is not numeric") from exc
+            else:
+                obj = s.astype(object).to_numpy()
+                parts.append(np.stack([obj == v for v in values], axis=1).astype(float)
+                             if values else np.zeros((len(s), 0)))
+        return np.hstack(parts) if parts else np.zeros((len(df), 0))
+
+
+class CGHClassifier(ClassifierMixin, BaseEstimator):
+    """Classification tree of depth ``depth`` by CGH (column generation over decision paths).
+
+    Parameters follow the paper (§5, §7.2): ``alpha`` (% of the rows per sampled CART),
+    ``tau`` (rounds the root split must be stable), ``q_root`` / ``q_node`` (splits kept per
+    node; None = floor(150 / |N_int|) and floor(100 / |N_int|)), ``pool_size`` (|C|),
+    ``n_leaves_sampled`` (n_l), ``n_columns`` (n_c).  ``local_search``: how many of the best
+    random paths per pricing round are improved by coordinate ascent (0 = the paper's purely
+    random heuristic).  ``exact_pricing`` ("auto", "enumerate", "milp", "none") picks how the
+    LP optimum is proven once the heuristic finds nothing;
+    "auto" switches it off on large data as the paper does.  ``splits="all"`` uses every
+    (feature, threshold) split at every node (the full-information problem) instead of
+    sampling.  ``categorical="onehot"`` one-hot encodes every non-numeric column;
+    ``"ordinal"`` keeps categorical columns with numeric categories as numbers.
+
+    Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
+    correctly classified), ``lp_bound_`` (final master LP value; an upper bound for the
+    restricted split sets when ``status_ == "converged"``), ``lp_integral_``,
+    ``cart_objective_``, ``status_`` ("converged", "heuristic" or "time_limit"),
+    ``fit_seconds_``, ``stats_``, ``feature_names_``.
+    """
+
+    def __init__(
+        self,
+        depth: int = 3,
+        alpha: float = 90.0,
+        tau: int = 300,
+        q_root: int | None = None,
+        q_node: int | None = None,
+        max_rounds: int | None = None,
+        pool_size: int = 500,
+        n_leaves_sampled: int = 200,
+        n_columns: int = 100,
+        local_search: int = 20,
+        exact_pricing: str = "auto",
+        splits: str = "sampled",
+        categorical: str = "onehot",
+        time_limit: float | None = 60.0,
+        random_state: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.depth = depth
+        self.alpha = alpha
+        self.tau = tau
+        self.q_root = q_root
+        self.q_node = q_node
+        self.max_rounds = max_rounds
+        self.pool_size = pool_size
+        self.n_leaves_sampled = n_leaves_sampled
+        self.n_columns = n_columns
+        self.local_search = local_search
+        self.exact_pricing = exact_pricing
+        self.splits = splits
+        self.categorical = categorical
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ validation
+    def _check_params(self) -> None:
+        a = self.alpha
+        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not (0 < a <= 100):
+            raise OptreesInputError(f"alpha must be a percentage in (0, 100], got {a!r}")
+        for name in ("tau", "pool_size", "n_leaves_sampled", "n_columns"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise OptreesInputError(f"{name} must be an integer >= 1, got {v!r}")
+        ls = self.local_search
+        if isinstance(ls, bool) or not isinstance(ls, numbers.Integral) or ls < 0:
+            raise OptreesInputError(f"local_search must be an integer >= 0, got {ls!r}")
+        for name in ("q_root", "q_node", "max_rounds"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
+                                  or v < 1):
+                raise OptreesInputError(f"{name} must be None or an integer >= 1, got {v!r}")
+        if self.exact_pricing not in _EXACT:
+            raise OptreesInputError(
+                f"exact_pricing must be one of {_EXACT}, got {self.exact_pricing!r}")
+        if self.splits not in ("sampled", "all"):
+            raise OptreesInputError(f"splits must be 'sampled' or 'all', got {self.splits!r}")
+        if self.categorical not in _CATEGORICAL:
+            raise OptreesInputError(
+                f"categorical must be one of {_CATEGORICAL}, got {self.categorical!r}")
+        rs = self.random_state
+        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, numbers.Integral)):
+            raise OptreesInputError(f"random_state must be None or an integer, got {rs!r}")
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any) -> CGHClassifier:
+        t0 = time.perf_counter()
+        depth = check_depth(self.depth)
+        limit = check_time_limit(self.time_limit)
+        self._check_params()
+        df = check_frame(X)
+        self.n_features_in_ = df.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        self.encoder_ = _Encoder(df, self.categorical)
+        Xn = self.encoder_.transform(df)
+        self.feature_names_ = list(self.encoder_.names)
+        self.classes_, y_enc = check_target(y, Xn.shape[0])
+        seed = 0 if self.random_state is None else int(self.random_state)
+        K = len(self.classes_)
+        if Xn.shape[1] == 0:
+            Xn = np.zeros((Xn.shape[0], 1))  # no usable column: the tree is a single leaf
+        result = solve_cgh(
+            Xn, y_enc, K, depth,
+            alpha=float(self.alpha), tau=int(self.tau), q_root=self.q_root,
+            q_node=self.q_node, max_rounds=self.max_rounds, all_splits=self.splits == "all",
+            pool_size=int(self.pool_size), n_leaves_sampled=int(self.n_leaves_sampled),
+            n_columns=int(self.n_columns), local_search=int(self.local_search),
+            exact_pricing=self.exact_pricing,
+            time_limit=None if limit is None else max(1e-3, limit - (time.perf_counter() - t0)),
+            seed=seed, verbose=bool(self.verbose),
+        )
+        names = self.feature_names_ or ["constant"]
+        negated = self.encoder_.negated or ["not (constant)"]
+        self.tree_: BinaryTree = build_tree(result.choice, result.sets, Xn, y_enc,
+                                            self.classes_, names, negated)
+        self.objective_ = float(result.objective)
+        self.lp_bound_ = float(result.lp_objective)
+        self.lp_integral_ = bool(result.lp_integral)
+        self.cart_objective_ = float(result.stats["cart_objective"])
+        self.status_ = result.status
+        self.stats_ = result.stats
+        self.fit_seconds_ = time.perf_counter() - t0
+        correct = float(np.sum(self.tree_.predict_index(Xn) == y_enc))
+        if correct != self.objective_:  # the tree must reproduce the master objective
+            raise RuntimeError(f"CGH internal error: tree classifies {correct} training rows "
+                               f"correctly, the master reported {self.objective_}")
+        if self.status_ == "time_limit":
+            warnings.warn(
+                f"CGHClassifier: time limit reached after {self.fit_seconds_:.1f}s; returning "
+                f"the best tree found ({self.objective_:g} of {len(y_enc)} training rows "
+                f"correct, LP value {self.lp_bound_:.6g})",
+                TimeLimitWarning, stacklevel=2,
+            )
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def _transform(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        df = check_frame(X)
+        if df.shape[1] != self.n_features_in_:
+            raise OptreesInputError(
+                f"X has {df.shape[1]} columns but the model was fitted on {self.n_features_in_}")
+        if not isinstance(X, pd.DataFrame):
+            df.columns = self.encoder_.columns
+        Xn = self.encoder_.transform(df)
+        return Xn if Xn.shape[1] else np.zeros((Xn.shape[0], 1))
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.tree_.predict(self._transform(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training samples in the leaf each sample reaches."""
+        return self.tree_.predict_proba(self._transform(X))
+
+    def apply(self, X: Any) -> np.ndarray:
+        return self.tree_.apply(self._transform(X))
+
+    def export_text(self) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text()

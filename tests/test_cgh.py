@@ -1,0 +1,193 @@
+"""CGH (cgh-column-generation.txt): valid trees, objective re-checked on the returned tree,
+never worse than CART, exhaustive-search witness on tiny data, exact pricing cross-check."""
+
+from __future__ import annotations
+
+import warnings
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from optrees._validation import OptreesInputError
+from optrees.colgen.cgh_paths import Duals, PathSpace
+from optrees.colgen.cgh_pricing import enumerate_pricing, milp_pricing
+from optrees.colgen.cgh_sampling import threshold_sampling
+from optrees.datasets import load_dataset
+from optrees.estimators._base import TimeLimitWarning
+from optrees.estimators.cgh import CGHClassifier
+from optrees.models.binary_tree import LEAF
+
+
+def check_valid(tree, depth: int, n_features: int) -> None:
+    assert tree.depth <= depth
+    internal = tree.feature != LEAF
+    assert np.all(tree.feature[internal] < n_features)
+    assert np.all(np.isfinite(tree.threshold[internal]))
+    children = np.concatenate([tree.left[internal], tree.right[internal]])
+    assert len(set(children.tolist())) == len(children)  # every node has one parent
+    assert 0 not in children and np.all(children < tree.n_nodes)
+
+
+def brute_force(X: np.ndarray, y: np.ndarray, depth: int) -> int:
+    """Best training accuracy of a tree of depth <= depth over all (feature, threshold)."""
+    K = int(y.max()) + 1
+
+    @cache
+    def best(rows: tuple, d: int) -> int:
+        idx = np.array(rows, dtype=np.int64)
+        value = int(np.bincount(y[idx], minlength=K).max()) if len(idx) else 0
+        if d == 0 or len(idx) <= 1:
+            return value
+        for f in range(X.shape[1]):
+            vals = np.unique(X[idx, f])
+            for t in vals[:-1]:
+                go = X[idx, f] <= t
+                value = max(value, best(tuple(idx[go]), d - 1) + best(tuple(idx[~go]), d - 1))
+        return value
+
+    return best(tuple(range(len(y))), depth)
+
+
+FAST = dict(tau=20, time_limit=60, random_state=0)
+
+
+@pytest.mark.parametrize("name,depth", [("iris", 2), ("iris", 3), ("banknote", 2),
+                                        ("monk1", 3), ("balance-scale", 3),
+                                        ("tic-tac-toe", 2), ("seismic-bumps", 2)])
+def test_valid_tree_objective_and_not_below_cart(name, depth):
+    X, y = load_dataset(name)
+    m = CGHClassifier(depth=depth, **FAST).fit(X, y)
+    Xn = m.encoder_.transform(X)
+    check_valid(m.tree_, depth, Xn.shape[1])
+    correct = int(np.sum(m.predict(X) == np.asarray(y)))
+    assert correct == m.objective_
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(Xn, y)
+    cart_correct = int(round(cart.score(Xn, y) * len(y)))
+    assert m.cart_objective_ == cart_correct  # CART's paths reproduce CART exactly
+    assert m.objective_ >= cart_correct
+    assert m.lp_bound_ >= m.objective_ - 1e-6
+    if m.lp_integral_:
+        assert m.lp_bound_ == pytest.approx(m.objective_)
+    text = m.export_text()
+    assert "class:" in text
+
+
+def test_float32_collisions_keep_cart_partition():
+    rng = np.random.default_rng(3)
+    X = 1e8 + rng.integers(0, 40, size=(200, 2)).astype(float)  # distinct in float64 only
+    y = (X[:, 0] + rng.normal(0, 5, 200) > 1e8 + 20).astype(int)
+    m = CGHClassifier(depth=2, **FAST).fit(X, y)
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    assert m.cart_objective_ == round(cart.score(X, y) * len(y))
+    assert m.objective_ == np.sum(m.predict(X) == y) >= m.cart_objective_
+
+
+def tiny(seed: int, n: int = 14, f: int = 3, k: int = 2):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, f)).astype(float)
+    y = rng.integers(0, k, size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("exact", ["enumerate", "milp"])
+def test_matches_exhaustive_search_on_tiny_data(exact):
+    equal = beats_cart = 0
+    for seed in range(10):
+        X, y = tiny(seed, k=2 + seed % 2)
+        opt = brute_force(X, y, 2)
+        m = CGHClassifier(depth=2, splits="all", exact_pricing=exact, time_limit=60,
+                          random_state=seed).fit(X, y)
+        assert m.status_ == "converged"
+        assert m.objective_ == np.sum(m.predict(X) == y)
+        # LP optimum of the full-information master bounds the optimal tree from above
+        assert m.lp_bound_ >= opt - 1e-6
+        assert m.objective_ <= opt
+        if m.lp_integral_:
+            assert m.objective_ == opt
+        equal += m.objective_ == opt
+        beats_cart += m.cart_objective_ < opt
+    assert equal == 10
+    assert beats_cart >= 3  # the instances are not ones where greedy CART is already optimal
+
+
+def test_depth3_exhaustive():
+    X, y = tiny(11, n=12, f=2, k=3)
+    opt = brute_force(X, y, 3)
+    m = CGHClassifier(depth=3, splits="all", exact_pricing="enumerate", time_limit=60,
+                      random_state=0).fit(X, y)
+    assert m.status_ == "converged"
+    assert m.lp_bound_ >= opt - 1e-6
+    assert m.objective_ == opt
+
+
+def test_milp_pricing_equals_enumeration():
+    X, y = tiny(5, n=20, f=3, k=3)
+    sets = threshold_sampling(X, y, 2, all_splits=True)
+    space = PathSpace(sets, y, 3)
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        duals = Duals(alpha=rng.normal(0, 1, space.n_leaves),
+                      beta=rng.normal(0.2, 0.5, space.n_groups),
+                      gamma=rng.normal(0, 0.5, space.n_agree))
+        *_, best_enum = enumerate_pricing(space, duals)
+        *_, best_milp = milp_pricing(space, duals)
+        assert best_milp == pytest.approx(best_enum, abs=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [dict(depth=0), dict(depth=1.5), dict(alpha=0),
+                                    dict(alpha=100.5), dict(alpha=-3), dict(tau=0),
+                                    dict(exact_pricing="yes"), dict(splits="some")])
+def test_bad_parameters(kwargs):
+    X, y = tiny(0)
+    with pytest.raises(OptreesInputError):
+        CGHClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_data():
+    X, y = tiny(0)
+    with pytest.raises(OptreesInputError):
+        CGHClassifier().fit(X, np.zeros(len(y)))  # one class
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(OptreesInputError):
+        CGHClassifier().fit(Xn, y)
+    with pytest.raises(OptreesInputError):
+        CGHClassifier().fit(X, y[:-1])
+
+
+def test_constant_features_give_one_leaf():
+    X = pd.DataFrame({"a": [2.0] * 9, "b": ["u"] * 9})
+    y = [0, 1, 1, 0, 1, 1, 0, 1, 1]
+    m = CGHClassifier(depth=3, **FAST).fit(X, y)
+    assert m.tree_.n_nodes == 1 and m.objective_ == 6
+    assert list(m.predict(X)) == [1] * 9
+
+
+def test_alpha_100_and_depth_1():
+    X, y = load_dataset("iris")
+    m = CGHClassifier(depth=1, alpha=100, **FAST).fit(X, y)
+    assert m.tree_.depth == 1 and m.objective_ == 100
+
+
+def test_determinism_and_feature_names():
+    X, y = load_dataset("monk1")
+    a = CGHClassifier(depth=3, **FAST).fit(X, y)
+    b = CGHClassifier(depth=3, **FAST).fit(X, y)
+    assert a.tree_.to_dict() == b.tree_.to_dict()
+    names = {a.tree_.feature_names[f] for f in a.tree_.feature[a.tree_.feature != LEAF]}
+    assert all(" = " in s for s in names)  # one-hot literals "col = v"
+    np.testing.assert_array_equal(a.predict(X.to_numpy()), a.predict(X))
+
+
+def test_time_limit_returns_a_tree_with_warning():
+    X, y = load_dataset("banknote")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = CGHClassifier(depth=3, time_limit=0.05, random_state=0).fit(X, y)
+    assert any(issubclass(w.category, TimeLimitWarning) for w in caught)
+    assert m.status_ == "time_limit"
+    assert m.objective_ == np.sum(m.predict(X) == np.asarray(y))
+    assert m.fit_seconds_ < 5
