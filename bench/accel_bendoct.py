@@ -10,7 +10,8 @@ BendersOCTClassifier(penalty="leaves") for each variant:
     pathbound   + path-bound cutting planes (§5.4)
     strengthened  + strengthened Benders cuts (§5.1)
     eqp         + EQP inequalities (§5.3; recursive, disaggregated, group selection)
-    accel       polishing + path-bound cuts + EQP: the paper's best set (= BendOCTClassifier)
+    accel       polishing + path-bound cuts + EQP: the paper's best set
+                (BendOCTClassifier's default leaves EQP off, see its docstring)
     accel+sc    all four
 
 Usage:

@@ -98,9 +98,10 @@ def _streed_reference(name: str, depth: int, lam: float):
     return Xb, y_idx, np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
 
 
-def test_bendoct_defaults_match_pystreed():
+def test_bendoct_with_eqp_matches_pystreed():
     Xb, y, best = _streed_reference("monk1", 3, 0.02)
-    est = BendOCTClassifier(depth=3, lam=0.02, binarizer=None, time_limit=120).fit(Xb, y)
+    est = BendOCTClassifier(depth=3, lam=0.02, binarizer=None, time_limit=120,
+                            eqp="recursive-group").fit(Xb, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["eqp_sets"] > 0
