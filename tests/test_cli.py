@@ -53,32 +53,23 @@ def test_accelerated_switches(capsys):
     assert "status          : optimal" in capsys.readouterr().out
 
 
-def test_rug_fit_predict_round_trip(tmp_path, capsys):
-    model = tmp_path / "rules.json"
-    assert main(["fit", "--dataset", "house-votes-84", "--method", "rug", "--depth", "2",
+@pytest.mark.parametrize(
+    "method,dataset,marker,min_accuracy",
+    [("rug", "house-votes-84", "THEN class", 0.9), ("cgh", "balance-scale", "LP integral", 0.6)],
+)
+def test_fit_predict_round_trip(method, dataset, marker, min_accuracy, tmp_path, capsys):
+    model = tmp_path / "model.json"
+    assert main(["fit", "--dataset", dataset, "--method", method, "--depth", "2",
                  "--time-limit", "30", "--out", str(model)]) == 0
     out = capsys.readouterr().out
-    assert "THEN class" in out and "NoR" in out
-    X, y = load_dataset("house-votes-84")
-    csv = tmp_path / "hv.csv"
+    assert marker in out and "train accuracy" in out
+    X, y = load_dataset(dataset)
+    csv = tmp_path / "data.csv"
     X.to_csv(csv, index=False)
     assert main(["predict", "--model", str(model), "--csv", str(csv)]) == 0
     preds = capsys.readouterr().out.split()[1:]
-    assert len(preds) == len(y) and (pd.Series(preds).to_numpy() == y.to_numpy()).mean() > 0.9
-
-
-def test_cgh_fit_predict_round_trip(tmp_path, capsys):
-    model = tmp_path / "cgh.json"
-    assert main(["fit", "--dataset", "balance-scale", "--method", "cgh", "--depth", "2",
-                 "--time-limit", "30", "--out", str(model)]) == 0
-    out = capsys.readouterr().out
-    assert "LP integral" in out and "train accuracy" in out
-    X, y = load_dataset("balance-scale")
-    csv = tmp_path / "bs.csv"
-    X.to_csv(csv, index=False)
-    assert main(["predict", "--model", str(model), "--csv", str(csv)]) == 0
-    preds = capsys.readouterr().out.split()[1:]
-    assert len(preds) == len(y) and (pd.Series(preds).to_numpy() == y.to_numpy()).mean() > 0.6
+    assert len(preds) == len(y)
+    assert (pd.Series(preds).to_numpy() == y.to_numpy()).mean() > min_accuracy
 
 
 def test_missing_target_column(tmp_path, capsys):

@@ -54,7 +54,7 @@ class _BinaryInput:
         self.negated_names_ = [lit.negated_name for lit in self.binarizer_.literals_]
         return Xb
 
-    def _transform_binary(self, X: Any) -> np.ndarray:
+    def _features(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "tree_")
         df = check_frame(X)
         if df.shape[1] != self.n_features_in_:
@@ -66,3 +66,25 @@ class _BinaryInput:
         return self.binarizer_.transform(df)
 
 
+
+
+class _TreePredictor:
+    """predict / predict_proba / apply / export_text of every estimator with a ``tree_``
+    (a :class:`BinaryTree`); subclasses map raw X to the tree's features in ``_features``."""
+
+    def _features(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self.tree_.predict(self._features(X))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training samples in the leaf each sample reaches."""
+        return self.tree_.predict_proba(self._features(X))
+
+    def apply(self, X: Any) -> np.ndarray:
+        return self.tree_.apply(self._features(X))
+
+    def export_text(self) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text()

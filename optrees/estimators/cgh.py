@@ -26,7 +26,7 @@ from .._validation import (
 )
 from ..colgen.cgh import build_tree, solve_cgh
 from ..models.binary_tree import BinaryTree
-from ._base import TimeLimitWarning
+from ._base import TimeLimitWarning, _TreePredictor
 
 _EXACT = ("auto", "enumerate", "milp", "none")
 _CATEGORICAL = ("onehot", "ordinal")
@@ -81,7 +81,7 @@ class _Encoder:
         return np.hstack(parts) if parts else np.zeros((len(df), 0))
 
 
-class CGHClassifier(ClassifierMixin, BaseEstimator):
+class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     """Classification tree of depth ``depth`` by CGH (column generation over decision paths).
 
     Parameters follow the paper (§5, §7.2): ``alpha`` (% of the rows per sampled CART),
@@ -221,7 +221,7 @@ class CGHClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ predict
-    def _transform(self, X: Any) -> np.ndarray:
+    def _features(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "tree_")
         df = check_frame(X)
         if df.shape[1] != self.n_features_in_:
@@ -232,16 +232,3 @@ class CGHClassifier(ClassifierMixin, BaseEstimator):
         Xn = self.encoder_.transform(df)
         return Xn if Xn.shape[1] else np.zeros((Xn.shape[0], 1))
 
-    def predict(self, X: Any) -> np.ndarray:
-        return self.tree_.predict(self._transform(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class frequencies of the training samples in the leaf each sample reaches."""
-        return self.tree_.predict_proba(self._transform(X))
-
-    def apply(self, X: Any) -> np.ndarray:
-        return self.tree_.apply(self._transform(X))
-
-    def export_text(self) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text()

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     OptreesInputError,
@@ -24,10 +23,10 @@ from ..trees.flow import FlowOCT
 from ..trees.formulation import BuildTimeout
 from ..trees.problem import HeapTree, TreeProblem
 from ..trees.warmstart import cart_heap_tree
-from ._base import TimeLimitWarning, _BinaryInput
+from ._base import TimeLimitWarning, _BinaryInput, _TreePredictor
 
 
-class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
+class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, BaseEstimator):
     """Shared fit/predict for the strong-flow tree MIPs (objective (1) of flowoct-benders.txt).
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` ((1-lam)*correct -
@@ -127,21 +126,6 @@ class _OptimalTreeClassifier(_BinaryInput, ClassifierMixin, BaseEstimator):
                 TimeLimitWarning,
                 stacklevel=3,
             )
-
-    # ------------------------------------------------------------------ predict
-    def predict(self, X: Any) -> np.ndarray:
-        return self.tree_.predict(self._transform_binary(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class frequencies of the training samples in the leaf each sample reaches."""
-        return self.tree_.predict_proba(self._transform_binary(X))
-
-    def apply(self, X: Any) -> np.ndarray:
-        return self.tree_.apply(self._transform_binary(X))
-
-    def export_text(self) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text()
 
 
 class FlowOCTClassifier(_OptimalTreeClassifier):
