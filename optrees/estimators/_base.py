@@ -55,12 +55,7 @@ class _BinaryInput:
         return Xb
 
     def _features(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "tree_")
-        df = check_frame(X)
-        if df.shape[1] != self.n_features_in_:
-            raise OptreesInputError(
-                f"X has {df.shape[1]} columns but the model was fitted on {self.n_features_in_}"
-            )
+        df = self._fitted_frame(X)
         if self.binarizer_ is None:
             return check_binary_matrix(df)
         return self.binarizer_.transform(df)
@@ -74,6 +69,16 @@ class _TreePredictor:
 
     def _features(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _fitted_frame(self, X: Any) -> pd.DataFrame:
+        """X as a checked DataFrame with as many columns as at fit time."""
+        check_is_fitted(self, "tree_")
+        df = check_frame(X)
+        if df.shape[1] != self.n_features_in_:
+            raise OptreesInputError(
+                f"X has {df.shape[1]} columns but the model was fitted on {self.n_features_in_}"
+            )
+        return df
 
     def predict(self, X: Any) -> np.ndarray:
         return self.tree_.predict(self._features(X))

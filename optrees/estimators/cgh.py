@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     OptreesInputError,
@@ -222,11 +221,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def _features(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "tree_")
-        df = check_frame(X)
-        if df.shape[1] != self.n_features_in_:
-            raise OptreesInputError(
-                f"X has {df.shape[1]} columns but the model was fitted on {self.n_features_in_}")
+        df = self._fitted_frame(X)
         if not isinstance(X, pd.DataFrame):
             df.columns = self.encoder_.columns
         Xn = self.encoder_.transform(df)

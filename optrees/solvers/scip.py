@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from pyscipopt import SCIP_HEURTIMING as HT
-from pyscipopt import SCIP_PARAMSETTING, SCIP_RESULT, Conshdlr, Heur, Model, Sepa, quicksum
+from pyscipopt import SCIP_RESULT, Conshdlr, Heur, Model, Sepa, quicksum
 
 from .base import LazyConstraints, Row, SolveResult, SolverOptions
 
@@ -161,17 +161,17 @@ class ScipModel:
                                for b in self._blocks])
 
     def _to_solution(self, values: np.ndarray, heur=None):
+        """A SCIP solution from values by id (NaN = unknown makes it a partial solution)."""
         partial = np.isnan(values).any()
         sol = self.m.createPartialSol(heur) if partial else self.m.createSol(heur)
-        for j in np.flatnonzero(~np.isnan(values)):
+        # a full solution starts at 0; a partial one must be told every known value
+        known = ~np.isnan(values) if partial else values != 0.0
+        for j in np.flatnonzero(known):
             self.m.setSolVal(sol, self._vars[j], float(values[j]))
         return sol
 
     def try_solution(self, values: np.ndarray, heur=None) -> bool:
-        sol = self.m.createSol(heur)
-        for j, v in enumerate(values):
-            if v != 0.0:
-                self.m.setSolVal(sol, self._vars[j], float(v))
+        sol = self._to_solution(np.asarray(values, dtype=float), heur)
         return bool(self.m.trySol(sol, printreason=False, completely=False, checkbounds=True,
                                   checkintegrality=True, checklprows=True, free=True))
 
@@ -300,4 +300,4 @@ class _Heuristic(Heur):
         return {"result": SCIP_RESULT.FOUNDSOL if found else SCIP_RESULT.DIDNOTFIND}
 
 
-__all__ = ["ScipModel", "SCIP_PARAMSETTING"]
+__all__ = ["ScipModel"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models.binary_tree import LEAF, BinaryTree
+from ..models.binary_tree import BinaryTree
 
 
 @dataclass
@@ -138,22 +138,6 @@ class HeapTree:
         split = {n + 1: int(f) for n, f in enumerate(self.split) if f >= 0}
         label = {n + 1: int(k) for n, k in enumerate(self.label)}
         return BinaryTree.from_heap(split, label, classes)
-
-    @classmethod
-    def from_binary_tree(cls, tree: BinaryTree, depth: int) -> HeapTree:
-        """Embed a compact tree of depth <= ``depth`` (0.5 thresholds) into heap numbering."""
-        if tree.depth > depth:
-            raise ValueError(f"tree of depth {tree.depth} does not fit in depth {depth}")
-        split = np.full(2**depth - 1, -1, dtype=np.int64)
-        label = np.zeros(2 ** (depth + 1) - 1, dtype=np.int64)
-        stack = [(0, 1)]
-        while stack:
-            idx, h = stack.pop()
-            label[h - 1] = tree.value[idx]
-            if tree.feature[idx] != LEAF:
-                split[h - 1] = tree.feature[idx]
-                stack += [(int(tree.left[idx]), 2 * h), (int(tree.right[idx]), 2 * h + 1)]
-        return cls(split, label)
 
     def pruned(self, problem: TreeProblem) -> HeapTree:
         """Best pruning for the objective: collapse a subtree into a leaf when that does not lose.
