@@ -13,6 +13,9 @@ BendersOCTClassifier(penalty="leaves") for each variant:
     accel       polishing + path-bound cuts + EQP: the paper's best set
                 (BendOCTClassifier's default leaves EQP off, see its docstring)
     accel+sc    all four
+    pb-basic    polishing + path-bound cuts (24)
+    pb-both     polishing + path-bound cuts with both improvements (25) and (26):
+                BendOCTClassifier's defaults
 
 Usage:
     python bench/accel_bendoct.py --quick
@@ -33,7 +36,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from optrees import BendersOCTClassifier  # noqa: E402
+from optrees import BendersOCTClassifier, OptreesInputError  # noqa: E402
+from optrees.bench.protocols import PAPER_LAMS  # noqa: E402
+from optrees.bench.tasks import load_data  # noqa: E402
 
 VARIANTS = {
     "base": {},
@@ -44,20 +49,21 @@ VARIANTS = {
     "accel": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group"},
     "accel+sc": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group",
                  "strengthened_cuts": True},
+    "pb-basic": {"polishing": True, "path_bound_cuts": True},
+    "pb-both": {"polishing": True, "path_bound_cuts": "both"},  # BendOCTClassifier's defaults
 }
-PAPER_LAMS = [0.08, 0.06, 0.04, 0.02, 0.01, 0.008, 0.006, 0.004, 0.002, 0.001, 0.0008, 0.0006,
-              0.0004, 0.0002, 0.0001]
 
 
 def load(name: str, data_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    folder = data_dir / "binarized" / "accel-oct"
-    for suffix in ("_enc.csv", "_QT_5_enc.csv"):
-        path = folder / f"{name}{suffix}"
-        if path.exists():
-            df = pd.read_csv(path)
-            y = np.unique(df["target"], return_inverse=True)[1]
-            return df.drop(columns="target").to_numpy(dtype=np.uint8), y
-    raise SystemExit(f"no accel-OCT encoding for {name!r} in {folder}")
+    """The one-hot (``_enc``) encoding of ``name``, else its QT-5 encoding."""
+    for encoding in ("enc", "QT_5"):
+        try:
+            X, target = load_data(name, encoding, data_dir)
+        except OptreesInputError as exc:
+            error = exc
+            continue
+        return X.to_numpy(dtype=np.uint8), np.unique(target, return_inverse=True)[1]
+    raise SystemExit(f"no accel-OCT encoding for {name!r}: {error}")
 
 
 def main() -> None:
@@ -104,6 +110,17 @@ def main() -> None:
         }), include_groups=False)
     print("\n=== summary ===")
     print(summary.to_string())
+    if "base" in set(df.variant):  # speed-up over vanilla on instances both solve
+        key = ["dataset", "depth", "lam"]
+        base = df[df.variant == "base"].set_index(key)
+        for variant in [v for v in df.variant.unique() if v != "base"]:
+            other = df[df.variant == variant].set_index(key)
+            both = base.solved & other.solved.reindex(base.index, fill_value=False)
+            if both.any():
+                ratio = (base.seconds[both] / other.seconds.reindex(base.index)[both]).median()
+                print(f"{variant:10} solved {int(other.solved.sum())} vs base "
+                      f"{int(base.solved.sum())}; median speed-up on {int(both.sum())} "
+                      f"solved by both: {ratio:.1f}x")
     # every variant is exact: objectives of instances solved by two variants must agree
     solved = df[df.solved].groupby(["dataset", "depth", "lam"]).objective
     spread = (solved.max() - solved.min()).max() if len(df[df.solved]) else 0.0

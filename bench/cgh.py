@@ -29,12 +29,12 @@ SHARED = ROOT.parent / "shared" / "datasets"
 if "OPTREES_DATA" not in os.environ and SHARED.is_dir():
     os.environ["OPTREES_DATA"] = str(SHARED)
 
+from optrees.bench.protocols import CGH_DATASETS  # noqa: E402
 from optrees.datasets import load_dataset  # noqa: E402
 from optrees.estimators._base import TimeLimitWarning  # noqa: E402
 from optrees.estimators.cgh import CGHClassifier  # noqa: E402
 
-SMALL = ["balance-scale", "banknote", "car-evaluation", "ionosphere", "iris", "monk1", "monk2",
-         "monk3", "seismic-bumps", "spambase", "tic-tac-toe", "wine"]
+SMALL = list(CGH_DATASETS)
 
 
 def split(X, y, seed):

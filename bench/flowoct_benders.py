@@ -40,9 +40,9 @@ from optrees import (  # noqa: E402
     TimeLimitWarning,
     load_dataset,
 )
+from optrees.bench.protocols import FLOW_DATASETS  # noqa: E402
 
-DATASETS = ["monk1", "monk2", "monk3", "house-votes-84", "balance-scale", "tic-tac-toe",
-            "car-evaluation", "kr-vs-kp"]
+DATASETS = list(FLOW_DATASETS)
 METHODS = {"flow": FlowOCTClassifier, "benders": BendersOCTClassifier}
 COLUMNS = ["dataset", "n_train", "n_features_binary", "depth", "lam", "method", "seed",
            "seconds", "solve_seconds", "status", "gap", "objective", "bound", "bb_nodes",

@@ -25,15 +25,14 @@ from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from optrees.bench.protocols import RUG_DATASETS, RUG_FAIR  # noqa: E402
 from optrees.colgen.rug import RawColumns  # noqa: E402
 from optrees.datasets import load_dataset  # noqa: E402
 from optrees.estimators.rules import RUGClassifier  # noqa: E402
 from optrees.metrics import dmc_score, eop_score, interpretability  # noqa: E402
 
-DEFAULT = ["monk1", "monk2", "monk3", "house-votes-84", "tic-tac-toe", "balance-scale",
-           "car-evaluation", "kr-vs-kp", "banknote", "wdbc", "ionosphere", "transfusion",
-           "magic", "adult", "skin", "wine", "iris"]
-FAIR = {"adult": "sex", "compas": "Race"}
+DEFAULT = list(RUG_DATASETS)
+FAIR = dict(RUG_FAIR)
 
 
 def _f1(y, p):

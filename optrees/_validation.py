@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
+from sklearn.exceptions import DataConversionWarning
 
 
 class OptreesInputError(ValueError):
     """Raised for bad user input; the message names the problem."""
+
+
+class OptreesTypeError(OptreesInputError, TypeError):
+    """Bad input of the wrong type (e.g. a dict in a cell of X); also a ``TypeError``."""
 
 
 def check_depth(depth: object) -> int:
@@ -43,37 +50,128 @@ def check_time_limit(time_limit: object) -> float | None:
 
 
 def check_target(y: object, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Validate labels; return (classes, encoded y in 0..K-1). Needs >= 2 classes, no missing."""
+    """Validate labels; return (classes, encoded y in 0..K-1). Needs >= 2 classes, no missing.
+
+    Labels may be of any sortable type (strings, integers, integral floats, booleans); a
+    column vector ``(n, 1)`` is accepted with a ``DataConversionWarning``; real-valued
+    (continuous) targets are refused with "Unknown label type: continuous".
+    """
+    if y is None:
+        raise OptreesInputError(
+            "this classifier requires y to be passed, but the target y is None"
+        )
+    if sp.issparse(y):
+        raise OptreesInputError("sparse y is not supported; pass a dense array of labels")
     y_arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; y is used as "
+            "y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
+            DataConversionWarning, stacklevel=3,
+        )
         y_arr = y_arr.ravel()
     if y_arr.ndim != 1:
-        raise OptreesInputError(f"y must be one-dimensional, got shape {y_arr.shape}")
+        raise OptreesInputError(
+            f"y must be one-dimensional (one label per row), got shape {y_arr.shape}"
+        )
     if len(y_arr) != n_rows:
         raise OptreesInputError(
             f"X and y have different numbers of rows: X has {n_rows}, y has {len(y_arr)}"
         )
-    if pd.isna(pd.Series(y_arr)).any():
+    if pd.isna(pd.Series(y_arr, dtype=object)).any():
         raise OptreesInputError("y contains missing values (NaN/None)")
-    classes, y_enc = np.unique(y_arr, return_inverse=True)
-    if len(classes) < 2:
+    if np.iscomplexobj(y_arr):
+        raise OptreesInputError("Unknown label type: complex numbers are not class labels")
+    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
+        raise OptreesInputError("y contains infinite values")
+    if y_arr.dtype.kind == "f" and np.any(y_arr != np.round(y_arr)):
         raise OptreesInputError(
-            f"y has a single class ({classes[0]!r}); a classifier needs at least two classes"
+            "Unknown label type: continuous. y holds non-integer numbers, but a classifier "
+            "needs class labels (strings, integers); for a numeric target use a regressor"
         )
-    return classes, y_enc.astype(np.int64)
+    try:
+        classes, y_enc = np.unique(y_arr, return_inverse=True)
+    except TypeError as exc:
+        kinds = sorted({type(v).__name__ for v in y_arr})
+        raise OptreesInputError(
+            f"Unknown label type: y mixes label types {kinds} that cannot be ordered; "
+            "use one type for all labels (e.g. all strings)"
+        ) from exc
+    if len(classes) < 2:
+        only = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]
+        raise OptreesInputError(
+            f"y has a single class ({only!r}); a classifier needs more than one class"
+        )
+    return classes, y_enc.astype(np.int64).ravel()
+
+
+def _plain_value_type(v: object) -> bool:
+    return v is None or isinstance(v, str | numbers.Number | np.bool_ | bool)
 
 
 def check_frame(X: object) -> pd.DataFrame:
-    """Turn X into a DataFrame; reject empty input, NaN and infinities with a clear message."""
+    """Turn X into a DataFrame; reject empty, sparse, complex, NaN and infinite input.
+
+    A numpy array of dtype object whose values are all real numbers is converted to float
+    (scikit-learn's convention); DataFrame columns keep their dtypes (non-numeric columns
+    are categorical).  Cells must be strings, numbers or booleans.
+    """
+    if X is None:
+        raise OptreesInputError("X is None; expected a 2-D table (array or DataFrame)")
+    if sp.issparse(X):
+        raise OptreesInputError(
+            "sparse input is not supported: X is a sparse matrix; pass a dense array or "
+            "DataFrame (e.g. X.toarray())"
+        )
     if isinstance(X, pd.DataFrame):
         df = X
     else:
-        arr = np.asarray(X)
+        if isinstance(X, pd.Series):
+            arr = X.to_numpy()
+        else:
+            try:
+                arr = np.asarray(X)
+            except ValueError as exc:  # ragged nested lists
+                raise OptreesInputError(f"X is not a rectangular table: {exc}") from exc
         if arr.ndim != 2:
-            raise OptreesInputError(f"X must be two-dimensional, got shape {arr.shape}")
+            raise OptreesInputError(
+                f"X must be two-dimensional (rows x columns): Expected 2D array, got "
+                f"{arr.ndim}D array of shape {arr.shape} instead. Reshape your data either "
+                "using X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if "
+                "it contains a single sample"
+            )
         df = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
-    if df.shape[0] == 0 or df.shape[1] == 0:
-        raise OptreesInputError(f"X is empty (shape {df.shape})")
+        if arr.dtype == object and df.size:
+            df = df.apply(_numeric_if_possible)
+    if df.columns.duplicated().any():
+        dup = list(dict.fromkeys(df.columns[df.columns.duplicated()]))
+        raise OptreesInputError(f"X has duplicate column names: {dup[:5]}")
+    if df.shape[0] == 0:
+        raise OptreesInputError(
+            f"X is empty: Found array with 0 sample(s) (shape={df.shape}) while a minimum "
+            "of 1 is required."
+        )
+    if df.shape[1] == 0:
+        raise OptreesInputError(
+            f"X is empty: Found array with 0 feature(s) (shape={df.shape}) while a minimum "
+            "of 1 is required."
+        )
+    complex_cols = [c for c in df.columns if pd.api.types.is_complex_dtype(df[c].dtype)]
+    for c in df.columns:
+        if df[c].dtype == object:
+            bad = [v for v in df[c] if not _plain_value_type(v)]
+            if any(isinstance(v, complex) for v in bad):
+                complex_cols.append(c)
+            elif bad:
+                raise OptreesTypeError(
+                    f"column {c!r} of X holds a value of type {type(bad[0]).__name__}: "
+                    "argument must be a string or a number (cells of X must be strings, "
+                    "numbers or booleans)"
+                )
+    if complex_cols:
+        raise OptreesInputError(
+            f"Complex data not supported: X has complex numbers in columns {complex_cols[:5]}"
+        )
     bad = [c for c in df.columns if df[c].isna().any()]
     if bad:
         raise OptreesInputError(f"X contains missing values (NaN/None) in columns {bad[:5]}")
@@ -82,6 +180,12 @@ def check_frame(X: object) -> pd.DataFrame:
         cols = [c for c in num.columns if not np.isfinite(num[c].to_numpy(dtype=float)).all()]
         raise OptreesInputError(f"X contains infinite values in columns {cols[:5]}")
     return df
+
+
+def _numeric_if_possible(s: pd.Series) -> pd.Series:
+    if all(isinstance(v, numbers.Real) and not isinstance(v, bool | np.bool_) for v in s):
+        return s.astype(float)
+    return s
 
 
 def check_binary_matrix(X: object) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Command line: ``optrees demo | fit | predict | datasets``."""
+"""Command line: ``optrees demo | fit | predict | datasets | bench``."""
 
 from __future__ import annotations
 
@@ -7,25 +7,31 @@ import sys
 import time
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from . import metrics
 from ._validation import OptreesInputError
+from .bench.cli import add_bench_parser, cmd_bench
 from .binarize import Binarizer
 from .datasets import list_datasets, load_dataset
 from .estimators import (
     BendersOCTClassifier,
+    BinOCTClassifier,
     CGHClassifier,
     FlowOCTClassifier,
+    OCTClassifier,
+    OMTClassifier,
     RUGClassifier,
     TimeLimitWarning,
 )
-from .io import load_model, save_model
+from .io import load_model, save_model, write_atomic
 
 METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier, "rug": RUGClassifier,
-           "cgh": CGHClassifier}
+           "cgh": CGHClassifier, "oct": OCTClassifier, "binoct": BinOCTClassifier,
+           "omt": OMTClassifier}
 
 
 def _report(est, X_train, y_train, X_test=None, y_test=None) -> None:
@@ -50,6 +56,26 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+class _UsageError(Exception):
+    """A command-line usage error (reported in one line, exit code 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of usage + message, no SystemExit
+        raise _UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _check_out(path: str | None) -> None:
+    """Fail before any work when --out cannot be written."""
+    if path is None:
+        return
+    folder = Path(path).resolve().parent
+    if not folder.is_dir():
+        raise OptreesInputError(f"cannot write {path}: directory {folder} does not exist")
+    if Path(path).is_dir():
+        raise OptreesInputError(f"cannot write {path}: it is a directory")
+
+
 def _read_csv(path: str) -> pd.DataFrame:
     try:
         return pd.read_csv(path)
@@ -60,6 +86,7 @@ def _read_csv(path: str) -> pd.DataFrame:
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
+    _check_out(args.out)
     if (args.dataset is None) == (args.csv is None):
         raise OptreesInputError("give exactly one of --dataset NAME or --csv FILE")
     if args.dataset is not None:
@@ -86,6 +113,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         return _fit_rug(args, X_tr, y_tr, X_te, y_te)
     if args.method == "cgh":
         return _fit_cgh(args, X_tr, y_tr, X_te, y_te)
+    if args.method == "omt":
+        return _fit_omt(args, X_tr, y_tr, X_te, y_te)
     if args.fairness or args.sensitive:
         raise OptreesInputError("--fairness and --sensitive need --method rug")
     binarizer = Binarizer(numeric=args.numeric, n_bins=args.bins)
@@ -105,6 +134,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
         )
     elif args.method == "flow":
         kwargs["strengthen"] = args.strengthen
+    elif args.method == "binoct":
+        if args.lam != 0:
+            raise OptreesInputError("--method binoct has no split penalty; use --lam 0")
+        del kwargs["lam"]
     est = METHODS[args.method](**kwargs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
@@ -121,13 +154,35 @@ def _fit_cgh(args, X_tr, y_tr, X_te, y_te) -> int:
     est = CGHClassifier(depth=args.depth, alpha=args.alpha, exact_pricing=args.exact_pricing,
                         time_limit=args.time_limit, random_state=args.seed,
                         verbose=args.verbose)
+    return _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, lambda: [
+        f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
+        f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)"])
+
+
+def _fit_omt(args, X_tr, y_tr, X_te, y_te) -> int:
+    """OMT: a multiway-split tree from a path MIP solved by column generation."""
+    order = [c for c in args.feature_order.split(",") if c] if args.feature_order else None
+    est = OMTClassifier(depth=args.depth, leaves=args.leaves, min_support=args.min_support,
+                        loss=args.omt_loss, k_best=args.k_best, exact_pricing=args.omt_exact,
+                        max_iter=args.max_iter, n_bins=args.bins_omt, binning=args.binning,
+                        ordinal=args.ordinal, feature_order=order,
+                        time_limit=args.time_limit, random_state=args.seed,
+                        verbose=args.verbose)
+    return _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, lambda: [
+        f"status          : {est.status_}",
+        f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
+        f"gap (IP-LP)/IP: {est.gap_:.2%}"])
+
+
+def _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, summary) -> int:
+    """Fit (time-limit warnings are reported in the status line), print the tree, the
+    ``summary()`` lines, accuracies and time; save the model with ``--out``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
         est.fit(X_tr, y_tr)
     print(est.tree_.export_text())
     print()
-    print(f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
-          f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)")
+    print("\n".join(summary()))
     print(f"train accuracy  : {est.score(X_tr, y_tr):.4f}  (n={len(y_tr)})")
     if X_te is not None and len(y_te):
         print(f"test accuracy   : {est.score(X_te, y_te):.4f}  (n={len(y_te)})")
@@ -168,12 +223,13 @@ def _fit_rug(args, X_tr, y_tr, X_te, y_te) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
+    _check_out(args.out)
     model = load_model(args.model)
     df = _read_csv(args.csv)
     pred = model.predict(df)
     out = pd.DataFrame({"prediction": pred})
     if args.out:
-        out.to_csv(args.out, index=False)
+        write_atomic(args.out, out.to_csv(index=False))
         print(f"{len(out)} predictions written to {args.out}")
     else:
         out.to_csv(sys.stdout, index=False)
@@ -188,7 +244,7 @@ def cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="optrees", description=__doc__)
+    parser = _Parser(prog="optrees", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="BendersOCT depth 2 on the bundled monk1 data")
     fit = sub.add_parser("fit", help="fit an optimal tree and print it")
@@ -211,8 +267,10 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--strengthen", action="store_true", help="flow: separate cuts (4)")
     fit.add_argument("--polishing", action="store_true",
                      help="benders, --penalty leaves: D2S solution polishing (accel. §5.2)")
-    fit.add_argument("--path-bound-cuts", action="store_true",
-                     help="benders, --penalty leaves: D2S path-bound cuts (accel. §5.4)")
+    fit.add_argument("--path-bound-cuts", nargs="?", const="basic", default=False,
+                     choices=["basic", "negative", "structure", "both"],
+                     help="benders, --penalty leaves: D2S path-bound cuts (accel. §5.4); "
+                          "'both' adds cuts (25) and (26)")
     fit.add_argument("--strengthened-cuts", action="store_true",
                      help="benders, --penalty leaves: strengthened Benders cuts (accel. §5.1)")
     fit.add_argument("--no-warm-start", action="store_true")
@@ -220,6 +278,20 @@ def build_parser() -> argparse.ArgumentParser:
     cgh.add_argument("--alpha", type=float, default=90.0, help="%% of rows per sampling CART")
     cgh.add_argument("--exact-pricing", choices=["auto", "enumerate", "milp", "none"],
                      default="auto")
+    omt = fit.add_argument_group("omt (multiway-split tree: path MIP + column generation)")
+    omt.add_argument("--leaves", type=int, default=None, help="max rules l (default 2^depth)")
+    omt.add_argument("--min-support", type=float, default=0.01,
+                     help="min samples per rule: a fraction (< 1) or a count")
+    omt.add_argument("--omt-loss", choices=["misclassification", "weighted", "f1"],
+                     default="misclassification")
+    omt.add_argument("--k-best", type=int, default=1000, help="paths per pricing round (K)")
+    omt.add_argument("--omt-exact", action="store_true", help="exact K-shortest-path pricing")
+    omt.add_argument("--max-iter", type=int, default=40, help="column-generation rounds")
+    omt.add_argument("--bins-omt", type=int, default=8, help="quantile bins of numeric columns")
+    omt.add_argument("--binning", choices=["cumulative", "plain"], default="cumulative")
+    omt.add_argument("--ordinal", action="store_true",
+                     help="numeric-valued categories as ordered intervals")
+    omt.add_argument("--feature-order", default=None, help="comma-separated column order")
     rug = fit.add_argument_group("rug (rule generation; --depth is the pricing-tree depth)")
     rug.add_argument("--pen-par", type=float, default=1.0, help="weight of the rule costs")
     rug.add_argument("--max-rmp-calls", type=int, default=10)
@@ -228,7 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
     rug.add_argument("--fairness", choices=["dmc", "odm", "eop"], default=None)
     rug.add_argument("--sensitive", default=None, help="sensitive attribute column")
     rug.add_argument("--epsilon", type=float, default=0.025, help="fairness cap")
-    fit.add_argument("--verbose", action="store_true")
+    fit.add_argument("-v", "--verbose", action="count", default=0,
+                     help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
     fit.add_argument("--out", help="write the fitted model as JSON")
     pred = sub.add_parser("predict", help="predict a CSV with a saved model")
     pred.add_argument("--model", required=True)
@@ -236,19 +309,27 @@ def build_parser() -> argparse.ArgumentParser:
     pred.add_argument("--out", help="CSV for predictions (default: stdout)")
     ds = sub.add_parser("datasets", help="list datasets with their shapes")
     ds.add_argument("--data-dir", default=None, help="folder of non-bundled datasets")
+    add_bench_parser(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except _UsageError as exc:
+        print(f"optrees: error: {exc}", file=sys.stderr)
+        return 2
     handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict,
-               "datasets": cmd_datasets}[args.command]
+               "datasets": cmd_datasets, "bench": cmd_bench}[args.command]
     start = time.perf_counter()
     try:
         code = handler(args)
     except (OptreesInputError, FileNotFoundError) as exc:
         print(f"optrees: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C outside a solve (a solve returns its incumbent)
+        print("optrees: interrupted", file=sys.stderr)
+        return 130
     if args.command == "demo":
         print(f"\ndemo finished in {time.perf_counter() - start:.1f}s")
     return code

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ import pandas as pd
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .binarize import BinaryLiteral
 from .models.binary_tree import BinaryTree
+from .models.multiway_tree import MultiwayTree
 from .models.rule_set import RuleSet
 
 FORMAT = "optrees-model-1"
@@ -62,8 +65,27 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` all or nothing: a temporary file in the same folder,
+    renamed over ``path`` once complete (no partial file if anything fails)."""
+    path = Path(path)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        raise OptreesInputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def save_model(estimator: Any, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(model_to_dict(estimator), indent=1))
+    """Write the fitted model as JSON (atomically: a complete file or none)."""
+    write_atomic(path, json.dumps(model_to_dict(estimator), indent=1))
 
 
 class LoadedTreeModel:
@@ -71,7 +93,9 @@ class LoadedTreeModel:
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
-        self.tree = BinaryTree.from_dict(data["tree"])
+        multiway = data["tree"].get("kind") == "multiway_tree"
+        self.tree = (MultiwayTree.from_dict(data["tree"]) if multiway
+                     else BinaryTree.from_dict(data["tree"]))
         self.columns = data.get("columns")
         self.literals = (
             None if data.get("literals") is None
@@ -102,11 +126,18 @@ class LoadedTreeModel:
         df = _select(df, needed)
         return np.column_stack([lit.evaluate(df[lit.column]) for lit in self.literals])
 
+    def _input(self, X: Any) -> Any:
+        if isinstance(self.tree, MultiwayTree):  # OMT trees encode raw columns themselves
+            df = check_frame(X)
+            df.columns = [str(c) for c in df.columns]
+            return _select(df, [lv.name for lv in self.tree.levels])
+        return self.binary(X)
+
     def predict(self, X: Any) -> np.ndarray:
-        return self.tree.predict(self.binary(X))
+        return self.tree.predict(self._input(X))
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        return self.tree.predict_proba(self.binary(X))
+        return self.tree.predict_proba(self._input(X))
 
 
 def _select(df: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

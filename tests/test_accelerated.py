@@ -29,6 +29,8 @@ SWITCHES = [  # (polishing, path-bound cuts, strengthened cuts, EQP variant)
     (True, False, False, None), (False, True, False, None), (False, False, True, None),
     (False, False, False, "basic-basic"), (False, False, False, "recursive-group"),
     (True, True, False, "recursive-group"), (True, True, True, "basic-group"),
+    (False, "negative", False, None), (False, "structure", False, None),
+    (True, "both", False, None),
 ]
 
 
@@ -107,10 +109,13 @@ def test_bendoct_with_eqp_matches_pystreed():
     assert est.stats_["eqp_sets"] > 0
 
 
-def test_path_bound_and_polishing_match_pystreed():
-    Xb, y, best = _streed_reference("monk3", 3, 0.01)
-    est = BendersOCTClassifier(depth=3, lam=0.01, penalty="leaves", binarizer=None,
-                               polishing=True, path_bound_cuts=True, time_limit=120).fit(Xb, y)
+@pytest.mark.parametrize("variant", [True, "both"])
+@pytest.mark.parametrize("name, depth, lam", [("monk3", 3, 0.01), ("monk2", 3, 0.0)])
+def test_path_bound_and_polishing_match_pystreed(variant, name, depth, lam):
+    Xb, y, best = _streed_reference(name, depth, lam)
+    est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
+                               polishing=True, path_bound_cuts=variant,
+                               time_limit=120).fit(Xb, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["path_bound_cuts"] > 0 and est.stats_["d2s_calls"] > 0

@@ -1,32 +1,36 @@
-"""Shared estimator matrix: bad input, determinism, time limit, scikit-learn conventions."""
+"""Shared estimator matrix (``estimator_matrix.SPECS``): determinism, the time limit counted
+from ``fit`` entry, Ctrl-C, and per-family parameter checks.  Bad input lives in
+test_bad_input.py, scikit-learn compliance in test_sklearn_compat.py."""
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from estimator_matrix import SPEC_IDS, SPECS
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import (
-    check_get_params_invariance,
-    check_no_attributes_set_in_init,
-    check_parameters_default_constructible,
-    check_set_params,
-)
 
 from optrees import (
     BendersOCTClassifier,
     BendOCTClassifier,
-    CGHClassifier,
     FlowOCTClassifier,
     OptreesInputError,
-    RUGClassifier,
     TimeLimitWarning,
     load_dataset,
 )
+from optrees.estimators import InterruptedWarning
+from optrees.estimators._base import FitInterrupted, interruptible
+from optrees.io import model_to_dict
 
-ESTIMATORS = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]  # trees
-ALL_ESTIMATORS = [*ESTIMATORS, RUGClassifier, CGHClassifier]
+TREES = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]
 
 
 def _small():
@@ -36,39 +40,127 @@ def _small():
     return X, y
 
 
-BAD_FIT = [
-    ("nan", lambda X, y: (np.where(np.eye(30, 4) == 1, np.nan, X), y), "missing values"),
-    ("inf", lambda X, y: (np.where(np.eye(30, 4) == 1, np.inf, X.astype(float)), y), "infinite"),
-    ("empty", lambda X, y: (np.zeros((0, 4)), y[:0]), "empty"),
-    ("one class", lambda X, y: (X, np.zeros_like(y)), "single class"),
-    ("length mismatch", lambda X, y: (X, y[:-1]), "different numbers of rows"),
-    ("y missing", lambda X, y: (X, np.where(np.arange(30) == 3, None, y.astype(object))),
-     "missing values"),
-    ("1-D X", lambda X, y: (X[:, 0], y), "two-dimensional"),
-]
+def _model(est):
+    """The learned model as plain data (no timings)."""
+    d = model_to_dict(est)
+    d.pop("fit")
+    return json.loads(json.dumps(d))
 
 
-@pytest.mark.parametrize("cls", ALL_ESTIMATORS)
-@pytest.mark.parametrize("case", BAD_FIT, ids=[c[0] for c in BAD_FIT])
-def test_bad_input_is_named(cls, case):
-    _, make, message = case
-    X, y = make(*_small())
-    with pytest.raises(OptreesInputError, match=message):
-        cls(time_limit=10).fit(X, y)
+# ------------------------------------------------------------------------- determinism
+# Instances that finish (optimal / converged): a time-limited solve is not reproducible.
+DETERMINISM_DATA = "monk3"
+_FITTED = {}
 
 
+def _determinism_fit(spec, seed):
+    key = (spec.id, seed)
+    if key not in _FITTED:
+        X, y = load_dataset(DETERMINISM_DATA)
+        _FITTED[key] = spec.make(random_state=seed, **spec.exact).fit(X, y)
+    return _FITTED[key]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_same_seed_same_model(spec):
+    a = _determinism_fit(spec, 3)
+    b = clone(a).fit(*load_dataset(DETERMINISM_DATA))
+    assert a.status_ not in ("time_limit", "interrupted")
+    assert _model(a) == _model(b)
+    X, _ = load_dataset(DETERMINISM_DATA)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+_CHILD = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from estimator_matrix import SPECS
+from test_estimators import _determinism_fit, _model
+print(json.dumps({{s.id: _model(_determinism_fit(s, 3)) for s in SPECS}}))
+"""
+
+
+@pytest.mark.slow
+def test_same_seed_same_model_in_a_fresh_process():
+    """Across runs: another interpreter with another hash seed learns the same models."""
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONWARNINGS": "ignore"}
+    out = subprocess.run([sys.executable, "-c", _CHILD.format(tests=tests)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    child = json.loads(out.splitlines()[-1])
+    for spec in SPECS:
+        assert child[spec.id] == _model(_determinism_fit(spec, 3)), spec.id
+
+
+# ------------------------------------------------------------------------- time limit
+HARD = [s for s in SPECS if s.hard is not None]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", HARD, ids=[s.id for s in HARD])
+def test_time_limit_counts_from_fit_entry(spec):
+    """Wall time of fit (binarization, warm start and model build included) stays within
+    5 % of the limit plus 0.5 s (slack for a machine shared with other jobs; measured
+    overshoot on an idle machine: <= 0.15 s); the best model so far is returned with a
+    warning."""
+    X, y = load_dataset(spec.hard_data)
+    est = spec.make(**spec.hard)
+    limit = spec.hard["time_limit"]
+    start = time.perf_counter()
+    with pytest.warns(TimeLimitWarning, match="status 'time_limit'"):
+        est.fit(X, y)
+    elapsed = time.perf_counter() - start
+    assert elapsed <= limit * 1.05 + 0.5, elapsed
+    assert est.fit_seconds_ <= elapsed
+    assert est.status_ == "time_limit"
+    majority = pd.Series(y).value_counts(normalize=True).max()
+    assert est.score(X, y) > majority + 0.05  # a real model, not a constant guess
+
+
+# ------------------------------------------------------------------------- Ctrl-C
+
+
+_NOT_YET: dict[str, str] = {}  # estimator name -> why Ctrl-C still escapes as a traceback
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", HARD, ids=[s.id for s in HARD])
+def test_ctrl_c_returns_the_incumbent(spec):
+    """SIGINT 1.5 s into a fit that would run for a minute: fit returns soon after with the
+    best model so far, status 'interrupted' and an InterruptedWarning (no traceback)."""
+    X, y = load_dataset(spec.hard_data)
+    est = spec.make(**{**spec.hard, "time_limit": 60})
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.warns(InterruptedWarning, match=r"interrupted \(Ctrl-C\)"):
+            est.fit(X, y)
+    except KeyboardInterrupt:  # caught here: pytest would end the whole session
+        if spec.id in _NOT_YET:
+            pytest.xfail(_NOT_YET[spec.id])
+        pytest.fail("Ctrl-C escaped fit as KeyboardInterrupt (a traceback for the user)")
+    finally:
+        timer.cancel()
+    elapsed = time.perf_counter() - start
+    assert 1.5 <= elapsed < 5.0, elapsed
+    assert est.status_ == "interrupted"
+    majority = pd.Series(y).value_counts(normalize=True).max()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert est.score(X, y) > majority + 0.05
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+# ------------------------------------------------------------------------- tree parameters
 BAD_PARAMS = [
-    ({"depth": 0}, "depth"),
-    ({"depth": 1.5}, "depth"),
     ({"lam": -0.1}, "lam"),
     ({"lam": 1.0}, "lam"),
-    ({"time_limit": -1}, "time_limit"),
-    ({"time_limit": 0}, "time_limit"),
     ({"binarizer": "bogus"}, "binarizer"),
 ]
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("cls", TREES)
 @pytest.mark.parametrize("params,word", BAD_PARAMS, ids=[str(p[0]) for p in BAD_PARAMS])
 def test_bad_parameters_are_named(cls, params, word):
     X, y = _small()
@@ -83,32 +175,11 @@ def test_unknown_penalty():
         BendersOCTClassifier(penalty="nodes").fit(X, y)
 
 
-@pytest.mark.parametrize("cls", ESTIMATORS)
-def test_non_binary_data_without_binarizer(cls):
-    X, y = _small()
-    X = X.astype(float)
-    X[3, 2] = 0.5
-    with pytest.raises(OptreesInputError, match="binary"):
-        cls(binarizer=None).fit(X, y)
-
-
-@pytest.mark.parametrize("cls", ALL_ESTIMATORS)
-def test_predict_checks_columns(cls):
+@pytest.mark.parametrize("cls,depth", [(BendersOCTClassifier, 2), (FlowOCTClassifier, 1),
+                                       (BendOCTClassifier, 2)])
+def test_raw_dataframe_end_to_end(cls, depth):
     X, y = load_dataset("monk3")
-    depth = {"max_depth": 1} if cls is RUGClassifier else {"depth": 1}
-    est = cls(time_limit=20, **depth).fit(X, y)
-    with pytest.raises(OptreesInputError):
-        est.predict(X.drop(columns=["a1"]))
-    with pytest.raises(OptreesInputError, match="missing values"):
-        est.predict(X.assign(a1=np.nan))
-
-
-@pytest.mark.parametrize("cls", ESTIMATORS)
-def test_raw_dataframe_end_to_end_and_determinism(cls):
-    X, y = load_dataset("monk1")
-    a = cls(depth=2, time_limit=30, random_state=3).fit(X, y)
-    b = clone(a).fit(X, y)
-    assert a.tree_.to_dict() == b.tree_.to_dict()
+    a = cls(depth=depth, time_limit=30, random_state=3).fit(X, y)
     assert a.status_ == "optimal"
     assert set(a.predict(X)) <= set(y)
     proba = a.predict_proba(X)
@@ -116,7 +187,7 @@ def test_raw_dataframe_end_to_end_and_determinism(cls):
     assert np.allclose(proba.sum(axis=1), 1)
     assert np.array_equal(a.classes_[proba.argmax(axis=1)], a.predict(X))
     text = a.tree_.export_text()
-    assert "a5 = 1" in text or "a1" in text  # literal names of the raw columns
+    assert "a5 = " in text or "a2 = " in text  # literal names of the raw columns
     if getattr(a, "penalty", "splits") == "leaves":
         expected = a.score(X, y) - a.lam * a.tree_.n_leaves
     else:
@@ -124,33 +195,54 @@ def test_raw_dataframe_end_to_end_and_determinism(cls):
     assert a.objective_ == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("cls", ALL_ESTIMATORS)
-def test_sklearn_conventions(cls):
-    name = cls.__name__
-    check_parameters_default_constructible(name, cls())
-    check_no_attributes_set_in_init(name, cls())
-    check_get_params_invariance(name, cls())
-    check_set_params(name, cls())
-
-
-@pytest.mark.parametrize("cls,limit", [(BendersOCTClassifier, 4.0), (FlowOCTClassifier, 4.0),
-                                       (BendOCTClassifier, 4.0)])
-def test_time_limit_is_honoured_and_returns_a_tree(cls, limit):
-    X, y = load_dataset("kr-vs-kp")
-    start = time.perf_counter()
-    with pytest.warns(TimeLimitWarning):
-        est = cls(depth=3, time_limit=limit).fit(X, y)
-    elapsed = time.perf_counter() - start
-    # 5 % of the limit plus the binarization done before the clock starts (< 0.5 s)
-    assert est.fit_seconds_ <= limit * 1.05
-    assert elapsed <= limit * 1.05 + 0.5
-    assert est.status_ != "optimal"
-    assert est.gap_ > 0
-    assert est.score(X, y) > 0.6  # warm start or better, not a constant guess (52 %)
-
-
 def test_warning_free_when_optimal():
     X, y = _small()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         BendersOCTClassifier(depth=1).fit(X, y)
+
+
+# ------------------------------------------------------------------------- interruptible()
+def _sigint():
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_interruptible_first_ctrl_c_requests_second_raises():
+    calls = []
+    with interruptible() as stop:
+        stop.on_interrupt.append(lambda: calls.append("stop"))
+        _sigint()
+        time.sleep(0.05)  # the handler runs at the next bytecode boundary
+        assert stop.requested and calls == ["stop"]
+        with pytest.raises(FitInterrupted):  # work started after Ctrl-C is not begun
+            with stop.abortable():
+                pass
+        with pytest.raises(KeyboardInterrupt):  # the second Ctrl-C is the escape hatch
+            _sigint()
+            time.sleep(0.05)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_interruptible_abortable_block_stops_at_once():
+    reached = []
+    with interruptible() as stop:
+        with pytest.raises(FitInterrupted):
+            with stop.abortable():
+                _sigint()
+                time.sleep(0.05)
+                reached.append("after")  # not reached: the handler raised
+        assert stop.requested and not reached
+
+
+def test_interruptible_is_a_no_op_off_the_main_thread():
+    seen = []
+
+    def work():
+        with interruptible() as stop:
+            seen.append(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+            seen.append(stop.requested)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert seen == [True, False]

@@ -50,3 +50,32 @@ def test_mip_with_start_and_bound():
     assert res.status == "optimal"
     assert res.objective == pytest.approx(14.0)  # items 0, 2, 3 (weight 10)
     assert res.bound == pytest.approx(14.0)
+
+
+def test_stop_request_interrupts_a_running_mip():
+    """Ctrl-C handlers call request_stop(); HiGHS polls it through its interrupt callbacks."""
+    import threading
+    import time
+
+    from optrees.solvers.base import clear_stop, request_stop
+
+    rng = np.random.default_rng(0)
+    n, m = 120, 40  # a market-split-like MIP: hard for branch-and-bound
+    A = rng.integers(0, 100, (m, n))
+    rhs = A.sum(axis=1) // 2
+    model = HighsModel(SolverOptions(seed=0))
+    rows = model.add_rows(rhs.astype(float), rhs.astype(float) + 3)
+    cols = model.add_columns(list(rng.random(n)), [0.0] * n, [1.0] * n,
+                             [list(rows)] * n, [list(A[:, j].astype(float)) for j in range(n)])
+    model.set_integer(cols)
+    timer = threading.Timer(1.0, request_stop)
+    timer.start()
+    try:
+        t0 = time.perf_counter()
+        res = model.solve(time_limit=60)
+        elapsed = time.perf_counter() - t0
+    finally:
+        timer.cancel()
+        clear_stop()
+    assert res.status == "interrupted"
+    assert elapsed < 15

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._logging import logger
 from ..models.binary_tree import LEAF, BinaryTree
 from ..solvers.base import SolverOptions
 from ..solvers.highs import HighsModel
@@ -44,7 +45,8 @@ class Master:
     def __init__(self, space: PathSpace, seed: int = 0, verbose: bool = False) -> None:
         self.space = space
         sp = space
-        self.model = HighsModel(SolverOptions(seed=seed, verbose=verbose), maximize=True)
+        self.model = HighsModel(SolverOptions(seed=seed, verbose=2 if verbose else 0),
+                                maximize=True)
         nL, G = sp.n_leaves, sp.n_groups
         self.row_group0 = nL
         self.row_agree0 = nL + G
@@ -213,8 +215,7 @@ def solve_cgh(
         return None if deadline is None else max(0.0, deadline - time.perf_counter())
 
     def log(msg: str) -> None:
-        if verbose:
-            print(f"[cgh {time.perf_counter() - t0:7.2f}s] {msg}")
+        logger.info(f"CGH      {time.perf_counter() - t0:7.1f}s  {msg}")
 
     sets = threshold_sampling(X, y, depth, alpha=alpha, tau=tau, q_root=q_root, q_node=q_node,
                               max_rounds=max_rounds, deadline=sampling_deadline, seed=seed,
@@ -241,7 +242,7 @@ def solve_cgh(
         raise ValueError(f"exact_pricing must be auto/enumerate/milp/none, got {exact_pricing!r}")
     stats["exact_pricing"] = exact
 
-    master = Master(space, seed=seed, verbose=False)
+    master = Master(space, seed=seed, verbose=int(verbose) >= 2)
     master.add_paths(np.arange(space.n_leaves), space.tree_paths(cart_choice))
     pricer = RandomPathPricer(space, rng, pool_size, n_leaves_sampled, n_columns, local_search)
     res = master.solve(remaining())
@@ -288,8 +289,8 @@ def solve_cgh(
         if res.status != "optimal":
             timed_out, stop = True, f"master {res.status}"
             break
-        if verbose and iterations % 20 == 0:
-            log(f"iter {iterations}: LP {res.objective:.3f}, {master.n_paths} paths")
+        if iterations % 20 == 0:
+            log(f"iteration {iterations}  LP {res.objective:.6g}  paths {master.n_paths}")
     if timed_out:
         status = "time_limit"
     stats.update(stop=stop, iterations=iterations, exact_calls=exact_calls, n_paths=master.n_paths,

@@ -34,10 +34,12 @@ import numpy as np
 import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
+from .._logging import progress
 from .._validation import OptreesInputError
 from ..models.rule_set import Literal, Rule, simplify_literals
 from ..solvers.base import SolverOptions
 from ..solvers.highs import HighsModel
+from .rug_exact import farley_bound
 
 RC_TOL = 1e-9
 
@@ -256,6 +258,7 @@ class RUGResult:
     history: list[float]
     master: RUGMaster
     reduced_costs: np.ndarray | None = None  # HiGHS's own, for the rule columns
+    lower_bound: float | None = None  # on the master over every pool rule (exact pricing only)
 
 
 class RuleGeneration:
@@ -369,6 +372,7 @@ class RuleGeneration:
 
     def run(self) -> RUGResult:
         n = len(self.y)
+        t0 = time.perf_counter()
         ones = np.ones(n)
         initial = (self.pricer(ones) if self.pricer is not None else self.tree_rules(None))
         self._add_candidates(initial, ones, require_negative=False)
@@ -376,6 +380,7 @@ class RuleGeneration:
         best = None  # (objective, w, v, beta, lp status, reduced costs, master)
         history: list[float] = []
         status = "iteration_limit"
+        lower_bound = None
         while True:
             remaining = self._remaining()
             if remaining is not None and remaining <= 0 and best is not None:
@@ -401,6 +406,8 @@ class RuleGeneration:
             rc = res.stats["reduced_costs"][cols]
             best = (float(res.objective), w, v, beta, res.status, rc, master)
             history.append(float(res.objective))
+            progress("RUG", time.perf_counter() - t0, round=calls,
+                     LP=f"{res.objective:.6g}", rules=len(self._cover))
             if calls >= self.max_rmp_calls:
                 status = "iteration_limit"
                 break
@@ -414,6 +421,10 @@ class RuleGeneration:
                 break
             cands = (self.pricer(beta_pos) if self.pricer is not None
                      else self.tree_rules(beta_pos))
+            if getattr(self.pricer, "exact", False):
+                lb = farley_bound(best[0], self.pricer.last_min_rc, self.pen_par)
+                if lb is not None and (lower_bound is None or lb > lower_bound):
+                    lower_bound = lb
             if self._add_candidates(cands, beta_pos, require_negative=True) == 0:
                 status = "converged"
                 break
@@ -423,4 +434,4 @@ class RuleGeneration:
             weight = float(w[j]) if j < len(w) else 0.0
             rules.append(Rule(lits, self._labels[j], max(weight, 0.0), self._costs[j]))
         return RUGResult(rules, objective, calls, status, lp_status, v, beta, history,
-                         master, rc)
+                         master, rc, lower_bound)

@@ -1,12 +1,14 @@
 """scikit-learn estimators, one module per family of methods."""
 
-from ._base import TimeLimitWarning
+from ._base import InterruptedWarning, TimeLimitWarning, UnseenCategoryWarning
+from .baselines import BinOCTClassifier, OCTClassifier
 from .cgh import CGHClassifier
+from .omt import OMTClassifier, OMTRegressor
 from .rules import RUGClassifier
 from .trees import BendersOCTClassifier, BendOCTClassifier, FlowOCTClassifier
 
 __all__ = [
-    "BendOCTClassifier", "BendersOCTClassifier", "CGHClassifier", "FlowOCTClassifier",
-    "RUGClassifier",
-    "TimeLimitWarning",
+    "BendOCTClassifier", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
+    "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor", "RUGClassifier",
+    "InterruptedWarning", "TimeLimitWarning", "UnseenCategoryWarning",
 ]

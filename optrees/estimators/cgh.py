@@ -9,23 +9,32 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.tree import DecisionTreeClassifier
 
 from .._validation import (
     OptreesInputError,
     check_depth,
-    check_frame,
     check_target,
     check_time_limit,
 )
 from ..colgen.cgh import build_tree, solve_cgh
-from ..models.binary_tree import BinaryTree
-from ._base import TimeLimitWarning, _TreePredictor
+from ..models.binary_tree import LEAF, BinaryTree
+from ._base import (
+    FitInterrupted,
+    _TreePredictor,
+    check_seed,
+    fit_frame,
+    interruptible,
+    logged_fit,
+    solve_deadline,
+    warn_stopped,
+    warn_unseen,
+)
 
 _EXACT = ("auto", "enumerate", "milp", "none")
 _CATEGORICAL = ("onehot", "ordinal")
@@ -80,6 +89,21 @@ class _Encoder:
         return np.hstack(parts) if parts else np.zeros((len(df), 0))
 
 
+def _cart_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int, seed: int,
+               names: list[str], negated: list[str]) -> BinaryTree:
+    """scikit-learn's CART of the given depth as a :class:`BinaryTree` (left: x <= t)."""
+    t = DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(X, y).tree_
+    leaf = t.children_left == -1
+    value = np.argmax(t.value[:, 0, :], axis=1)
+    present = np.unique(y)  # the tree's class columns are the classes present in y
+    tree = BinaryTree(np.where(leaf, LEAF, t.feature), np.where(leaf, 0.0, t.threshold),
+                      np.where(leaf, LEAF, t.children_left),
+                      np.where(leaf, LEAF, t.children_right), present[value], classes,
+                      feature_names=names, negated_names=negated)
+    tree.set_counts(X, y)
+    return tree
+
+
 class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     """Classification tree of depth ``depth`` by CGH (column generation over decision paths).
 
@@ -98,8 +122,9 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
     correctly classified), ``lp_bound_`` (final master LP value; an upper bound for the
     restricted split sets when ``status_ == "converged"``), ``lp_integral_``,
-    ``cart_objective_``, ``status_`` ("converged", "heuristic" or "time_limit"),
-    ``fit_seconds_``, ``stats_``, ``feature_names_``.
+    ``cart_objective_``, ``status_`` ("converged", "heuristic", "time_limit" or
+    "interrupted": Ctrl-C, the start tree CART is returned), ``fit_seconds_``, ``stats_``,
+    ``feature_names_``, ``n_features_in_``, ``feature_names_in_``.
     """
 
     def __init__(
@@ -163,67 +188,82 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         if self.categorical not in _CATEGORICAL:
             raise OptreesInputError(
                 f"categorical must be one of {_CATEGORICAL}, got {self.categorical!r}")
-        rs = self.random_state
-        if rs is not None and (isinstance(rs, bool) or not isinstance(rs, numbers.Integral)):
-            raise OptreesInputError(f"random_state must be None or an integer, got {rs!r}")
 
     # ------------------------------------------------------------------ fit
+    @logged_fit
     def fit(self, X: Any, y: Any) -> CGHClassifier:
         t0 = time.perf_counter()
         depth = check_depth(self.depth)
         limit = check_time_limit(self.time_limit)
         self._check_params()
-        df = check_frame(X)
-        self.n_features_in_ = df.shape[1]
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(df.columns, dtype=object)
+        seed = check_seed(self.random_state)
+        df = fit_frame(self, X)
+        self.classes_, y_enc = check_target(y, df.shape[0])
         self.encoder_ = _Encoder(df, self.categorical)
         Xn = self.encoder_.transform(df)
         self.feature_names_ = list(self.encoder_.names)
-        self.classes_, y_enc = check_target(y, Xn.shape[0])
-        seed = 0 if self.random_state is None else int(self.random_state)
         K = len(self.classes_)
         if Xn.shape[1] == 0:
             Xn = np.zeros((Xn.shape[0], 1))  # no usable column: the tree is a single leaf
-        result = solve_cgh(
-            Xn, y_enc, K, depth,
-            alpha=float(self.alpha), tau=int(self.tau), q_root=self.q_root,
-            q_node=self.q_node, max_rounds=self.max_rounds, all_splits=self.splits == "all",
-            pool_size=int(self.pool_size), n_leaves_sampled=int(self.n_leaves_sampled),
-            n_columns=int(self.n_columns), local_search=int(self.local_search),
-            exact_pricing=self.exact_pricing,
-            time_limit=None if limit is None else max(1e-3, limit - (time.perf_counter() - t0)),
-            seed=seed, verbose=bool(self.verbose),
-        )
         names = self.feature_names_ or ["constant"]
         negated = self.encoder_.negated or ["not (constant)"]
-        self.tree_: BinaryTree = build_tree(result.choice, result.sets, Xn, y_enc,
-                                            self.classes_, names, negated)
-        self.objective_ = float(result.objective)
-        self.lp_bound_ = float(result.lp_objective)
-        self.lp_integral_ = bool(result.lp_integral)
-        self.cart_objective_ = float(result.stats["cart_objective"])
-        self.status_ = result.status
-        self.stats_ = result.stats
+        with interruptible() as stop:
+            try:
+                # Ctrl-C: solve_cgh has no stop hook yet, so the run is abandoned and the
+                # tree CGH starts from (CART of the same depth) is returned instead.
+                with stop.abortable():
+                    result = solve_cgh(
+                        Xn, y_enc, K, depth,
+                        alpha=float(self.alpha), tau=int(self.tau), q_root=self.q_root,
+                        q_node=self.q_node, max_rounds=self.max_rounds,
+                        all_splits=self.splits == "all",
+                        pool_size=int(self.pool_size),
+                        n_leaves_sampled=int(self.n_leaves_sampled),
+                        n_columns=int(self.n_columns), local_search=int(self.local_search),
+                        exact_pricing=self.exact_pricing,
+                        time_limit=None if limit is None
+                        else max(1e-3, solve_deadline(t0, limit) - time.perf_counter()),
+                        seed=seed, verbose=int(self.verbose),
+                    )
+            except FitInterrupted:
+                result = None
+        if result is None:
+            self.tree_ = _cart_tree(Xn, y_enc, self.classes_, depth, seed, names, negated)
+            self.objective_ = float(np.sum(self.tree_.predict_index(Xn) == y_enc))
+            self.lp_bound_ = float("nan")
+            self.lp_integral_ = False
+            self.cart_objective_ = self.objective_
+            self.status_ = "interrupted"
+            self.stats_ = {}
+        else:
+            self.tree_ = build_tree(result.choice, result.sets, Xn, y_enc, self.classes_,
+                                    names, negated)
+            self.objective_ = float(result.objective)
+            self.lp_bound_ = float(result.lp_objective)
+            self.lp_integral_ = bool(result.lp_integral)
+            self.cart_objective_ = float(result.stats["cart_objective"])
+            self.status_ = result.status
+            self.stats_ = result.stats
         self.fit_seconds_ = time.perf_counter() - t0
         correct = float(np.sum(self.tree_.predict_index(Xn) == y_enc))
         if correct != self.objective_:  # the tree must reproduce the master objective
             raise RuntimeError(f"CGH internal error: tree classifies {correct} training rows "
                                f"correctly, the master reported {self.objective_}")
         if self.status_ == "time_limit":
-            warnings.warn(
-                f"CGHClassifier: time limit reached after {self.fit_seconds_:.1f}s; returning "
-                f"the best tree found ({self.objective_:g} of {len(y_enc)} training rows "
-                f"correct, LP value {self.lp_bound_:.6g})",
-                TimeLimitWarning, stacklevel=2,
-            )
+            warn_stopped(self, self.status_, self.fit_seconds_,
+                         f"returning the best tree found ({self.objective_:g} of {len(y_enc)} "
+                         f"training rows correct, LP value {self.lp_bound_:.6g})")
+        elif self.status_ == "interrupted":
+            warn_stopped(self, self.status_, self.fit_seconds_,
+                         f"returning CGH's start tree (CART of depth {depth}, "
+                         f"{self.objective_:g} of {len(y_enc)} training rows correct)")
         return self
 
     # ------------------------------------------------------------------ predict
     def _features(self, X: Any) -> np.ndarray:
         df = self._fitted_frame(X)
-        if not isinstance(X, pd.DataFrame):
-            df.columns = self.encoder_.columns
+        warn_unseen(self, df, {c: values for kind, c, values in self.encoder_.specs
+                               if kind == "onehot"})
         Xn = self.encoder_.transform(df)
         return Xn if Xn.shape[1] else np.zeros((Xn.shape[0], 1))
 

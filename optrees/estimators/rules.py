@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from typing import Any
 
 import numpy as np
@@ -12,12 +11,24 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import OptreesInputError, check_frame, check_target, check_time_limit
+from .._validation import OptreesInputError, check_target, check_time_limit
 from ..colgen.rug import Fairness, RawColumns, RuleGeneration
+from ..colgen.rug_exact import ExactPricer
 from ..models.rule_set import RuleSet
-from ._base import TimeLimitWarning
+from ._base import (
+    check_seed,
+    fit_frame,
+    interruptible,
+    logged_fit,
+    predict_frame,
+    seen_categories,
+    solve_deadline,
+    warn_stopped,
+    warn_unseen,
+)
 
 _FAIRNESS = (None, "dmc", "odm", "eop")
+_PRICING = ("tree", "exact", "enumerate", "milp")
 
 
 def _check_int(name: str, value: Any, low: int) -> int:
@@ -50,10 +61,18 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     sensitive : the sensitive attribute: a column name of X, or None and pass ``groups`` to
         :meth:`fit`.  A named column stays a feature of the rules unless ``drop_sensitive``.
     positive_class : the positive class for 'eop' (default: the last class in sorted order).
+    pricing : 'tree' (the proxy PSP of §3.4: dual-weighted decision trees) or an exact
+        solution of PSP (8) over conjunctions of at most ``max_depth`` literals
+        (``x <= t`` / ``x > t`` at ``n_thresholds`` quantiles, ``x == v`` / ``x != v``):
+        'enumerate', 'milp' (HiGHS) or 'exact' (enumeration when small, else the MILP).
+        Exact pricing reports ``lower_bound_`` on the master LP (see
+        :mod:`optrees.colgen.rug_exact`); it is meant for small problems.
+    verbose : 0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.
 
     Fitted attributes: ``rules_`` (pruned :class:`RuleSet`), ``all_rules_`` (the whole pool with
     LP weights), ``objective_`` (LP objective), ``n_rmp_calls_``, ``lp_status_`` (HiGHS status of
-    the last LP used), ``status_`` ('converged' | 'iteration_limit' | 'time_limit'),
+    the last LP used), ``status_`` ('converged' | 'iteration_limit' | 'time_limit' |
+    'interrupted'), ``n_features_in_``, ``feature_names_in_``,
     ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``.
     Uncovered samples are predicted as the majority training class.
     """
@@ -63,7 +82,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                  time_limit: float | None = None, random_state: int | None = None,
                  fairness: str | None = None, epsilon: float = 0.025,
                  sensitive: Any = None, drop_sensitive: bool = False,
-                 positive_class: Any = None) -> None:
+                 positive_class: Any = None, pricing: str = "tree", n_thresholds: int = 10,
+                 verbose: int = 0) -> None:
         self.max_depth = max_depth
         self.pen_par = pen_par
         self.max_rmp_calls = max_rmp_calls
@@ -76,8 +96,12 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.sensitive = sensitive
         self.drop_sensitive = drop_sensitive
         self.positive_class = positive_class
+        self.pricing = pricing
+        self.n_thresholds = n_thresholds
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
+    @logged_fit
     def fit(self, X: Any, y: Any, groups: Any = None) -> RUGClassifier:
         t0 = time.perf_counter()
         max_depth = _check_int("max_depth", self.max_depth, 1)
@@ -85,13 +109,15 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         max_calls = _check_int("max_rmp_calls", self.max_rmp_calls, 1)
         threshold = _check_real("threshold", self.threshold, 0.0, 1.0)
         limit = check_time_limit(self.time_limit)
-        if self.random_state is not None:
-            _check_int("random_state", self.random_state, 0)
-        seed = 0 if self.random_state is None else int(self.random_state)
+        seed = check_seed(self.random_state)
+        if self.pricing not in _PRICING:
+            raise OptreesInputError(
+                f"pricing must be one of {_PRICING}, got {self.pricing!r}")
+        n_thresholds = _check_int("n_thresholds", self.n_thresholds, 2)
         if self.fairness not in _FAIRNESS:
             raise OptreesInputError(
                 f"fairness must be one of None, 'dmc', 'odm', 'eop', got {self.fairness!r}")
-        df = check_frame(X)
+        df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
         fair = None
         if self.fairness is not None:
@@ -113,34 +139,40 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
             fair = Fairness(self.fairness, gidx, epsilon, positive, list(gnames))
         elif groups is not None:
             raise OptreesInputError("groups were given but fairness is None")
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray([str(c) for c in df.columns], dtype=object)
-        self.n_features_in_ = df.shape[1]
-        self._columns = [str(c) for c in df.columns]
-        df = df.set_axis(self._columns, axis=1)
+        self._columns = [str(c) for c in df.columns]  # the columns the rules may test
+        self._categories = seen_categories(df)
         raw = RawColumns(df)
-        deadline = None if limit is None else t0 + limit
+        deadline = solve_deadline(t0, limit)
+        pricer = None
+        if self.pricing != "tree":  # PSP (8) solved exactly over rules of <= max_depth literals
+            pricer = ExactPricer(raw, y_enc, len(self.classes_), pen_par,
+                                 bool(self.rule_length_cost), max_depth,
+                                 method="auto" if self.pricing == "exact" else self.pricing,
+                                 n_thresholds=n_thresholds, seed=seed, deadline=deadline)
         gen = RuleGeneration(raw, y_enc, len(self.classes_), max_depth=max_depth,
                              pen_par=pen_par, max_rmp_calls=max_calls,
                              rule_length_cost=bool(self.rule_length_cost), fairness=fair,
-                             random_state=seed, deadline=deadline)
-        res = gen.run()
+                             random_state=seed, pricer=pricer, deadline=deadline)
+        with interruptible() as stop:
+            # Ctrl-C: the loop winds down as at its deadline (after the running LP solve)
+            stop.on_interrupt.append(lambda: setattr(gen, "deadline", time.perf_counter()))
+            res = gen.run()
         default = int(np.argmax(np.bincount(y_enc, minlength=len(self.classes_))))
         self.all_rules_ = RuleSet(res.rules, self.classes_, self._columns, default)
         self.rules_ = self.all_rules_.pruned(threshold)
         self.objective_ = res.objective
+        self.lower_bound_ = res.lower_bound
         self.n_rmp_calls_ = res.n_rmp_calls
         self.lp_status_ = res.lp_status
-        self.status_ = res.status
+        status = "time_limit" if res.status == "no_solution" else res.status  # LP cut short
+        self.status_ = "interrupted" if stop.requested else status
         self.objective_history_ = list(res.history)
         self.v_ = res.v
         self.fairness_groups_ = None if fair is None else fair.groups
         self.fit_seconds_ = time.perf_counter() - t0
-        if res.status == "time_limit":
-            warnings.warn(
-                f"RUGClassifier: time limit reached after {self.fit_seconds_:.1f}s and "
-                f"{res.n_rmp_calls} master LP solves; returning the current rule set",
-                TimeLimitWarning, stacklevel=2)
+        if self.status_ not in ("converged", "iteration_limit"):  # stopped early
+            warn_stopped(self, self.status_, self.fit_seconds_,
+                         f"returning the rule set after {res.n_rmp_calls} master LP solves")
         return self
 
     def _groups(self, df: pd.DataFrame, groups: Any) -> tuple[np.ndarray, pd.DataFrame]:
@@ -175,33 +207,35 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def _frame(self, X: Any) -> pd.DataFrame:
-        check_is_fitted(self, "rules_")
-        df = check_frame(X)
-        if self.fairness is not None and self.drop_sensitive and self.sensitive in df.columns:
-            df = df.drop(columns=[self.sensitive])
-        if isinstance(X, pd.DataFrame) and all(c in df.columns for c in self._columns):
-            return df[self._columns]
-        if df.shape[1] != len(self._columns):
-            raise OptreesInputError(
-                f"X has {df.shape[1]} columns but the model was fitted on {len(self._columns)}")
-        return df.set_axis(self._columns, axis=1)
+        df = predict_frame(self, X, "rules_")[self._columns]  # drops a dropped sensitive column
+        warn_unseen(self, df, self._categories)
+        return df
 
     def predict(self, X: Any) -> np.ndarray:
-        return self.rules_.predict(self._frame(X))
+        df = self._frame(X)  # NotFittedError before fit
+        return self.rules_.predict(df)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Normalized weighted votes of the covering rules (see :class:`RuleSet`)."""
-        return self.rules_.predict_proba(self._frame(X))
+        df = self._frame(X)
+        return self.rules_.predict_proba(df)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Prediction vectors (n, K) of §3.1; for two classes the score of ``classes_[1]``."""
-        D = self.rules_.decision_function(self._frame(X))
+        df = self._frame(X)
+        D = self.rules_.decision_function(df)
         return D[:, 1] if len(self.classes_) == 2 else D
 
     def explain(self, X: Any) -> list[list[dict[str, Any]]]:
         """Per sample, the rules that fire with their weights (empty: default class)."""
-        return self.rules_.explain(self._frame(X))
+        df = self._frame(X)
+        return self.rules_.explain(df)
 
     def export_text(self) -> str:
         check_is_fitted(self, "rules_")
         return self.rules_.export_text()
+
+    def plot(self, path: Any = None, max_rules: int | None = 20, **kwargs: Any) -> Any:
+        """matplotlib Figure of the rule weights (saved to ``path`` when given)."""
+        check_is_fitted(self, "rules_")
+        return self.rules_.plot(max_rules=max_rules, path=path, **kwargs)

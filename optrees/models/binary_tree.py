@@ -166,6 +166,18 @@ class BinaryTree:
             walk(0, "")
         return "\n".join(lines)
 
+    def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
+        """Graphviz DOT source of the tree (see :func:`optrees.plotting.to_dot`)."""
+        from ..plotting import to_dot
+
+        return to_dot(self, None if feature_names is None else list(feature_names))
+
+    def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree (see :func:`optrees.plotting.plot_tree`)."""
+        from ..plotting import plot_tree
+
+        return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
+
     def __repr__(self) -> str:
         classes = list(self.classes)
         return f"BinaryTree(depth={self.depth}, leaves={self.n_leaves}, classes={classes})"

@@ -283,6 +283,12 @@ class RuleSet:
                      f"{_fmt_value(self.classes[self.default_class])}")
         return "\n".join(lines)
 
+    def plot(self, max_rules: int | None = 20, **kwargs: Any) -> Any:
+        """matplotlib Figure of the rule weights (see :func:`optrees.plotting.plot_rules`)."""
+        from ..plotting import plot_rules
+
+        return plot_rules(self, max_rules=max_rules, **kwargs)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": FORMAT,

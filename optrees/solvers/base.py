@@ -7,21 +7,41 @@ formulation code does not depend on a solver library.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Ask running solves to stop at their next interrupt check (set by Ctrl-C handlers)."""
+    _STOP.set()
+
+
+def clear_stop() -> None:
+    _STOP.clear()
+
+
+def stop_requested() -> bool:
+    return _STOP.is_set()
+
 
 @dataclass
 class SolverOptions:
-    """Common solver settings. ``time_limit`` in seconds (None = no limit)."""
+    """Common solver settings. ``time_limit`` in seconds (None = no limit).
+
+    ``verbose``: 0 silent, 1 progress lines via the ``optrees`` logger, 2 also the solver log.
+    """
 
     time_limit: float | None = None
     mip_gap: float = 0.0
     seed: int = 0
     threads: int = 1
-    verbose: bool = False
+    verbose: int = 0
+    progress_every: float = 2.0  # seconds between progress lines during branch-and-bound
 
 
 @dataclass

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import highspy
 import numpy as np
 
-from .base import SolveResult, SolverOptions
+from .base import SolveResult, SolverOptions, stop_requested
 
 _INF = highspy.kHighsInf
 _STATUS = {
@@ -33,19 +33,29 @@ def _bound(v: float) -> float:
     return _INF if v == math.inf else (-_INF if v == -math.inf else float(v))
 
 
+def _interrupt_if_stopped(event) -> None:
+    if stop_requested():
+        event.interrupt()
+
+
 class HighsModel:
     """A linear (or mixed-integer) program with rows fixed up front and columns added later."""
 
     def __init__(self, options: SolverOptions | None = None, maximize: bool = False) -> None:
         self.options = options or SolverOptions()
         self.h = highspy.Highs()
-        self.h.setOptionValue("output_flag", bool(self.options.verbose))
+        self.h.setOptionValue("output_flag", int(self.options.verbose) >= 2)  # the solver log
         self.h.setOptionValue("random_seed", int(self.options.seed))
         self.h.setOptionValue("threads", int(self.options.threads))
         self.maximize = maximize
         if maximize:
             self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self._solved_once = False
+        # Ctrl-C: HiGHS does not watch SIGINT; its interrupt callbacks poll the stop flag
+        for cb in (self.h.cbSimplexInterrupt, self.h.cbIpmInterrupt, self.h.cbMipInterrupt):
+            cb.subscribe(_interrupt_if_stopped)
+        # simplex strategy for re-solves (4 = primal, see module docstring; 1 = dual)
+        self.resolve_strategy = 4
 
     @property
     def n_cols(self) -> int:
@@ -104,7 +114,8 @@ class HighsModel:
         gap = self.options.mip_gap if mip_gap is None else mip_gap
         self.h.setOptionValue("mip_rel_gap", float(gap))
         # primal simplex after column additions (solvers.md), dual simplex for the first solve
-        self.h.setOptionValue("simplex_strategy", 4 if self._solved_once else 1)
+        self.h.setOptionValue("simplex_strategy",
+                              self.resolve_strategy if self._solved_once else 1)
         t0 = time.perf_counter()
         self.h.run()
         seconds = time.perf_counter() - t0
@@ -134,3 +145,15 @@ class HighsModel:
     def _has_integers(self) -> bool:
         lp = self.h.getLp()
         return any(v != highspy.HighsVarType.kContinuous for v in lp.integrality_)
+
+    def set_col_bounds(self, cols: Sequence[int], lower: Sequence[float],
+                       upper: Sequence[float]) -> None:
+        """Change bounds of existing columns (e.g. reduced-cost fixing before a MIP)."""
+        cols = np.asarray(cols, dtype=np.int32)
+        self.h.changeColsBounds(len(cols), cols,
+                                np.array([_bound(v) for v in lower], dtype=float),
+                                np.array([_bound(v) for v in upper], dtype=float))
+
+    def objective_vector(self) -> np.ndarray:
+        """Current objective coefficients of all columns."""
+        return np.asarray(self.h.getLp().col_cost_, dtype=float)

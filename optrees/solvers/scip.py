@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, Conshdlr, Eventhdlr, Heur, Model, Sepa, quicksum
 from pyscipopt import SCIP_HEURTIMING as HT
-from pyscipopt import SCIP_RESULT, Conshdlr, Heur, Model, Sepa, quicksum
 
+from .._logging import logger, progress
 from .base import LazyConstraints, Row, SolveResult, SolverOptions
 
 _STATUS = {
@@ -36,7 +37,7 @@ class ScipModel:
         self.options = options or SolverOptions()
         self.maximize = maximize
         self.m = Model()
-        if not self.options.verbose:
+        if int(self.options.verbose) < 2:
             self.m.hideOutput()
         self.m.setParam("randomization/randomseedshift", int(self.options.seed))
         self.m.setParam("limits/gap", float(self.options.mip_gap))
@@ -103,6 +104,11 @@ class ScipModel:
     def add_rows(self, rows: Sequence[Row]) -> None:
         for r in rows:
             self.add_row(r.ids, r.coefs, r.lhs, r.rhs)
+
+    def set_branch_priority(self, ids: np.ndarray, priority: int) -> None:
+        """Branch on these variables before any fractional variable of lower priority (0)."""
+        for i in np.asarray(ids).ravel():
+            self.m.chgVarBranchPriority(self._vars[int(i)], int(priority))
 
     def add_start(self, values: np.ndarray) -> None:
         """Offer a start solution (values by id; NaN = unknown, SCIP completes it)."""
@@ -185,6 +191,10 @@ class ScipModel:
         self.m.setObjective(quicksum(c * self._vars[j] for j, c in self._obj.items()), sense)
         accepted = [bool(self.m.addSol(self._to_solution(start), free=True))
                     for start in self._starts]
+        if logger.isEnabledFor(20):  # logging.INFO
+            progress_hdlr = _Progress(self.options.progress_every)
+            self._plugins.append(progress_hdlr)
+            self.m.includeEventhdlr(progress_hdlr, "optrees_progress", "progress lines")
         t0 = time.perf_counter()
         self.m.optimize()
         seconds = time.perf_counter() - t0
@@ -201,7 +211,7 @@ class ScipModel:
             bound = None
         if values is None and status in ("time_limit", "gap_limit", "interrupted"):
             status = "no_solution"
-        return SolveResult(status, objective, bound, seconds, int(self.m.getNNodes()), values,
+        return SolveResult(status, objective, bound, seconds, int(self.m.getNTotalNodes()), values,
                            stats={"starts_accepted": accepted})
 
 
@@ -286,6 +296,35 @@ class _Separator(Sepa):
             m.releaseRow(row)
         self.n_cuts += len(rows)
         return {"result": SCIP_RESULT.SEPARATED}
+
+
+class _Progress(Eventhdlr):
+    """Logs a progress line on each new incumbent and at most every ``every`` seconds."""
+
+    _EVENTS = SCIP_EVENTTYPE.BESTSOLFOUND | SCIP_EVENTTYPE.NODESOLVED
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+        self.last = -math.inf
+
+    def eventinit(self):
+        self.model.catchEvent(self._EVENTS, self)
+
+    def eventexit(self):
+        self.model.dropEvent(self._EVENTS, self)
+
+    def eventexec(self, event):
+        m = self.model
+        now = m.getSolvingTime()
+        new_best = event.getType() == SCIP_EVENTTYPE.BESTSOLFOUND
+        if not new_best and now - self.last < self.every:
+            return
+        self.last = now
+        inc = m.getSolObjVal(m.getBestSol()) if m.getNSols() > 0 else None
+        bound = m.getDualbound()
+        gap = m.getGap() if inc is not None else None
+        progress("B&B*" if new_best else "B&B", now, inc if inc is None or abs(inc) < 1e19
+                 else None, bound if abs(bound) < 1e19 else None, gap, nodes=m.getNNodes())
 
 
 class _Heuristic(Heur):

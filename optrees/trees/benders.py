@@ -20,7 +20,7 @@ from ..solvers.base import Row
 from ..solvers.scip import ScipModel
 from .accel.eqp import EqpInequalities
 from .accel.path_bound import PathBoundCuts
-from .accel.subtrees import SubtreeCache, polish
+from .accel.subtrees import SubtreeCache, height, polish
 from .formulation import TreeFormulation
 from .problem import HeapTree, TreeProblem
 
@@ -119,6 +119,10 @@ class BendersCuts:
             out.append(self.o.cut_row(i, P[j], sibling))
         if integral:
             self.n_integer_cuts += len(out)
+            if self.o.path_cuts is not None:
+                # SCIP does not call separators at integral LP points; without (24) there the
+                # solver cycles through subtrees one Benders round at a time.
+                out += self.o.path_cuts.separate(x)
         else:
             self.n_fractional_cuts += len(out)
         return out
@@ -129,7 +133,7 @@ class BendersOCT(TreeFormulation):
 
     def __init__(self, problem: TreeProblem, fractional_cuts: bool = False,
                  symmetry_breaking: bool = True, polishing: bool = False,
-                 path_bound_cuts: bool = False, strengthened_cuts: bool = False,
+                 path_bound_cuts: bool | str = False, strengthened_cuts: bool = False,
                  eqp: str | None = None, eqp_max_split: int = 2) -> None:
         super().__init__(problem, symmetry_breaking)
         self.strengthened_cuts = strengthened_cuts
@@ -138,11 +142,13 @@ class BendersOCT(TreeFormulation):
         self.eqp_rows = None
         self.fractional_cuts = fractional_cuts
         self.polishing = polishing
-        self.path_bound_cuts = path_bound_cuts
+        # True = "basic" (24); "negative" adds (25), "structure" (26), "both" (25) and (26)
+        self.path_bound_cuts = "basic" if path_bound_cuts is True else path_bound_cuts
         if (polishing or path_bound_cuts or strengthened_cuts or eqp) and not self.leaf_model:
             raise ValueError("the acceleration techniques need the leaf-penalty model")
         self.cache = SubtreeCache(problem) if polishing or path_bound_cuts else None
         self.path_cuts = None
+        self._rounded: set[tuple] = set()  # top structures already polished
 
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         p = self.p
@@ -159,21 +165,55 @@ class BendersOCT(TreeFormulation):
             now = time.perf_counter()
             self.eqp_rows.add(m, None if deadline is None else now + 0.25 * (deadline - now))
         if self.path_bound_cuts:  # accelerated-bendoct.txt §5.4
-            self.path_cuts = PathBoundCuts(self, self.cache)
+            self.path_cuts = PathBoundCuts(self, self.cache, self.path_bound_cuts)
             m.add_separator(self.path_cuts.separate, "pathbound", permanent=True)
+            self.add_root_bound(m)
+            # Cuts (24) need integral paths: branch on the structure above the depth-2
+            # subtrees first, top down (our choice; the paper leaves branching to the solver).
+            for n in range(1, p.n_internal + 1):
+                h = height(p, n)
+                if h > 2:
+                    m.set_branch_priority(np.r_[self.b[n - 1], self.p_leaf[n - 1]], h)
         if self.polishing:  # accelerated-bendoct.txt §5.2
             m.add_heuristic(self.polish_lp_solution, "polishing")
+
+    def add_root_bound(self, m: ScipModel) -> None:
+        """Depth <= 2: the whole tree is one D2S subtree, so its optimum bounds the objective.
+
+        This is cut (24) for the empty path (relax = 0), which Algorithm 2 does not visit.
+        """
+        if self.p.depth > 2:
+            return
+        result, idx = self.cache.solve((), 2)
+        ids = np.r_[self.g[idx], self.p_leaf]
+        coefs = np.r_[np.ones(len(idx)), -self.cache.leaf_penalty * np.ones(len(self.p_leaf))]
+        m.add_row(ids, coefs, rhs=float(result.score))
 
     def improve_start(self, tree: HeapTree) -> HeapTree:
         """Polish a start tree (accelerated-bendoct.txt §6.2) when polishing is on."""
         return polish(self.p, tree, self.cache) if self.polishing else tree
 
     def polish_lp_solution(self, x: np.ndarray) -> list[np.ndarray]:
-        """Algorithm 1 on an LP solution whose tree variables (b, p) are integral."""
-        bp = np.r_[x[self.b].ravel(), x[self.p_leaf]]
-        if np.abs(bp - np.round(bp)).max(initial=0.0) > 1e-6:
-            return []
-        tree = polish(self.p, self.tree_from_values(x).pruned(self.p), self.cache)
+        """Algorithm 1 on the tree of an LP solution.
+
+        Integral tree variables give the tree directly.  At a fractional solution the part
+        above the depth-2 subtrees is rounded (each node branches on its largest b when the
+        b's sum to at least 1/2) and D2S fills in the rest: this hands the optimal subtrees of
+        the path-bound cuts back to the solver (§5.4.2, item 1).
+        """
+        b = x[self.b]
+        bp = np.r_[b.ravel(), x[self.p_leaf]]
+        if np.abs(bp - np.round(bp)).max(initial=0.0) <= 1e-6:
+            tree = self.tree_from_values(x)
+        else:
+            top = np.array([height(self.p, n) > 2 for n in range(1, self.p.n_internal + 1)])
+            split = np.where(top & (b.sum(axis=1) >= 0.5), b.argmax(axis=1), -1)
+            key = tuple(split[top])
+            if key in self._rounded:
+                return []
+            self._rounded.add(key)
+            tree = HeapTree(split, x[self.w].argmax(axis=1))
+        tree = polish(self.p, tree.pruned(self.p), self.cache)
         if tree.objective(self.p) <= self.m.incumbent_value() + 1e-9:
             return []
         return [self.start_values(tree)]

@@ -8,6 +8,13 @@ depth-2 subtree for them.  If the LP promises more in the subtree than that opti
 
 is added, where relax^P (23) counts the ways the tree can leave the path: another feature or a
 leaf on a path node, or a leaf more than two levels below the subtree root.
+
+Improved cuts (§5.4.2), for subtree roots of height 2 only: (25) bounds the samples the optimal
+subtree misclassifies, (26) fixes the subtree's structure to the D2S optimum while relax^P = 0.
+Both cut off other optimal subtrees, not optimal objective values: a subtree at the end of a
+fixed path can be swapped for an equally good one without changing the rest of the tree.  We
+restrict them to height-2 roots (the bottom of the tree), where two such subtrees never nest;
+with nested roots two different tie-breaking choices of (26) could exclude every optimum.
 """
 
 from __future__ import annotations
@@ -17,13 +24,21 @@ import numpy as np
 from ...solvers.base import Row
 from .subtrees import SubtreeCache, height
 
+VARIANTS = ("basic", "negative", "structure", "both")
+
 
 class PathBoundCuts:
-    """Separator for cuts (24); each path's cut is added once (as a permanent row)."""
+    """Separator for cuts (24) (+ (25) / (26) by ``variant``); each path's cuts are added once
+    (as permanent rows)."""
 
-    def __init__(self, form, cache: SubtreeCache, tol: float = 1e-6) -> None:
+    def __init__(self, form, cache: SubtreeCache, variant: str = "basic",
+                 tol: float = 1e-6) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"path-bound variant must be one of {VARIANTS}, got {variant!r}")
         self.f = form
         self.cache = cache
+        self.negative = variant in ("negative", "both")
+        self.structure = variant in ("structure", "both")
         self.tol = tol
         self.added: set[tuple] = set()
         self.n_cuts = 0
@@ -59,26 +74,59 @@ class PathBoundCuts:
             if lp_value <= result.score + self.tol:  # Algorithm 2, line 20
                 continue
             slack = len(idx) - result.n_correct
-            if slack == 0:
+            if slack == 0 and not self.structure:
                 continue
             self.added.add(key)
-            rows.append(self.row(path, n_sub, idx, result.n_correct, slack))
+            relax = self.relax_ids(path, n_sub)
+            if slack > 0:
+                rows.append(self.row(idx, result.n_correct, slack, relax))
+            if height(p, n_sub) == 2:
+                if self.negative and slack > 0:  # (25)
+                    wrong = idx[~result.correct]
+                    rows.append(self.row(wrong, 0, len(wrong), relax))
+                if self.structure:  # (26)
+                    rows.append(self.structure_row(n_sub, result, relax))
         self.n_cuts += len(rows)
         return rows
 
-    def row(self, path, n_sub: int, idx: np.ndarray, n_correct: int, slack: int) -> Row:
-        """Cut (24) with relax^P of (23)."""
+    def relax_ids(self, path, n_sub: int) -> np.ndarray:
+        """The variables summed in relax^P (23)."""
         f, p = self.f, self.f.p
-        relax = []
+        relax = [np.zeros(0, dtype=np.int64)]
         for n, feat, _ in path:  # another feature or a leaf on the path
             relax.append(np.r_[f.p_leaf[n - 1], np.delete(f.b[n - 1], feat)])
         down = [d for d in descendants(n_sub, p.n_nodes) if depth_below(n_sub, d) > 2]
         if down:  # a leaf further down than the depth-2 subtree
             relax.append(f.p_leaf[np.array(down) - 1])
-        relax_ids = np.concatenate(relax)
-        ids = np.r_[f.g[idx], relax_ids]
-        coefs = np.r_[np.ones(len(idx)), -float(slack) * np.ones(len(relax_ids))]
-        return Row(ids, coefs, rhs=float(n_correct))
+        return np.concatenate(relax)
+
+    def row(self, idx: np.ndarray, rhs: int, slack: int, relax: np.ndarray) -> Row:
+        """sum_{i in idx} theta_i <= rhs + slack * relax^P: cut (24), or (25) with rhs 0."""
+        ids = np.r_[self.f.g[idx], relax]
+        coefs = np.r_[np.ones(len(idx)), -float(slack) * np.ones(len(relax))]
+        return Row(ids, coefs, rhs=float(rhs))
+
+    def structure_row(self, n_sub: int, result, relax: np.ndarray) -> Row:
+        """Cut (26): the subtree's branch and leaf variables agree with the D2S subtree."""
+        f, p = self.f, self.f.p
+
+        def node(s: int) -> int:  # subtree heap number s -> node of the full tree
+            lvl = s.bit_length() - 1
+            return n_sub * 2**lvl + (s - 2**lvl)
+
+        terms = []
+        for s, feat in result.branches:
+            n = node(s)
+            terms.append(np.r_[f.p_leaf[n - 1], np.delete(f.b[n - 1], feat)])
+        for s, k in result.leaves:
+            n = node(s)
+            if n <= p.n_internal:
+                terms.append(f.b[n - 1])
+            terms.append(np.delete(f.w[n - 1], k))
+        ids = np.concatenate(terms)
+        size = len(result.branches) + len(result.leaves)
+        return Row(np.r_[ids, relax],
+                   np.r_[np.ones(len(ids)), -float(size) * np.ones(len(relax))], rhs=0.0)
 
 
 def descendants(n: int, n_nodes: int) -> list[int]:

@@ -1,0 +1,30 @@
+"""Experiment harness: the papers' protocols as code (``optrees bench PROTOCOL``).
+
+>>> from optrees.bench import run_protocol
+>>> result = run_protocol("flow", quick=True, out_dir="bench/results")  # doctest: +SKIP
+
+Each protocol is a grid of :class:`Task` s (one fit each) run locally with joblib or on a
+Dask cluster; rows stream to a resumable CSV, then a Markdown summary and figures are written.
+"""
+
+from __future__ import annotations
+
+from .protocols import PROTOCOLS, Config, Protocol, resolve
+from .run import BenchResult, run_protocol
+from .runner import TIMING_COLUMNS, read_results, run_tasks
+from .tasks import METHODS, Task, run_task
+
+__all__ = [
+    "METHODS",
+    "PROTOCOLS",
+    "TIMING_COLUMNS",
+    "BenchResult",
+    "Config",
+    "Protocol",
+    "Task",
+    "read_results",
+    "resolve",
+    "run_protocol",
+    "run_task",
+    "run_tasks",
+]

@@ -1,0 +1,398 @@
+"""One benchmark task = one (protocol, method, dataset, split seed, params) fit.
+
+:class:`Task` is a frozen, picklable description with a stable :attr:`Task.key`;
+:func:`run_task` executes it and returns one CSV row (a dict). ``run_task`` never raises: a
+solver that hits its time limit gives a row with its status and gap, and any exception is
+recorded in the ``error`` column, so one bad fit cannot stop a grid.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import math
+import os
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import f1_score
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+from .._validation import OptreesInputError
+
+METHODS: dict[str, str] = {
+    "flow": "optrees.estimators:FlowOCTClassifier",
+    "benders": "optrees.estimators:BendersOCTClassifier",
+    "bendoct": "optrees.estimators:BendOCTClassifier",
+    "oct": "optrees.estimators.baselines:OCTClassifier",
+    "binoct": "optrees.estimators.baselines:BinOCTClassifier",
+    "omt": "optrees.estimators.omt:OMTClassifier",
+    "cgh": "optrees.estimators:CGHClassifier",
+    "rug": "optrees.estimators:RUGClassifier",
+    "rug-cv": "optrees.estimators:RUGClassifier",
+    "fairrug": "optrees.estimators:RUGClassifier",
+    "cart": "optrees.bench.tasks:CARTBaseline",
+}
+"""Method name -> ``module:Class``, imported only when a task of that method runs."""
+
+ACCEL_VARIANTS: dict[str, dict[str, Any]] = {
+    # accelerated-bendoct.txt §6: EC strengthened cuts (§5.1), SP polishing (§5.2),
+    # EQP inequalities (§5.3), PBCP path-bound cutting planes (§5.4, with both improvements
+    # (25)-(26) as in the paper's configurations); "default" = BendOCTClassifier's defaults
+    "bendoct": {},
+    "default": {"polishing": True, "path_bound_cuts": "both"},
+    "+ec": {"strengthened_cuts": True},
+    "+sp": {"polishing": True},
+    "+eqp": {"eqp": "recursive-group"},
+    "+pbcp": {"path_bound_cuts": "both"},
+    "all": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive-group",
+            "path_bound_cuts": "both"},
+    "all-ec": {"polishing": True, "eqp": "recursive-group", "path_bound_cuts": "both"},
+    "all-sp": {"strengthened_cuts": True, "eqp": "recursive-group", "path_bound_cuts": "both"},
+    "all-eqp": {"strengthened_cuts": True, "polishing": True, "path_bound_cuts": "both"},
+    "all-pbcp": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive-group"},
+}
+"""BendOCT variants of the accelerated protocol (``variant`` param of method ``benders``)."""
+
+RUG_CV_GRID = {"max_depth": [3, 5], "pen_par": [0.1, 1.0, 10.0], "max_rmp_calls": [5, 10, 15]}
+"""rug-rule-generation.txt §4: 5-fold CV grid of RUG (``tune="cv5"``)."""
+
+SPLITS = ("50/25/25", "50/25", "70/30", "all")
+META_KEYS = ("split", "fit_on", "encoding", "variant", "tune", "sensitive")
+"""Task params that steer the harness; all other params are estimator keyword arguments."""
+
+ACCEL_FOLDER = Path("binarized") / "accel-oct"
+ENCODINGS = ("enc", "QB_5", "QT_5")
+
+
+def _norm_value(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return float(value)
+    return value
+
+
+def _fmt(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A single fit. ``params`` is a sorted tuple of (name, value) pairs (hashable).
+
+    ``data_dir`` tells the worker where non-bundled data lives; it is not part of the key.
+    """
+
+    protocol: str
+    stage: str
+    method: str
+    dataset: str
+    seed: int
+    params: tuple[tuple[str, Any], ...]
+    time_limit: float | None
+    data_dir: str | None = field(default=None, compare=False)
+
+    @classmethod
+    def make(cls, protocol: str, stage: str, method: str, dataset: str, seed: int,
+             params: dict[str, Any], time_limit: float | None,
+             data_dir: str | os.PathLike[str] | None = None) -> Task:
+        """Build a task from a plain params dict (values normalised for a stable key)."""
+        items = tuple(sorted((str(k), _norm_value(v)) for k, v in params.items()))
+        tl = None if time_limit is None else float(time_limit)
+        return cls(protocol, stage, method, dataset, int(seed), items, tl,
+                   None if data_dir is None else str(data_dir))
+
+    @property
+    def param(self) -> dict[str, Any]:
+        """``params`` as a dict."""
+        return dict(self.params)
+
+    @property
+    def key(self) -> str:
+        """Stable, human-readable identifier; resume skips tasks whose key is in the CSV."""
+        ps = ",".join(f"{k}={_fmt(v)}" for k, v in self.params)
+        tl = "none" if self.time_limit is None else _fmt(self.time_limit)
+        return f"{self.protocol}|{self.stage}|{self.dataset}|{self.method}|seed={self.seed}|" \
+               f"{ps}|tl={tl}"
+
+
+# ----------------------------------------------------------------------------- data
+def accel_file(name: str, encoding: str, data_dir: str | os.PathLike[str] | None) -> Path:
+    """Path of the accel-OCT encoding ``<name>_<encoding>.csv`` (``enc``: ``<name>_enc.csv``).
+
+    Names are matched case-insensitively with ``-`` and ``_`` interchangeable
+    (``car-evaluation`` finds ``car_evaluation_enc.csv``).
+    """
+    if encoding not in ENCODINGS:
+        raise OptreesInputError(f"unknown encoding {encoding!r}; choose from {ENCODINGS}")
+    root = data_dir if data_dir is not None else os.environ.get("OPTREES_DATA")
+    suffix = "_enc.csv" if encoding == "enc" else f"_{encoding}_enc.csv"
+    if root is None:
+        raise OptreesInputError(
+            f"dataset {name!r} ({encoding}) needs {ACCEL_FOLDER / (name + suffix)} from a data "
+            "directory, but none is set: pass --data-dir (data_dir=) or set OPTREES_DATA"
+        )
+    folder = Path(root) / ACCEL_FOLDER
+    wanted = (name + suffix).lower().replace("-", "_")
+    if folder.is_dir():
+        for path in sorted(folder.iterdir()):
+            if path.name.lower().replace("-", "_") == wanted:
+                return path
+    raise OptreesInputError(
+        f"dataset {name!r} ({encoding}): file {name + suffix} not found in {folder}"
+    )
+
+
+@lru_cache(maxsize=16)
+def _load_cached(dataset: str, encoding: str | None,
+                 data_dir: str | None) -> tuple[pd.DataFrame, pd.Series]:
+    if encoding is None:
+        from ..datasets import load_dataset
+
+        try:
+            return load_dataset(dataset, data_dir=data_dir)
+        except FileNotFoundError as exc:
+            raise OptreesInputError(f"{exc} (optrees bench: --data-dir)") from exc
+    df = pd.read_csv(accel_file(dataset, encoding, data_dir))
+    if "target" not in df.columns:
+        raise OptreesInputError(f"{accel_file(dataset, encoding, data_dir)} has no 'target' column")
+    return df.drop(columns="target").astype(np.uint8), df["target"]
+
+
+def load_data(dataset: str, encoding: str | None = None,
+              data_dir: str | os.PathLike[str] | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    """Raw ``X, y`` of a task (cached per process). Bad names / missing files raise
+    :class:`OptreesInputError` naming the file and the folder searched."""
+    return _load_cached(dataset, encoding, None if data_dir is None else str(data_dir))
+
+
+Part = tuple[pd.DataFrame, pd.Series]
+
+
+def split_data(X: pd.DataFrame, y: pd.Series, scheme: str,
+               seed: int) -> tuple[Part, Part | None, Part | None]:
+    """(train, validation, test) parts of one split; missing parts are None.
+
+    ``50/25/25``: stratified train/validation/test (flowoct-benders.txt §4, omt-multiway §6);
+    ``50/25``: random 50 % train, 25 % test, 25 % unused (cgh-column-generation.txt §7.2);
+    ``70/30``: stratified train/test (bench/rug.py); ``all``: train on every row.
+    """
+    if scheme == "all":
+        return (X, y), None, None
+    if scheme == "50/25/25":
+        X_rest, X_te, y_rest, y_te = train_test_split(
+            X, y, test_size=0.25, stratify=y, random_state=seed)
+        X_tr, X_va, y_tr, y_va = train_test_split(
+            X_rest, y_rest, test_size=1 / 3, stratify=y_rest, random_state=seed)
+        return (X_tr, y_tr), (X_va, y_va), (X_te, y_te)
+    if scheme == "50/25":
+        X_tr, X_rest, y_tr, y_rest = train_test_split(X, y, train_size=0.5, random_state=seed)
+        _, X_te, _, y_te = train_test_split(X_rest, y_rest, test_size=0.5, random_state=seed)
+        return (X_tr, y_tr), None, (X_te, y_te)
+    if scheme == "70/30":
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, test_size=0.3, stratify=y, random_state=seed)
+        return (X_tr, y_tr), None, (X_te, y_te)
+    raise OptreesInputError(f"unknown split {scheme!r}; choose from {SPLITS}")
+
+
+# ----------------------------------------------------------------------------- methods
+class CARTBaseline:
+    """scikit-learn CART of depth ``depth`` as a baseline.
+
+    ``features="binarize"``: the features the MIP estimators see (optrees ``Binarizer``,
+    0/1 data kept as is); ``"onehot"``: numeric columns as they are, categorical one-hot.
+    """
+
+    def __init__(self, depth: int = 2, features: str = "binarize",
+                 random_state: int | None = None) -> None:
+        self.depth = depth
+        self.features = features
+        self.random_state = random_state
+
+    def _encode(self, X: pd.DataFrame, fit: bool) -> np.ndarray:
+        from ..estimators._base import _is_binary_frame
+
+        if self.features == "binarize":
+            if fit:
+                self.binary_ = _is_binary_frame(X)
+                if not self.binary_:
+                    from ..binarize import Binarizer
+
+                    self.binarizer_ = Binarizer().fit(X)
+            return X.to_numpy(dtype=float) if self.binary_ else self.binarizer_.transform(X)
+        if self.features == "onehot":
+            cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])
+                    or isinstance(X[c].dtype, pd.CategoricalDtype)]
+            enc = pd.get_dummies(X.astype({c: str for c in cats}), columns=cats, dtype=float)
+            if fit:
+                self.columns_ = list(enc.columns)
+            return enc.reindex(columns=self.columns_, fill_value=0.0).to_numpy(dtype=float)
+        raise OptreesInputError(f"CART features must be 'binarize' or 'onehot', "
+                                f"got {self.features!r}")
+
+    def fit(self, X: pd.DataFrame, y: Any) -> CARTBaseline:
+        self.tree_ = DecisionTreeClassifier(max_depth=self.depth, random_state=self.random_state)
+        self.tree_.fit(self._encode(X, fit=True), np.asarray(y))
+        self.classes_ = self.tree_.classes_
+        self.status_ = "heuristic"
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        return self.tree_.predict(self._encode(X, fit=False))
+
+    def score(self, X: pd.DataFrame, y: Any) -> float:
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def method_class(method: str) -> type:
+    """Import the estimator class of ``method`` (lazily, from :data:`METHODS`)."""
+    if method not in METHODS:
+        raise OptreesInputError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
+    module, _, name = METHODS[method].partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as exc:
+        raise OptreesInputError(
+            f"method {method!r} needs {METHODS[method]}, which cannot be imported: {exc}"
+        ) from exc
+
+
+def make_estimator(task: Task) -> Any:
+    """The estimator of ``task``: non-meta params as keyword arguments, plus ``time_limit``
+    and ``random_state`` (= split seed) when the class accepts them."""
+    cls = method_class(task.method)
+    params = task.param
+    kwargs = {k: v for k, v in params.items() if k not in META_KEYS}
+    variant = params.get("variant")
+    if variant is not None:
+        if variant not in ACCEL_VARIANTS:
+            raise OptreesInputError(f"unknown variant {variant!r}; choose from "
+                                    f"{', '.join(ACCEL_VARIANTS)}")
+        if task.method != "benders":
+            raise OptreesInputError("param 'variant' is for method 'benders' only")
+        kwargs.update(penalty="leaves", **ACCEL_VARIANTS[variant])
+    accepted = inspect.signature(cls.__init__).parameters
+    if "time_limit" in accepted:
+        kwargs["time_limit"] = task.time_limit
+    if "random_state" in accepted:
+        kwargs["random_state"] = task.seed
+    if "sensitive" in params and "sensitive" in accepted:
+        kwargs["sensitive"] = params["sensitive"]
+    return cls(**kwargs)
+
+
+# ----------------------------------------------------------------------------- running
+def _nan(value: Any) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return v
+
+
+def _f1(y: Any, pred: Any) -> float:
+    labels = np.unique(np.asarray(y))
+    if len(labels) == 2:
+        return float(f1_score(y, pred, average="binary", pos_label=labels[-1]))
+    return float(f1_score(y, pred, average="weighted"))
+
+
+def _fit(est: Any, task: Task, X: pd.DataFrame, y: pd.Series) -> Any:
+    if task.param.get("tune") == "cv5":
+        search = GridSearchCV(est, RUG_CV_GRID, cv=5, n_jobs=1)
+        search.fit(X, y)
+        est.set_params(**search.best_params_)
+    elif task.param.get("tune") is not None:
+        raise OptreesInputError(f"unknown tune {task.param['tune']!r}; only 'cv5'")
+    return est.fit(X, y)
+
+
+def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
+    """Model size / solver attributes the estimator happens to have."""
+    row: dict[str, Any] = {}
+    for col, attr in (("status", "status_"), ("objective", "objective_"), ("bound", "bound_"),
+                      ("gap", "gap_"), ("solve_seconds", "solve_seconds_"),
+                      ("bb_nodes", "n_bb_nodes_"), ("lp_integral", "lp_integral_"),
+                      ("lp_bound", "lp_bound_"), ("n_rmp_calls", "n_rmp_calls_")):
+        if hasattr(est, attr):
+            value = getattr(est, attr)
+            row[col] = value if isinstance(value, str | bool) else _nan(value)
+    tree = getattr(est, "tree_", None)
+    if tree is not None and hasattr(tree, "n_leaves"):
+        row["n_leaves"] = int(tree.n_leaves)
+    elif isinstance(tree, DecisionTreeClassifier):
+        row["n_leaves"] = int(tree.get_n_leaves())
+    if hasattr(est, "feature_names_"):
+        row["n_features_binary"] = len(est.feature_names_)
+    from ..models.rule_set import RuleSet
+
+    if isinstance(getattr(est, "rules_", None), RuleSet) and X_te is not None:
+        from .. import metrics
+
+        info = metrics.interpretability(est, X_te)
+        row.update(n_rules=info["NoR"], avg_rule_length=info["Avg.RL"],
+                   rules_per_sample=info["Avg.NoRpS"])
+    return row
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Fit ``task`` and return its CSV row; exceptions become an ``error`` entry."""
+    params = task.param
+    row: dict[str, Any] = {
+        "key": task.key, "protocol": task.protocol, "stage": task.stage,
+        "dataset": task.dataset, "method": task.method, "seed": task.seed,
+        "params": json.dumps(params, sort_keys=True),
+        "time_limit": math.nan if task.time_limit is None else task.time_limit,
+        **{k: v for k, v in params.items()}, "error": "",
+    }
+    try:
+        X, y = load_data(task.dataset, params.get("encoding"), task.data_dir)
+        train, val, test = split_data(X, y, params.get("split", "all"), task.seed)
+        if params.get("fit_on", "train") == "train+val":
+            if val is None:
+                raise OptreesInputError("fit_on='train+val' needs a split with validation")
+            train = (pd.concat([train[0], val[0]]), pd.concat([train[1], val[1]]))
+        elif params.get("fit_on", "train") != "train":
+            raise OptreesInputError(f"fit_on must be 'train' or 'train+val', "
+                                    f"got {params['fit_on']!r}")
+        est = make_estimator(task)
+        row.update(n_train=len(train[1]), n_features=X.shape[1])
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _fit(est, task, *train)
+            row["fit_seconds"] = time.perf_counter() - t0
+            row["status"] = "done"
+            row.update(_describe(est, None if test is None else test[0]))
+            row["train_acc"] = float(est.score(*train))
+            if val is not None:
+                row["val_acc"] = float(est.score(*val))
+            if test is not None:
+                pred = est.predict(test[0])
+                row["n_test"] = len(test[1])
+                row["test_acc"] = float(np.mean(pred == np.asarray(test[1])))
+                row["test_f1"] = _f1(test[1], pred)
+                sensitive = params.get("sensitive")
+                if sensitive is not None:
+                    from .. import metrics
+
+                    groups = test[0][sensitive].astype(str).to_numpy()
+                    row["dmc"] = metrics.dmc_score(test[1], pred, groups)
+                    row["eop"] = metrics.eop_score(test[1], pred, groups)
+    except Exception as exc:  # noqa: BLE001 - recorded in the row, the grid goes on
+        row["status"] = "error"
+        last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+        where = f" at {Path(last[0].filename).name}:{last[0].lineno}" if last else ""
+        row["error"] = f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")[:500]
+    return row

@@ -1,0 +1,329 @@
+"""MultiwayTree: a tree whose nodes branch on one raw feature, one child per set of values.
+
+Built from the rules (paths) selected by OMT (omt-multiway.txt §3).  The rules partition the
+*training* samples; on unseen data a sample may match no rule or several, and rules need not
+nest into a tree.  The tree therefore follows the rules exactly and defines the rest:
+
+* a node branches on the feature constrained by the most of its remaining rules (ties: the
+  earliest in the feature-graph order, so an attribute hierarchy is respected); its children
+  are the groups of values (runs of bins for numeric features) on which every rule agrees;
+  a rule that does not test the feature is copied into every child;
+* a leaf holds the one rule that matches its region (``rule``);
+* several rules match (only possible where no training sample lies): the rule with the most
+  training samples wins;
+* no rule matches (a region without training samples, or a category never seen in training):
+  the prediction is the majority class (regression: mean) of the training samples that reach
+  the node, or of its nearest ancestor that has training samples.
+
+So every training sample reaches the leaf of the rule that covers it, and the tree's training
+predictions equal the rule set's.  When the rules nest, every leaf path tests exactly its
+rule's features; otherwise some leaf paths also test features of other rules (``n_copies``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..colgen.omt_graph import Level
+
+
+def _plain(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+class MultiwayTree:
+    """Nodes: ``feature[n]`` (index into ``levels``, -1 at leaves), ``children[n]`` as a list of
+    (codes, child) pairs, ``value[n]`` (class index or regression value), ``counts[n]``
+    (training class counts; regression: [n, mean]), ``rule[n]`` (index into ``rules``, -1 for
+    none).  ``levels`` encode raw columns into codes; categorical code ``n_codes`` = unseen."""
+
+    def __init__(self, levels: list[Level], feature: Sequence[int],
+                 children: Sequence[Sequence[tuple[Sequence[int], int]]],
+                 value: Sequence[float], counts: Sequence[Sequence[float]],
+                 rule: Sequence[int], rules: list[dict[str, Any]], classes: Sequence[Any] | None,
+                 n_copies: int = 0) -> None:
+        self.levels = levels
+        self.feature = np.asarray(feature, dtype=np.int64)
+        self.children = [[(sorted(int(c) for c in codes), int(ch)) for codes, ch in kids]
+                         for kids in children]
+        self.value = np.asarray(value, dtype=float)
+        self.counts = [list(map(float, c)) for c in counts]
+        self.rule = np.asarray(rule, dtype=np.int64)
+        self.rules = rules
+        self.classes = None if classes is None else np.asarray(classes)
+        self.n_copies = int(n_copies)
+        self._tables = None
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def is_classifier(self) -> bool:
+        return self.classes is not None
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.feature)
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.feature < 0))
+
+    @property
+    def depth(self) -> int:
+        d = np.zeros(self.n_nodes, dtype=int)
+        for n in range(self.n_nodes):  # children have larger ids
+            for _, ch in self.children[n]:
+                d[ch] = d[n] + 1
+        return int(d.max())
+
+    # ----------------------------------------------------------------- prediction
+    def encode(self, X: pd.DataFrame) -> np.ndarray:
+        """Raw table -> codes per level; unseen categories -> n_codes (the 'other' code)."""
+        cols = []
+        for lv in self.levels:
+            c = lv.encode(X[lv.name]).astype(np.int64)
+            c[c < 0] = lv.n_codes
+            cols.append(c)
+        return np.stack(cols, axis=1) if cols else np.zeros((len(X), 0), dtype=np.int64)
+
+    def _child_tables(self) -> list[np.ndarray | None]:
+        if self._tables is None:
+            tabs: list[np.ndarray | None] = []
+            for n in range(self.n_nodes):
+                f = self.feature[n]
+                if f < 0:
+                    tabs.append(None)
+                    continue
+                t = np.full(self.levels[f].n_codes + 1, n, dtype=np.int64)
+                for codes, ch in self.children[n]:
+                    t[codes] = ch
+                tabs.append(t)
+            self._tables = tabs
+        return self._tables
+
+    def apply_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Node reached by each row of ``codes`` (a leaf, or the node with no matching child)."""
+        tabs = self._child_tables()
+        node = np.zeros(len(codes), dtype=np.int64)
+        active = np.ones(len(codes), dtype=bool)
+        while active.any():
+            moved = np.zeros(len(codes), dtype=bool)
+            for n in np.unique(node[active]):
+                f = self.feature[n]
+                if f < 0:
+                    continue
+                rows = np.flatnonzero(active & (node == n))
+                nxt = tabs[n][codes[rows, f]]
+                moved[rows] = nxt != n
+                node[rows] = nxt
+            active &= moved
+        return node
+
+    def apply(self, X: pd.DataFrame) -> np.ndarray:
+        return self.apply_codes(self.encode(X))
+
+    def predict_index(self, X: pd.DataFrame) -> np.ndarray:
+        return self.value[self.apply(X)].astype(np.int64)
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        v = self.value[self.apply(X)]
+        return self.classes[v.astype(np.int64)] if self.is_classifier else v
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Training class frequencies at the reached node (no training samples: its label)."""
+        if not self.is_classifier:
+            raise ValueError("predict_proba needs a classification tree")
+        K = len(self.classes)
+        P = np.zeros((self.n_nodes, K))
+        for n in range(self.n_nodes):
+            c = np.asarray(self.counts[n])
+            if c.sum() > 0:
+                P[n] = c / c.sum()
+            else:
+                P[n, int(self.value[n])] = 1.0
+        return P[self.apply(X)]
+
+    # ----------------------------------------------------------------- text
+    def _cond(self, f: int, codes: list[int]) -> str:
+        lv = self.levels[f]
+        seen = [c for c in codes if c < lv.n_codes]
+        text = lv.codes_text(seen) if seen else ""
+        if lv.kind == "categorical" and lv.n_codes in codes:
+            text = (text + " or " if text else "") + f"{lv.name} unseen"
+        return text
+
+    def _leaf_text(self, n: int) -> str:
+        v = self.value[n]
+        lab = (f"class: {self.classes[int(v)]}" if self.is_classifier else f"value: {v:.6g}")
+        r = int(self.rule[n])
+        tag = f"rule {r}" if r >= 0 else "no rule (fallback)"
+        c = self.counts[n]
+        n_s = int(sum(c)) if self.is_classifier else int(c[0])
+        return f"{lab}  [{tag}, {n_s} training samples]"
+
+    def export_text(self) -> str:
+        lines: list[str] = []
+
+        def walk(n: int, indent: str) -> None:
+            if self.feature[n] < 0:
+                lines.append(f"{indent}|--- {self._leaf_text(n)}")
+                return
+            for codes, ch in self.children[n]:
+                lines.append(f"{indent}|--- {self._cond(int(self.feature[n]), codes)}")
+                walk(ch, indent + "|   ")
+
+        if self.feature[0] < 0:
+            lines.append(f"|--- {self._leaf_text(0)}")
+        else:
+            walk(0, "")
+        return "\n".join(lines)
+
+    def _plot_nodes(self, feature_names: Any = None) -> Any:
+        """Picture description for :mod:`optrees.plotting` (one edge per value set)."""
+        from ..plotting import Node
+
+        def build(n: int) -> Node:
+            if self.feature[n] < 0:
+                label, _, info = self._leaf_text(n).partition("  [")
+                return Node([label, "[" + info] if info else [label], leaf=True)
+            f = int(self.feature[n])
+            kids = [(self._cond(f, codes), build(ch)) for codes, ch in self.children[n]]
+            return Node([f"split on {self.levels[f].name}"], leaf=False, children=kids)
+
+        return build(0)
+
+    def plot(self, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree (see :func:`optrees.plotting.plot_tree`)."""
+        from ..plotting import plot_tree
+
+        return plot_tree(self, **kwargs)
+
+    def to_dot(self) -> str:
+        from ..plotting import to_dot
+
+        return to_dot(self)
+
+    def __repr__(self) -> str:
+        return (f"MultiwayTree(depth={self.depth}, leaves={self.n_leaves}, "
+                f"rules={len(self.rules)})")
+
+    # ----------------------------------------------------------------- serialization
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "multiway_tree",
+            "levels": [lv.to_dict() for lv in self.levels],
+            "feature": self.feature.tolist(),
+            "children": [[[codes, ch] for codes, ch in kids] for kids in self.children],
+            "value": self.value.tolist(),
+            "counts": self.counts,
+            "rule": self.rule.tolist(),
+            "rules": self.rules,
+            "classes": None if self.classes is None else [_plain(c) for c in self.classes],
+            "n_copies": self.n_copies,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MultiwayTree:
+        if data.get("kind") != "multiway_tree":
+            raise ValueError(f"not a multiway tree model (kind={data.get('kind')!r})")
+        return cls([Level.from_dict(d) for d in data["levels"]], data["feature"],
+                   [[(codes, ch) for codes, ch in kids] for kids in data["children"]],
+                   data["value"], data["counts"], data["rule"], data["rules"],
+                   data.get("classes"), data.get("n_copies", 0))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_rules(cls, levels: list[Level], conditions: list[dict[int, np.ndarray]],
+                   predictions: Sequence[float], support: Sequence[float], codes: np.ndarray,
+                   target: np.ndarray, classes: Sequence[Any] | None,
+                   rules_info: list[dict[str, Any]] | None = None) -> MultiwayTree:
+        """Tree from rules: ``conditions[r]`` maps a level to the bool mask of its codes;
+        ``codes`` / ``target`` (class index or value) are the training data, for counts."""
+        K = None if classes is None else len(classes)
+        codes = np.asarray(codes, dtype=np.int64)
+        target = np.asarray(target)
+        feature: list[int] = []
+        children: list[list] = []
+        value: list[float] = []
+        counts: list[list[float]] = []
+        rule: list[int] = []
+        copies = [0]
+
+        def stats(rows: np.ndarray, parent_value: float) -> tuple[float, list[float]]:
+            if K is not None:
+                c = np.bincount(target[rows].astype(np.int64), minlength=K).astype(float)
+                return (float(np.argmax(c)) if c.sum() else parent_value), c.tolist()
+            if len(rows) == 0:
+                return parent_value, [0.0, parent_value]
+            m = float(np.mean(target[rows]))
+            return m, [float(len(rows)), m]
+
+        def build(R: list[tuple[int, dict[int, np.ndarray]]], rows: np.ndarray,
+                  parent_value: float) -> int:
+            n = len(feature)
+            fallback, cnt = stats(rows, parent_value)
+            feature.append(-1)
+            children.append([])
+            value.append(fallback)
+            counts.append(cnt)
+            rule.append(-1)
+            open_rules = [(r, c) for r, c in R if c]
+            if not open_rules:
+                if R:  # several matching rules only where no training sample lies
+                    best = max(R, key=lambda rc: (support[rc[0]], -rc[0]))[0]
+                    rule[n] = best
+                    value[n] = float(predictions[best])
+                return n
+            tally: dict[int, int] = {}
+            for _, c in open_rules:
+                for f in c:
+                    tally[f] = tally.get(f, 0) + 1
+            f = min(tally, key=lambda g: (-tally[g], g))
+            lv = levels[f]
+            nc = lv.n_codes + (1 if lv.kind == "categorical" else 0)  # + unseen code
+            cons = [(r, c) for r, c in R if f in c]
+            free = [(r, c) for r, c in R if f not in c]
+            if len(free) and len(cons):
+                copies[0] += len(free)
+            sig = np.zeros((nc, len(cons)), dtype=bool)
+            for j, (_, c) in enumerate(cons):
+                sig[:lv.n_codes, j] = c[f]
+            groups: list[list[int]] = []
+            if lv.kind == "numeric":  # runs of equal signature keep intervals readable
+                for code in range(nc):
+                    if groups and (sig[code] == sig[groups[-1][-1]]).all():
+                        groups[-1].append(code)
+                    else:
+                        groups.append([code])
+            else:
+                keyed: dict[bytes, list[int]] = {}
+                for code in range(nc):
+                    keyed.setdefault(sig[code].tobytes(), []).append(code)
+                groups = list(keyed.values())
+            feature[n] = f
+            col = codes[:, f] if len(codes) else np.zeros(0, dtype=np.int64)
+            kids = []
+            for grp in groups:
+                members = [(r, {g: m for g, m in c.items() if g != f})
+                           for j, (r, c) in enumerate(cons) if sig[grp[0], j]]
+                sub = rows[np.isin(col[rows], grp)]
+                ch = build(members + free, sub, fallback)
+                kids.append((grp, ch))
+            children[n] = kids
+            return n
+
+        all_rows = np.arange(len(codes))
+        R0 = [(r, {f: np.asarray(m, dtype=bool) for f, m in c.items()})
+              for r, c in enumerate(conditions)]
+        build(R0, all_rows, 0.0)
+        info = rules_info if rules_info is not None else [{} for _ in conditions]
+        return cls(levels, feature, children, value, counts, rule, info,
+                   None if classes is None else list(classes), copies[0])

@@ -1,0 +1,213 @@
+"""Experiment harness (optrees.bench): resume, Dask == local, bad input, --quick outputs."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from optrees import OptreesInputError
+from optrees.bench import (
+    PROTOCOLS,
+    TIMING_COLUMNS,
+    Task,
+    read_results,
+    resolve,
+    run_protocol,
+    run_tasks,
+)
+from optrees.bench import runner as runner_mod
+from optrees.bench.cli import main as bench_main
+
+COLUMNS = PROTOCOLS["flow"].columns
+
+
+def tiny_grid() -> list[Task]:
+    """Fast, deterministic fits (depth 1, solved to optimality in well under a second),
+    a CART baseline and one task that fails on purpose."""
+    tasks = [
+        Task.make("flow", "tune", "benders", ds, seed,
+                  {"split": "50/25/25", "depth": 1, "lam": lam}, 20)
+        for ds in ("monk1", "house-votes-84") for seed in (0, 1) for lam in (0.0, 0.5)
+    ]
+    tasks.append(Task.make("flow", "test", "cart", "monk3", 0,
+                           {"split": "50/25/25", "fit_on": "train+val", "depth": 2}, None))
+    tasks.append(Task.make("flow", "tune", "benders", "monk1", 0,
+                           {"split": "all", "depth": 1, "variant": "no-such-variant"}, 5))
+    return tasks
+
+
+def deterministic(df: pd.DataFrame) -> pd.DataFrame:
+    return df.drop(columns=list(TIMING_COLUMNS)).reset_index(drop=True)
+
+
+def file_rows(path) -> pd.DataFrame:
+    """The CSV exactly in file order, as text, without the wall-clock columns."""
+    return deterministic(pd.read_csv(path, dtype=str, keep_default_na=False))
+
+
+@pytest.fixture(scope="module")
+def reference_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ref") / "ref.csv"
+    df = run_tasks(tiny_grid(), path, COLUMNS, progress=False)
+    assert len(df) == len(tiny_grid())
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(reference_csv) -> pd.DataFrame:
+    return read_results(reference_csv)
+
+
+def test_rows_errors_and_key_order(reference):
+    assert list(reference["key"]) == sorted(reference["key"])
+    assert reference["key"].is_unique
+    bad = reference[reference["error"] != ""]
+    assert len(bad) == 1 and "no-such-variant" in bad["error"].iloc[0]
+    assert bad["status"].iloc[0] == "error"
+    good = reference[reference["error"] == ""]
+    mips = good[good["method"] == "benders"]
+    assert (mips["status"] == "optimal").all()
+    assert mips["test_acc"].between(0, 1).all() and mips["val_acc"].notna().all()
+    assert (good[good["method"] == "cart"]["n_train"] == 91).all()  # 75 % of monk3's 122
+
+
+def test_resume_after_interrupt_gives_same_csv(tmp_path, reference, reference_csv,
+                                               monkeypatch):
+    path = tmp_path / "run.csv"
+    calls = []
+    real = runner_mod.run_task
+
+    def interrupted(task):  # Ctrl-C during the 5th fit, caught by the solver
+        calls.append(task.key)
+        row = real(task)
+        return {**row, "status": "interrupted"} if len(calls) == 5 else row
+
+    monkeypatch.setattr(runner_mod, "run_task", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(tiny_grid(), path, COLUMNS, progress=False)
+    assert len(pd.read_csv(path)) == 4  # the interrupted fit is not stored
+    with path.open("a") as fh:  # a row torn in the middle of a write
+        fh.write('"flow|tune|monk1|benders|seed=1|dep')
+
+    calls.clear()
+    monkeypatch.setattr(runner_mod, "run_task", lambda t: calls.append(t.key) or real(t))
+    # tasks finish in another order on resume (as with parallel workers)
+    resumed = run_tasks(tiny_grid()[::-1], path, COLUMNS, progress=False)
+    assert len(calls) == len(tiny_grid()) - 4  # finished tasks are not redone
+    pd.testing.assert_frame_equal(deterministic(resumed), deterministic(reference))
+    pd.testing.assert_frame_equal(file_rows(path), file_rows(reference_csv))
+
+    calls.clear()
+    run_tasks(tiny_grid(), path, COLUMNS, progress=False, retry_errors=True)
+    assert len(calls) == 1  # only the failed task
+    assert len(read_results(path)) == len(tiny_grid())
+
+
+@pytest.mark.parametrize("how", ["dask_local", "scheduler"])
+def test_dask_matches_local(tmp_path, reference_csv, how):
+    distributed = pytest.importorskip("distributed")
+    path = tmp_path / "dask.csv"
+    if how == "dask_local":  # the harness starts (and stops) a 2-process local cluster
+        run_tasks(tiny_grid(), path, COLUMNS, dask_local=2, progress=False, timeout=60)
+    else:  # connect by address, as to a remote cluster (2 worker threads: quick to start)
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster:
+            run_tasks(tiny_grid(), path, COLUMNS, scheduler=cluster.scheduler_address,
+                      progress=False, timeout=60)
+    pd.testing.assert_frame_equal(file_rows(path), file_rows(reference_csv))
+
+
+def test_joblib_processes_match_sequential(tmp_path, reference_csv):
+    path = tmp_path / "joblib.csv"
+    run_tasks(tiny_grid(), path, COLUMNS, jobs=2, progress=False)
+    pd.testing.assert_frame_equal(file_rows(path), file_rows(reference_csv))
+
+
+def test_unreachable_scheduler_fails_fast(tmp_path):
+    pytest.importorskip("distributed")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.perf_counter()
+    with pytest.raises(OptreesInputError, match=f"cannot reach the Dask scheduler.*{port}"):
+        run_tasks(tiny_grid()[:1], tmp_path / "x.csv", COLUMNS, progress=False,
+                  scheduler=f"tcp://127.0.0.1:{port}", timeout=2)
+    assert time.perf_counter() - t0 < 30
+
+
+def test_scheduler_without_workers_fails_fast(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as c:
+        with pytest.raises(OptreesInputError, match="has no workers"):
+            run_tasks(tiny_grid()[:1], tmp_path / "x.csv", COLUMNS, progress=False,
+                      scheduler=c.scheduler_address, timeout=2)
+
+
+def test_missing_dask_is_explained(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(OptreesInputError, match=r'pip install "optrees\[dask\]"'):
+        run_tasks(tiny_grid()[:1], tmp_path / "x.csv", COLUMNS, dask_local=1, progress=False)
+
+
+def test_unknown_protocol_dataset_method(capsys):
+    with pytest.raises(OptreesInputError, match="unknown protocol 'nope'.*flow"):
+        resolve("nope")
+    with pytest.raises(OptreesInputError, match="unknown dataset 'no-such-data'"):
+        resolve("flow", datasets=["no-such-data"])
+    with pytest.raises(OptreesInputError, match="unknown method.*'xgboost'"):
+        resolve("omt", methods=["xgboost"])
+    assert bench_main(["nope", "--quick"]) == 2
+    assert "unknown protocol 'nope'" in capsys.readouterr().err
+
+
+def test_missing_data_file_names_file_and_folder(tmp_path):
+    with pytest.raises(OptreesInputError) as info:
+        resolve("omt", datasets=["spect"], data_dir=tmp_path)
+    assert "spect.train" in str(info.value) and str(tmp_path) in str(info.value)
+    with pytest.raises(OptreesInputError) as info:
+        resolve("accelerated", quick=True, data_dir=tmp_path)
+    msg = str(info.value)
+    assert "monk1_enc.csv" in msg and str(tmp_path / "binarized" / "accel-oct") in msg
+
+
+def test_task_key_is_stable():
+    a = Task.make("p", "s", "flow", "monk1", 0, {"lam": 0.1, "depth": 2}, 10)
+    b = Task.make("p", "s", "flow", "monk1", 0, {"depth": 2, "lam": 0.1}, 10.0, data_dir="/x")
+    assert a == b and a.key == b.key == "p|s|monk1|flow|seed=0|depth=2,lam=0.1|tl=10.0"
+
+
+@pytest.mark.slow
+def test_quick_flow_writes_csv_markdown_and_figures(tmp_path, capsys):
+    t0 = time.perf_counter()
+    assert bench_main(["flow", "--quick", "--out", str(tmp_path)]) == 0
+    assert time.perf_counter() - t0 < 180
+    df = read_results(tmp_path / "flow-quick.csv")
+    assert set(df["stage"]) == {"tune", "test"} and (df["error"] == "").all()
+    assert len(df[df["stage"] == "test"]) == 4  # 2 datasets x 2 methods, 1 split
+    md = (tmp_path / "flow-quick.md").read_text()
+    assert "Out-of-sample accuracy" in md and "| monk1 | 2 |" in md and "| monk3 | 2 |" in md
+    for name in ("flow-quick_profile", "flow-quick_gap_vs_size", "flow-quick_accuracy"):
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000
+        assert (tmp_path / f"{name}.svg").exists()
+
+
+@pytest.mark.parametrize("protocol, overrides, section", [
+    ("accelerated", {"methods": ["bendoct", "all-ec"]}, "Ablation"),
+    ("omt", {"methods": ["omt", "flow", "cart"]}, "Median runtime"),
+    ("cgh", {}, "integral final master LPs"),
+    ("rug", {}, "Accuracy, F1"),
+])
+def test_every_protocol_runs_a_tiny_grid(tmp_path, protocol, overrides, section):
+    import os
+
+    if protocol == "accelerated" and not os.environ.get("OPTREES_DATA"):
+        pytest.skip("the accel-OCT encodings come from the data directory")
+    result = run_protocol(protocol, quick=True, out_dir=tmp_path, datasets=["monk1"],
+                          depths=[1], progress=False, **overrides)
+    assert len(result.frame) > 0 and (result.frame["error"] == "").all()
+    assert section in result.markdown.read_text()
+    assert all(p.exists() for p in result.figures) and result.figures

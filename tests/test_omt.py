@@ -1,0 +1,384 @@
+"""OMT (omt-multiway.txt): feature graph, KSP pricing, CG + master MIP, MultiwayTree, estimators.
+
+Independent witnesses: exhaustive enumeration of all paths with a depth-first exact
+set-partition search (no LP) as the optimum oracle; enumeration of all paths for the KSP;
+reduced costs of HiGHS vs. pricing; constraints and the partition re-checked on the result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrees._validation import OptreesInputError
+from optrees.colgen.omt import (
+    Metric,
+    OMTSolver,
+    RuleConstraint,
+    class_loss_matrix,
+    solve_omt,
+    unit_table,
+)
+from optrees.colgen.omt_graph import build_graph
+from optrees.estimators import UnseenCategoryWarning
+from optrees.estimators.omt import OMTClassifier, OMTRegressor
+from optrees.models.multiway_tree import MultiwayTree
+
+
+# --------------------------------------------------------------------------- helpers
+def tiny_categorical(seed: int, n: int = 40, k: int = 3, values: int = 3, classes: int = 2):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"f{j}": pd.Categorical(rng.integers(0, values, n).astype(str))
+                      for j in range(k)})
+    # a noisy rule so that structure matters
+    y = ((X["f0"].astype(str) == "0") ^ (X["f1"].astype(str) == "1")).astype(int).to_numpy()
+    flip = rng.random(n) < 0.2
+    y = np.where(flip, rng.integers(0, classes, n), y)
+    return X, y
+
+
+def all_paths(graph, depth: int) -> list[tuple]:
+    """Every path of the feature graph with at most ``depth`` non-SKIP levels."""
+    k = len(graph.levels)
+    out = [()]
+    for t in range(1, depth + 1):
+        for levels in itertools.combinations(range(k), t):
+            for nodes in itertools.product(*[range(graph.levels[g].nodes.shape[0])
+                                             for g in levels]):
+                out.append(tuple(zip(levels, nodes, strict=True)))
+    return out
+
+
+def cover(graph, codes, steps) -> np.ndarray:
+    m = np.ones(len(codes), dtype=bool)
+    for g, v in steps:
+        m &= graph.levels[g].nodes[v][codes[:, g]]
+    return m
+
+
+def partition_optimum(masks: list[np.ndarray], costs: list[float], leaves: int) -> float:
+    """Exact min-cost partition of all rows by <= leaves rules (depth-first search, no LP)."""
+    n = len(masks[0])
+    bits = [int("".join("1" if b else "0" for b in m[::-1]), 2) if m.any() else 0
+            for m in masks]
+    full = (1 << n) - 1
+    by_row: list[list[int]] = [[] for _ in range(n)]
+    for j, b in enumerate(bits):
+        for i in range(n):
+            if b >> i & 1:
+                by_row[i].append(j)
+    best = [math.inf]
+
+    def dfs(covered: int, used: int, cost: float) -> None:
+        if cost >= best[0] - 1e-12:
+            return
+        if covered == full:
+            best[0] = cost
+            return
+        if used == leaves:
+            return
+        i = (~covered & (covered + 1)).bit_length() - 1  # lowest uncovered row
+        for j in by_row[i]:
+            if bits[j] & covered == 0:
+                dfs(covered | bits[j], used + 1, cost + costs[j])
+
+    dfs(0, 0, 0.0)
+    return best[0]
+
+
+def oracle_misclassification(X, y, depth, leaves, min_count):
+    g = build_graph(X)
+    K = int(y.max()) + 1
+    masks, costs = [], []
+    for p in all_paths(g, depth):
+        m = cover(g, g.codes, p)
+        if m.sum() < min_count:
+            continue
+        masks.append(m)
+        costs.append(float(m.sum() - np.bincount(y[m], minlength=K).max()))
+    return partition_optimum(masks, costs, leaves)
+
+
+# --------------------------------------------------------------------------- graph
+def test_cumulative_binning_nodes_and_text():
+    X = pd.DataFrame({"x": np.arange(20, dtype=float), "c": ["a", "b"] * 10})
+    g = build_graph(X, n_bins=4)
+    num = g.levels[0]
+    assert num.n_codes == 4 and num.nodes.shape[0] == 4 * 5 // 2 - 1  # O(kappa^2), no full
+    assert all(r.sum() < 4 and np.all(np.diff(np.flatnonzero(r)) == 1) for r in num.nodes)
+    assert build_graph(X, n_bins=4, binning="plain").levels[0].nodes.shape[0] == 4
+    texts = {num.node_text(v) for v in range(num.nodes.shape[0])}
+    assert any("<" in t and ">=" not in t for t in texts) and any(">=" in t for t in texts)
+    assert g.levels[1].nodes.shape == (2, 2)
+    # feature order = graph level order, constant columns dropped
+    X["k"] = 1
+    g2 = build_graph(X, feature_order=["c"])
+    assert [lv.name for lv in g2.levels] == ["c", "x"] and g2.dropped == ["k"]
+
+
+# --------------------------------------------------------------------------- pricing
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ksp_pricing_returns_true_k_best(seed):
+    X, y = tiny_categorical(seed, n=30, k=4)
+    X["num"] = np.random.default_rng(seed).normal(size=30)
+    g = build_graph(X, n_bins=4)
+    codes, inv, n = unit_table(g.codes)
+    S = class_loss_matrix(inv, y, len(n), 2)
+    metric = Metric("loss", S, n)
+    rng = np.random.default_rng(seed + 10)
+    lam = rng.normal(0.5, 1.0, len(n))
+    mu = -0.3
+    extra = rng.normal(0, 0.5, len(g.levels))
+    solver = OMTSolver(g, None, n, 3, 8, 2, unit_codes=codes)
+    solver.pricer.prune_same = False
+    W, _ = metric.pricing_terms(lam)
+    W = np.column_stack([n, W])
+    K = 25
+    got = solver.pricer.run(W, lambda a: metric.evaluate(a[..., 1:]), -mu, extra, K, True, K)
+    truth = []
+    for p in all_paths(g, 3):
+        m = cover(g, codes, p)
+        if n[m].sum() < 2:
+            continue
+        rc = S[m].sum(0).min() - lam[m].sum() - mu + sum(extra[a] for a, _ in p)
+        truth.append((rc, p))
+    truth.sort(key=lambda t: t[0])
+    want = [rc for rc, _ in truth if rc < -1e-9][:K]
+    assert len(got) == len(want)
+    assert np.allclose([p.rc for p in got], want)
+    exact_rc = dict((p, rc) for rc, p in truth)
+    for p in got:  # each reported reduced cost is the path's true one
+        assert math.isclose(exact_rc[p.steps], p.rc, abs_tol=1e-9)
+    # the beam heuristic returns true reduced costs too, never better than the optimum
+    heur = solver.pricer.run(W, lambda a: metric.evaluate(a[..., 1:]), -mu, extra, K, False, 3)
+    assert heur and heur[0].rc >= want[0] - 1e-9
+    assert all(math.isclose(exact_rc[p.steps], p.rc, abs_tol=1e-9) for p in heur)
+
+
+def test_pricing_reduced_costs_match_highs_duals():
+    """Sign conventions of lambda, mu and tau: pricing rc == HiGHS reduced cost."""
+    X, y = tiny_categorical(3, n=40)
+    g = build_graph(X)
+    codes, inv, n = unit_table(g.codes)
+    metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
+    cons = [RuleConstraint(np.array([1.0, 2.0, 0.5]), 0.2, -math.inf, 3.0, "budget"),
+            RuleConstraint(np.array([0.0, 1.0, 0.0]), 0.0, 1.0, math.inf, "need f1")]
+    solver = OMTSolver(g, None, n, 2, 1, 1, unit_codes=codes, constraints=cons)
+    for p in [(), ((0, 0),), ((0, 1),), ((1, 2),), ((0, 2), (1, 1)), ((2, 0),), ((1, 0),)]:
+        solver.add_to_pool(p)
+    m, info = solver._build_master(metric, 100.0)
+    res = m.solve()
+    rc_highs = res.stats["reduced_costs"][info["z"]]
+    duals = res.stats["duals"]
+    P = len(n)
+    for j, p in enumerate(solver.pool):
+        cov = solver.covers[j]
+        rc = (metric.S[cov].sum(0).min() - duals[cov].sum() - duals[P]
+              - sum(duals[P + 1 + r] * c.rho(p) for r, c in enumerate(cons)))
+        assert math.isclose(rc, rc_highs[j], abs_tol=1e-7)
+    # the pricing DP uses the same duals and signs (all paths: tolerance -inf)
+    priced = {p.steps: p.rc for p in solver._price(metric, duals, 10_000, True, -math.inf)}
+    assert abs(duals[P]) > 1e-6  # the leaf limit (1) binds, so mu enters
+    for j, p in enumerate(solver.pool):
+        assert math.isclose(priced[p], rc_highs[j], abs_tol=1e-7)
+
+
+# --------------------------------------------------------------------------- CG + MIP
+@pytest.mark.parametrize("seed,depth,leaves,min_count", [(0, 2, 4, 1), (1, 2, 3, 2),
+                                                         (2, 3, 4, 3), (4, 2, 2, 1)])
+def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count):
+    X, y = tiny_categorical(seed, n=24)
+    want = oracle_misclassification(X, y, depth, leaves, min_count)
+    g = build_graph(X)
+    fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+                    depth=depth, leaves=leaves, min_count=min_count, exact_pricing=True)
+    r = fit.result
+    assert r.status == "optimal" and r.uncovered == 0
+    assert math.isclose(r.objective, want, abs_tol=1e-6)
+    assert r.lp_bound <= r.objective + 1e-6
+    # selected rules partition the training samples and are within the limits
+    cov = np.zeros(len(y), dtype=int)
+    for st in r.steps:
+        m = cover(g, g.codes, st)
+        assert m.sum() >= min_count and len(st) <= depth
+        cov += m
+    assert len(r.steps) <= leaves and np.all(cov == 1)
+
+
+def test_estimator_partition_tree_and_objective():
+    X, y = tiny_categorical(5, n=120, k=4)
+    clf = OMTClassifier(depth=3, min_support=0.05, random_state=0).fit(X, y)
+    assert clf.n_uncovered_ == 0 and len(clf.paths_) <= 8
+    errors = int(np.sum(clf.predict(X) != y))
+    assert errors == round(clf.objective_)
+    assert clf.bound_ <= clf.objective_ + 1e-6
+    assert 0 <= clf.gap_ <= 1
+    # every training sample reaches the leaf of the one rule that covers it
+    leaf_rules = clf.tree_.rule[clf.apply(X)]
+    assert (leaf_rules >= 0).all()
+    assert np.bincount(leaf_rules).sum() == len(y)
+    txt = clf.export_text()
+    assert "f0" in txt or "f1" in txt
+    # deterministic
+    clf2 = OMTClassifier(depth=3, min_support=0.05, random_state=0).fit(X, y)
+    assert clf2.paths_ == clf.paths_
+
+
+def test_real_dataset_monk1():
+    from optrees import load_dataset
+
+    X, y = load_dataset("monk1")
+    clf = OMTClassifier(depth=3, time_limit=30).fit(X, y)
+    assert clf.n_uncovered_ == 0
+    assert np.mean(clf.predict(X) == y.to_numpy()) >= 0.8
+    assert clf.objective_ == np.sum(clf.predict(X) != y.to_numpy())
+
+
+# --------------------------------------------------------------------------- constraints
+def test_budgets_and_attribute_rules_hold():
+    X, y = tiny_categorical(7, n=150, k=4)
+    costs = {"f0": 3.0, "f1": 2.0, "f2": 1.0, "f3": 1.0}
+    clf = OMTClassifier(depth=3, min_support=0.03, feature_costs=costs, rule_budget=4.0,
+                        total_budget=9.0, forbidden=[["f1", "f2"]],
+                        requires={"f3": ["f2"]}, random_state=0).fit(X, y)
+    total = 0.0
+    for r in clf.paths_:
+        c = sum(costs[f] for f in r["features"])
+        assert math.isclose(c, r["cost"]) and c <= 4.0 + 1e-9
+        assert not {"f1", "f2"} <= set(r["features"])
+        if "f3" in r["features"]:
+            assert "f2" in r["features"]
+        total += c
+    assert total <= 9.0 + 1e-9
+    unconstrained = OMTClassifier(depth=3, min_support=0.03, random_state=0).fit(X, y)
+    assert clf.objective_ >= unconstrained.objective_ - 1e-9
+
+
+def test_budget_constraint_exact_vs_enumeration():
+    X, y = tiny_categorical(8, n=24)
+    costs = np.array([2.0, 1.0, 1.0])
+    g = build_graph(X)
+    masks, cst, rho = [], [], []
+    for p in all_paths(g, 2):
+        m = cover(g, g.codes, p)
+        masks.append(m)
+        cst.append(float(m.sum() - np.bincount(y[m], minlength=2).max()))
+        rho.append(sum(costs[a] for a, _ in p))
+    # brute force with a total budget of 2: enumerate rule subsets via DFS on allowed subsets
+    best = math.inf
+    for r in range(1, 4):
+        for combo in itertools.combinations(range(len(masks)), r):
+            if sum(rho[j] for j in combo) > 2.0:
+                continue
+            if np.all(sum(masks[j].astype(int) for j in combo) == 1):
+                best = min(best, sum(cst[j] for j in combo))
+    fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+                    depth=2, leaves=3, min_count=1, exact_pricing=True,
+                    constraints=[RuleConstraint(costs, 0.0, -math.inf, 2.0, "budget")])
+    assert fit.result.status == "optimal"
+    assert math.isclose(fit.result.objective, best, abs_tol=1e-6)
+
+
+# --------------------------------------------------------------------------- F1, regression
+def test_f1_dinkelbach_matches_enumeration():
+    X, y = tiny_categorical(11, n=24)
+    y = (y & (np.arange(24) % 3 == 0)).astype(int)  # imbalanced
+    if y.sum() == 0:
+        y[0] = 1
+    g = build_graph(X)
+    masks = [cover(g, g.codes, p) for p in all_paths(g, 2)]
+    P = y.sum()
+    best = 0.0
+    for r in range(1, 4):  # every partition by <= 3 rules, each rule's label chosen freely
+        for combo in itertools.combinations(range(len(masks)), r):
+            if not np.all(sum(masks[j].astype(int) for j in combo) == 1):
+                continue
+            for labels in itertools.product([0, 1], repeat=r):
+                tp = sum(y[masks[j]].sum() for j, lab in zip(combo, labels, strict=True) if lab)
+                fp = sum((1 - y[masks[j]]).sum() for j, lab in zip(combo, labels, strict=True)
+                         if lab)
+                best = max(best, 2 * tp / (tp + fp + P))
+    clf = OMTClassifier(depth=2, leaves=3, min_support=1, loss="f1", exact_pricing=True)
+    clf.fit(X, y)
+    pred = clf.predict(X)
+    tp = np.sum((pred == 1) & (y == 1))
+    f1 = 2 * tp / (np.sum(pred == 1) + P)
+    assert math.isclose(clf.f1_, f1, abs_tol=1e-9)
+    assert math.isclose(f1, best, abs_tol=1e-9)
+
+
+def test_regression_squared_exact():
+    rng = np.random.default_rng(4)
+    X, _ = tiny_categorical(4, n=20)
+    yv = rng.normal(size=20) + (X["f0"].astype(str) == "1") * 3.0
+    g = build_graph(X)
+    masks, costs = [], []
+    for p in all_paths(g, 2):
+        m = cover(g, g.codes, p)
+        if m.sum() < 2:
+            continue
+        masks.append(m)
+        costs.append(float(((yv[m] - yv[m].mean()) ** 2).sum()))
+    want = partition_optimum(masks, costs, 3)
+    reg = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True).fit(X, yv)
+    assert reg.status_ == "optimal"
+    assert math.isclose(reg.objective_, want, rel_tol=1e-7, abs_tol=1e-7)
+    assert math.isclose(float(((reg.predict(X) - yv) ** 2).sum()), want, rel_tol=1e-7)
+    absr = OMTRegressor(depth=2, leaves=3, loss="absolute", min_support=2).fit(X, yv)
+    assert absr.objective_ <= np.abs(yv - np.median(yv)).sum() + 1e-9
+
+
+# --------------------------------------------------------------------------- model
+def test_multiway_tree_json_roundtrip_and_unseen():
+    X = pd.DataFrame({"color": ["r", "g", "b"] * 20, "size": np.arange(60, dtype=float)})
+    y = np.where((X["color"] == "r") | (X["size"] >= 45), "yes", "no")
+    clf = OMTClassifier(depth=2, min_support=1).fit(X, y)
+    assert clf.score(X, y) == 1.0
+    d = json.loads(json.dumps(clf.tree_.to_dict()))
+    t2 = MultiwayTree.from_dict(d)
+    Xn = pd.DataFrame({"color": ["r", "g", "purple"], "size": [1.0, 50.0, 3.0]})
+    with pytest.warns(UnseenCategoryWarning, match="purple"):
+        assert list(t2.predict(Xn)) == list(clf.predict(Xn))
+    with pytest.warns(UnseenCategoryWarning, match="purple"):
+        assert clf.predict(Xn)[2] in ("yes", "no")  # unseen category: fallback, no error
+    assert "color" in clf.export_text() and "size" in clf.export_text()
+    proba = clf.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_input():
+    X, y = tiny_categorical(0, n=30)
+    with pytest.raises(OptreesInputError, match="min_support"):
+        OMTClassifier(min_support=100).fit(X, y)
+    Xn = X.copy()
+    Xn["num"] = np.where(np.arange(30) == 3, np.nan, 1.0)
+    with pytest.raises(OptreesInputError, match="NaN"):
+        OMTClassifier().fit(Xn, y)
+    with pytest.raises(OptreesInputError, match="infeasible"):
+        OMTClassifier(feature_costs={"f0": 1.0}, total_budget=-1).fit(X, y)
+    with pytest.raises(OptreesInputError, match="infeasible"):
+        OMTClassifier(feature_costs={"f0": 1.0}, rule_budget=-0.5).fit(X, y)
+    with pytest.raises(OptreesInputError, match="cannot be satisfied"):
+        OMTClassifier(depth=2, constraints=[{"coef": {"f0": 1.0}, "lower": 50}]).fit(X, y)
+    with pytest.raises(OptreesInputError, match="binary"):
+        OMTClassifier(loss="f1").fit(X, np.arange(30) % 3)
+    with pytest.raises(OptreesInputError, match="leaves"):
+        OMTClassifier(leaves=0).fit(X, y)
+    with pytest.raises(OptreesInputError, match="before"):
+        OMTClassifier(requires={"f0": ["f2"]}).fit(X, y)
+    with pytest.raises(UserWarning, match="classes"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            OMTClassifier(leaves=2).fit(X, np.arange(30) % 3)
+    # a single-valued feature is dropped; all constant -> one leaf
+    Xc = pd.DataFrame({"a": ["z"] * 30, "b": [1.0] * 30})
+    clf = OMTClassifier().fit(Xc, y)
+    assert clf.tree_.n_leaves == 1 and clf.graph_.dropped == ["a", "b"]
+    assert np.all(clf.predict(Xc) == np.bincount(y).argmax())
