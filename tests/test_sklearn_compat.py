@@ -1,7 +1,7 @@
 """scikit-learn compliance: the full ``check_estimator`` suite for every estimator of the shared
 matrix, plus Pipeline, GridSearchCV, clone and pickling with string labels and categorical
-columns.  Skipped checks are listed per estimator in ``estimator_matrix.Spec`` with a reason;
-currently none is skipped."""
+columns.  Expected failures are listed per estimator in ``estimator_matrix.Spec`` with a
+reason; the one regressor (OMTRegressor) runs the regressor checks with none expected."""
 
 import pickle
 
@@ -15,6 +15,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from optrees import OMTRegressor
+
 # the fast instances stop at 0.3 s time limits on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::optrees.TimeLimitWarning")
 _BY_NAME = {s.id: s for s in SPECS}
@@ -27,6 +29,12 @@ def _expected_failed(estimator):
 @pytest.mark.slow
 @parametrize_with_checks([s.make() for s in SPECS], expected_failed_checks=_expected_failed)
 def test_check_estimator(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow
+@parametrize_with_checks([OMTRegressor(depth=2, k_best=50, time_limit=5)])
+def test_check_estimator_regressor(estimator, check):
     check(estimator)
 
 
