@@ -90,3 +90,17 @@ def test_estimators_plot_their_model(tmp_path):
     fig = rules.plot(tmp_path / "r.png")
     assert len(fig.axes[0].patches) == min(20, len(rules.rules_))
     assert (tmp_path / "t.png").exists() and (tmp_path / "r.png").exists()
+
+
+def test_multiway_tree_plot_and_dot(tmp_path):
+    from optrees import OMTClassifier, load_dataset
+
+    X, y = load_dataset("car-evaluation")
+    clf = OMTClassifier(depth=2, leaves=4, time_limit=30, random_state=0).fit(X, y)
+    tree = clf.tree_
+    fig = clf.plot(tmp_path / "omt.svg")
+    boxes = [t for t in fig.axes[0].texts if t.get_text().startswith(("class:", "split on"))]
+    assert len(boxes) == tree.n_nodes
+    dot = clf.to_dot()
+    assert dot.count("->") == tree.n_nodes - 1
+    assert "split on" in dot and (tmp_path / "omt.svg").stat().st_size > 1000

@@ -332,6 +332,16 @@ class _OMTBase(BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.export_text()
 
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree (saved to ``path`` when given: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.plot(path=path, **kwargs)
+
+    def to_dot(self) -> str:
+        """Graphviz DOT source of the tree (one edge per value set)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.to_dot()
+
 
 class OMTClassifier(ClassifierMixin, _OMTBase):
     """Optimal multiway-split classification tree (OMT) of depth ``depth`` with at most
