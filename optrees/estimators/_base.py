@@ -274,7 +274,25 @@ class _BinaryInput:
         return self.binarizer_.transform(df)
 
 
-class _TreePredictor:
+class _TreeOutput:
+    """Text, picture and DOT of the fitted ``tree_`` (binary or multiway)."""
+
+    def export_text(self) -> str:
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text()
+
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree (saved to ``path`` when given: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.plot(path=path, **kwargs)
+
+    def to_dot(self) -> str:
+        """Graphviz DOT source of the tree (render with ``dot -Tpng``)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.to_dot()
+
+
+class _TreePredictor(_TreeOutput):
     """predict / predict_proba / apply / export_text of every estimator with a ``tree_``
     (a :class:`BinaryTree`); subclasses map raw X to the tree's features in ``_features``."""
 
@@ -298,17 +316,3 @@ class _TreePredictor:
     def apply(self, X: Any) -> np.ndarray:
         Z = self._features(X)
         return self.tree_.apply(Z)
-
-    def export_text(self) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text()
-
-    def plot(self, path: Any = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (saved to ``path`` when given: PNG, SVG, PDF)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.plot(path=path, **kwargs)
-
-    def to_dot(self) -> str:
-        """Graphviz DOT source of the tree (render with ``dot -Tpng``)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.to_dot()

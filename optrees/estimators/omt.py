@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.validation import check_is_fitted
 
 from .._validation import (
     OptreesInputError,
@@ -30,6 +29,7 @@ from ..colgen.omt import RuleConstraint, solve_omt
 from ..colgen.omt_graph import build_graph
 from ..models.multiway_tree import MultiwayTree
 from ._base import (
+    _TreeOutput,
     check_seed,
     fit_frame,
     interruptible,
@@ -56,7 +56,7 @@ def _num(name: str, v: Any) -> float:
     return float(v)
 
 
-class _OMTBase(BaseEstimator):
+class _OMTBase(_TreeOutput, BaseEstimator):
     """Shared fit machinery; subclasses set the task and the loss."""
 
     _task = "classification"
@@ -327,20 +327,6 @@ class _OMTBase(BaseEstimator):
     def apply(self, X: Any) -> np.ndarray:
         df = self._frame(X)
         return self.tree_.apply(df)
-
-    def export_text(self) -> str:
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text()
-
-    def plot(self, path: Any = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (saved to ``path`` when given: PNG, SVG, PDF)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.plot(path=path, **kwargs)
-
-    def to_dot(self) -> str:
-        """Graphviz DOT source of the tree (one edge per value set)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.to_dot()
 
 
 class OMTClassifier(ClassifierMixin, _OMTBase):
