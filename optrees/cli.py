@@ -34,16 +34,11 @@ METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier, "rug": RU
            "omt": OMTClassifier}
 
 
-def _report(est, X_train, y_train, X_test=None, y_test=None) -> None:
-    print(est.tree_.export_text())
-    print()
-    print(f"status          : {est.status_}")
-    print(f"objective       : {est.objective_:g}   bound: {est.bound_:g}   gap: {est.gap_:.2%}")
-    print(f"train accuracy  : {est.score(X_train, y_train):.4f}  (n={len(y_train)})")
-    if X_test is not None and len(y_test):
-        print(f"test accuracy   : {est.score(X_test, y_test):.4f}  (n={len(y_test)})")
-    print(f"time            : {est.fit_seconds_:.2f}s (solver {est.solve_seconds_:.2f}s, "
-          f"{est.n_bb_nodes_} B&B nodes)")
+def _mip_summary(est) -> list[str]:
+    """Status lines of the exact tree MIPs (FlowOCT, BendersOCT, OCT, BinOCT)."""
+    return [f"status          : {est.status_}",
+            f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
+            f"gap: {est.gap_:.2%}"]
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -51,9 +46,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
     print("BendersOCT, depth 2, on monk1 (75% train / 25% test)\n")
     est = BendersOCTClassifier(depth=2, lam=0.0, time_limit=25, random_state=0)
-    est.fit(X_tr, y_tr)
-    _report(est, X_tr, y_tr, X_te, y_te)
-    return 0
+    return _fit_and_report(est, X_tr, y_tr, X_te, y_te, lambda: _mip_summary(est))
 
 
 class _UsageError(Exception):
@@ -139,14 +132,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise OptreesInputError("--method binoct has no split penalty; use --lam 0")
         del kwargs["lam"]
     est = METHODS[args.method](**kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TimeLimitWarning)
-        est.fit(X_tr, y_tr)
-    _report(est, X_tr, y_tr, X_te, y_te)
-    if args.out:
-        save_model(est, args.out)
-        print(f"model written to {args.out}")
-    return 0
+    return _fit_and_report(est, X_tr, y_tr, X_te, y_te, lambda: _mip_summary(est), args.out)
 
 
 def _fit_cgh(args, X_tr, y_tr, X_te, y_te) -> int:
@@ -154,9 +140,9 @@ def _fit_cgh(args, X_tr, y_tr, X_te, y_te) -> int:
     est = CGHClassifier(depth=args.depth, alpha=args.alpha, exact_pricing=args.exact_pricing,
                         time_limit=args.time_limit, random_state=args.seed,
                         verbose=args.verbose)
-    return _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, lambda: [
+    return _fit_and_report(est, X_tr, y_tr, X_te, y_te, lambda: [
         f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
-        f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)"])
+        f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)"], args.out)
 
 
 def _fit_omt(args, X_tr, y_tr, X_te, y_te) -> int:
@@ -168,15 +154,15 @@ def _fit_omt(args, X_tr, y_tr, X_te, y_te) -> int:
                         ordinal=args.ordinal, feature_order=order,
                         time_limit=args.time_limit, random_state=args.seed,
                         verbose=args.verbose)
-    return _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, lambda: [
+    return _fit_and_report(est, X_tr, y_tr, X_te, y_te, lambda: [
         f"status          : {est.status_}",
         f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
-        f"gap (IP-LP)/IP: {est.gap_:.2%}"])
+        f"gap (IP-LP)/IP: {est.gap_:.2%}"], args.out)
 
 
-def _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, summary) -> int:
+def _fit_and_report(est, X_tr, y_tr, X_te, y_te, summary, out: str | None = None) -> int:
     """Fit (time-limit warnings are reported in the status line), print the tree, the
-    ``summary()`` lines, accuracies and time; save the model with ``--out``."""
+    ``summary()`` lines, accuracies and time; save the model to ``out`` when given."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
         est.fit(X_tr, y_tr)
@@ -186,10 +172,13 @@ def _fit_and_report(args, est, X_tr, y_tr, X_te, y_te, summary) -> int:
     print(f"train accuracy  : {est.score(X_tr, y_tr):.4f}  (n={len(y_tr)})")
     if X_te is not None and len(y_te):
         print(f"test accuracy   : {est.score(X_te, y_te):.4f}  (n={len(y_te)})")
-    print(f"time            : {est.fit_seconds_:.2f}s")
-    if args.out:
-        save_model(est, args.out)
-        print(f"model written to {args.out}")
+    detail = ""
+    if hasattr(est, "n_bb_nodes_"):  # branch-and-bound methods
+        detail = f" (solver {est.solve_seconds_:.2f}s, {est.n_bb_nodes_} B&B nodes)"
+    print(f"time            : {est.fit_seconds_:.2f}s{detail}")
+    if out:
+        save_model(est, out)
+        print(f"model written to {out}")
     return 0
 
 

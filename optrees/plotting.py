@@ -110,7 +110,8 @@ def to_dot(model: Any, feature_names: list[str] | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------------------- PNG
-def _pyplot():
+def pyplot():  # noqa: ANN201 - the matplotlib.pyplot module
+    """matplotlib.pyplot, on the non-interactive Agg backend unless pyplot is already in use."""
     import matplotlib
 
     if "matplotlib.pyplot" not in __import__("sys").modules:
@@ -151,7 +152,7 @@ def plot_tree(model: Any, feature_names: list[str] | None = None, ax: Any = None
     Returns the matplotlib Figure; with ``path`` the picture is also saved (PNG, SVG, PDF by
     the file extension).
     """
-    plt = _pyplot()
+    plt = pyplot()
     placed, edges = _layout(_as_nodes(model, feature_names))
     width = max(x for _, x, _ in placed) + 1
     depth = max(d for _, _, d in placed) + 1
@@ -182,7 +183,7 @@ def plot_tree(model: Any, feature_names: list[str] | None = None, ax: Any = None
 def plot_rules(rules: RuleSet, max_rules: int | None = 20, ax: Any = None,
                path: str | Path | None = None, fontsize: float = 8.0) -> Figure:
     """Horizontal bars of rule weights (largest first), each labelled with its rule text."""
-    plt = _pyplot()
+    plt = pyplot()
     order = sorted(range(len(rules.rules)), key=lambda j: -rules.rules[j].weight)
     if max_rules is not None:
         order = order[:max_rules]

@@ -8,16 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..plotting import pyplot
 from .report import is_solved
-
-
-def _plt():  # noqa: ANN202 - matplotlib.pyplot module
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def _save(fig, stem: Path) -> list[Path]:  # noqa: ANN001
@@ -25,7 +17,7 @@ def _save(fig, stem: Path) -> list[Path]:  # noqa: ANN001
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for p in paths:
         fig.savefig(p, dpi=120, bbox_inches="tight")
-    _plt().close(fig)
+    pyplot().close(fig)
     return paths
 
 
@@ -38,7 +30,7 @@ def performance_profile(df: pd.DataFrame, stem: str | Path, by: str = "method",
     ``panels``: optional (title, boolean mask) pairs, one subplot each (e.g. lambda = 0 and
     lambda > 0 as in flowoct-benders.txt Fig. 3).
     """
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.ticker import MaxNLocator
 
     panels = list(panels) if panels else [(title, pd.Series(True, index=df.index))]
@@ -66,7 +58,7 @@ def performance_profile(df: pd.DataFrame, stem: str | Path, by: str = "method",
 def gap_vs_size(df: pd.DataFrame, stem: str | Path, by: str = "method",
                 title: str = "") -> list[Path]:
     """Optimality gap (%) against instance size (training rows x binary features)."""
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 4))
     part = df[(df["error"] == "") & df["gap"].notna()].copy()
     feats = part["n_features_binary"] if "n_features_binary" in part else part["n_features"]
@@ -90,7 +82,7 @@ def gap_vs_size(df: pd.DataFrame, stem: str | Path, by: str = "method",
 
 def table_figure(table: pd.DataFrame, stem: str | Path, title: str = "") -> list[Path]:
     """Render a (small) table, e.g. the accuracy table, as an image for the README."""
-    plt = _plt()
+    plt = pyplot()
     frame = table.reset_index()
     rows = max(len(frame), 1)
     fig, ax = plt.subplots(figsize=(1.6 + 1.5 * len(frame.columns), 0.6 + 0.3 * rows))
