@@ -17,12 +17,13 @@ from sklearn.model_selection import train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from optrees import BendersOCTClassifier, FlowOCTClassifier, load_dataset  # noqa: E402
+from optrees.bench.tasks import PLAIN_BENDERS  # noqa: E402
 
 VARIANTS = {
     "flow": (FlowOCTClassifier, {}),
     "flow+cuts4": (FlowOCTClassifier, {"strengthen": True}),
-    "benders": (BendersOCTClassifier, {}),
-    "benders+fractional": (BendersOCTClassifier, {"fractional_cuts": True}),
+    "benders": (BendersOCTClassifier, PLAIN_BENDERS),
+    "benders+fractional": (BendersOCTClassifier, {**PLAIN_BENDERS, "fractional_cuts": True}),
 }
 
 

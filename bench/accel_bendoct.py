@@ -38,9 +38,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from optrees import BendersOCTClassifier, OptreesInputError  # noqa: E402
 from optrees.bench.protocols import PAPER_LAMS  # noqa: E402
-from optrees.bench.tasks import load_data  # noqa: E402
+from optrees.bench.tasks import PLAIN_BENDERS, load_data  # noqa: E402
 
-VARIANTS = {
+_SWITCHES = {
     "base": {},
     "polish": {"polishing": True},
     "pathbound": {"path_bound_cuts": True},
@@ -50,8 +50,9 @@ VARIANTS = {
     "accel+sc": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group",
                  "strengthened_cuts": True},
     "pb-basic": {"polishing": True, "path_bound_cuts": True},
-    "pb-both": {"polishing": True, "path_bound_cuts": "both"},  # BendOCTClassifier's defaults
+    "pb-both": {"polishing": True, "path_bound_cuts": "both"},  # the estimators' defaults
 }
+VARIANTS = {name: {**PLAIN_BENDERS, **on} for name, on in _SWITCHES.items()}
 
 
 def load(name: str, data_dir: Path) -> tuple[np.ndarray, np.ndarray]:

@@ -117,11 +117,16 @@ def cmd_fit(args: argparse.Namespace) -> int:
     if args.method == "benders":
         kwargs["fractional_cuts"] = args.fractional_cuts
         kwargs["penalty"] = args.penalty
-        kwargs["polishing"] = args.polishing
-        kwargs["path_bound_cuts"] = args.path_bound_cuts
         kwargs["strengthened_cuts"] = args.strengthened_cuts
-    elif (args.penalty != "splits" or args.polishing or args.path_bound_cuts
-          or args.strengthened_cuts):
+        if args.plain:
+            kwargs.update(polishing=False, path_bound_cuts=False)
+        if args.polishing is not None:
+            kwargs["polishing"] = args.polishing
+        if args.path_bound_cuts is not None:
+            kwargs["path_bound_cuts"] = (False if args.path_bound_cuts == "off"
+                                         else args.path_bound_cuts)
+    elif (args.penalty != "splits" or args.plain or args.polishing is not None
+          or args.path_bound_cuts is not None or args.strengthened_cuts):
         raise OptreesInputError(
             "--penalty leaves and the acceleration switches need --method benders"
         )
@@ -254,14 +259,17 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--fractional-cuts", action="store_true",
                      help="benders: also separate min-cut inequalities at fractional points")
     fit.add_argument("--strengthen", action="store_true", help="flow: separate cuts (4)")
-    fit.add_argument("--polishing", action="store_true",
-                     help="benders, --penalty leaves: D2S solution polishing (accel. §5.2)")
-    fit.add_argument("--path-bound-cuts", nargs="?", const="basic", default=False,
-                     choices=["basic", "negative", "structure", "both"],
-                     help="benders, --penalty leaves: D2S path-bound cuts (accel. §5.4); "
-                          "'both' adds cuts (25) and (26)")
+    fit.add_argument("--plain", action="store_true",
+                     help="benders: the published method, without the path-bound cuts and "
+                          "polishing that are on by default")
+    fit.add_argument("--polishing", action=argparse.BooleanOptionalAction, default=None,
+                     help="benders: D2S solution polishing (accel. §5.2; on by default)")
+    fit.add_argument("--path-bound-cuts", nargs="?", const="basic", default=None,
+                     choices=["off", "basic", "negative", "structure", "both"],
+                     help="benders: D2S path-bound cuts (accel. §5.4; default 'both' = with "
+                          "cuts (25) and (26))")
     fit.add_argument("--strengthened-cuts", action="store_true",
-                     help="benders, --penalty leaves: strengthened Benders cuts (accel. §5.1)")
+                     help="benders: strengthened Benders cuts (accel. §5.1)")
     fit.add_argument("--no-warm-start", action="store_true")
     cgh = fit.add_argument_group("cgh (column-generation heuristic on raw thresholds)")
     cgh.add_argument("--alpha", type=float, default=90.0, help="%% of rows per sampling CART")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from oracles import exhaustive_objective
 
-from optrees import BendersOCTClassifier, BendOCTClassifier, OptreesInputError, load_dataset
+from optrees import BendersOCTClassifier, BendOCTClassifier, load_dataset
 from optrees.binarize import Binarizer
 from optrees.trees.accel.eqp import eqp_sets
 from optrees.trees.accel.subtrees import SubtreeCache, polish
@@ -121,7 +121,23 @@ def test_path_bound_and_polishing_match_pystreed(variant, name, depth, lam):
     assert est.stats_["path_bound_cuts"] > 0 and est.stats_["d2s_calls"] > 0
 
 
-def test_switches_need_the_leaf_penalty():
-    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
-    with pytest.raises(OptreesInputError, match="leaves"):
-        BendersOCTClassifier(path_bound_cuts=True).fit(X, [0, 1, 1, 0])
+SPLIT_CASES = CASES[:12]
+
+
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=[f"inst{c[0]}" for c in SPLIT_CASES])
+def test_every_switch_keeps_the_split_penalty_optimum(case):
+    """The switches on eq. (8)'s objective (1 - lam) * correct - lam * splits, solved in the
+    leaf structure (a tree has one leaf more than splits)."""
+    t, X, y, depth, lam = case
+    lam = 10 * lam  # 0, 0.1, 0.4 per split
+    best = exhaustive_objective(X, y, len(np.unique(y)), depth, lam)
+    for polishing, path_bound, strengthened, eqp in SWITCHES[t % 2::2]:
+        est = BendersOCTClassifier(depth=depth, lam=lam, binarizer=None,
+                                   polishing=polishing, path_bound_cuts=path_bound,
+                                   strengthened_cuts=strengthened, eqp=eqp,
+                                   warm_start=t % 2 == 0).fit(X, y)
+        assert est.status_ == "optimal"
+        assert est.objective_ == pytest.approx(best, abs=1e-9)
+        assert est.bound_ == pytest.approx(best, abs=1e-6)
+        rescored = (1 - lam) * np.sum(est.predict(X) == y) - lam * est.tree_.n_splits
+        assert rescored == pytest.approx(best)

@@ -187,7 +187,7 @@ def test_quick_flow_writes_csv_markdown_and_figures(tmp_path, capsys):
     assert time.perf_counter() - t0 < 180
     df = read_results(tmp_path / "flow-quick.csv")
     assert set(df["stage"]) == {"tune", "test"} and (df["error"] == "").all()
-    assert len(df[df["stage"] == "test"]) == 4  # 2 datasets x 2 methods, 1 split
+    assert len(df[df["stage"] == "test"]) == 6  # 2 datasets x 3 methods, 1 split
     md = (tmp_path / "flow-quick.md").read_text()
     assert "Out-of-sample accuracy" in md and "| monk1 | 2 |" in md and "| monk3 | 2 |" in md
     for name in ("flow-quick_profile", "flow-quick_gap_vs_size", "flow-quick_accuracy"):

@@ -7,6 +7,7 @@ import pytest
 from oracles import exhaustive_objective
 
 from optrees import BendersOCTClassifier, FlowOCTClassifier, load_dataset
+from optrees.bench.tasks import PLAIN_BENDERS
 from optrees.binarize import Binarizer
 
 
@@ -45,7 +46,11 @@ def test_flow_and_benders_match_exhaustive_search(case):
         FlowOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0,
                           strengthen=t % 4 == 1, symmetry_breaking=t % 3 != 2),
         BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 1,
-                             fractional_cuts=t % 4 == 2, symmetry_breaking=t % 5 != 3),
+                             fractional_cuts=t % 4 == 2, symmetry_breaking=t % 5 != 3,
+                             **PLAIN_BENDERS),
+        # the default: eq. (8) in the leaf structure with path-bound cuts and polishing
+        BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0,
+                             path_bound_cuts=("both", True, "negative")[t % 3]),
     ]
     for est in variants:
         est.fit(X, y)
@@ -67,22 +72,25 @@ def _streed_accuracy(Xb: np.ndarray, y: np.ndarray, depth: int) -> int:
 
 
 @pytest.mark.parametrize(
-    "name,depth,method",
-    [pytest.param("monk1", 3, BendersOCTClassifier, marks=pytest.mark.slow),
-     ("monk1", 2, FlowOCTClassifier), ("monk3", 2, FlowOCTClassifier),
-     ("house-votes-84", 2, BendersOCTClassifier), ("monk2", 2, BendersOCTClassifier)],
+    "name,depth,method,kwargs",
+    [pytest.param("monk1", 3, BendersOCTClassifier, PLAIN_BENDERS, marks=pytest.mark.slow),
+     ("monk1", 2, FlowOCTClassifier, {}), ("monk3", 2, FlowOCTClassifier, {}),
+     ("house-votes-84", 2, BendersOCTClassifier, PLAIN_BENDERS),
+     ("monk2", 2, BendersOCTClassifier, PLAIN_BENDERS),
+     ("monk2", 3, BendersOCTClassifier, {}), ("balance-scale", 3, BendersOCTClassifier, {})],
 )
-def test_optimum_matches_pystreed(name, depth, method):
+def test_optimum_matches_pystreed(name, depth, method, kwargs):
     X, y = load_dataset(name)
     Xb = Binarizer().fit_transform(X)
     y_idx = np.unique(y, return_inverse=True)[1]
-    est = method(depth=depth, lam=0.0, binarizer=None, time_limit=120).fit(Xb, y_idx)
+    est = method(depth=depth, lam=0.0, binarizer=None, time_limit=120, **kwargs).fit(Xb, y_idx)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(_streed_accuracy(Xb, y_idx, depth))
 
 
 @pytest.mark.slow
-def test_balance_scale_depth2_matches_pystreed():
+@pytest.mark.parametrize("kwargs", [PLAIN_BENDERS, {}], ids=["plain", "default"])
+def test_balance_scale_depth2_matches_pystreed(kwargs):
     X, y = load_dataset("balance-scale")
     Xb = Binarizer().fit_transform(X)
     y_idx = np.unique(y, return_inverse=True)[1]
@@ -90,7 +98,8 @@ def test_balance_scale_depth2_matches_pystreed():
     idx = rng.permutation(len(y))[: len(y) // 2]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = BendersOCTClassifier(depth=2, time_limit=120, binarizer=None).fit(Xb[idx], y_idx[idx])
+        est = BendersOCTClassifier(depth=2, time_limit=120, binarizer=None,
+                                   **kwargs).fit(Xb[idx], y_idx[idx])
     assert est.objective_ == pytest.approx(_streed_accuracy(Xb[idx], y_idx[idx], 2))
 
 
@@ -105,7 +114,8 @@ def test_leaf_penalty_benders_matches_exhaustive_search(case):
     K = len(np.unique(y))
     best = exhaustive_objective(X, y, K, depth, lam, penalty="leaves")
     est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
-                               warm_start=t % 2 == 0, fractional_cuts=t % 3 == 1).fit(X, y)
+                               warm_start=t % 2 == 0, fractional_cuts=t % 3 == 1,
+                               **PLAIN_BENDERS).fit(X, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     rescored = np.mean(est.predict(X) == y) - lam * est.tree_.n_leaves
@@ -124,6 +134,6 @@ def test_leaf_penalty_matches_pystreed_cost_complexity(name, depth, lam):
     assert ref.fit_result.is_optimal()
     ref_obj = np.mean(ref.predict(Xb) == y_idx) - lam * ref.get_n_leaves()
     est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
-                               time_limit=120).fit(Xb, y_idx)
+                               time_limit=120, **PLAIN_BENDERS).fit(Xb, y_idx)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)

@@ -32,6 +32,7 @@ from .._validation import OptreesInputError
 METHODS: dict[str, str] = {
     "flow": "optrees.estimators:FlowOCTClassifier",
     "benders": "optrees.estimators:BendersOCTClassifier",
+    "benders-plain": "optrees.estimators:BendersOCTClassifier",
     "bendoct": "optrees.estimators:BendOCTClassifier",
     "oct": "optrees.estimators.baselines:OCTClassifier",
     "binoct": "optrees.estimators.baselines:BinOCTClassifier",
@@ -44,7 +45,14 @@ METHODS: dict[str, str] = {
 }
 """Method name -> ``module:Class``, imported only when a task of that method runs."""
 
-ACCEL_VARIANTS: dict[str, dict[str, Any]] = {
+PLAIN_BENDERS: dict[str, Any] = {"polishing": False, "path_bound_cuts": False,
+                                 "strengthened_cuts": False, "eqp": None}
+"""BendersOCT with every technique of accelerated-bendoct.txt off: the published eq. (8)."""
+
+METHOD_PARAMS: dict[str, dict[str, Any]] = {"benders-plain": PLAIN_BENDERS}
+"""Fixed keyword arguments of methods that share an estimator class with another method."""
+
+_ACCEL_SWITCHES: dict[str, dict[str, Any]] = {
     # accelerated-bendoct.txt §6: EC strengthened cuts (§5.1), SP polishing (§5.2),
     # EQP inequalities (§5.3), PBCP path-bound cutting planes (§5.4, with both improvements
     # (25)-(26) as in the paper's configurations); "default" = BendOCTClassifier's defaults
@@ -61,6 +69,7 @@ ACCEL_VARIANTS: dict[str, dict[str, Any]] = {
     "all-eqp": {"strengthened_cuts": True, "polishing": True, "path_bound_cuts": "both"},
     "all-pbcp": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive-group"},
 }
+ACCEL_VARIANTS = {name: {**PLAIN_BENDERS, **on} for name, on in _ACCEL_SWITCHES.items()}
 """BendOCT variants of the accelerated protocol (``variant`` param of method ``benders``)."""
 
 RUG_CV_GRID = {"max_depth": [3, 5], "pen_par": [0.1, 1.0, 10.0], "max_rmp_calls": [5, 10, 15]}
@@ -273,7 +282,8 @@ def make_estimator(task: Task) -> Any:
     and ``random_state`` (= split seed) when the class accepts them."""
     cls = method_class(task.method)
     params = task.param
-    kwargs = {k: v for k, v in params.items() if k not in META_KEYS}
+    kwargs = {**METHOD_PARAMS.get(task.method, {}),
+              **{k: v for k, v in params.items() if k not in META_KEYS}}
     variant = params.get("variant")
     if variant is not None:
         if variant not in ACCEL_VARIANTS:

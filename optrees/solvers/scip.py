@@ -45,6 +45,7 @@ class ScipModel:
         self._blocks: list = []  # MatrixVariable blocks, flattened
         self._vars: list = []  # every variable in id order
         self._obj: dict[int, float] = {}
+        self._offset = 0.0
         self._starts: list[np.ndarray] = []
         self._plugins: list = []  # keep Python plugin objects alive
         self.n_rows = 0
@@ -77,6 +78,10 @@ class ScipModel:
         for j in np.flatnonzero(obj_arr):
             self._obj[start + int(j)] = float(obj_arr[j])
         return ids
+
+    def add_objective_offset(self, value: float) -> None:
+        """Add a constant to the objective (reported values and bounds include it)."""
+        self._offset += float(value)
 
     def _expr(self, ids: Sequence[int], coefs: Sequence[float]):
         v = self._vars
@@ -188,7 +193,8 @@ class ScipModel:
         if limit is not None:
             self.m.setParam("limits/time", max(float(limit), 0.01))
         sense = "maximize" if self.maximize else "minimize"
-        self.m.setObjective(quicksum(c * self._vars[j] for j, c in self._obj.items()), sense)
+        self.m.setObjective(
+            quicksum(c * self._vars[j] for j, c in self._obj.items()) + self._offset, sense)
         accepted = [bool(self.m.addSol(self._to_solution(start), free=True))
                     for start in self._starts]
         if logger.isEnabledFor(20):  # logging.INFO

@@ -135,7 +135,11 @@ class BendersOCT(TreeFormulation):
                  symmetry_breaking: bool = True, polishing: bool = False,
                  path_bound_cuts: bool | str = False, strengthened_cuts: bool = False,
                  eqp: str | None = None, eqp_max_split: int = 2) -> None:
-        super().__init__(problem, symmetry_breaking)
+        accelerated = bool(polishing or path_bound_cuts or strengthened_cuts or eqp)
+        # the techniques of accelerated-bendoct.txt §5 are written for the leaf structure; it
+        # expresses the split penalty of eq. (8) exactly too (TreeFormulation)
+        super().__init__(problem, symmetry_breaking,
+                         leaf_structure=problem.penalty == "leaves" or accelerated)
         self.strengthened_cuts = strengthened_cuts
         self.eqp = eqp  # None, or "H-G" with H in {basic, recursive} and G in {basic, group}
         self.eqp_max_split = eqp_max_split
@@ -144,8 +148,6 @@ class BendersOCT(TreeFormulation):
         self.polishing = polishing
         # True = "basic" (24); "negative" adds (25), "structure" (26), "both" (25) and (26)
         self.path_bound_cuts = "basic" if path_bound_cuts is True else path_bound_cuts
-        if (polishing or path_bound_cuts or strengthened_cuts or eqp) and not self.leaf_model:
-            raise ValueError("the acceleration techniques need the leaf-penalty model")
         self.cache = SubtreeCache(problem) if polishing or path_bound_cuts else None
         self.path_cuts = None
         self._rounded: set[tuple] = set()  # top structures already polished

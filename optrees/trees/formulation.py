@@ -31,12 +31,19 @@ def ancestors(n: int) -> list[int]:
 
 class TreeFormulation:
     """Tree-structure variables: branching ``b[n-1, f]`` at internal nodes, labels
-    ``w[n-1, k]`` at every node and, for the leaf-penalty model, leaf indicators ``p[n-1]``."""
+    ``w[n-1, k]`` at every node and, for the leaf model, leaf indicators ``p[n-1]``.
 
-    def __init__(self, problem: TreeProblem, symmetry_breaking: bool = True) -> None:
+    The leaf model (``leaf_structure``) is the structure of accelerated-bendoct.txt (3b)-(3g);
+    it is the default for the leaf penalty and also serves the split penalty, whose objective
+    it expresses exactly as (1 - lam) * correct - lam * leaves + lam (splits = leaves - 1).
+    """
+
+    def __init__(self, problem: TreeProblem, symmetry_breaking: bool = True,
+                 leaf_structure: bool | None = None) -> None:
         self.p = problem
         self.symmetry_breaking = symmetry_breaking
-        self.leaf_model = problem.penalty == "leaves"
+        self.leaf_model = (problem.penalty == "leaves" if leaf_structure is None
+                           else bool(leaf_structure))
 
     def add_tree_structure(self, m: ScipModel, binary_labels: bool = True) -> None:
         """Split-penalty model: variables (1.10)-(1.11), constraints (1.2)-(1.3) of
@@ -53,10 +60,11 @@ class TreeFormulation:
         p = self.p
         F, K = p.n_features, p.n_classes
         self.m = m
-        self.b = m.add_vars((p.n_internal, F), "B", obj=-p.split_cost, name="b")
         if self.leaf_model:
+            self.b = m.add_vars((p.n_internal, F), "B", name="b")
             self._add_leaf_structure(m, binary_labels)
             return
+        self.b = m.add_vars((p.n_internal, F), "B", obj=-p.split_cost, name="b")
         self.w = m.add_vars((p.n_nodes, K), "B", name="w")
         for n in p.internal_nodes:  # (1.2): branch on one feature or predict one class
             m.add_row(np.r_[self.b[n - 1], self.w[n - 1]], np.ones(F + K), 1.0, 1.0)
@@ -74,7 +82,10 @@ class TreeFormulation:
     def _add_leaf_structure(self, m: ScipModel, binary_labels: bool) -> None:
         p = self.p
         F, K = p.n_features, p.n_classes
-        self.p_leaf = m.add_vars(p.n_nodes, "B", obj=-p.leaf_cost, name="p")  # (3f)
+        # (3f); either penalty costs lam per leaf, the split penalty gives one leaf back
+        self.p_leaf = m.add_vars(p.n_nodes, "B", obj=-p.lam, name="p")
+        if p.penalty == "splits":
+            m.add_objective_offset(p.lam)
         self.w = m.add_vars((p.n_nodes, K), "B" if binary_labels else "C", name="w")  # (3g)
         for n in range(1, p.n_nodes + 1):
             anc = [a - 1 for a in ancestors(n)]

@@ -50,6 +50,15 @@ class TreeProblem:
         return self.lam if self.penalty == "leaves" else 0.0
 
     @property
+    def leaf_penalty(self) -> float:
+        """Cost of one more leaf in correctly classified samples (the paper's lambda-bar).
+
+        With the split penalty a tree has one leaf more than splits, so a split costs the same
+        as a leaf: lam / (1 - lam) samples; with the leaf penalty lam * |I| samples.
+        """
+        return self.lam / self.correct_weight
+
+    @property
     def n_samples(self) -> int:
         return self.X.shape[0]
 

@@ -17,7 +17,7 @@ class SubtreeCache:
 
     def __init__(self, problem: TreeProblem) -> None:
         self.p = problem
-        self.leaf_penalty = problem.lam * problem.n_samples  # lambda-bar = lambda * |I|
+        self.leaf_penalty = problem.leaf_penalty  # lambda-bar, in samples
         self._store: dict[tuple, tuple[SubtreeResult, np.ndarray]] = {}
         self.calls = 0
         self.hits = 0
