@@ -358,3 +358,42 @@ def test_fairness_scores_by_hand():
     assert eop_score(yt, yp, g, positive=1) == pytest.approx(0.5)
     assert eop_score(yt, yp, g) == pytest.approx(0.5)
     assert math.isclose(dmc_score(yt, yt, g), 1.0)
+
+
+@pytest.mark.parametrize("kind", [None, "dmc", "eop", "odm"])
+def test_warm_started_master_lp_matches_cold_solve(kind):
+    """The basis carried over between rounds only speeds up the LP: same optimum as cold."""
+    X, y = _fair_data(n=400, seed=3)
+    raw = RawColumns(X)
+    fair = (None if kind is None else
+            Fairness(kind, np.unique(X["sex"], return_inverse=True)[1], 0.01, positive=1))
+    gen = RuleGeneration(raw, y, 2, max_depth=3, pen_par=0.3, max_rmp_calls=8, fairness=fair)
+    res = gen.run()
+    assert res.n_rmp_calls >= 3
+    cold = res.master.solve()  # no starting basis
+    assert cold.objective == pytest.approx(res.objective, abs=1e-7)
+    assert (np.diff(res.history) <= 1e-7).all()  # more rules never hurt the restricted LP
+    # and the per-sample LP over the same pool agrees
+    per_sample = RUGMaster(y, 2, 0.3, fairness=fair)
+    for r in res.rules:
+        per_sample.add(raw.cover(r.literals), r.label, r.cost)
+    assert per_sample.solve().objective == pytest.approx(res.objective, abs=1e-6)
+
+
+def test_dual_form_master_matches_primal_quantities():
+    """Without fairness the master is solved through its dual; (3)'s quantities still hold."""
+    X, y = load_dataset("banknote")
+    yk = np.unique(y.to_numpy(), return_inverse=True)[1]
+    raw = RawColumns(X)
+    res = RuleGeneration(raw, yk, 2, max_depth=3, pen_par=0.2, max_rmp_calls=5).run()
+    m = res.master
+    out = m.solve()
+    w, v = out.values[m.cols], out.values[m.v_cols]
+    A = m.matrix()
+    assert (w >= 0).all() and (v >= 0).all()
+    np.testing.assert_array_less(1 - 1e-7, A.T @ w + v)  # cover rows of (3)
+    c = np.asarray(m.costs)
+    assert 0.2 * c @ w + m.counts @ v == pytest.approx(out.objective)
+    beta = out.stats["duals"]
+    assert beta.sum() == pytest.approx(out.objective)  # strong duality
+    assert (beta >= -1e-9).all() and (beta <= m.counts + 1e-9).all()

@@ -30,18 +30,23 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+import highspy
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from sklearn.tree import DecisionTreeClassifier
 
 from .._logging import progress
 from .._validation import OptreesInputError
 from ..models.rule_set import Literal, Rule, simplify_literals
-from ..solvers.base import SolverOptions
+from ..solvers.base import SolveResult, SolverOptions
 from ..solvers.highs import HighsModel
 from .rug_exact import farley_bound
 
 RC_TOL = 1e-9
+_INF = highspy.kHighsInf
+_STATUS = highspy.HighsBasisStatus
+_LOWER, _BASIC, _UPPER = int(_STATUS.kLower), int(_STATUS.kBasic), int(_STATUS.kUpper)
 
 
 # --------------------------------------------------------------------------- raw data
@@ -98,12 +103,16 @@ class RawColumns:
             eq = self.codes[lit.feature] == code
         return eq if lit.op == "==" else ~eq
 
-    def cover(self, literals: Sequence[Literal]) -> np.ndarray:
-        """Indices of the samples satisfying every literal."""
+    def mask(self, literals: Sequence[Literal]) -> np.ndarray:
+        """Boolean mask of the samples satisfying every literal."""
         mask = np.ones(self.n, dtype=bool)
         for lit in literals:
             mask &= self.evaluate(lit)
-        return np.flatnonzero(mask)
+        return mask
+
+    def cover(self, literals: Sequence[Literal]) -> np.ndarray:
+        """Indices of the samples satisfying every literal."""
+        return np.flatnonzero(self.mask(literals))
 
     def split_literal(self, j: int, threshold: float, left: bool) -> Literal:
         name, kind, value = self.encoded[j]
@@ -170,6 +179,19 @@ class RUGMaster:
     fairness row with ``counts[i] / |I_set|``.  For a fixed ``w`` the optimal slacks of such
     samples are equal, so the aggregated LP has the same optimum, and ``beta_i / counts[i]`` is
     an optimal dual of the per-sample LP.
+
+    :meth:`solve` without fairness hands HiGHS the dual of (3) (one row per rule, one bounded
+    column per row of (3))::
+
+        max  sum_i beta_i   s.t.  sum_i ahat_ij beta_i <= lam * c_j  (w_j),  0 <= beta <= counts
+
+    whose basis has one row per rule instead of one per cell: dual simplex solves it several
+    times faster than (3) on large data (w = its row duals, v = max(0, 1 - A w)).  With
+    fairness rows ``F' v <= eps`` (``F_ir``: the coefficient of v_i in row r), every bound on
+    beta_i becomes a row, so (3) is solved as it stands, warm-started from a given basis.
+    Either way the result is reported in terms of (3): ``values`` indexed by ``v_cols`` /
+    ``cols``, ``stats['duals']`` per row of (3) (cover rows, then fairness rows; HiGHS's sign
+    convention) and ``stats['reduced_costs']`` per column of (3).
     """
 
     def __init__(self, y: np.ndarray, n_classes: int, pen_par: float,
@@ -180,33 +202,30 @@ class RUGMaster:
         self.n = len(self.y)
         self.K = int(n_classes)
         self.pen_par = float(pen_par)
+        self.seed = seed
         self.counts = np.ones(self.n) if counts is None else np.asarray(counts, dtype=float)
-        self.model = HighsModel(SolverOptions(seed=seed))
-        self.rows = self.model.add_rows([1.0] * self.n, [math.inf] * self.n)  # (3) rows
+        self.rows = np.arange(self.n)  # cover row i of (3)
         if fair_sets is None and fairness is not None:
             fair_sets = [[(idx, len(idx)) for idx in fam]
                          for _, fam in fairness.sets(self.y, self.K)]
-        # v_i: cost counts[i], row i, plus the fairness rows it appears in
-        entries: list[list[tuple[int, float]]] = [[(int(self.rows[i]), 1.0)]
-                                                  for i in range(self.n)]
+        self.epsilon = 0.0 if fairness is None else float(fairness.epsilon)
+        # fairness rows (11)/(15): mean_g v - mean_h v <= eps; (12)/(16) is the (h, g) row
         self.fair_rows: list[tuple[int, np.ndarray, np.ndarray]] = []
+        f_samples, f_rows, f_vals = [], [], []
         for fam in fair_sets or []:
-            G = len(fam)
-            for g in range(G):
-                for h in range(G):
-                    (ig, ng), (ih, nh) = fam[g], fam[h]
+            for g, (ig, ng) in enumerate(fam):
+                for h, (ih, nh) in enumerate(fam):
                     if g == h or ng == 0 or nh == 0:
                         continue
-                    # (11)/(15): mean_g v - mean_h v <= eps; (12)/(16) is the (h, g) row
-                    r = int(self.model.add_rows([-math.inf], [fairness.epsilon])[0])
-                    self.fair_rows.append((r, ig, ih))
-                    for i in ig:
-                        entries[i].append((r, self.counts[i] / ng))
-                    for i in ih:
-                        entries[i].append((r, -self.counts[i] / nh))
-        self.v_cols = self.model.add_columns(
-            list(self.counts), [0.0] * self.n, [math.inf] * self.n,
-            [[e[0] for e in ent] for ent in entries], [[e[1] for e in ent] for ent in entries])
+                    r = len(self.fair_rows)
+                    self.fair_rows.append((self.n + r, ig, ih))
+                    f_samples += [ig, ih]
+                    f_rows += [np.full(len(ig), r), np.full(len(ih), r)]
+                    f_vals += [self.counts[ig] / ng, -self.counts[ih] / nh]
+        self.F = sp.csr_matrix((_cat(f_vals, float), (_cat(f_samples, np.int64),
+                                                      _cat(f_rows, np.int64))),
+                               shape=(self.n, len(self.fair_rows)))
+        self.v_cols = np.arange(self.n)
         self.cols: list[int] = []
         self.cover: list[np.ndarray] = []
         self.labels: list[int] = []
@@ -230,16 +249,106 @@ class RUGMaster:
         return self.pen_par * cost - float(beta[cover] @ self.ahat(cover, label))
 
     def add(self, cover: np.ndarray, label: int, cost: float) -> int:
-        col = self.model.add_columns([self.pen_par * cost], [0.0], [math.inf],
-                                     [self.rows[cover]], [self.ahat(cover, label)])[0]
-        self.cols.append(int(col))
-        self.cover.append(cover)
+        """Add a rule column (the samples/cells it covers, its class, its cost c_j)."""
+        col = self.n + len(self.cols)
+        self.cols.append(col)
+        self.cover.append(np.asarray(cover, dtype=np.int64))
         self.labels.append(int(label))
         self.costs.append(float(cost))
-        return int(col)
+        return col
 
-    def solve(self, time_limit: float | None = None):
-        return self.model.solve(time_limit=time_limit)
+    def matrix(self) -> sp.csr_matrix:
+        """The rule columns of (3) as a sparse (rules x rows) matrix of ahat_ij."""
+        m = len(self.cols)
+        lengths = np.fromiter((len(c) for c in self.cover), dtype=np.int64, count=m)
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        if m == 0:
+            return sp.csr_matrix((0, self.n))
+        idx = np.concatenate(self.cover)
+        label = np.repeat(np.asarray(self.labels, dtype=np.int64), lengths)
+        vals = np.where(self.y[idx] == label, 1.0, -1.0 / (self.K - 1))
+        return sp.csr_matrix((vals, idx, indptr), shape=(m, self.n))
+
+    def solve(self, time_limit: float | None = None,
+              basis: tuple[np.ndarray, np.ndarray] | None = None) -> SolveResult:
+        """Solve (3); see the class docstring for what is returned.
+
+        With fairness rows (3) is solved as it stands; ``basis`` (column and row statuses of
+        that LP, HiGHS codes) then warm-starts it and ``stats['basis']`` returns the final one.
+        """
+        if self.fair_rows:
+            return self._solve_primal(time_limit, basis)
+        return self._solve_dual(time_limit, basis)
+
+    def _solve_dual(self, time_limit: float | None,
+                    basis: tuple[np.ndarray, np.ndarray] | None) -> SolveResult:
+        """(3) without fairness rows, through its dual: max sum beta, A beta <= lam c."""
+        n, m = self.n, len(self.cols)
+        A = self.matrix()
+        c = self.pen_par * np.asarray(self.costs, dtype=float)
+        model = HighsModel(SolverOptions(seed=self.seed), maximize=True)
+        h = model.h
+        h.addCols(n, np.ones(n), np.zeros(n), self.counts, 0, np.zeros(n, dtype=np.int32),
+                  np.zeros(0, dtype=np.int32), np.zeros(0))
+        _add_csr_rows(model.h, A, np.full(m, -_INF), c)
+        model.set_basis(basis)  # dual feasible after the new rows: solve by dual simplex
+        res = model.solve(time_limit=time_limit)
+        if res.values is None or "duals" not in res.stats:
+            return SolveResult(res.status, None, None, res.seconds)
+        beta = res.values
+        w = np.maximum(res.stats["duals"], 0.0)  # HiGHS: >= 0 for a <= row of a max problem
+        v = np.maximum(1.0 - A.T @ w, 0.0)  # the optimal slacks for this w
+        stats = {"duals": beta,
+                 "reduced_costs": np.concatenate([self.counts - beta, c - A @ beta])}
+        _store_basis(model, stats)
+        return SolveResult(res.status, res.objective, res.bound, res.seconds, 0,
+                           np.concatenate([v, w]), stats)
+
+    def _solve_primal(self, time_limit: float | None,
+                      basis: tuple[np.ndarray, np.ndarray] | None) -> SolveResult:
+        """(3) with fairness rows as it stands (columns v then w, rows cover then fairness)."""
+        n, m, R = self.n, len(self.cols), len(self.fair_rows)
+        A = self.matrix()
+        c = self.pen_par * np.asarray(self.costs, dtype=float)
+        model = HighsModel(SolverOptions(seed=self.seed))
+        h = model.h
+        h.addCols(n + m, np.concatenate([self.counts, c]), np.zeros(n + m),
+                  np.full(n + m, _INF), 0, np.zeros(n + m, dtype=np.int32),
+                  np.zeros(0, dtype=np.int32), np.zeros(0))
+        cover_rows = sp.hstack([sp.identity(n, format="csr"), A.T], format="csr")
+        _add_csr_rows(h, cover_rows, np.ones(n), np.full(n, _INF))
+        fair_rows = sp.hstack([self.F.T, sp.csr_matrix((R, m))], format="csr")
+        _add_csr_rows(h, fair_rows, np.full(R, -_INF), np.full(R, self.epsilon))
+        model.set_basis(basis, primal_feasible=True)  # new columns only: primal simplex
+        res = model.solve(time_limit=time_limit)
+        _store_basis(model, res.stats)
+        return res
+
+
+def _store_basis(model: HighsModel, stats: dict) -> None:
+    """Keep the final basis in ``stats['basis']`` for the next round's warm start."""
+    basis = model.get_basis()
+    if basis is not None:
+        stats["basis"] = basis
+
+
+def _cat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    """np.concatenate that accepts an empty list."""
+    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+
+def _representatives(cell: np.ndarray, n_cells: int) -> np.ndarray:
+    """The first sample of each cell."""
+    first = np.full(n_cells, -1, dtype=np.int64)
+    first[cell[::-1]] = np.arange(len(cell))[::-1]
+    return first
+
+
+def _add_csr_rows(h, M: sp.csr_matrix, lower: np.ndarray, upper: np.ndarray) -> None:
+    """Add the rows of a sparse matrix to a HiGHS model."""
+    h.addRows(M.shape[0], np.asarray(lower, dtype=float), np.asarray(upper, dtype=float),
+              M.nnz, M.indptr.astype(np.int32), M.indices.astype(np.int32),
+              M.data.astype(float))
 
 
 # --------------------------------------------------------------------------- column generation
@@ -267,8 +376,10 @@ class RuleGeneration:
     Each round the master LP is rebuilt over *cells*: samples with the same label and group
     that every rule of the pool covers alike.  This aggregation is exact (see
     :class:`RUGMaster`) and keeps the LP small on large data sets (rules come from shallow
-    trees, so the cells are few); a cold dual simplex solve of the small LP is cheaper than
-    warm re-solves of the per-sample LP with its dense rule columns.
+    trees, so the cells are few); a cold dual simplex solve of the small LP (of its dual,
+    without fairness) is cheaper than warm re-solves of the per-sample LP with its dense rule
+    columns.  With fairness the last round's basis, mapped onto the new cells, warm-starts it.
+    Cells are refined in place as rules enter (numbered in the order of their coverage keys).
     """
 
     def __init__(self, raw: RawColumns, y: np.ndarray, n_classes: int, *, max_depth: int = 3,
@@ -293,9 +404,10 @@ class RuleGeneration:
         if fairness is not None:
             base = base * (int(fairness.groups.max()) + 1) + fairness.groups
         self._cell_key = np.unique(base, return_inverse=True)[1].astype(np.int64)
+        self._n_cells = int(self._cell_key.max()) + 1 if len(base) else 0
         self._keys: set = set()
+        self._masks: list[np.ndarray] = []
         self._literals: list[tuple[Literal, ...]] = []
-        self._cover: list[np.ndarray] = []
         self._labels: list[int] = []
         self._costs: list[float] = []
 
@@ -329,36 +441,44 @@ class RuleGeneration:
                         require_negative: bool) -> int:
         added = 0
         for lits in candidates:
-            cover = self.raw.cover(lits)
+            mask = self.raw.mask(lits)
+            cover = np.flatnonzero(mask)
             if len(cover) == 0:
                 continue
-            label = self.best_label(cover, beta)
+            # sum_i beta_i ahat_ij for each class; the best class minimizes (5)
+            w = np.bincount(self.y[cover], weights=beta[cover], minlength=self.K)
+            score = w - (w.sum() - w) / (self.K - 1)
+            label = int(np.argmax(score))
             key = (lits, label)
             if key in self._keys:
                 continue
             c = self.cost(lits)
-            if require_negative and self.reduced_cost(cover, label, c, beta) >= -RC_TOL:
+            if require_negative and self.pen_par * c - float(score[label]) >= -RC_TOL:
                 continue
             self._keys.add(key)
             self._literals.append(lits)
-            self._cover.append(cover)
+            self._masks.append(mask)
             self._labels.append(label)
             self._costs.append(c)
-            mask = np.zeros(len(self.y), dtype=np.int64)
-            mask[cover] = 1
-            self._cell_key = self._cell_key * 2 + mask
-            if added % 20 == 19:
-                self._cell_key = np.unique(self._cell_key, return_inverse=True)[1]
+            self._refine(mask)
             added += 1
-        self._cell_key = np.unique(self._cell_key, return_inverse=True)[1].astype(np.int64)
         return added
+
+    def _refine(self, mask: np.ndarray) -> None:
+        """Split every cell by a new rule's coverage (cells stay numbered in key order)."""
+        key = self._cell_key * 2 + mask
+        present = np.zeros(2 * self._n_cells, dtype=bool)
+        present[key] = True
+        ids = np.cumsum(present) - 1
+        self._cell_key = ids[key]
+        self._n_cells = int(ids[-1]) + 1
 
     # ---------------------------------------------------------------- master over cells
     def build_master(self) -> tuple[RUGMaster, np.ndarray]:
+        """The master LP over the current cells; returns it and the cell of each sample."""
         cell = self._cell_key
-        n_cells = int(cell.max()) + 1
-        first = np.full(n_cells, -1, dtype=np.int64)
-        first[cell[::-1]] = np.arange(len(cell))[::-1]  # a representative sample per cell
+        n_cells = self._n_cells
+        first = _representatives(cell, n_cells)
         counts = np.bincount(cell, minlength=n_cells).astype(float)
         fair_sets = None
         if self._fair_sets is not None:
@@ -366,9 +486,48 @@ class RuleGeneration:
                          for fam in self._fair_sets]
         master = RUGMaster(self.y[first], self.K, self.pen_par, self.fairness,
                            seed=self.random_state, counts=counts, fair_sets=fair_sets)
-        for cover, label, c in zip(self._cover, self._labels, self._costs, strict=True):
-            master.add(np.unique(cell[cover]), label, c)
+        # a rule covers a whole cell or none of it: test the representatives
+        for mask, label, c in zip(self._masks, self._labels, self._costs, strict=True):
+            master.add(np.flatnonzero(mask[first]), label, c)
         return master, cell
+
+    def _start_basis(self, prev: tuple | None, master: RUGMaster,
+                     cell: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Warm start for the master LP from the last round's optimal basis.
+
+        ``prev`` = (cell of each sample, (column, row) statuses, number of rules, beta / counts
+        per cell) of the last LP.  Every new cell lies inside one old cell ("parent"); its
+        first part inherits the parent's statuses, and further parts are placed so that the
+        count of basic variables stays right.  Old rules keep their status.
+
+        * Dual form (no fairness; columns beta, rows rules): further parts of a basic beta go
+          to the bound nearer its value, new rule rows get a basic slack.  With reduced costs
+          unchanged (a part has the parent's entries in the old rows), the basis stays dual
+          feasible and dual simplex re-solves it.
+        * Primal form (fairness; columns v then w, rows cover then fairness): a further part
+          has a basic v if the parent had a basic v at a tight row, else a basic row slack;
+          new rules start at 0.
+        """
+        if prev is None:
+            return None
+        prev_cell, (col, row), m_prev, frac = prev
+        m_new = len(master.cols)
+        parent = prev_cell[_representatives(cell, master.n)]
+        further = np.ones(master.n, dtype=bool)
+        further[np.unique(parent, return_index=True)[1]] = False
+        if not master.fair_rows:
+            b_col = col[parent]
+            split = further & (b_col == _BASIC)
+            b_col[split] = np.where(frac[parent[split]] > 0.5, _UPPER, _LOWER)
+            return b_col, np.concatenate([row, np.full(m_new - m_prev, _BASIC, dtype=np.int8)])
+        n_prev = len(row) - len(master.fair_rows)
+        v_col, v_row = col[:n_prev][parent], row[:n_prev][parent]
+        tight_v = (v_col == _BASIC) & (v_row != _BASIC)
+        v_col[further & ~tight_v] = _LOWER
+        v_row[further & ~tight_v] = _BASIC
+        w_col = np.concatenate([col[n_prev:n_prev + m_prev],
+                                np.full(m_new - m_prev, _LOWER, dtype=np.int8)])
+        return np.concatenate([v_col, w_col]), np.concatenate([v_row, row[n_prev:]])
 
     def run(self) -> RUGResult:
         n = len(self.y)
@@ -381,18 +540,24 @@ class RuleGeneration:
         history: list[float] = []
         status = "iteration_limit"
         lower_bound = None
+        prev = None  # the last LP's cells and basis (a warm start)
         while True:
             remaining = self._remaining()
             if remaining is not None and remaining <= 0 and best is not None:
                 status = "time_limit"
                 break
             master, cell = self.build_master()
-            res = master.solve(time_limit=None if remaining is None else max(remaining, 1e-3))
+            res = master.solve(time_limit=None if remaining is None else max(remaining, 1e-3),
+                               basis=self._start_basis(prev, master, cell))
             calls += 1
+            prev = None
+            if "basis" in res.stats and "duals" in res.stats:
+                frac = res.stats["duals"][: master.n] / master.counts
+                prev = (cell, res.stats["basis"], len(master.cols), frac)
             if res.status != "optimal" or "duals" not in res.stats:
                 if best is None and res.status == "time_limit":
                     # no LP solution in time: the initial tree's rules, each with weight 1
-                    best = (math.nan, np.ones(len(self._cover)), np.full(n, math.nan),
+                    best = (math.nan, np.ones(len(self._masks)), np.full(n, math.nan),
                             np.zeros(n), res.status, None, master)
                 if best is None:
                     raise RuntimeError(f"master LP failed with status {res.status!r}")
@@ -407,7 +572,7 @@ class RuleGeneration:
             best = (float(res.objective), w, v, beta, res.status, rc, master)
             history.append(float(res.objective))
             progress("RUG", time.perf_counter() - t0, round=calls,
-                     LP=f"{res.objective:.6g}", rules=len(self._cover))
+                     LP=f"{res.objective:.6g}", rules=len(self._masks))
             if calls >= self.max_rmp_calls:
                 status = "iteration_limit"
                 break

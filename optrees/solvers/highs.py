@@ -100,6 +100,32 @@ class HighsModel:
         kind = highspy.HighsVarType.kInteger if integer else highspy.HighsVarType.kContinuous
         self.h.changeColsIntegrality(len(cols), cols, np.array([kind] * len(cols)))
 
+    def set_basis(self, basis: tuple[np.ndarray, np.ndarray] | None,
+                  primal_feasible: bool = False) -> None:
+        """Start the next solve from ``basis`` (column and row statuses as HiGHS codes).
+
+        HiGHS repairs a guess that is singular or has the wrong number of basics.  With
+        ``primal_feasible`` the solve uses the re-solve strategy (primal simplex), else dual.
+        """
+        if basis is None:
+            return
+        codes = sorted(highspy.HighsBasisStatus.__members__.values(), key=int)
+        start = highspy.HighsBasis()
+        start.col_status = [codes[k] for k in basis[0]]
+        start.row_status = [codes[k] for k in basis[1]]
+        start.valid = True
+        start.alien = True
+        self.h.setBasis(start)
+        self._solved_once = primal_feasible
+
+    def get_basis(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The final basis (column and row statuses as HiGHS codes), if the solve left one."""
+        final = self.h.getBasis()
+        if not final.valid:
+            return None
+        return (np.array([int(k) for k in final.col_status], dtype=np.int8),
+                np.array([int(k) for k in final.row_status], dtype=np.int8))
+
     def set_start(self, values: np.ndarray) -> None:
         """Warm start for a MIP (a full column vector)."""
         sol = highspy.HighsSolution()

@@ -146,6 +146,10 @@ class ScipModel:
         sepa = _Separator(self, separate, permanent)
         self.m.includeSepa(sepa, name, "optrees cut separator", priority=100, freq=freq,
                            maxbounddist=1.0, usessubscip=False, delay=False)
+        # SCIP calls a separator only at depths freq * expbackoff^k (default base 4): with it,
+        # path-bound cuts reached few B&B nodes (wine QT-5, depth 3: no proof in 120 s; 1.5 s
+        # with base 1)
+        self.m.setParam(f"separating/{name}/expbackoff", 1)
         self._plugins.append(sepa)
 
     def add_heuristic(
