@@ -55,7 +55,8 @@ class TreeFormulation:
         node that does not branch (such nodes are unreachable): a child of a non-branching
         node does not branch and repeats its label.  Every tree keeps an equivalent
         representative (:meth:`HeapTree.canonical`), so the optimum is unchanged; measured on
-        balance-scale depth 2, lam = 0: 6.0 s -> 2.3 s.
+        balance-scale (312 rows) depth 2, lam = 0, plain Benders on a loaded machine: 7.3 s
+        without, 5.0 s with.
         """
         p = self.p
         F, K = p.n_features, p.n_classes
