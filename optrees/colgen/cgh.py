@@ -190,7 +190,7 @@ def solve_cgh(
     exact_pricing: str = "auto",
     max_enumeration: int = 20_000_000,
     max_milp_groups: int = 2_000,
-    large_rows: int = 10_000,
+    large_rows: int = 5_000,
     max_iterations: int = 10_000,
     time_limit: float | None = None,
     sampling_fraction: float = 0.3,
@@ -201,8 +201,9 @@ def solve_cgh(
 
     ``exact_pricing``: "enumerate", "milp", "none" or "auto" (enumeration when it costs at most
     ``max_enumeration`` path-group evaluations, else the MILP when there are at most
-    ``max_milp_groups`` row groups and at most ``large_rows`` rows, else none: the paper's
-    switch for its large data sets, over 10,000 rows, §7.3).
+    ``max_milp_groups`` row groups and at most ``large_rows`` training rows, else none: the
+    paper's switch for its large data sets, §7.3: over 10,000 rows, so over 5,000 training
+    rows in its 50 % training splits).
     Without exact pricing the column generation stops when the heuristic finds nothing
     ``heuristic_retries`` times in a row (status "heuristic").  ``local_search``: how many of
     the best random paths per iteration are improved by coordinate ascent (0 = the paper's
