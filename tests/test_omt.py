@@ -25,6 +25,7 @@ from optrees.colgen.omt import (
     unit_table,
 )
 from optrees.colgen.omt_graph import build_graph
+from optrees.colgen.omt_pricing import Pricer
 from optrees.estimators import UnseenCategoryWarning
 from optrees.estimators.omt import OMTClassifier, OMTRegressor
 from optrees.models.multiway_tree import MultiwayTree
@@ -158,6 +159,72 @@ def test_ksp_pricing_returns_true_k_best(seed):
     heur = solver.pricer.run(W, lambda a: metric.evaluate(a[..., 1:]), -mu, extra, K, False, 3)
     assert heur and heur[0].rc >= want[0] - 1e-9
     assert all(math.isclose(exact_rc[p.steps], p.rc, abs_tol=1e-9) for p in heur)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_grouped_pricing_equals_per_state(exact):
+    """Histogram-grouped aggregation (large data) == per-state bincounts: same paths, rc."""
+    X, y = tiny_categorical(4, n=60, k=4)
+    X["num"] = np.random.default_rng(4).normal(size=60)
+    g = build_graph(X, n_bins=4)
+    codes, inv, n = unit_table(g.codes)
+    metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
+    lam = np.random.default_rng(5).normal(0.5, 1.0, len(n))
+    W, _ = metric.pricing_terms(lam)
+    extra = np.random.default_rng(6).normal(0, 0.3, len(g.levels))
+    runs = []
+    for group_min in (10 ** 9, 0):
+        pricer = Pricer(codes, [lv.nodes for lv in g.levels], 3, 2, -1,
+                        group_min_units=group_min)
+        pricer.prune_same = False
+        runs.append(pricer.run(W, metric.evaluate, 0.3, extra, 30, exact, 6))
+    per_state, grouped = runs
+    assert len(grouped) == len(per_state) > 10
+    assert {p.steps for p in grouped} == {p.steps for p in per_state}  # order: exact ties
+    assert np.allclose([p.rc for p in grouped], [p.rc for p in per_state], atol=1e-9)
+
+
+def test_merged_master_equals_unmerged():
+    """Rows merged by cover pattern (large-data mode) give the same LP value as one row per
+    unit; the split duals are a valid dual (pricing rc == HiGHS rc, dual objective == LP
+    value); and the fit gives the same objective and tree."""
+    X, y = tiny_categorical(3, n=60, k=4)
+    g = build_graph(X)
+    codes, inv, n = unit_table(g.codes)
+    metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
+    values = []
+    for merge_min in (10 ** 9, 0):
+        solver = OMTSolver(g, None, n, 2, 4, 1, unit_codes=codes, merge_min_units=merge_min)
+        for p in all_paths(g, 2)[::3]:
+            solver.add_to_pool(p)
+        m, info = solver._build_master(metric, 100.0)
+        res = m.solve()
+        values.append(res.objective)
+        duals = res.stats["duals"]
+        lam = solver._unit_duals(duals, info)
+        R = info["rows"]
+        assert math.isclose(lam.sum() + 4 * duals[R], res.objective, rel_tol=1e-9)
+        assert np.all(lam <= 100.0 * n + 1e-7)  # slack reduced costs >= 0
+        rc_highs = res.stats["reduced_costs"][info["z"]]
+        priced = {p.steps: p.rc for p in solver._price(metric, duals, 10_000, True, -math.inf,
+                                                       info=info)}
+        for a, j in enumerate(info["j"]):
+            assert math.isclose(priced[solver.pool[j]], rc_highs[a], abs_tol=1e-7)
+    assert solver.merged and info["rows"] < len(n)
+    assert math.isclose(values[0], values[1], rel_tol=1e-9)
+    fits = [solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+                      depth=2, leaves=4, min_count=1, merge_min_units=mm)
+            for mm in (10 ** 9, 0)]
+    assert math.isclose(fits[0].result.objective, fits[1].result.objective, abs_tol=1e-9)
+    assert sorted(fits[0].result.steps) == sorted(fits[1].result.steps)
+    # a tight column cap drops columns but still returns a partition
+    capped = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+                       depth=2, leaves=4, min_count=1, merge_min_units=0,
+                       max_master_columns=12)
+    cov = np.zeros(len(y), dtype=int)
+    for st in capped.result.steps:
+        cov += cover(g, g.codes, st)
+    assert np.all(cov == 1) and len(capped.solver.active) <= 12
 
 
 def test_pricing_reduced_costs_match_highs_duals():

@@ -19,6 +19,21 @@ Design decisions the paper leaves open:
   covered by exactly the same rules, so they are merged into one row ("unit") whose slack cost
   and statistics are sums.  This is exact (the dual of a unit is the sum of its samples' duals)
   and makes categorical data much smaller.
+* **Merged master (large data, >= ``merge_min_units`` units, default 20,000).**  On numeric
+  data units barely merge (18 features x 8 bins: every row is its own unit), and a master
+  with one row per unit grows as units x columns (measured at 100k rows: ~100 bytes per
+  nonzero in HiGHS, 35 s LP re-solves at 10M nonzeros, 2.9 GB in the MIP).  Units covered
+  by exactly the same master columns have identical rows (1), so the master has one row per
+  cover pattern, with the summed slack cost; a row's dual is split over its units in
+  proportion to their slack costs (c_i = penalty * samples), which is a valid dual of the
+  unmerged restricted master (same LP value; tested).  Patterns multiply with the number of
+  columns (20k rows: 2,700 patterns for 100 columns, all 20,000 for 600), so this mode keeps
+  at most ``max_master_columns`` (default 300) columns in the master: before new columns
+  enter, columns at zero in the LP (never the root or warm-start ones) are dropped, largest
+  reduced cost first, and may return when they price out again -- a heuristic bound like
+  the paper's smaller K on large data.  The master is rebuilt after each pricing round (the
+  patterns change); column covers are kept as packed bits while a column is in it.  The
+  exact closure (below) is not run in this mode.
 * **Penalty c_i.**  c_i = xi(root rule) - (lower bound of any objective) + 1 per sample, so any
   solution leaving a sample uncovered is worse than the one-leaf tree: the optimum is a
   partition whenever one satisfies the constraints.
@@ -180,7 +195,8 @@ class OMTSolver:
                  max_iter: int = 40, max_columns: int = 10_000, cg_tol: float = 1e-4,
                  tol: float = 1e-7, seed: int = 0, verbose: bool = False,
                  unit_codes: np.ndarray | None = None, sub_mip_columns: int = 300,
-                 sub_mip_seconds: float = 10.0, tie_break: float = 0.0) -> None:
+                 sub_mip_seconds: float = 10.0, tie_break: float = 0.0,
+                 merge_min_units: int = 20_000, max_master_columns: int = 300) -> None:
         self.graph = graph
         # tie-break: each rule costs tie * (1 + its length); at most tie_break in total
         self.tie = float(tie_break) / (leaves * (depth + 1))
@@ -189,8 +205,9 @@ class OMTSolver:
         self.n_count = np.asarray(sample_weight_units, dtype=float)  # samples per unit
         self.depth, self.leaves, self.min_count = depth, leaves, float(min_count)
         self.constraints = constraints or []
+        # count column = the metric's last pricing term (samples; min support)
         self.pricer = Pricer(unit_codes, [lv.nodes for lv in graph.levels], depth, min_count,
-                             0, feature_costs=feature_costs, rule_budget=rule_budget,
+                             -1, feature_costs=feature_costs, rule_budget=rule_budget,
                              forbidden=forbidden, requires=requires)
         self.metric_builder = metric_builder
         self.k_best, self.exact = int(k_best), bool(exact_pricing)
@@ -198,21 +215,53 @@ class OMTSolver:
         self.max_iter, self.max_columns = int(max_iter), int(max_columns)
         self.cg_tol, self.tol = float(cg_tol), float(tol)
         self.seed, self.verbose = seed, verbose
+        # large data: master rows merged by cover pattern, at most max_master_columns
+        self.merged = len(self.n_count) >= int(merge_min_units)
+        self.max_master_columns = int(max_master_columns)
         self.pool: list[Steps] = []
         self.keys: set[Steps] = set()
-        self.covers: list[np.ndarray] = []
+        self.index: dict[Steps, int] = {}
+        # covered units of pool column j: int32 indices (small data) or packed bits (merged
+        # mode, only while the column is in the master; None once dropped)
+        self.covers: list[np.ndarray | None] = []
+        self.active: list[int] = []  # pool columns in the master (merged mode)
+        self.protected: set[int] = set()  # root and warm-start columns: never dropped
 
     # ------------------------------------------------------------------ columns
     def add_to_pool(self, steps: Steps) -> bool:
         if steps in self.keys:
             return False
         self.keys.add(steps)
+        self.index[steps] = len(self.pool)
         self.pool.append(steps)
-        self.covers.append(np.flatnonzero(self.pricer.cover(steps)).astype(np.int32))
+        self.covers.append(self._stored_cover(steps))
+        self.active.append(len(self.pool) - 1)
         return True
 
+    def _stored_cover(self, steps: Steps) -> np.ndarray:
+        mask = self.pricer.cover(steps)
+        return np.packbits(mask) if self.merged else np.flatnonzero(mask).astype(np.int32)
+
+    def mask_of(self, j: int) -> np.ndarray:
+        """Bool mask of the units covered by pool column j."""
+        c = self.covers[j]
+        if c is None:
+            return self.pricer.cover(self.pool[j])
+        if self.merged:
+            return np.unpackbits(c, count=len(self.n_count)).view(bool)
+        mask = np.zeros(len(self.n_count), dtype=bool)
+        mask[c] = True
+        return mask
+
+    def cover_of(self, j: int) -> np.ndarray:
+        """Units covered by pool column j (int32 indices)."""
+        c = self.covers[j]
+        if c is not None and not self.merged:
+            return c
+        return np.flatnonzero(self.mask_of(j)).astype(np.int32)
+
     def column_xi(self, metric: Metric, j: int) -> tuple[float, float]:
-        agg = metric.S[self.covers[j]].sum(axis=0)
+        agg = metric.S[self.cover_of(j)].sum(axis=0)
         return float(metric.err(agg)), float(metric.pred(agg))
 
     # ------------------------------------------------------------------ greedy warm start
@@ -312,64 +361,156 @@ class OMTSolver:
 
     # ------------------------------------------------------------------ master
     def _build_master(self, metric: Metric, penalty: float) -> tuple[HighsModel, dict]:
+        """Master LP over all pool columns, or (merged mode) over the active ones with one
+        row per cover pattern.  ``info``: HiGHS columns of the slacks and artificials; per
+        master column (aligned lists) its HiGHS column ``z`` and pool index ``j``;
+        ``cost`` = the objective vector; ``rows``: number of coverage rows; ``cls`` /
+        ``rep`` / ``n_row``: row of each unit, a unit of each row, samples per row (merged)."""
         P = len(self.n_count)
+        js = self.active if self.merged else list(range(len(self.pool)))
+        info: dict[str, Any] = {"z": [], "j": [], "rows": P, "cls": None}
+        n_row = self.n_count
+        if self.merged:
+            info["cls"], info["rep"] = self._patterns(js)
+            info["rows"] = len(info["rep"])
+            n_row = np.bincount(info["cls"], weights=self.n_count, minlength=info["rows"])
+        info["n_row"] = n_row
+        R = info["rows"]
         m = HighsModel(SolverOptions(seed=self.seed, verbose=False))
         # measured: dual simplex re-solves these dense set-partitioning LPs far faster than
         # primal (kr-vs-kp d=4: 0.4 s vs 16 s)
         m.resolve_strategy = 1
-        m.add_rows([1.0] * P, [1.0] * P)                          # (1)
+        m.add_rows(np.ones(R), np.ones(R))                       # (1)
         m.add_rows([-math.inf], [float(self.leaves)])              # (2)
         if self.constraints:
             m.add_rows([c.lower for c in self.constraints], [c.upper for c in self.constraints])
-        slack = m.add_columns(penalty * self.n_count, [0.0] * P, [math.inf] * P,
-                              [[i] for i in range(P)], [[1.0]] * P)
-        art = []
+        slack_cost = penalty * n_row
+        info["slack"] = m.add_sparse_columns(slack_cost, np.arange(R, dtype=np.int32),
+                                            np.arange(R, dtype=np.int32), np.ones(R))
+        art, art_cost = [], []
         big = penalty * self.n_count.sum() + 1.0
         for r, c in enumerate(self.constraints):
-            row = P + 1 + r
-            if c.upper < math.inf:
-                art.append(m.add_columns([big], [0.0], [math.inf], [[row]], [[-1.0]])[0])
-            if c.lower > -math.inf:
-                art.append(m.add_columns([big], [0.0], [math.inf], [[row]], [[1.0]])[0])
-        info = {"slack": slack, "art": np.asarray(art, dtype=np.int64), "z": []}
-        self._add_columns(m, info, metric, range(len(self.pool)))
+            row = R + 1 + r
+            for bound, sign in ((c.upper, -1.0), (-c.lower, 1.0)):
+                if bound < math.inf:
+                    art.append(m.add_columns([big], [0.0], [math.inf], [[row]], [[sign]])[0])
+                    art_cost.append(big)
+        info["art"] = np.asarray(art, dtype=np.int64)
+        info["cost"] = np.concatenate([slack_cost, art_cost])
+        self._add_columns(m, info, metric, js)
         return m, info
 
-    def _add_columns(self, m: HighsModel, info: dict, metric: Metric, js) -> None:
+    def _patterns(self, js: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Units with the same cover pattern over columns ``js`` have identical rows (1): the
+        pattern class of every unit and one unit per class."""
         P = len(self.n_count)
-        js = list(js)
-        if not js:
-            return
-        cost, rows, vals = [], [], []
+        bits = np.zeros((P, max(1, (len(js) + 7) // 8)), dtype=np.uint8)
+        for a, j in enumerate(js):
+            bits[:, a // 8] |= self.mask_of(j).astype(np.uint8) << np.uint8(a % 8)
+        keys = np.ascontiguousarray(bits).view(np.dtype((np.void, bits.shape[1]))).ravel()
+        _, rep, cls = np.unique(keys, return_index=True, return_inverse=True)
+        return cls.ravel().astype(np.int64), rep
+
+    def _add_columns(self, m: HighsModel, info: dict, metric: Metric, js,
+                     chunk_nnz: int = 2_000_000) -> np.ndarray:
+        """Add pool columns ``js`` to the master (in chunks of about ``chunk_nnz`` nonzeros,
+        to bound the temporary arrays); returns their HiGHS columns."""
+        added: list[np.ndarray] = []
+        chunk: list[tuple[int, np.ndarray]] = []
+        nnz = 0
         for j in js:
+            rows = self._column_rows(j, info)
+            chunk.append((j, rows))
+            nnz += len(rows)
+            if nnz >= chunk_nnz:
+                added.append(self._add_chunk(m, info, metric, chunk))
+                chunk, nnz = [], 0
+        if chunk:
+            added.append(self._add_chunk(m, info, metric, chunk))
+        return np.concatenate(added) if added else np.zeros(0, dtype=np.int64)
+
+    def _column_rows(self, j: int, info: dict) -> np.ndarray:
+        """Coverage rows of pool column j: its units, or (merged) the classes it covers."""
+        if info["cls"] is None:
+            return self.cover_of(j)
+        return np.flatnonzero(self.mask_of(j)[info["rep"]]).astype(np.int32)
+
+    def _add_chunk(self, m: HighsModel, info: dict, metric: Metric,
+                   chunk: list[tuple[int, np.ndarray]]) -> np.ndarray:
+        """One sparse ``addCols`` call: column j = its coverage rows, row (2), rule rows."""
+        R = info["rows"]
+        extra_r = np.arange(R + 1, R + 1 + len(self.constraints), dtype=np.int32)
+        cost, idx, vals, starts = [], [], [], [0]
+        for j, rows in chunk:
             xi, _ = self.column_xi(metric, j)
             cost.append(xi + self.tie * (1 + len(self.pool[j])))
-            extra_r = [P + 1 + r for r in range(len(self.constraints))]
             extra_v = [c.rho(self.pool[j]) for c in self.constraints]
-            rows.append(np.concatenate([self.covers[j], [P], extra_r]).astype(np.int64))
-            vals.append(np.concatenate([np.ones(len(self.covers[j])), [1.0], extra_v]))
-        cols = m.add_columns(cost, [0.0] * len(js), [math.inf] * len(js), rows, vals)
+            idx.append(np.concatenate([rows, [R], extra_r]).astype(np.int32))
+            vals.append(np.concatenate([np.ones(len(rows)), [1.0], extra_v]))
+            starts.append(starts[-1] + len(idx[-1]))
+            info["j"].append(j)
+        cols = m.add_sparse_columns(np.asarray(cost), np.asarray(starts[:-1], np.int32),
+                                   np.concatenate(idx), np.concatenate(vals))
         info["z"] += list(cols)
+        info["cost"] = np.concatenate([info["cost"], cost])
+        return cols
+
+    def _unit_duals(self, duals: np.ndarray, info: dict | None) -> np.ndarray:
+        """lambda per unit.  Merged rows: a row's dual split over its units in proportion
+        to their slack costs -- a valid dual of the unmerged restricted master."""
+        if info is None or info["cls"] is None:
+            return duals[:len(self.n_count)]
+        cls = info["cls"]
+        return duals[cls] * self.n_count / info["n_row"][cls]
+
+    def _drop_columns(self, info: dict, res: Any, n_new: int) -> None:
+        """Merged mode: keep at most ``max_master_columns`` master columns by dropping
+        (never protected or LP-positive ones) those of largest reduced cost; a dropped
+        column may return when it prices out again.  A heuristic memory / speed bound for
+        large data (the paper lowers K there to stay within RAM)."""
+        excess = len(self.active) + n_new - self.max_master_columns
+        if excess <= 0:
+            return
+        z = np.asarray(info["z"], dtype=np.int64)
+        rc, vals = res.stats["reduced_costs"][z], res.values[z]
+        ok = np.array([j not in self.protected for j in info["j"]]) & (vals <= 1e-9)
+        order = [a for a in np.argsort(-rc, kind="stable") if ok[a]][:excess]
+        gone = {info["j"][a] for a in order}
+        for j in gone:
+            self.covers[j] = None
+        self.active = [j for j in self.active if j not in gone]
+
+    def _extend(self, m: HighsModel, info: dict, metric: Metric, js: list[int],
+                penalty: float) -> tuple[HighsModel, dict, np.ndarray]:
+        """Add pool columns to the master: incrementally (warm re-solve), or in merged mode
+        by rebuilding it (rows change); returns the master and the new HiGHS columns."""
+        if not self.merged:
+            return m, info, self._add_columns(m, info, metric, js)
+        for j in js:
+            if j not in self.active:
+                self.active.append(j)
+                if self.covers[j] is None:
+                    self.covers[j] = self._stored_cover(self.pool[j])
+        m, info = self._build_master(metric, penalty)
+        pos = {j: a for a, j in enumerate(info["j"])}
+        return m, info, np.asarray([info["z"][pos[j]] for j in js], dtype=np.int64)
 
     # ------------------------------------------------------------------ CG + MIP
     def _price(self, metric: Metric, duals: np.ndarray, k: int, exact: bool, tol: float,
-               stop: Any = None):
+               stop: Any = None, info: dict | None = None):
         """Pricing with the master duals: lambda (rows 1), mu (row 2), tau (rule rows);
-        ``stop()`` ends it early (see :meth:`Pricer.run`)."""
-        P = len(self.n_count)
-        lam, mu, tau = duals[:P], duals[P], duals[P + 1:]
+        ``stop()`` ends it early (see :meth:`Pricer.run`); ``info``: the master (merged
+        rows), None = one row per unit."""
+        R = len(self.n_count) if info is None else info["rows"]
+        lam, mu, tau = self._unit_duals(duals, info), duals[R], duals[R + 1:]
         W, _ = metric.pricing_terms(lam)
-        W = np.column_stack([self.n_count, W])  # column 0: samples (min support)
         level_extra = np.full(len(self.graph.levels), self.tie)
         const = -mu + self.tie
         for r, c in enumerate(self.constraints):
             level_extra -= tau[r] * c.coef
             const -= tau[r] * c.const
 
-        def evaluate(agg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return metric.evaluate(agg[..., 1:])
-
-        return self.pricer.run(W, evaluate, const, level_extra, k, exact, self.beam, tol,
+        return self.pricer.run(W, metric.evaluate, const, level_extra, k, exact, self.beam, tol,
                                stop=stop)
 
     def solve(self, metric: Metric, deadline: float | None, mip_gap: float = 0.0,
@@ -392,6 +533,7 @@ class OMTSolver:
         self.add_to_pool(())
         for st in greedy:
             self.add_to_pool(st)
+        self.protected |= {self.index[st] for st in [(), *greedy]}
         root_xi = float(metric.err(metric.S.sum(axis=0)))
         penalty = root_xi - metric.lower() + 1.0
         m, info = self._build_master(metric, penalty)
@@ -423,21 +565,26 @@ class OMTSolver:
                 break
             t0 = time.perf_counter()
             paths = self._price(metric, res.stats["duals"], self.k_best, self.exact, self.tol,
-                                stop=out_of_time)
+                                stop=out_of_time, info=info)
             t_price += time.perf_counter() - t0
             it += 1
             if out_of_time():  # pricing may have been cut short: its paths are dropped (the
                 status = "time_limit"  # LP values and reduced costs below must match m)
                 break
-            new = [p for p in paths if p.steps not in self.keys]
+            in_master = {self.pool[j] for j in info["j"]}
+            new = [p for p in paths if p.steps not in in_master]
             if not new:
                 lp_exact = self.exact
                 break
             new = new[:max(1, self.max_columns - len(self.pool))]
+            if self.merged:
+                new = new[:max(1, self.max_master_columns - len(self.protected))]
+                self._drop_columns(info, res, len(new))
             for p in new:
                 self.add_to_pool(p.steps)
             n_priced += len(new)
-            self._add_columns(m, info, metric, range(len(info["z"]), len(self.pool)))
+            m, info, _ = self._extend(m, info, metric, [self.index[p.steps] for p in new],
+                                      penalty)
             min_rc = paths[0].rc
             if self.exact and self.leaves * min_rc > -self.cg_tol * max(abs(lp_obj), 1.0):
                 # Lagrangian bound nu_RMP + l * min rc is within cg_tol: LP converged
@@ -476,14 +623,14 @@ class OMTSolver:
             lim = self.sub_mip_seconds if left is None else min(self.sub_mip_seconds, left / 3)
             sres = m.solve(time_limit=lim, mip_gap=mip_gap)
             if sres.values is not None and (start is None
-                                            or sres.objective < start @ m.objective_vector()):
+                                            or sres.objective < start @ info["cost"]):
                 start = sres.values
                 sub_obj = float(sres.objective)
             m.set_col_bounds(off, [0.0] * len(off), [math.inf] * len(off))
         if start is not None and rc is not None:
             # reduced-cost fixing: any solution using column j costs >= nu_LP + rc_j, so
             # columns with rc_j > UB - nu_LP cannot improve on the incumbent UB (exact)
-            ub = float(start @ m.objective_vector())
+            ub = float(start @ info["cost"])
             fix = z_cols[rc[z_cols] > ub - lp_obj + 1e-6 * max(1.0, abs(ub))]
             if len(fix):
                 m.set_col_bounds(fix, [0.0] * len(fix), [0.0] * len(fix))
@@ -492,23 +639,27 @@ class OMTSolver:
             m.set_start(start)
         mres = m.solve(time_limit=time_left(), mip_gap=mip_gap)
         closed = False
-        if (self.exact and lp_exact and mres.status == "optimal" and mres.values is not None
+        # (not in merged mode: its master is rebuilt when columns are added)
+        if (self.exact and lp_exact and not self.merged and mres.status == "optimal"
+                and mres.values is not None
                 and not out_of_time()):
             # exact closure: a column of a better solution has rc < UB - nu_LP, so adding all
             # such paths (exact pricing with that threshold) makes the MIP exact over all paths
             thr = float(mres.objective) - lp_obj
             extra = self._price(metric, res.stats["duals"], self.max_columns, True,
-                                -(thr + 1e-7 * max(1.0, abs(mres.objective))), stop=out_of_time)
-            extra = [p for p in extra if p.steps not in self.keys]
+                                -(thr + 1e-7 * max(1.0, abs(mres.objective))), stop=out_of_time,
+                                info=info)
+            in_master = {self.pool[j] for j in info["j"]}
+            extra = [p for p in extra if p.steps not in in_master]
             if len(extra) < self.max_columns and not out_of_time():
                 closed = True
                 if extra:
-                    n0 = len(self.pool)
                     for p in extra:
                         self.add_to_pool(p.steps)
-                    self._add_columns(m, info, metric, range(n0, len(self.pool)))
+                    cols = self._add_columns(m, info, metric,
+                                             [self.index[p.steps] for p in extra])
                     z_cols = np.asarray(info["z"], dtype=np.int64)
-                    m.set_integer(z_cols[n0:])
+                    m.set_integer(cols)
                     x0 = np.concatenate([mres.values, np.zeros(m.n_cols - len(mres.values))])
                     m.set_start(x0)
                     mres = m.solve(time_limit=time_left(), mip_gap=mip_gap)
@@ -519,7 +670,7 @@ class OMTSolver:
             mres.status = "time_limit"
         if mres.values is None and start is not None:  # time out before any MIP solution
             mres.values = start
-            mres.objective = float(start @ m.objective_vector())
+            mres.objective = float(start @ info["cost"])
             mres.status = "time_limit"
         if mres.values is None:
             raise RuntimeError(f"OMT master MIP returned no solution ({mres.status})")
@@ -531,14 +682,14 @@ class OMTSolver:
             raise OptreesInputError(
                 f"the rule constraints {names} cannot be satisfied by any set of rules found "
                 "(infeasible budget or bounds)")
-        sel = [int(j) for j, col in enumerate(z_cols) if x[col] > 0.5]
+        sel = [info["j"][a] for a, col in enumerate(z_cols) if x[col] > 0.5]
         steps = [self.pool[j] for j in sel]
         pairs = [self.column_xi(metric, j) for j in sel]
         xi = [a for a, _ in pairs]
         pred = [b for _, b in pairs]
         cover = np.zeros(P)
         for j in sel:
-            cover[self.covers[j]] += 1
+            cover[self.cover_of(j)] += 1
         uncovered = int(self.n_count[cover == 0].sum())
         tie_cost = self.tie * sum(1 + len(st) for st in steps)
         obj = float(mres.objective) - tie_cost
@@ -553,43 +704,46 @@ class OMTSolver:
                           "lp_seconds": t_lp, "pricing_seconds": t_price, "mip_seconds": t_mip,
                           "mip_status": mres.status, "units": P, "fixed": n_fixed,
                           "sub_mip_objective": sub_obj, "exact_closure": closed,
+                          "master_rows": info["rows"], "master_columns": len(info["z"]),
                           "penalty": penalty,
                           "cg_seconds": time.perf_counter() - t_start - t_mip})
 
     def _warm_start(self, metric: Metric, info: dict, lp_vals: np.ndarray | None,
                     greedy: list[Steps], penalty: float, n_cols: int) -> np.ndarray | None:
-        """The better of the greedy-tree partition and a greedy rounding of the LP."""
+        """The better of the greedy-tree partition and a greedy rounding of the LP
+        (candidates are positions of master columns)."""
         P = len(self.n_count)
         z_cols = np.asarray(info["z"], dtype=np.int64)
-        index = {st: j for j, st in enumerate(self.pool)}
-        cands = [[index[s] for s in greedy if s in index]]
+        position = {self.pool[j]: a for a, j in enumerate(info["j"])}
+        cands = [[position[s] for s in greedy if s in position]]
         if lp_vals is not None:
             order = np.argsort(-lp_vals[z_cols], kind="stable")
             chosen, covered = [], np.zeros(P, dtype=bool)
-            for j in order:
-                if lp_vals[z_cols[j]] <= 1e-6 or len(chosen) >= self.leaves:
+            for a in order:
+                if lp_vals[z_cols[a]] <= 1e-6 or len(chosen) >= self.leaves:
                     break
-                if covered[self.covers[j]].any():
+                cov = self.cover_of(info["j"][a])
+                if covered[cov].any():
                     continue
-                chosen.append(int(j))
-                covered[self.covers[j]] = True
+                chosen.append(int(a))
+                covered[cov] = True
             cands.append(chosen)
         best, best_obj = None, math.inf
         for ch in cands:
             if len(ch) > self.leaves:
                 continue
             cov = np.zeros(P)
-            for j in ch:
-                cov[self.covers[j]] += 1
+            for a in ch:
+                cov[self.cover_of(info["j"][a])] += 1
             if (cov > 1).any():
                 continue
             ok = True
             for c in self.constraints:
-                act = sum(c.rho(self.pool[j]) for j in ch)
+                act = sum(c.rho(self.pool[info["j"][a]]) for a in ch)
                 ok &= c.lower - 1e-9 <= act <= c.upper + 1e-9
             if not ok:
                 continue
-            obj = sum(self.column_xi(metric, j)[0] for j in ch)
+            obj = sum(self.column_xi(metric, info["j"][a])[0] for a in ch)
             obj += penalty * float(self.n_count[cov == 0].sum())
             if obj < best_obj:
                 best, best_obj = ch, obj
@@ -597,12 +751,12 @@ class OMTSolver:
             return None
         x = np.zeros(n_cols)
         cov = np.zeros(P)
-        for j in best:
-            x[z_cols[j]] = 1.0
-            cov[self.covers[j]] += 1
-        x[info["slack"]] = (cov == 0).astype(float)
+        for a in best:
+            x[z_cols[a]] = 1.0
+            cov[self.cover_of(info["j"][a])] += 1
+        uncovered = cov == 0 if info["cls"] is None else cov[info["rep"]] == 0
+        x[info["slack"]] = uncovered.astype(float)
         return x
-
 
 # --------------------------------------------------------------------------- driver
 def unit_table(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -668,7 +822,8 @@ def solve_omt(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes: i
               max_columns: int = 10_000, cg_tol: float = 1e-4, mip_gap: float = 0.0,
               abs_grid: int = 64, deadline: float | None = None, seed: int = 0,
               verbose: bool = False, max_dinkelbach: int = 20,
-              tie_break: float = 0.0) -> OMTFit:
+              tie_break: float = 0.0, merge_min_units: int = 20_000,
+              max_master_columns: int = 300) -> OMTFit:
     """Graph + targets -> selected rules.  ``y``: class indices or regression values."""
     ucodes, inv, n_units = unit_table(graph.codes)
     P = len(n_units)
@@ -678,7 +833,9 @@ def solve_omt(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes: i
                        k_best=k_best, beam=beam, exact_pricing=exact_pricing,
                        max_iter=max_iter, max_columns=max_columns, cg_tol=cg_tol, seed=seed,
                        verbose=verbose, unit_codes=ucodes,
-                       tie_break=0.0 if loss == "f1" else tie_break)
+                       tie_break=0.0 if loss == "f1" else tie_break,
+                       merge_min_units=merge_min_units,
+                       max_master_columns=max_master_columns)
     f1 = None
     history: list[float] = []
     if task == "regression":

@@ -287,10 +287,8 @@ class RUGMaster:
         A = self.matrix()
         c = self.pen_par * np.asarray(self.costs, dtype=float)
         model = HighsModel(SolverOptions(seed=self.seed), maximize=True)
-        h = model.h
-        h.addCols(n, np.ones(n), np.zeros(n), self.counts, 0, np.zeros(n, dtype=np.int32),
-                  np.zeros(0, dtype=np.int32), np.zeros(0))
-        _add_csr_rows(model.h, A, np.full(m, -_INF), c)
+        model.add_sparse_columns(np.ones(n), upper=self.counts)
+        model.add_sparse_rows(A, np.full(m, -_INF), c)
         model.set_basis(basis)  # dual feasible after the new rows: solve by dual simplex
         res = model.solve(time_limit=time_limit)
         if res.values is None or "duals" not in res.stats:
@@ -311,14 +309,11 @@ class RUGMaster:
         A = self.matrix()
         c = self.pen_par * np.asarray(self.costs, dtype=float)
         model = HighsModel(SolverOptions(seed=self.seed))
-        h = model.h
-        h.addCols(n + m, np.concatenate([self.counts, c]), np.zeros(n + m),
-                  np.full(n + m, _INF), 0, np.zeros(n + m, dtype=np.int32),
-                  np.zeros(0, dtype=np.int32), np.zeros(0))
+        model.add_sparse_columns(np.concatenate([self.counts, c]))
         cover_rows = sp.hstack([sp.identity(n, format="csr"), A.T], format="csr")
-        _add_csr_rows(h, cover_rows, np.ones(n), np.full(n, _INF))
+        model.add_sparse_rows(cover_rows, np.ones(n), np.full(n, _INF))
         fair_rows = sp.hstack([self.F.T, sp.csr_matrix((R, m))], format="csr")
-        _add_csr_rows(h, fair_rows, np.full(R, -_INF), np.full(R, self.epsilon))
+        model.add_sparse_rows(fair_rows, np.full(R, -_INF), np.full(R, self.epsilon))
         model.set_basis(basis, primal_feasible=True)  # new columns only: primal simplex
         res = model.solve(time_limit=time_limit)
         _store_basis(model, res.stats)
@@ -342,13 +337,6 @@ def _representatives(cell: np.ndarray, n_cells: int) -> np.ndarray:
     first = np.full(n_cells, -1, dtype=np.int64)
     first[cell[::-1]] = np.arange(len(cell))[::-1]
     return first
-
-
-def _add_csr_rows(h, M: sp.csr_matrix, lower: np.ndarray, upper: np.ndarray) -> None:
-    """Add the rows of a sparse matrix to a HiGHS model."""
-    h.addRows(M.shape[0], np.asarray(lower, dtype=float), np.asarray(upper, dtype=float),
-              M.nnz, M.indptr.astype(np.int32), M.indices.astype(np.int32),
-              M.data.astype(float))
 
 
 # --------------------------------------------------------------------------- column generation

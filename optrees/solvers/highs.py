@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import highspy
 import numpy as np
@@ -94,6 +95,29 @@ class HighsModel:
                        np.concatenate(idx) if idx else np.zeros(0, dtype=np.int32),
                        np.concatenate(val) if val else np.zeros(0))
         return np.arange(first, first + n)
+
+    def add_sparse_columns(self, cost: np.ndarray, starts: np.ndarray | None = None,
+                           idx: np.ndarray | None = None, vals: np.ndarray | None = None,
+                           upper: np.ndarray | None = None) -> np.ndarray:
+        """Add columns ``0 <= x <= upper`` (default no upper bound) from CSC arrays in one
+        call, without per-column Python lists; no arrays = empty columns (rows fill them)."""
+        n = len(cost)
+        first = self.n_cols
+        if starts is None:
+            starts, idx, vals = np.zeros(n), np.zeros(0), np.zeros(0)
+        up = np.full(n, _INF) if upper is None else np.asarray(upper, dtype=float)
+        self.h.addCols(n, np.asarray(cost, dtype=float), np.zeros(n), up,
+                       len(idx), np.asarray(starts, dtype=np.int32),
+                       np.asarray(idx, dtype=np.int32), np.asarray(vals, dtype=float))
+        return np.arange(first, first + n)
+
+    def add_sparse_rows(self, M: Any, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """Add the rows of a scipy CSR matrix ``lower <= M x <= upper`` in one call."""
+        first = self.n_rows
+        self.h.addRows(M.shape[0], np.asarray(lower, dtype=float),
+                       np.asarray(upper, dtype=float), M.nnz, M.indptr.astype(np.int32),
+                       M.indices.astype(np.int32), M.data.astype(float))
+        return np.arange(first, first + M.shape[0])
 
     def set_integer(self, cols: Sequence[int], integer: bool = True) -> None:
         cols = np.asarray(cols, dtype=np.int32)
