@@ -16,6 +16,10 @@ BendersOCTClassifier(penalty="leaves") for each variant:
     pb-basic    polishing + path-bound cuts (24)
     pb-both     polishing + path-bound cuts with both improvements (25) and (26):
                 BendOCTClassifier's defaults
+    pb-both+eqp pb-both + EQP (recursive, disaggregated, group selection): the paper's best
+    eqp-H       (only with --variants) EQP alone with H = basic (16), chain (18),
+                chain_da (19), recursive (20) or recursive_da (21), group selection (22);
+                eqp-recursive_da is the same as eqp
 
 Usage:
     python bench/accel_bendoct.py --quick
@@ -39,19 +43,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from optrees import BendersOCTClassifier, OptreesInputError  # noqa: E402
 from optrees.bench.protocols import PAPER_LAMS  # noqa: E402
 from optrees.bench.tasks import PLAIN_BENDERS, load_data  # noqa: E402
+from optrees.trees.accel.eqp import H_VARIANTS  # noqa: E402
 
 _SWITCHES = {
     "base": {},
     "polish": {"polishing": True},
     "pathbound": {"path_bound_cuts": True},
     "strengthened": {"strengthened_cuts": True},
-    "eqp": {"eqp": "recursive-group"},
-    "accel": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group"},
-    "accel+sc": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive-group",
+    "eqp": {"eqp": "recursive_da-group"},
+    "accel": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive_da-group"},
+    "accel+sc": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive_da-group",
                  "strengthened_cuts": True},
     "pb-basic": {"polishing": True, "path_bound_cuts": True},
     "pb-both": {"polishing": True, "path_bound_cuts": "both"},  # the estimators' defaults
+    "pb-both+eqp": {"polishing": True, "path_bound_cuts": "both", "eqp": "recursive_da-group"},
 }
+DEFAULT_VARIANTS = list(_SWITCHES)
+# ablation of the H variants of §5.3 (App. B.4.1), each alone with group selection
+_SWITCHES.update({f"eqp-{h}": {"eqp": f"{h}-group"} for h in H_VARIANTS})
 VARIANTS = {name: {**PLAIN_BENDERS, **on} for name, on in _SWITCHES.items()}
 
 
@@ -73,7 +82,8 @@ def main() -> None:
     ap.add_argument("--datasets", default="monk1,monk2,monk3,house-votes-84,balance-scale")
     ap.add_argument("--depths", default="3,4")
     ap.add_argument("--lams", default=",".join(map(str, PAPER_LAMS)))
-    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
+                    help=f"comma-separated, from {', '.join(VARIANTS)}")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--quick", action="store_true",
                     help="monk1, monk3, house-votes-84 at depth 3, lam 0.01, 60 s")
@@ -82,9 +92,12 @@ def main() -> None:
         args.datasets, args.depths, args.lams = "monk1,monk3,house-votes-84", "3", "0.01"
     data_dir = Path(os.environ.get("OPTREES_DATA",
                                    Path(__file__).resolve().parents[2] / "shared" / "datasets"))
+    unknown = set(args.variants.split(",")) - set(VARIANTS)
+    if unknown:
+        raise SystemExit(f"unknown variants {sorted(unknown)}; choose from {list(VARIANTS)}")
     warnings.simplefilter("ignore")
     rows = []
-    print(f"{'dataset':16} {'d':>2} {'lam':>7} {'variant':10} {'status':10} {'seconds':>8} "
+    print(f"{'dataset':16} {'d':>2} {'lam':>7} {'variant':16} {'status':10} {'seconds':>8} "
           f"{'gap':>7} {'objective':>9}")
     for name in args.datasets.split(","):
         X, y = load(name, data_dir)
@@ -97,7 +110,7 @@ def main() -> None:
                     rows.append(dict(dataset=name, depth=depth, lam=lam, variant=variant,
                                      status=est.status_, seconds=est.fit_seconds_,
                                      gap=est.gap_, objective=est.objective_))
-                    print(f"{name:16} {depth:>2} {lam:>7g} {variant:10} {est.status_:10} "
+                    print(f"{name:16} {depth:>2} {lam:>7g} {variant:16} {est.status_:10} "
                           f"{est.fit_seconds_:8.2f} {est.gap_:7.2%} {est.objective_:9.5f}",
                           flush=True)
     df = pd.DataFrame(rows)
@@ -107,6 +120,7 @@ def main() -> None:
             "instances": len(g),
             "solved": int(g.solved.sum()),
             "mean_s_solved": g.seconds[g.solved].mean(),
+            "median_s_solved": g.seconds[g.solved].median(),
             "mean_gap_unsolved": g.gap[~g.solved].mean(),
         }), include_groups=False)
     print("\n=== summary ===")
@@ -119,7 +133,7 @@ def main() -> None:
             both = base.solved & other.solved.reindex(base.index, fill_value=False)
             if both.any():
                 ratio = (base.seconds[both] / other.seconds.reindex(base.index)[both]).median()
-                print(f"{variant:10} solved {int(other.solved.sum())} vs base "
+                print(f"{variant:16} solved {int(other.solved.sum())} vs base "
                       f"{int(base.solved.sum())}; median speed-up on {int(both.sum())} "
                       f"solved by both: {ratio:.1f}x")
     # every variant is exact: objectives of instances solved by two variants must agree

@@ -28,6 +28,8 @@ from .estimators import (
     TimeLimitWarning,
 )
 from .io import load_model, save_model, write_atomic
+from .trees.accel.eqp import G_VARIANTS, H_VARIANTS
+from .trees.accel.eqp import VARIANTS as EQP_VARIANTS
 
 METHODS = {"benders": BendersOCTClassifier, "flow": FlowOCTClassifier, "rug": RUGClassifier,
            "cgh": CGHClassifier, "oct": OCTClassifier, "binoct": BinOCTClassifier,
@@ -125,8 +127,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
         if args.path_bound_cuts is not None:
             kwargs["path_bound_cuts"] = (False if args.path_bound_cuts == "off"
                                          else args.path_bound_cuts)
+        kwargs["eqp"] = args.eqp
     elif (args.penalty != "splits" or args.plain or args.polishing is not None
-          or args.path_bound_cuts is not None or args.strengthened_cuts):
+          or args.path_bound_cuts is not None or args.strengthened_cuts
+          or args.eqp is not None):
         raise OptreesInputError(
             "--penalty leaves and the acceleration switches need --method benders"
         )
@@ -270,6 +274,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "cuts (25) and (26))")
     fit.add_argument("--strengthened-cuts", action="store_true",
                      help="benders: strengthened Benders cuts (accel. §5.1)")
+    fit.add_argument("--eqp", choices=EQP_VARIANTS, default=None, metavar="H-G",
+                     help="benders: equivalent-point inequalities (accel. §5.3), H in "
+                          f"{', '.join(H_VARIANTS)}, G in {', '.join(G_VARIANTS)}; "
+                          "e.g. recursive_da-group")
     fit.add_argument("--no-warm-start", action="store_true")
     cgh = fit.add_argument_group("cgh (column-generation heuristic on raw thresholds)")
     cgh.add_argument("--alpha", type=float, default=90.0, help="%% of rows per sampling CART")

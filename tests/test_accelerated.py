@@ -27,10 +27,11 @@ def _instances(count: int, seed: int):
 CASES = list(_instances(24, seed=31))
 SWITCHES = [  # (polishing, path-bound cuts, strengthened cuts, EQP variant)
     (True, False, False, None), (False, True, False, None), (False, False, True, None),
-    (False, False, False, "basic-basic"), (False, False, False, "recursive-group"),
-    (True, True, False, "recursive-group"), (True, True, True, "basic-group"),
+    (False, False, False, "basic-basic"), (False, False, False, "recursive_da-group"),
+    (True, True, False, "recursive_da-group"), (True, True, True, "basic-group"),
     (False, "negative", False, None), (False, "structure", False, None),
     (True, "both", False, None),
+    (False, False, True, "chain_da-basic"), (True, "both", False, "recursive-group"),
 ]
 
 
@@ -103,7 +104,7 @@ def _streed_reference(name: str, depth: int, lam: float):
 def test_bendoct_with_eqp_matches_pystreed():
     Xb, y, best = _streed_reference("monk1", 3, 0.02)
     est = BendOCTClassifier(depth=3, lam=0.02, binarizer=None, time_limit=120,
-                            eqp="recursive-group").fit(Xb, y)
+                            eqp="recursive_da-group").fit(Xb, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["eqp_sets"] > 0

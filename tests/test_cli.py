@@ -38,6 +38,18 @@ def test_accelerated_switches(capsys):
     assert "status          : optimal" in capsys.readouterr().out
 
 
+def test_eqp_flag(capsys):
+    argv = ["fit", "--dataset", "monk3", "--depth", "2", "--penalty", "leaves", "--lam", "0.01",
+            "--plain", "--eqp", "chain_da-group", "--time-limit", "60"]
+    assert main(argv) == 0
+    assert "status          : optimal" in capsys.readouterr().out
+    assert main(argv[:-4] + ["--eqp", "chain-grouped"]) == 2
+    err = capsys.readouterr().err
+    assert "chain-grouped" in err and "recursive_da-group" in err
+    assert main(["fit", "--dataset", "monk3", "--method", "flow", "--eqp", "basic-basic"]) == 2
+    assert "need --method benders" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "method,dataset,marker,min_accuracy",
     [("rug", "house-votes-84", "THEN class", 0.9), ("cgh", "balance-scale", "LP integral", 0.6)],

@@ -60,14 +60,14 @@ _ACCEL_SWITCHES: dict[str, dict[str, Any]] = {
     "default": {"polishing": True, "path_bound_cuts": "both"},
     "+ec": {"strengthened_cuts": True},
     "+sp": {"polishing": True},
-    "+eqp": {"eqp": "recursive-group"},
+    "+eqp": {"eqp": "recursive_da-group"},
     "+pbcp": {"path_bound_cuts": "both"},
-    "all": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive-group",
+    "all": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive_da-group",
             "path_bound_cuts": "both"},
-    "all-ec": {"polishing": True, "eqp": "recursive-group", "path_bound_cuts": "both"},
-    "all-sp": {"strengthened_cuts": True, "eqp": "recursive-group", "path_bound_cuts": "both"},
+    "all-ec": {"polishing": True, "eqp": "recursive_da-group", "path_bound_cuts": "both"},
+    "all-sp": {"strengthened_cuts": True, "eqp": "recursive_da-group", "path_bound_cuts": "both"},
     "all-eqp": {"strengthened_cuts": True, "polishing": True, "path_bound_cuts": "both"},
-    "all-pbcp": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive-group"},
+    "all-pbcp": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive_da-group"},
 }
 ACCEL_VARIANTS = {name: {**PLAIN_BENDERS, **on} for name, on in _ACCEL_SWITCHES.items()}
 """BendOCT variants of the accelerated protocol (``variant`` param of method ``benders``)."""

@@ -17,6 +17,7 @@ from .._validation import (
 )
 from ..solvers.base import SolverOptions
 from ..solvers.scip import ScipModel
+from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
 from ..trees.flow import FlowOCT
@@ -183,9 +184,6 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
                        symmetry_breaking=bool(self.symmetry_breaking))
 
 
-EQP_VARIANTS = ("basic-basic", "basic-group", "recursive-basic", "recursive-group")
-
-
 class BendersOCTClassifier(_OptimalTreeClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (eq. 8, Prop. 1).
 
@@ -195,11 +193,13 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
 
     By default two techniques of accelerated-bendoct.txt that do not change the optimum are on,
     for either penalty: path-bound cutting planes (§5.4) and solution polishing (§5.2).  They
-    make the proof of optimality much faster (balance-scale, 312 rows, depth 2: about 5 s ->
-    0.03 s; depth 3, lam = 0: no proof in 300 s -> about 9 s).  ``path_bound_cuts=False,
+    make the proof of optimality much faster (balance-scale, 312 rows, 5 splits, loaded
+    machine: depth 2, 3-12 s -> at most 0.16 s; depth 3, lam = 0: no proof in 300 s ->
+    0.8-1.0 s).  ``path_bound_cuts=False,
     polishing=False`` gives the method of flowoct-benders.txt exactly as published.
-    Further switches: ``strengthened_cuts`` (§5.1), ``eqp`` (§5.3: "H-G" with H in
-    basic/recursive, G in basic/group; ``eqp_max_split`` = max |F*|) and the path-bound
+    Further switches: ``strengthened_cuts`` (§5.1), ``eqp`` (§5.3: "H-G" with H in basic (16),
+    chain (18), chain_da (19), recursive (20), recursive_da (21) and G in basic (17), group
+    (22), e.g. "recursive_da-group"; ``eqp_max_split`` = max |F*|) and the path-bound
     variant (True or "basic" = cut (24); "negative" adds (25), "structure" (26), "both" both).
     With any of them on, the master uses the leaf structure (3b)-(3g), which expresses the
     split penalty exactly (a tree has one leaf more than splits).
@@ -264,10 +264,10 @@ class BendOCTClassifier(BendersOCTClassifier):
     cuts with both improvements (25)-(26) and solution polishing on by default; strengthened
     cuts off, as in the paper's best configuration.  ``path_bound_cuts``: False, True (=
     "basic", cut (24) only), "negative", "structure" or "both".  The paper also turns on EQP
-    inequalities (``eqp="recursive-group"``); in this SCIP implementation they slowed the
-    solves we measured (balance-scale, 312 rows, depth 2, lam 0: 8.2 s without, 35.5 s with),
-    so they are off by default.  Every switch can be changed for ablation; the optimal
-    objective does not change.
+    inequalities (``eqp="recursive_da-group"``); in this SCIP implementation they slowed the
+    solves we measured (14 instances of bench/accel_bendoct.py, depth 3, 60 s limit: 14 solved,
+    median 0.25 s without; 12 solved, median 2.8 s with), so they are off by default.  Every
+    switch can be changed for ablation; the optimal objective does not change.
     """
 
     # fixed for this estimator (class attributes, so they are not constructor parameters)

@@ -12,7 +12,17 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from pyscipopt import SCIP_EVENTTYPE, SCIP_RESULT, Conshdlr, Eventhdlr, Heur, Model, Sepa, quicksum
+from pyscipopt import (
+    SCIP_EVENTTYPE,
+    SCIP_RESULT,
+    SCIP_STAGE,
+    Conshdlr,
+    Eventhdlr,
+    Heur,
+    Model,
+    Sepa,
+    quicksum,
+)
 from pyscipopt import SCIP_HEURTIMING as HT
 
 from .._logging import logger, progress
@@ -178,7 +188,14 @@ class ScipModel:
     def _to_solution(self, values: np.ndarray, heur=None):
         """A SCIP solution from values by id (NaN = unknown makes it a partial solution)."""
         partial = np.isnan(values).any()
-        sol = self.m.createPartialSol(heur) if partial else self.m.createSol(heur)
+        if partial:
+            sol = self.m.createPartialSol(heur)
+        elif self.m.getStage() >= SCIP_STAGE.PRESOLVING:
+            # during the solve a solution in the transformed space cannot take values of
+            # variables that presolving (multi-)aggregated: give SCIP an original one
+            sol = self.m.createOrigSol(heur)
+        else:
+            sol = self.m.createSol(heur)
         # a full solution starts at 0; a partial one must be told every known value
         known = ~np.isnan(values) if partial else values != 0.0
         for j in np.flatnonzero(known):

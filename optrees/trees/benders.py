@@ -141,7 +141,7 @@ class BendersOCT(TreeFormulation):
         super().__init__(problem, symmetry_breaking,
                          leaf_structure=problem.penalty == "leaves" or accelerated)
         self.strengthened_cuts = strengthened_cuts
-        self.eqp = eqp  # None, or "H-G" with H in {basic, recursive} and G in {basic, group}
+        self.eqp = eqp  # None, or "H-G" (accel.eqp.VARIANTS)
         self.eqp_max_split = eqp_max_split
         self.eqp_rows = None
         self.fractional_cuts = fractional_cuts
@@ -244,11 +244,13 @@ class BendersOCT(TreeFormulation):
 
     # ------------------------------------------------------------------ solutions
     def start_values(self, tree: HeapTree) -> np.ndarray:
-        """Full solution vector (b, w, g) for a given tree."""
+        """Full solution vector (b, w, g and the EQP variables) for a given tree."""
         p = self.p
         x = self.structure_values(tree)
         stop = tree.terminal(p.X)
         x[self.g] = tree.label[stop - 1] == p.y
+        if self.eqp_rows is not None:  # beta and G of the EQP rows, else the start breaks them
+            self.eqp_rows.complete(x)
         return x
 
     @property
