@@ -67,7 +67,8 @@ SPECS: list[Spec] = [
          hard=dict(depth=3, time_limit=3.0)),
     Spec(RUGClassifier, dict(max_depth=2, max_rmp_calls=5, time_limit=5), backend="highs",
          depth="max_depth", exact=dict(max_depth=3, time_limit=60),
-         hard=dict(max_depth=8, max_rmp_calls=10_000, pen_par=0.01, time_limit=2.5)),
+         hard=dict(max_depth=8, max_rmp_calls=10_000, pen_par=0.01, time_limit=2.5),
+         hard_data="magic"),  # converges on kr-vs-kp in about 1.2 s
     Spec(CGHClassifier, dict(depth=2, tau=20, time_limit=1.0), backend="highs",
          exact=dict(depth=2, time_limit=60),
          hard=dict(depth=4, tau=100, time_limit=2.5), hard_data="spambase"),

@@ -30,7 +30,6 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-import highspy
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -40,13 +39,12 @@ from .._logging import progress
 from .._validation import OptreesInputError
 from ..models.rule_set import Literal, Rule, simplify_literals
 from ..solvers.base import SolveResult, SolverOptions
-from ..solvers.highs import HighsModel
+from ..solvers.highs import BASIS_BASIC, BASIS_LOWER, BASIS_UPPER, INF, HighsModel
 from .rug_exact import farley_bound
 
 RC_TOL = 1e-9
-_INF = highspy.kHighsInf
-_STATUS = highspy.HighsBasisStatus
-_LOWER, _BASIC, _UPPER = int(_STATUS.kLower), int(_STATUS.kBasic), int(_STATUS.kUpper)
+_INF = INF
+_LOWER, _BASIC, _UPPER = BASIS_LOWER, BASIS_BASIC, BASIS_UPPER
 
 
 # --------------------------------------------------------------------------- raw data

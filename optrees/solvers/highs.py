@@ -19,6 +19,12 @@ import numpy as np
 from .base import SolveResult, SolverOptions, stop_requested
 
 _INF = highspy.kHighsInf
+INF = _INF
+"""HiGHS's infinity, for bounds given as arrays."""
+BASIS_LOWER, BASIS_BASIC, BASIS_UPPER = (int(highspy.HighsBasisStatus.kLower),
+                                         int(highspy.HighsBasisStatus.kBasic),
+                                         int(highspy.HighsBasisStatus.kUpper))
+"""Basis status codes of :meth:`HighsModel.set_basis` / :meth:`HighsModel.get_basis`."""
 _STATUS = {
     "Optimal": "optimal",
     "Time limit reached": "time_limit",
