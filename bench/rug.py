@@ -81,7 +81,7 @@ def run_one(name: str, args) -> float | None:
     # CART on test data needs the training encoding
     enc = RawColumns(X)
     te_idx = X.index.get_indexer(Xte.index)
-    Xte_enc = _encode_like(raw_tr, enc, te_idx)
+    Xte_enc = raw_tr.encode_rows(enc, te_idx)
     cart_acc = accuracy_score(yte, cart.predict(Xte_enc))
     acc = accuracy_score(yte, pred)
     print(f"{name:16s} n={len(X):6d} K={len(np.unique(y))} | RUG acc {acc:.3f}"
@@ -90,19 +90,6 @@ def run_one(name: str, args) -> float | None:
           f" ({model.n_rmp_calls_} LPs, {model.status_}) | CART acc {cart_acc:.3f}"
           f" {cart_secs:.2f}s | {params}", flush=True)
     return float(acc)
-
-
-def _encode_like(raw_tr: RawColumns, raw_all: RawColumns, rows: np.ndarray) -> np.ndarray:
-    """Encode rows of the full table with the training encoder's columns (unseen -> 0)."""
-    cols = []
-    for name, kind, value in raw_tr.encoded:
-        if kind == "num":
-            cols.append(raw_all.numeric[name][rows])
-        else:
-            cats = raw_all.categories[name]
-            code = cats.index(value) if value in cats else -1
-            cols.append((raw_all.codes[name][rows] == code).astype(float))
-    return np.column_stack(cols)
 
 
 def run_fair(name: str, sensitive: str, args) -> None:

@@ -47,19 +47,6 @@ FAIR = {"adult": "sex", "compas": "Race"}
 EPSILONS = (0.0, 0.01, 0.025, 0.05)  # the paper's grid for FairRUG
 
 
-def encode_like(raw_tr: RawColumns, raw_all: RawColumns, rows: np.ndarray) -> np.ndarray:
-    """Rows of the full table in the training encoding (unseen categories -> all zeros)."""
-    cols = []
-    for name, kind, value in raw_tr.encoded:
-        if kind == "num":
-            cols.append(raw_all.numeric[name][rows])
-        else:
-            cats = raw_all.categories[name]
-            code = cats.index(value) if value in cats else -1
-            cols.append((raw_all.codes[name][rows] == code).astype(float))
-    return np.column_stack(cols)
-
-
 def fit_ruleopt(Xtr: np.ndarray, ytr: np.ndarray, args, seed: int):
     """ruleopt RUGClassifier with rule cost = length; returns (model, seconds, pen_par)."""
     from ruleopt import RUGClassifier as RuleoptRUG
@@ -106,7 +93,7 @@ def run_one(name: str, args, seed: int) -> dict:
     raw_tr = RawColumns(Xtr)
     raw_all = RawColumns(X)
     te_rows = X.index.get_indexer(Xte.index)
-    Mtr, Mte = raw_tr.matrix, encode_like(raw_tr, raw_all, te_rows)
+    Mtr, Mte = raw_tr.matrix, raw_tr.encode_rows(raw_all, te_rows)
     classes, ytr_i = np.unique(ytr, return_inverse=True)
     yte_i = np.searchsorted(classes, yte)
     ro, ro_s, pen_par = best_of(lambda: fit_ruleopt(Mtr, ytr_i, args, seed), args.repeat)

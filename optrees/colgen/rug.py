@@ -112,6 +112,19 @@ class RawColumns:
         """Indices of the samples satisfying every literal."""
         return np.flatnonzero(self.mask(literals))
 
+    def encode_rows(self, raw: RawColumns, rows: np.ndarray) -> np.ndarray:
+        """Rows of another table ``raw`` in this table's encoding (unseen categories -> 0):
+        the matrix the pricing trees would see for them (used to score CART baselines)."""
+        cols = []
+        for name, kind, value in self.encoded:
+            if kind == "num":
+                cols.append(raw.numeric[name][rows])
+            else:
+                cats = raw.categories[name]
+                code = cats.index(value) if value in cats else -1
+                cols.append((raw.codes[name][rows] == code).astype(float))
+        return np.column_stack(cols)
+
     def split_literal(self, j: int, threshold: float, left: bool) -> Literal:
         name, kind, value = self.encoded[j]
         if kind == "num":
