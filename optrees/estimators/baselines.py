@@ -21,7 +21,14 @@ from ..solvers.scip import ScipModel
 from ..trees.baselines import OCT, BinOCT
 from ..trees.formulation import BuildTimeout
 from ..trees.problem import TreeProblem
-from ._base import check_seed, fit_frame, interruptible, logged_fit
+from ._base import (
+    check_seed,
+    fit_frame,
+    interruptible,
+    logged_fit,
+    solve_deadline,
+    solver_time_left,
+)
 from .trees import _OptimalTreeClassifier
 
 
@@ -156,7 +163,7 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         depth = check_depth(self.depth)
         limit = check_time_limit(self.time_limit)
         seed = check_seed(self.random_state)
-        deadline = None if limit is None else t0 + limit
+        deadline = solve_deadline(t0, limit)
         df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
         values = self._numeric(df)
@@ -171,11 +178,12 @@ class BinOCTClassifier(_OptimalTreeClassifier):
             model = ScipModel(SolverOptions(seed=seed, verbose=self.verbose))
             result, start = None, None
             try:
+                t_build = time.perf_counter()
                 form.build(model, deadline=deadline)
                 if self.warm_start and not stop.requested:
                     start = form.solution_values(*_cart_splits(form, values, y_enc, depth, seed))
                     model.add_start(start)
-                remaining = None if deadline is None else deadline - time.perf_counter()
+                remaining = solver_time_left(deadline, t_build)
                 if (remaining is None or remaining > 0) and not stop.requested:
                     result = model.solve(remaining)
             except BuildTimeout:

@@ -33,6 +33,7 @@ from ._base import (
     interruptible,
     logged_fit,
     solve_deadline,
+    solver_time_left,
     warn_stopped,
 )
 
@@ -104,12 +105,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                     if start is not None:
                         start = form.improve_start(start)
                         model.add_start(form.start_values(start))
-                # SCIP's set-up (objective, transformed problem) and freeing the model take
-                # time that SCIP's own limit does not see, about 0.2 x the build time
-                # (kr-vs-kp, depth 3: build 6.6 s, solve(0.01 s) 0.85 s, free 0.4 s)
-                overhead = 0.2 * (time.perf_counter() - t_build)
-                remaining = (None if deadline is None
-                             else deadline - time.perf_counter() - overhead)
+                remaining = solver_time_left(deadline, t_build)
                 if (remaining is None or remaining > 0) and not stop.requested:
                     # SCIP catches SIGINT itself and stops with status "interrupted"
                     result = model.solve(remaining)
