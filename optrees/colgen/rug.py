@@ -43,8 +43,6 @@ from ..solvers.highs import BASIS_BASIC, BASIS_LOWER, BASIS_UPPER, INF, HighsMod
 from .rug_exact import farley_bound
 
 RC_TOL = 1e-9
-_INF = INF
-_LOWER, _BASIC, _UPPER = BASIS_LOWER, BASIS_BASIC, BASIS_UPPER
 
 
 # --------------------------------------------------------------------------- raw data
@@ -299,7 +297,7 @@ class RUGMaster:
         c = self.pen_par * np.asarray(self.costs, dtype=float)
         model = HighsModel(SolverOptions(seed=self.seed), maximize=True)
         model.add_sparse_columns(np.ones(n), upper=self.counts)
-        model.add_sparse_rows(A, np.full(m, -_INF), c)
+        model.add_sparse_rows(A, np.full(m, -INF), c)
         model.set_basis(basis)  # dual feasible after the new rows: solve by dual simplex
         res = model.solve(time_limit=time_limit)
         if res.values is None or "duals" not in res.stats:
@@ -322,9 +320,9 @@ class RUGMaster:
         model = HighsModel(SolverOptions(seed=self.seed))
         model.add_sparse_columns(np.concatenate([self.counts, c]))
         cover_rows = sp.hstack([sp.identity(n, format="csr"), A.T], format="csr")
-        model.add_sparse_rows(cover_rows, np.ones(n), np.full(n, _INF))
+        model.add_sparse_rows(cover_rows, np.ones(n), np.full(n, INF))
         fair_rows = sp.hstack([self.F.T, sp.csr_matrix((R, m))], format="csr")
-        model.add_sparse_rows(fair_rows, np.full(R, -_INF), np.full(R, self.epsilon))
+        model.add_sparse_rows(fair_rows, np.full(R, -INF), np.full(R, self.epsilon))
         model.set_basis(basis, primal_feasible=True)  # new columns only: primal simplex
         res = model.solve(time_limit=time_limit)
         _store_basis(model, res.stats)
@@ -516,16 +514,16 @@ class RuleGeneration:
         further[np.unique(parent, return_index=True)[1]] = False
         if not master.fair_rows:
             b_col = col[parent]
-            split = further & (b_col == _BASIC)
-            b_col[split] = np.where(frac[parent[split]] > 0.5, _UPPER, _LOWER)
-            return b_col, np.concatenate([row, np.full(m_new - m_prev, _BASIC, dtype=np.int8)])
+            split = further & (b_col == BASIS_BASIC)
+            b_col[split] = np.where(frac[parent[split]] > 0.5, BASIS_UPPER, BASIS_LOWER)
+            return b_col, np.concatenate([row, np.full(m_new - m_prev, BASIS_BASIC, dtype=np.int8)])
         n_prev = len(row) - len(master.fair_rows)
         v_col, v_row = col[:n_prev][parent], row[:n_prev][parent]
-        tight_v = (v_col == _BASIC) & (v_row != _BASIC)
-        v_col[further & ~tight_v] = _LOWER
-        v_row[further & ~tight_v] = _BASIC
+        tight_v = (v_col == BASIS_BASIC) & (v_row != BASIS_BASIC)
+        v_col[further & ~tight_v] = BASIS_LOWER
+        v_row[further & ~tight_v] = BASIS_BASIC
         w_col = np.concatenate([col[n_prev:n_prev + m_prev],
-                                np.full(m_new - m_prev, _LOWER, dtype=np.int8)])
+                                np.full(m_new - m_prev, BASIS_LOWER, dtype=np.int8)])
         return np.concatenate([v_col, w_col]), np.concatenate([v_row, row[n_prev:]])
 
     def run(self) -> RUGResult:

@@ -18,8 +18,7 @@ import numpy as np
 
 from .base import SolveResult, SolverOptions, stop_requested
 
-_INF = highspy.kHighsInf
-INF = _INF
+INF = highspy.kHighsInf
 """HiGHS's infinity, for bounds given as arrays."""
 BASIS_LOWER, BASIS_BASIC, BASIS_UPPER = (int(highspy.HighsBasisStatus.kLower),
                                          int(highspy.HighsBasisStatus.kBasic),
@@ -37,7 +36,7 @@ _STATUS = {
 
 
 def _bound(v: float) -> float:
-    return _INF if v == math.inf else (-_INF if v == -math.inf else float(v))
+    return INF if v == math.inf else (-INF if v == -math.inf else float(v))
 
 
 def _interrupt_if_stopped(event) -> None:
@@ -111,7 +110,7 @@ class HighsModel:
         first = self.n_cols
         if starts is None:
             starts, idx, vals = np.zeros(n), np.zeros(0), np.zeros(0)
-        up = np.full(n, _INF) if upper is None else np.asarray(upper, dtype=float)
+        up = np.full(n, INF) if upper is None else np.asarray(upper, dtype=float)
         self.h.addCols(n, np.asarray(cost, dtype=float), np.zeros(n), up,
                        len(idx), np.asarray(starts, dtype=np.int32),
                        np.asarray(idx, dtype=np.int32), np.asarray(vals, dtype=float))
@@ -166,7 +165,7 @@ class HighsModel:
     def solve(self, time_limit: float | None = None, mip_gap: float | None = None) -> SolveResult:
         """Solve; returns primal values, row duals (``stats['duals']``) for LPs, and the bound."""
         limit = time_limit if time_limit is not None else self.options.time_limit
-        self.h.setOptionValue("time_limit", float(limit) if limit is not None else _INF)
+        self.h.setOptionValue("time_limit", float(limit) if limit is not None else INF)
         gap = self.options.mip_gap if mip_gap is None else mip_gap
         self.h.setOptionValue("mip_rel_gap", float(gap))
         # primal simplex after column additions (solvers.md), dual simplex for the first solve
