@@ -160,8 +160,8 @@ def _fit_omt(args, X_tr, y_tr, X_te, y_te) -> int:
     est = OMTClassifier(depth=args.depth, leaves=args.leaves, min_support=args.min_support,
                         loss=args.omt_loss, k_best=args.k_best, exact_pricing=args.omt_exact,
                         max_iter=args.max_iter, n_bins=args.bins_omt, binning=args.binning,
-                        ordinal=args.ordinal, feature_order=order,
-                        time_limit=args.time_limit, random_state=args.seed,
+                        ordinal=args.ordinal, categorical_nodes=args.categorical_nodes,
+                        feature_order=order, time_limit=args.time_limit, random_state=args.seed,
                         verbose=args.verbose)
     return _fit_and_report(est, X_tr, y_tr, X_te, y_te, lambda: [
         f"status          : {est.status_}",
@@ -296,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     omt.add_argument("--binning", choices=["cumulative", "plain"], default="cumulative")
     omt.add_argument("--ordinal", action="store_true",
                      help="numeric-valued categories as ordered intervals")
+    omt.add_argument("--categorical-nodes", choices=["values", "complements", "subsets"],
+                     default="values", help="graph nodes of a categorical column: one per "
+                     "value (the paper), also '!= v', or every value subset (<= 5 values)")
     omt.add_argument("--feature-order", default=None, help="comma-separated column order")
     rug = fit.add_argument_group("rug (rule generation; --depth is the pricing-tree depth)")
     rug.add_argument("--pen-par", type=float, default=1.0, help="weight of the rule costs")

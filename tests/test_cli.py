@@ -103,3 +103,12 @@ def test_newcomer_csv_with_string_labels_and_categories(method, tmp_path, capsys
     p = pd.read_csv(preds)["prediction"].to_numpy()
     assert set(p) <= {"buys", "passes"}
     assert (p == label).mean() >= 0.9  # two splits (color, age) explain the labels
+
+
+def test_omt_categorical_nodes(capsys):
+    """monk1 (y = a1 == a2 or a5 == 1) needs "!= v" nodes to be fitted exactly at depth 3."""
+    argv = ["fit", "--dataset", "monk1", "--method", "omt", "--depth", "3", "--time-limit", "30"]
+    assert main(argv + ["--categorical-nodes", "complements"]) == 0
+    assert "train accuracy  : 1.0000" in capsys.readouterr().out
+    assert main(argv) == 0
+    assert "train accuracy  : 1.0000" not in capsys.readouterr().out

@@ -92,8 +92,8 @@ def partition_optimum(masks: list[np.ndarray], costs: list[float], leaves: int) 
     return best[0]
 
 
-def oracle_misclassification(X, y, depth, leaves, min_count):
-    g = build_graph(X)
+def oracle_misclassification(X, y, depth, leaves, min_count, categorical_nodes="values"):
+    g = build_graph(X, categorical_nodes=categorical_nodes)
     K = int(y.max()) + 1
     masks, costs = [], []
     for p in all_paths(g, depth):
@@ -155,6 +155,10 @@ def test_ksp_pricing_returns_true_k_best(seed):
     exact_rc = dict((p, rc) for rc, p in truth)
     for p in got:  # each reported reduced cost is the path's true one
         assert math.isclose(exact_rc[p.steps], p.rc, abs_tol=1e-9)
+    # the per-level bincount aggregation (used when the dense code matrix is too large)
+    solver.pricer.max_dense = 0
+    got2 = solver.pricer.run(W, lambda a: metric.evaluate(a[..., 1:]), -mu, extra, K, True, K)
+    assert np.allclose([p.rc for p in got2], want)
     # the beam heuristic returns true reduced costs too, never better than the optimum
     heur = solver.pricer.run(W, lambda a: metric.evaluate(a[..., 1:]), -mu, extra, K, False, 3)
     assert heur and heur[0].rc >= want[0] - 1e-9
@@ -256,12 +260,13 @@ def test_pricing_reduced_costs_match_highs_duals():
 
 
 # --------------------------------------------------------------------------- CG + MIP
-@pytest.mark.parametrize("seed,depth,leaves,min_count", [(0, 2, 4, 1), (1, 2, 3, 2),
-                                                         (2, 3, 4, 3), (4, 2, 2, 1)])
-def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count):
+@pytest.mark.parametrize("seed,depth,leaves,min_count,nodes", [
+    (0, 2, 4, 1, "values"), (1, 2, 3, 2, "values"), (2, 3, 4, 3, "values"),
+    (4, 2, 2, 1, "values"), (5, 2, 3, 1, "complements"), (6, 2, 4, 2, "complements")])
+def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count, nodes):
     X, y = tiny_categorical(seed, n=24)
-    want = oracle_misclassification(X, y, depth, leaves, min_count)
-    g = build_graph(X)
+    want = oracle_misclassification(X, y, depth, leaves, min_count, nodes)
+    g = build_graph(X, categorical_nodes=nodes)
     fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
                     depth=depth, leaves=leaves, min_count=min_count, exact_pricing=True)
     r = fit.result
@@ -275,6 +280,39 @@ def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count):
         assert m.sum() >= min_count and len(st) <= depth
         cov += m
     assert len(r.steps) <= leaves and np.all(cov == 1)
+
+
+def test_greedy_binary_partition_and_distinct_covers():
+    """With "!= v" nodes the warm start includes a binary (CART-like) tree: here y = (f0 == 0)
+    needs 3 leaves as a multiway split but 2 as a binary one; priced columns never repeat a
+    cover already in the pool."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"f0": pd.Categorical(rng.integers(0, 3, 60).astype(str)),
+                      "f1": pd.Categorical(rng.integers(0, 3, 60).astype(str))})
+    y = (X["f0"].astype(str) == "0").astype(int).to_numpy()
+    for nodes, want in (("values", None), ("complements", 0)):
+        g = build_graph(X, categorical_nodes=nodes)
+        codes, inv, n = unit_table(g.codes)
+        metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
+        counts = n[:, None] - class_loss_matrix(inv, y, len(n), 2)
+        solver = OMTSolver(g, None, n, 2, 2, 1, unit_codes=codes)
+        parts = solver.greedy_partitions(metric, counts)
+        errs = [sum(metric.S[cover(g, codes, st)].sum(0).min() for st in part)
+                for part in parts if len(part) <= 2 and len(part) > 1]
+        if want is None:
+            assert errs == []  # no 2-leaf split exists in the plain graph
+        else:
+            assert min(errs) == want
+            res = solver.solve(metric, None, class_counts=counts)
+            assert res.objective == 0 and len(res.steps) == 2
+    X, y = tiny_categorical(7, n=40, k=4)  # noisy: many rules share a cover
+    g = build_graph(X, categorical_nodes="complements")
+    codes, inv, n = unit_table(g.codes)
+    metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
+    solver = OMTSolver(g, None, n, 3, 4, 1, unit_codes=codes)
+    solver.solve(metric, None)
+    keys = [np.packbits(cover(g, codes, st)).tobytes() for st in solver.pool]
+    assert len(set(keys)) == len(keys)
 
 
 def test_estimator_partition_tree_and_objective():

@@ -44,8 +44,15 @@ Design decisions the paper leaves open:
 * **Initial columns / warm start.**  The root rule plus the leaves of a greedy best-first
   multiway tree (categorical split = one child per value, numeric split = CART-like threshold
   on bin boundaries, within depth, leaf, support and attribute rules) -- a "CART-derived"
-  partition expressible in the graph.  The MIP start is the better of it and a greedy
-  rounding of the final LP (largest z first, disjoint rules only).
+  partition expressible in the graph -- and, when the graph has "!= v" (or value-subset)
+  nodes, of a greedy binary tree (a node vs the rest of the allowed values, as CART on one-hot
+  data).  The MIP start is the best of these and a greedy rounding of the final LP (largest z
+  first, disjoint rules only).
+* **Distinct covers.**  Priced paths that cover the same training samples as a column already
+  generated (or as each other) are the same master column and are dropped (small data; with
+  ``tie_break`` the rule length is part of the comparison).  Measured on spect, d = 4: 25 % of
+  the generated columns were such duplicates, and the master MIP went from a 20 s time limit
+  at 18 errors to 13 errors in 13 s.
 * **Stopping.**  No column with rc < -``tol``; or, with exact pricing, the Lagrangian bound
   nu_RMP + l * min rc is within ``cg_tol`` (relative) of nu_RMP; or the iteration limit
   (default 40), the column limit (default 10,000) or the time limit.  The time limit and
@@ -220,6 +227,7 @@ class OMTSolver:
         self.max_master_columns = int(max_master_columns)
         self.pool: list[Steps] = []
         self.keys: set[Steps] = set()
+        self.cover_keys: set[bytes] = set()  # covers of pool columns (small data only)
         self.index: dict[Steps, int] = {}
         # covered units of pool column j: int32 indices (small data) or packed bits (merged
         # mode, only while the column is in the master; None once dropped)
@@ -232,11 +240,32 @@ class OMTSolver:
         if steps in self.keys:
             return False
         self.keys.add(steps)
+        if not self.merged:
+            self.cover_keys.add(self._cover_key(steps))
         self.index[steps] = len(self.pool)
         self.pool.append(steps)
         self.covers.append(self._stored_cover(steps))
         self.active.append(len(self.pool) - 1)
         return True
+
+    def _cover_key(self, steps: Steps) -> bytes:
+        """A column's master coefficients: its cover (and its length when ties are broken by
+        length, which changes the cost)."""
+        key = np.packbits(self.pricer.cover(steps)).tobytes()
+        return key + bytes([len(steps)]) if self.tie else key
+
+    def _new_covers(self, paths: list) -> list:
+        """Priced paths whose master column is not in the pool yet and not repeated: a path
+        covering the same samples as another is the same column (the rest are dropped)."""
+        if self.merged:
+            return paths
+        out, seen = [], set()
+        for p in paths:
+            key = self._cover_key(p.steps)
+            if key not in self.cover_keys and key not in seen:
+                seen.add(key)
+                out.append(p)
+        return out
 
     def _stored_cover(self, steps: Steps) -> np.ndarray:
         mask = self.pricer.cover(steps)
@@ -265,12 +294,26 @@ class OMTSolver:
         return float(metric.err(agg)), float(metric.pred(agg))
 
     # ------------------------------------------------------------------ greedy warm start
-    def greedy_partition(self, metric: Metric, class_counts: np.ndarray | None = None
-                         ) -> list[Steps]:
-        """Best-first multiway tree within depth / leaves / support / attribute rules.
+    def greedy_partitions(self, metric: Metric, class_counts: np.ndarray | None = None
+                          ) -> list[list[Steps]]:
+        """Warm-start partitions: the leaves of a greedy multiway tree and, when the graph has
+        nodes for them ("!= v" or value-subset nodes), of a greedy binary (CART-like) tree."""
+        parts = [self.greedy_partition(metric, class_counts, multiway=True)]
+        if any(lv.kind == "categorical" and lv.nodes.shape[0] > lv.n_codes
+               for lv in self.graph.levels):
+            binary = self.greedy_partition(metric, class_counts, multiway=False)
+            if set(binary) != set(parts[0]):
+                parts.append(binary)
+        return parts
+
+    def greedy_partition(self, metric: Metric, class_counts: np.ndarray | None = None,
+                         multiway: bool = True) -> list[Steps]:
+        """Best-first tree within depth / leaves / support / attribute rules.
 
         Splits are chosen by Gini gain when ``class_counts`` (units x classes) are given (as
-        CART does: misclassification gain is often zero at the root), else by loss gain."""
+        CART does: misclassification gain is often zero at the root), else by loss gain.
+        A categorical level splits into one child per value (``multiway``) or, where the
+        graph has both nodes, into a node and the rest of the allowed values (binary)."""
         P = len(self.n_count)
         levels = self.graph.levels
         node_index = [{nd.tobytes(): v for v, nd in enumerate(lv.nodes)} for lv in levels]
@@ -304,10 +347,15 @@ class OMTSolver:
                 present = np.flatnonzero(allowed & (cnt > 0))
                 if len(present) < 2:
                     continue
-                multiway = lv.kind == "categorical" or lv.nodes.shape[0] == nc
-                if multiway and not new_level:
+                if lv.kind == "categorical" and lv.nodes.shape[0] > nc:
+                    best = self._binary_node_split(g, allowed, agg, cnt, metric, base, best,
+                                                   node_index[g])
+                    if not multiway:
+                        continue
+                multi = lv.kind == "categorical" or lv.nodes.shape[0] == nc
+                if multi and not new_level:
                     continue
-                if multiway:
+                if multi:
                     if (cnt[present] < self.min_count).any():
                         continue
                     parts = [[c] for c in present]
@@ -358,6 +406,32 @@ class OMTSolver:
                 cov = self.pricer.cover(k)
                 leaves.append((k, idx[cov[idx]]))
         return [st for st, _ in leaves]
+
+    def _binary_node_split(self, g: int, allowed: np.ndarray, agg: np.ndarray,
+                           cnt: np.ndarray, metric: Metric, base: float, best: Any,
+                           node_index: dict[bytes, int]) -> Any:
+        """Best split of the allowed values of level g into a node and the rest (both must
+        be nodes of the graph, or the rest the full level); ``best`` if none beats it."""
+        nodes = self.graph.levels[g].nodes
+        sub = (nodes & ~allowed).sum(axis=1) == 0  # nodes inside the allowed set
+        sub &= nodes.sum(axis=1) < allowed.sum()
+        node_cnt = nodes.astype(float) @ cnt
+        tot_cnt = float(cnt[allowed].sum())
+        sub &= (node_cnt >= max(self.min_count, 1e-12))
+        sub &= (tot_cnt - node_cnt >= max(self.min_count, 1e-12))
+        if not sub.any():
+            return best
+        node_agg = nodes[sub].astype(float) @ agg
+        tot_agg = agg[allowed].sum(axis=0)
+        errs = metric.err(node_agg) + metric.err(tot_agg - node_agg)
+        for v, e in zip(np.flatnonzero(sub), errs, strict=True):
+            rest = allowed & ~nodes[v]
+            if rest.all() or rest.tobytes() not in node_index:
+                continue
+            if best is None or base - float(e) > best[0]:
+                best = (base - float(e), [(g, list(np.flatnonzero(nodes[v]))),
+                                          (g, list(np.flatnonzero(rest)))])
+        return best
 
     # ------------------------------------------------------------------ master
     def _build_master(self, metric: Metric, penalty: float) -> tuple[HighsModel, dict]:
@@ -514,7 +588,7 @@ class OMTSolver:
                                stop=stop)
 
     def solve(self, metric: Metric, deadline: float | None, mip_gap: float = 0.0,
-              greedy: list[Steps] | None = None,
+              greedy: list[list[Steps]] | None = None,
               class_counts: np.ndarray | None = None) -> OMTResult:
         t_start = time.perf_counter()
         P = len(self.n_count)
@@ -529,11 +603,13 @@ class OMTSolver:
             return None if deadline is None else max(0.01, deadline - time.perf_counter())
 
         if greedy is None:
-            greedy = self.greedy_partition(metric, class_counts)
+            greedy = self.greedy_partitions(metric, class_counts)
         self.add_to_pool(())
-        for st in greedy:
-            self.add_to_pool(st)
-        self.protected |= {self.index[st] for st in [(), *greedy]}
+        for part in greedy:
+            for st in part:
+                self.add_to_pool(st)
+                self.protected.add(self.index[st])
+        self.protected.add(self.index[()])
         root_xi = float(metric.err(metric.S.sum(axis=0)))
         penalty = root_xi - metric.lower() + 1.0
         m, info = self._build_master(metric, penalty)
@@ -545,8 +621,9 @@ class OMTSolver:
             t0 = time.perf_counter()
             res = m.solve(time_limit=time_left())
             t_lp += time.perf_counter() - t0
-            if res.status in ("time_limit", "interrupted") or (res.status != "optimal"
-                                                              and out_of_time()):
+            # "no_solution": HiGHS's time limit hit before it had LP values
+            if (res.status in ("time_limit", "interrupted", "no_solution")
+                    or (res.status != "optimal" and out_of_time())):
                 status, lp_obj = "time_limit", math.nan  # no LP bound: go to the MIP
                 res.stats.pop("reduced_costs", None)
                 res.values = None
@@ -572,7 +649,7 @@ class OMTSolver:
                 status = "time_limit"  # LP values and reduced costs below must match m)
                 break
             in_master = {self.pool[j] for j in info["j"]}
-            new = [p for p in paths if p.steps not in in_master]
+            new = self._new_covers([p for p in paths if p.steps not in in_master])
             if not new:
                 lp_exact = self.exact
                 break
@@ -650,7 +727,7 @@ class OMTSolver:
                                 -(thr + 1e-7 * max(1.0, abs(mres.objective))), stop=out_of_time,
                                 info=info)
             in_master = {self.pool[j] for j in info["j"]}
-            extra = [p for p in extra if p.steps not in in_master]
+            extra = self._new_covers([p for p in extra if p.steps not in in_master])
             if len(extra) < self.max_columns and not out_of_time():
                 closed = True
                 if extra:
@@ -709,13 +786,14 @@ class OMTSolver:
                           "cg_seconds": time.perf_counter() - t_start - t_mip})
 
     def _warm_start(self, metric: Metric, info: dict, lp_vals: np.ndarray | None,
-                    greedy: list[Steps], penalty: float, n_cols: int) -> np.ndarray | None:
-        """The better of the greedy-tree partition and a greedy rounding of the LP
+                    greedy: list[list[Steps]], penalty: float, n_cols: int
+                    ) -> np.ndarray | None:
+        """The best of the greedy-tree partitions and a greedy rounding of the LP
         (candidates are positions of master columns)."""
         P = len(self.n_count)
         z_cols = np.asarray(info["z"], dtype=np.int64)
         position = {self.pool[j]: a for a, j in enumerate(info["j"])}
-        cands = [[position[s] for s in greedy if s in position]]
+        cands = [[position[s] for s in part if s in position] for part in greedy]
         if lp_vals is not None:
             order = np.argsort(-lp_vals[z_cols], kind="stable")
             chosen, covered = [], np.zeros(P, dtype=bool)
@@ -856,7 +934,7 @@ def solve_omt(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes: i
             metric = Metric("loss", f1_matrix(inv, y, P, gamma, pos_label), n_units)
             if greedy is None:
                 counts = n_units[:, None] - class_loss_matrix(inv, y, P, 2)
-                greedy = solver.greedy_partition(metric, counts)
+                greedy = solver.greedy_partitions(metric, counts)
             res = solver.solve(metric, deadline, mip_gap, greedy=greedy)
             tp = fp = 0.0
             for st, pr in zip(res.steps, res.predictions, strict=True):
