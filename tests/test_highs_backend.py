@@ -1,5 +1,7 @@
 """HiGHS backend: LP duals after warm column additions, MIP with start and time limit."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -79,3 +81,22 @@ def test_stop_request_interrupts_a_running_mip():
         clear_stop()
     assert res.status == "interrupted"
     assert elapsed < 15
+
+
+def test_time_limit_counts_from_this_solve():
+    """HiGHS measures time_limit against all earlier solves of the object: a re-solve given
+    half of the time already spent (far more than one solve needs) must still finish."""
+    rng = np.random.default_rng(0)
+    m = HighsModel()
+    m.add_rows([-math.inf] * 150, [5.0] * 150)
+    for _ in range(12):  # column generation: add columns, re-solve
+        rows = [np.sort(rng.choice(150, 40, replace=False)) for _ in range(150)]
+        m.add_columns(-rng.random(150), [0.0] * 150, [1.0] * 150, rows,
+                      [rng.random(40) for _ in range(150)])
+        assert m.solve().status == "optimal"
+    spent = m.h.getRunTime()
+    rows = [np.sort(rng.choice(150, 40, replace=False)) for _ in range(150)]
+    m.add_columns(-rng.random(150), [0.0] * 150, [1.0] * 150, rows,
+                  [rng.random(40) for _ in range(150)])
+    res = m.solve(time_limit=spent / 2)
+    assert res.status == "optimal"
