@@ -240,18 +240,19 @@ class OMTSolver:
         if steps in self.keys:
             return False
         self.keys.add(steps)
+        mask = self.pricer.cover(steps)
         if not self.merged:
-            self.cover_keys.add(self._cover_key(steps))
+            self.cover_keys.add(self._cover_key(mask, steps))
         self.index[steps] = len(self.pool)
         self.pool.append(steps)
-        self.covers.append(self._stored_cover(steps))
+        self.covers.append(self._stored_cover(mask))
         self.active.append(len(self.pool) - 1)
         return True
 
-    def _cover_key(self, steps: Steps) -> bytes:
-        """A column's master coefficients: its cover (and its length when ties are broken by
-        length, which changes the cost)."""
-        key = np.packbits(self.pricer.cover(steps)).tobytes()
+    def _cover_key(self, mask: np.ndarray, steps: Steps) -> bytes:
+        """A column's master coefficients: its cover ``mask`` (and its length when ties are
+        broken by length, which changes the cost)."""
+        key = np.packbits(mask).tobytes()
         return key + bytes([len(steps)]) if self.tie else key
 
     def _new_covers(self, paths: list) -> list:
@@ -261,14 +262,13 @@ class OMTSolver:
             return paths
         out, seen = [], set()
         for p in paths:
-            key = self._cover_key(p.steps)
+            key = self._cover_key(self.pricer.cover(p.steps), p.steps)
             if key not in self.cover_keys and key not in seen:
                 seen.add(key)
                 out.append(p)
         return out
 
-    def _stored_cover(self, steps: Steps) -> np.ndarray:
-        mask = self.pricer.cover(steps)
+    def _stored_cover(self, mask: np.ndarray) -> np.ndarray:
         return np.packbits(mask) if self.merged else np.flatnonzero(mask).astype(np.int32)
 
     def mask_of(self, j: int) -> np.ndarray:
@@ -564,7 +564,7 @@ class OMTSolver:
             if j not in self.active:
                 self.active.append(j)
                 if self.covers[j] is None:
-                    self.covers[j] = self._stored_cover(self.pool[j])
+                    self.covers[j] = self._stored_cover(self.pricer.cover(self.pool[j]))
         m, info = self._build_master(metric, penalty)
         pos = {j: a for a, j in enumerate(info["j"])}
         return m, info, np.asarray([info["z"][pos[j]] for j in js], dtype=np.int64)

@@ -130,6 +130,7 @@ class Pricer:
         if root_count >= self.min_count and rc0[0] + const < -tol:
             pool_rc.append(float(rc0[0] + const))
             pool_steps.append(())
+        weights = _Weights(W, self._code_weights(W))
         # frontier: state s = parent set psets[par[s]] restricted to node pv[s] of level pg[s]
         fr = _Frontier([np.arange(self.n_units, dtype=np.int32)], np.zeros(1, np.int64),
                        np.array([-1]), np.array([-1]), [()], np.zeros((1, self.k), bool),
@@ -141,7 +142,7 @@ class Pricer:
             allow &= fr.cost[:, None] + self.costs[None, :] <= self.rule_budget + 1e-12
             cand: list[tuple[np.ndarray, ...]] = []
             stopped = False
-            for states, g, node_agg in self._blocks(W, fr, allow):
+            for states, g, node_agg in self._blocks(weights, fr, allow):
                 if stop is not None and stop():
                     stopped = True
                     break
@@ -220,7 +221,21 @@ class Pricer:
                          fr.root_count)
 
     # ------------------------------------------------------------------ aggregation
-    def _blocks(self, W: np.ndarray, fr: _Frontier, allow: np.ndarray):
+    def _code_weights(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Units x (level, code, term) matrix: entry (u, (g, c, j)) = W[u, j] if unit u has
+        code c on level g, else 0; with the column offset of each level.  None when it would
+        exceed ``max_dense`` entries."""
+        P, q = W.shape
+        if P * self._code_cols * q > self.max_dense:
+            return None
+        R = np.zeros((P, self._code_cols * q))
+        off = np.concatenate([[0], np.cumsum([nd.shape[1] * q for nd in self.nodes])])
+        rows = np.arange(P)[:, None]
+        for g in range(self.k):
+            R[rows, off[g] + self.codes_t[g][:, None] * q + np.arange(q)[None, :]] = W
+        return R, off
+
+    def _blocks(self, weights: _Weights, fr: _Frontier, allow: np.ndarray):
         """Yield (states, level g, node sums (n_states, n_nodes(g), q)) for every frontier
         state and allowed later level.
 
@@ -231,13 +246,12 @@ class Pricer:
         read) is taken.  Exact, but the floating-point summation order differs, so groups
         are used only for ``n_units >= group_min_units``."""
         single, groups = self._grouping(fr)
-        WT = np.ascontiguousarray(W.T)  # (q, P): contiguous weight rows for bincount
-        if len(single) and self.n_units * self._code_cols * W.shape[1] <= self.max_dense:
-            yield from self._matmul_blocks(W, fr, allow, single)
+        if weights.dense is not None:
+            yield from self._matmul_blocks(weights.dense, weights.q, fr, allow, single)
         else:
-            yield from self._single_blocks(WT, fr, allow, single)
+            yield from self._single_blocks(weights.WT, fr, allow, single)
         for base, levels, members in groups:
-            yield from self._group_blocks(WT, fr, allow, base, levels, members)
+            yield from self._group_blocks(weights.WT, fr, allow, base, levels, members)
 
     def _grouping(self, fr: _Frontier) -> tuple[np.ndarray, list[tuple]]:
         """Frontier states aggregated one by one, and groups (base set, levels, members)."""
@@ -279,15 +293,15 @@ class Pricer:
                 cost += size[pm].sum()
         return single, groups, cost
 
-    def _matmul_blocks(self, W: np.ndarray, fr: _Frontier, allow: np.ndarray, idx: np.ndarray):
+    def _matmul_blocks(self, dense: tuple[np.ndarray, np.ndarray], q: int, fr: _Frontier,
+                       allow: np.ndarray, idx: np.ndarray):
         """Per-state aggregation for every level at once: (states x units incidence) @
-        (units x (level, code, term) weights), one sparse-dense product per batch."""
-        P, q = W.shape
-        R = np.zeros((P, self._code_cols * q))
-        off = np.concatenate([[0], np.cumsum([nd.shape[1] * q for nd in self.nodes])])
-        rows = np.arange(P)[:, None]
-        for g in range(self.k):
-            R[rows, off[g] + self.codes_t[g][:, None] * q + np.arange(q)[None, :]] = W
+        (units x (level, code, term) weights, :meth:`_code_weights`), one sparse-dense
+        product per batch."""
+        if not len(idx):
+            return
+        R, off = dense
+        P = R.shape[0]
         sets = [self._state_set(fr, int(s)) for s in idx]
         for b0, b1 in self._batches([len(st) for st in sets]):
             states = idx[b0:b1]
@@ -364,6 +378,15 @@ class Pricer:
             acc += n
         if b0 < len(lens):
             yield b0, len(lens)
+
+
+class _Weights:
+    """The per-unit terms W of one pricing call, in the layouts the aggregations read."""
+
+    def __init__(self, W: np.ndarray, dense: tuple[np.ndarray, np.ndarray] | None) -> None:
+        self.q = W.shape[1]
+        self.WT = np.ascontiguousarray(W.T)  # (q, P): contiguous weight rows for bincount
+        self.dense = dense  # Pricer._code_weights(W), or None when too large
 
 
 @dataclass
