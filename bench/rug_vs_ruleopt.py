@@ -33,6 +33,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold, train_test_split
 
@@ -136,7 +137,7 @@ def pick_epsilon(Xtr, ytr, kind: str, sensitive: str, base: dict, pos, seed: int
     return best[1]
 
 
-def run_fair(name: str, sensitive: str, args, seed: int) -> None:
+def run_fair(name: str, sensitive: str, args, seed: int) -> list[dict]:
     """optrees with fairness off / DMC / EOP, the FairRUG settings of bench/rug.py."""
     X, y = load_dataset(name)
     y = y.to_numpy()
@@ -146,6 +147,7 @@ def run_fair(name: str, sensitive: str, args, seed: int) -> None:
     base = dict(max_depth=args.depth, pen_par=args.penalty, max_rmp_calls=args.calls,
                 threshold=0.0, rule_length_cost=False, random_state=seed)
     base_s = None
+    out = []
     for fairness in (None, "dmc", "eop"):
         eps = 0.025
         if fairness is not None and args.fair_cv:
@@ -165,12 +167,30 @@ def run_fair(name: str, sensitive: str, args, seed: int) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p = m.predict(Xte)
+        out.append(dict(dataset=name, fairness=str(fairness), acc=accuracy_score(yte, p),
+                        dmc=100 * dmc_score(yte, p, gte),
+                        eop=100 * eop_score(yte, p, gte, positive=pos), ratio=secs / base_s))
         eps_txt = "" if fairness is None else f" eps {eps:g}"
         print(f"{name:8s} seed={seed} {str(fairness):5s}{eps_txt:10s} acc "
               f"{accuracy_score(yte, p):.4f} DMC {100 * dmc_score(yte, p, gte):6.2f}% "
               f"EOP {100 * eop_score(yte, p, gte, positive=pos):6.2f}% "
               f"rules {len(m.rules_):3d} {secs:6.2f}s (x{secs / base_s:.2f} of unconstrained)",
               flush=True)
+    return out
+
+
+def fair_summary(rows: list[dict]) -> None:
+    """Means over the splits; per split, how often the constraint improved its own score."""
+    df = pd.DataFrame(rows)
+    print("mean over splits:")
+    for (name, fairness), g in df.groupby(["dataset", "fairness"], sort=False):
+        line = (f"{name:8s} {fairness:5s} acc {g.acc.mean():.4f} DMC {g.dmc.mean():6.2f}% "
+                f"EOP {g.eop.mean():6.2f}% time x{g.ratio.mean():.2f} (max x{g.ratio.max():.2f})")
+        if fairness != "None":
+            base = df[(df.dataset == name) & (df.fairness == "None")]
+            better = int((g[fairness].to_numpy() > base[fairness].to_numpy()).sum())
+            line += f"; {fairness.upper()} better than unconstrained on {better} of {len(g)}"
+        print(line)
 
 
 def main() -> None:
@@ -199,10 +219,15 @@ def main() -> None:
                   f"{mean['ro_acc']:.4f} rules {mean['ro_rules']:5.1f} | optrees "
                   f"{mean['ot_s']:7.2f}s acc {mean['ot_acc']:.4f} rules {mean['ot_rules']:5.1f}"
                   f" | ratio {mean['ot_s'] / mean['ro_s']:.2f}", flush=True)
+            diff = 100 * np.array([r["ot_acc"] - r["ro_acc"] for r in sub])
+            se = diff.std(ddof=1) / np.sqrt(len(diff))
+            print(f"{'':14s} test accuracy optrees - ruleopt, paired over {len(diff)} splits: "
+                  f"{diff.mean():+.2f} +- {se:.2f} points (mean +- standard error); optrees "
+                  f"better on {int((diff > 0).sum())}, equal on {int((diff == 0).sum())}")
     if args.fair:
-        for name, col in FAIR.items():
-            for seed in seeds:
-                run_fair(name, col, args, seed)
+        fair = [r for name, col in FAIR.items() for seed in seeds
+                for r in run_fair(name, col, args, seed)]
+        fair_summary(fair)
 
 
 if __name__ == "__main__":

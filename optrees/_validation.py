@@ -156,9 +156,10 @@ def check_frame(X: object) -> pd.DataFrame:
             f"X is empty: Found array with 0 feature(s) (shape={df.shape}) while a minimum "
             "of 1 is required."
         )
-    complex_cols = [c for c in df.columns if pd.api.types.is_complex_dtype(df[c].dtype)]
-    for c in df.columns:
-        if df[c].dtype == object:
+    dtypes = list(df.dtypes.items())  # column by column access is slow on wide frames
+    complex_cols = [c for c, dt in dtypes if pd.api.types.is_complex_dtype(dt)]
+    for c, dt in dtypes:
+        if pd.api.types.is_object_dtype(dt):
             bad = [v for v in df[c] if not _plain_value_type(v)]
             if any(isinstance(v, complex) for v in bad):
                 complex_cols.append(c)
@@ -172,7 +173,7 @@ def check_frame(X: object) -> pd.DataFrame:
         raise OptreesInputError(
             f"Complex data not supported: X has complex numbers in columns {complex_cols[:5]}"
         )
-    bad = [c for c in df.columns if df[c].isna().any()]
+    bad = list(df.columns[df.isna().to_numpy().any(axis=0)])
     if bad:
         raise OptreesInputError(f"X contains missing values (NaN/None) in columns {bad[:5]}")
     num = df.select_dtypes(include=[np.number])

@@ -121,7 +121,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         kwargs["penalty"] = args.penalty
         kwargs["strengthened_cuts"] = args.strengthened_cuts
         if args.plain:
-            kwargs.update(polishing=False, path_bound_cuts=False)
+            kwargs.update(polishing=False, path_bound_cuts=False, split_bound_cuts=False)
+        if args.split_bound_cuts is not None:
+            kwargs["split_bound_cuts"] = args.split_bound_cuts
         if args.polishing is not None:
             kwargs["polishing"] = args.polishing
         if args.path_bound_cuts is not None:
@@ -130,7 +132,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         kwargs["eqp"] = args.eqp
     elif (args.penalty != "splits" or args.plain or args.polishing is not None
           or args.path_bound_cuts is not None or args.strengthened_cuts
-          or args.eqp is not None):
+          or args.eqp is not None or args.split_bound_cuts is not None):
         raise OptreesInputError(
             "--penalty leaves and the acceleration switches need --method benders"
         )
@@ -264,14 +266,18 @@ def build_parser() -> argparse.ArgumentParser:
                      help="benders: also separate min-cut inequalities at fractional points")
     fit.add_argument("--strengthen", action="store_true", help="flow: separate cuts (4)")
     fit.add_argument("--plain", action="store_true",
-                     help="benders: the published method, without the path-bound cuts and "
-                          "polishing that are on by default")
+                     help="benders: the published method, without the path-bound cuts, "
+                          "split-bound cuts and polishing that are on by default")
     fit.add_argument("--polishing", action=argparse.BooleanOptionalAction, default=None,
                      help="benders: D2S solution polishing (accel. §5.2; on by default)")
     fit.add_argument("--path-bound-cuts", nargs="?", const="basic", default=None,
                      choices=["off", "basic", "negative", "structure", "both"],
                      help="benders: D2S path-bound cuts (accel. §5.4; default 'both' = with "
                           "cuts (25) and (26))")
+    fit.add_argument("--split-bound-cuts", action=argparse.BooleanOptionalAction,
+                     default=None,
+                     help="benders: D2S bounds for every split of a height-3 node (our "
+                          "extension of accel. §5.4; on by default)")
     fit.add_argument("--strengthened-cuts", action="store_true",
                      help="benders: strengthened Benders cuts (accel. §5.1)")
     fit.add_argument("--eqp", choices=EQP_VARIANTS, default=None, metavar="H-G",

@@ -191,3 +191,18 @@ def test_time_limit_returns_a_tree_with_warning():
     assert m.status_ == "time_limit"
     assert m.objective_ == np.sum(m.predict(X) == np.asarray(y))
     assert m.fit_seconds_ < 5
+
+
+def test_column_generation_leaves_time_for_the_master_mip():
+    """A column generation that cannot finish stops at 80 % of the limit, and the master MIP
+    over the generated paths runs in the rest (before, it got no time at all)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 20))
+    y = (X[:, 0] * X[:, 1] + rng.normal(size=3000) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = CGHClassifier(depth=4, time_limit=4.0, random_state=0).fit(X, y)
+    assert m.status_ == "time_limit" and m.stats_["stop"] != "converged"
+    assert m.stats_["cg_seconds"] <= 0.8 * 4.0 + 0.3
+    assert m.stats_["mip_status"] is not None
+    assert m.fit_seconds_ <= 4.0 * 1.05 + 0.5

@@ -38,6 +38,18 @@ def test_accelerated_switches(capsys):
     assert "status          : optimal" in capsys.readouterr().out
 
 
+def test_split_bound_cuts_flag(capsys):
+    """monk2 depth 4: proved with the split-bound cuts, not within 5 s without them."""
+    argv = ["fit", "--dataset", "monk2", "--depth", "4", "--penalty", "leaves", "--lam", "0.01",
+            "--time-limit", "5"]
+    assert main(argv + ["--split-bound-cuts"]) == 0
+    assert "status          : optimal" in capsys.readouterr().out
+    assert main(argv + ["--no-split-bound-cuts"]) == 0
+    assert "status          : time_limit" in capsys.readouterr().out
+    assert main(["fit", "--dataset", "monk3", "--method", "flow", "--split-bound-cuts"]) == 2
+    assert "need --method benders" in capsys.readouterr().err
+
+
 def test_eqp_flag(capsys):
     argv = ["fit", "--dataset", "monk3", "--depth", "2", "--penalty", "leaves", "--lam", "0.01",
             "--plain", "--eqp", "chain_da-group", "--time-limit", "60"]

@@ -238,3 +238,26 @@ def test_heap_tree_predictions_match_correct_mask():
     pred = res.tree.label[res.tree.terminal(X) - 1]
     np.testing.assert_array_equal(pred == y, res.correct)
     assert res.score == (pred == y).sum() - 1.0 * res.n_leaves
+
+
+def test_split_scores_equal_d2s_on_each_side():
+    """The batched scores of both sides of every root split equal one D2S call per side,
+    with empty sides, constant columns, one class, ties and non-integer penalties."""
+    from optrees.trees.d2s import split_scores
+
+    rng = np.random.default_rng(5)
+    for t in range(300):
+        n, F, K = int(rng.integers(0, 40)), int(rng.integers(1, 7)), int(rng.integers(1, 4))
+        X, y = rng.integers(0, 2, (n, F)), rng.integers(0, K, n)
+        if t % 4 == 0:
+            X[:, 0] = 1
+        if t % 5 == 0:
+            X[:, -1] = 0
+        L = float(rng.choice([0.0, 0.5, 1.0, 2.5, 10.0]))
+        rows = None if t % 2 else rng.random(n) < 0.7
+        left, right = split_scores(X, y, K, L, rows)
+        idx = np.arange(n) if rows is None else np.flatnonzero(rows)
+        for f in range(F):
+            for side, got in ((0, left[f]), (1, right[f])):
+                expect = d2s(X, y, K, L, 2, idx[X[idx, f] == side]).score
+                assert got == pytest.approx(expect, abs=1e-9), (t, f, side)

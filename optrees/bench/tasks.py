@@ -46,7 +46,8 @@ METHODS: dict[str, str] = {
 """Method name -> ``module:Class``, imported only when a task of that method runs."""
 
 PLAIN_BENDERS: dict[str, Any] = {"polishing": False, "path_bound_cuts": False,
-                                 "strengthened_cuts": False, "eqp": None}
+                                 "strengthened_cuts": False, "eqp": None,
+                                 "split_bound_cuts": False}
 """BendersOCT with every technique of accelerated-bendoct.txt off: the published eq. (8)."""
 
 METHOD_PARAMS: dict[str, dict[str, Any]] = {"benders-plain": PLAIN_BENDERS}
@@ -55,9 +56,12 @@ METHOD_PARAMS: dict[str, dict[str, Any]] = {"benders-plain": PLAIN_BENDERS}
 _ACCEL_SWITCHES: dict[str, dict[str, Any]] = {
     # accelerated-bendoct.txt §6: EC strengthened cuts (§5.1), SP polishing (§5.2),
     # EQP inequalities (§5.3), PBCP path-bound cutting planes (§5.4, with both improvements
-    # (25)-(26) as in the paper's configurations); "default" = BendOCTClassifier's defaults
+    # (25)-(26) as in the paper's configurations); SB split-bound cuts (our extension,
+    # accel.split_bound); "default" = BendOCTClassifier's defaults
     "bendoct": {},
-    "default": {"polishing": True, "path_bound_cuts": "both"},
+    "default": {"polishing": True, "path_bound_cuts": "both", "split_bound_cuts": True},
+    "default-sb": {"polishing": True, "path_bound_cuts": "both"},
+    "+sb": {"split_bound_cuts": True},
     "+ec": {"strengthened_cuts": True},
     "+sp": {"polishing": True},
     "+eqp": {"eqp": "recursive_da-group"},

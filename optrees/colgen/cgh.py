@@ -194,6 +194,7 @@ def solve_cgh(
     max_iterations: int = 10_000,
     time_limit: float | None = None,
     sampling_fraction: float = 0.3,
+    mip_fraction: float = 0.2,
     seed: int = 0,
     verbose: bool = False,
 ) -> CGHResult:
@@ -207,15 +208,19 @@ def solve_cgh(
     Without exact pricing the column generation stops when the heuristic finds nothing
     ``heuristic_retries`` times in a row (status "heuristic").  ``local_search``: how many of
     the best random paths per iteration are improved by coordinate ascent (0 = the paper's
-    purely random heuristic).  Sampling stops at ``sampling_fraction`` of the time limit.
+    purely random heuristic).  Sampling stops at ``sampling_fraction`` of the time limit and
+    column generation at ``1 - mip_fraction`` of it, so that the master MIP over the generated
+    paths (§6) always gets time (before, a column generation that ran to the limit left none:
+    the LP rounding was returned).
     """
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     sampling_deadline = None if time_limit is None else t0 + sampling_fraction * time_limit
+    cg_deadline = None if time_limit is None else t0 + (1.0 - mip_fraction) * time_limit
     rng = np.random.default_rng(seed)
 
-    def remaining() -> float | None:
-        return None if deadline is None else max(0.0, deadline - time.perf_counter())
+    def remaining(until: float | None = deadline) -> float | None:
+        return None if until is None else max(0.0, until - time.perf_counter())
 
     def log(msg: str) -> None:
         logger.info(f"CGH      {time.perf_counter() - t0:7.1f}s  {msg}")
@@ -248,14 +253,14 @@ def solve_cgh(
     master = Master(space, seed=seed, verbose=int(verbose) >= 2)
     master.add_paths(np.arange(space.n_leaves), space.tree_paths(cart_choice))
     pricer = RandomPathPricer(space, rng, pool_size, n_leaves_sampled, n_columns, local_search)
-    res = master.solve(remaining())
+    res = master.solve(remaining(cg_deadline))
     status, lp_converged = "heuristic", False
     iterations = fails = exact_calls = 0
     timed_out = res.status != "optimal"
     stop = "master" if timed_out else "max_iterations"
     while not timed_out and iterations < max_iterations:
         iterations += 1
-        if deadline is not None and time.perf_counter() >= deadline:
+        if cg_deadline is not None and time.perf_counter() >= cg_deadline:
             timed_out, stop = True, "deadline"
             break
         duals = master.duals()
@@ -269,10 +274,10 @@ def solve_cgh(
                 break
             exact_calls += 1
             if exact == "enumerate":
-                found = enumerate_pricing(space, duals, n_columns, deadline)
+                found = enumerate_pricing(space, duals, n_columns, cg_deadline)
             else:
                 order = rng.permutation(space.n_leaves)
-                found = milp_pricing(space, duals, n_columns, deadline, leaves=order,
+                found = milp_pricing(space, duals, n_columns, cg_deadline, leaves=order,
                                      seed=seed, stop_early=True)
             if found is None:
                 timed_out, stop = True, "exact_pricing"
@@ -288,7 +293,7 @@ def solve_cgh(
         fails = 0
         pricer.set_priority(leaf)
         master.add_paths(leaf, pos)
-        res = master.solve(remaining())
+        res = master.solve(remaining(cg_deadline))
         if res.status != "optimal":
             timed_out, stop = True, f"master {res.status}"
             break

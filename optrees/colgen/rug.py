@@ -402,6 +402,7 @@ class RuleGeneration:
             base = base * (int(fairness.groups.max()) + 1) + fairness.groups
         self._cell_key = np.unique(base, return_inverse=True)[1].astype(np.int64)
         self._n_cells = int(self._cell_key.max()) + 1 if len(base) else 0
+        self._n_trees = 0
         self._keys: set = set()
         self._masks: list[np.ndarray] = []
         self._literals: list[tuple[Literal, ...]] = []
@@ -427,7 +428,11 @@ class RuleGeneration:
         return self.pen_par * cost - float(beta[cover] @ self.ahat(cover, label))
 
     def tree_rules(self, sample_weight: np.ndarray | None) -> list[tuple[Literal, ...]]:
-        tree = DecisionTreeClassifier(max_depth=self.max_depth, random_state=self.random_state)
+        # a new seed per round, as a new random tree (sklearn breaks ties between equally
+        # good splits by a seeded feature order; one seed repeats the same choice each round)
+        self._n_trees += 1
+        tree = DecisionTreeClassifier(max_depth=self.max_depth,
+                                      random_state=self.random_state + self._n_trees)
         tree.fit(self.raw.matrix, self.y, sample_weight=sample_weight)
         return tree_leaf_rules(tree, self.raw)
 

@@ -225,8 +225,8 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
 
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (for :func:`warn_unseen`)."""
-    return {c: list(pd.unique(df[c].astype(object))) for c in df.columns
-            if not (pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]))}
+    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
+            if not (pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt))}
 
 
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:

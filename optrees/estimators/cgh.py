@@ -121,6 +121,8 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     ``splits="all"`` uses every (feature, threshold) split at every node (the full-information
     problem) instead of sampling.  ``categorical="onehot"`` one-hot encodes every non-numeric
     column; ``"ordinal"`` keeps categorical columns with numeric categories as numbers.
+    With a time limit, split sampling may use the first 30 % of it and column generation
+    stops at 80 %, so the master MIP over the generated paths always gets the last 20 %.
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
     correctly classified), ``lp_bound_`` (final master LP value; an upper bound for the

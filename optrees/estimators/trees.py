@@ -191,8 +191,11 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     for either penalty: path-bound cutting planes (§5.4) and solution polishing (§5.2).  They
     make the proof of optimality much faster (balance-scale, 312 rows, 5 splits, loaded
     machine: depth 2, 3-12 s -> at most 0.16 s; depth 3, lam = 0: no proof in 300 s ->
-    0.8-1.0 s).  ``path_bound_cuts=False,
-    polishing=False`` gives the method of flowoct-benders.txt exactly as published.
+    0.8-1.0 s).  ``split_bound_cuts`` (on by default) adds our extension of the path-bound
+    cuts (optrees.trees.accel.split_bound): D2S bounds for every split of a node of height 3,
+    which proves depth-3 optima at the root node and many depth-4 optima in seconds.
+    ``path_bound_cuts=False, polishing=False, split_bound_cuts=False`` gives the method of
+    flowoct-benders.txt exactly as published.
     Further switches: ``strengthened_cuts`` (§5.1), ``eqp`` (§5.3: "H-G" with H in basic (16),
     chain (18), chain_da (19), recursive (20), recursive_da (21) and G in basic (17), group
     (22), e.g. "recursive_da-group"; ``eqp_max_split`` = max |F*|) and the path-bound
@@ -221,6 +224,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         strengthened_cuts: bool = False,
         eqp: str | None = None,
         eqp_max_split: int = 2,
+        split_bound_cuts: bool = True,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking)
@@ -231,6 +235,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.strengthened_cuts = strengthened_cuts
         self.eqp = eqp
         self.eqp_max_split = eqp_max_split
+        self.split_bound_cuts = split_bound_cuts
 
     def _penalty(self) -> str:
         if self.penalty not in ("splits", "leaves"):
@@ -252,13 +257,15 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
                           polishing=bool(self.polishing),
                           path_bound_cuts=self.path_bound_cuts or False,
                           strengthened_cuts=bool(self.strengthened_cuts),
-                          eqp=self.eqp, eqp_max_split=self.eqp_max_split)
+                          eqp=self.eqp, eqp_max_split=self.eqp_max_split,
+                          split_bound_cuts=bool(self.split_bound_cuts))
 
 
 class BendOCTClassifier(BendersOCTClassifier):
     """Accelerated BendOCT (accelerated-bendoct.txt): accuracy - lam * leaves, with path-bound
     cuts with both improvements (25)-(26) and solution polishing on by default; strengthened
-    cuts off, as in the paper's best configuration.  ``path_bound_cuts``: False, True (=
+    cuts off, as in the paper's best configuration, plus our split-bound cuts
+    (``split_bound_cuts``, see BendersOCTClassifier).  ``path_bound_cuts``: False, True (=
     "basic", cut (24) only), "negative", "structure" or "both".  The paper also turns on EQP
     inequalities (``eqp="recursive_da-group"``); in this SCIP implementation they slowed the
     solves we measured (14 instances of bench/accel_bendoct.py, depth 3, 60 s limit: 14 solved,
@@ -285,6 +292,7 @@ class BendOCTClassifier(BendersOCTClassifier):
         strengthened_cuts: bool = False,
         eqp: str | None = None,
         eqp_max_split: int = 2,
+        split_bound_cuts: bool = True,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -298,3 +306,4 @@ class BendOCTClassifier(BendersOCTClassifier):
         self.strengthened_cuts = strengthened_cuts
         self.eqp = eqp
         self.eqp_max_split = eqp_max_split
+        self.split_bound_cuts = split_bound_cuts

@@ -249,6 +249,7 @@ class _LazyHandler(Conshdlr):
         self.owner = owner
         self.lazy = lazy
         self.n_added = 0
+        self._transformed: list | None = None  # transformed variables (same in every lock call)
 
     def _add(self, rows: list[Row]) -> None:
         for r in rows:
@@ -288,8 +289,10 @@ class _LazyHandler(Conshdlr):
         # reductions (which cannot see the lazy rows) may fix variables wrongly.
         m = self.model
         n = nlockspos + nlocksneg
-        for v in self.owner._vars:
-            m.addVarLocksType(m.getTransformedVar(v), locktype, n, n)
+        if self._transformed is None or len(self._transformed) != len(self.owner._vars):
+            self._transformed = [m.getTransformedVar(v) for v in self.owner._vars]
+        for v in self._transformed:
+            m.addVarLocksType(v, locktype, n, n)
 
 
 class _Separator(Sepa):

@@ -20,6 +20,7 @@ from ..solvers.base import Row
 from ..solvers.scip import ScipModel
 from .accel.eqp import EqpInequalities
 from .accel.path_bound import PathBoundCuts
+from .accel.split_bound import SplitBoundCuts
 from .accel.subtrees import SubtreeCache, height, polish
 from .formulation import TreeFormulation
 from .problem import HeapTree, TreeProblem
@@ -119,10 +120,12 @@ class BendersCuts:
             out.append(self.o.cut_row(i, P[j], sibling))
         if integral:
             self.n_integer_cuts += len(out)
+            # SCIP does not call separators at integral LP points; without (24) there the
+            # solver cycles through subtrees one Benders round at a time.
             if self.o.path_cuts is not None:
-                # SCIP does not call separators at integral LP points; without (24) there the
-                # solver cycles through subtrees one Benders round at a time.
                 out += self.o.path_cuts.separate(x)
+            if self.o.split_cuts is not None and self.o.p.depth > 3:
+                out += self.o.split_cuts.separate(x)
         else:
             self.n_fractional_cuts += len(out)
         return out
@@ -134,8 +137,10 @@ class BendersOCT(TreeFormulation):
     def __init__(self, problem: TreeProblem, fractional_cuts: bool = False,
                  symmetry_breaking: bool = True, polishing: bool = False,
                  path_bound_cuts: bool | str = False, strengthened_cuts: bool = False,
-                 eqp: str | None = None, eqp_max_split: int = 2) -> None:
-        accelerated = bool(polishing or path_bound_cuts or strengthened_cuts or eqp)
+                 eqp: str | None = None, eqp_max_split: int = 2,
+                 split_bound_cuts: bool = False) -> None:
+        accelerated = bool(polishing or path_bound_cuts or strengthened_cuts or eqp
+                           or split_bound_cuts)
         # the techniques of accelerated-bendoct.txt §5 are written for the leaf structure; it
         # expresses the split penalty of eq. (8) exactly too (TreeFormulation)
         super().__init__(problem, symmetry_breaking,
@@ -148,8 +153,11 @@ class BendersOCT(TreeFormulation):
         self.polishing = polishing
         # True = "basic" (24); "negative" adds (25), "structure" (26), "both" (25) and (26)
         self.path_bound_cuts = "basic" if path_bound_cuts is True else path_bound_cuts
-        self.cache = SubtreeCache(problem) if polishing or path_bound_cuts else None
+        self.split_bound_cuts = bool(split_bound_cuts)
+        self.cache = (SubtreeCache(problem) if polishing or path_bound_cuts or split_bound_cuts
+                      else None)
         self.path_cuts = None
+        self.split_cuts = None
         self._rounded: set[tuple] = set()  # top structures already polished
 
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
@@ -170,7 +178,16 @@ class BendersOCT(TreeFormulation):
             self.path_cuts = PathBoundCuts(self, self.cache, self.path_bound_cuts)
             m.add_separator(self.path_cuts.separate, "pathbound", permanent=True)
             self.add_root_bound(m)
-            # Cuts (24) need integral paths: branch on the structure above the depth-2
+        if self.split_bound_cuts:  # our extension of §5.4 (accel.split_bound)
+            self.split_cuts = SplitBoundCuts(self, self.cache)
+            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
+            root = self.split_cuts.root_row(left)
+            if root is not None:
+                m.add_rows([root])
+            if self.p.depth > 3:
+                m.add_separator(self.split_cuts.separate, "splitbound", permanent=True)
+        if self.path_bound_cuts or self.split_bound_cuts:
+            # Cuts (24) and (SB) need integral paths: branch on the structure above the depth-2
             # subtrees first, top down (our choice; the paper leaves branching to the solver).
             for n in range(1, p.n_internal + 1):
                 h = height(p, n)
@@ -192,8 +209,13 @@ class BendersOCT(TreeFormulation):
         m.add_row(ids, coefs, rhs=float(result.score))
 
     def improve_start(self, tree: HeapTree) -> HeapTree:
-        """Polish a start tree (accelerated-bendoct.txt §6.2) when polishing is on."""
-        return polish(self.p, tree, self.cache) if self.polishing else tree
+        """Polish a start tree (accelerated-bendoct.txt §6.2) when polishing is on; at depth 3
+        the split bounds also give the optimal tree, which replaces a worse start."""
+        tree = polish(self.p, tree, self.cache) if self.polishing else tree
+        best = self.split_cuts.best_root_tree() if self.split_cuts is not None else None
+        if best is not None and best.objective(self.p) > tree.objective(self.p) + 1e-12:
+            return best
+        return tree
 
     def polish_lp_solution(self, x: np.ndarray) -> list[np.ndarray]:
         """Algorithm 1 on the tree of an LP solution.
@@ -261,6 +283,9 @@ class BendersOCT(TreeFormulation):
             out["strengthened_cuts"] = self.lazy.n_strengthened
         if self.path_cuts is not None:
             out["path_bound_cuts"] = self.path_cuts.n_cuts
+        if self.split_cuts is not None:
+            out["split_bound_cuts"] = self.split_cuts.n_cuts
+            out["split_bound_skipped"] = self.split_cuts.n_skipped
         if self.eqp_rows is not None:
             out["eqp_sets"] = self.eqp_rows.n_sets
             out["eqp_sets_found"] = self.eqp_rows.n_found

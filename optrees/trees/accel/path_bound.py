@@ -43,28 +43,11 @@ class PathBoundCuts:
         self.added: set[tuple] = set()
         self.n_cuts = 0
 
-    def integral_paths(self, b: np.ndarray) -> list[tuple[int, list[tuple[int, int, int]]]]:
-        """Algorithm 2, lines 1-17: (subtree root, path) for every integral path."""
-        p = self.f.p
-        paths, stack = [], [(1, [])]
-        while stack:
-            n, path = stack.pop()
-            if height(p, n) <= 2:
-                continue
-            f = int(np.argmax(b[n - 1]))
-            if b[n - 1, f] < 1 - self.tol:
-                continue
-            for direction, child in ((0, 2 * n), (1, 2 * n + 1)):
-                extended = path + [(n, f, direction)]
-                stack.append((child, extended))
-                paths.append((child, extended))
-        return paths
-
     def separate(self, x: np.ndarray) -> list[Row]:
         f, p = self.f, self.f.p
         b, leaf, g = x[f.b], x[f.p_leaf], x[f.g]
         rows = []
-        for n_sub, path in self.integral_paths(b):
+        for n_sub, path in integral_paths(p, b, self.tol):
             key = tuple(path)
             if key in self.added:
                 continue
@@ -127,6 +110,24 @@ class PathBoundCuts:
         size = len(result.branches) + len(result.leaves)
         return Row(np.r_[ids, relax],
                    np.r_[np.ones(len(ids)), -float(size) * np.ones(len(relax))], rhs=0.0)
+
+
+def integral_paths(problem, b: np.ndarray, tol: float = 1e-6) -> list[tuple[int, list]]:
+    """Algorithm 2, lines 1-17: (node, path) for every node of height >= 2 below an integral
+    path from the root; a path is a list of (node, feature, direction) triples."""
+    paths, stack = [], [(1, [])]
+    while stack:
+        n, path = stack.pop()
+        if height(problem, n) <= 2:
+            continue
+        f = int(np.argmax(b[n - 1]))
+        if b[n - 1, f] < 1 - tol:
+            continue
+        for direction, child in ((0, 2 * n), (1, 2 * n + 1)):
+            extended = path + [(n, f, direction)]
+            stack.append((child, extended))
+            paths.append((child, extended))
+    return paths
 
 
 def descendants(n: int, n_nodes: int) -> list[int]:
