@@ -125,6 +125,11 @@ class ScipModel:
         for i in np.asarray(ids).ravel():
             self.m.chgVarBranchPriority(self._vars[int(i)], int(priority))
 
+    def skip_probing(self) -> None:
+        """No probing in presolve: for models whose root bound is already tight, where it
+        only costs time (BendOCT depth 3 with split bounds: 0.034 -> 0.025 s)."""
+        self.m.setParam("propagating/probing/maxprerounds", 0)
+
     def add_start(self, values: np.ndarray) -> None:
         """Offer a start solution (values by id; NaN = unknown, SCIP completes it)."""
         self._starts.append(np.asarray(values, dtype=float))

@@ -182,8 +182,9 @@ class BendersOCT(TreeFormulation):
             self.split_cuts = SplitBoundCuts(self, self.cache)
             left = None if deadline is None else max(0.0, deadline - time.perf_counter())
             root = self.split_cuts.root_row(left)
-            if root is not None:
+            if root is not None:  # the root LP bound is the optimum: presolve can be brief
                 m.add_rows([root])
+                m.skip_probing()
             if self.p.depth > 3:
                 m.add_separator(self.split_cuts.separate, "splitbound", permanent=True)
         if self.path_bound_cuts or self.split_bound_cuts:
@@ -211,11 +212,10 @@ class BendersOCT(TreeFormulation):
     def improve_start(self, tree: HeapTree) -> HeapTree:
         """Polish a start tree (accelerated-bendoct.txt §6.2) when polishing is on; at depth 3
         the split bounds also give the optimal tree, which replaces a worse start."""
-        tree = polish(self.p, tree, self.cache) if self.polishing else tree
         best = self.split_cuts.best_root_tree() if self.split_cuts is not None else None
-        if best is not None and best.objective(self.p) > tree.objective(self.p) + 1e-12:
-            return best
-        return tree
+        if best is not None:  # optimal: nothing to polish
+            return best if best.objective(self.p) > tree.objective(self.p) + 1e-12 else tree
+        return polish(self.p, tree, self.cache) if self.polishing else tree
 
     def polish_lp_solution(self, x: np.ndarray) -> list[np.ndarray]:
         """Algorithm 1 on the tree of an LP solution.
