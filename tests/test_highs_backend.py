@@ -1,6 +1,7 @@
 """HiGHS backend: LP duals after warm column additions, MIP with start and time limit."""
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -100,3 +101,26 @@ def test_time_limit_counts_from_this_solve():
                   [rng.random(40) for _ in range(150)])
     res = m.solve(time_limit=spent / 2)
     assert res.status == "optimal"
+
+
+def test_mip_time_limit_does_not_include_earlier_lp_solves():
+    """A MIP run counts its time limit from its own start (unlike an LP re-solve): after about
+    a second of LP solves, a 0.5 s limit must stop the MIP after about 0.5 s, not 1.5 s."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    n, rows = 400, 60
+    m = HighsModel()
+    m.add_sparse_columns(rng.integers(1, 100, n).astype(float), upper=np.ones(n))
+    m.add_sparse_rows(sp.csr_matrix(rng.integers(0, 2, (rows, n)).astype(float)),
+                      np.full(rows, 3.0), np.full(rows, 5.0))
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < 1.0:  # LP solves that add to the object's run time
+        m.h.clearSolver()
+        assert m.solve().status == "optimal"
+    m.set_integer(np.arange(n))
+    t1 = time.perf_counter()
+    res = m.solve(time_limit=0.5)
+    elapsed = time.perf_counter() - t1
+    assert res.status == "time_limit"  # this MIP needs several seconds
+    assert elapsed <= 0.5 * 1.05 + 0.3, elapsed

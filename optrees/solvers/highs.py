@@ -165,10 +165,11 @@ class HighsModel:
     def solve(self, time_limit: float | None = None, mip_gap: float | None = None) -> SolveResult:
         """Solve; returns primal values, row duals (``stats['duals']``) for LPs, and the bound."""
         limit = time_limit if time_limit is not None else self.options.time_limit
-        # HiGHS compares time_limit with the run time of all solves of this object so far
-        # (measured), so a re-solve in column generation gets the time spent before added
-        self.h.setOptionValue("time_limit", float(self.h.getRunTime()) + float(limit)
-                              if limit is not None else INF)
+        # HiGHS compares an LP's time_limit with the run time of all solves of this object so
+        # far, a MIP's with the time of this run (both measured), so an LP re-solve in column
+        # generation gets the time spent before added, a MIP does not
+        offset = 0.0 if self._has_integers() else float(self.h.getRunTime())
+        self.h.setOptionValue("time_limit", offset + float(limit) if limit is not None else INF)
         gap = self.options.mip_gap if mip_gap is None else mip_gap
         self.h.setOptionValue("mip_rel_gap", float(gap))
         # primal simplex after column additions (solvers.md), dual simplex for the first solve
