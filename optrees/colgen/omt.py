@@ -236,11 +236,13 @@ class OMTSolver:
         self.protected: set[int] = set()  # root and warm-start columns: never dropped
 
     # ------------------------------------------------------------------ columns
-    def add_to_pool(self, steps: Steps) -> bool:
+    def add_to_pool(self, steps: Steps, mask: np.ndarray | None = None) -> bool:
+        """Add a column (its cover ``mask`` if already computed); False if in the pool."""
         if steps in self.keys:
             return False
         self.keys.add(steps)
-        mask = self.pricer.cover(steps)
+        if mask is None:
+            mask = self.pricer.cover(steps)
         if not self.merged:
             self.cover_keys.add(self._cover_key(mask, steps))
         self.index[steps] = len(self.pool)
@@ -255,18 +257,21 @@ class OMTSolver:
         key = np.packbits(mask).tobytes()
         return key + bytes([len(steps)]) if self.tie else key
 
-    def _new_covers(self, paths: list) -> list:
-        """Priced paths whose master column is not in the pool yet and not repeated: a path
-        covering the same samples as another is the same column (the rest are dropped)."""
+    def _new_covers(self, paths: list) -> tuple[list, list]:
+        """Priced paths whose master column is not in the pool yet and not repeated, and their
+        covers (None in merged mode): a path covering the same samples as another is the same
+        column (the rest are dropped)."""
         if self.merged:
-            return paths
-        out, seen = [], set()
+            return paths, [None] * len(paths)
+        out, masks, seen = [], [], set()
         for p in paths:
-            key = self._cover_key(self.pricer.cover(p.steps), p.steps)
+            mask = self.pricer.cover(p.steps)
+            key = self._cover_key(mask, p.steps)
             if key not in self.cover_keys and key not in seen:
                 seen.add(key)
                 out.append(p)
-        return out
+                masks.append(mask)
+        return out, masks
 
     def _stored_cover(self, mask: np.ndarray) -> np.ndarray:
         return np.packbits(mask) if self.merged else np.flatnonzero(mask).astype(np.int32)
@@ -649,7 +654,7 @@ class OMTSolver:
                 status = "time_limit"  # LP values and reduced costs below must match m)
                 break
             in_master = {self.pool[j] for j in info["j"]}
-            new = self._new_covers([p for p in paths if p.steps not in in_master])
+            new, masks = self._new_covers([p for p in paths if p.steps not in in_master])
             if not new:
                 lp_exact = self.exact
                 break
@@ -657,8 +662,8 @@ class OMTSolver:
             if self.merged:
                 new = new[:max(1, self.max_master_columns - len(self.protected))]
                 self._drop_columns(info, res, len(new))
-            for p in new:
-                self.add_to_pool(p.steps)
+            for p, mask in zip(new, masks[:len(new)], strict=True):  # new may be truncated
+                self.add_to_pool(p.steps, mask)
             n_priced += len(new)
             m, info, _ = self._extend(m, info, metric, [self.index[p.steps] for p in new],
                                       penalty)
@@ -727,12 +732,12 @@ class OMTSolver:
                                 -(thr + 1e-7 * max(1.0, abs(mres.objective))), stop=out_of_time,
                                 info=info)
             in_master = {self.pool[j] for j in info["j"]}
-            extra = self._new_covers([p for p in extra if p.steps not in in_master])
+            extra, masks = self._new_covers([p for p in extra if p.steps not in in_master])
             if len(extra) < self.max_columns and not out_of_time():
                 closed = True
                 if extra:
-                    for p in extra:
-                        self.add_to_pool(p.steps)
+                    for p, mask in zip(extra, masks, strict=True):
+                        self.add_to_pool(p.steps, mask)
                     cols = self._add_columns(m, info, metric,
                                              [self.index[p.steps] for p in extra])
                     z_cols = np.asarray(info["z"], dtype=np.int64)

@@ -45,17 +45,19 @@ class SplitBoundCuts:
         self.max_seconds = max_seconds
         self.n_skipped = 0
         self.added: set[tuple] = set()
-        self._bounds: dict[frozenset, tuple[np.ndarray, float]] = {}
+        self._bounds: dict[frozenset, tuple[np.ndarray, float, np.ndarray]] = {}
         self.n_cuts = 0
 
-    def bounds(self, path: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, float]:
-        """(U_f for every feature f, U_leaf) for the samples following ``path``."""
+    def bounds(self, path: tuple[tuple[int, int], ...]
+               ) -> tuple[np.ndarray, float, np.ndarray]:
+        """(U_f for every feature f, U_leaf, the samples I(P)) for the samples following
+        ``path``."""
         key = frozenset(path)
         if key not in self._bounds:
             p = self.f.p
-            left, right = split_scores(p.X, p.y, p.n_classes, self.cache.leaf_penalty,
-                                       self.cache.rows(path))
-            self._bounds[key] = (left + right, self.cache.solve(path, 0)[0].score)
+            idx = self.cache.rows(path)
+            left, right = split_scores(p.X, p.y, p.n_classes, self.cache.leaf_penalty, idx)
+            self._bounds[key] = (left + right, self.cache.solve(path, 0)[0].score, idx)
         return self._bounds[key]
 
     def affordable(self, path: tuple[tuple[int, int], ...], seconds: float | None) -> bool:
@@ -73,8 +75,7 @@ class SplitBoundCuts:
         """Row (SB) for node n at the end of ``path`` ((node, feature, direction) triples)."""
         f, p = self.f, self.f.p
         literals = tuple((feat, d) for _, feat, d in path)
-        U, u_leaf = self.bounds(literals)
-        idx = self.cache.rows(literals)
+        U, u_leaf, idx = self.bounds(literals)
         below = np.array(descendants(n, p.n_nodes)) - 1
         ids = [f.g[idx], f.p_leaf[below], f.b[n - 1], [f.p_leaf[n - 1]]]
         coefs = [np.ones(len(idx)), np.full(len(below), -self.cache.leaf_penalty), -U, [-u_leaf]]
@@ -117,7 +118,7 @@ class SplitBoundCuts:
         p = self.f.p
         if p.depth != 3 or frozenset() not in self._bounds:  # only once the root row exists
             return None
-        U, u_leaf = self.bounds(())
+        U, u_leaf, _ = self.bounds(())
         label = np.full(p.n_nodes, int(np.argmax(p.class_counts())))
         split = np.full(p.n_internal, -1)
         if u_leaf >= U.max():
