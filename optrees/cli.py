@@ -162,8 +162,10 @@ def _fit_omt(args, X_tr, y_tr, X_te, y_te) -> int:
     est = OMTClassifier(depth=args.depth, leaves=args.leaves, min_support=args.min_support,
                         loss=args.omt_loss, k_best=args.k_best, exact_pricing=args.omt_exact,
                         max_iter=args.max_iter, n_bins=args.bins_omt, binning=args.binning,
-                        ordinal=args.ordinal, categorical_nodes=args.categorical_nodes,
-                        feature_order=order, time_limit=args.time_limit, random_state=args.seed,
+                        ordinal={"auto": "auto", "yes": True, "no": False}[args.ordinal],
+                        categorical_nodes=args.categorical_nodes,
+                        feature_order=order, leaf_penalty=args.leaf_penalty,
+                        time_limit=args.time_limit, random_state=args.seed,
                         verbose=args.verbose)
     return _fit_and_report(est, X_tr, y_tr, X_te, y_te, lambda: [
         f"status          : {est.status_}",
@@ -300,12 +302,15 @@ def build_parser() -> argparse.ArgumentParser:
     omt.add_argument("--max-iter", type=int, default=40, help="column-generation rounds")
     omt.add_argument("--bins-omt", type=int, default=8, help="quantile bins of numeric columns")
     omt.add_argument("--binning", choices=["cumulative", "plain"], default="cumulative")
-    omt.add_argument("--ordinal", action="store_true",
-                     help="numeric-valued categories as ordered intervals")
+    omt.add_argument("--ordinal", choices=["auto", "yes", "no"], default="auto",
+                     help="categories as ordered intervals: auto = ordered categoricals, "
+                     "yes = also numeric-valued categories, no = none")
     omt.add_argument("--categorical-nodes", choices=["values", "complements", "subsets"],
                      default="values", help="graph nodes of a categorical column: one per "
                      "value (the paper), also '!= v', or every value subset (<= 5 values)")
     omt.add_argument("--feature-order", default=None, help="comma-separated column order")
+    omt.add_argument("--leaf-penalty", type=float, default=0.0,
+                     help="cost per rule in error rate (0 = the paper)")
     rug = fit.add_argument_group("rug (rule generation; --depth is the pricing-tree depth)")
     rug.add_argument("--pen-par", type=float, default=1.0, help="weight of the rule costs")
     rug.add_argument("--max-rmp-calls", type=int, default=10)

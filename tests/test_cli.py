@@ -124,3 +124,20 @@ def test_omt_categorical_nodes(capsys):
     assert "train accuracy  : 1.0000" in capsys.readouterr().out
     assert main(argv) == 0
     assert "train accuracy  : 1.0000" not in capsys.readouterr().out
+
+
+def test_omt_ordinal_and_leaf_penalty(capsys):
+    """car-evaluation's columns are ordered: by default a rule tests a run of categories; a
+    leaf penalty merges leaves that predict alike (4 -> 3 rules, same 279 training errors)."""
+    argv = ["fit", "--dataset", "car-evaluation", "--method", "omt", "--depth", "2",
+            "--time-limit", "30"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "persons >= 4" in out and "objective       : 279 " in out
+    assert main(argv + ["--ordinal", "no"]) == 0
+    out = capsys.readouterr().out
+    assert ">= " not in out and "<= " not in out
+    assert main(argv + ["--leaf-penalty", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "safety >= med" in out and out.count("[rule ") == 3
+    assert "objective       : 317.88 " in out  # 279 + 3 * 0.01 * 1296

@@ -16,7 +16,7 @@ from optrees.datasets import (
     list_datasets,
     load_dataset,
 )
-from optrees.datasets._registry import SPECS
+from optrees.datasets._registry import ALL, SPECS
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
@@ -130,6 +130,9 @@ def test_bundled_column_names_and_values() -> None:
     assert set(X["safety"]) == {"low", "med", "high"}  # the raw copy merges med and high
     assert y.value_counts().to_dict() == {"unacc": 1210, "acc": 384, "good": 69, "vgood": 65}
 
+    assert X["safety"].cat.ordered and list(X["safety"].cat.categories) == ["low", "med", "high"]
+    assert list(X["doors"].cat.categories) == ["2", "3", "4", "5more"]
+
     X, y = load_dataset("house-votes-84")
     assert X.columns[0] == "handicapped-infants"
     assert set(X.stack()) == {"y", "n"}
@@ -200,6 +203,9 @@ def test_registry_entries_are_well_formed() -> None:
             assert len(set(spec.columns)) == len(spec.columns), spec.name
             assert spec.target in spec.columns, spec.name
         keys += [spec.name, *spec.aliases]
+        for col, order in spec.ordered:  # ordered columns are categorical, orders distinct
+            assert spec.categorical == ALL or col in spec.categorical, (spec.name, col)
+            assert len(set(order)) == len(order), (spec.name, col)
     assert len(keys) == len(set(keys))
 
 

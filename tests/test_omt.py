@@ -92,7 +92,8 @@ def partition_optimum(masks: list[np.ndarray], costs: list[float], leaves: int) 
     return best[0]
 
 
-def oracle_misclassification(X, y, depth, leaves, min_count, categorical_nodes="values"):
+def oracle_misclassification(X, y, depth, leaves, min_count, categorical_nodes="values",
+                             rule_cost=0.0):
     g = build_graph(X, categorical_nodes=categorical_nodes)
     K = int(y.max()) + 1
     masks, costs = [], []
@@ -101,7 +102,7 @@ def oracle_misclassification(X, y, depth, leaves, min_count, categorical_nodes="
         if m.sum() < min_count:
             continue
         masks.append(m)
-        costs.append(float(m.sum() - np.bincount(y[m], minlength=K).max()))
+        costs.append(float(m.sum() - np.bincount(y[m], minlength=K).max()) + rule_cost)
     return partition_optimum(masks, costs, leaves)
 
 
@@ -120,6 +121,36 @@ def test_cumulative_binning_nodes_and_text():
     X["k"] = 1
     g2 = build_graph(X, feature_order=["c"])
     assert [lv.name for lv in g2.levels] == ["c", "x"] and g2.dropped == ["k"]
+
+
+def test_ordinal_levels_are_runs_of_categories():
+    sizes = ["S", "M", "L", "XL"]
+    X = pd.DataFrame({"size": pd.Categorical(["S", "L", "XL", "S", "L"] * 8, categories=sizes,
+                                             ordered=True),
+                      "n": pd.Categorical([3, 1, 2, 1, 3] * 8),  # numeric categories
+                      "c": pd.Categorical(["b", "a", "a", "b", "a"] * 8)})
+    g = build_graph(X, ordinal=True)
+    size, n, c = g.levels
+    assert size.ordinal and n.ordinal and not c.ordinal and c.kind == "categorical"
+    assert n.categories == [1, 2, 3]
+    # seen positions 0, 2, 3 -> three codes; the unseen "M" lies in the bin of "L"
+    assert size.n_codes == 3 and size.nodes.shape[0] == 3 * 4 // 2 - 1
+    codes = size.encode(pd.Series(["S", "M", "L", "XL", "XXL"], dtype=object))
+    assert list(codes) == [0, 1, 1, 2, -1]
+    texts = {size.codes_text(np.flatnonzero(r)) for r in size.nodes}
+    assert texts == {"size = S", "M <= size <= L", "size = XL", "size <= L", "size >= M"}
+    # default "auto": only the ordered column is ordinal; False: none
+    assert [lv.ordinal for lv in build_graph(X).levels] == [True, False, False]
+    assert [lv.ordinal for lv in build_graph(X, ordinal=False).levels] == [False] * 3
+    with pytest.raises(OptreesInputError, match="ordinal must be"):
+        build_graph(X, ordinal="yes")
+    # a tree that needs the order: y = size >= L; one split, two leaves
+    y = np.asarray(X["size"].isin(["L", "XL"]))
+    clf = OMTClassifier(depth=1, leaves=2, ordinal=True, min_support=1).fit(X, y)
+    assert clf.score(X, y) == 1.0 and "size >= M" in clf.export_text()
+    t2 = MultiwayTree.from_dict(json.loads(json.dumps(clf.tree_.to_dict())))
+    Xn = pd.DataFrame({"size": ["M", "XL", "S"], "n": [1, 2, 3], "c": ["a", "a", "b"]})
+    assert list(t2.predict(Xn)) == list(clf.predict(Xn)) == [True, True, False]
 
 
 # --------------------------------------------------------------------------- pricing
@@ -280,6 +311,24 @@ def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count, node
         assert m.sum() >= min_count and len(st) <= depth
         cov += m
     assert len(r.steps) <= leaves and np.all(cov == 1)
+
+
+@pytest.mark.parametrize("seed,penalty", [(0, 0.02), (1, 0.05), (3, 0.1)])
+def test_leaf_penalty_exact_equals_enumerated_optimum(seed, penalty):
+    X, y = tiny_categorical(seed, n=24)
+    want = oracle_misclassification(X, y, 2, 4, 1, rule_cost=penalty * len(y))
+    g = build_graph(X)
+    fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+                    depth=2, leaves=4, min_count=1, exact_pricing=True, leaf_penalty=penalty)
+    r = fit.result
+    assert r.status == "optimal" and r.uncovered == 0
+    assert math.isclose(r.objective, want, abs_tol=1e-6)
+    errors = sum(r.xi)
+    assert math.isclose(r.objective, errors + penalty * len(y) * len(r.steps), abs_tol=1e-6)
+    # the penalty trades errors for rules: never more rules, never fewer errors than without
+    r0 = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+                   depth=2, leaves=4, min_count=1, exact_pricing=True).result
+    assert len(r.steps) <= len(r0.steps) and errors >= sum(r0.xi) - 1e-9
 
 
 def test_greedy_binary_partition_and_distinct_covers():
@@ -475,6 +524,10 @@ def test_bad_input():
         OMTClassifier(loss="f1").fit(X, np.arange(30) % 3)
     with pytest.raises(OptreesInputError, match="leaves"):
         OMTClassifier(leaves=0).fit(X, y)
+    with pytest.raises(OptreesInputError, match="leaf_penalty must be >= 0"):
+        OMTClassifier(leaf_penalty=-0.1).fit(X, y)
+    with pytest.raises(OptreesInputError, match="leaf_penalty is not supported"):
+        OMTClassifier(loss="f1", leaf_penalty=0.1).fit(X, y)
     with pytest.raises(OptreesInputError, match="before"):
         OMTClassifier(requires={"f0": ["f2"]}).fit(X, y)
     with pytest.raises(UserWarning, match="classes"):
@@ -487,3 +540,15 @@ def test_bad_input():
     clf = OMTClassifier().fit(Xc, y)
     assert clf.tree_.n_leaves == 1 and clf.graph_.dropped == ["a", "b"]
     assert np.all(clf.predict(Xc) == np.bincount(y).argmax())
+
+
+def test_column_generation_stops_when_the_lp_stalls():
+    """car-evaluation, d = 3: the LP value stops falling long before pricing runs dry."""
+    from optrees.datasets import load_dataset
+
+    X, y = load_dataset("car-evaluation")
+    clf = OMTClassifier(depth=3, max_stall=2, time_limit=60, random_state=0).fit(X, y)
+    assert clf.status_ == "stalled" and clf.n_iter_ <= 12
+    full = OMTClassifier(depth=3, max_stall=0, time_limit=60, random_state=0).fit(X, y)
+    assert full.status_ == "converged" and full.n_iter_ > clf.n_iter_
+    assert clf.objective_ >= full.objective_ - 1e-9  # stopping early never helps

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-FINISHED = ("optimal", "converged", "iteration_limit", "column_limit")
+FINISHED = ("optimal", "converged", "stalled", "iteration_limit", "column_limit")
 """Statuses counted as "solved": a MIP proved optimality, or column generation (OMT, RUG)
 stopped on its own criteria before the time limit (omt-multiway.txt §6 counts an instance as
 solved when it finishes within the time limit)."""

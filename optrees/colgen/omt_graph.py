@@ -8,7 +8,11 @@ numeric column); a node of the level is a set of codes, stored as a row of the 0
 * numeric column, ``binning="cumulative"`` (§5): kappa quantile bins and every contiguous run
   of bins except the full range, i.e. kappa(kappa+1)/2 - 1 = O(kappa^2) nodes, so a rule can
   express ``x >= t``, ``x < t`` and ``t1 <= x < t2`` at any of the kappa-1 cut points;
-* numeric column, ``binning="plain"``: the kappa bins only.
+* numeric column, ``binning="plain"``: the kappa bins only;
+* ordinal column (an ordered pandas categorical unless ``ordinal=False``; with
+  ``ordinal=True`` also a categorical whose categories are all numbers): binned like a
+  numeric column over the category positions, so a node is a run of consecutive categories
+  ("safety >= med"); the level keeps the category list for encoding and text.
 
 Because runs of bins are closed under intersection, refining an interval (as a binary tree
 does by splitting twice on one feature) stays a single node of the level.
@@ -48,8 +52,8 @@ class Level:
     """One feature of the graph: how raw values map to codes and which code sets are nodes."""
 
     name: str
-    kind: str  # "categorical" | "numeric"
-    categories: list = field(default_factory=list)  # categorical: code = position
+    kind: str  # "categorical" | "numeric" (ordinal levels are numeric with categories)
+    categories: list = field(default_factory=list)  # code (categorical) or position (ordinal)
     cuts: np.ndarray = field(default_factory=lambda: np.zeros(0))  # numeric: bin = #cuts <= x
     nodes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
 
@@ -57,19 +61,32 @@ class Level:
     def n_codes(self) -> int:
         return len(self.categories) if self.kind == "categorical" else len(self.cuts) + 1
 
+    @property
+    def ordinal(self) -> bool:
+        return self.kind == "numeric" and bool(self.categories)
+
+    def _positions(self, s: pd.Series) -> np.ndarray:
+        """Category -> index in ``categories`` (-1 if unknown)."""
+        obj = s.astype(object).to_numpy()
+        pos = np.full(len(obj), -1, dtype=np.int64)
+        for c, v in enumerate(self.categories):
+            pos[obj == v] = c
+        return pos
+
     def encode(self, s: pd.Series) -> np.ndarray:
-        """Raw column -> int32 codes; a category unseen at fit time gets code -1."""
+        """Raw column -> int32 codes; a category unknown at fit time gets code -1."""
+        if self.ordinal:
+            pos = self._positions(s)
+            codes = np.searchsorted(self.cuts, pos, side="right").astype(np.int32)
+            codes[pos < 0] = -1
+            return codes
         if self.kind == "numeric":
             try:
                 x = np.asarray(s.astype(float).to_numpy(), dtype=float)
             except (TypeError, ValueError) as exc:
                 raise OptreesInputError(f"column {self.name!r} is not numeric") from exc
             return np.searchsorted(self.cuts, x, side="right").astype(np.int32)
-        obj = s.astype(object).to_numpy()
-        codes = np.full(len(obj), -1, dtype=np.int32)
-        for c, v in enumerate(self.categories):
-            codes[obj == v] = c
-        return codes
+        return self._positions(s).astype(np.int32)
 
     def codes_text(self, codes: list[int] | np.ndarray) -> str:
         """Readable condition for a set of codes ("color = red", "2.5 <= age < 40")."""
@@ -84,6 +101,8 @@ class Level:
                 runs[-1] = (runs[-1][0], c)
             else:
                 runs.append((c, c))
+        if self.ordinal:
+            return " or ".join(self._ordinal_text(a, b) for a, b in runs)
         parts = []
         for a, b in runs:
             lo = None if a == 0 else self.cuts[a - 1]
@@ -97,6 +116,23 @@ class Level:
             else:
                 parts.append(f"{_fmt(lo)} <= {self.name} < {_fmt(hi)}")
         return " or ".join(parts)
+
+    def _ordinal_text(self, a: int, b: int) -> str:
+        """Codes a..b of an ordinal level as a category range ("size <= M")."""
+        last = len(self.categories) - 1
+        # code of position p = #cuts <= p
+        lo = 0 if a == 0 else int(np.ceil(self.cuts[a - 1]))
+        hi = last if b == len(self.cuts) else int(np.ceil(self.cuts[b])) - 1
+        v_lo, v_hi = self.categories[lo], self.categories[hi]
+        if lo == hi:
+            return f"{self.name} = {v_lo}"
+        if lo == 0 and hi == last:
+            return f"{self.name} any"
+        if lo == 0:
+            return f"{self.name} <= {v_hi}"
+        if hi == last:
+            return f"{self.name} >= {v_lo}"
+        return f"{v_lo} <= {self.name} <= {v_hi}"
 
     def node_text(self, v: int) -> str:
         return self.codes_text(np.flatnonzero(self.nodes[v]))
@@ -169,16 +205,31 @@ def _numeric_categories(s: pd.Series) -> bool:
                                  for c in cats)
 
 
+def _ordinal_categories(s: pd.Series, ordinal: bool | str) -> list | None:
+    """Category order of an ordinal column (ordered categorical: its order; numeric
+    categories with ``ordinal=True``: ascending), or None if the column is nominal."""
+    if ordinal is False or not isinstance(s.dtype, pd.CategoricalDtype):
+        return None
+    if s.cat.ordered:
+        return [_plain(v) for v in s.cat.categories]
+    if ordinal is True and _numeric_categories(s):
+        return sorted(_plain(v) for v in s.cat.categories)
+    return None
+
+
 def build_graph(df: pd.DataFrame, feature_order: list | None = None, n_bins: int = 8,
                 binning: str = "cumulative", categorical_nodes: str = "values",
-                ordinal: bool = False) -> Graph:
+                ordinal: bool | str = "auto") -> Graph:
     """Build the feature graph of a raw table; ``feature_order`` lists columns first in order
     (attribute hierarchy, §5), the remaining columns follow in table order.
 
     ``categorical_nodes``: "values" (one node per value, the paper's graph), "complements"
     (also "!= v" nodes) or "subsets" (every proper value subset for <= 5 values, else
-    complements).  ``ordinal``: categorical columns whose categories are all numbers are
-    treated as numeric (ordered, binned like numeric columns)."""
+    complements).  ``ordinal``: "auto" bins ordered categoricals like numeric columns over
+    their category order, True also categoricals whose categories are all numbers, False
+    treats every categorical as nominal."""
+    if not (isinstance(ordinal, bool) or ordinal == "auto"):
+        raise OptreesInputError(f"ordinal must be True, False or 'auto', got {ordinal!r}")
     if binning not in _BINNING:
         raise OptreesInputError(f"binning must be one of {_BINNING}, got {binning!r}")
     if categorical_nodes not in _CATNODES:
@@ -200,8 +251,13 @@ def build_graph(df: pd.DataFrame, feature_order: list | None = None, n_bins: int
     dropped: list[str] = []
     for c in order:
         s = df[c]
-        if _is_numeric(s) or (ordinal and isinstance(s.dtype, pd.CategoricalDtype)
-                              and _numeric_categories(s)):
+        order_ = _ordinal_categories(s, ordinal)
+        if order_ is not None:
+            lv = Level(str(c), "numeric", categories=order_)
+            pos = lv._positions(s)
+            lv.cuts = _numeric_cuts(pos.astype(float), int(n_bins))
+            lv.nodes = _interval_nodes(lv.n_codes, binning)
+        elif _is_numeric(s):
             x = np.asarray(s.astype(float).to_numpy(dtype=float))
             lv = Level(str(c), "numeric", cuts=_numeric_cuts(x, int(n_bins)))
             lv.nodes = _interval_nodes(lv.n_codes, binning)

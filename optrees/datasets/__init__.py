@@ -99,6 +99,17 @@ def _read(source: Traversable, spec: DatasetSpec) -> pd.DataFrame:
         )
 
 
+def _ordered(s: pd.Series, order: tuple[str, ...], dataset: str) -> pd.Series:
+    """Column as an ordered categorical with the declared order (unused values dropped)."""
+    values = s.astype(str)
+    unknown = sorted(set(values) - set(order))
+    if unknown:
+        raise ValueError(f"dataset {dataset!r}: column {s.name!r} has values {unknown} "
+                         f"outside its declared order {list(order)}")
+    cat = pd.Categorical(values, categories=list(order), ordered=True)
+    return pd.Series(cat, index=s.index, name=s.name).cat.remove_unused_categories()
+
+
 def _clean(frame: pd.DataFrame, spec: DatasetSpec) -> pd.DataFrame:
     """Drop id columns and rows with missing values; strip text; fix numeric dtypes."""
     frame = frame.drop(columns=list(spec.drop))
@@ -113,7 +124,11 @@ def _clean(frame: pd.DataFrame, spec: DatasetSpec) -> pd.DataFrame:
             frame[col] = stripped.mask(stripped.isin(spec.na_values))
     had_missing = frame.isna().any()
     frame = frame.dropna().reset_index(drop=True)
+    ordered = dict(spec.ordered)
     for col in features:
+        if col in ordered:
+            frame[col] = _ordered(frame[col], ordered[col], spec.name)
+            continue
         if col in categorical:
             frame[col] = frame[col].astype("category")
             continue

@@ -28,6 +28,8 @@ class DatasetSpec:
         sep: field separator (``r"\\s+"`` for whitespace-separated files).
         drop: columns removed after reading (ids, row numbers).
         categorical: feature columns returned with ``category`` dtype, or ``ALL``.
+        ordered: ``(column, categories in order)`` pairs: these categorical columns are
+            returned as ordered categoricals (categories absent from the file are dropped).
         na_values: cell values that mean "missing"; rows holding any of them are dropped.
         bundled: the file ships inside the package (``files`` relative to ``data/``).
         aliases: other accepted names (normalised like the canonical one).
@@ -41,6 +43,7 @@ class DatasetSpec:
     sep: str = ","
     drop: tuple[str, ...] = ()
     categorical: tuple[str, ...] | Literal["all"] = ()
+    ordered: tuple[tuple[str, tuple[str, ...]], ...] = ()
     na_values: tuple[str, ...] = ("?",)
     bundled: bool = False
     aliases: tuple[str, ...] = ()
@@ -244,6 +247,7 @@ def _bundled(
     name: str,
     categorical: tuple[str, ...] | Literal["all"] = ALL,
     aliases: tuple[str, ...] = (),
+    ordered: tuple[tuple[str, tuple[str, ...]], ...] = (),
 ) -> DatasetSpec:
     """Bundled datasets: cleaned CSV with a header row, label column named ``class``."""
     return DatasetSpec(
@@ -252,9 +256,27 @@ def _bundled(
         target="class",
         header=True,
         categorical=categorical,
+        ordered=ordered,
         bundled=True,
         aliases=aliases,
     )
+
+
+# value orders from the UCI .names files
+_LOW_VHIGH = ("low", "med", "high", "vhigh")
+_CAR_ORDER = (
+    ("buying", _LOW_VHIGH),
+    ("maint", _LOW_VHIGH),
+    ("doors", ("2", "3", "4", "5more")),
+    ("persons", ("2", "4", "more")),
+    ("lug_boot", ("small", "med", "big")),
+    ("safety", ("low", "med", "high")),
+)
+_BREAST_CANCER_ORDER = (
+    ("age", tuple(f"{a}-{a + 9}" for a in range(10, 100, 10))),
+    ("tumor-size", tuple(f"{a}-{a + 4}" for a in range(0, 60, 5))),
+    ("inv-nodes", (*(f"{a}-{a + 2}" for a in range(0, 36, 3)), "36-39")),
+)
 
 
 SPECS: tuple[DatasetSpec, ...] = (
@@ -266,7 +288,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     # categorical as in the FlowOCT paper's Table 1 (one-hot: 20 binary features)
     _bundled("balance-scale"),
     _bundled("tic-tac-toe"),
-    _bundled("car-evaluation", aliases=("car",)),
+    _bundled("car-evaluation", aliases=("car",), ordered=_CAR_ORDER),
     _bundled("kr-vs-kp"),
     # --- read from the data directory ---
     DatasetSpec(
@@ -314,6 +336,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         columns=("class", *_BREAST_CANCER),
         target="class",
         categorical=tuple(c for c in _BREAST_CANCER if c != "deg-malig"),
+        ordered=_BREAST_CANCER_ORDER,
     ),
     DatasetSpec(
         name="soybean-small",

@@ -56,6 +56,13 @@ def _num(name: str, v: Any) -> float:
     return float(v)
 
 
+def _nonneg(name: str, v: Any) -> float:
+    x = _num(name, v)
+    if x < 0:
+        raise OptreesInputError(f"{name} must be >= 0, got {v!r}")
+    return x
+
+
 class _OMTBase(_TreeOutput, BaseEstimator):
     """Shared fit machinery; subclasses set the task and the loss."""
 
@@ -63,14 +70,15 @@ class _OMTBase(_TreeOutput, BaseEstimator):
 
     def __init__(self, depth: int = 3, leaves: int | None = None, min_support: float = 0.01,
                  loss: str = "misclassification", n_bins: int = 8, binning: str = "cumulative",
-                 categorical_nodes: str = "values", ordinal: bool = False,
+                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
                  feature_order: list | None = None, feature_costs: dict | None = None,
                  rule_budget: float | None = None, total_budget: float | None = None,
                  constraints: list | None = None, forbidden: list | None = None,
                  requires: dict | None = None, k_best: int = 1000, beam: int | None = None,
                  exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
-                 cg_tol: float = 1e-4, mip_gap: float = 0.0, tie_break: float = 0.0,
-                 time_limit: float | None = 60.0,
+                 max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
+                 tie_break: float = 0.0,
+                 leaf_penalty: float = 0.0, time_limit: float | None = 60.0,
                  random_state: int | None = None, verbose: bool = False) -> None:
         self.depth = depth
         self.leaves = leaves
@@ -92,9 +100,11 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         self.exact_pricing = exact_pricing
         self.max_iter = max_iter
         self.max_columns = max_columns
+        self.max_stall = max_stall
         self.cg_tol = cg_tol
         self.mip_gap = mip_gap
         self.tie_break = tie_break
+        self.leaf_penalty = leaf_penalty
         self.time_limit = time_limit
         self.random_state = random_state
         self.verbose = verbose
@@ -215,9 +225,11 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             "beam": None if self.beam is None else _int_param("beam", self.beam, 1),
             "max_iter": _int_param("max_iter", self.max_iter, 0),
             "max_columns": _int_param("max_columns", self.max_columns, 1),
+            "max_stall": _int_param("max_stall", self.max_stall, 0),
             "cg_tol": _num("cg_tol", self.cg_tol),
             "mip_gap": _num("mip_gap", self.mip_gap),
             "tie_break": _num("tie_break", self.tie_break),
+            "leaf_penalty": _nonneg("leaf_penalty", self.leaf_penalty),
         }
 
     def _fit_frame(self, X: Any) -> pd.DataFrame:
@@ -234,7 +246,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         n = len(df)
         min_count = self._min_count(n)
         graph = build_graph(df, self.feature_order, self.n_bins, self.binning,
-                            self.categorical_nodes, bool(self.ordinal))
+                            self.categorical_nodes, self.ordinal)
         params = self._rule_params(graph)
         deadline = solve_deadline(t0, opts["limit"])
         t_solve = time.perf_counter()
@@ -250,9 +262,11 @@ class _OMTBase(_TreeOutput, BaseEstimator):
                                 pos_label=pos, k_best=opts["k_best"], beam=opts["beam"],
                                 exact_pricing=bool(self.exact_pricing),
                                 max_iter=opts["max_iter"], max_columns=opts["max_columns"],
+                                max_stall=opts["max_stall"],
                                 cg_tol=opts["cg_tol"], mip_gap=opts["mip_gap"],
                                 deadline=deadline, seed=opts["seed"],
-                                tie_break=opts["tie_break"], verbose=bool(self.verbose),
+                                tie_break=opts["tie_break"],
+                                leaf_penalty=opts["leaf_penalty"], verbose=bool(self.verbose),
                                 **params)
             except RuntimeError:
                 if stop.requested:  # stopped before any rule set existed: nothing to return
@@ -290,7 +304,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         self.graph_ = graph
         # categories a rule can test (unseen ones at predict time make every test false)
         self._categories = {lv.name: list(lv.categories) for lv in graph.levels
-                            if lv.kind == "categorical"}
+                            if lv.categories}
         self.objective_ = float(res.objective)
         self.bound_ = float(res.lp_bound)
         self.gap_ = float(res.gap)
@@ -344,8 +358,10 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     ``categorical_nodes``: "values" (one graph node per category, the paper), "complements"
     (also "!= v": the graph the paper's experiments had on one-hot encoded data; often more
     accurate, e.g. +9 test points on balance-scale and tic-tac-toe at depth 4, but slower)
-    or "subsets" (all proper value subsets for <= 5 values); ``ordinal=True``
-    bins categorical columns with numeric categories like numeric ones.
+    or "subsets" (all proper value subsets for <= 5 values).  ``ordinal``: "auto" (default)
+    bins ordered categoricals over their category order like numeric columns (nodes are runs
+    such as "safety >= med"; ``load_dataset`` marks ordered columns, e.g. car-evaluation's),
+    True also categoricals with numeric categories (monk's codes), False none.
     ``feature_order``: graph level order (attribute hierarchy).  Constraints (§5):
     ``feature_costs`` {feature: cost} with ``rule_budget`` (per rule) and ``total_budget``
     (sum over selected rules); ``constraints``: list of {"coef": {feature: a}, "const": b,
@@ -353,16 +369,23 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     ``forbidden``: feature combinations no rule may use together; ``requires``:
     {feature: [features that must precede it on the rule]}.
     Column generation: ``k_best`` (K), ``beam`` (partial paths kept per DP level; default K),
-    ``exact_pricing`` (bounded exact KSP), ``max_iter``, ``max_columns``, ``cg_tol``;
+    ``exact_pricing`` (bounded exact KSP), ``max_iter``, ``max_columns``, ``cg_tol``,
+    ``max_stall`` (heuristic pricing: stop after this many rounds without the LP value
+    falling by more than cg_tol, relative; 0 = never);
     final master MIP: ``mip_gap`` and the remaining ``time_limit`` (seconds for the whole
     ``fit``, counted from its start; on timeout or Ctrl-C the best tree so far is returned
     with a :class:`TimeLimitWarning` / :class:`InterruptedWarning`).  ``tie_break``: every
     rule costs tie_break * (1 + length) / (leaves * (depth + 1)) extra (at most tie_break in
     total, < 1 error), so among equally accurate trees the smaller one wins (0 = the paper).
+    ``leaf_penalty`` (>= 0; 0 = the paper): every rule costs leaf_penalty x the number of
+    training samples (the sum of their class weights), i.e. the objective is error rate +
+    leaf_penalty x rules as in BendOCT; for regression leaf_penalty x the one-leaf tree's
+    loss.  Choose it on held-out data against overfitting small training sets.
 
     Fitted: ``tree_`` (:class:`MultiwayTree`), ``paths_``, ``objective_`` (nu_IP),
     ``bound_`` (nu_LP), ``gap_`` ((nu_IP - nu_LP) / nu_IP), ``mip_gap_``, ``lp_exact_``,
-    ``status_`` ("optimal", "converged", "iteration_limit", "column_limit", "time_limit" or
+    ``status_`` ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
+    "time_limit" or
     "interrupted"), ``n_uncovered_``, ``f1_`` (loss="f1"), ``n_iter_`` (column-generation
     rounds of the last master solve), ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
@@ -373,20 +396,22 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     def __init__(self, depth: int = 3, leaves: int | None = None, min_support: float = 0.01,
                  loss: str = "misclassification", class_weight: Any = None,
                  pos_label: Any = None, n_bins: int = 8, binning: str = "cumulative",
-                 categorical_nodes: str = "values", ordinal: bool = False,
+                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
                  feature_order: list | None = None, feature_costs: dict | None = None,
                  rule_budget: float | None = None, total_budget: float | None = None,
                  constraints: list | None = None, forbidden: list | None = None,
                  requires: dict | None = None, k_best: int = 1000, beam: int | None = None,
                  exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
-                 cg_tol: float = 1e-4, mip_gap: float = 0.0, tie_break: float = 0.0,
-                 time_limit: float | None = 60.0,
+                 max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
+                 tie_break: float = 0.0,
+                 leaf_penalty: float = 0.0, time_limit: float | None = 60.0,
                  random_state: int | None = None, verbose: bool = False) -> None:
         super().__init__(depth, leaves, min_support, loss, n_bins, binning, categorical_nodes,
                          ordinal, feature_order,
                          feature_costs, rule_budget, total_budget, constraints, forbidden,
-                         requires, k_best, beam, exact_pricing, max_iter, max_columns, cg_tol,
-                         mip_gap, tie_break, time_limit, random_state, verbose)
+                         requires, k_best, beam, exact_pricing, max_iter, max_columns,
+                         max_stall, cg_tol, mip_gap, tie_break, leaf_penalty, time_limit,
+                         random_state, verbose)
         self.class_weight = class_weight
         self.pos_label = pos_label
 
@@ -402,6 +427,9 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
                 f"class_weight must be None, 'balanced' or a dict, got {cw!r}")
         if self.loss == "f1" and cw is not None:
             raise OptreesInputError("class_weight has no meaning for loss='f1'; leave it None")
+        if self.loss == "f1" and opts["leaf_penalty"] > 0:
+            raise OptreesInputError("leaf_penalty is not supported with loss='f1' (F1 is not a "
+                                    "sum over rules); leave it 0")
         df = self._fit_frame(X)
         classes, y_enc = check_target(y, len(df))
         K = len(classes)
@@ -445,20 +473,22 @@ class OMTRegressor(RegressorMixin, _OMTBase):
 
     def __init__(self, depth: int = 3, leaves: int | None = None, min_support: float = 0.01,
                  loss: str = "squared", n_bins: int = 8, binning: str = "cumulative",
-                 categorical_nodes: str = "values", ordinal: bool = False,
+                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
                  feature_order: list | None = None, feature_costs: dict | None = None,
                  rule_budget: float | None = None, total_budget: float | None = None,
                  constraints: list | None = None, forbidden: list | None = None,
                  requires: dict | None = None, k_best: int = 1000, beam: int | None = None,
                  exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
-                 cg_tol: float = 1e-4, mip_gap: float = 0.0, tie_break: float = 0.0,
-                 time_limit: float | None = 60.0,
+                 max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
+                 tie_break: float = 0.0,
+                 leaf_penalty: float = 0.0, time_limit: float | None = 60.0,
                  random_state: int | None = None, verbose: bool = False) -> None:
         super().__init__(depth, leaves, min_support, loss, n_bins, binning, categorical_nodes,
                          ordinal, feature_order,
                          feature_costs, rule_budget, total_budget, constraints, forbidden,
-                         requires, k_best, beam, exact_pricing, max_iter, max_columns, cg_tol,
-                         mip_gap, tie_break, time_limit, random_state, verbose)
+                         requires, k_best, beam, exact_pricing, max_iter, max_columns,
+                         max_stall, cg_tol, mip_gap, tie_break, leaf_penalty, time_limit,
+                         random_state, verbose)
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> OMTRegressor:
