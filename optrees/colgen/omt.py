@@ -714,6 +714,7 @@ class OMTSolver:
         z_cols = np.asarray(info["z"], dtype=np.int64)
         lp_vals = res.values
         # ---- MIP over generated columns, warm start
+        m.skip_probing()
         start = self._warm_start(metric, info, lp_vals, greedy, penalty, m.n_cols)
         rc = res.stats.get("reduced_costs")
         m.set_integer(z_cols)
