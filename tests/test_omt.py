@@ -485,6 +485,15 @@ def test_regression_squared_exact():
     assert math.isclose(float(((reg.predict(X) - yv) ** 2).sum()), want, rel_tol=1e-7)
     absr = OMTRegressor(depth=2, leaves=3, loss="absolute", min_support=2).fit(X, yv)
     assert absr.objective_ <= np.abs(yv - np.median(yv)).sum() + 1e-9
+    # leaf penalty in units of the one-leaf loss: exact optimum of loss + pen * root * rules
+    root = float(((yv - yv.mean()) ** 2).sum())
+    for pen in (0.05, 0.6):
+        want_p = partition_optimum(masks, [c + pen * root for c in costs], 3)
+        rp = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True,
+                          leaf_penalty=pen).fit(X, yv)
+        assert rp.status_ == "optimal"
+        assert math.isclose(rp.objective_, want_p, rel_tol=1e-7, abs_tol=1e-7)
+    assert len(rp.paths_) < len(reg.paths_)  # the larger penalty merges leaves
 
 
 # --------------------------------------------------------------------------- model
