@@ -33,6 +33,14 @@ def check_lam(lam: object, upper: float = 1.0) -> float:
     return float(lam)
 
 
+def check_real(name: str, value: object, low: float, high: float = np.inf) -> float:
+    """A finite number in [low, high]."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not np.isfinite(value) or not low <= value <= high):
+        raise OptreesInputError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
+    return float(value)
+
+
 def check_time_limit(time_limit: object) -> float | None:
     """Time limit in seconds: None (no limit) or a positive number."""
     if time_limit is None:

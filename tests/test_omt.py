@@ -533,7 +533,8 @@ def test_bad_input():
         OMTClassifier(loss="f1").fit(X, np.arange(30) % 3)
     with pytest.raises(OptreesInputError, match="leaves"):
         OMTClassifier(leaves=0).fit(X, y)
-    with pytest.raises(OptreesInputError, match="leaf_penalty must be >= 0"):
+    with pytest.raises(OptreesInputError,
+                       match=r"leaf_penalty must be a number in \[0, inf\], got -0.1"):
         OMTClassifier(leaf_penalty=-0.1).fit(X, y)
     with pytest.raises(OptreesInputError, match="leaf_penalty is not supported"):
         OMTClassifier(loss="f1", leaf_penalty=0.1).fit(X, y)

@@ -219,12 +219,12 @@ class OMTSolver:
                  tol: float = 1e-7, seed: int = 0, verbose: bool = False,
                  unit_codes: np.ndarray | None = None, sub_mip_columns: int = 300,
                  sub_mip_seconds: float = 10.0, tie_break: float = 0.0,
-                 leaf_cost: float = 0.0, max_stall: int = 10,
+                 max_stall: int = 10,
                  merge_min_units: int = 20_000, max_master_columns: int = 300) -> None:
         self.graph = graph
         # tie-break: each rule costs tie * (1 + its length); at most tie_break in total
         self.tie = float(tie_break) / (leaves * (depth + 1))
-        self.leaf_cost = float(leaf_cost)  # every rule costs this much (leaf penalty)
+        self.leaf_cost = 0.0  # every rule costs this much (leaf penalty; set by solve_omt)
         self.max_stall = int(max_stall)  # heuristic pricing: rounds without LP progress
         self.sub_mip_columns, self.sub_mip_seconds = int(sub_mip_columns), sub_mip_seconds
         self.codes = unit_codes
@@ -722,9 +722,9 @@ class OMTSolver:
         n_fixed, sub_obj = 0, None
         ub0 = None if start is None else float(start @ info["cost"])
         at_bound = ub0 is not None and ub0 <= lp_obj + 1e-6 * max(1.0, abs(ub0))
-        if at_bound:  # the warm start reaches the LP value: optimal over these columns
-            pass
-        elif rc is not None and len(z_cols) > self.sub_mip_columns and not out_of_time():
+        # at_bound: the warm start reaches the LP value, so it is optimal over these columns
+        if (not at_bound and rc is not None and len(z_cols) > self.sub_mip_columns
+                and not out_of_time()):
             # phase 1 (heuristic): MIP over the columns used by the LP and those of smallest
             # reduced cost, for a good incumbent quickly
             order = np.argsort(rc[z_cols], kind="stable")

@@ -22,6 +22,7 @@ from sklearn.exceptions import DataConversionWarning
 from .._validation import (
     OptreesInputError,
     check_depth,
+    check_real,
     check_target,
     check_time_limit,
 )
@@ -54,13 +55,6 @@ def _num(name: str, v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
         raise OptreesInputError(f"{name} must be a finite number, got {v!r}")
     return float(v)
-
-
-def _nonneg(name: str, v: Any) -> float:
-    x = _num(name, v)
-    if x < 0:
-        raise OptreesInputError(f"{name} must be >= 0, got {v!r}")
-    return x
 
 
 class _OMTBase(_TreeOutput, BaseEstimator):
@@ -229,7 +223,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             "cg_tol": _num("cg_tol", self.cg_tol),
             "mip_gap": _num("mip_gap", self.mip_gap),
             "tie_break": _num("tie_break", self.tie_break),
-            "leaf_penalty": _nonneg("leaf_penalty", self.leaf_penalty),
+            "leaf_penalty": check_real("leaf_penalty", self.leaf_penalty, 0.0),
         }
 
     def _fit_frame(self, X: Any) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import OptreesInputError, check_target, check_time_limit
+from .._validation import OptreesInputError, check_real, check_target, check_time_limit
 from ..colgen.rug import Fairness, RawColumns, RuleGeneration
 from ..colgen.rug_exact import ExactPricer
 from ..models.rule_set import RuleSet
@@ -35,13 +35,6 @@ def _check_int(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise OptreesInputError(f"{name} must be an integer >= {low}, got {value!r}")
     return int(value)
-
-
-def _check_real(name: str, value: Any, low: float, high: float = np.inf) -> float:
-    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-            or not np.isfinite(value) or not low <= value <= high):
-        raise OptreesInputError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
-    return float(value)
 
 
 class RUGClassifier(ClassifierMixin, BaseEstimator):
@@ -105,9 +98,9 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, groups: Any = None) -> RUGClassifier:
         t0 = time.perf_counter()
         max_depth = _check_int("max_depth", self.max_depth, 1)
-        pen_par = _check_real("pen_par", self.pen_par, 0.0)
+        pen_par = check_real("pen_par", self.pen_par, 0.0)
         max_calls = _check_int("max_rmp_calls", self.max_rmp_calls, 1)
-        threshold = _check_real("threshold", self.threshold, 0.0, 1.0)
+        threshold = check_real("threshold", self.threshold, 0.0, 1.0)
         limit = check_time_limit(self.time_limit)
         seed = check_seed(self.random_state)
         if self.pricing not in _PRICING:
@@ -121,7 +114,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_enc = check_target(y, df.shape[0])
         fair = None
         if self.fairness is not None:
-            epsilon = _check_real("epsilon", self.epsilon, 0.0)
+            epsilon = check_real("epsilon", self.epsilon, 0.0)
             gvec, df = self._groups(df, groups)
             gnames, gidx = np.unique(gvec, return_inverse=True)
             if len(gnames) < 2:

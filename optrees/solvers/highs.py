@@ -176,7 +176,8 @@ class HighsModel:
         # HiGHS compares an LP's time_limit with the run time of all solves of this object so
         # far, a MIP's with the time of this run (both measured), so an LP re-solve in column
         # generation gets the time spent before added, a MIP does not
-        offset = 0.0 if self._has_integers() else float(self.h.getRunTime())
+        has_integers = self._has_integers()
+        offset = 0.0 if has_integers else float(self.h.getRunTime())
         self.h.setOptionValue("time_limit", offset + float(limit) if limit is not None else INF)
         gap = self.options.mip_gap if mip_gap is None else mip_gap
         self.h.setOptionValue("mip_rel_gap", float(gap))
@@ -198,7 +199,7 @@ class HighsModel:
         has_values = bool(sol.value_valid)
         values = np.asarray(sol.col_value, dtype=float) if has_values else None
         objective = float(info.objective_function_value) if has_values else None
-        is_mip = info.mip_node_count >= 0 and self._has_integers()
+        is_mip = info.mip_node_count >= 0 and has_integers
         if is_mip:
             bound = float(info.mip_dual_bound)
             nodes = int(info.mip_node_count)
