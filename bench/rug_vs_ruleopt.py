@@ -2,7 +2,7 @@
 
 Usage:  OPTREES_DATA=../shared/datasets python bench/rug_vs_ruleopt.py
         [--datasets skin,adult,magic] [--depth 3] [--calls 10] [--penalty 1.0] [--seeds 0]
-        [--repeat 1] [--fair] [--fair-cv]
+        [--lp-methods simplex,interior] [--repeat 1] [--fair] [--fair-cv]
 
 ruleopt is a benchmark-only tool (``pip install ruleopt==1.2.1``), not an optrees dependency.
 
@@ -15,7 +15,10 @@ Settings that correspond:
 - rule cost = rule length (ruleopt ``Length()``), and ruleopt's objective weight
   ``penalty / max(initial rule costs)`` is passed to optrees as ``pen_par``;
 - pruning thresholds: ruleopt keeps rules with weight > 1e-6, optrees ``threshold=1e-6``
-  relative to the largest weight (both keep essentially every rule with positive weight).
+  relative to the largest weight (both keep essentially every rule with positive weight);
+- ruleopt solves the master LP by interior point without crossover (tolerance 1e-4), which is
+  optrees' ``lp_method="interior"``; optrees' default ``"simplex"`` returns an optimal vertex.
+  ``--lp-methods`` runs each given method against the same ruleopt fit.
 
 ``--fair`` also times optrees with fairness off / DMC / EOP (epsilon 0.025) on adult (sex) and
 compas (Race) with the FairRUG settings of bench/rug.py (threshold 0, rule cost 1, pen_par =
@@ -66,14 +69,15 @@ def fit_ruleopt(Xtr: np.ndarray, ytr: np.ndarray, args, seed: int):
     return model, secs, pen_par
 
 
-def fit_optrees(Xtr, ytr, args, seed: int, pen_par: float, **kw):
+def fit_optrees(Xtr, ytr, args, seed: int, pen_par: float, lp_method: str):
     """optrees RUGClassifier with the corresponding settings; returns (model, seconds)."""
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = RUGClassifier(max_depth=args.depth, pen_par=pen_par,
                               max_rmp_calls=args.calls + 1, threshold=1e-6,
-                              rule_length_cost=True, random_state=seed, **kw).fit(Xtr, ytr)
+                              rule_length_cost=True, random_state=seed,
+                              lp_method=lp_method).fit(Xtr, ytr)
     return model, time.perf_counter() - t0
 
 
@@ -87,7 +91,8 @@ def best_of(fn, repeat: int):
     return best
 
 
-def run_one(name: str, args, seed: int) -> dict:
+def run_one(name: str, args, seed: int) -> list[dict]:
+    """One split: ruleopt once, then optrees with each LP method; one row per method."""
     X, y = load_dataset(name)
     y = y.to_numpy()
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
@@ -99,19 +104,24 @@ def run_one(name: str, args, seed: int) -> dict:
     yte_i = np.searchsorted(classes, yte)
     ro, ro_s, pen_par = best_of(lambda: fit_ruleopt(Mtr, ytr_i, args, seed), args.repeat)
     ro_acc = accuracy_score(yte_i, ro.predict(Mte))
-    ot, ot_s = best_of(lambda: fit_optrees(Xtr, ytr, args, seed, pen_par), args.repeat)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # categories unseen in training
-        ot_acc = accuracy_score(yte, ot.predict(Xte))
-    row = dict(dataset=name, n=len(X), seed=seed, pen_par=pen_par,
-               ro_s=ro_s, ro_acc=ro_acc, ro_rules=len(ro.decision_rules),
-               ot_s=ot_s, ot_acc=ot_acc, ot_rules=len(ot.rules_), ot_lps=ot.n_rmp_calls_,
-               ot_pool=len(ot.all_rules_))
-    print(f"{name:14s} n={len(X):7d} seed={seed} pen_par={pen_par:.4f} | ruleopt "
-          f"{ro_s:7.2f}s acc {ro_acc:.4f} rules {row['ro_rules']:3d} | optrees {ot_s:7.2f}s "
-          f"acc {ot_acc:.4f} rules {row['ot_rules']:3d} (pool {row['ot_pool']}, "
-          f"{ot.n_rmp_calls_} LPs, {ot.status_}) | ratio {ot_s / ro_s:.2f}", flush=True)
-    return row
+    rows = []
+    for method in args.lp_methods.split(","):
+        ot, ot_s = best_of(lambda m=method: fit_optrees(Xtr, ytr, args, seed, pen_par, m),
+                           args.repeat)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # categories unseen in training
+            ot_acc = accuracy_score(yte, ot.predict(Xte))
+        row = dict(dataset=name, n=len(X), seed=seed, pen_par=pen_par, lp_method=method,
+                   ro_s=ro_s, ro_acc=ro_acc, ro_rules=len(ro.decision_rules),
+                   ot_s=ot_s, ot_acc=ot_acc, ot_rules=len(ot.rules_), ot_lps=ot.n_rmp_calls_,
+                   ot_pool=len(ot.all_rules_))
+        print(f"{name:14s} n={len(X):7d} seed={seed} pen_par={pen_par:.4f} | ruleopt "
+              f"{ro_s:7.2f}s acc {ro_acc:.4f} rules {row['ro_rules']:3d} | optrees {method:8s} "
+              f"{ot_s:7.2f}s acc {ot_acc:.4f} rules {row['ot_rules']:3d} (pool "
+              f"{row['ot_pool']}, {ot.n_rmp_calls_} LPs, {ot.status_}) | ratio "
+              f"{ot_s / ro_s:.2f}", flush=True)
+        rows.append(row)
+    return rows
 
 
 def _fair_score(kind: str, y, p, g, pos) -> float:
@@ -199,24 +209,32 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--calls", type=int, default=10)
     ap.add_argument("--penalty", type=float, default=1.0)
-    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--seeds", default="0",
+                    help="comma list of split seeds, or a range FIRST-LAST")
+    ap.add_argument("--lp-methods", default="simplex,interior",
+                    help="optrees lp_method(s) to run against the same ruleopt fit")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--fair", action="store_true")
     ap.add_argument("--fair-cv", action="store_true",
                     help="choose epsilon by 3-fold CV on the fairness score (paper's protocol)")
     args = ap.parse_args()
-    seeds = [int(s) for s in args.seeds.split(",")]
+    if "-" in args.seeds:
+        first, last = (int(s) for s in args.seeds.split("-"))
+        seeds = list(range(first, last + 1))
+    else:
+        seeds = [int(s) for s in args.seeds.split(",")]
     rows = []
     for name in filter(None, args.datasets.split(",")):
-        rows += [run_one(name, args, seed) for seed in seeds]
+        for seed in seeds:
+            rows += run_one(name, args, seed)
     if len(seeds) > 1 and rows:
-        print(f"mean over seeds {seeds}:")
-        for name in dict.fromkeys(r["dataset"] for r in rows):
-            sub = [r for r in rows if r["dataset"] == name]
+        print(f"mean over seeds {args.seeds}:")
+        for name, method in dict.fromkeys((r["dataset"], r["lp_method"]) for r in rows):
+            sub = [r for r in rows if r["dataset"] == name and r["lp_method"] == method]
             mean = {k: float(np.mean([r[k] for r in sub])) for k in
                     ("ro_s", "ro_acc", "ro_rules", "ot_s", "ot_acc", "ot_rules")}
             print(f"{name:14s} n={sub[0]['n']:7d} | ruleopt {mean['ro_s']:7.2f}s acc "
-                  f"{mean['ro_acc']:.4f} rules {mean['ro_rules']:5.1f} | optrees "
+                  f"{mean['ro_acc']:.4f} rules {mean['ro_rules']:5.1f} | optrees {method:8s} "
                   f"{mean['ot_s']:7.2f}s acc {mean['ot_acc']:.4f} rules {mean['ot_rules']:5.1f}"
                   f" | ratio {mean['ot_s'] / mean['ro_s']:.2f}", flush=True)
             diff = 100 * np.array([r["ot_acc"] - r["ro_acc"] for r in sub])

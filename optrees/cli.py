@@ -200,7 +200,8 @@ def _fit_rug(args, X_tr, y_tr, X_te, y_te) -> int:
     est = RUGClassifier(max_depth=args.depth, pen_par=args.pen_par,
                         max_rmp_calls=args.max_rmp_calls, threshold=args.threshold,
                         time_limit=args.time_limit, random_state=args.seed,
-                        fairness=args.fairness, epsilon=args.epsilon, sensitive=args.sensitive)
+                        fairness=args.fairness, epsilon=args.epsilon, sensitive=args.sensitive,
+                        lp_method=args.lp_method)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
         est.fit(X_tr, y_tr)
@@ -319,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     rug.add_argument("--fairness", choices=["dmc", "odm", "eop"], default=None)
     rug.add_argument("--sensitive", default=None, help="sensitive attribute column")
     rug.add_argument("--epsilon", type=float, default=0.025, help="fairness cap")
+    rug.add_argument("--lp-method", choices=["simplex", "interior"], default="simplex",
+                     help="master LP by simplex (few rules) or interior point (weight spread "
+                          "over equally good rules, as ruleopt)")
     fit.add_argument("-v", "--verbose", action="count", default=0,
                      help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
     fit.add_argument("--out", help="write the fitted model as JSON")

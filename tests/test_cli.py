@@ -141,3 +141,16 @@ def test_omt_ordinal_and_leaf_penalty(capsys):
     out = capsys.readouterr().out
     assert "safety >= med" in out and out.count("[rule ") == 3
     assert "objective       : 317.88 " in out  # 279 + 3 * 0.01 * 1296
+
+
+def test_rug_fairness_and_lp_method_flags(tmp_path, capsys):
+    csv = tmp_path / "shop.csv"
+    _newcomer_csv(csv, n=200)
+    argv = ["fit", "--csv", str(csv), "--target", "label", "--method", "rug",
+            "--fairness", "dmc", "--sensitive", "size", "--epsilon", "0.05"]
+    for method in ("simplex", "interior"):
+        assert main(argv + ["--lp-method", method]) == 0
+        out = capsys.readouterr().out
+        assert "THEN" in out and "DMC" in out and "EOP" in out
+    assert main(argv + ["--lp-method", "barrier"]) == 2
+    assert "--lp-method" in capsys.readouterr().err

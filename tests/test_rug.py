@@ -397,3 +397,85 @@ def test_dual_form_master_matches_primal_quantities():
     beta = out.stats["duals"]
     assert beta.sum() == pytest.approx(out.objective)  # strong duality
     assert (beta >= -1e-9).all() and (beta <= m.counts + 1e-9).all()
+
+
+# --------------------------------------------------------------------------- interior point
+def _pool_master(fairness=None, interior=False, seed=0):
+    """Master LP (3) over every rule of <= 2 literals on a small random data set."""
+    X, y = _tiny(seed, n=40, K=3)
+    raw = RawColumns(X)
+    master = RUGMaster(y, 3, 0.3, fairness, interior=interior)
+    for lits in _all_conjunctions(raw, 2):
+        cover = raw.cover(lits)
+        if len(cover):
+            master.add(cover, int(np.argmax(np.bincount(y[cover], minlength=3))),
+                       float(len(lits)))
+    return master
+
+
+def _objective_of(master, res):
+    """(3) evaluated at the returned (v, w), after checking that they are feasible."""
+    v, w = res.values[master.v_cols], res.values[master.n:]
+    assert w.min() >= 0 and v.min() >= -1e-7
+    assert (master.matrix().T @ w + v).min() >= 1 - 1e-6  # cover rows of (3)
+    return float(master.pen_par * np.asarray(master.costs) @ w + master.counts @ v)
+
+
+@pytest.mark.parametrize("kind", [None, "odm"])
+def test_interior_master_is_certified_near_the_simplex_optimum(kind):
+    groups = np.arange(40) % 2
+    fair = None if kind is None else Fairness(kind, groups, 0.01)
+    exact = _pool_master(fair).solve()
+    master = _pool_master(fair, interior=True)
+    res = master.solve()
+    assert exact.status == res.status == "optimal"
+    assert res.objective == pytest.approx(_objective_of(master, res))
+    # the certified bound and the objective bracket the optimum, within INTERIOR_GAP
+    assert res.bound <= exact.objective + 1e-7 <= res.objective + 2e-7
+    assert res.objective - res.bound <= 1e-3 * res.objective
+    if fair is not None:
+        for _, idx in fair.sets(master.y, 3):
+            means = _group_means(res.values[master.v_cols], idx)
+            assert max(means) - min(means) <= 0.01 + 1e-6
+
+
+def test_certified_bound_is_valid_for_any_duals():
+    """_certified scales arbitrary duals into the dual of (3): its bound never exceeds the
+    optimum, even for random duals (this is what makes interior-point results safe)."""
+    master = _pool_master()
+    exact = master.solve()
+    A, c = master.matrix(), master.pen_par * np.asarray(master.costs)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        beta = rng.random(master.n) * master.counts
+        res = master._certified(exact, exact.values[: master.n], exact.values[master.n:],
+                                beta, np.zeros(0), A, c, {})
+        assert res.bound <= exact.objective + 1e-9
+    # with the optimal duals it is tight
+    tight = master._certified(exact, exact.values[: master.n], exact.values[master.n:],
+                              exact.stats["duals"], np.zeros(0), A, c, {})
+    assert tight.bound == pytest.approx(exact.objective, rel=1e-7)
+
+
+def test_interior_falls_back_to_simplex_beyond_the_gap(monkeypatch):
+    from optrees.colgen import rug
+    exact = _pool_master().solve()
+    monkeypatch.setattr(rug, "INTERIOR_GAP", 0.0)  # no interior solve is accepted
+    master = _pool_master(interior=True)
+    res = master.solve()
+    assert res.status == "optimal" and master.interior
+    assert res.objective == pytest.approx(exact.objective, rel=1e-9)
+    assert res.bound == pytest.approx(exact.objective, rel=1e-7)
+
+
+def test_interior_lp_method_end_to_end():
+    X, y = load_dataset("tic-tac-toe")
+    base = dict(max_depth=3, pen_par=0.1, random_state=0, threshold=1e-6)
+    simplex = RUGClassifier(**base).fit(X, y)
+    interior = RUGClassifier(**base, lp_method="interior").fit(X, y)
+    assert interior.lp_status_ == "optimal" and simplex.lp_status_ == "optimal"
+    assert interior.score(X, y) >= 0.8
+    # the pool LP of each run is solved to within INTERIOR_GAP (1e-3)
+    assert interior.objective_ <= _pool_lp(interior, X, y.to_numpy()) * (1 + 1e-3) + 1e-9
+    with pytest.raises(OptreesInputError, match="lp_method"):
+        RUGClassifier(lp_method="barrier").fit(X, y)

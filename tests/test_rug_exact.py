@@ -126,3 +126,16 @@ def test_farley_bound_edge_cases():
     assert farley_bound(10.0, -1.0, 1.0) == pytest.approx(5.0)
     assert farley_bound(10.0, -1.0, 0.0) is None
     assert farley_bound(10.0, None, 1.0) is None
+
+
+def test_farley_bound_stays_valid_with_interior_point_duals():
+    df, y = _data(n=30, seed=3)
+    raw = RawColumns(df)
+    pricer = ExactPricer(raw, y, 3, 0.5, True, 2, method="enumerate", n_thresholds=3)
+    gen = RuleGeneration(raw, y, 3, max_depth=1, pen_par=0.5, max_rmp_calls=30,
+                         pricer=pricer, interior=True)
+    res = gen.run()
+    full = _full_master_value(raw, y, 0.5, pricer.pool, 2)
+    assert res.lower_bound is not None
+    # a bound on the LP over the pool and the restricted rules: below both values
+    assert res.lower_bound <= min(full, res.objective) + 1e-7

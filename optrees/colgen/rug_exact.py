@@ -218,12 +218,14 @@ class ExactPricer:
         return (-(float(res.objective) - constant), chosen)
 
 
-def farley_bound(objective: float, min_rc: float | None, pen_par: float) -> float | None:
-    """Lower bound on the master (3) from the restricted value and the exact min reduced cost."""
-    if min_rc is None or not math.isfinite(objective):
+def farley_bound(restricted: float, min_rc: float | None, pen_par: float) -> float | None:
+    """Lower bound on the master (3) over all rules from the exact min reduced cost and a
+    lower bound ``restricted`` on the restricted master given by the same duals (its value
+    when they are optimal): the duals scaled by 1 / (1 - min_rc / lam) are feasible."""
+    if min_rc is None or not math.isfinite(restricted):
         return None
     if min_rc >= 0:
-        return objective
+        return restricted
     if pen_par <= 0:
         return None  # weights are unbounded without a rule cost
-    return objective / (1.0 - min_rc / pen_par)
+    return restricted / (1.0 - min_rc / pen_par)

@@ -32,6 +32,7 @@ _STATUS = {
     "Primal infeasible or unbounded": "infeasible",
     "Iteration limit reached": "iteration_limit",
     "Interrupted by user": "interrupted",
+    "Unknown": "unknown",
 }
 
 
@@ -66,6 +67,17 @@ class HighsModel:
         masters it is slow and overruns the time limit (OMT car-evaluation d = 5: a MIP
         given 7.0 s ran 10.3 s, HiGHS: "Time limit reached in probing")."""
         self.h.setOptionValue("presolve_rule_off", 1 << 15)
+
+    def use_interior_point(self, tolerance: float = 1e-8) -> None:
+        """Solve the LP by interior point without crossover or presolve, stopped at the given
+        optimality tolerance: an interior point near the optimum, not a vertex, with
+        approximate duals (HiGHS then often reports status "unknown").  With presolve on,
+        its postsolve returned a vertex-like point (RUG on adult: 20 rules with weight,
+        81 without presolve at tolerance 1e-4)."""
+        self.h.setOptionValue("solver", "ipm")
+        self.h.setOptionValue("run_crossover", "off")
+        self.h.setOptionValue("presolve", "off")
+        self.h.setOptionValue("ipm_optimality_tolerance", float(tolerance))
 
     def _interrupt(self, event) -> None:
         if stop_requested() or time.perf_counter() > self._deadline:
