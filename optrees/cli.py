@@ -321,8 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     rug.add_argument("--sensitive", default=None, help="sensitive attribute column")
     rug.add_argument("--epsilon", type=float, default=0.025, help="fairness cap")
     rug.add_argument("--lp-method", choices=["simplex", "interior"], default="simplex",
-                     help="master LP by simplex (few rules) or interior point (weight spread "
-                          "over equally good rules, as ruleopt)")
+                     help="master LP by simplex (few rules) or interior point stopped near "
+                          "the optimum, as ruleopt (weight on many more rules)")
     fit.add_argument("-v", "--verbose", action="count", default=0,
                      help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
     fit.add_argument("--out", help="write the fitted model as JSON")

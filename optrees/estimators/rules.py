@@ -62,11 +62,11 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         Exact pricing reports ``lower_bound_`` on the master LP (see
         :mod:`optrees.colgen.rug_exact`); it is meant for small problems.
     lp_method : how the master LP is solved.  'simplex' (default): an optimal vertex, so few
-        rules get weight.  'interior': interior point without crossover, as ruleopt does; the
-        weight spreads over rules that are equally good, giving more rules (in
-        bench/rug_vs_ruleopt.py as many as ruleopt's, about 4x as many as 'simplex' on adult)
-        and slightly different test accuracy.  Every solve is checked to a relative gap of
-        1e-4 (simplex finishes it when the interior point stops short).
+        rules get weight.  'interior': interior point without crossover, stopped near the
+        optimum as ruleopt does; small weights stay on many more rules (in
+        bench/rug_vs_ruleopt.py as many as ruleopt's, about 4x as many as 'simplex' on
+        adult).  Each such solve is certified to a relative gap of 1e-3 by a dual bound, else
+        simplex re-solves it.
     verbose : 0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.
 
     Fitted attributes: ``rules_`` (pruned :class:`RuleSet`), ``all_rules_`` (the whole pool with
