@@ -328,10 +328,11 @@ class RUGMaster:
         w = np.maximum(res.stats["duals"], 0.0)  # HiGHS: >= 0 for a <= row of a max problem
         self._zero_noise(w, beta)
         v = np.maximum(1.0 - A.T @ w, 0.0)  # the optimal slacks for this w
+        load = A @ beta  # sum_i ahat_ij beta_i per rule
         stats = {"duals": beta,
-                 "reduced_costs": np.concatenate([self.counts - beta, c - A @ beta])}
+                 "reduced_costs": np.concatenate([self.counts - beta, c - load])}
         _store_basis(model, stats)
-        return self._certified(res, v, w, beta, np.zeros(0), A, c, stats)
+        return self._certified(res, v, w, beta, np.zeros(0), load, c, stats)
 
     def _zero_noise(self, w: np.ndarray, beta: np.ndarray) -> None:
         """After an interior-point solve, weights and per-sample duals below INTERIOR_ZERO are
@@ -341,18 +342,17 @@ class RUGMaster:
             beta[beta < INTERIOR_ZERO * self.counts] = 0.0
 
     def _certified(self, res: SolveResult, v: np.ndarray, w: np.ndarray, beta: np.ndarray,
-                   mu: np.ndarray, A: sp.csr_matrix, c: np.ndarray,
+                   mu: np.ndarray, load: np.ndarray, c: np.ndarray,
                    stats: dict) -> SolveResult:
         """The result with the objective of (v, w) in (3) and a lower bound from (beta, mu).
 
-        ``beta`` (cover rows, in [0, counts]) and ``mu >= 0`` (fairness rows) are scaled into
-        the dual of (3) -- ``beta_i - (F mu)_i <= counts_i``, ``ahat_j' beta <= lam c_j`` --
-        so the bound ``theta sum(beta) - eps sum(mu)`` is valid whatever the solver's
-        accuracy.  An interior-point solve (approximate) counts as optimal when the two agree
-        to ``INTERIOR_GAP``; a simplex solve keeps HiGHS's status.
+        ``beta`` (cover rows, in [0, counts]; ``load = ahat' beta`` per rule) and ``mu >= 0``
+        (fairness rows) are scaled into the dual of (3) -- ``beta_i - (F mu)_i <= counts_i``,
+        ``ahat_j' beta <= lam c_j`` -- so the bound ``theta sum(beta) - eps sum(mu)`` is valid
+        whatever the solver's accuracy.  An interior-point solve (approximate) counts as
+        optimal when the two agree to ``INTERIOR_GAP``; a simplex solve keeps HiGHS's status.
         """
         objective = float(c @ w + self.counts @ v)
-        load = A @ beta
         over = load > c
         theta = float(np.min(c[over] / load[over])) if over.any() else 1.0
         bound = theta * float(beta.sum()) - self.epsilon * float(mu.sum())
@@ -390,7 +390,7 @@ class RUGMaster:
         beta = np.minimum(beta, self.counts + self.F @ mu)
         self._zero_noise(w, beta)
         res.stats["duals"] = np.concatenate([beta, -mu])  # the duals the bound is valid for
-        return self._certified(res, v, w, beta, mu, A, c, res.stats)
+        return self._certified(res, v, w, beta, mu, A @ beta, c, res.stats)
 
 
 def _store_basis(model: HighsModel, stats: dict) -> None:
