@@ -1,6 +1,7 @@
 """An optimal depth-2 tree on raw categorical data, with its gap, text, picture and JSON.
 
 Run: python examples/optimal_tree.py [OUTPUT_DIR]
+(OUTPUT_DIR is created if missing; default: a new temporary folder)
 """
 
 import sys
@@ -12,6 +13,7 @@ from sklearn.model_selection import train_test_split
 from optrees import BendersOCTClassifier, load_dataset, load_model, save_model
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp())
+out.mkdir(parents=True, exist_ok=True)  # a new OUTPUT_DIR is created
 X, y = load_dataset("monk1")  # six categorical attributes, binary label
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
 

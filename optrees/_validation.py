@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.exceptions import DataConversionWarning
 
 
 class OptreesInputError(ValueError):
@@ -19,10 +18,18 @@ class OptreesTypeError(OptreesInputError, TypeError):
     """Bad input of the wrong type (e.g. a dict in a cell of X); also a ``TypeError``."""
 
 
-def check_depth(depth: object) -> int:
-    """Tree depth must be an integer >= 1."""
+def check_depth(depth: object, upper: int | None = None, why: str = "") -> int:
+    """Tree depth must be an integer >= 1 and, when ``upper`` is given, at most ``upper``.
+
+    The upper bound keeps a model whose size grows like 2^depth from being allocated at all
+    (depth 50 used to end in numpy's "Unable to allocate 8.00 PiB"); ``why`` says what grows.
+    """
     if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
         raise OptreesInputError(f"depth must be an integer >= 1, got {depth!r}")
+    if upper is not None and depth > upper:
+        reason = f": {why}" if why else ""
+        raise OptreesInputError(
+            f"depth={depth!r} is above the upper bound {upper} for this method{reason}")
     return int(depth)
 
 
@@ -72,6 +79,8 @@ def check_target(y: object, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         raise OptreesInputError("sparse y is not supported; pass a dense array of labels")
     y_arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning  # lazy: sklearn is slow to import
+
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; y is used as "
             "y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
@@ -167,6 +176,7 @@ def check_frame(X: object) -> pd.DataFrame:
     dtypes = list(df.dtypes.items())  # column by column access is slow on wide frames
     complex_cols = [c for c, dt in dtypes if pd.api.types.is_complex_dtype(dt)]
     for c, dt in dtypes:
+        _refuse_dates(c, dt)
         if pd.api.types.is_object_dtype(dt):
             bad = [v for v in df[c] if not _plain_value_type(v)]
             if any(isinstance(v, complex) for v in bad):
@@ -189,6 +199,17 @@ def check_frame(X: object) -> pd.DataFrame:
         cols = [c for c in num.columns if not np.isfinite(num[c].to_numpy(dtype=float)).all()]
         raise OptreesInputError(f"X contains infinite values in columns {cols[:5]}")
     return df
+
+
+def _refuse_dates(column: object, dtype: object) -> None:
+    """Date and time columns are refused by every estimator alike, at fit and at predict: as
+    categories each date would be its own value, as numbers thresholds would be unreadable."""
+    if (pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype)
+            or isinstance(dtype, pd.PeriodDtype)):
+        raise OptreesInputError(
+            f"column {column!r} of X has dtype {dtype}: dates and times are not supported "
+            "(cells of X must be strings, numbers or booleans); convert the column to a "
+            "number first, e.g. days since a fixed date")
 
 
 def _numeric_if_possible(s: pd.Series) -> pd.Series:

@@ -57,7 +57,11 @@ class BinaryLiteral:
         if self.op == "==":
             s = x if isinstance(x, pd.Series) else pd.Series(np.asarray(x))
             return s.eq(self.value).to_numpy(dtype=np.uint8)
-        v = np.asarray(x, dtype=np.float64)
+        try:
+            v = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise OptreesInputError(
+                f"column {self.column!r} must be numeric for the test '{self.name}'") from exc
         if self.op == ">=":
             res = v >= self.value
         elif self.op == "<":
@@ -182,6 +186,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         If set, a categorical column keeps only its ``max_categories`` most frequent categories
         (ties: category order); rows with any other category get all zeros for that column.
 
+    Notes
+    -----
     Categorical columns produce one column per category (``"color = red"``), except that a
     column with exactly two categories produces one column, ``"col = <second category>"``.
     **Categories not seen at fit time give all-zero one-hot rows at transform time** (for a

@@ -47,10 +47,12 @@ def _frame_for(model: Any, X: Any) -> Any:
 
 
 def n_rules(model: Any) -> int:
+    """NoR: number of rules of the model (after pruning)."""
     return len(_rule_set(model))
 
 
 def avg_rule_length(model: Any) -> float:
+    """Avg. RL: mean number of conditions per rule (0 without rules)."""
     rs = _rule_set(model)
     return float(np.mean([r.length for r in rs.rules])) if len(rs) else 0.0
 
@@ -63,11 +65,13 @@ def _fired(model: Any, X: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def avg_rules_per_sample(model: Any, X: Any) -> float:
+    """Avg. NoRpS: mean number of rules that fire on a sample of ``X`` (uncovered ones count 0)."""
     A, _ = _fired(model, X)
     return float(A.sum(axis=1).mean()) if A.shape[0] else 0.0
 
 
 def avg_rule_length_per_sample(model: Any, X: Any) -> float:
+    """Avg. RLpS: mean length of the rules that fire on a sample, averaged over covered samples."""
     A, lengths = _fired(model, X)
     counts = A.sum(axis=1)
     covered = counts > 0
@@ -124,10 +128,12 @@ def odm_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
 
 
 def dmc_score(y_true: Any, y_pred: Any, groups: Any) -> float:
+    """1 - :func:`dmc_gap`: 1 means equal per-class error rates in every group."""
     return 1.0 - dmc_gap(y_true, y_pred, groups)
 
 
 def odm_score(y_true: Any, y_pred: Any, groups: Any) -> float:
+    """1 - :func:`odm_gap`: 1 means equal overall error rates in every group."""
     return 1.0 - odm_gap(y_true, y_pred, groups)
 
 

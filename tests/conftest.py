@@ -1,8 +1,24 @@
-"""Test set-up: non-bundled datasets come from ../shared/datasets unless OPTREES_DATA is set."""
+"""Test set-up: non-bundled datasets come from OPTREES_DATA, else ../shared/datasets.
+
+Without either (a plain clone of the repository), a test that loads a non-bundled dataset is
+skipped with a reason instead of failing: ``load_dataset`` then raises FileNotFoundError saying
+that no data directory is set, and the hook below turns exactly that error into a skip.
+"""
 
 import os
-from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-if "OPTREES_DATA" not in os.environ and SHARED.is_dir():
-    os.environ["OPTREES_DATA"] = str(SHARED)
+import pytest
+from data_dir import DATA_DIR, NO_DATA_REASON
+
+if DATA_DIR is not None:
+    os.environ["OPTREES_DATA"] = str(DATA_DIR)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    try:
+        return (yield)
+    except FileNotFoundError as exc:
+        if DATA_DIR is None and "no data directory is set" in str(exc):
+            pytest.skip(NO_DATA_REASON)
+        raise

@@ -73,13 +73,16 @@ SPECS: list[Spec] = [
     Spec(CGHClassifier, dict(depth=2, tau=20, time_limit=1.0), backend="highs",
          exact=dict(depth=2, time_limit=60),
          hard=dict(depth=4, tau=100, time_limit=2.5), hard_data="spambase"),
-    Spec(OCTClassifier, _TREE_FAST, exact=dict(depth=1, time_limit=60),
+    # depth 1: solved to optimality in about 0.1 s on every check's data, so the checks are
+    # reproducible; at depth 2 a 0.3 s limit is not (the incumbent SCIP has when time runs out
+    # varies with the machine's load: check_fit_idempotent failed 3 of 8 times on a loaded
+    # machine), and solving it takes about 6 s per check.
+    Spec(OCTClassifier, dict(depth=1, time_limit=10), exact=dict(depth=1, time_limit=60),
          hard=dict(depth=3, time_limit=2.5),
-         # OCT's big-M LP is weak: within 0.3 s SCIP returns different, equally good trees
-         # on repeated fits of the 2-D-y data; solved to optimality the fits agree.
          expected_failed_checks={
-             check: "time-limited solve (0.3 s) is not reproducible"
-             for check in ("check_supervised_y_2d", "check_fit_idempotent")}),
+             "check_classifiers_train":
+                 "a depth-1 tree has two leaves: it cannot separate the check's three classes "
+                 "to the 83 % accuracy the check asks for"}),
     Spec(BinOCTClassifier, _TREE_FAST, exact=dict(depth=1, time_limit=60),
          hard=dict(depth=3, time_limit=2.5)),
     Spec(OMTClassifier, dict(depth=2, k_best=50, time_limit=5), backend="highs",

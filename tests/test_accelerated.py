@@ -213,8 +213,11 @@ def test_split_bounds_prove_depth4_optima_of_pystreed(name, lam):
     assert est.stats_["split_bound_cuts"] > 0
 
 
-def test_split_bounds_skip_paths_that_would_take_too_long():
+def test_split_bounds_skip_paths_that_would_take_too_long(monkeypatch):
     """The O(K |I| F^3) bounds are skipped when the estimate exceeds the time allowed."""
+    import time
+
+    import optrees.trees.accel.split_bound as split_bound
     from optrees.solvers.scip import ScipModel
     from optrees.trees.benders import BendersOCT
 
@@ -224,6 +227,8 @@ def test_split_bounds_skip_paths_that_would_take_too_long():
     form.build(ScipModel(), deadline=None)  # no deadline: the root row is there
     assert form.split_cuts.n_cuts == 1 and form.split_cuts.best_root_tree() is not None
     form2 = BendersOCT(problem, split_bound_cuts=True)
-    form2.build(ScipModel(), deadline=0.0)  # no time left: skipped, and no start from it
+    # a machine a billion times slower: the root row would take longer than the minute left
+    monkeypatch.setattr(split_bound, "WORK_PER_SECOND", split_bound.WORK_PER_SECOND * 1e-9)
+    form2.build(ScipModel(), deadline=time.perf_counter() + 60)  # skipped, and no start
     assert form2.split_cuts.n_cuts == 0 and form2.split_cuts.n_skipped == 1
     assert form2.split_cuts.best_root_tree() is None

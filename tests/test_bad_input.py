@@ -187,14 +187,6 @@ def test_column_vector_y_warns_and_works(spec):
     assert list(est.classes_) == ["no", "yes"]
 
 
-def test_table_size():
-    """The issue asks for at least 15 bad-input rows per estimator."""
-    for spec in SPECS:
-        n = len(FIT_CASES) + len(PREDICT_CASES) + 2  # + predict-before-fit rows
-        n += len(BINARIZER_CASES) if spec in _BINARIZED else 0
-        assert n >= 15, spec.id
-
-
 # --------------------------------------------------------------------------- the CLI
 @pytest.fixture()
 def files(tmp_path):

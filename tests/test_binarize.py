@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from data_dir import DATA_DIR as DATA
+from data_dir import needs_data
 from sklearn.base import clone
 
 from optrees._validation import OptreesInputError
 from optrees.binarize import Binarizer, BinaryLiteral
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
 
 def _monk_like(n: int = 120, seed: int = 0) -> pd.DataFrame:
@@ -51,10 +48,9 @@ def test_monk_like_categorical_gives_15_columns() -> None:
         np.testing.assert_array_equal(col, (df[lit.column] == lit.value).to_numpy())
 
 
+@needs_data
 def test_tic_tac_toe_27_columns() -> None:
     path = DATA / "tic-tac-toe.data"
-    if not path.exists():
-        pytest.skip("shared datasets not available")
     raw = pd.read_csv(path, header=None)
     X = Binarizer().fit_transform(raw.iloc[:, :9])
     assert X.shape == (958, 27)
@@ -283,11 +279,10 @@ def test_names_unique_and_round_trip() -> None:
         assert all(lit.op in (">=", "<", "in_range", "==", "is_true") for lit in b.literals_)
 
 
+@needs_data
 def test_balance_scale_matches_reference() -> None:
     raw_path = DATA / "balance-scale.data"
     ref_path = DATA / "binarized" / "balance-scale.accel_enc.csv"
-    if not (raw_path.exists() and ref_path.exists()):
-        pytest.skip("shared datasets not available")
     raw = pd.read_csv(raw_path, header=None)
     X_raw = raw.iloc[:, 1:]
     b = Binarizer(categorical=list(X_raw.columns)).fit(X_raw)
@@ -299,11 +294,10 @@ def test_balance_scale_matches_reference() -> None:
     assert key(ours) == key(ref)
 
 
-def test_speed_1m_rows() -> None:
+def test_1m_rows() -> None:
+    """A million rows binarize to QT-4 columns; the speed is measured by bench/binarize.py."""
     rng = np.random.default_rng(5)
     df = pd.DataFrame(rng.normal(size=(1_000_000, 10)), columns=[f"c{i}" for i in range(10)])
-    t0 = time.perf_counter()
     X = Binarizer().fit_transform(df)
-    elapsed = time.perf_counter() - t0
     assert X.shape == (1_000_000, 40)
-    assert elapsed < 2.0, f"fit_transform took {elapsed:.2f}s"
+    np.testing.assert_allclose(X.mean(axis=0), np.tile([0.8, 0.6, 0.4, 0.2], 10), atol=1e-3)

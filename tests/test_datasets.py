@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from data_dir import DATA_DIR as SHARED
+from data_dir import needs_data as needs_shared
 
 from optrees._validation import OptreesInputError
 from optrees.datasets import (
@@ -17,9 +19,6 @@ from optrees.datasets import (
     load_dataset,
 )
 from optrees.datasets._registry import ALL, SPECS
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"{SHARED} not present")
 
 BUNDLED_SHAPES = {
     "monk1": (124, 6),

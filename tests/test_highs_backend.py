@@ -58,7 +58,6 @@ def test_mip_with_start_and_bound():
 def test_stop_request_interrupts_a_running_mip():
     """Ctrl-C handlers call request_stop(); HiGHS polls it through its interrupt callbacks."""
     import threading
-    import time
 
     from optrees.solvers.base import clear_stop, request_stop
 
@@ -85,27 +84,27 @@ def test_stop_request_interrupts_a_running_mip():
 
 
 def test_time_limit_counts_from_this_solve():
-    """HiGHS measures time_limit against all earlier solves of the object: a re-solve given
-    half of the time already spent (far more than one solve needs) must still finish."""
+    """HiGHS measures an LP's time_limit against all earlier solves of the object, so a re-solve
+    in column generation must be given the run time so far plus its own limit (else it stops
+    at once after enough re-solves)."""
     rng = np.random.default_rng(0)
     m = HighsModel()
     m.add_rows([-math.inf] * 150, [5.0] * 150)
-    for _ in range(12):  # column generation: add columns, re-solve
+    for _ in range(4):  # column generation: add columns, re-solve
         rows = [np.sort(rng.choice(150, 40, replace=False)) for _ in range(150)]
         m.add_columns(-rng.random(150), [0.0] * 150, [1.0] * 150, rows,
                       [rng.random(40) for _ in range(150)])
         assert m.solve().status == "optimal"
     spent = m.h.getRunTime()
-    rows = [np.sort(rng.choice(150, 40, replace=False)) for _ in range(150)]
-    m.add_columns(-rng.random(150), [0.0] * 150, [1.0] * 150, rows,
-                  [rng.random(40) for _ in range(150)])
-    res = m.solve(time_limit=spent / 2)
-    assert res.status == "optimal"
+    assert spent > 0
+    assert m.solve(time_limit=7.0).status == "optimal"
+    given = m.option("time_limit")
+    assert spent + 7.0 <= given <= spent + 7.0 + 0.5, (spent, given)
 
 
 def test_mip_time_limit_does_not_include_earlier_lp_solves():
-    """A MIP run counts its time limit from its own start (unlike an LP re-solve): after about
-    a second of LP solves, a 0.5 s limit must stop the MIP after about 0.5 s, not 1.5 s."""
+    """A MIP run counts its time limit from its own start (unlike an LP re-solve): after LP
+    solves, a MIP given 0.5 s gets exactly 0.5 s from HiGHS, not 0.5 s plus the LP time."""
     import scipy.sparse as sp
 
     rng = np.random.default_rng(0)
@@ -114,13 +113,11 @@ def test_mip_time_limit_does_not_include_earlier_lp_solves():
     m.add_sparse_columns(rng.integers(1, 100, n).astype(float), upper=np.ones(n))
     m.add_sparse_rows(sp.csr_matrix(rng.integers(0, 2, (rows, n)).astype(float)),
                       np.full(rows, 3.0), np.full(rows, 5.0))
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < 1.0:  # LP solves that add to the object's run time
+    for _ in range(3):  # LP solves that add to the object's run time
         m.h.clearSolver()
         assert m.solve().status == "optimal"
+    assert m.h.getRunTime() > 0
     m.set_integer(np.arange(n))
-    t1 = time.perf_counter()
     res = m.solve(time_limit=0.5)
-    elapsed = time.perf_counter() - t1
-    assert res.status == "time_limit"  # this MIP needs several seconds
-    assert elapsed <= 0.5 * 1.05 + 0.3, elapsed
+    assert res.status in ("time_limit", "no_solution")  # this MIP needs several seconds
+    assert m.option("time_limit") == 0.5

@@ -50,7 +50,7 @@ def _mixed_table(n=60, seed=0):
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_string_labels_categorical_columns_pipeline_gridsearch_pickle(spec):
     X, y = _mixed_table()
-    est = spec.make(random_state=0)
+    est = spec.make(random_state=0, **{spec.depth: 2})  # one split per column: depth 2
     pipe = Pipeline([("id", FunctionTransformer(validate=False)), ("model", est)])
     pipe.fit(X, y)
     model = pipe[-1]

@@ -13,8 +13,8 @@ def test_ruff_clean():
     ruff = shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff not installed")
-    result = subprocess.run([ruff, "check", "optrees", "tests", "bench"], cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run([ruff, "check", "optrees", "tests", "bench", "examples", "docs"],
+                            cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -1,67 +1,18 @@
-"""``optrees bench PROTOCOL`` (wired into :mod:`optrees.cli` via :func:`add_bench_parser`)."""
+"""``optrees bench PROTOCOL``: runs a protocol of :mod:`optrees.bench.protocols`.
+
+The arguments are declared in :func:`optrees.cli.add_bench_parser` (importing this package
+loads the whole harness, which ``optrees --help`` should not wait for).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from .._validation import OptreesInputError
-from .protocols import _DEFAULT, PROTOCOLS
-
-
-def _csv_list(conv: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    def parse(text: str) -> list[Any]:
-        try:
-            return [conv(v.strip()) for v in text.split(",") if v.strip()]
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"bad list {text!r}: {exc}") from exc
-
-    return parse
-
-
-def _time_limit(text: str) -> float | None:
-    if text.lower() in ("none", "inf"):
-        return None
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("--time-limit must be positive (or 'none')")
-    return value
-
-
-def add_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``bench`` sub-command to an ``argparse`` subparsers object; return it."""
-    p = subparsers.add_parser(
-        "bench", help="run a paper's experimental protocol (CSV + Markdown + figures)",
-        description="Run an experimental protocol: " + "; ".join(
-            f"{k}: {v.description}" for k, v in PROTOCOLS.items()))
-    # no `choices`, so an unknown protocol gets our own message (exit code 2)
-    p.add_argument("protocol", help=f"one of {', '.join(PROTOCOLS)}")
-    p.add_argument("--quick", action="store_true", help="small grid, under 3 minutes")
-    p.add_argument("--out", default="bench/results", help="output directory")
-    p.add_argument("--jobs", type=int, default=1, help="parallel local processes (-1: all)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", default=None, help="Dask scheduler address")
-    where.add_argument("--dask-local", type=int, default=None, metavar="N",
-                       help="start a local Dask cluster with N worker processes")
-    p.add_argument("--time-limit", type=_time_limit, default=_DEFAULT,
-                   help="seconds per fit ('none': no limit); default: the paper's")
-    p.add_argument("--data-dir", default=None,
-                   help="folder of non-bundled datasets (default: $OPTREES_DATA)")
-    p.add_argument("--datasets", type=_csv_list(str), default=None)
-    p.add_argument("--methods", type=_csv_list(str), default=None,
-                   help="methods (for 'accelerated': BendOCT variants)")
-    p.add_argument("--depths", type=_csv_list(int), default=None)
-    p.add_argument("--lams", type=_csv_list(float), default=None)
-    p.add_argument("--seeds", type=int, default=None, help="number of random splits")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="re-run tasks whose stored row has an error")
-    p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--connect-timeout", type=float, default=10.0,
-                   help="seconds to wait for the Dask scheduler")
-    p.set_defaults(handler=cmd_bench)
-    return p
+from ..cli import PAPER, add_bench_parser
+from .protocols import _DEFAULT
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -72,10 +23,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise OptreesInputError(f"--jobs must be a positive number or -1, got {args.jobs}")
     if args.seeds is not None and args.seeds < 1:
         raise OptreesInputError(f"--seeds must be >= 1, got {args.seeds}")
+    time_limit = _DEFAULT if args.time_limit == PAPER else args.time_limit
     try:
         result = run_protocol(
             args.protocol, out_dir=args.out, quick=args.quick, jobs=args.jobs,
-            scheduler=args.scheduler, dask_local=args.dask_local, time_limit=args.time_limit,
+            scheduler=args.scheduler, dask_local=args.dask_local, time_limit=time_limit,
             data_dir=args.data_dir, datasets=args.datasets, methods=args.methods,
             depths=args.depths, seeds=args.seeds, lams=args.lams,
             retry_errors=args.retry_errors, plots=not args.no_plots,

@@ -10,6 +10,7 @@ gives the same file as an uninterrupted one (up to the wall-clock columns
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import math
@@ -32,6 +33,9 @@ INTERRUPTED = "interrupted"
 """Status of a fit stopped by Ctrl-C: never stored, the run stops (and resumes later)."""
 
 DASK_HINT = 'install it with: pip install "optrees[dask]"'
+
+# Dask raises asyncio's TimeoutError, a separate class from the built-in one before Python 3.11
+_CONNECT_ERRORS = (OSError, TimeoutError, asyncio.TimeoutError)
 
 
 # ----------------------------------------------------------------------------- CSV
@@ -162,14 +166,14 @@ def connect(scheduler: str | None = None, dask_local: int | None = None,
         return distributed.Client(cluster, timeout=timeout), cluster
     try:
         client = distributed.Client(scheduler, timeout=timeout)
-    except (OSError, TimeoutError, ValueError) as exc:
+    except (*_CONNECT_ERRORS, ValueError) as exc:
         raise OptreesInputError(
             f"cannot reach the Dask scheduler at {scheduler!r} within {timeout:g} s "
             f"({type(exc).__name__}: {exc})"
         ) from exc
     try:
         client.wait_for_workers(1, timeout=timeout)
-    except (OSError, TimeoutError) as exc:
+    except _CONNECT_ERRORS as exc:
         client.close()
         raise OptreesInputError(
             f"the Dask scheduler at {scheduler!r} has no workers (waited {timeout:g} s)"

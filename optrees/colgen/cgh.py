@@ -34,15 +34,41 @@ from .cgh_pricing import (
 )
 from .cgh_sampling import PASS, SplitSets, threshold_sampling
 
-__all__ = ["CGHResult", "Master", "build_tree", "solve_cgh", "threshold_sampling"]
+__all__ = ["CGHResult", "CGHTimeout", "Master", "build_tree", "solve_cgh",
+           "threshold_sampling"]
 
 INT_TOL = 1e-6
+
+# Largest depth: the master has a row per leaf and per (leaf, level, candidate split), and
+# setting it up loops over the 2^depth - 1 nodes in Python.  kr-vs-kp with a 5 s limit: depth
+# 12 finishes in 5.0 s; depth 14 needed 10.7 s to set up the first master LP, depth 20 ran
+# minutes, depth 50 ended in a MemoryError.
+MAX_CGH_DEPTH = 12
+CGH_DEPTH_WHY = ("CGH's master has 2^depth leaves, each with a row per level and candidate "
+                 "split, and is set up node by node")
+
+
+class CGHTimeout(Exception):
+    """The time limit ran out before the first master LP was solved; ``sets`` holds the
+    sampled splits and ``cart`` (heap node -> split id) the CART tree CGH starts from."""
+
+    def __init__(self, sets: SplitSets, cart: dict[int, int]) -> None:
+        super().__init__("time limit before the first master LP")
+        self.sets = sets
+        self.cart = cart
+
+
+def _check_time(deadline: float | None, sets: SplitSets) -> None:
+    """Raise :class:`CGHTimeout` (the caller returns the CART start) past ``deadline``."""
+    if deadline is not None and time.perf_counter() > deadline:
+        raise CGHTimeout(sets, dict(sets.cart))
 
 
 class Master:
     """Restricted master LP (eq. 1-6) with HiGHS; columns are decision paths."""
 
-    def __init__(self, space: PathSpace, seed: int = 0, verbose: bool = False) -> None:
+    def __init__(self, space: PathSpace, seed: int = 0, verbose: bool = False,
+                 deadline: float | None = None) -> None:
         self.space = space
         sp = space
         self.model = HighsModel(SolverOptions(seed=seed, verbose=2 if verbose else 0),
@@ -57,6 +83,8 @@ class Master:
         # rho_{j,a}: -1 in the agreement row (l, j, a) of every leaf l below j   (4), (6)
         self.rho_cols: dict[int, np.ndarray] = {}
         for j in sorted(sp.node_ids):
+            if j % 64 == 0:  # depth 12: 4,095 nodes, each a scan of the 4,096 leaves
+                _check_time(deadline, sp.sets)
             h = int(np.floor(np.log2(j)))
             below = np.flatnonzero(sp.anc[:, h] == j)
             size = len(sp.node_ids[j])
@@ -228,13 +256,20 @@ def solve_cgh(
     sets = threshold_sampling(X, y, depth, alpha=alpha, tau=tau, q_root=q_root, q_node=q_node,
                               max_rounds=max_rounds, deadline=sampling_deadline, seed=seed,
                               all_splits=all_splits)
+    # Until the first master LP is solved, the CART start is the only tree: past the
+    # deadline return it (CGHTimeout) rather than finish setting up (depth 12: seconds).
+    _check_time(deadline, sets)
     space = PathSpace(sets, y, n_classes)
+    _check_time(deadline, sets)
     stats: dict = dict(sets.stats)
     stats["n_groups"] = space.n_groups
     log(f"sampling: {sets.stats['sampling_rounds']} rounds, {sets.stats['n_splits']} splits, "
         f"{space.n_groups} row groups")
     cart_choice = {j: space.position(j, sid) for j, sid in sets.cart.items()}
+    t_eval = time.perf_counter()
     cart_objective = space.tree_objective(cart_choice)
+    # what scoring one tree costs (depth 12: about 0.3 s); kept back from the master MIP
+    t_eval = time.perf_counter() - t_eval
     stats["cart_objective"] = cart_objective
 
     if exact_pricing == "auto":
@@ -250,9 +285,11 @@ def solve_cgh(
         raise ValueError(f"exact_pricing must be auto/enumerate/milp/none, got {exact_pricing!r}")
     stats["exact_pricing"] = exact
 
-    master = Master(space, seed=seed, verbose=int(verbose) >= 2)
+    _check_time(deadline, sets)
+    master = Master(space, seed=seed, verbose=int(verbose) >= 2, deadline=deadline)
     master.add_paths(np.arange(space.n_leaves), space.tree_paths(cart_choice))
     pricer = RandomPathPricer(space, rng, pool_size, n_leaves_sampled, n_columns, local_search)
+    _check_time(deadline, sets)
     res = master.solve(remaining(cg_deadline))
     status, lp_converged = "heuristic", False
     iterations = fails = exact_calls = 0
@@ -319,10 +356,18 @@ def solve_cgh(
             master.add_paths(np.arange(space.n_leaves), space.tree_paths(rounded))
             candidates.append(rounded)
     log(f"LP {lp_objective:.3f} (integral: {lp_integral}), CART {cart_objective:g}")
-    best = max(candidates, key=space.tree_objective)
+    scores = {0: cart_objective}  # candidate index -> objective: each tree is scored once
+
+    def score(i: int) -> float:
+        if i not in scores:
+            scores[i] = space.tree_objective(candidates[i])
+        return scores[i]
+
+    best = candidates[max(range(len(candidates)), key=score)]
     mip_status = None
     if not lp_integral and lp_values is not None:
-        left = remaining()
+        # after the MIP one more tree is scored and the fitted tree built: keep time for it
+        left = None if deadline is None else remaining() - 2.0 * t_eval
         if left is None or left > 0:
             model = master.model
             model.set_integer(master.col_index)
@@ -339,8 +384,8 @@ def solve_cgh(
         else:
             status = "time_limit"
     stats["mip_status"] = mip_status
-    best = max(candidates, key=space.tree_objective)
-    objective = space.tree_objective(best)
+    i_best = max(range(len(candidates)), key=score)
+    best, objective = candidates[i_best], score(i_best)
     stats["seconds"] = time.perf_counter() - t0
     choice_ids = {j: int(space.node_ids[j][p]) for j, p in best.items()}
     return CGHResult(choice_ids, objective, lp_objective, lp_integral, status, lp_converged,

@@ -33,6 +33,9 @@ class DatasetSpec:
         na_values: cell values that mean "missing"; rows holding any of them are dropped.
         bundled: the file ships inside the package (``files`` relative to ``data/``).
         aliases: other accepted names (normalised like the canonical one).
+        shape: ``(rows, features, classes)`` that ``load_dataset`` returns for the reference
+            copy of the file(s) (after dropping rows with missing values), so that listing
+            the datasets needs no loading; ``None`` when unknown.
     """
 
     name: str
@@ -47,6 +50,7 @@ class DatasetSpec:
     na_values: tuple[str, ...] = ("?",)
     bundled: bool = False
     aliases: tuple[str, ...] = ()
+    shape: tuple[int, int, int] | None = None
 
 
 def _seq(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
@@ -245,6 +249,7 @@ _BUPA = ("mcv", "alkphos", "sgpt", "sgot", "gammagt", "drinks")
 
 def _bundled(
     name: str,
+    shape: tuple[int, int, int],
     categorical: tuple[str, ...] | Literal["all"] = ALL,
     aliases: tuple[str, ...] = (),
     ordered: tuple[tuple[str, tuple[str, ...]], ...] = (),
@@ -259,6 +264,7 @@ def _bundled(
         ordered=ordered,
         bundled=True,
         aliases=aliases,
+        shape=shape,
     )
 
 
@@ -281,37 +287,42 @@ _BREAST_CANCER_ORDER = (
 
 SPECS: tuple[DatasetSpec, ...] = (
     # --- bundled (optrees/datasets/data/*.csv) ---
-    _bundled("monk1"),
-    _bundled("monk2"),
-    _bundled("monk3"),
-    _bundled("house-votes-84"),
+    _bundled("monk1", (124, 6, 2)),
+    _bundled("monk2", (169, 6, 2)),
+    _bundled("monk3", (122, 6, 2)),
+    _bundled("house-votes-84", (232, 16, 2)),
     # categorical as in the FlowOCT paper's Table 1 (one-hot: 20 binary features)
-    _bundled("balance-scale"),
-    _bundled("tic-tac-toe"),
-    _bundled("car-evaluation", aliases=("car",), ordered=_CAR_ORDER),
-    _bundled("kr-vs-kp"),
+    _bundled("balance-scale", (625, 4, 3)),
+    _bundled("tic-tac-toe", (958, 9, 2)),
+    _bundled("car-evaluation", (1728, 6, 4), aliases=("car",), ordered=_CAR_ORDER),
+    _bundled("kr-vs-kp", (3196, 36, 2)),
     # --- read from the data directory ---
     DatasetSpec(
         name="iris",
+        shape=(150, 4, 3),
         files=("iris.data",),
         columns=("sepal_length", "sepal_width", "petal_length", "petal_width", "class"),
         target="class",
     ),
-    DatasetSpec(name="wine", files=("wine.data",), columns=("class", *_WINE), target="class"),
+    DatasetSpec(name="wine", shape=(178, 13, 3), files=("wine.data",),
+                columns=("class", *_WINE), target="class"),
     DatasetSpec(
         name="banknote",
+        shape=(1372, 4, 2),
         files=("banknote.txt",),
         columns=("variance", "skewness", "curtosis", "entropy", "class"),
         target="class",
     ),
     DatasetSpec(
         name="ionosphere",
+        shape=(351, 34, 2),
         files=("ionosphere.data",),
         columns=(*_seq("a", 34), "class"),
         target="class",
     ),
     DatasetSpec(
         name="wdbc",
+        shape=(569, 30, 2),
         files=("wdbc.data",),
         columns=("id", "diagnosis", *_WDBC),
         target="diagnosis",
@@ -319,12 +330,14 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="spambase",
+        shape=(4601, 57, 2),
         files=("spambase.data",),
         columns=(*_SPAMBASE, "class"),
         target="class",
     ),
     DatasetSpec(
         name="seismic-bumps",
+        shape=(2584, 18, 2),
         files=("seismic-bumps.arff",),  # plain CSV despite the extension
         columns=(*_SEISMIC_BUMPS, "class"),
         target="class",
@@ -332,6 +345,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="breast-cancer",
+        shape=(277, 9, 2),
         files=("breast-cancer.data",),
         columns=("class", *_BREAST_CANCER),
         target="class",
@@ -340,6 +354,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="soybean-small",
+        shape=(47, 35, 4),
         files=("soybean-small.data",),
         columns=(*_SOYBEAN, "class"),
         target="class",
@@ -347,6 +362,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="hayes-roth",
+        shape=(132, 4, 3),
         files=("hayes-roth.data",),  # the .test file (no id column) is not used
         columns=("name", "hobby", "age", "educational-level", "marital-status", "class"),
         target="class",
@@ -355,12 +371,14 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="spect",
+        shape=(267, 22, 2),
         files=("spect.train", "spect.test"),
         columns=("class", *_seq("F", 22)),
         target="class",
     ),
     DatasetSpec(
         name="transfusion",
+        shape=(748, 4, 2),
         files=("transfusion.data",),
         header=True,
         columns=(
@@ -372,9 +390,11 @@ SPECS: tuple[DatasetSpec, ...] = (
         ),
         target="donated_march_2007",
     ),
-    DatasetSpec(name="magic", files=("magic.csv",), columns=(*_MAGIC, "class"), target="class"),
+    DatasetSpec(name="magic", shape=(19020, 10, 2), files=("magic.csv",),
+                columns=(*_MAGIC, "class"), target="class"),
     DatasetSpec(
         name="adult",
+        shape=(30162, 14, 2),
         files=("adult.csv",),  # UCI adult.data (train part); sex is coded 1/0 in this copy
         columns=(*_ADULT, "income"),
         target="income",
@@ -391,6 +411,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="compas",
+        shape=(3518, 7, 2),
         files=("compas.csv",),
         header=True,
         sep=";",
@@ -398,6 +419,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="default-credit",
+        shape=(30000, 23, 2),
         # This copy keeps the UCI header and coding; default-credit.csv recodes SEX.
         files=("alternates/default-credit.colgen.csv",),
         header=True,
@@ -408,6 +430,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="htru2",
+        shape=(17898, 8, 2),
         files=("HTRU_2.csv",),
         header=True,
         sep=";",
@@ -417,6 +440,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="shuttle",
+        shape=(43500, 9, 7),
         files=("shuttle.trn",),
         sep=r"\s+",
         columns=(*_seq("a", 9), "class"),
@@ -424,6 +448,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="letter",
+        shape=(20000, 16, 26),
         files=("letter.csv",),  # letters coded 1..26 in this copy
         header=True,
         columns=(*_LETTER, "lettr"),
@@ -431,6 +456,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="mushroom",
+        shape=(5644, 22, 2),
         files=("mushroom.csv",),
         columns=("class", *_MUSHROOM),
         target="class",
@@ -438,6 +464,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="nursery",
+        shape=(12960, 8, 5),
         files=("nursery.csv",),  # integer-coded
         sep=";",
         columns=(*_NURSERY, "class"),
@@ -446,6 +473,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="student",
+        shape=(649, 32, 5),
         files=("student.csv",),  # student-por, integer-coded, grades binned into 5 levels
         sep=";",
         columns=(*_STUDENT, "G3"),
@@ -454,6 +482,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="law",
+        shape=(22386, 5, 4),
         files=("law.csv",),  # pre-processed copy without column documentation
         sep=";",
         columns=(*_seq("a", 5), "class"),
@@ -461,6 +490,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="attrition",
+        shape=(1470, 33, 2),
         files=("attrition.csv",),
         header=True,
         sep=";",
@@ -470,12 +500,14 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="mammography",
+        shape=(11183, 6, 2),
         files=("mammography.csv",),
         columns=(*_seq("a", 6), "class"),
         target="class",
     ),
     DatasetSpec(
         name="oilspill",
+        shape=(937, 48, 2),
         files=("oilspill.csv",),
         columns=("batch", *_seq("f", 48), "class"),
         target="class",
@@ -483,24 +515,28 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="phoneme",
+        shape=(5404, 5, 2),
         files=("phoneme.csv",),
         columns=(*_seq("harmonic", 5), "class"),
         target="class",
     ),
     DatasetSpec(
         name="ecoli",
+        shape=(336, 7, 8),
         files=("ecoli.csv",),
         columns=("mcg", "gvh", "lip", "chg", "aac", "alm1", "alm2", "class"),
         target="class",
     ),
     DatasetSpec(
         name="glass",
+        shape=(214, 9, 6),
         files=("glass.csv",),
         columns=("RI", "Na", "Mg", "Al", "Si", "K", "Ca", "Ba", "Fe", "class"),
         target="class",
     ),
     DatasetSpec(
         name="seeds",
+        shape=(210, 7, 3),
         files=("alternates/seeds.ruled.csv",),  # clean copy; seeds.txt has ragged rows
         sep="\t",
         columns=(
@@ -515,9 +551,11 @@ SPECS: tuple[DatasetSpec, ...] = (
         ),
         target="class",
     ),
-    DatasetSpec(name="skin", files=("skin.csv",), columns=("B", "G", "R", "class"), target="class"),
+    DatasetSpec(name="skin", shape=(245057, 3, 2), files=("skin.csv",),
+                columns=("B", "G", "R", "class"), target="class"),
     DatasetSpec(
         name="ann-thyroid",
+        shape=(7200, 21, 3),
         files=("ann-thyroid.train", "ann-thyroid.test"),
         sep=r"\s+",
         columns=(*_ANN_THYROID, "class"),
@@ -525,12 +563,14 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="pima-diabetes",
+        shape=(768, 8, 2),
         files=("extras/diabetes_pima.csv",),
         columns=(*_PIMA, "outcome"),
         target="outcome",
     ),
     DatasetSpec(
         name="statlog-satellite",
+        shape=(4435, 36, 6),
         files=("extras/Statlog_satellite.csv",),
         header=True,
         sep=";",
@@ -539,6 +579,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="heart",
+        shape=(303, 13, 2),
         files=("extras/hearts.csv",),  # Cleveland, Kaggle "heart.csv" coding
         columns=(*_HEART, "target"),
         target="target",
@@ -546,6 +587,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="bank-marketing",
+        shape=(11162, 16, 2),
         files=("extras/bank_mkt.csv",),
         columns=(*_BANK, "deposit"),
         target="deposit",
@@ -563,6 +605,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="ilpd",
+        shape=(579, 10, 2),
         files=("extras/ILPD.csv",),
         columns=(*_ILPD, "selector"),
         target="selector",
@@ -570,6 +613,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     ),
     DatasetSpec(
         name="bupa",
+        shape=(345, 6, 2),
         # UCI notes that "selector" is a train/test split field, not a diagnosis; it is
         # used as the label here only because the rule-learning literature does so.
         files=("extras/bupa.csv",),

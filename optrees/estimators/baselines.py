@@ -19,9 +19,16 @@ from ..models.binary_tree import BinaryTree
 from ..solvers.base import SolverOptions
 from ..solvers.scip import ScipModel
 from ..trees.baselines import OCT, BinOCT
-from ..trees.formulation import BuildTimeout
+from ..trees.formulation import (
+    MAX_TREE_DEPTH,
+    TREE_DEPTH_WHY,
+    BuildTimeout,
+    check_deadline,
+    check_model_size,
+)
 from ..trees.problem import TreeProblem
 from ._base import (
+    build_deadline,
     check_seed,
     fit_frame,
     interruptible,
@@ -160,7 +167,7 @@ class BinOCTClassifier(_OptimalTreeClassifier):
 
     def _fit_raw(self, X: Any, y: Any) -> BinOCTClassifier:
         t0 = time.perf_counter()
-        depth = check_depth(self.depth)
+        depth = check_depth(self.depth, MAX_TREE_DEPTH, TREE_DEPTH_WHY)
         limit = check_time_limit(self.time_limit)
         seed = check_seed(self.random_state)
         deadline = solve_deadline(t0, limit)
@@ -173,14 +180,17 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         self.negated_names_ = [f"not {c}" for c in self.feature_names_]
         K = len(self.classes_)
 
+        form = BinOCT(values, y_enc, K, depth)
+        check_model_size(form.model_size(), f"BinOCTClassifier(raw_thresholds=True) at depth "
+                         f"{depth} on {values.shape[0]} samples x {values.shape[1]} columns")
         with interruptible() as stop:
-            form = BinOCT(values, y_enc, K, depth)
             model = ScipModel(SolverOptions(seed=seed, verbose=self.verbose))
             result, start = None, None
             try:
                 t_build = time.perf_counter()
-                form.build(model, deadline=deadline)
+                form.build(model, deadline=build_deadline(deadline, t_build))
                 if self.warm_start and not stop.requested:
+                    check_deadline(deadline)
                     start = form.solution_values(*_cart_splits(form, values, y_enc, depth, seed))
                     model.add_start(start)
                 remaining = solver_time_left(deadline, t_build)
@@ -188,6 +198,8 @@ class BinOCTClassifier(_OptimalTreeClassifier):
                     result = model.solve(remaining)
             except BuildTimeout:
                 result = None
+            finally:
+                model.free()  # within the time limit (build_deadline keeps time for it)
 
         problem = _RawProblem(values, y_enc)
         candidates = []

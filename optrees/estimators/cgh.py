@@ -22,7 +22,7 @@ from .._validation import (
     check_target,
     check_time_limit,
 )
-from ..colgen.cgh import build_tree, solve_cgh
+from ..colgen.cgh import CGH_DEPTH_WHY, MAX_CGH_DEPTH, CGHTimeout, build_tree, solve_cgh
 from ..models.binary_tree import LEAF, BinaryTree
 from ._base import (
     FitInterrupted,
@@ -109,7 +109,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
 
     Parameters follow the paper (§5, §7.2): ``alpha`` (% of the rows per sampled CART),
     ``tau`` (rounds the root split must be stable), ``q_root`` / ``q_node`` (splits kept per
-    node; None = floor(150 / |N_int|) and floor(100 / |N_int|)), ``pool_size`` (|C|),
+    node; None = floor(150 / ``|N_int|``) and floor(100 / ``|N_int|``)), ``pool_size`` (``|C|``),
     ``n_leaves_sampled`` (n_l), ``n_columns`` (n_c).  ``local_search``: how many of the best
     random paths per pricing round are improved by coordinate ascent (0 = the paper's purely
     random heuristic).  ``exact_pricing`` ("auto", "enumerate", "milp", "none") picks how the
@@ -197,8 +197,10 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fit
     @logged_fit
     def fit(self, X: Any, y: Any) -> CGHClassifier:
+        """Sample splits, generate paths by column generation and solve the master MIP within
+        ``time_limit``; sets ``tree_`` and the fitted attributes, returns ``self``."""
         t0 = time.perf_counter()
-        depth = check_depth(self.depth)
+        depth = check_depth(self.depth, MAX_CGH_DEPTH, CGH_DEPTH_WHY)
         limit = check_time_limit(self.time_limit)
         self._check_params()
         seed = check_seed(self.random_state)
@@ -212,6 +214,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
             Xn = np.zeros((Xn.shape[0], 1))  # no usable column: the tree is a single leaf
         names = self.feature_names_ or ["constant"]
         negated = self.encoder_.negated or ["not (constant)"]
+        timeout = None
         with interruptible() as stop:
             try:
                 # Ctrl-C: solve_cgh has no stop hook yet, so the run is abandoned and the
@@ -232,14 +235,20 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
                     )
             except FitInterrupted:
                 result = None
+            except CGHTimeout as exc:  # time limit before the first master LP
+                result, timeout = None, exc
         if result is None:
-            self.tree_ = _cart_tree(Xn, y_enc, self.classes_, depth, seed, names, negated)
+            if timeout is not None:  # CGH's own start tree, already sampled
+                self.tree_ = build_tree(timeout.cart, timeout.sets, Xn, y_enc, self.classes_,
+                                        names, negated)
+            else:
+                self.tree_ = _cart_tree(Xn, y_enc, self.classes_, depth, seed, names, negated)
             self.objective_ = float(np.sum(self.tree_.predict_index(Xn) == y_enc))
             self.lp_bound_ = float("nan")
             self.lp_integral_ = False
             self.cart_objective_ = self.objective_
-            self.status_ = "interrupted"
-            self.stats_ = {}
+            self.status_ = "interrupted" if timeout is None or stop.requested else "time_limit"
+            self.stats_ = {} if timeout is None else {**timeout.sets.stats, "stop": "setup"}
         else:
             self.tree_ = build_tree(result.choice, result.sets, Xn, y_enc, self.classes_,
                                     names, negated)
@@ -254,7 +263,12 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         if correct != self.objective_:  # the tree must reproduce the master objective
             raise RuntimeError(f"CGH internal error: tree classifies {correct} training rows "
                                f"correctly, the master reported {self.objective_}")
-        if self.status_ == "time_limit":
+        if self.status_ == "time_limit" and result is None:
+            warn_stopped(self, self.status_, self.fit_seconds_,
+                         f"no time for column generation; returning CGH's start tree (CART "
+                         f"of depth {depth}, {self.objective_:g} of {len(y_enc)} training "
+                         "rows correct)")
+        elif self.status_ == "time_limit":
             warn_stopped(self, self.status_, self.fit_seconds_,
                          f"returning the best tree found ({self.objective_:g} of {len(y_enc)} "
                          f"training rows correct, LP value {self.lp_bound_:.6g})")

@@ -329,10 +329,12 @@ class _OMTBase(_TreeOutput, BaseEstimator):
 
     # (the frame first: it raises NotFittedError before ``self.tree_`` is looked up)
     def predict(self, X: Any) -> np.ndarray:
+        """Prediction of the leaf (rule) each row of ``X`` reaches: a label or a value."""
         df = self._frame(X)
         return self.tree_.predict(df)
 
     def apply(self, X: Any) -> np.ndarray:
+        """Index of the leaf of ``tree_`` that each row of ``X`` reaches."""
         df = self._frame(X)
         return self.tree_.apply(df)
 
@@ -411,6 +413,8 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> OMTClassifier:
+        """Build the feature graph, generate rules by column generation and pick at most
+        ``leaves`` of them by the master MIP within ``time_limit``; returns ``self``."""
         t0 = time.perf_counter()
         if self.loss not in _CLS_LOSSES:
             raise OptreesInputError(f"loss must be one of {_CLS_LOSSES}, got {self.loss!r}")
@@ -454,6 +458,7 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
         return self._fit(df, y_enc, classes, t0, opts, weights, pos)
 
     def predict_proba(self, X: Any) -> np.ndarray:
+        """Class frequencies of the training samples in the leaf each row of ``X`` reaches."""
         df = self._frame(X)  # NotFittedError before ``self.tree_`` is looked up
         return self.tree_.predict_proba(df)
 
@@ -486,6 +491,8 @@ class OMTRegressor(RegressorMixin, _OMTBase):
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> OMTRegressor:
+        """As :meth:`OMTClassifier.fit`, with a mean (squared loss) or median (absolute loss)
+        per rule; returns ``self``."""
         t0 = time.perf_counter()
         if self.loss not in _REG_LOSSES:
             raise OptreesInputError(f"loss must be one of {_REG_LOSSES}, got {self.loss!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -41,40 +42,56 @@ def _check_int(name: str, value: Any, low: int) -> int:
 class RUGClassifier(ClassifierMixin, BaseEstimator):
     """Rule generation (RUG) by column generation on the master LP (3); FairRUG with fairness.
 
-    Parameters
-    ----------
-    max_depth : depth of the pricing trees (rules have at most this many conditions).
-    pen_par : lambda >= 0, the weight of the rule costs in the LP objective.
-    max_rmp_calls : at most this many solves of the restricted master LP.
-    threshold : rules with weight < threshold * (largest weight) are dropped after fitting.
-    rule_length_cost : rule cost c_j = rule length (True, default) or 1 (False).
-    time_limit : seconds; on timeout the current model is returned with a TimeLimitWarning.
-    random_state : seed of the pricing trees and of HiGHS.
-    fairness : None, 'dmc' (11)-(12), 'odm' (15)-(16) or 'eop' (DMC on ``positive_class``).
-    epsilon : fairness cap (>= 0).
-    sensitive : the sensitive attribute: a column name of X, or None and pass ``groups`` to
-        :meth:`fit`.  A named column stays a feature of the rules unless ``drop_sensitive``.
-    positive_class : the positive class for 'eop' (default: the last class in sorted order).
-    pricing : 'tree' (the proxy PSP of §3.4: dual-weighted decision trees) or an exact
-        solution of PSP (8) over conjunctions of at most ``max_depth`` literals
-        (``x <= t`` / ``x > t`` at ``n_thresholds`` quantiles, ``x == v`` / ``x != v``):
-        'enumerate', 'milp' (HiGHS) or 'exact' (enumeration when small, else the MILP).
-        Exact pricing reports ``lower_bound_`` on the master LP (see
-        :mod:`optrees.colgen.rug_exact`); it is meant for small problems.
-    lp_method : how the master LP is solved.  'simplex' (default): an optimal vertex, so few
-        rules get weight.  'interior': interior point without crossover, stopped near the
-        optimum as ruleopt does; small weights stay on many more rules (in
-        bench/rug_vs_ruleopt.py as many as ruleopt's, about 4x as many as 'simplex' on
-        adult).  Each such solve is certified to a relative gap of 1e-3 by a dual bound, else
-        simplex re-solves it.
-    verbose : 0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.
-
     Fitted attributes: ``rules_`` (pruned :class:`RuleSet`), ``all_rules_`` (the whole pool with
     LP weights), ``objective_`` (LP objective), ``n_rmp_calls_``, ``lp_status_`` (HiGHS status of
     the last LP used), ``status_`` ('converged' | 'iteration_limit' | 'time_limit' |
     'interrupted'), ``n_features_in_``, ``feature_names_in_``,
     ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``.
     Uncovered samples are predicted as the majority training class.
+
+    Parameters
+    ----------
+    max_depth
+        Depth of the pricing trees (rules have at most this many conditions).
+    pen_par
+        lambda >= 0, the weight of the rule costs in the LP objective.
+    max_rmp_calls
+        At most this many solves of the restricted master LP.
+    threshold
+        Rules with weight < threshold * (largest weight) are dropped after fitting.
+    rule_length_cost
+        Rule cost c_j = rule length (True, default) or 1 (False).
+    time_limit
+        Seconds; on timeout the current model is returned with a TimeLimitWarning.
+    random_state
+        Seed of the pricing trees and of HiGHS.
+    fairness
+        None, 'dmc' (11)-(12), 'odm' (15)-(16) or 'eop' (DMC on ``positive_class``).
+    epsilon
+        Fairness cap (>= 0).
+    sensitive
+        The sensitive attribute: a column name of X, or None and pass ``groups`` to
+        :meth:`fit`.  A named column stays a feature of the rules unless ``drop_sensitive``.
+        Without ``fairness`` it constrains nothing (a UserWarning says so, unless
+        ``drop_sensitive`` leaves it out of the rules).
+    positive_class
+        The positive class for 'eop' (default: the last class in sorted order).
+    pricing
+        'tree' (the proxy PSP of §3.4: dual-weighted decision trees) or an exact
+        solution of PSP (8) over conjunctions of at most ``max_depth`` literals
+        (``x <= t`` / ``x > t`` at ``n_thresholds`` quantiles, ``x == v`` / ``x != v``):
+        'enumerate', 'milp' (HiGHS) or 'exact' (enumeration when small, else the MILP).
+        Exact pricing reports ``lower_bound_`` on the master LP (see
+        ``optrees.colgen.rug_exact``); it is meant for small problems.
+    lp_method
+        How the master LP is solved.  'simplex' (default): an optimal vertex, so few
+        rules get weight.  'interior': interior point without crossover, stopped near the
+        optimum as ruleopt does; small weights stay on many more rules (in
+        bench/rug_vs_ruleopt.py as many as ruleopt's, about 4x as many as 'simplex' on
+        adult).  Each such solve is certified to a relative gap of 1e-3 by a dual bound, else
+        simplex re-solves it.
+    verbose
+        0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.
     """
 
     def __init__(self, max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
@@ -104,6 +121,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fit
     @logged_fit
     def fit(self, X: Any, y: Any, groups: Any = None) -> RUGClassifier:
+        """Generate rules by column generation on the master LP and keep the weighted ones in
+        ``rules_``; ``groups``: the sensitive group of each row when ``sensitive`` is None."""
         t0 = time.perf_counter()
         max_depth = _check_int("max_depth", self.max_depth, 1)
         pen_par = check_real("pen_par", self.pen_par, 0.0)
@@ -141,8 +160,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                         f"({list(self.classes_)})")
                 positive = int(hit[0])
             fair = Fairness(self.fairness, gidx, epsilon, positive, list(gnames))
-        elif groups is not None:
-            raise OptreesInputError("groups were given but fairness is None")
+        else:
+            df = self._without_fairness(df, groups)
         self._columns = [str(c) for c in df.columns]  # the columns the rules may test
         self._categories = seen_categories(df)
         raw = RawColumns(df)
@@ -164,7 +183,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
             res = gen.run()
         default = int(np.argmax(np.bincount(y_enc, minlength=len(self.classes_))))
         self.all_rules_ = RuleSet(res.rules, self.classes_, self._columns, default)
-        self.rules_ = self.all_rules_.pruned(threshold)
+        self.rules_ = self.all_rules_.pruned(threshold).by_weight()  # rule 0 = heaviest
         self.objective_ = res.objective
         self.lower_bound_ = res.lower_bound
         self.n_rmp_calls_ = res.n_rmp_calls
@@ -180,6 +199,23 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                          f"returning the rule set after {res.n_rmp_calls} master LP solves")
         return self
 
+    def _without_fairness(self, df: pd.DataFrame, groups: Any) -> pd.DataFrame:
+        """fairness=None: ``groups`` are refused; a ``sensitive`` column is checked and
+        dropped if asked, else a warning says that nothing uses it (not silently ignored)."""
+        if groups is not None:
+            raise OptreesInputError("groups were given but fairness is None")
+        if self.sensitive is None:
+            return df
+        _, df = self._groups(df, None)
+        if not self.drop_sensitive:
+            # stacklevel 4: warn <- _without_fairness <- fit <- logged_fit <- the caller
+            warnings.warn(
+                f"RUGClassifier: sensitive={self.sensitive!r} has no effect without fairness: "
+                "no fairness constraint is imposed; set fairness='dmc', 'odm' or 'eop' to use "
+                "it (or drop_sensitive=True to keep the column out of the rules)",
+                UserWarning, stacklevel=4)
+        return df
+
     def _groups(self, df: pd.DataFrame, groups: Any) -> tuple[np.ndarray, pd.DataFrame]:
         if groups is not None and self.sensitive is not None:
             raise OptreesInputError("give the sensitive attribute either as sensitive=COLUMN "
@@ -189,13 +225,14 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                 raise OptreesInputError(
                     f"fairness='{self.fairness}' needs the sensitive attribute: set "
                     "sensitive=<column name> or pass groups=<group per sample> to fit")
-            if self.sensitive not in df.columns:
+            name = str(self.sensitive)  # the columns are named by their text after fit_frame
+            if name not in df.columns:
                 raise OptreesInputError(
                     f"sensitive column {self.sensitive!r} is not a column of X "
                     f"(columns: {list(df.columns)[:10]})")
-            gvec = df[self.sensitive].astype(object).to_numpy()
+            gvec = df[name].astype(object).to_numpy()
             if self.drop_sensitive:
-                df = df.drop(columns=[self.sensitive])
+                df = df.drop(columns=[name])
                 if df.shape[1] == 0:
                     raise OptreesInputError("X has no columns left after dropping the "
                                             "sensitive attribute")
@@ -217,6 +254,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         return df
 
     def predict(self, X: Any) -> np.ndarray:
+        """Label with the largest weighted vote of the rules that fire on each row of ``X``."""
         df = self._frame(X)  # NotFittedError before fit
         return self.rules_.predict(df)
 
@@ -232,11 +270,13 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         return D[:, 1] if len(self.classes_) == 2 else D
 
     def explain(self, X: Any) -> list[list[dict[str, Any]]]:
-        """Per sample, the rules that fire with their weights (empty: default class)."""
+        """Per sample, the rules that fire with their weights (empty: default class);
+        ``"rule": j`` is ``rules_.rules[j]``, printed as "rule j" by :meth:`export_text`."""
         df = self._frame(X)
         return self.rules_.explain(df)
 
     def export_text(self) -> str:
+        """The rules as ``IF ... THEN class = ...`` lines, heaviest first (see :class:`RuleSet`)."""
         check_is_fitted(self, "rules_")
         return self.rules_.export_text()
 

@@ -21,13 +21,20 @@ from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
 from ..trees.flow import FlowOCT
-from ..trees.formulation import BuildTimeout
+from ..trees.formulation import (
+    MAX_TREE_DEPTH,
+    TREE_DEPTH_WHY,
+    BuildTimeout,
+    check_deadline,
+    check_model_size,
+)
 from ..trees.problem import HeapTree, TreeProblem
 from ..trees.warmstart import cart_heap_tree
 from ._base import (
     FitInterrupted,
     _BinaryInput,
     _TreePredictor,
+    build_deadline,
     check_seed,
     fit_frame,
     interruptible,
@@ -79,8 +86,10 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> _OptimalTreeClassifier:
+        """Binarize ``X``, solve the tree MIP within ``time_limit`` and set ``tree_`` and the
+        fitted attributes (the best tree found, with its bound and gap); returns ``self``."""
         t0 = time.perf_counter()
-        depth = check_depth(self.depth)
+        depth = check_depth(self.depth, MAX_TREE_DEPTH, TREE_DEPTH_WHY)
         lam = check_lam(self.lam)
         limit = check_time_limit(self.time_limit)
         seed = check_seed(self.random_state)
@@ -91,18 +100,21 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         Xb = self._fit_binary(df)
         self.classes_ = classes
         problem = TreeProblem(Xb, y_enc, len(self.classes_), depth, lam, penalty)
+        form = self._formulation(problem)
+        check_model_size(form.model_size(), f"{type(self).__name__} at depth {depth} on "
+                         f"{problem.n_samples} samples x {problem.n_features} binary features")
 
         # From here on a model exists (or is being searched): Ctrl-C returns the best one.
         with interruptible() as stop:
             start = cart_heap_tree(problem, seed) if self.warm_start else None
-            form = self._formulation(problem)
             model = ScipModel(SolverOptions(seed=seed, verbose=self.verbose))
             result = None
             try:
                 t_build = time.perf_counter()
                 with stop.abortable():  # Ctrl-C while building: stop with the warm start
-                    form.build(model, deadline=deadline)
+                    form.build(model, deadline=build_deadline(deadline, t_build))
                     if start is not None:
+                        check_deadline(deadline)  # no time left to polish the start
                         start = form.improve_start(start)
                         model.add_start(form.start_values(start))
                 remaining = solver_time_left(deadline, t_build)
@@ -111,6 +123,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                     result = model.solve(remaining)
             except (BuildTimeout, FitInterrupted):
                 result = None
+            finally:
+                model.free()  # within the time limit (build_deadline keeps time for it)
 
         best = start
         if result is not None and result.values is not None:
@@ -198,7 +212,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     flowoct-benders.txt exactly as published.
     Further switches: ``strengthened_cuts`` (§5.1), ``eqp`` (§5.3: "H-G" with H in basic (16),
     chain (18), chain_da (19), recursive (20), recursive_da (21) and G in basic (17), group
-    (22), e.g. "recursive_da-group"; ``eqp_max_split`` = max |F*|) and the path-bound
+    (22), e.g. "recursive_da-group"; ``eqp_max_split`` = max ``|F*|``) and the path-bound
     variant (True or "basic" = cut (24); "negative" adds (25), "structure" (26), "both" both).
     With any of them on, the master uses the leaf structure (3b)-(3g), which expresses the
     split penalty exactly (a tree has one leaf more than splits).

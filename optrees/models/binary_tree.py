@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import OptreesInputError
+from . import _schema as schema
+
 LEAF = -1
 
 
@@ -59,17 +62,21 @@ class BinaryTree:
     # ----------------------------------------------------------------- structure
     @property
     def n_nodes(self) -> int:
+        """Number of nodes, leaves included."""
         return len(self.feature)
 
     @property
     def n_leaves(self) -> int:
+        """Number of leaves."""
         return int(np.sum(self.feature == LEAF))
 
     @property
     def n_splits(self) -> int:
+        """Number of internal (splitting) nodes."""
         return self.n_nodes - self.n_leaves
 
     def is_leaf(self, node: int) -> bool:
+        """Whether node ``node`` is a leaf."""
         return bool(self.feature[node] == LEAF)
 
     @property
@@ -108,6 +115,7 @@ class BinaryTree:
         return self.value[self.apply(X)]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
+        """Predicted label (from ``classes``) of each row of the feature matrix ``X``."""
         return self.classes[self.predict_index(X)]
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
@@ -184,6 +192,7 @@ class BinaryTree:
 
     # ----------------------------------------------------------------- serialization
     def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready description of the tree (read back by :meth:`from_dict`)."""
         return {
             "kind": "binary_tree",
             "feature": self.feature.tolist(),
@@ -198,23 +207,34 @@ class BinaryTree:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> BinaryTree:
-        if data.get("kind") != "binary_tree":
-            raise ValueError(f"not a binary tree model (kind={data.get('kind')!r})")
-        return cls(
-            data["feature"],
-            data["threshold"],
-            data["left"],
-            data["right"],
-            data["value"],
-            data["classes"],
-            counts=np.asarray(data["counts"]) if data.get("counts") is not None else None,
-            feature_names=data.get("feature_names"),
-            negated_names=data.get("negated_names"),
-        )
+    def from_dict(cls, data: dict[str, Any], n_features: int | None = None) -> BinaryTree:
+        """The tree described by :meth:`to_dict`, checked first: a damaged or hand-edited
+        description (a cycle, a child out of range, a feature index beyond the features,
+        a threshold that is no number, ...) raises one OptreesInputError naming the problem.
+        ``n_features``: the width of the matrix the tree predicts on, if known (else the
+        number of ``feature_names``, if given, bounds the feature indices)."""
+        if not isinstance(data, dict) or data.get("kind") != "binary_tree":
+            kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+            raise OptreesInputError(f"not a binary tree model (kind={kind!r})")
+        names = _names(data, "feature_names", n_features)
+        negated = _names(data, "negated_names", n_features if names is None else len(names))
+        if n_features is None and names is not None:
+            n_features = len(names)
+        feature, threshold, left, right = _checked_nodes(data, n_features)
+        classes = schema.labels(schema.sequence(data, "classes"), "'classes'")
+        if not classes:
+            schema.fail("'classes' is empty")
+        n = len(feature)
+        value = schema.ints(schema.sequence(data, "value", n), "'value'", 0, len(classes))
+        return cls(feature, threshold, left, right, value, classes,
+                   counts=_checked_counts(data, n, len(classes)),
+                   feature_names=names, negated_names=negated)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
+        from ..io import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -254,3 +274,44 @@ class BinaryTree:
 
         build(1)
         return cls(feature, thr, left, right, value, classes)
+
+
+def _names(data: dict[str, Any], key: str, n: int | None) -> list[str] | None:
+    """Optional list of ``n`` strings (feature names or their negations)."""
+    if data.get(key) is None:
+        return None
+    return schema.strings(schema.sequence(data, key, n), f"'{key}'")
+
+
+def _checked_nodes(data: dict[str, Any], n_features: int | None
+                   ) -> tuple[list[int], list[float], list[int], list[int]]:
+    """Node arrays that form a tree: splits on existing features at finite thresholds,
+    leaves without children, every node reached from the root exactly once."""
+    feature = schema.sequence(data, "feature")
+    n = len(feature)
+    if n == 0:
+        schema.fail("the tree has no nodes")
+    feature = schema.ints(feature, "'feature'", LEAF, n_features)
+    threshold = schema.reals(schema.sequence(data, "threshold", n), "'threshold'")
+    left = schema.ints(schema.sequence(data, "left", n), "'left'", LEAF, n)
+    right = schema.ints(schema.sequence(data, "right", n), "'right'", LEAF, n)
+    children = []
+    for node in range(n):
+        if feature[node] == LEAF:
+            if left[node] != LEAF or right[node] != LEAF:
+                schema.fail(f"node {node} is a leaf (feature -1) but has children")
+            children.append([])
+        else:
+            children.append([left[node], right[node]])
+    schema.check_tree(children)
+    return feature, threshold, left, right
+
+
+def _checked_counts(data: dict[str, Any], n: int, k: int) -> np.ndarray | None:
+    """Optional training class counts: ``n`` rows of ``k`` integers >= 0."""
+    if data.get("counts") is None:
+        return None
+    rows = schema.sequence(data, "counts", n)
+    for node, row in enumerate(rows):
+        schema.ints(schema.as_list(row, f"'counts'[{node}]", k), f"'counts'[{node}]", 0, None)
+    return np.asarray(rows, dtype=np.int64).reshape(n, k)

@@ -30,7 +30,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import OptreesInputError
 from ..colgen.omt_graph import Level
+from . import _schema as schema
 
 
 def _plain(v: Any) -> Any:
@@ -63,18 +65,22 @@ class MultiwayTree:
     # ----------------------------------------------------------------- structure
     @property
     def is_classifier(self) -> bool:
+        """True for a classification tree (it has ``classes``), False for regression."""
         return self.classes is not None
 
     @property
     def n_nodes(self) -> int:
+        """Number of nodes, leaves included."""
         return len(self.feature)
 
     @property
     def n_leaves(self) -> int:
+        """Number of leaves."""
         return int(np.sum(self.feature < 0))
 
     @property
     def depth(self) -> int:
+        """Length of the longest root-to-leaf path (a single leaf has depth 0)."""
         d = np.zeros(self.n_nodes, dtype=int)
         for n in range(self.n_nodes):  # children have larger ids
             for _, ch in self.children[n]:
@@ -125,12 +131,15 @@ class MultiwayTree:
         return node
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
+        """Node reached by each row of the raw table ``X`` (see :meth:`apply_codes`)."""
         return self.apply_codes(self.encode(X))
 
     def predict_index(self, X: pd.DataFrame) -> np.ndarray:
+        """Predicted class index (0..K-1) of each row of ``X``."""
         return self.value[self.apply(X)].astype(np.int64)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Predicted label (classification) or value (regression) of each row of ``X``."""
         v = self.value[self.apply(X)]
         return self.classes[v.astype(np.int64)] if self.is_classifier else v
 
@@ -167,6 +176,7 @@ class MultiwayTree:
         return f"{lab}  [{tag}, {n_s} training samples]"
 
     def export_text(self) -> str:
+        """Readable indented text: one line per child test, each leaf with its prediction."""
         lines: list[str] = []
 
         def walk(n: int, indent: str) -> None:
@@ -185,12 +195,13 @@ class MultiwayTree:
 
     def _plot_nodes(self, feature_names: Any = None) -> Any:
         """Picture description for :mod:`optrees.plotting` (one edge per value set)."""
-        from ..plotting import Node
+        from ..plotting import Node, Prediction
 
         def build(n: int) -> Node:
             if self.feature[n] < 0:
                 label, _, info = self._leaf_text(n).partition("  [")
-                return Node([label, "[" + info] if info else [label], leaf=True)
+                return Node([label, "[" + info] if info else [label], leaf=True,
+                            prediction=Prediction.of(self.classes, self.value[n], self.counts[n]))
             f = int(self.feature[n])
             kids = [(self._cond(f, codes), build(ch)) for codes, ch in self.children[n]]
             return Node([f"split on {self.levels[f].name}"], leaf=False, children=kids)
@@ -204,6 +215,7 @@ class MultiwayTree:
         return plot_tree(self, **kwargs)
 
     def to_dot(self) -> str:
+        """Graphviz DOT source of the tree (see :func:`optrees.plotting.to_dot`)."""
         from ..plotting import to_dot
 
         return to_dot(self)
@@ -214,6 +226,7 @@ class MultiwayTree:
 
     # ----------------------------------------------------------------- serialization
     def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready description of the tree (read back by :meth:`from_dict`)."""
         return {
             "kind": "multiway_tree",
             "levels": [lv.to_dict() for lv in self.levels],
@@ -229,15 +242,44 @@ class MultiwayTree:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MultiwayTree:
-        if data.get("kind") != "multiway_tree":
-            raise ValueError(f"not a multiway tree model (kind={data.get('kind')!r})")
-        return cls([Level.from_dict(d) for d in data["levels"]], data["feature"],
-                   [[(codes, ch) for codes, ch in kids] for kids in data["children"]],
-                   data["value"], data["counts"], data["rule"], data["rules"],
-                   data.get("classes"), data.get("n_copies", 0))
+        """The tree described by :meth:`to_dict`, checked first: a damaged or hand-edited
+        description (a cycle, a child or code out of range, a level that is no level, ...)
+        raises one OptreesInputError naming the problem."""
+        if not isinstance(data, dict) or data.get("kind") != "multiway_tree":
+            kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+            raise OptreesInputError(f"not a multiway tree model (kind={kind!r})")
+        levels = [_checked_level(d, f"'levels'[{i}]")
+                  for i, d in enumerate(schema.sequence(data, "levels"))]
+        feature = schema.ints(schema.sequence(data, "feature"), "'feature'", -1, len(levels))
+        if not feature:
+            schema.fail("the tree has no nodes")
+        n = len(feature)
+        children = _checked_children(schema.sequence(data, "children", n), feature, levels)
+        classes = data.get("classes")
+        if classes is not None:
+            classes = schema.labels(schema.as_list(classes, "'classes'"), "'classes'")
+            if not classes:
+                schema.fail("'classes' is empty")
+        value = schema.reals(schema.sequence(data, "value", n), "'value'")
+        if classes is not None and not all(v.is_integer() and 0 <= v < len(classes)
+                                           for v in value):
+            schema.fail(f"'value' must hold class indices 0..{len(classes) - 1}")
+        counts = [schema.reals(schema.as_list(c, f"'counts'[{i}]",
+                                              2 if classes is None else len(classes)),
+                               f"'counts'[{i}]")
+                  for i, c in enumerate(schema.sequence(data, "counts", n))]
+        rules = schema.sequence(data, "rules")
+        for i, r in enumerate(rules):
+            schema.mapping(r, f"'rules'[{i}]")
+        rule = schema.ints(schema.sequence(data, "rule", n), "'rule'", -1, len(rules))
+        n_copies = schema.integer(data.get("n_copies", 0), "'n_copies'", 0, None)
+        return cls(levels, feature, children, value, counts, rule, rules, classes, n_copies)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+        """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
+        from ..io import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -327,3 +369,50 @@ class MultiwayTree:
         info = rules_info if rules_info is not None else [{} for _ in conditions]
         return cls(levels, feature, children, value, counts, rule, info,
                    None if classes is None else list(classes), copies[0])
+
+
+def _checked_level(d: Any, what: str) -> Level:
+    """A level (raw column -> codes) with a name, a known kind, distinct categories and
+    sorted finite cut points."""
+    d = schema.mapping(d, what)
+    if not isinstance(d.get("name"), str):
+        schema.fail(f"{what} needs a 'name' string")
+    if d.get("kind") not in ("categorical", "numeric"):
+        schema.fail(f"{what} has kind {d.get('kind')!r}; expected 'categorical' or 'numeric'")
+    categories = schema.labels(schema.as_list(d.get("categories", []), f"{what} categories"),
+                               f"{what} categories")
+    cuts = schema.reals(schema.as_list(d.get("cuts", []), f"{what} cuts"), f"{what} cuts")
+    if any(b < a for a, b in zip(cuts, cuts[1:], strict=False)):
+        schema.fail(f"{what} cuts are not sorted")
+    if d["kind"] == "categorical" and not categories:
+        schema.fail(f"{what} is categorical but has no categories")
+    return Level.from_dict({"name": d["name"], "kind": d["kind"], "categories": categories,
+                            "cuts": cuts})
+
+
+def _checked_children(children: list[Any], feature: list[int],
+                      levels: list[Level]) -> list[list[tuple[list[int], int]]]:
+    """Per node its (codes, child) pairs: none at leaves; at a split, disjoint codes of the
+    split level (its unseen code included); together a tree reached once from the root."""
+    out = []
+    for node, kids in enumerate(children):
+        what = f"'children'[{node}]"
+        kids = schema.as_list(kids, what)
+        f = feature[node]
+        if f < 0 and kids:
+            schema.fail(f"node {node} is a leaf (feature -1) but has children")
+        if f >= 0 and not kids:
+            schema.fail(f"node {node} splits on level {f} but has no children")
+        pairs: list[tuple[list[int], int]] = []
+        used: set[int] = set()
+        for j, pair in enumerate(kids):
+            codes, child = schema.as_list(pair, f"{what}[{j}]", 2)
+            codes = schema.ints(schema.as_list(codes, f"{what}[{j}] codes"),
+                                f"{what}[{j}] codes", 0, levels[f].n_codes + 1)
+            if used & set(codes):
+                schema.fail(f"node {node} sends code {min(used & set(codes))} to two children")
+            used |= set(codes)
+            pairs.append((codes, child))
+        out.append(pairs)
+    schema.check_tree([[child for _, child in pairs] for pairs in out])
+    return out

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError, check_frame
+from . import _schema as schema
 
 _NUMERIC_OPS = ("<=", ">")
 _CATEGORICAL_OPS = ("==", "!=")
@@ -157,6 +158,7 @@ class RuleSet:
     # ------------------------------------------------------------------ basics
     @property
     def n_classes(self) -> int:
+        """Number of classes K."""
         return len(self.classes)
 
     def __len__(self) -> int:
@@ -167,10 +169,12 @@ class RuleSet:
 
     @property
     def weights(self) -> np.ndarray:
+        """Weight of every rule, in rule order."""
         return np.array([r.weight for r in self.rules], dtype=float)
 
     @property
     def labels(self) -> np.ndarray:
+        """Class index predicted by every rule, in rule order."""
         return np.array([r.label for r in self.rules], dtype=np.int64)
 
     def _frame(self, X: Any) -> pd.DataFrame:
@@ -234,10 +238,12 @@ class RuleSet:
         return pred
 
     def decision_function_from_votes(self, V: np.ndarray) -> np.ndarray:
+        """Prediction vectors of :meth:`decision_function` from class votes ``V`` (n, K)."""
         K = self.n_classes
         return (K * V - V.sum(axis=1, keepdims=True)) / (K - 1)
 
     def predict(self, X: Any) -> np.ndarray:
+        """Predicted label of each sample; uncovered samples get the default class."""
         return self.classes[self.predict_index(X)]
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -251,9 +257,10 @@ class RuleSet:
         return P
 
     def explain(self, X: Any) -> list[list[dict[str, Any]]]:
-        """Per sample, the rules that fire: index, text, class, weight, vote vector term.
+        """Per sample, the rules that fire: number, text, class, weight, length.
 
-        The sum over a sample's fired rules of ``weight * R(class)`` equals its row of
+        ``"rule": j`` is ``self.rules[j]``, printed as "rule j" by :meth:`export_text`.  The
+        sum over a sample's fired rules of ``weight * R(class)`` equals its row of
         :meth:`decision_function`; an empty list means the default class was used.
         """
         A = self.coverage(X)
@@ -272,11 +279,14 @@ class RuleSet:
 
     # ------------------------------------------------------------------ text / JSON
     def export_text(self, decimals: int = 4) -> str:
+        """The rules, heaviest first; "rule j" is ``self.rules[j]``, the number that
+        :meth:`explain` reports (a fitted RUG model keeps its rules heaviest first, so
+        they read rule 0, rule 1, ...)."""
         lines = []
         order = sorted(range(len(self.rules)), key=lambda j: -self.rules[j].weight)
-        for rank, j in enumerate(order, 1):
+        for j in order:
             r = self.rules[j]
-            lines.append(f"rule {rank}: IF {r.condition_text()} THEN class = "
+            lines.append(f"rule {j}: IF {r.condition_text()} THEN class = "
                          f"{_fmt_value(self.classes[r.label])}  "
                          f"(weight {r.weight:.{decimals}f}, length {r.length})")
         lines.append(f"otherwise (no rule fires): class = "
@@ -290,6 +300,7 @@ class RuleSet:
         return plot_rules(self, max_rules=max_rules, **kwargs)
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready description of the rule set (read back by :meth:`from_dict`)."""
         return {
             "format": FORMAT,
             "classes": [_plain(c) for c in self.classes],
@@ -304,23 +315,25 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleSet:
-        if data.get("format") != FORMAT:
+        """The rule set described by :meth:`to_dict`, checked first: a damaged or
+        hand-edited description raises one OptreesInputError naming the problem."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise OptreesInputError("not an optrees rule set (missing or unknown 'format')")
-        try:
-            rules = [
-                Rule(tuple(Literal(str(f), str(op), v) for f, op, v in r["literals"]),
-                     int(r["label"]), float(r["weight"]), float(r.get("cost", 1.0)))
-                for r in data["rules"]
-            ]
-            return cls(rules, data["classes"], data["feature_names"], int(data["default_class"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise OptreesInputError(f"invalid rule set description: {exc}") from exc
+        classes = schema.labels(schema.sequence(data, "classes"), "'classes'")
+        names = schema.strings(schema.sequence(data, "feature_names"), "'feature_names'",
+                               unique=True)
+        default = schema.integer(data.get("default_class"), "'default_class'", 0, len(classes))
+        rules = [_checked_rule(r, f"'rules'[{j}]", len(classes))
+                 for j, r in enumerate(schema.sequence(data, "rules"))]
+        return cls(rules, classes, names, default)
 
     def to_json(self) -> str:
+        """JSON text of :meth:`to_dict`."""
         return json.dumps(self.to_dict(), indent=1)
 
     @classmethod
     def from_json(cls, text: str) -> RuleSet:
+        """The rule set in JSON text written by :meth:`to_json`."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -328,9 +341,19 @@ class RuleSet:
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json())
+        """Write :meth:`to_json` (atomically: a complete file or none)."""
+        from ..io import write_atomic
+
+        write_atomic(path, self.to_json())
 
     # ------------------------------------------------------------------ editing
+    def by_weight(self) -> RuleSet:
+        """The same rules, heaviest first (ties keep their order), so that rule numbers
+        (:meth:`explain`, :meth:`export_text`) follow importance."""
+        order = sorted(range(len(self.rules)), key=lambda j: -self.rules[j].weight)
+        return RuleSet([self.rules[j] for j in order], self.classes, self.feature_names,
+                       self.default_class)
+
     def pruned(self, threshold: float) -> RuleSet:
         """Keep rules with weight > 0 and weight >= threshold * (largest weight)."""
         if not (isinstance(threshold, numbers.Real) and 0 <= threshold <= 1
@@ -343,6 +366,28 @@ class RuleSet:
         keep = [r for r in self.rules
                 if r.weight > 1e-9 and r.weight >= threshold * wmax - 1e-12 * max(1.0, wmax)]
         return RuleSet(keep, self.classes, self.feature_names, self.default_class)
+
+
+def _checked_rule(data: Any, what: str, n_classes: int) -> Rule:
+    """One rule of a description: literals [feature, op, value] (a number for ``<=`` and
+    ``>``), a class index, a finite weight >= 0 and a finite cost."""
+    data = schema.mapping(data, what)
+    literals = []
+    for i, lit in enumerate(schema.sequence(data, "literals")):
+        feature, op, value = schema.as_list(lit, f"{what} literal {i}", 3)
+        if not isinstance(feature, str) or op not in _NUMERIC_OPS + _CATEGORICAL_OPS:
+            schema.fail(f"{what} literal {i} = {lit!r} needs a feature name and one of the "
+                        f"operators {_NUMERIC_OPS + _CATEGORICAL_OPS}")
+        if not (schema.is_number(value) if op in _NUMERIC_OPS else schema.is_scalar(value)):
+            kind = "a finite number" if op in _NUMERIC_OPS else "a string, number or boolean"
+            schema.fail(f"{what} literal {i} = {lit!r}: the value must be {kind}")
+        literals.append(Literal(feature, op, value))
+    label = schema.integer(data.get("label"), f"{what} 'label'", 0, n_classes)
+    weight = schema.real(data.get("weight"), f"{what} 'weight'")
+    cost = schema.real(data.get("cost", 1.0), f"{what} 'cost'")
+    if weight < 0:
+        schema.fail(f"{what} has a negative weight {weight}")
+    return Rule(tuple(literals), label, weight, cost)
 
 
 def simplify_literals(literals: Sequence[Literal], feature_order: Sequence[str]) -> tuple:

@@ -2,15 +2,25 @@
 
 Column generation (RUG, OMT, CGH) solves a restricted master LP, reads its duals, adds the
 columns that price out and re-solves warm.  After adding columns primal simplex re-solves far
-faster than the default dual simplex (../shared/notes/solvers.md), so :meth:`solve` switches to
-it after the first solve.  HiGHS has no working lazy-constraint callback: use SCIP for that.
+faster than the default dual simplex (docs/architecture.md, solver facts), so :meth:`solve`
+switches to it after the first solve.  HiGHS has no working lazy-constraint callback: use SCIP
+for that.
+
+Every model is configured here completely (log, seed, threads, time limit), whatever another
+HiGHS user in the same process did: the process-wide state HiGHS keeps (its banner, printed
+once, and its global thread scheduler) is handled by :func:`new_highs` and :meth:`HighsModel.solve`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
+import os
+import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import highspy
@@ -40,12 +50,79 @@ def _bound(v: float) -> float:
     return INF if v == math.inf else (-INF if v == -math.inf else float(v))
 
 
+_first_highs_made = False
+_first_highs_lock = threading.Lock()
+
+
+def new_highs() -> highspy.Highs:
+    """A new ``highspy.Highs`` object that printed nothing.
+
+    highspy >= 1.16 prints a banner to stdout (file descriptor 1, from C) when the first Highs
+    object of a process is made, before any option can be set; so the first one is made with
+    descriptor 1 pointed at the null device.  Later ones print nothing.
+    """
+    global _first_highs_made
+    with _first_highs_lock:
+        if _first_highs_made:
+            return highspy.Highs()
+        with _stdout_fd_silenced():
+            h = highspy.Highs()
+        _first_highs_made = True
+        return h
+
+
+@contextlib.contextmanager
+def _stdout_fd_silenced() -> Iterator[None]:
+    """Point file descriptor 1 at the null device (C-level output included), then restore it.
+
+    C's stdout buffer is flushed before and after, so nothing written earlier is lost and
+    nothing written inside escapes later.  Where descriptors cannot be swapped (no fd 1), the
+    block runs unchanged.
+    """
+    try:
+        fflush = ctypes.CDLL(None).fflush
+    except (OSError, AttributeError, TypeError):  # no C library handle (e.g. Windows)
+        fflush = None
+    try:
+        sys.stdout.flush()
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        saved = os.dup(1)
+    except OSError:
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        if fflush is not None:
+            fflush(None)
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        if fflush is not None:
+            fflush(None)
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _reset_thread_scheduler() -> None:
+    """Drop HiGHS's process-wide thread scheduler so the next run starts one with its own
+    ``threads`` option (HiGHS refuses to run when another user started it with another
+    count: status "Not Set")."""
+    for name in ("resetGlobalScheduler", "resetThreadScheduler"):
+        reset = getattr(highspy.Highs, name, None)
+        if reset is not None:
+            reset(True)
+            return
+
+
 class HighsModel:
     """A linear (or mixed-integer) program with rows fixed up front and columns added later."""
 
     def __init__(self, options: SolverOptions | None = None, maximize: bool = False) -> None:
         self.options = options or SolverOptions()
-        self.h = highspy.Highs()
+        self.h = new_highs()
         self.h.setOptionValue("output_flag", int(self.options.verbose) >= 2)  # the solver log
         self.h.setOptionValue("random_seed", int(self.options.seed))
         self.h.setOptionValue("threads", int(self.options.threads))
@@ -80,8 +157,14 @@ class HighsModel:
         self.h.setOptionValue("ipm_optimality_tolerance", float(tolerance))
 
     def _interrupt(self, event) -> None:
-        if stop_requested() or time.perf_counter() > self._deadline:
-            event.interrupt()
+        if (stop_requested() or time.perf_counter() > self._deadline) and event.data_in:
+            event.data_in.user_interrupt = True  # what event.interrupt() does (highspy >= 1.9)
+
+    def option(self, name: str) -> Any:
+        """The current value of a HiGHS option (highspy returns (status, value) or the value,
+        depending on its version)."""
+        value = self.h.getOptionValue(name)
+        return value[1] if isinstance(value, tuple) else value
 
     @property
     def n_cols(self) -> int:
@@ -198,7 +281,7 @@ class HighsModel:
                               self.resolve_strategy if self._solved_once else 1)
         t0 = time.perf_counter()
         self._deadline = t0 + float(limit) if limit is not None else math.inf
-        self.h.run()
+        self._run()
         seconds = time.perf_counter() - t0
         self._deadline = math.inf
         self._solved_once = True
@@ -225,6 +308,15 @@ class HighsModel:
         if values is None and status == "time_limit":
             status = "no_solution"
         return SolveResult(status, objective, bound, seconds, nodes, values, stats)
+
+    def _run(self) -> None:
+        """``run()``; once more after resetting the thread scheduler if HiGHS refused to start
+        because another HiGHS user in this process set it up with another thread count."""
+        status = self.h.run()
+        if (status == highspy.HighsStatus.kError
+                and self.h.getModelStatus() == highspy.HighsModelStatus.kNotset):
+            _reset_thread_scheduler()
+            self.h.run()
 
     def _has_integers(self) -> bool:
         lp = self.h.getLp()

@@ -83,7 +83,7 @@ import math
 import numpy as np
 
 from ..solvers.scip import ScipModel
-from .formulation import TreeFormulation, check_deadline
+from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .problem import HeapTree, TreeProblem
 
 
@@ -123,6 +123,16 @@ class OCT(TreeFormulation):
         super().__init__(problem, symmetry_breaking=False)
         self.n_leaves = 2**problem.depth
 
+    def model_size(self) -> ModelSize:
+        """Size estimate of (OCT.0)-(OCT.11): per sample and leaf one row (OCT.7) / (OCT.9)
+        per ancestor and feature on the wrong side, (d + 1) / 2 x features on average."""
+        p = self.p
+        n, inner, leaves, d = p.n_samples, p.n_internal, self.n_leaves, p.depth
+        F, K = p.n_features, p.n_classes
+        rows = n * leaves * (1 + d * (F + 1) / 2) + 2 * leaves * K + leaves + 2 * inner + n
+        return ModelSize(inner * (F + 1) + leaves * (K + 2) + n * leaves, rows,
+                         2 * rows + n * leaves * (1 + 2 * K))
+
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         p, lam = self.p, self.p.lam
         nI, F, K, nL = p.n_samples, p.n_features, p.n_classes, self.n_leaves
@@ -132,11 +142,12 @@ class OCT(TreeFormulation):
         self.d = m.add_vars(p.n_internal, "B", obj=-lam, name="d")
         self.c = m.add_vars((nL, K), "B", name="c")  # leaf t is row t - 2^D
         self.l = m.add_vars(nL, "B", name="l")
-        self.zeta = m.add_vars((nI, nL), "B", obj=1.0 - lam, name="zeta")
+        self.zeta = add_var_rows(m, (nI, nL), "B", deadline, obj=1.0 - lam, name="zeta")
         self.L = m.add_vars(nL, "C", lb=0.0, ub=None, obj=-(1.0 - lam), name="L")  # (OCT.3)
         y = p.y
         for t in range(nL):
             for k in range(K):
+                check_deadline(deadline)  # each row has about |I| terms
                 others = self.zeta[y != k, t]
                 ids = np.r_[self.L[t], others, self.c[t, k]]
                 coefs = np.r_[1.0, -np.ones(len(others)), -float(nI)]
@@ -151,8 +162,7 @@ class OCT(TreeFormulation):
         anc = [leaf_ancestors(first_leaf + t) for t in range(nL)]
         X = p.X
         for i in range(nI):
-            if i % 32 == 0:
-                check_deadline(deadline)
+            check_deadline(deadline)  # a sample adds 2^depth x depth x features / 2 rows
             z = self.zeta[i]
             m.add_row(z, np.ones(nL), 1.0, 1.0)  # (OCT.6)
             ones, zeros = np.flatnonzero(X[i] == 1), np.flatnonzero(X[i] == 0)
@@ -252,6 +262,7 @@ class BinOCT:
                                    for j, th in enumerate(self.thresholds)])
         self.n_internal = 2**depth - 1
         self.n_leaves = 2**depth
+        self._deadline: float | None = None
 
     @classmethod
     def from_problem(cls, problem: TreeProblem) -> BinOCT:
@@ -261,23 +272,36 @@ class BinOCT:
         form.problem = problem
         return form
 
+    def model_size(self) -> ModelSize:
+        """Size estimate of (BIN.0)-(BIN.8): per node, feature and threshold bit the big-M
+        rows cover every row once, each with the leaves on one side of the node."""
+        nR, F = self.values.shape
+        inner, leaves, K, B = self.n_internal, self.n_leaves, self.n_classes, self.n_bits
+        rows = inner + nR + leaves * (K + 1) + inner * F * (2 + 2 ** (B + 1))
+        nnz = 2 * nR * leaves + F * (B + 1) * nR * self.depth * leaves / 2
+        return ModelSize(inner * (F + B) + nR * leaves + 2 * leaves * K, rows, nnz)
+
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         nR, F = self.values.shape
         K, B, D = self.n_classes, self.n_bits, self.depth
         nL, first = self.n_leaves, 2**D
         self.m = m
-        self.f = m.add_vars((self.n_internal, F), "B", name="f")
+        self._deadline = deadline
+        self.f = add_var_rows(m, (self.n_internal, F), "B", deadline, name="f")
         self.t = m.add_vars((self.n_internal, B), "B", name="t")
-        self.lam = m.add_vars((nR, nL), "C", obj=1.0, name="l")
+        self.lam = add_var_rows(m, (nR, nL), "C", deadline, obj=1.0, name="l")
         self.p = m.add_vars((nL, K), "B", name="p")
         self.e = m.add_vars((nL, K), "C", lb=0.0, ub=None, obj=-1.0, name="e")
         for n in range(1, self.n_internal + 1):  # (BIN.1)
             m.add_row(self.f[n - 1], np.ones(F), 1.0, 1.0)
         for r in range(nR):  # (BIN.2)
+            if r % 256 == 0:
+                check_deadline(deadline)
             m.add_row(self.lam[r], np.ones(nL), 1.0, 1.0)
         for t in range(nL):
             m.add_row(self.p[t], np.ones(K), 1.0, 1.0)  # (BIN.3)
             for k in range(K):  # (BIN.4)
+                check_deadline(deadline)
                 rows = np.flatnonzero(self.y == k)
                 m.add_row(np.r_[self.lam[rows, t], self.p[t, k], self.e[t, k]],
                           np.r_[np.ones(len(rows)), -float(len(rows)), -1.0], rhs=0.0)
@@ -293,6 +317,7 @@ class BinOCT:
         """sum_{r in rows, l in leaves} lam_rl <= M (1 - f_nj + const + sum coef * t_ni)."""
         if len(rows) == 0:
             return
+        check_deadline(self._deadline)  # a row has up to |rows| x 2^(depth - 1) terms
         M = float(len(rows))
         flow = self.lam[np.ix_(rows, leaves)].ravel()
         ids = np.r_[flow, self.f[n - 1, j], [self.t[n - 1, i] for i, _ in bits]]

@@ -22,7 +22,7 @@ from .accel.eqp import EqpInequalities
 from .accel.path_bound import PathBoundCuts
 from .accel.split_bound import SplitBoundCuts
 from .accel.subtrees import SubtreeCache, height, polish
-from .formulation import TreeFormulation
+from .formulation import ModelSize, TreeFormulation, check_deadline
 from .problem import HeapTree, TreeProblem
 
 
@@ -160,11 +160,18 @@ class BendersOCT(TreeFormulation):
         self.split_cuts = None
         self._rounded: set[tuple] = set()  # top structures already polished
 
+    def model_size(self) -> ModelSize:
+        """Size estimate of the master (8) before any cut; the min-cut dynamic program keeps
+        a few samples x 2^(depth + 1) arrays, counted as nonzeros."""
+        p = self.p
+        return self.structure_size() + ModelSize(p.n_samples, 0, 4 * p.n_samples * p.n_nodes)
+
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         p = self.p
         # split model: b, w with (8.3), (8.4), (8.6), (8.7); leaf model: (3b)-(3g), w relaxed
         # except with the strengthened cuts (§5.1: fractional labels would beat binary ones)
-        self.add_tree_structure(m, binary_labels=not self.leaf_model or self.strengthened_cuts)
+        self.add_tree_structure(m, binary_labels=not self.leaf_model or self.strengthened_cuts,
+                                deadline=deadline)
         # g_i (theta_i in accelerated-bendoct.txt): sample i classified correctly      (8.5)
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
         self.lazy = BendersCuts(self)
@@ -191,6 +198,8 @@ class BendersOCT(TreeFormulation):
             # Cuts (24) and (SB) need integral paths: branch on the structure above the depth-2
             # subtrees first, top down (our choice; the paper leaves branching to the solver).
             for n in range(1, p.n_internal + 1):
+                if n % 64 == 0:
+                    check_deadline(deadline)
                 h = height(p, n)
                 if h > 2:
                     m.set_branch_priority(np.r_[self.b[n - 1], self.p_leaf[n - 1]], h)

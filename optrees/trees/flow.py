@@ -11,7 +11,7 @@ import numpy as np
 
 from ..solvers.base import Row
 from ..solvers.scip import ScipModel
-from .formulation import TreeFormulation, check_deadline
+from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .problem import HeapTree, TreeProblem
 
 
@@ -26,17 +26,25 @@ class FlowOCT(TreeFormulation):
         self.strengthen = strengthen
         self.n_cuts = 0
 
+    def model_size(self) -> ModelSize:
+        """Size estimate of eq. (1) (checked against the memory before building)."""
+        p = self.p
+        n, inner, leaves, nodes = p.n_samples, p.n_internal, 2**p.depth, p.n_nodes
+        flows = ModelSize(2 * n * nodes, n * (3 * inner + leaves + nodes),
+                          n * (inner * (p.n_features + 6) + 2 * leaves + 2 * nodes))
+        return self.structure_size() + flows
+
     def build(self, m: ScipModel, deadline: float | None = None) -> None:
         p, lam = self.p, self.p.lam
         nI, nN = p.n_samples, p.n_nodes
-        self.add_tree_structure(m)  # b, w and (1.2), (1.3)
+        self.add_tree_structure(m, deadline=deadline)  # b, w and (1.2), (1.3)
         # z_in[i, n-1] = flow on arc a(n) -> n (a(1) = s); z_t[i, n-1] = flow on n -> t
-        self.z_in = m.add_vars((nI, nN), "C", name="z_in")  # (1.6): z_s1 <= 1 is the bound
-        self.z_t = m.add_vars((nI, nN), "C", obj=1.0 - lam, name="z_t")
+        # (1.6): z_s1 <= 1 is the bound
+        self.z_in = add_var_rows(m, (nI, nN), "C", deadline, name="z_in")
+        self.z_t = add_var_rows(m, (nI, nN), "C", deadline, obj=1.0 - lam, name="z_t")
         X = p.X
         for i in range(nI):
-            if i % 64 == 0:
-                check_deadline(deadline)
+            check_deadline(deadline)  # a sample adds 3 x 2^depth rows (depth 7: about 10 ms)
             zi, zt = self.z_in[i], self.z_t[i]
             left_feats = self.b[:, X[i] == 0]
             right_feats = self.b[:, X[i] == 1]

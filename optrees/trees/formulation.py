@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import os
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import OptreesInputError
 from ..solvers.scip import ScipModel
 from .problem import HeapTree, TreeProblem
+
+# Largest depth of the tree MIPs: every one has (2^depth - 1) x features branching variables
+# and, except Benders, 2^(depth + 1) nodes x samples flow / assignment variables.  At 12 a
+# model on a tiny data set (monk1, 124 rows) still builds; the memory estimate
+# (:func:`check_model_size`) decides for larger data.
+MAX_TREE_DEPTH = 12
+TREE_DEPTH_WHY = ("the MIP has (2^depth - 1) x features branching variables and "
+                  "2^(depth + 1) nodes x samples flow variables")
+
+# Variables per block while building: adding 400,000 variables at once took 4-5 s on a loaded
+# machine (about 11 us each), unchecked against the deadline.
+_BLOCK_VARS = 20_000
 
 
 class BuildTimeout(Exception):
@@ -18,6 +33,61 @@ def check_deadline(deadline: float | None) -> None:
     """Raise :class:`BuildTimeout` once ``time.perf_counter()`` passes ``deadline``."""
     if deadline is not None and time.perf_counter() > deadline:
         raise BuildTimeout
+
+
+def add_var_rows(m: ScipModel, shape: tuple[int, int], vtype: str, deadline: float | None,
+                 **kwargs) -> np.ndarray:
+    """``m.add_vars(shape, vtype, **kwargs)`` in blocks of rows, checking the deadline between
+    blocks (same ids as one block: ids are consecutive), so a large block cannot run past it."""
+    n, width = shape
+    step = max(1, _BLOCK_VARS // max(1, width))
+    parts = []
+    for start in range(0, n, step):
+        check_deadline(deadline)
+        parts.append(m.add_vars((min(step, n - start), width), vtype, **kwargs))
+    return np.vstack(parts) if parts else m.add_vars((0, width), vtype, **kwargs)
+
+
+@dataclass
+class ModelSize:
+    """Estimated size of a MIP before it is built (upper estimates)."""
+
+    n_vars: float
+    n_rows: float
+    n_nonzeros: float
+
+    def __add__(self, other: ModelSize) -> ModelSize:
+        return ModelSize(self.n_vars + other.n_vars, self.n_rows + other.n_rows,
+                         self.n_nonzeros + other.n_nonzeros)
+
+    @property
+    def bytes(self) -> float:
+        """Peak memory: the built model plus SCIP's transformed copy made at solve time.
+
+        Resident memory of built models on kr-vs-kp (FlowOCT depth 4, OCT depth 3, BinOCT
+        depth 4) fits 1,500 bytes per variable + 600 per row + 30 per nonzero."""
+        return 2.0 * (1500.0 * self.n_vars + 600.0 * self.n_rows + 30.0 * self.n_nonzeros)
+
+
+def memory_budget() -> float:
+    """Bytes a model may take: 3/4 of the physical memory (16 GB if it cannot be read)."""
+    try:
+        return 0.75 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return 16e9
+
+
+def check_model_size(size: ModelSize, what: str, budget: float | None = None) -> None:
+    """Refuse (:class:`OptreesInputError`) a model that would not fit in memory, before any
+    of it is allocated (the alternative is a MemoryError, or swapping, after minutes)."""
+    budget = memory_budget() if budget is None else budget
+    if size.bytes > budget:
+        raise OptreesInputError(
+            f"{what} is too large: about {size.n_vars:.3g} variables, {size.n_rows:.3g} rows "
+            f"and {size.n_nonzeros:.3g} nonzeros, about {size.bytes / 1e9:.3g} GB with the "
+            f"solver's copy, more than the {budget / 1e9:.3g} GB available (3/4 of this "
+            "machine's memory); the model grows like 2^depth x samples: use a smaller depth "
+            "or fewer samples / features")
 
 
 def ancestors(n: int) -> list[int]:
@@ -45,7 +115,16 @@ class TreeFormulation:
         self.leaf_model = (problem.penalty == "leaves" if leaf_structure is None
                            else bool(leaf_structure))
 
-    def add_tree_structure(self, m: ScipModel, binary_labels: bool = True) -> None:
+    def structure_size(self) -> ModelSize:
+        """Size estimate of :meth:`add_tree_structure` (either model, with symmetry rows)."""
+        p = self.p
+        inner, nodes = p.n_internal, p.n_nodes
+        F, K = p.n_features, p.n_classes
+        return ModelSize(inner * F + nodes * (K + 1), nodes * (2 * K + 4),
+                         5 * inner * F + nodes * (5 * K + p.depth + 2))
+
+    def add_tree_structure(self, m: ScipModel, binary_labels: bool = True,
+                           deadline: float | None = None) -> None:
         """Split-penalty model: variables (1.10)-(1.11), constraints (1.2)-(1.3) of
         flowoct-benders.txt.  Leaf-penalty model: (3b)-(3g) of accelerated-bendoct.txt, with
         labels ``w`` continuous unless ``binary_labels`` (§4: integral b, p make them binary).
@@ -62,17 +141,21 @@ class TreeFormulation:
         F, K = p.n_features, p.n_classes
         self.m = m
         if self.leaf_model:
-            self.b = m.add_vars((p.n_internal, F), "B", name="b")
-            self._add_leaf_structure(m, binary_labels)
+            self.b = add_var_rows(m, (p.n_internal, F), "B", deadline, name="b")
+            self._add_leaf_structure(m, binary_labels, deadline)
             return
-        self.b = m.add_vars((p.n_internal, F), "B", obj=-p.split_cost, name="b")
-        self.w = m.add_vars((p.n_nodes, K), "B", name="w")
+        self.b = add_var_rows(m, (p.n_internal, F), "B", deadline, obj=-p.split_cost, name="b")
+        self.w = add_var_rows(m, (p.n_nodes, K), "B", deadline, name="w")
         for n in p.internal_nodes:  # (1.2): branch on one feature or predict one class
+            if n % 256 == 0:
+                check_deadline(deadline)
             m.add_row(np.r_[self.b[n - 1], self.w[n - 1]], np.ones(F + K), 1.0, 1.0)
         for n in p.leaf_nodes:  # (1.3): every leaf predicts one class
             m.add_row(self.w[n - 1], np.ones(K), 1.0, 1.0)
         if self.symmetry_breaking:
             for n in p.internal_nodes:
+                if n % 64 == 0:
+                    check_deadline(deadline)
                 for c in (2 * n, 2 * n + 1):
                     if c <= p.n_internal:  # sum_f b_cf <= sum_f b_nf
                         m.add_row(np.r_[self.b[c - 1], self.b[n - 1]],
@@ -80,15 +163,19 @@ class TreeFormulation:
                     for k in range(K):  # w_ck >= w_nk
                         m.add_row([self.w[c - 1, k], self.w[n - 1, k]], [1.0, -1.0], lhs=0.0)
 
-    def _add_leaf_structure(self, m: ScipModel, binary_labels: bool) -> None:
+    def _add_leaf_structure(self, m: ScipModel, binary_labels: bool,
+                            deadline: float | None = None) -> None:
         p = self.p
         F, K = p.n_features, p.n_classes
         # (3f); either penalty costs lam per leaf, the split penalty gives one leaf back
         self.p_leaf = m.add_vars(p.n_nodes, "B", obj=-p.lam, name="p")
         if p.penalty == "splits":
             m.add_objective_offset(p.lam)
-        self.w = m.add_vars((p.n_nodes, K), "B" if binary_labels else "C", name="w")  # (3g)
+        self.w = add_var_rows(m, (p.n_nodes, K), "B" if binary_labels else "C", deadline,
+                              name="w")  # (3g)
         for n in range(1, p.n_nodes + 1):
+            if n % 256 == 0:
+                check_deadline(deadline)
             anc = [a - 1 for a in ancestors(n)]
             path_p = np.r_[self.p_leaf[n - 1], self.p_leaf[anc]]
             if n <= p.n_internal:  # (3b): branch, be a leaf, or lie below a leaf

@@ -1,0 +1,115 @@
+"""Branch-and-bound over the root thresholds of a depth-2 tree (ConTree's interval search).
+
+For a root feature ``f`` the candidate split points are the positions where the sorted values
+change.  Evaluating a split point gives the objectives ``L(c)`` and ``R(c)`` of its optimal
+depth-≤1 children; two bounds then discard others without evaluating them (arXiv 2501.07903,
+§4.1-4.2, restated here for weights and a leaf penalty):
+
+* similarity: moving samples of total weight ``W`` across the root threshold changes
+  ``L + R`` by at most ``W`` (the gaining side gains at most their weight, the losing side can
+  only lose), so split points within ``incumbent − (L(a) + R(a))`` weight of an evaluated
+  point ``a`` cannot improve;
+* subinterval: for ``a < c < b`` the left child of ``c`` is a subset of the left child of ``b``
+  and the right child of ``c`` a subset of that of ``a``; optimal objectives are monotone under
+  inclusion, so ``L(b) + R(a)`` bounds every split point strictly between them.
+
+Intervals are searched breadth first from their midpoints; the first point evaluated on each
+feature is its best stump threshold, which usually gives a strong incumbent at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from .data import SubsetView
+from .depth1 import FeatureSplits
+from .evaluate import Evaluator
+
+__all__ = ["RootSearch", "search_root"]
+
+
+@dataclass
+class RootSearch:
+    """Best root split found: feature ``-1`` when no split beats ``objective`` (the start)."""
+
+    objective: float
+    feature: int = -1
+    rank: int = -1
+    evaluations: int = 0
+
+
+def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bound: float,
+                penalty: float, incumbent: float, evaluate: Evaluator,
+                eps: float) -> RootSearch:
+    """Best root split with children of depth ≤ 1 that beats ``incumbent`` by more than eps.
+
+    ``whole`` holds the best stump per feature of the view (feature order and seeds);
+    ``child_bound`` bounds the objective of any child (the view's own best depth-≤1 tree).
+    """
+    best = RootSearch(incumbent)
+    for f in np.argsort(-whole.correct, kind="stable"):
+        if not np.isfinite(whole.correct[f]):
+            continue  # constant on the view: no split point
+        _search_feature(view, w, int(f), int(whole.n_left[f]), child_bound, penalty, best,
+                        evaluate, eps)
+    return best
+
+
+def _split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
+    """Split points of ``f`` (number of samples going left) and the weight left of each."""
+    order = view.order[f]
+    ranks = view.rank[f, order]
+    points = np.flatnonzero(ranks[1:] != ranks[:-1]) + 1
+    weight_left = np.cumsum(w[order])[points - 1]
+    return points, weight_left
+
+
+def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
+                    child_bound: float, penalty: float, best: RootSearch,
+                    evaluate: Evaluator, eps: float) -> None:
+    """Interval search over the split points of ``f``, improving ``best`` in place."""
+    points, cw = _split_points(view, w, f)
+    ranks = view.rank[f, view.order[f]]
+    left_obj = np.empty(len(points))
+    right_obj = np.empty(len(points))
+    seed = int(np.searchsorted(points, seed_left))
+    total = float(w.sum())
+    min_loss = penalty                         # a child has at least one leaf
+    queue = deque([(0, len(points) - 1, -1, -1)])
+    while queue:
+        lo, hi, a, b = queue.popleft()
+        # subinterval bounds: losses grow and objectives grow with the child's sample set
+        loss_lo = (cw[a] - left_obj[a] if a >= 0 else min_loss) + \
+            (total - cw[b] - right_obj[b] if b >= 0 else min_loss)
+        ub = min(total - loss_lo,
+                 (left_obj[b] if b >= 0 else child_bound) +
+                 (right_obj[a] if a >= 0 else child_bound))
+        if ub <= best.objective + eps:
+            continue
+        # similarity bounds from the evaluated neighbours shrink the interval
+        if a >= 0:
+            gap = best.objective - (left_obj[a] + right_obj[a])
+            lo = max(lo, int(np.searchsorted(cw, cw[a] + gap + eps, side="right")))
+        if b >= 0:
+            gap = best.objective - (left_obj[b] + right_obj[b])
+            hi = min(hi, int(np.searchsorted(cw, cw[b] - gap - eps, side="left")) - 1)
+        if lo > hi:
+            continue
+        mid = seed if lo <= seed <= hi else (lo + hi) // 2
+        seed = -1
+        r = int(ranks[points[mid] - 1])
+        # a child needs more than best − (most the other child can score) to matter
+        floor_l = best.objective - (total - cw[mid] - min_loss)
+        floor_r = best.objective - (cw[mid] - min_loss)
+        left_obj[mid], right_obj[mid] = evaluate(f, r, floor_l, floor_r)
+        best.evaluations += 1
+        value = left_obj[mid] + right_obj[mid]
+        if value > best.objective + eps:
+            best.objective, best.feature, best.rank = float(value), f, r
+        if lo < mid:
+            queue.append((lo, mid - 1, a, mid))
+        if mid < hi:
+            queue.append((mid + 1, hi, mid, b))

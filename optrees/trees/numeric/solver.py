@@ -1,0 +1,130 @@
+"""Public entry point: the optimal depth-≤2 tree over every threshold of numeric columns."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import NumericData, SubsetView
+from .depth1 import ChildTree, best_child, best_splits, class_weights, midpoint
+from .evaluate import make_evaluator, resolve_backend
+from .result import NumericSubtree
+from .search import search_root
+
+__all__ = ["solve_numeric"]
+
+
+def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int | None = None,
+                  sample_weight: np.ndarray | None = None, leaf_penalty: float = 0.0,
+                  max_depth: int = 2, rows: np.ndarray | None = None,
+                  backend: str = "auto") -> NumericSubtree:
+    """Tree of depth ≤ ``max_depth`` (0, 1 or 2) maximizing weighted correct − penalty · leaves.
+
+    ``X`` is a float matrix or a :class:`NumericData` (presorted once, reused across calls on
+    different ``rows``); ``y`` holds classes ``0..n_classes-1``; ``sample_weight`` ≥ 0
+    (default 1); ``leaf_penalty`` ≥ 0 is in weight units; ``rows`` (boolean mask or index array)
+    selects the samples, and the result refers to those rows only.  Exact over every
+    threshold: a midpoint between consecutive distinct values of the selected rows.  Ties go
+    to fewer leaves.  ``backend``: ``"auto"``, ``"numba"`` or ``"numpy"`` (same answers).
+    """
+    data = X if isinstance(X, NumericData) else NumericData(X)
+    n = data.shape[0]
+    y, w, n_classes = _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth)
+    view = data.view(rows)
+    ys, ws = y[view.rows], w[view.rows]
+    cw = class_weights(ys, ws, n_classes)
+    pen = float(leaf_penalty)
+    eps = 1e-9 * (1.0 + float(ws.sum()) + 4.0 * abs(pen))
+    whole = best_splits(view, cw) if max_depth >= 1 else best_splits(_no_features(view), cw)
+    shallow = best_child(whole, pen)             # optimal depth-≤1 tree (leaf or stump)
+    root = (-1, -1)
+    evaluations = 0
+    if max_depth == 2 and view.n >= 2:
+        evaluate = make_evaluator(view, ys, ws, cw, pen, eps, resolve_backend(backend),
+                                  np.argsort(-whole.correct, kind="stable"))
+        found = search_root(view, ws, whole, shallow.objective, pen, shallow.objective,
+                            evaluate, eps)
+        root, evaluations = (found.feature, found.rank), found.evaluations
+        expected = found.objective
+    else:
+        expected = shallow.objective
+    tree = _assemble(view, cw, pen, shallow, root)
+    return _finish(tree, view, ys, ws, pen, expected, eps, evaluations)
+
+
+def _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth):
+    """Validated labels, weights (float64) and number of classes."""
+    if max_depth not in (0, 1, 2):
+        raise ValueError(f"max_depth must be 0, 1 or 2, got {max_depth}")
+    if not (np.isfinite(float(leaf_penalty)) and leaf_penalty >= 0):
+        raise ValueError("leaf_penalty must be finite and nonnegative")
+    y = np.asarray(y)
+    if y.shape != (n,) or (y.size and not np.issubdtype(y.dtype, np.integer)):
+        raise ValueError(f"y must hold {n} integer class labels")
+    y = y.astype(np.int64)
+    if n_classes is None:
+        n_classes = int(y.max()) + 1 if y.size else 1
+    if y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise ValueError(f"labels must lie in 0..{n_classes - 1}")
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,) or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f"sample_weight must hold {n} finite nonnegative numbers")
+    return y, w, n_classes
+
+
+def _no_features(view: SubsetView) -> SubsetView:
+    """The view with no columns (depth 0: only the leaf is a candidate)."""
+    return SubsetView(view.rows, view.X[:, :0], view.order[:0], view.rank[:0])
+
+
+def _assemble(view: SubsetView, cw: np.ndarray, pen: float, shallow: ChildTree,
+              root: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Heap arrays (feature, threshold, label) of the depth-≤1 tree or of the root split."""
+    feature = np.full(3, -1, dtype=np.int64)
+    threshold = np.full(3, np.nan)
+    label = np.zeros(7, dtype=np.int64)
+    f, r = root
+    if f < 0:
+        _place(shallow, 1, feature, threshold, label)
+        label[0] = int(cw.sum(axis=0).argmax()) if shallow.feature >= 0 else label[0]
+        return feature, threshold, label
+    left = view.rank[f] <= r
+    x = view.X[:, f]
+    feature[0], threshold[0] = f, midpoint(x[left].max(), x[~left].min())
+    label[0] = int(cw.sum(axis=0).argmax())
+    for node, member in ((2, left), (3, ~left)):
+        child = best_child(best_splits(view, cw, member), pen)
+        _place(child, node, feature, threshold, label)
+        label[node - 1] = int(cw[member].sum(axis=0).argmax()) if child.feature >= 0 else \
+            child.classes[0]
+    return feature, threshold, label
+
+
+def _place(child: ChildTree, node: int, feature, threshold, label) -> None:
+    """Write a leaf or stump rooted at heap ``node`` (1..3); nodes below a leaf copy it."""
+    if child.feature < 0:
+        for n in (node, 2 * node, 2 * node + 1, 4 * node, 4 * node + 1, 4 * node + 2,
+                  4 * node + 3):
+            if n <= 7:
+                label[n - 1] = child.classes[0]
+        return
+    feature[node - 1], threshold[node - 1] = child.feature, child.threshold
+    for n, k in ((2 * node, child.classes[0]), (2 * node + 1, child.classes[1])):
+        label[n - 1] = k
+        for m in (2 * n, 2 * n + 1):
+            if m <= 7:
+                label[m - 1] = k
+
+
+def _finish(tree, view: SubsetView, ys: np.ndarray, ws: np.ndarray, pen: float,
+            expected: float, eps: float, evaluations: int) -> NumericSubtree:
+    """Result with the correct mask, cross-checking the tree against the searched objective."""
+    feature, threshold, label = tree
+    n_leaves = 1 + int((feature >= 0).sum())
+    out = NumericSubtree(feature, threshold, label, 0.0, 0.0, n_leaves, view.rows,
+                         np.zeros(view.n, dtype=bool), evaluations)
+    out.correct = out.predict(view.X) == ys
+    out.correct_weight = float(ws[out.correct].sum())
+    out.score = out.correct_weight - pen * n_leaves
+    if abs(out.score - expected) > 1e3 * eps:  # pragma: no cover - would be a solver bug
+        raise AssertionError(f"tree scores {out.score}, search expected {expected}")
+    return out

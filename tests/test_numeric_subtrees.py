@@ -1,0 +1,192 @@
+"""Exact depth-≤2 trees over every numeric threshold (optrees.trees.numeric, issue #18)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from optrees.trees.numeric import NumericData, numba_available, solve_numeric
+
+BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not numba_available(), reason="numba not installed"))]
+
+
+def _leaf(member: np.ndarray, onehot_w: np.ndarray) -> float:
+    """Weight of the majority class among ``member`` rows."""
+    return float((onehot_w * member[:, None]).sum(axis=0).max())
+
+
+def _brute_force(X, y, w, n_classes, pen, depth):
+    """Best score over every threshold tree of depth ≤ ``depth`` by plain enumeration."""
+    onehot_w = np.zeros((len(y), n_classes))
+    onehot_w[np.arange(len(y)), y] = w
+    cuts = [X[:, f] <= (a + b) / 2 for f in range(X.shape[1])
+            for a, b in zip(np.unique(X[:, f])[:-1], np.unique(X[:, f])[1:], strict=True)]
+
+    def best(member: np.ndarray, d: int) -> float:
+        score = _leaf(member, onehot_w) - pen
+        if d == 0:
+            return score
+        for left in cuts:
+            lm, rm = member & left, member & ~left
+            if lm.any() and rm.any():
+                score = max(score, best(lm, d - 1) + best(rm, d - 1))
+        return score
+
+    return best(np.ones(len(y), dtype=bool), depth)
+
+
+def _random_problem(seed: int, n_classes: int, weighted: bool):
+    """Small data with many repeated values (a few levels per column) and optional weights."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(8, 31)), int(rng.integers(1, 5))
+    X = rng.integers(0, rng.integers(2, 7), size=(n, p)) * 0.5 - 1.0
+    y = rng.integers(0, n_classes, size=n)
+    w = rng.integers(0, 4, size=n).astype(float) if weighted else np.ones(n)
+    return X, y, w
+
+
+def _check_tree(res, X, y, w, pen):
+    """The returned tree reproduces its score, its mask and the midpoint threshold rule."""
+    pred = res.predict(X)
+    assert np.array_equal(res.correct, pred == y)
+    assert res.correct_weight == pytest.approx(w[res.correct].sum())
+    assert res.score == pytest.approx(res.correct_weight - pen * res.n_leaves)
+    assert res.n_leaves == len(res.leaves)
+    reach = res.terminal(X)
+    for node in (1, 2, 3):
+        f = res.feature[node - 1]
+        if f < 0:
+            continue
+        at = (reach == node) | (reach // 2 == node) | (reach // 4 == node)  # rows in the subtree
+        t = res.threshold[node - 1]
+        below, above = X[at & (X[:, f] <= t), f], X[at & (X[:, f] > t), f]
+        # a midpoint between consecutive distinct values of the node's rows, never between ties
+        assert len(below) and len(above)
+        assert t == pytest.approx((below.max() + above.min()) / 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_matches_brute_force(backend, n_classes, depth):
+    """Score equals plain enumeration of every threshold tree, several penalties and weights."""
+    for seed in range(12):
+        X, y, w = _random_problem(seed + 100 * n_classes, n_classes, weighted=seed % 2 == 1)
+        for pen in (0.0, 0.5, 1.0, 2.5):
+            res = solve_numeric(X, y, n_classes=n_classes, sample_weight=w, leaf_penalty=pen,
+                                max_depth=depth, backend=backend)
+            expect = _brute_force(X, y, w, n_classes, pen, depth)
+            assert res.score == pytest.approx(expect), (seed, pen)
+            _check_tree(res, X, y, w, pen)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_integer_weights_equal_duplicated_rows(backend):
+    """An integer weight is the same as repeating the row that many times."""
+    for seed in range(6):
+        X, y, w = _random_problem(seed, 3, weighted=True)
+        rep = w.astype(int)
+        dup = solve_numeric(np.repeat(X, rep, axis=0), np.repeat(y, rep), n_classes=3,
+                            leaf_penalty=1.0, backend=backend)
+        weighted = solve_numeric(X, y, n_classes=3, sample_weight=w, leaf_penalty=1.0,
+                                 backend=backend)
+        assert weighted.score == pytest.approx(dup.score)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_row_subset_equals_slicing(backend):
+    """``rows`` (mask or indices, with presorting reused) gives the result of slicing."""
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(120, 4)), 1)
+    y = (X[:, 0] + rng.normal(scale=0.5, size=120) > 0).astype(int) + (X[:, 1] > 0.8)
+    w = rng.integers(1, 4, size=120).astype(float)
+    data = NumericData(X)
+    for seed in range(4):
+        mask = np.random.default_rng(seed).random(120) < 0.4
+        sliced = solve_numeric(X[mask], y[mask], n_classes=3, sample_weight=w[mask],
+                               leaf_penalty=0.5, backend=backend)
+        for rows in (mask, np.flatnonzero(mask)):
+            sub = solve_numeric(data, y, n_classes=3, sample_weight=w, leaf_penalty=0.5,
+                                rows=rows, backend=backend)
+            assert sub.score == pytest.approx(sliced.score)
+            assert np.array_equal(sub.rows, np.flatnonzero(mask))
+            assert np.array_equal(sub.correct, sub.predict(X[mask]) == y[mask])
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_backends_agree_on_continuous_data():
+    """Compiled and vectorized evaluators find the same optimum on larger continuous data."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(400, 5))
+    y = ((X[:, 0] > 0.3) ^ (X[:, 2] < -0.2) | (rng.random(400) < 0.1)).astype(int)
+    for pen in (0.0, 3.0):
+        a = solve_numeric(X, y, leaf_penalty=pen, backend="numba")
+        b = solve_numeric(X, y, leaf_penalty=pen, backend="numpy")
+        assert a.score == pytest.approx(b.score)
+
+
+def _contree_accuracy(X, y, depth):
+    """Training accuracy of ConTree's optimal tree (an independent exact solver)."""
+    pycontree = pytest.importorskip("pycontree")
+    model = pycontree.ConTree(max_depth=depth, time_limit=60).fit(X, y)
+    return float((model.predict(X) == y).mean())
+
+
+def _banknote():
+    """Banknote from $OPTREES_DATA (skipped when the file is not there)."""
+    from optrees import load_dataset
+
+    try:
+        X, y = load_dataset("banknote")
+    except FileNotFoundError:
+        pytest.skip("banknote needs OPTREES_DATA")
+    return X.to_numpy(dtype=float), np.unique(y, return_inverse=True)[1]
+
+
+def _breast_cancer():
+    """sklearn's breast-cancer (569 x 30, numeric)."""
+    from sklearn.datasets import load_breast_cancer
+
+    return load_breast_cancer(return_X_y=True)
+
+
+@pytest.mark.parametrize("loader", [_breast_cancer, _banknote])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_contree_witness(loader, depth):
+    """Same training accuracy as ConTree on real numeric data (both are exact)."""
+    X, y = loader()
+    expect = _contree_accuracy(X, y, depth)
+    res = solve_numeric(X, y, max_depth=depth)
+    assert res.correct_weight / len(y) == pytest.approx(expect)
+    assert float((res.predict(X) == y).mean()) == pytest.approx(expect)
+
+
+def test_rejects_bad_input():
+    """Wrong depth, negative weights or penalty, labels out of range and NaN are refused."""
+    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="max_depth"):
+        solve_numeric(X, y, max_depth=3)
+    with pytest.raises(ValueError, match="sample_weight"):
+        solve_numeric(X, y, sample_weight=[1, -1, 1, 1])
+    with pytest.raises(ValueError, match="leaf_penalty"):
+        solve_numeric(X, y, leaf_penalty=-1.0)
+    with pytest.raises(ValueError, match="labels"):
+        solve_numeric(X, y, n_classes=1)
+    with pytest.raises(ValueError, match="finite"):
+        solve_numeric(np.full((4, 2), np.nan), y)
+    with pytest.raises(ValueError, match="repeat"):
+        solve_numeric(X, y, rows=[0, 0, 1])
+
+
+def test_degenerate_inputs():
+    """Constant columns, one class, an empty subset and depth 0 give a single leaf."""
+    X, y = np.ones((5, 2)), np.array([0, 1, 1, 0, 1])
+    res = solve_numeric(X, y, max_depth=2)
+    assert res.n_leaves == 1 and res.score == 3.0
+    res = solve_numeric(np.arange(10.0)[:, None], np.ones(10, int), n_classes=2)
+    assert res.n_leaves == 1 and res.score == 10.0
+    res = solve_numeric(X, y, rows=np.zeros(5, dtype=bool), leaf_penalty=1.0)
+    assert res.n_leaves == 1 and res.score == -1.0 and res.correct.size == 0
+    res = solve_numeric(np.arange(6.0)[:, None], np.array([0, 0, 0, 1, 1, 1]), max_depth=0)
+    assert res.n_leaves == 1 and res.score == 3.0
