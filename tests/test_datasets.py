@@ -224,7 +224,7 @@ def test_missing_file_message(tmp_path: Path, no_data_dir: None) -> None:
 
 
 def _copy_iris(folder: Path) -> None:
-    if SHARED.is_dir():
+    if SHARED is not None:
         shutil.copy(SHARED / "iris.data", folder / "iris.data")
     else:  # a few rows in the UCI format are enough for the directory logic
         rows = ["5.1,3.5,1.4,0.2,Iris-setosa", "7.0,3.2,4.7,1.4,Iris-versicolor"]
