@@ -30,7 +30,7 @@ from optrees import (  # noqa: E402
     TimeLimitWarning,
     load_dataset,
 )
-from optrees.binarize import Binarizer  # noqa: E402
+from optrees.encoding.binarize import Binarizer  # noqa: E402
 from optrees.estimators.baselines import BinOCTClassifier, OCTClassifier  # noqa: E402
 
 METHODS = {"oct": OCTClassifier, "binoct": BinOCTClassifier, "flow": FlowOCTClassifier,

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import metrics
     from ._validation import OptreesInputError
-    from .binarize import Binarizer
     from .datasets import list_datasets, load_dataset
+    from .encoding.binarize import Binarizer
     from .estimators import (
         BendersOCTClassifier,
         BendOCTClassifier,

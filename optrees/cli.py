@@ -81,7 +81,7 @@ def _option_params(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     constructor has one of these parameters, so which method uses what is read from the
     estimators' signatures.  ``_KEEP`` leaves the estimator's default.
     """
-    from .binarize import Binarizer
+    from .encoding.binarize import Binarizer
 
     binarizer = {"binarizer": Binarizer(numeric=args.numeric, n_bins=args.bins)}
     path_bound = {None: _KEEP, "off": False}.get(args.path_bound_cuts, args.path_bound_cuts)

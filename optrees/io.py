@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
-from .binarize import _OPS, BinaryLiteral
+from .encoding.binarize import _OPS, BinaryLiteral
 from .estimators._base import warn_unseen
 from .models import _schema as schema
 from .models.binary_tree import BinaryTree

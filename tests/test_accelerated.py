@@ -6,7 +6,7 @@ import pytest
 from oracles import exhaustive_objective
 
 from optrees import BendersOCTClassifier, BendOCTClassifier, load_dataset
-from optrees.binarize import Binarizer
+from optrees.encoding.binarize import Binarizer
 from optrees.trees.accel.eqp import eqp_sets
 from optrees.trees.accel.subtrees import SubtreeCache, polish
 from optrees.trees.problem import HeapTree, TreeProblem

@@ -10,7 +10,7 @@ from oracles import exhaustive_objective
 from sklearn.base import clone
 
 from optrees import FlowOCTClassifier, OptreesInputError, TimeLimitWarning, load_dataset
-from optrees.binarize import Binarizer
+from optrees.encoding.binarize import Binarizer
 from optrees.estimators.baselines import BinOCTClassifier, OCTClassifier
 from optrees.models.binary_tree import BinaryTree
 from optrees.solvers.base import SolverOptions

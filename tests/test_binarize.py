@@ -1,4 +1,4 @@
-"""Tests for optrees.binarize.Binarizer."""
+"""Tests for optrees.encoding.binarize.Binarizer."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from data_dir import needs_data
 from sklearn.base import clone
 
 from optrees._validation import OptreesInputError
-from optrees.binarize import Binarizer, BinaryLiteral
+from optrees.encoding.binarize import Binarizer, BinaryLiteral
 
 
 def _monk_like(n: int = 120, seed: int = 0) -> pd.DataFrame:

@@ -8,7 +8,7 @@ from oracles import exhaustive_objective
 
 from optrees import BendersOCTClassifier, FlowOCTClassifier, load_dataset
 from optrees.bench.tasks import PLAIN_BENDERS
-from optrees.binarize import Binarizer
+from optrees.encoding.binarize import Binarizer
 
 
 def _instances(count: int, seed: int = 2024):

@@ -240,7 +240,7 @@ class CARTBaseline:
             if fit:
                 self.binary_ = _is_binary_frame(X)
                 if not self.binary_:
-                    from ..binarize import Binarizer
+                    from ..encoding.binarize import Binarizer
 
                     self.binarizer_ = Binarizer().fit(X)
             return X.to_numpy(dtype=float) if self.binary_ else self.binarizer_.transform(X)

@@ -22,13 +22,14 @@ A column with a single observed value has no useful node and is dropped (``Graph
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError
+from ..encoding.common import plain
+from ..models.level import Level
 
 _BINNING = ("cumulative", "plain")
 _CATNODES = ("values", "complements", "subsets")
@@ -37,115 +38,6 @@ _CATNODES = ("values", "complements", "subsets")
 def _is_numeric(s: pd.Series) -> bool:
     return (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
             and not isinstance(s.dtype, pd.CategoricalDtype))
-
-
-def _fmt(v: float) -> str:
-    return f"{v:.6g}"
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
-
-
-@dataclass
-class Level:
-    """One feature of the graph: how raw values map to codes and which code sets are nodes."""
-
-    name: str
-    kind: str  # "categorical" | "numeric" (ordinal levels are numeric with categories)
-    categories: list = field(default_factory=list)  # code (categorical) or position (ordinal)
-    cuts: np.ndarray = field(default_factory=lambda: np.zeros(0))  # numeric: bin = #cuts <= x
-    nodes: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=bool))
-
-    @property
-    def n_codes(self) -> int:
-        return len(self.categories) if self.kind == "categorical" else len(self.cuts) + 1
-
-    @property
-    def ordinal(self) -> bool:
-        return self.kind == "numeric" and bool(self.categories)
-
-    def _positions(self, s: pd.Series) -> np.ndarray:
-        """Category -> index in ``categories`` (-1 if unknown)."""
-        obj = s.astype(object).to_numpy()
-        pos = np.full(len(obj), -1, dtype=np.int64)
-        for c, v in enumerate(self.categories):
-            pos[obj == v] = c
-        return pos
-
-    def encode(self, s: pd.Series) -> np.ndarray:
-        """Raw column -> int32 codes; a category unknown at fit time gets code -1."""
-        if self.ordinal:
-            pos = self._positions(s)
-            codes = np.searchsorted(self.cuts, pos, side="right").astype(np.int32)
-            codes[pos < 0] = -1
-            return codes
-        if self.kind == "numeric":
-            try:
-                x = np.asarray(s.astype(float).to_numpy(), dtype=float)
-            except (TypeError, ValueError) as exc:
-                raise OptreesInputError(f"column {self.name!r} is not numeric") from exc
-            return np.searchsorted(self.cuts, x, side="right").astype(np.int32)
-        return self._positions(s).astype(np.int32)
-
-    def codes_text(self, codes: list[int] | np.ndarray) -> str:
-        """Readable condition for a set of codes ("color = red", "2.5 <= age < 40")."""
-        codes = sorted(int(c) for c in codes)
-        if self.kind == "categorical":
-            vals = [str(self.categories[c]) for c in codes]
-            return (f"{self.name} = {vals[0]}" if len(vals) == 1
-                    else f"{self.name} in {{{', '.join(vals)}}}")
-        runs: list[tuple[int, int]] = []
-        for c in codes:
-            if runs and runs[-1][1] == c - 1:
-                runs[-1] = (runs[-1][0], c)
-            else:
-                runs.append((c, c))
-        if self.ordinal:
-            return " or ".join(self._ordinal_text(a, b) for a, b in runs)
-        parts = []
-        for a, b in runs:
-            lo = None if a == 0 else self.cuts[a - 1]
-            hi = None if b == len(self.cuts) else self.cuts[b]
-            if lo is None and hi is None:
-                parts.append(f"{self.name} any")
-            elif lo is None:
-                parts.append(f"{self.name} < {_fmt(hi)}")
-            elif hi is None:
-                parts.append(f"{self.name} >= {_fmt(lo)}")
-            else:
-                parts.append(f"{_fmt(lo)} <= {self.name} < {_fmt(hi)}")
-        return " or ".join(parts)
-
-    def _ordinal_text(self, a: int, b: int) -> str:
-        """Codes a..b of an ordinal level as a category range ("size <= M")."""
-        last = len(self.categories) - 1
-        # code of position p = #cuts <= p
-        lo = 0 if a == 0 else int(np.ceil(self.cuts[a - 1]))
-        hi = last if b == len(self.cuts) else int(np.ceil(self.cuts[b])) - 1
-        v_lo, v_hi = self.categories[lo], self.categories[hi]
-        if lo == hi:
-            return f"{self.name} = {v_lo}"
-        if lo == 0 and hi == last:
-            return f"{self.name} any"
-        if lo == 0:
-            return f"{self.name} <= {v_hi}"
-        if hi == last:
-            return f"{self.name} >= {v_lo}"
-        return f"{v_lo} <= {self.name} <= {v_hi}"
-
-    def node_text(self, v: int) -> str:
-        return self.codes_text(np.flatnonzero(self.nodes[v]))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind,
-                "categories": [_plain(c) for c in self.categories],
-                "cuts": [float(c) for c in self.cuts]}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Level:
-        return cls(d["name"], d["kind"], list(d.get("categories", [])),
-                   np.asarray(d.get("cuts", []), dtype=float))
 
 
 def _numeric_cuts(x: np.ndarray, n_bins: int) -> np.ndarray:
@@ -211,9 +103,9 @@ def _ordinal_categories(s: pd.Series, ordinal: bool | str) -> list | None:
     if ordinal is False or not isinstance(s.dtype, pd.CategoricalDtype):
         return None
     if s.cat.ordered:
-        return [_plain(v) for v in s.cat.categories]
+        return [plain(v) for v in s.cat.categories]
     if ordinal is True and _numeric_categories(s):
-        return sorted(_plain(v) for v in s.cat.categories)
+        return sorted(plain(v) for v in s.cat.categories)
     return None
 
 

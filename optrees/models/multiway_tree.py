@@ -31,12 +31,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError
-from ..colgen.omt_graph import Level
+from ..encoding.common import plain
 from . import _schema as schema
-
-
-def _plain(v: Any) -> Any:
-    return v.item() if isinstance(v, np.generic) else v
+from .level import Level
 
 
 class MultiwayTree:
@@ -236,7 +233,7 @@ class MultiwayTree:
             "counts": self.counts,
             "rule": self.rule.tolist(),
             "rules": self.rules,
-            "classes": None if self.classes is None else [_plain(c) for c in self.classes],
+            "classes": None if self.classes is None else [plain(c) for c in self.classes],
             "n_copies": self.n_copies,
         }
 

@@ -37,18 +37,12 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError, check_frame
+from ..encoding.common import plain
 from . import _schema as schema
 
 _NUMERIC_OPS = ("<=", ">")
 _CATEGORICAL_OPS = ("==", "!=")
 FORMAT = "optrees-rule-set-1"
-
-
-def _plain(v: Any) -> Any:
-    """A JSON-friendly Python scalar (numpy scalars -> Python)."""
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
 
 
 def _fmt_value(v: Any) -> str:
@@ -99,7 +93,7 @@ class Literal:
         return f"{self.feature} {self.op} {_fmt_value(self.value)}"
 
     def to_list(self) -> list[Any]:
-        return [self.feature, self.op, _plain(self.value)]
+        return [self.feature, self.op, plain(self.value)]
 
 
 @dataclass
@@ -272,7 +266,7 @@ class RuleSet:
                 if r.weight <= 0:
                     continue
                 fired.append({"rule": int(j), "condition": r.condition_text(),
-                              "class": _plain(self.classes[r.label]), "weight": float(r.weight),
+                              "class": plain(self.classes[r.label]), "weight": float(r.weight),
                               "length": r.length})
             out.append(fired)
         return out
@@ -303,7 +297,7 @@ class RuleSet:
         """Plain, JSON-ready description of the rule set (read back by :meth:`from_dict`)."""
         return {
             "format": FORMAT,
-            "classes": [_plain(c) for c in self.classes],
+            "classes": [plain(c) for c in self.classes],
             "feature_names": list(self.feature_names),
             "default_class": self.default_class,
             "rules": [

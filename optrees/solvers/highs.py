@@ -27,6 +27,7 @@ import highspy
 import numpy as np
 
 from .base import SolveResult, SolverOptions, stop_requested
+from .deadline import Deadline
 
 INF = highspy.kHighsInf
 """HiGHS's infinity, for bounds given as arrays."""
@@ -134,6 +135,7 @@ class HighsModel:
         # also enforce the time limit: HiGHS's own check can be late (measured: a MIP given
         # 7.0 s ran 10.3 s, OMT car-evaluation d = 5)
         self._deadline = math.inf
+        self._stop: Deadline | None = None
         for cb in (self.h.cbSimplexInterrupt, self.h.cbIpmInterrupt, self.h.cbMipInterrupt):
             cb.subscribe(self._interrupt)
         # simplex strategy for re-solves (4 = primal, see module docstring; 1 = dual)
@@ -156,8 +158,13 @@ class HighsModel:
         self.h.setOptionValue("presolve", "off")
         self.h.setOptionValue("ipm_optimality_tolerance", float(tolerance))
 
+    @staticmethod
+    def _stop_requested(deadline: Deadline | None) -> bool:
+        return stop_requested() or (deadline is not None and deadline.stopped)
+
     def _interrupt(self, event) -> None:
-        if (stop_requested() or time.perf_counter() > self._deadline) and event.data_in:
+        if ((self._stop_requested(self._stop) or time.perf_counter() > self._deadline)
+                and event.data_in):
             event.data_in.user_interrupt = True  # what event.interrupt() does (highspy >= 1.9)
 
     def option(self, name: str) -> Any:
@@ -265,9 +272,17 @@ class HighsModel:
         sol.value_valid = True
         self.h.setSolution(sol)
 
-    def solve(self, time_limit: float | None = None, mip_gap: float | None = None) -> SolveResult:
-        """Solve; returns primal values, row duals (``stats['duals']``) for LPs, and the bound."""
+    def solve(self, deadline: Deadline | None = None, mip_gap: float | None = None,
+              time_limit: float | None = None) -> SolveResult:
+        """Solve until ``deadline`` (or its stop flag); returns primal values, row duals
+        (``stats['duals']``) for LPs, and the bound.  ``time_limit``: a further limit in
+        seconds."""
+        if isinstance(deadline, int | float):  # transitional: seconds given positionally
+            deadline, time_limit = None, deadline
+        self._stop = deadline
         limit = time_limit if time_limit is not None else self.options.time_limit
+        if deadline is not None and deadline.seconds() is not None:
+            limit = deadline.remaining() if limit is None else min(limit, deadline.remaining())
         # HiGHS compares an LP's time_limit with the run time of all solves of this object so
         # far, a MIP's with the time of this run (both measured), so an LP re-solve in column
         # generation gets the time spent before added, a MIP does not
@@ -287,7 +302,8 @@ class HighsModel:
         self._solved_once = True
         raw = self.h.modelStatusToString(self.h.getModelStatus())
         status = _STATUS.get(raw, raw)
-        if status == "interrupted" and not stop_requested():
+        self._stop = None
+        if status == "interrupted" and not self._stop_requested(deadline):
             status = "time_limit"  # our deadline, not a stop request
         info = self.h.getInfo()
         sol = self.h.getSolution()

@@ -27,6 +27,7 @@ from pyscipopt import SCIP_HEURTIMING as HT
 
 from .._logging import logger, progress
 from .base import LazyConstraints, Row, SolveResult, SolverOptions
+from .deadline import Deadline
 
 _STATUS = {
     "optimal": "optimal",
@@ -225,9 +226,17 @@ class ScipModel:
                                   checkintegrality=True, checklprows=True, free=True))
 
     # ----------------------------------------------------------------- solve
-    def solve(self, time_limit: float | None = None) -> SolveResult:
-        """Optimize; ``time_limit`` overrides the option (seconds, remaining budget)."""
+    def solve(self, deadline: Deadline | None = None,
+              time_limit: float | None = None) -> SolveResult:
+        """Optimize until ``deadline``; ``time_limit`` (seconds) is a further limit.
+
+        SCIP catches Ctrl-C itself while it runs; a solve it stopped that way stops
+        ``deadline`` too, so the stages after it see the request."""
+        if isinstance(deadline, int | float):  # transitional: seconds given positionally
+            deadline, time_limit = None, deadline
         limit = time_limit if time_limit is not None else self.options.time_limit
+        if deadline is not None and deadline.seconds() is not None:
+            limit = deadline.remaining() if limit is None else min(limit, deadline.remaining())
         if limit is not None:
             self.m.setParam("limits/time", max(float(limit), 0.01))
         sense = "maximize" if self.maximize else "minimize"
@@ -244,6 +253,8 @@ class ScipModel:
         seconds = time.perf_counter() - t0
         raw = self.m.getStatus()
         status = _STATUS.get(raw, raw)
+        if status == "interrupted" and deadline is not None:
+            deadline.stop()
         best = self.m.getBestSol() if self.m.getNSols() > 0 else None
         values = self.values(best) if best is not None else None
         objective = self.m.getSolObjVal(best) if best is not None else None

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from optrees._validation import OptreesInputError, check_frame
+from .._validation import OptreesInputError, check_frame
 
 __all__ = ["Binarizer", "BinaryLiteral"]
 

@@ -1,0 +1,222 @@
+"""Declarative estimator parameters: each estimator lists its parameters once, in a table of
+:class:`Param` (rule + one-line help), and :func:`validate_params` checks them all.
+
+The pattern is scikit-learn's ``_parameter_constraints``; the table is also what the command
+line reads (option names, help, choices), so a new estimator option is one table line.
+
+    class MyClassifier(BaseEstimator):
+        _parameters = {"depth": Param(Integer(1, 12), "maximum depth of the tree"), ...}
+
+        def fit(self, X, y):
+            p = validate_params(self)       # p.depth: the checked (converted) value
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._validation import OptreesInputError
+
+
+class Rule:
+    """What a parameter accepts: :meth:`describe` for messages, :meth:`convert` to check.
+
+    ``convert`` returns the value as the method uses it (e.g. a float) or raises ValueError.
+    """
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def convert(self, value: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _bounds(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return ""
+
+
+def _inside(v: float, low: float | None, high: float | None, low_open: bool,
+            high_open: bool) -> bool:
+    if low is not None and (v < low or (low_open and v == low)):
+        return False
+    return not (high is not None and (v > high or (high_open and v == high)))
+
+
+@dataclass(frozen=True)
+class Integer(Rule):
+    """An integer (not a bool) in [low, high]."""
+
+    low: int | None = None
+    high: int | None = None
+
+    def describe(self) -> str:
+        return f"an integer {_bounds(self.low, self.high, False, False)}".rstrip()
+
+    def convert(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError
+        if not _inside(int(value), self.low, self.high, False, False):
+            raise ValueError
+        return int(value)
+
+
+@dataclass(frozen=True)
+class Real(Rule):
+    """A finite real number (not a bool) between ``low`` and ``high``."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def describe(self) -> str:
+        return f"a number {_bounds(self.low, self.high, self.low_open, self.high_open)}".rstrip()
+
+    def convert(self, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError
+        v = float(value)
+        if math.isnan(v) or not _inside(v, self.low, self.high, self.low_open, self.high_open):
+            raise ValueError
+        return v
+
+
+@dataclass(frozen=True)
+class Boolean(Rule):
+    """True or False (numpy booleans too)."""
+
+    def describe(self) -> str:
+        return "True or False"
+
+    def convert(self, value: Any) -> bool:
+        if not isinstance(value, bool) and type(value).__name__ != "bool_":
+            raise ValueError
+        return bool(value)
+
+
+class Options(Rule):
+    """One of a fixed set of values (strings, None, True, ...)."""
+
+    def __init__(self, *values: Any) -> None:
+        self.values = values
+
+    def describe(self) -> str:
+        shown = [repr(v) for v in self.values]
+        return "one of " + ", ".join(shown) if len(shown) > 2 else " or ".join(shown)
+
+    def convert(self, value: Any) -> Any:
+        for v in self.values:
+            # `is` for None/True/False so that 1 is not True; == for strings and numbers
+            if value is v or (not isinstance(value, bool) and not isinstance(v, bool)
+                              and v is not None and type(value) is type(v) and value == v):
+                return v
+        raise ValueError
+
+
+class Either(Rule):
+    """Any one of several rules (the first that accepts the value converts it)."""
+
+    def __init__(self, *rules: Rule) -> None:
+        self.rules = rules
+
+    def describe(self) -> str:
+        return " or ".join(r.describe() for r in self.rules)
+
+    def convert(self, value: Any) -> Any:
+        for rule in self.rules:
+            try:
+                return rule.convert(value)
+            except ValueError:
+                continue
+        raise ValueError
+
+
+class Check(Rule):
+    """A rule given by a function: ``convert(value)`` returns the checked value or raises
+    ValueError; ``text`` describes what is accepted."""
+
+    def __init__(self, text: str, convert: Callable[[Any], Any]) -> None:
+        self.text = text
+        self._convert = convert
+
+    def describe(self) -> str:
+        return self.text
+
+    def convert(self, value: Any) -> Any:
+        return self._convert(value)
+
+
+NONE = Options(None)
+
+
+def optional(rule: Rule) -> Rule:
+    """``rule`` or None."""
+    return Either(rule, NONE)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One constructor parameter: what it accepts and a one-line help (command line, docs).
+
+    ``cli``: the command-line option that sets it ("" = none; default ``--name``).
+    """
+
+    rule: Rule
+    help: str
+    cli: str | None = None
+
+    def option(self, name: str) -> str | None:
+        """The command-line option of parameter ``name`` (None: not on the command line)."""
+        if self.cli == "":
+            return None
+        return self.cli or "--" + name.replace("_", "-")
+
+
+class Params(dict):
+    """Checked parameter values, also readable as attributes (``p.depth``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError as exc:
+            raise AttributeError(name) from exc
+
+
+def parameter_table(cls: type) -> dict[str, Param]:
+    """The merged ``_parameters`` tables of ``cls`` and its bases (subclasses override)."""
+    table: dict[str, Param] = {}
+    for klass in reversed(cls.__mro__):
+        table.update(vars(klass).get("_parameters", {}))
+    return table
+
+
+def check_param(name: str, value: Any, rule: Rule) -> Any:
+    """``value`` converted by ``rule``, or OptreesInputError "name must be ..., got ...".
+
+    Also for checks outside an estimator's table (e.g. a Binarizer's own)."""
+    try:
+        return rule.convert(value)
+    except (ValueError, TypeError) as exc:
+        raise OptreesInputError(f"{name} must be {rule.describe()}, got {value!r}") from exc
+
+
+def validate_params(estimator: Any, table: Mapping[str, Param] | None = None) -> Params:
+    """Check every parameter of ``estimator`` against its table; return the converted values.
+
+    A parameter the table does not list is passed through unchanged."""
+    table = parameter_table(type(estimator)) if table is None else table
+    values = Params(estimator.get_params(deep=False))
+    for name, param in table.items():
+        if name in values:
+            values[name] = check_param(name, values[name], param.rule)
+    return values

@@ -1,0 +1,48 @@
+"""What every method's solve function returns: the model and how far it is from proven optimal."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+STOPPED_STATUSES = ("time_limit", "interrupted")
+"""Statuses of a solve stopped early (by its deadline or by Ctrl-C)."""
+
+
+@dataclass
+class FitResult:
+    """The outcome of one method's solve, the same for every method family.
+
+    ``model``: a :class:`~optrees.models.binary_tree.BinaryTree`,
+    :class:`~optrees.models.multiway_tree.MultiwayTree` or
+    :class:`~optrees.models.rule_set.RuleSet`; ``objective``: its value in the method's own
+    units; ``bound``: the best proven bound on that objective (``inf`` / ``-inf`` when none);
+    ``status``: "optimal", "time_limit", "interrupted" (Ctrl-C), "converged", ...;
+    ``seconds``: time spent in the solve (the fit's own clock is the estimator's);
+    ``stats``: method-specific counts (B&B nodes, cuts, master LPs, ...).
+    """
+
+    model: Any
+    status: str
+    objective: float
+    bound: float = math.inf
+    seconds: float = 0.0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """|bound - objective| / |objective|: 0 when optimal, inf when there is no bound."""
+        if self.status == "optimal":
+            return 0.0
+        diff = abs(self.bound - self.objective)
+        if diff <= 1e-6:
+            return 0.0
+        if not math.isfinite(diff) or abs(self.objective) <= 1e-9:
+            return math.inf
+        return diff / abs(self.objective)
+
+    @property
+    def stopped(self) -> bool:
+        """Stopped early by the deadline or Ctrl-C (the model is the best one found)."""
+        return self.status in STOPPED_STATUSES
