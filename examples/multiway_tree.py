@@ -1,7 +1,7 @@
 """OMT: a multiway-split tree on car-evaluation, then the same with a feature-cost budget.
 
 Each rule may only test features whose acquisition costs add up to at most the budget
-(omt-multiway.txt §5); the constraint is re-checked on the returned rules.
+([OMT] §5); the constraint is re-checked on the returned rules.
 Run: python examples/multiway_tree.py
 """
 

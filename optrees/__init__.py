@@ -42,7 +42,7 @@ _ESTIMATORS = (
 )
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
-    "Binarizer": ".binarize",
+    "Binarizer": ".encoding.binarize",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
     "OptreesInputError": "._validation",

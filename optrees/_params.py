@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._validation import OptreesInputError
+from ._validation import OptreesInputError, check_seed, check_time_limit
 
 
 class Rule:
@@ -143,7 +143,8 @@ class Either(Rule):
 
 class Check(Rule):
     """A rule given by a function: ``convert(value)`` returns the checked value or raises
-    ValueError; ``text`` describes what is accepted."""
+    ValueError (or an OptreesInputError with its own message); ``text`` describes what is
+    accepted."""
 
     def __init__(self, text: str, convert: Callable[[Any], Any]) -> None:
         self.text = text
@@ -168,12 +169,14 @@ def optional(rule: Rule) -> Rule:
 class Param:
     """One constructor parameter: what it accepts and a one-line help (command line, docs).
 
-    ``cli``: the command-line option that sets it ("" = none; default ``--name``).
+    ``cli``: the command-line option that sets it ("" = none; default ``--name``);
+    ``bare``: the value of that option given without a word (None: it needs one).
     """
 
     rule: Rule
     help: str
     cli: str | None = None
+    bare: Any = None
 
     def option(self, name: str) -> str | None:
         """The command-line option of parameter ``name`` (None: not on the command line)."""
@@ -203,9 +206,12 @@ def parameter_table(cls: type) -> dict[str, Param]:
 def check_param(name: str, value: Any, rule: Rule) -> Any:
     """``value`` converted by ``rule``, or OptreesInputError "name must be ..., got ...".
 
-    Also for checks outside an estimator's table (e.g. a Binarizer's own)."""
+    Also for checks outside an estimator's table (e.g. a Binarizer's own).  A rule may raise
+    its own OptreesInputError when the plain message would say too little."""
     try:
         return rule.convert(value)
+    except OptreesInputError:
+        raise
     except (ValueError, TypeError) as exc:
         raise OptreesInputError(f"{name} must be {rule.describe()}, got {value!r}") from exc
 
@@ -213,10 +219,31 @@ def check_param(name: str, value: Any, rule: Rule) -> Any:
 def validate_params(estimator: Any, table: Mapping[str, Param] | None = None) -> Params:
     """Check every parameter of ``estimator`` against its table; return the converted values.
 
-    A parameter the table does not list is passed through unchanged."""
+    A parameter the table does not list is passed through unchanged; a table entry that is
+    no constructor parameter but a class attribute (a value fixed by a subclass, e.g.
+    BendOCT's ``penalty``) is read from the class."""
     table = parameter_table(type(estimator)) if table is None else table
     values = Params(estimator.get_params(deep=False))
     for name, param in table.items():
+        if name not in values and hasattr(estimator, name):
+            values[name] = getattr(estimator, name)
         if name in values:
             values[name] = check_param(name, values[name], param.rule)
     return values
+
+
+def _verbose(value: Any) -> int:
+    if not isinstance(value, numbers.Integral) or value < 0:  # bool is Integral
+        raise ValueError
+    return int(value)
+
+
+# Parameters most estimators share (same name, rule and meaning everywhere).
+TIME_LIMIT = Param(Check("a positive number of seconds or None", check_time_limit),
+                   "seconds for the whole fit (None: no limit); when it runs out, the best "
+                   "model found is returned with its gap")
+RANDOM_STATE = Param(Check("None or an integer >= 0", check_seed),
+                     "seed of every random choice (None = 0: reproducible by default)",
+                     cli="--seed")
+VERBOSE = Param(Check("0, 1, 2 or a bool", _verbose),
+                "0 silent, 1 progress lines, 2 also the solver's log")

@@ -48,6 +48,18 @@ def check_real(name: str, value: object, low: float, high: float = np.inf) -> fl
     return float(value)
 
 
+def check_seed(random_state: object) -> int:
+    """``random_state``: None (= seed 0, so results are reproducible by default) or an int
+    >= 0.  A ``RandomState`` instance is refused: the solvers need an integer seed."""
+    if random_state is None:
+        return 0
+    if (isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)
+            or random_state < 0):
+        raise OptreesInputError(
+            f"random_state must be None or an integer >= 0, got {random_state!r}")
+    return int(random_state)
+
+
 def check_time_limit(time_limit: object) -> float | None:
     """Time limit in seconds: None (no limit) or a positive number."""
     if time_limit is None:

@@ -20,27 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
+from .registry import cli_methods
 
 if TYPE_CHECKING:
     import pandas as pd
 
-METHODS: dict[str, str] = {  # --method -> estimator class in optrees.estimators
-    "benders": "BendersOCTClassifier",
-    "bendoct": "BendOCTClassifier",
-    "binoct": "BinOCTClassifier",
-    "cgh": "CGHClassifier",
-    "flow": "FlowOCTClassifier",
-    "oct": "OCTClassifier",
-    "omt": "OMTClassifier",
-    "rug": "RUGClassifier",
-}
-
-_KEEP = object()
-"""Value of an option left unset: the estimator's own default applies."""
-
-_ONLY: dict[str, str] = {"exact_pricing": "cgh", "omt_exact": "omt"}
-"""Options that set a parameter whose name another method's estimator also has, with another
-meaning: each belongs to one method only."""
+METHODS: dict[str, str] = {name: m.class_name for name, m in cli_methods().items()}
+"""``--method`` -> estimator class name (from :mod:`optrees.registry`)."""
 
 class _UsageError(Exception):
     """A command-line usage error (reported in one line, exit code 2)."""
@@ -67,93 +53,32 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 
 # ------------------------------------------------------------------------------- fit options
+GENERAL: dict[str, tuple[str, ...]] = {
+    "depth": ("depth", "max_depth"),
+    "lam": ("lam",),
+    "time_limit": ("time_limit",),
+    "seed": ("random_state",),
+    "verbose": ("verbose",),
+}
+"""Options every method shares (written out below, with the command line's own defaults)
+-> the estimator parameters they set; a method takes the first one it has."""
+
+PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts")
+"""What ``--plain`` turns off (each of them given explicitly wins)."""
+
+RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
+            "--plain"}
+"""Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
+
+
 def _estimator_class(method: str) -> type:
     """The estimator class of ``--method`` (this imports scikit-learn and the solvers)."""
-    from . import estimators
-
-    return getattr(estimators, METHODS[method])
+    return cli_methods()[method].load()
 
 
-def _option_params(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    """The estimator constructor parameters each method option sets, with their values.
-
-    ``{option dest: {parameter: value}}``; a method uses an option when its estimator's
-    constructor has one of these parameters, so which method uses what is read from the
-    estimators' signatures.  ``_KEEP`` leaves the estimator's default.
-    """
-    from .encoding.binarize import Binarizer
-
-    binarizer = {"binarizer": Binarizer(numeric=args.numeric, n_bins=args.bins)}
-    path_bound = {None: _KEEP, "off": False}.get(args.path_bound_cuts, args.path_bound_cuts)
-    order = [c for c in args.feature_order.split(",") if c] if args.feature_order else None
-    return {
-        "depth": {"depth": args.depth, "max_depth": args.depth},
-        "lam": {"lam": args.lam},
-        "time_limit": {"time_limit": args.time_limit},
-        "seed": {"random_state": args.seed},
-        "verbose": {"verbose": args.verbose},
-        "numeric": binarizer,
-        "bins": binarizer,
-        "no_warm_start": {"warm_start": not args.no_warm_start},
-        "strengthen": {"strengthen": args.strengthen},
-        "fractional_cuts": {"fractional_cuts": args.fractional_cuts},
-        "penalty": {"penalty": args.penalty},
-        "strengthened_cuts": {"strengthened_cuts": args.strengthened_cuts},
-        "eqp": {"eqp": args.eqp},
-        # --plain first: --polishing, --path-bound-cuts and --split-bound-cuts override it
-        "plain": dict.fromkeys(("polishing", "path_bound_cuts", "split_bound_cuts"),
-                               False if args.plain else _KEEP),
-        "polishing": {"polishing": _KEEP if args.polishing is None else args.polishing},
-        "path_bound_cuts": {"path_bound_cuts": path_bound},
-        "split_bound_cuts": {"split_bound_cuts": _KEEP if args.split_bound_cuts is None
-                             else args.split_bound_cuts},
-        "alpha": {"alpha": args.alpha},
-        "exact_pricing": {"exact_pricing": args.exact_pricing},
-        "leaves": {"leaves": args.leaves},
-        "min_support": {"min_support": args.min_support},
-        "omt_loss": {"loss": args.omt_loss},
-        "k_best": {"k_best": args.k_best},
-        "omt_exact": {"exact_pricing": args.omt_exact},
-        "max_iter": {"max_iter": args.max_iter},
-        "bins_omt": {"n_bins": args.bins_omt},
-        "binning": {"binning": args.binning},
-        "ordinal": {"ordinal": {"auto": "auto", "yes": True, "no": False}[args.ordinal]},
-        "categorical_nodes": {"categorical_nodes": args.categorical_nodes},
-        "feature_order": {"feature_order": order},
-        "leaf_penalty": {"leaf_penalty": args.leaf_penalty},
-        "pen_par": {"pen_par": args.pen_par},
-        "max_rmp_calls": {"max_rmp_calls": args.max_rmp_calls},
-        "threshold": {"threshold": args.threshold},
-        "fairness": {"fairness": args.fairness},
-        "sensitive": {"sensitive": args.sensitive},
-        "epsilon": {"epsilon": args.epsilon},
-        "lp_method": {"lp_method": args.lp_method},
-    }
-
-
-def _accepted(method: str, dest: str, params: dict[str, Any]) -> dict[str, Any]:
-    """The parameters of option ``dest`` that the estimator of ``method`` takes."""
-    if _ONLY.get(dest, method) != method:
-        return {}
-    signature = inspect.signature(_estimator_class(method)).parameters
-    return {p: v for p, v in params.items() if p in signature}
-
-
-def _uses(method: str, dest: str, params: dict[str, Any]) -> bool:
-    """Whether ``method`` uses option ``dest`` with these values: its estimator takes the
-    parameter, or fixes it (a class attribute) to the same value (``bendoct``'s penalty)."""
-    if _ONLY.get(dest, method) != method:
-        return False
-    if _accepted(method, dest, params):
-        return True
-    cls = _estimator_class(method)
-    given = {p: v for p, v in params.items() if v is not _KEEP}
-    return bool(given) and all(getattr(cls, p, _KEEP) == v for p, v in given.items())
-
-
-def _option_name(dest: str) -> str:
-    """``--time-limit`` for ``time_limit``."""
-    return "--" + dest.replace("_", "-")
+def _takes(cls: type, name: str) -> bool:
+    """Whether ``cls`` has the parameter ``name`` (in its constructor or fixed)."""
+    return name in inspect.signature(cls).parameters or hasattr(cls, name)
 
 
 def _or(names: Sequence[str]) -> str:
@@ -161,80 +86,102 @@ def _or(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def _check_options_used(args: argparse.Namespace, table: dict[str, dict[str, Any]]) -> None:
-    """Refuse an option set to a non-default value that ``--method`` would silently ignore."""
-    defaults = vars(build_parser().parse_args(["fit"]))
-    for dest, params in table.items():
-        if getattr(args, dest) == defaults[dest] or _uses(args.method, dest, params):
+def _unused(flag: str, method: str, users: Sequence[str]) -> _UsageError:
+    hint = f"; you need --method {_or(list(users))}" if users else ""
+    return _UsageError(f"{flag} is not used by --method {method}{hint}")
+
+
+def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
+    """Parameters set by the shared options; a value other than the command line's default
+    for an option the method has no parameter for is refused."""
+    defaults = vars(build_parser(["fit"]).parse_args(["fit"]))
+    kwargs: dict[str, Any] = {}
+    for dest, names in GENERAL.items():
+        name = next((n for n in names if _takes(cls, n)), None)
+        value = getattr(args, dest)
+        if name is not None and name in inspect.signature(cls).parameters:
+            kwargs[name] = value
+        elif value != defaults[dest] and (name is None or value != getattr(cls, name)):
+            # no such parameter, or one the method fixes (BinOCT's lam = 0)
+            users = [m for m in METHODS if any(
+                n in inspect.signature(_estimator_class(m)).parameters for n in names)]
+            raise _unused("--" + dest.replace("_", "-"), args.method, users)
+    if _takes(cls, "binarizer"):
+        from .encoding.binarize import Binarizer
+
+        kwargs["binarizer"] = Binarizer(numeric=args.numeric, n_bins=args.bins)
+    elif (args.numeric, args.bins) != (defaults["numeric"], defaults["bins"]):
+        flag = "--numeric" if args.numeric != defaults["numeric"] else "--bins"
+        raise _unused(flag, args.method, [m for m in METHODS
+                                          if _takes(_estimator_class(m), "binarizer")])
+    if args.plain:
+        if not all(_takes(cls, n) for n in PLAIN):
+            raise _unused("--plain", args.method, [m for m in METHODS if all(
+                _takes(_estimator_class(m), n) for n in PLAIN)])
+        kwargs.update(dict.fromkeys(PLAIN, False))
+    return kwargs
+
+
+def _method_params(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str]]:
+    """Parameters set by the method options, and the option of each (for messages)."""
+    from .cli_options import given, method_options
+
+    options = method_options(RESERVED)
+    kwargs: dict[str, Any] = {}
+    flags: dict[str, str] = {}
+    for flag, value in given(args, options).items():
+        use = options[flag].users.get(args.method)
+        if use is None:
+            raise _unused(flag, args.method, list(options[flag].users))
+        if use.fixed:
+            if value != use.default:
+                users = [m for m, u in options[flag].users.items() if not u.fixed]
+                raise _UsageError(f"{_unused(flag, args.method, users)} (it always uses "
+                                  f"{use.name}={use.default!r})")
             continue
-        users = [m for m in METHODS if _uses(m, dest, params)]
-        hint = f"; you need --method {_or(users)}" if users else ""
-        raise _UsageError(f"{_option_name(dest)} is not used by --method {args.method}{hint}")
+        kwargs[use.name] = value
+        flags[use.name] = f"{flag} {_word(value)}"
+    return kwargs, flags
 
 
-class _ParamsChecked(Exception):
-    """Raised by :class:`_NoData` once ``fit`` has checked every parameter and reads X."""
+def _word(value: Any) -> str:
+    return {True: "on", False: "off", None: "none"}.get(value, str(value)) \
+        if isinstance(value, bool) or value is None else str(value)
 
 
-class _NoData:
-    """Stand-in for X: ``fit`` checks its parameters first, then stops here when it reads X."""
-
-    def __array__(self, *args: Any, **kwargs: Any) -> Any:
-        """Stop ``fit`` at its first look at the data."""
-        raise _ParamsChecked
-
-
-def _check_binarizer(est: Any, args: argparse.Namespace) -> None:
-    """The binarizer's own checks (e.g. ``n_bins >= 2``), which need a table: a one-row one."""
-    import pandas as pd
-    from sklearn.base import clone
-
+def _check_params(est: Any, args: argparse.Namespace, flags: dict[str, str]) -> None:
+    """The estimator's declared parameter checks, before any data is loaded; the message
+    names the option: ``--seed -1: random_state must be ...``."""
+    from ._params import validate_params
     from ._validation import OptreesInputError
 
-    binarizer = est.get_params(deep=False).get("binarizer")
-    if not hasattr(binarizer, "fit"):
-        return
+    for dest, names in GENERAL.items():
+        for name in names:
+            flags.setdefault(name, f"--{dest.replace('_', '-')} {getattr(args, dest)}")
     try:
-        clone(binarizer).fit(pd.DataFrame({"x": [0.0]}))
-    except OptreesInputError as exc:  # --numeric has choices, so it is --bins
-        raise _UsageError(f"--bins {args.bins}: {exc}") from exc
-
-
-def _check_params(est: Any, args: argparse.Namespace, table: dict[str, dict[str, Any]]) -> None:
-    """Run the parameter checks ``est.fit`` starts with (depth bounds included), on a copy and
-    without data: a bad value is refused before any data is loaded.  The message names the
-    option: ``--seed -1: random_state must be ...``."""
-    from sklearn.base import clone
-
-    from ._validation import OptreesInputError
-
-    _check_binarizer(est, args)
-    try:
-        clone(est).fit(_NoData(), None)
-    except _ParamsChecked:
-        return
+        validate_params(est)
+        binarizer = getattr(est, "binarizer", None)
+        if hasattr(binarizer, "get_params"):
+            validate_params(binarizer)
     except OptreesInputError as exc:
         message = str(exc)
         name = re.match(r"\w*", message).group()  # "depth must be ...", "depth=50 is ..."
-        for dest, params in table.items():
-            if name in _accepted(args.method, dest, params):
-                option = f"{_option_name(dest)} {getattr(args, dest)}"
-                raise _UsageError(f"{option}: {message}") from exc
+        if name == "n_bins":
+            raise _UsageError(f"--bins {args.bins}: {message}") from exc
+        if name in flags:
+            raise _UsageError(f"{flags[name]}: {message}") from exc
         raise
 
 
 def _build_estimator(args: argparse.Namespace) -> Any:
     """The estimator of ``--method`` with the options given; every option and parameter is
     checked here, before any data is loaded."""
-    table = _option_params(args)
-    _check_options_used(args, table)
-    kwargs: dict[str, Any] = {}
-    for dest, params in table.items():
-        kwargs.update({p: v for p, v in _accepted(args.method, dest, params).items()
-                       if v is not _KEEP})
-    est = _estimator_class(args.method)(**kwargs)
-    _check_params(est, args, table)
-    if args.fairness is not None and args.sensitive is None:
+    cls = _estimator_class(args.method)
+    method_kwargs, flags = _method_params(args)
+    kwargs = {**_general_params(args, cls), **method_kwargs}
+    est = cls(**kwargs)
+    _check_params(est, args, flags)
+    if getattr(args, "fairness", None) is not None and getattr(args, "sensitive", None) is None:
         raise _UsageError("--fairness needs --sensitive COLUMN (the sensitive attribute)")
     return est
 
@@ -295,8 +242,9 @@ def _load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
         X, y = df.drop(columns=[args.target]), df[args.target]
     check_frame(X)
     check_target(y, len(X))
-    if args.sensitive is not None and args.sensitive not in X.columns:
-        raise _UsageError(f"--sensitive column {args.sensitive!r} is not a feature column "
+    sensitive = getattr(args, "sensitive", None)  # a method option: absent unless given
+    if sensitive is not None and sensitive not in X.columns:
+        raise _UsageError(f"--sensitive column {sensitive!r} is not a feature column "
                           f"(columns: {list(X.columns)})")
     return X, y
 
@@ -422,7 +370,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     parts = _split(X, y, args.test_size, args.seed)
     _fit(est, parts[0], parts[2])
     if args.method == "rug":
-        _report_rug(est, parts, args.sensitive)
+        _report_rug(est, parts, getattr(args, "sensitive", None))
     else:
         _report_tree(est, parts, _SUMMARIES.get(args.method, _mip_summary))
     _save(est, args.out)
@@ -465,8 +413,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ parser
-def _add_fit_parser(sub: Any) -> None:
-    """The ``fit`` sub-command and its options (grouped by the method that uses them)."""
+def _add_fit_parser(sub: Any, method_options: bool) -> None:
+    """The ``fit`` sub-command: data options, the options every method shares, and (with
+    ``method_options``, which imports the estimators) each method's own options."""
     fit = sub.add_parser("fit", help="fit an optimal tree or rule set and print it",
                          formatter_class=_HelpFormatter)
     fit.add_argument("--dataset", help="bundled or data-dir dataset name (see `optrees "
@@ -474,12 +423,10 @@ def _add_fit_parser(sub: Any) -> None:
     fit.add_argument("--csv", help="CSV file with a header row (default: none)")
     fit.add_argument("--target", help="target column of --csv (default: none)")
     fit.add_argument("--method", choices=sorted(METHODS), default="benders",
-                     help="bendoct = benders --penalty leaves")
+                     help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items()))
     fit.add_argument("--depth", type=int, default=2, help="tree depth (rug: of the pricing "
                      "trees, i.e. conditions per rule)")
     fit.add_argument("--lam", type=float, default=0.0, help="complexity penalty")
-    fit.add_argument("--penalty", choices=["splits", "leaves"], default="splits",
-                     help="splits: (1-lam)*correct - lam*splits; leaves: accuracy - lam*leaves")
     fit.add_argument("--time-limit", type=float, default=60.0, help="seconds")
     fit.add_argument("--test-size", type=float, default=0.25,
                      help="share of the rows held out for the test accuracy")
@@ -487,72 +434,17 @@ def _add_fit_parser(sub: Any) -> None:
     fit.add_argument("--numeric", choices=["thresholds", "buckets"], default="thresholds",
                      help="binarization of numeric columns (QT-k or QB-k)")
     fit.add_argument("--bins", type=int, default=5, help="k of QT-k / QB-k")
-    fit.add_argument("--fractional-cuts", action="store_true",
-                     help="benders: also separate min-cut inequalities at fractional points")
-    fit.add_argument("--strengthen", action="store_true", help="flow: separate cuts (4)")
     fit.add_argument("--plain", action="store_true",
                      help="benders: the published method, without the path-bound cuts, "
                           "split-bound cuts and polishing that are on by default")
-    fit.add_argument("--polishing", action=argparse.BooleanOptionalAction, default=None,
-                     help="benders: D2S solution polishing (accel. §5.2; default: on)")
-    fit.add_argument("--path-bound-cuts", nargs="?", const="basic", default=None,
-                     choices=["off", "basic", "negative", "structure", "both"],
-                     help="benders: D2S path-bound cuts (accel. §5.4); without a value "
-                          "'basic' (default: 'both' = with cuts (25) and (26))")
-    fit.add_argument("--split-bound-cuts", action=argparse.BooleanOptionalAction,
-                     default=None,
-                     help="benders: D2S bounds for every split of a height-3 node (our "
-                          "extension of accel. §5.4; default: on)")
-    fit.add_argument("--strengthened-cuts", action="store_true",
-                     help="benders: strengthened Benders cuts (accel. §5.1)")
-    fit.add_argument("--eqp", default=None, metavar="H-G",
-                     help="benders: equivalent-point inequalities (accel. §5.3), e.g. "
-                          "recursive_da-group; an unknown name lists them all (default: off)")
-    fit.add_argument("--no-warm-start", action="store_true", help="no CART warm start")
-    cgh = fit.add_argument_group("cgh (column-generation heuristic on raw thresholds)")
-    cgh.add_argument("--alpha", type=float, default=90.0, help="%% of rows per sampling CART")
-    cgh.add_argument("--exact-pricing", choices=["auto", "enumerate", "milp", "none"],
-                     default="auto", help="how the LP optimum is proven")
-    omt = fit.add_argument_group("omt (multiway-split tree: path MIP + column generation)")
-    omt.add_argument("--leaves", type=int, default=None,
-                     help="max rules l (default: 2^depth)")
-    omt.add_argument("--min-support", type=float, default=0.01,
-                     help="min samples per rule: a fraction (< 1) or a count")
-    omt.add_argument("--omt-loss", choices=["misclassification", "weighted", "f1"],
-                     default="misclassification", help="objective")
-    omt.add_argument("--k-best", type=int, default=1000, help="paths per pricing round (K)")
-    omt.add_argument("--omt-exact", action="store_true", help="exact K-shortest-path pricing")
-    omt.add_argument("--max-iter", type=int, default=40, help="column-generation rounds")
-    omt.add_argument("--bins-omt", type=int, default=8, help="quantile bins of numeric columns")
-    omt.add_argument("--binning", choices=["cumulative", "plain"], default="cumulative",
-                     help="numeric bins as ranges from either end (cumulative) or single bins")
-    omt.add_argument("--ordinal", choices=["auto", "yes", "no"], default="auto",
-                     help="categories as ordered intervals: auto = ordered categoricals, "
-                     "yes = also numeric-valued categories, no = none")
-    omt.add_argument("--categorical-nodes", choices=["values", "complements", "subsets"],
-                     default="values", help="graph nodes of a categorical column: one per "
-                     "value (the paper), also '!= v', or every value subset (<= 5 values)")
-    omt.add_argument("--feature-order", default=None,
-                     help="comma-separated column order (default: the data's order)")
-    omt.add_argument("--leaf-penalty", type=float, default=0.0,
-                     help="cost per rule in error rate (0 = the paper)")
-    rug = fit.add_argument_group("rug (rule generation; --depth is the pricing-tree depth)")
-    rug.add_argument("--pen-par", type=float, default=1.0, help="weight of the rule costs")
-    rug.add_argument("--max-rmp-calls", type=int, default=10, help="master LP solves")
-    rug.add_argument("--threshold", type=float, default=0.05,
-                     help="drop rules lighter than threshold * largest weight")
-    rug.add_argument("--fairness", choices=["dmc", "odm", "eop"], default=None,
-                     help="FairRUG constraint, needs --sensitive (default: none)")
-    rug.add_argument("--sensitive", default=None,
-                     help="sensitive attribute column; its fairness scores are printed "
-                          "(default: none)")
-    rug.add_argument("--epsilon", type=float, default=0.025, help="fairness cap")
-    rug.add_argument("--lp-method", choices=["simplex", "interior"], default="simplex",
-                     help="master LP by simplex (few rules) or interior point stopped near "
-                          "the optimum, as ruleopt (weight on many more rules)")
     fit.add_argument("-v", "--verbose", action="count", default=0,
                      help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
     fit.add_argument("--out", help="write the fitted model as JSON (default: not saved)")
+    if method_options:
+        from .cli_options import add_method_options
+        from .cli_options import method_options as options
+
+        add_method_options(fit, options(RESERVED))
 
 
 class _ProtocolsHelp(argparse.Action):
@@ -646,14 +538,16 @@ def add_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``optrees`` parser with all sub-commands (building it imports nothing heavy)."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``optrees`` parser with all sub-commands.  Building it imports nothing heavy,
+    except for ``argv`` of the ``fit`` command: its method options are read from the
+    estimators' parameter tables."""
     parser = _Parser(prog="optrees", description=__doc__.split("\n\n")[0],
                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="BendersOCT depth 2 on the bundled monk1 data")
-    _add_fit_parser(sub)
+    _add_fit_parser(sub, method_options=bool(argv) and argv[0] == "fit")
     pred = sub.add_parser("predict", help="predict a CSV with a saved model",
                           formatter_class=_HelpFormatter)
     pred.add_argument("--model", required=True, help="model JSON written by `fit --out`")
@@ -679,7 +573,8 @@ def _quiet_broken_pipe() -> int:
 def _run(argv: Sequence[str] | None) -> int:
     """Parse and run one command; errors become one line on stderr and exit code 2."""
     try:
-        args = build_parser().parse_args(argv)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv).parse_args(argv)
     except _UsageError as exc:
         print(f"optrees: error: {exc}", file=sys.stderr)
         return 2

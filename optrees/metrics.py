@@ -1,4 +1,4 @@
-"""Interpretability and fairness metrics of rug-rule-generation.txt (§4.2, §4.3, Tables 1-4).
+"""Interpretability and fairness metrics of [RUG] (§4.2, §4.3, Tables 1-4).
 
 Interpretability (a :class:`RuleSet`, or a fitted estimator with ``rules_``):
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from optrees import (
+from optrees import (  # the classes of optrees.registry (test_registry checks)
     BendersOCTClassifier,
     BendOCTClassifier,
     BinOCTClassifier,

@@ -10,8 +10,8 @@ import numpy as np
 def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
                          lam: float, penalty: str = "splits") -> float:
     """Max over all trees of depth <= depth of (1 - lam) * correct - lam * splits (eq. 1 of
-    flowoct-benders.txt) or, with ``penalty="leaves"``, accuracy - lam * leaves (eq. 3a of
-    accelerated-bendoct.txt).
+    [FlowOCT]) or, with ``penalty="leaves"``, accuracy - lam * leaves (eq. 3a of
+    [BendOCT]).
 
     Enumerates every feature at every node recursively (a subtree only sees its own samples,
     so the best tree is the best root choice plus the best subtrees).

@@ -1,4 +1,4 @@
-"""Accelerated BendOCT (accelerated-bendoct.txt §5): polishing and path-bound cuts keep the
+"""Accelerated BendOCT ([BendOCT] §5): polishing and path-bound cuts keep the
 exact optimum of accuracy - lam * leaves (witnesses: exhaustive search, pystreed)."""
 
 import numpy as np
@@ -215,9 +215,8 @@ def test_split_bounds_prove_depth4_optima_of_pystreed(name, lam):
 
 def test_split_bounds_skip_paths_that_would_take_too_long(monkeypatch):
     """The O(K |I| F^3) bounds are skipped when the estimate exceeds the time allowed."""
-    import time
-
     import optrees.trees.accel.split_bound as split_bound
+    from optrees.solvers.deadline import Deadline
     from optrees.solvers.scip import ScipModel
     from optrees.trees.benders import BendersOCT
 
@@ -229,6 +228,6 @@ def test_split_bounds_skip_paths_that_would_take_too_long(monkeypatch):
     form2 = BendersOCT(problem, split_bound_cuts=True)
     # a machine a billion times slower: the root row would take longer than the minute left
     monkeypatch.setattr(split_bound, "WORK_PER_SECOND", split_bound.WORK_PER_SECOND * 1e-9)
-    form2.build(ScipModel(), deadline=time.perf_counter() + 60)  # skipped, and no start
+    form2.build(ScipModel(), deadline=Deadline(60))  # skipped, and no start
     assert form2.split_cuts.n_cuts == 0 and form2.split_cuts.n_skipped == 1
     assert form2.split_cuts.best_root_tree() is None

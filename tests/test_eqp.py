@@ -1,4 +1,4 @@
-"""Equivalent-point inequalities (accelerated-bendoct.txt §5.3, eq. 13-22): every H x G
+"""Equivalent-point inequalities ([BendOCT] §5.3, eq. 13-22): every H x G
 variant keeps the exact optimum, and with a tree's structure fixed each beta_G can reach 1
 exactly when the tree splits its EQP set (exact for chain / recursive, (16) for basic)."""
 

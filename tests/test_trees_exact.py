@@ -1,4 +1,4 @@
-"""FlowOCT and BendersOCT certify the true optimum of objective (1) (flowoct-benders.txt)."""
+"""FlowOCT and BendersOCT certify the true optimum of objective (1) ([FlowOCT])."""
 
 import warnings
 
@@ -108,7 +108,7 @@ LEAF_CASES = list(_instances(30, seed=77))
 
 @pytest.mark.parametrize("case", LEAF_CASES, ids=[f"inst{c[0]}" for c in LEAF_CASES])
 def test_leaf_penalty_benders_matches_exhaustive_search(case):
-    """BendOCT (accelerated-bendoct.txt eq. 4): accuracy - lam * leaves."""
+    """BendOCT ([BendOCT] eq. 4): accuracy - lam * leaves."""
     t, X, y, depth, lam = case
     lam = lam / 5  # per-leaf penalties in accuracy units: 0, 0.02, 0.06
     K = len(np.unique(y))

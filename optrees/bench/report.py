@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-FINISHED = ("optimal", "converged", "stalled", "iteration_limit", "column_limit")
-"""Statuses counted as "solved": a MIP proved optimality, or column generation (OMT, RUG)
-stopped on its own criteria before the time limit (omt-multiway.txt §6 counts an instance as
-solved when it finishes within the time limit)."""
+from ..models.result import FINISHED_STATUSES as FINISHED
+
+# Statuses counted as "solved": a MIP proved optimality, or column generation (OMT, RUG)
+# stopped on its own criteria before the time limit ([OMT] §6 counts an instance as solved
+# when it finishes within the time limit).
 
 
 def is_solved(status: pd.Series) -> pd.Series:

@@ -28,29 +28,21 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from .._validation import OptreesInputError
+from ..registry import METHODS as REGISTRY
+from ..registry import PLAIN_BENDERS
 
 METHODS: dict[str, str] = {
-    "flow": "optrees.estimators:FlowOCTClassifier",
-    "benders": "optrees.estimators:BendersOCTClassifier",
-    "benders-plain": "optrees.estimators:BendersOCTClassifier",
-    "bendoct": "optrees.estimators:BendOCTClassifier",
-    "oct": "optrees.estimators.baselines:OCTClassifier",
-    "binoct": "optrees.estimators.baselines:BinOCTClassifier",
-    "omt": "optrees.estimators.omt:OMTClassifier",
-    "cgh": "optrees.estimators:CGHClassifier",
-    "rug": "optrees.estimators:RUGClassifier",
-    "rug-cv": "optrees.estimators:RUGClassifier",
-    "fairrug": "optrees.estimators:RUGClassifier",
+    **{name: m.target for name, m in REGISTRY.items()},
+    # protocol variants of registry methods (tuning and fairness are task parameters)
+    "rug-cv": REGISTRY["rug"].target,
+    "fairrug": REGISTRY["rug"].target,
     "cart": "optrees.bench.tasks:CARTBaseline",
 }
-"""Method name -> ``module:Class``, imported only when a task of that method runs."""
+"""Method name -> ``module:Class``, imported only when a task of that method runs: the
+registry's methods (:mod:`optrees.registry`) and the protocols' own variants."""
 
-PLAIN_BENDERS: dict[str, Any] = {"polishing": False, "path_bound_cuts": False,
-                                 "strengthened_cuts": False, "eqp": None,
-                                 "split_bound_cuts": False}
-"""BendersOCT with every technique of accelerated-bendoct.txt off: the published eq. (8)."""
-
-METHOD_PARAMS: dict[str, dict[str, Any]] = {"benders-plain": PLAIN_BENDERS}
+METHOD_PARAMS: dict[str, dict[str, Any]] = {name: dict(m.params) for name, m in REGISTRY.items()
+                                            if m.params}
 """Fixed keyword arguments of methods that share an estimator class with another method."""
 
 _ACCEL_SWITCHES: dict[str, dict[str, Any]] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._params import Check, Integer, Options, Param, optional, validate_params
 from .._validation import OptreesInputError, check_frame
 
 __all__ = ["Binarizer", "BinaryLiteral"]
@@ -232,17 +233,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ parameter checks
+    _parameters: ClassVar[dict[str, Param]] = {
+        "numeric": Param(Options("thresholds", "buckets"),
+                         "numeric columns as thresholds (QT-k) or buckets (QB-k)"),
+        "n_bins": Param(Integer(2), "k of QT-k / QB-k"),
+        "categorical": Param(Check("'auto' or a list of column names", lambda v: v),
+                             "columns to one-hot encode ('auto': the non-numeric ones)"),
+        "max_categories": Param(optional(Integer(1)), "most frequent values kept per "
+                                "categorical column"),
+    }
+
     def _check_params(self, columns: list[str]) -> set[str]:
-        if self.numeric not in ("thresholds", "buckets"):
-            raise OptreesInputError(
-                f"numeric must be 'thresholds' or 'buckets', got {self.numeric!r}"
-            )
-        k = self.n_bins
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 2:
-            raise OptreesInputError(f"n_bins must be an integer >= 2, got {k!r}")
-        m = self.max_categories
-        if m is not None and (isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1):
-            raise OptreesInputError(f"max_categories must be None or an integer >= 1, got {m!r}")
+        validate_params(self)
         cat = self.categorical
         if isinstance(cat, str):
             if cat != "auto":

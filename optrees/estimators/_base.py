@@ -40,9 +40,14 @@ from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._logging import progress, verbosity
-from .._validation import OptreesInputError, check_binary_matrix, check_frame
+from .._validation import (
+    OptreesInputError,
+    check_binary_matrix,
+    check_frame,
+    check_seed,  # noqa: F401 - estimators import it from here
+)
 from ..encoding.binarize import Binarizer
-from ..models.result import STOPPED_STATUSES, FitResult
+from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.base import clear_stop, request_stop
 from ..solvers.deadline import Deadline
 
@@ -171,8 +176,9 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
                  stacklevel: int = 4) -> None:
     """Set the fitted attributes every estimator has from a method's :class:`FitResult`:
     ``objective_``, ``bound_``, ``gap_``, ``status_`` ("interrupted" after Ctrl-C),
-    ``solve_seconds_``, ``fit_seconds_``, ``stats_``; warn when the fit stopped early
-    (``what``: the model returned, e.g. "returning the best tree found")."""
+    ``solve_seconds_``, ``fit_seconds_``, ``stats_``; warn when the fit stopped early, i.e.
+    with a status not in :data:`FINISHED_STATUSES` (``what``: the model returned, e.g.
+    "returning the best tree found")."""
     status = "interrupted" if deadline.stopped and result.status != "optimal" else result.status
     estimator.objective_ = float(result.objective)
     estimator.bound_ = float(result.bound)
@@ -181,7 +187,7 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
     estimator.solve_seconds_ = float(result.seconds)
     estimator.fit_seconds_ = deadline.elapsed()
     estimator.stats_ = dict(result.stats)
-    if status in STOPPED_STATUSES:
+    if status not in FINISHED_STATUSES:
         warn_stopped(estimator, status, estimator.fit_seconds_,
                      f"{what} (objective {estimator.objective_:g}, gap {estimator.gap_:.2%})",
                      stacklevel=stacklevel + 1)
@@ -262,18 +268,6 @@ def solver_time_left(deadline: float | None, t_build: float) -> float | None:
         return None
     now = time.perf_counter()
     return deadline - now - (SCIP_SETUP_SHARE + SCIP_FREE_SHARE) * (now - t_build)
-
-
-def check_seed(random_state: Any) -> int:
-    """``random_state``: None (= seed 0, so results are reproducible by default) or an int
-    >= 0.  A ``RandomState`` instance is refused: the solvers need an integer seed."""
-    if random_state is None:
-        return 0
-    if (isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)
-            or random_state < 0):
-        raise OptreesInputError(
-            f"random_state must be None or an integer >= 0, got {random_state!r}")
-    return int(random_state)
 
 
 def _str_columns(df: pd.DataFrame) -> list[str]:

@@ -2,51 +2,65 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import (
-    OptreesInputError,
-    check_depth,
-    check_lam,
-    check_target,
-    check_time_limit,
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Boolean,
+    Check,
+    Either,
+    Integer,
+    Options,
+    Param,
+    Params,
+    Real,
+    optional,
+    validate_params,
 )
-from ..solvers.base import SolverOptions
-from ..solvers.scip import ScipModel
+from .._validation import check_depth, check_target
+from ..models.result import FitResult
+from ..solvers.deadline import Deadline
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
 from ..trees.flow import FlowOCT
-from ..trees.formulation import (
-    MAX_TREE_DEPTH,
-    TREE_DEPTH_WHY,
-    BuildTimeout,
-    check_deadline,
-    check_model_size,
-)
-from ..trees.problem import HeapTree, TreeProblem
-from ..trees.warmstart import cart_heap_tree
+from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
+from ..trees.problem import TreeProblem
+from ..trees.solve import solve_tree
 from ._base import (
-    FitInterrupted,
     _BinaryInput,
     _TreePredictor,
-    build_deadline,
-    check_seed,
+    fit_deadline,
     fit_frame,
-    interruptible,
     logged_fit,
-    solve_deadline,
-    solver_time_left,
-    warn_stopped,
+    stop_on_ctrl_c,
+    store_result,
 )
+
+
+def _binarizer(value: Any) -> Any:
+    if value is None or (isinstance(value, str) and value == "auto") or hasattr(
+            value, "fit_transform"):
+        return value
+    raise ValueError
+
+
+BINARIZER = Param(Check("'auto', None or a Binarizer", _binarizer),
+                  "how raw columns become 0/1 features ('auto': one-hot / thresholds at "
+                  "quantiles; None: X is already 0/1)", cli="")
+DEPTH = Param(Check("an integer >= 1", lambda v: check_depth(v, MAX_TREE_DEPTH, TREE_DEPTH_WHY)),
+              "depth of the tree (number of tests on the longest path)")
+WARM_START = Param(Boolean(), "start the solver from CART of the same depth",
+                   cli="--no-warm-start")
 
 
 class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, BaseEstimator):
-    """Shared fit/predict for the strong-flow tree MIPs (objective (1) of flowoct-benders.txt).
+    """Shared fit/predict for the strong-flow tree MIPs (objective (1) of [FlowOCT]).
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` ((1-lam)*correct -
     lam*splits of ``tree_`` on the training data), ``bound_`` (proven upper bound), ``gap_``,
@@ -57,6 +71,18 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
     (binarization, warm start and model build included); the same ``random_state`` gives
     the same tree whenever the solve finishes (a time-limited solve is not reproducible).
     """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depth": DEPTH,
+        "lam": Param(Real(0.0, 1.0, high_open=True), "weight of the split penalty"),
+        "time_limit": TIME_LIMIT,
+        "binarizer": BINARIZER,
+        "warm_start": WARM_START,
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+        "symmetry_breaking": Param(Boolean(), "rows that keep one of each pair of mirror "
+                                   "trees (same optimum, faster)", cli=""),
+    }
 
     def __init__(
         self,
@@ -78,100 +104,52 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.verbose = verbose
         self.symmetry_breaking = symmetry_breaking
 
-    def _formulation(self, problem: TreeProblem):  # pragma: no cover - abstract
+    def _formulation(self, problem: TreeProblem, p: Params):  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _penalty(self) -> str:
+    def _penalty(self, p: Params) -> str:
         return "splits"
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> _OptimalTreeClassifier:
-        """Binarize ``X``, solve the tree MIP within ``time_limit`` and set ``tree_`` and the
+        """Encode ``X``, solve the tree MIP within ``time_limit`` and set ``tree_`` and the
         fitted attributes (the best tree found, with its bound and gap); returns ``self``."""
-        t0 = time.perf_counter()
-        depth = check_depth(self.depth, MAX_TREE_DEPTH, TREE_DEPTH_WHY)
-        lam = check_lam(self.lam)
-        limit = check_time_limit(self.time_limit)
-        seed = check_seed(self.random_state)
-        penalty = self._penalty()
-        deadline = solve_deadline(t0, limit)
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         classes, y_enc = check_target(y, df.shape[0])
-        Xb = self._fit_binary(df)
+        result = self._solve(df, y_enc, classes, p, deadline)
         self.classes_ = classes
-        problem = TreeProblem(Xb, y_enc, len(self.classes_), depth, lam, penalty)
-        form = self._formulation(problem)
-        check_model_size(form.model_size(), f"{type(self).__name__} at depth {depth} on "
-                         f"{problem.n_samples} samples x {problem.n_features} binary features")
-
-        # From here on a model exists (or is being searched): Ctrl-C returns the best one.
-        with interruptible() as stop:
-            start = cart_heap_tree(problem, seed) if self.warm_start else None
-            model = ScipModel(SolverOptions(seed=seed, verbose=self.verbose))
-            result = None
-            try:
-                t_build = time.perf_counter()
-                with stop.abortable():  # Ctrl-C while building: stop with the warm start
-                    form.build(model, deadline=build_deadline(deadline, t_build))
-                    if start is not None:
-                        check_deadline(deadline)  # no time left to polish the start
-                        start = form.improve_start(start)
-                        model.add_start(form.start_values(start))
-                remaining = solver_time_left(deadline, t_build)
-                if (remaining is None or remaining > 0) and not stop.requested:
-                    # SCIP catches SIGINT itself and stops with status "interrupted"
-                    result = model.solve(remaining)
-            except (BuildTimeout, FitInterrupted):
-                result = None
-            finally:
-                model.free()  # within the time limit (build_deadline keeps time for it)
-
-        best = start
-        if result is not None and result.values is not None:
-            found = form.tree_from_values(result.values).pruned(problem)
-            if best is None or found.objective(problem) >= best.objective(problem) - 1e-9:
-                best = found
-        if best is None:  # no solution at all (time limit before the first incumbent)
-            best = HeapTree(np.full(problem.n_internal, -1),
-                            np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
-        self._set_result(problem, best, result, form, t0, stop.requested)
+        self.tree_ = result.model
+        self.n_bb_nodes_ = result.stats["bb_nodes"]
+        store_result(self, result, deadline, "returning the best tree found")
         return self
 
-    def _set_result(self, problem, best, result, form, t0, interrupted=False) -> None:
-        tree = best.to_binary_tree(self.classes_)
-        tree.feature_names = list(self.feature_names_)
-        tree.negated_names = list(self.negated_names_)
-        tree.set_counts(problem.X, problem.y)
-        self.tree_ = tree
-        self.objective_ = float(best.objective(problem))
-        self.status_ = result.status if result is not None else "time_limit"
-        if interrupted:  # Ctrl-C outside SCIP (SCIP reports "interrupted" itself)
-            self.status_ = "interrupted"
-        bound = result.bound if result is not None else None
-        if self.status_ == "optimal":
-            bound = self.objective_ if bound is None else min(bound, self.objective_)
-        self.bound_ = float(bound) if bound is not None else float("inf")
-        diff = self.bound_ - self.objective_
-        if diff <= 1e-6:
-            self.gap_ = 0.0
-        else:
-            self.gap_ = diff / abs(self.objective_) if abs(self.objective_) > 1e-9 else np.inf
-        self.solve_seconds_ = result.seconds if result is not None else 0.0
-        self.fit_seconds_ = time.perf_counter() - t0
-        self.n_bb_nodes_ = result.nodes if result is not None else 0
-        self.stats_ = getattr(form, "stats", {})
-        if self.status_ != "optimal":
-            warn_stopped(self, self.status_, self.fit_seconds_,
-                         f"returning the best tree found (objective {self.objective_:g}, "
-                         f"gap {self.gap_:.2%})", stacklevel=5)
+    def _solve(self, df: Any, y: np.ndarray, classes: np.ndarray, p: Params,
+               deadline: Deadline) -> FitResult:
+        """Binarize and solve; the solver stops at ``deadline`` or the first Ctrl-C."""
+        Xb = self._fit_binary(df)
+        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p))
+        form = self._formulation(problem, p)
+        check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
+                         f"{problem.n_samples} samples x {problem.n_features} binary features")
+        with stop_on_ctrl_c(deadline):
+            return solve_tree(problem, form, deadline, classes,
+                              (self.feature_names_, self.negated_names_), p.random_state,
+                              p.verbose, p.warm_start)
 
 
 class FlowOCTClassifier(_OptimalTreeClassifier):
-    """Optimal classification tree by the strong max-flow MIP FlowOCT (eq. 1), solved by SCIP.
+    """Optimal classification tree by the strong max-flow MIP FlowOCT ([FlowOCT] eq. 1),
+    solved by SCIP.
 
-    ``strengthen=True`` separates the cuts (4) of §2.2.3 at fractional nodes;
+    ``strengthen=True`` separates the cuts (4) of [FlowOCT] §2.2.3 at fractional nodes;
     ``symmetry_breaking=False`` gives eq. (1) exactly as printed (same optimum, slower).
     """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "strengthen": Param(Boolean(), "separate the cuts (4) at fractional nodes"),
+    }
 
     def __init__(
         self,
@@ -189,19 +167,18 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
                          symmetry_breaking)
         self.strengthen = strengthen
 
-    def _formulation(self, problem: TreeProblem) -> FlowOCT:
-        return FlowOCT(problem, strengthen=bool(self.strengthen),
-                       symmetry_breaking=bool(self.symmetry_breaking))
+    def _formulation(self, problem: TreeProblem, p: Params) -> FlowOCT:
+        return FlowOCT(problem, strengthen=p.strengthen, symmetry_breaking=p.symmetry_breaking)
 
 
 class BendersOCTClassifier(_OptimalTreeClassifier):
     """Optimal classification tree by Benders decomposition of FlowOCT (eq. 8, Prop. 1).
 
     ``penalty="splits"`` (default) maximizes (1 - lam) * correct - lam * splits as in
-    flowoct-benders.txt; ``penalty="leaves"`` maximizes accuracy - lam * leaves, the BendOCT
-    model of accelerated-bendoct.txt (§4); ``objective_`` is reported in the chosen units.
+    [FlowOCT]; ``penalty="leaves"`` maximizes accuracy - lam * leaves, the BendOCT
+    model of [BendOCT] (§4); ``objective_`` is reported in the chosen units.
 
-    By default two techniques of accelerated-bendoct.txt that do not change the optimum are on,
+    By default two techniques of [BendOCT] that do not change the optimum are on,
     for either penalty: path-bound cutting planes (§5.4) and solution polishing (§5.2).  They
     make the proof of optimality much faster (balance-scale, 312 rows, 5 splits, loaded
     machine: depth 2, 3-12 s -> at most 0.16 s; depth 3, lam = 0: no proof in 300 s ->
@@ -209,7 +186,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     cuts (optrees.trees.accel.split_bound): D2S bounds for every split of a node of height 3,
     which proves depth-3 optima at the root node and many depth-4 optima in seconds.
     ``path_bound_cuts=False, polishing=False, split_bound_cuts=False`` gives the method of
-    flowoct-benders.txt exactly as published.
+    [FlowOCT] exactly as published.
     Further switches: ``strengthened_cuts`` (§5.1), ``eqp`` (§5.3: "H-G" with H in basic (16),
     chain (18), chain_da (19), recursive (20), recursive_da (21) and G in basic (17), group
     (22), e.g. "recursive_da-group"; ``eqp_max_split`` = max ``|F*|``) and the path-bound
@@ -220,6 +197,23 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
     """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "fractional_cuts": Param(Boolean(), "also separate min-cut rows at fractional LP "
+                                 "solutions"),
+        "penalty": Param(Options("splits", "leaves"), "what lam penalizes: splits ([FlowOCT]) "
+                         "or leaves ([BendOCT])"),
+        "polishing": Param(Boolean(), "solution polishing ([BendOCT] §5.2)"),
+        "path_bound_cuts": Param(Either(Boolean(), Options(*PB_VARIANTS)),
+                                 "path-bound cuts ([BendOCT] §5.4): True = 'basic' (24), "
+                                 "'negative' (25), 'structure' (26), 'both'", bare=True),
+        "strengthened_cuts": Param(Boolean(), "strengthened Benders cuts ([BendOCT] §5.1)"),
+        "eqp": Param(optional(Options(*EQP_VARIANTS)), "EQP inequalities ([BendOCT] §5.3), "
+                     "e.g. 'recursive_da-group'"),
+        "eqp_max_split": Param(Integer(0, 3), "largest |F*| of the EQP sets", cli=""),
+        "split_bound_cuts": Param(Boolean(), "D2S bounds for every split of a height-3 node "
+                                  "(our extension of [BendOCT] §5.4)"),
+    }
 
     def __init__(
         self,
@@ -251,32 +245,19 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.eqp_max_split = eqp_max_split
         self.split_bound_cuts = split_bound_cuts
 
-    def _penalty(self) -> str:
-        if self.penalty not in ("splits", "leaves"):
-            raise OptreesInputError(f"penalty must be 'splits' or 'leaves', got {self.penalty!r}")
-        if not (isinstance(self.path_bound_cuts, bool) or self.path_bound_cuts in PB_VARIANTS):
-            raise OptreesInputError(f"path_bound_cuts must be a bool or one of {PB_VARIANTS}, "
-                                    f"got {self.path_bound_cuts!r}")
-        if self.eqp is not None and self.eqp not in EQP_VARIANTS:
-            raise OptreesInputError(f"eqp must be None or one of {EQP_VARIANTS}, got {self.eqp!r}")
-        if not isinstance(self.eqp_max_split, int) or not 0 <= self.eqp_max_split <= 3:
-            raise OptreesInputError(
-                f"eqp_max_split must be an integer in 0..3, got {self.eqp_max_split!r}"
-            )
-        return self.penalty
+    def _penalty(self, p: Params) -> str:
+        return p.penalty
 
-    def _formulation(self, problem: TreeProblem) -> BendersOCT:
-        return BendersOCT(problem, fractional_cuts=bool(self.fractional_cuts),
-                          symmetry_breaking=bool(self.symmetry_breaking),
-                          polishing=bool(self.polishing),
-                          path_bound_cuts=self.path_bound_cuts or False,
-                          strengthened_cuts=bool(self.strengthened_cuts),
-                          eqp=self.eqp, eqp_max_split=self.eqp_max_split,
-                          split_bound_cuts=bool(self.split_bound_cuts))
+    def _formulation(self, problem: TreeProblem, p: Params) -> BendersOCT:
+        return BendersOCT(problem, fractional_cuts=p.fractional_cuts,
+                          symmetry_breaking=p.symmetry_breaking, polishing=p.polishing,
+                          path_bound_cuts=p.path_bound_cuts or False,
+                          strengthened_cuts=p.strengthened_cuts, eqp=p.eqp,
+                          eqp_max_split=p.eqp_max_split, split_bound_cuts=p.split_bound_cuts)
 
 
 class BendOCTClassifier(BendersOCTClassifier):
-    """Accelerated BendOCT (accelerated-bendoct.txt): accuracy - lam * leaves, with path-bound
+    """Accelerated BendOCT ([BendOCT]): accuracy - lam * leaves, with path-bound
     cuts with both improvements (25)-(26) and solution polishing on by default; strengthened
     cuts off, as in the paper's best configuration, plus our split-bound cuts
     (``split_bound_cuts``, see BendersOCTClassifier).  ``path_bound_cuts``: False, True (=

@@ -6,8 +6,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-STOPPED_STATUSES = ("time_limit", "interrupted")
-"""Statuses of a solve stopped early (by its deadline or by Ctrl-C)."""
+FINISHED_STATUSES = ("optimal", "converged", "stalled", "iteration_limit", "column_limit")
+"""Statuses of a solve that ran to its end (any other status: stopped early, e.g.
+"time_limit", "interrupted" after Ctrl-C, "no_solution", "gap_limit")."""
 
 
 @dataclass
@@ -44,5 +45,5 @@ class FitResult:
 
     @property
     def stopped(self) -> bool:
-        """Stopped early by the deadline or Ctrl-C (the model is the best one found)."""
-        return self.status in STOPPED_STATUSES
+        """Stopped early (deadline, Ctrl-C, ...): the model is the best one found."""
+        return self.status not in FINISHED_STATUSES

@@ -1,10 +1,10 @@
-"""Baseline tree MIPs that FlowOCT is compared with (flowoct-benders.txt §2.2 and §4).
+"""Baseline tree MIPs that FlowOCT is compared with ([FlowOCT] §2.2 and §4).
 
 Both use heap numbering (root 1, children 2n / 2n+1, leaves 2^D .. 2^(D+1)-1) and maximize the
 same objective as FlowOCT's (1.1), so the optima can be compared directly:
 ``(1 - lam) * correct - lam * splits``.
 
-OCT -- Bertsimas & Dunn (2017), specialized to binary data (flowoct-benders.txt §2.2)
+OCT -- Bertsimas & Dunn (2017), specialized to binary data ([FlowOCT] §2.2)
 -------------------------------------------------------------------------------------
 Variables (paper names in brackets): ``a[n, f]`` (BD's a_jt, FlowOCT's b_nf) branch on feature f
 at internal node n; ``d[n]`` node n branches; ``zeta[i, t]`` sample i is assigned to leaf t;
@@ -82,6 +82,7 @@ import math
 
 import numpy as np
 
+from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
 from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .problem import HeapTree, TreeProblem
@@ -119,7 +120,7 @@ class OCT(TreeFormulation):
 
     def __init__(self, problem: TreeProblem) -> None:
         if problem.penalty != "splits":
-            raise ValueError("OCT implements the split penalty of flowoct-benders.txt eq. (1)")
+            raise ValueError("OCT implements the split penalty of [FlowOCT] eq. (1)")
         super().__init__(problem, symmetry_breaking=False)
         self.n_leaves = 2**problem.depth
 
@@ -133,7 +134,7 @@ class OCT(TreeFormulation):
         return ModelSize(inner * (F + 1) + leaves * (K + 2) + n * leaves, rows,
                          2 * rows + n * leaves * (1 + 2 * K))
 
-    def build(self, m: ScipModel, deadline: float | None = None) -> None:
+    def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         p, lam = self.p, self.p.lam
         nI, F, K, nL = p.n_samples, p.n_features, p.n_classes, self.n_leaves
         first_leaf = 2**p.depth
@@ -262,7 +263,7 @@ class BinOCT:
                                    for j, th in enumerate(self.thresholds)])
         self.n_internal = 2**depth - 1
         self.n_leaves = 2**depth
-        self._deadline: float | None = None
+        self._deadline: Deadline | None = None
 
     @classmethod
     def from_problem(cls, problem: TreeProblem) -> BinOCT:
@@ -281,7 +282,7 @@ class BinOCT:
         nnz = 2 * nR * leaves + F * (B + 1) * nR * self.depth * leaves / 2
         return ModelSize(inner * (F + B) + nR * leaves + 2 * leaves * K, rows, nnz)
 
-    def build(self, m: ScipModel, deadline: float | None = None) -> None:
+    def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         nR, F = self.values.shape
         K, B, D = self.n_classes, self.n_bits, self.depth
         nL, first = self.n_leaves, 2**D

@@ -1,5 +1,5 @@
-"""BendersOCT: Benders decomposition of FlowOCT, flowoct-benders.txt eq. (8) and Proposition 1,
-and its leaf-penalty variant BendOCT (accelerated-bendoct.txt §4, eq. 4, cuts 9-10).
+"""BendersOCT: Benders decomposition of FlowOCT, [FlowOCT] eq. (8) and Proposition 1,
+and its leaf-penalty variant BendOCT ([BendOCT] §4, eq. 4, cuts 9-10).
 
 The master keeps the tree variables ``b``, ``w`` and one ``g_i <= 1`` per sample (is sample i
 classified correctly).  Cuts (8.2) ``g_i <= capacity of a minimum s-t cut`` are added lazily.
@@ -12,11 +12,10 @@ In the leaf-penalty model the same cut is (9) (the sample stops at an internal l
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..solvers.base import Row
+from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
 from .accel.eqp import EqpInequalities
 from .accel.path_bound import PathBoundCuts
@@ -141,7 +140,7 @@ class BendersOCT(TreeFormulation):
                  split_bound_cuts: bool = False) -> None:
         accelerated = bool(polishing or path_bound_cuts or strengthened_cuts or eqp
                            or split_bound_cuts)
-        # the techniques of accelerated-bendoct.txt §5 are written for the leaf structure; it
+        # the techniques of [BendOCT] §5 are written for the leaf structure; it
         # expresses the split penalty of eq. (8) exactly too (TreeFormulation)
         super().__init__(problem, symmetry_breaking,
                          leaf_structure=problem.penalty == "leaves" or accelerated)
@@ -166,29 +165,27 @@ class BendersOCT(TreeFormulation):
         p = self.p
         return self.structure_size() + ModelSize(p.n_samples, 0, 4 * p.n_samples * p.n_nodes)
 
-    def build(self, m: ScipModel, deadline: float | None = None) -> None:
+    def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         p = self.p
         # split model: b, w with (8.3), (8.4), (8.6), (8.7); leaf model: (3b)-(3g), w relaxed
         # except with the strengthened cuts (§5.1: fractional labels would beat binary ones)
         self.add_tree_structure(m, binary_labels=not self.leaf_model or self.strengthened_cuts,
                                 deadline=deadline)
-        # g_i (theta_i in accelerated-bendoct.txt): sample i classified correctly      (8.5)
+        # g_i (theta_i in [BendOCT]): sample i classified correctly      (8.5)
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
         self.lazy = BendersCuts(self)
         m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
-        if self.eqp:  # accelerated-bendoct.txt §5.3, with at most 1/4 of the time left
+        if self.eqp:  # [BendOCT] §5.3, with at most 1/4 of the time left
             h, g = self.eqp.split("-")
             self.eqp_rows = EqpInequalities(self, h, g, self.eqp_max_split)
-            now = time.perf_counter()
-            self.eqp_rows.add(m, None if deadline is None else now + 0.25 * (deadline - now))
-        if self.path_bound_cuts:  # accelerated-bendoct.txt §5.4
+            self.eqp_rows.add(m, None if deadline is None else deadline.share(0.25))
+        if self.path_bound_cuts:  # [BendOCT] §5.4
             self.path_cuts = PathBoundCuts(self, self.cache, self.path_bound_cuts)
             m.add_separator(self.path_cuts.separate, "pathbound", permanent=True)
             self.add_root_bound(m)
         if self.split_bound_cuts:  # our extension of §5.4 (accel.split_bound)
             self.split_cuts = SplitBoundCuts(self, self.cache)
-            left = None if deadline is None else max(0.0, deadline - time.perf_counter())
-            root = self.split_cuts.root_row(left)
+            root = self.split_cuts.root_row(deadline)
             if root is not None:  # the root LP bound is the optimum: presolve can be brief
                 m.add_rows([root])
                 m.skip_probing()
@@ -203,7 +200,7 @@ class BendersOCT(TreeFormulation):
                 h = height(p, n)
                 if h > 2:
                     m.set_branch_priority(np.r_[self.b[n - 1], self.p_leaf[n - 1]], h)
-        if self.polishing:  # accelerated-bendoct.txt §5.2
+        if self.polishing:  # [BendOCT] §5.2
             m.add_heuristic(self.polish_lp_solution, "polishing")
 
     def add_root_bound(self, m: ScipModel) -> None:
@@ -219,7 +216,7 @@ class BendersOCT(TreeFormulation):
         m.add_row(ids, coefs, rhs=float(result.score))
 
     def improve_start(self, tree: HeapTree) -> HeapTree:
-        """Polish a start tree (accelerated-bendoct.txt §6.2) when polishing is on; at depth 3
+        """Polish a start tree ([BendOCT] §6.2) when polishing is on; at depth 3
         the split bounds also give the optimal tree, which replaces a worse start."""
         best = self.split_cuts.best_root_tree() if self.split_cuts is not None else None
         if best is not None:  # optimal: nothing to polish
@@ -254,7 +251,7 @@ class BendersOCT(TreeFormulation):
     def cut_row(self, i: int, P: np.ndarray, sibling: int | None = None) -> Row:
         """Cut (8.2) for sample i: g_i <= sum of the capacities of arcs leaving source side P.
 
-        With ``sibling`` (strengthened cut (12) of accelerated-bendoct.txt §5.1) the arc into
+        With ``sibling`` (strengthened cut (12) of [BendOCT] §5.1) the arc into
         that terminal node and its label w_{y_i} both get coefficient 1/2.
         """
         p = self.p

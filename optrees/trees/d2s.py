@@ -1,6 +1,6 @@
 """D2S: optimal classification subtree of depth at most 2 with a per-leaf penalty.
 
-Implements the subroutine of ``shared/papers/accelerated-bendoct.txt`` Appendix B.1 (the
+Implements the subroutine of ``shared/papers/[BendOCT]`` Appendix B.1 (the
 MurTree depth-2 algorithm extended to a leaf penalty and to multi-class data), returning
 what §5.2 asks of ``D2S(Ī, λ)``: the correctly / incorrectly classified samples
 (``correct`` / ``~correct``), the branch nodes with their features and the leaves with their

@@ -1,4 +1,4 @@
-"""FlowOCT: the strong max-flow MIP of flowoct-benders.txt, eq. (1), with optional cuts (4).
+"""FlowOCT: the strong max-flow MIP of [FlowOCT], eq. (1), with optional cuts (4).
 
 Each sample sends one unit of flow from the source through the tree to the sink; it reaches the
 sink only where it is correctly classified.  Flows ``z`` are continuous (§2.1: for fixed b, w the
@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..solvers.base import Row
+from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
 from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .problem import HeapTree, TreeProblem
@@ -34,7 +35,7 @@ class FlowOCT(TreeFormulation):
                           n * (inner * (p.n_features + 6) + 2 * leaves + 2 * nodes))
         return self.structure_size() + flows
 
-    def build(self, m: ScipModel, deadline: float | None = None) -> None:
+    def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         p, lam = self.p, self.p.lam
         nI, nN = p.n_samples, p.n_nodes
         self.add_tree_structure(m, deadline=deadline)  # b, w and (1.2), (1.3)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import OptreesInputError
+from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
 from .problem import HeapTree, TreeProblem
 
@@ -25,17 +25,13 @@ TREE_DEPTH_WHY = ("the MIP has (2^depth - 1) x features branching variables and 
 _BLOCK_VARS = 20_000
 
 
-class BuildTimeout(Exception):
-    """The time limit ran out while the model was being built."""
+def check_deadline(deadline: Deadline | None) -> None:
+    """Raise :class:`TimeUp` once ``deadline`` passed or was stopped (None: never)."""
+    if deadline is not None:
+        deadline.check()
 
 
-def check_deadline(deadline: float | None) -> None:
-    """Raise :class:`BuildTimeout` once ``time.perf_counter()`` passes ``deadline``."""
-    if deadline is not None and time.perf_counter() > deadline:
-        raise BuildTimeout
-
-
-def add_var_rows(m: ScipModel, shape: tuple[int, int], vtype: str, deadline: float | None,
+def add_var_rows(m: ScipModel, shape: tuple[int, int], vtype: str, deadline: Deadline | None,
                  **kwargs) -> np.ndarray:
     """``m.add_vars(shape, vtype, **kwargs)`` in blocks of rows, checking the deadline between
     blocks (same ids as one block: ids are consecutive), so a large block cannot run past it."""
@@ -103,7 +99,7 @@ class TreeFormulation:
     """Tree-structure variables: branching ``b[n-1, f]`` at internal nodes, labels
     ``w[n-1, k]`` at every node and, for the leaf model, leaf indicators ``p[n-1]``.
 
-    The leaf model (``leaf_structure``) is the structure of accelerated-bendoct.txt (3b)-(3g);
+    The leaf model (``leaf_structure``) is the structure of [BendOCT] (3b)-(3g);
     it is the default for the leaf penalty and also serves the split penalty, whose objective
     it expresses exactly as (1 - lam) * correct - lam * leaves + lam (splits = leaves - 1).
     """
@@ -124,9 +120,9 @@ class TreeFormulation:
                          5 * inner * F + nodes * (5 * K + p.depth + 2))
 
     def add_tree_structure(self, m: ScipModel, binary_labels: bool = True,
-                           deadline: float | None = None) -> None:
+                           deadline: Deadline | None = None) -> None:
         """Split-penalty model: variables (1.10)-(1.11), constraints (1.2)-(1.3) of
-        flowoct-benders.txt.  Leaf-penalty model: (3b)-(3g) of accelerated-bendoct.txt, with
+        [FlowOCT].  Leaf-penalty model: (3b)-(3g) of [BendOCT], with
         labels ``w`` continuous unless ``binary_labels`` (§4: integral b, p make them binary).
 
         With ``symmetry_breaking`` (split model only; (3b) already does it for the leaf model)
@@ -164,7 +160,7 @@ class TreeFormulation:
                         m.add_row([self.w[c - 1, k], self.w[n - 1, k]], [1.0, -1.0], lhs=0.0)
 
     def _add_leaf_structure(self, m: ScipModel, binary_labels: bool,
-                            deadline: float | None = None) -> None:
+                            deadline: Deadline | None = None) -> None:
         p = self.p
         F, K = p.n_features, p.n_classes
         # (3f); either penalty costs lam per leaf, the split penalty gives one leaf back

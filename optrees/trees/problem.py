@@ -18,9 +18,9 @@ from ..models.binary_tree import BinaryTree
 class TreeProblem:
     """Binary features ``X`` (n x F, 0/1), class indices ``y`` (0..K-1), ``depth`` and ``lam``.
 
-    ``penalty`` picks the objective: ``"splits"`` is eq. (1) of flowoct-benders.txt,
+    ``penalty`` picks the objective: ``"splits"`` is eq. (1) of [FlowOCT],
     (1 - lam) * correct - lam * splits (in samples); ``"leaves"`` is eq. (3a) of
-    accelerated-bendoct.txt, accuracy - lam * leaves.
+    [BendOCT], accuracy - lam * leaves.
     """
 
     X: np.ndarray

@@ -16,7 +16,7 @@ def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTr
     split that does not pay its penalty in the problem's own objective and relabels nodes with
     their majority class (sklearn's pruning works on impurity, not on accuracy).
     """
-    # accelerated-bendoct.txt §6.2: cost-complexity pruning at alpha = the cost of a leaf in
+    # [BendOCT] §6.2: cost-complexity pruning at alpha = the cost of a leaf in
     # accuracy (lam for the leaf penalty; lam / ((1 - lam) |I|) for the split penalty)
     alpha = problem.leaf_penalty / problem.n_samples
     cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state,

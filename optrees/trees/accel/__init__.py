@@ -1,1 +1,1 @@
-"""Acceleration techniques for the leaf-penalty BendOCT model (accelerated-bendoct.txt §5)."""
+"""Acceleration techniques for the leaf-penalty BendOCT model ([BendOCT] §5)."""

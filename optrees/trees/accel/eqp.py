@@ -1,4 +1,4 @@
-"""Equivalent-point inequalities (accelerated-bendoct.txt §5.3, eq. 13-22).
+"""Equivalent-point inequalities ([BendOCT] §5.3, eq. 13-22).
 
 An EQP set J is a set of samples that agree on every feature outside a small split set F*
 but do not all share a class: unless the tree branches on a feature of F* where J passes, J
@@ -14,13 +14,13 @@ variants: "basic" (17) bounds by the majority class, "group" (22) selects one cl
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
+from ...solvers.deadline import Deadline
 from ...solvers.scip import ScipModel
 from ..problem import TreeProblem
 
@@ -32,7 +32,7 @@ class EqpSet:
 
 
 def eqp_sets(problem: TreeProblem, max_split: int = 2,
-             stop_at: float | None = None) -> list[EqpSet]:
+             stop_at: Deadline | None = None) -> list[EqpSet]:
     """EQP sets with |F*| <= max_split (§5.3.5), aggregated per split set.
 
     Pairs of distinct feature vectors at Hamming distance <= max_split whose samples carry
@@ -51,7 +51,7 @@ def eqp_sets(problem: TreeProblem, max_split: int = 2,
     R = rows.astype(np.float32)
     pairs_a, pairs_b = [], []
     for start in range(0, len(R), 2048):  # blocks keep the distance matrix small
-        if stop_at is not None and time.perf_counter() > stop_at:
+        if stop_at is not None and stop_at.expired():
             break
         block = R[start:start + 2048]
         dist = block @ (1 - R).T + (1 - block) @ R.T
@@ -108,14 +108,14 @@ class EqpInequalities:
         self.beta_g: list[int] = []  # id of beta_G for each added set
         self._aux: list[dict] = []  # ids of the other variables of each added set
 
-    def add(self, m: ScipModel, stop_at: float | None = None) -> None:
+    def add(self, m: ScipModel, stop_at: Deadline | None = None) -> None:
         """Add the sets, smallest split sets and largest J first, until ``stop_at``
-        (perf_counter seconds): the inequalities are optional, so a partial set is valid."""
+        expires: the inequalities are optional, so a partial set is valid."""
         sets = eqp_sets(self.f.p, self.max_split, stop_at)
         sets.sort(key=lambda J: (len(J.split_set), -len(J.samples)))
         self.n_found = len(sets)
         for J in sets:
-            if stop_at is not None and time.perf_counter() > stop_at:
+            if stop_at is not None and stop_at.expired():
                 break
             beta_g, aux = self._add_h(m, J)
             aux["G"] = self._add_g(m, J, beta_g)

@@ -1,4 +1,4 @@
-"""Path-bound cutting planes (accelerated-bendoct.txt §5.4, Algorithm 2, cuts 23-24).
+"""Path-bound cutting planes ([BendOCT] §5.4, Algorithm 2, cuts 23-24).
 
 At a fractional LP solution, every path from the root whose branching variables are integral
 and which ends at a node of height >= 2 selects a set of samples I(P); D2S gives the best

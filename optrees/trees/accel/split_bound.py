@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...solvers.base import Row
+from ...solvers.deadline import Deadline
 from ..d2s import split_scores
 from ..problem import HeapTree
 from .path_bound import descendants, integral_paths
@@ -87,9 +88,11 @@ class SplitBoundCuts:
             coefs.append(np.full(len(relax), -big))
         return Row(np.concatenate(ids).astype(np.int64), np.concatenate(coefs), rhs=0.0)
 
-    def root_row(self, seconds_left: float | None = None) -> Row | None:
-        """(SB) at the root when it has height 3 (depth 3), added to the model up front."""
-        budget = None if seconds_left is None else 0.25 * seconds_left
+    def root_row(self, deadline: Deadline | None = None) -> Row | None:
+        """(SB) at the root when it has height 3 (depth 3), added to the model up front, if
+        its D2S bounds look affordable in a quarter of the time left."""
+        left = None if deadline is None else deadline.seconds()
+        budget = None if left is None else 0.25 * left
         if self.f.p.depth != 3 or not self.affordable((), budget):
             return None
         self.added.add(())

@@ -1,0 +1,85 @@
+"""The one list of methods: ``--method`` names of the command line, the benchmark harness's
+methods and the shared test matrix all read it.
+
+Adding a method = one :class:`Method` line here (plus its estimator, its package and its line
+in ``tests/estimator_matrix.py``, which a test checks).  Importing this module imports only
+the standard library; :meth:`Method.load` imports the estimator class.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method: its name, its estimator class (``module:Class``) and fixed keyword
+    arguments when it is a variant of another method's estimator.
+
+    ``paper``: the short citation key of docs/references.md; ``backend``: the solver doing
+    the heavy lifting ("scip" or "highs"); ``cli``: offered as ``optrees fit --method``.
+    """
+
+    name: str
+    target: str
+    paper: str
+    summary: str
+    backend: str = "scip"
+    params: dict[str, Any] = field(default_factory=dict)
+    cli: bool = True
+
+    def load(self) -> type:
+        """The estimator class (imports its module)."""
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    @property
+    def class_name(self) -> str:
+        """The estimator class's name, without importing it."""
+        return self.target.partition(":")[2]
+
+
+PLAIN_BENDERS: dict[str, Any] = {"polishing": False, "path_bound_cuts": False,
+                                 "strengthened_cuts": False, "eqp": None,
+                                 "split_bound_cuts": False}
+"""BendersOCT with every technique of [BendOCT] off: the published [FlowOCT] eq. (8)."""
+
+_EST = "optrees.estimators"
+
+METHODS: dict[str, Method] = {m.name: m for m in [
+    Method("flow", f"{_EST}:FlowOCTClassifier", "[FlowOCT]",
+           "FlowOCT: strong max-flow MIP of an optimal binary tree"),
+    Method("benders", f"{_EST}:BendersOCTClassifier", "[FlowOCT]",
+           "BendersOCT: Benders decomposition of FlowOCT (with [BendOCT]'s accelerations)"),
+    Method("benders-plain", f"{_EST}:BendersOCTClassifier", "[FlowOCT]",
+           "BendersOCT exactly as published (no accelerations)", params=PLAIN_BENDERS,
+           cli=False),
+    Method("bendoct", f"{_EST}:BendOCTClassifier", "[BendOCT]",
+           "accelerated BendOCT: accuracy - lam * leaves"),
+    Method("oct", f"{_EST}:OCTClassifier", "[FlowOCT]",
+           "OCT (Bertsimas & Dunn), baseline MIP on binary data"),
+    Method("binoct", f"{_EST}:BinOCTClassifier", "[FlowOCT]",
+           "BinOCT (Verwer & Zhang), baseline MIP with binary-encoded thresholds"),
+    Method("omt", f"{_EST}:OMTClassifier", "[OMT]",
+           "OMT: multiway-split tree by column generation", backend="highs"),
+    Method("cgh", f"{_EST}:CGHClassifier", "[CGH]",
+           "CGH: column-generation heuristic tree on raw thresholds", backend="highs"),
+    Method("rug", f"{_EST}:RUGClassifier", "[RUG]",
+           "RUG / FairRUG: weighted rule set by rule generation", backend="highs"),
+]}
+"""Method name -> :class:`Method`."""
+
+
+def cli_methods() -> dict[str, Method]:
+    """The methods ``optrees fit --method`` offers."""
+    return {name: m for name, m in METHODS.items() if m.cli}
+
+
+def estimator_classes() -> list[type]:
+    """Every distinct estimator class of the registry, in registry order (imports them)."""
+    seen: dict[str, type] = {}
+    for m in METHODS.values():
+        seen.setdefault(m.target, m.load())
+    return list(seen.values())
