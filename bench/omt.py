@@ -1,4 +1,4 @@
-"""OMT benchmark (omt-multiway.txt §6 protocol) and a synthetic scale test.
+"""OMT benchmark ([OMT] §6 protocol) and a synthetic scale test.
 
 Accuracy/runtime: every dataset is split at random (seeds 0..S-1) into 50 % train / 25 %
 validation / 25 % test; OMTClassifier with l = 2^d leaves, rule length <= d, min support 1 %,
@@ -18,7 +18,7 @@ Scale: ``--scale N`` draws N rows with ``--scale-features`` numeric features who
 noisy depth-3 tree, fits at ``--scale-depth`` and reports seconds, peak memory (RSS), train
 accuracy and test accuracy on an independent draw, next to scikit-learn CART of the same
 depth on the same data (OMT sees ``--n-bins`` quantile bins per feature, CART exact
-thresholds).  Large data uses the merged-row master of :mod:`optrees.colgen.omt`.
+thresholds).  Large data uses the merged-row master of :mod:`optrees.omt.master`.
 
     python bench/omt.py --datasets monk1,car-evaluation --depths 4 --seeds 5
     python bench/omt.py --depths 4,5 --ordinal --categorical-nodes complements \

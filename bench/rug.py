@@ -1,4 +1,4 @@
-"""RUG / FairRUG vs CART (rug-rule-generation.txt §4): accuracy, interpretability, fairness, time.
+"""RUG / FairRUG vs CART ([RUG] §4): accuracy, interpretability, fairness, time.
 
 Usage:  OPTREES_DATA=../shared/datasets python bench/rug.py [--datasets a,b|binary|table9] [--grid]
         [--depth 3] [--pen-par 1.0] [--calls 10] [--fair]
@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from optrees._validation import OptreesInputError  # noqa: E402
 from optrees.bench.protocols import RUG_DATASETS  # noqa: E402
-from optrees.colgen.rug import RawColumns  # noqa: E402
 from optrees.datasets import load_dataset  # noqa: E402
+from optrees.encoding.columns import RawColumns  # noqa: E402
 from optrees.estimators.rules import RUGClassifier  # noqa: E402
 from optrees.metrics import dmc_score, eop_score, interpretability, odm_score  # noqa: E402
 

@@ -42,8 +42,8 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from optrees.colgen.rug import RawColumns  # noqa: E402
 from optrees.datasets import load_dataset  # noqa: E402
+from optrees.encoding.columns import RawColumns  # noqa: E402
 from optrees.estimators.rules import RUGClassifier  # noqa: E402
 from optrees.metrics import dmc_score, eop_score  # noqa: E402
 

@@ -118,7 +118,7 @@ class Options(Rule):
         for v in self.values:
             # `is` for None/True/False so that 1 is not True; == for strings and numbers
             if value is v or (not isinstance(value, bool) and not isinstance(v, bool)
-                              and v is not None and type(value) is type(v) and value == v):
+                              and v is not None and isinstance(value, type(v)) and value == v):
                 return v
         raise ValueError
 

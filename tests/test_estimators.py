@@ -27,7 +27,6 @@ from optrees import (
     load_dataset,
 )
 from optrees.estimators import InterruptedWarning
-from optrees.estimators._base import FitInterrupted, interruptible
 from optrees.io import model_to_dict
 
 TREES = [BendersOCTClassifier, FlowOCTClassifier, BendOCTClassifier]
@@ -206,47 +205,3 @@ def test_warning_free_when_optimal():
         BendersOCTClassifier(depth=1).fit(X, y)
 
 
-# ------------------------------------------------------------------------- interruptible()
-def _sigint():
-    os.kill(os.getpid(), signal.SIGINT)
-
-
-def test_interruptible_first_ctrl_c_requests_second_raises(python_sigint):
-    calls = []
-    with interruptible() as stop:
-        stop.on_interrupt.append(lambda: calls.append("stop"))
-        _sigint()
-        time.sleep(0.05)  # the handler runs at the next bytecode boundary
-        assert stop.requested and calls == ["stop"]
-        with pytest.raises(FitInterrupted):  # work started after Ctrl-C is not begun
-            with stop.abortable():
-                pass
-        with pytest.raises(KeyboardInterrupt):  # the second Ctrl-C is the escape hatch
-            _sigint()
-            time.sleep(0.05)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-def test_interruptible_abortable_block_stops_at_once(python_sigint):
-    reached = []
-    with interruptible() as stop:
-        with pytest.raises(FitInterrupted):
-            with stop.abortable():
-                _sigint()
-                time.sleep(0.05)
-                reached.append("after")  # not reached: the handler raised
-        assert stop.requested and not reached
-
-
-def test_interruptible_is_a_no_op_off_the_main_thread(python_sigint):
-    seen = []
-
-    def work():
-        with interruptible() as stop:
-            seen.append(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-            seen.append(stop.requested)
-
-    t = threading.Thread(target=work)
-    t.start()
-    t.join()
-    assert seen == [True, False]

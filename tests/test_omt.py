@@ -16,19 +16,15 @@ import pandas as pd
 import pytest
 
 from optrees._validation import OptreesInputError
-from optrees.colgen.omt import (
-    Metric,
-    OMTSolver,
-    RuleConstraint,
-    class_loss_matrix,
-    solve_omt,
-    unit_table,
-)
-from optrees.colgen.omt_graph import build_graph
-from optrees.colgen.omt_pricing import Pricer
 from optrees.estimators import UnseenCategoryWarning
 from optrees.estimators.omt import OMTClassifier, OMTRegressor
 from optrees.models.multiway_tree import MultiwayTree
+from optrees.omt.constraints import RuleConstraint
+from optrees.omt.graph import build_graph
+from optrees.omt.metric import Metric, class_loss_matrix, unit_table
+from optrees.omt.pricing import Pricer
+from optrees.omt.rules import select_rules  # the rule level below omt.solve_omt
+from optrees.omt.solver import OMTSolver
 
 
 # --------------------------------------------------------------------------- helpers
@@ -166,7 +162,7 @@ def test_ksp_pricing_returns_true_k_best(seed):
     lam = rng.normal(0.5, 1.0, len(n))
     mu = -0.3
     extra = rng.normal(0, 0.5, len(g.levels))
-    solver = OMTSolver(g, None, n, 3, 8, 2, unit_codes=codes)
+    solver = OMTSolver(g, n, 3, 8, 2, unit_codes=codes)
     solver.pricer.prune_same = False
     W, _ = metric.pricing_terms(lam)
     W = np.column_stack([n, W])
@@ -229,7 +225,7 @@ def test_merged_master_equals_unmerged():
     metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
     values = []
     for merge_min in (10 ** 9, 0):
-        solver = OMTSolver(g, None, n, 2, 4, 1, unit_codes=codes, merge_min_units=merge_min)
+        solver = OMTSolver(g, n, 2, 4, 1, unit_codes=codes, merge_min_units=merge_min)
         for p in all_paths(g, 2)[::3]:
             solver.add_to_pool(p)
         m, info = solver._build_master(metric, 100.0)
@@ -237,23 +233,23 @@ def test_merged_master_equals_unmerged():
         values.append(res.objective)
         duals = res.stats["duals"]
         lam = solver._unit_duals(duals, info)
-        R = info["rows"]
+        R = info.rows
         assert math.isclose(lam.sum() + 4 * duals[R], res.objective, rel_tol=1e-9)
         assert np.all(lam <= 100.0 * n + 1e-7)  # slack reduced costs >= 0
-        rc_highs = res.stats["reduced_costs"][info["z"]]
+        rc_highs = res.stats["reduced_costs"][info.z]
         priced = {p.steps: p.rc for p in solver._price(metric, duals, 10_000, True, -math.inf,
                                                        info=info)}
-        for a, j in enumerate(info["j"]):
+        for a, j in enumerate(info.j):
             assert math.isclose(priced[solver.pool[j]], rc_highs[a], abs_tol=1e-7)
-    assert solver.merged and info["rows"] < len(n)
+    assert solver.merged and info.rows < len(n)
     assert math.isclose(values[0], values[1], rel_tol=1e-9)
-    fits = [solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+    fits = [select_rules(g, y, task="classification", loss="misclassification", n_classes=2,
                       depth=2, leaves=4, min_count=1, merge_min_units=mm)
             for mm in (10 ** 9, 0)]
     assert math.isclose(fits[0].result.objective, fits[1].result.objective, abs_tol=1e-9)
     assert sorted(fits[0].result.steps) == sorted(fits[1].result.steps)
     # a tight column cap drops columns but still returns a partition
-    capped = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+    capped = select_rules(g, y, task="classification", loss="misclassification", n_classes=2,
                        depth=2, leaves=4, min_count=1, merge_min_units=0,
                        max_master_columns=12)
     cov = np.zeros(len(y), dtype=int)
@@ -270,12 +266,12 @@ def test_pricing_reduced_costs_match_highs_duals():
     metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
     cons = [RuleConstraint(np.array([1.0, 2.0, 0.5]), 0.2, -math.inf, 3.0, "budget"),
             RuleConstraint(np.array([0.0, 1.0, 0.0]), 0.0, 1.0, math.inf, "need f1")]
-    solver = OMTSolver(g, None, n, 2, 1, 1, unit_codes=codes, constraints=cons)
+    solver = OMTSolver(g, n, 2, 1, 1, unit_codes=codes, constraints=cons)
     for p in [(), ((0, 0),), ((0, 1),), ((1, 2),), ((0, 2), (1, 1)), ((2, 0),), ((1, 0),)]:
         solver.add_to_pool(p)
     m, info = solver._build_master(metric, 100.0)
     res = m.solve()
-    rc_highs = res.stats["reduced_costs"][info["z"]]
+    rc_highs = res.stats["reduced_costs"][info.z]
     duals = res.stats["duals"]
     P = len(n)
     for j, p in enumerate(solver.pool):
@@ -298,7 +294,7 @@ def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count, node
     X, y = tiny_categorical(seed, n=24)
     want = oracle_misclassification(X, y, depth, leaves, min_count, nodes)
     g = build_graph(X, categorical_nodes=nodes)
-    fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+    fit = select_rules(g, y, task="classification", loss="misclassification", n_classes=2,
                     depth=depth, leaves=leaves, min_count=min_count, exact_pricing=True)
     r = fit.result
     assert r.status == "optimal" and r.uncovered == 0
@@ -318,7 +314,7 @@ def test_leaf_penalty_exact_equals_enumerated_optimum(seed, penalty):
     X, y = tiny_categorical(seed, n=24)
     want = oracle_misclassification(X, y, 2, 4, 1, rule_cost=penalty * len(y))
     g = build_graph(X)
-    fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+    fit = select_rules(g, y, task="classification", loss="misclassification", n_classes=2,
                     depth=2, leaves=4, min_count=1, exact_pricing=True, leaf_penalty=penalty)
     r = fit.result
     assert r.status == "optimal" and r.uncovered == 0
@@ -326,7 +322,7 @@ def test_leaf_penalty_exact_equals_enumerated_optimum(seed, penalty):
     errors = sum(r.xi)
     assert math.isclose(r.objective, errors + penalty * len(y) * len(r.steps), abs_tol=1e-6)
     # the penalty trades errors for rules: never more rules, never fewer errors than without
-    r0 = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+    r0 = select_rules(g, y, task="classification", loss="misclassification", n_classes=2,
                    depth=2, leaves=4, min_count=1, exact_pricing=True).result
     assert len(r.steps) <= len(r0.steps) and errors >= sum(r0.xi) - 1e-9
 
@@ -344,7 +340,7 @@ def test_greedy_binary_partition_and_distinct_covers():
         codes, inv, n = unit_table(g.codes)
         metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
         counts = n[:, None] - class_loss_matrix(inv, y, len(n), 2)
-        solver = OMTSolver(g, None, n, 2, 2, 1, unit_codes=codes)
+        solver = OMTSolver(g, n, 2, 2, 1, unit_codes=codes)
         parts = solver.greedy_partitions(metric, counts)
         errs = [sum(metric.S[cover(g, codes, st)].sum(0).min() for st in part)
                 for part in parts if len(part) <= 2 and len(part) > 1]
@@ -358,7 +354,7 @@ def test_greedy_binary_partition_and_distinct_covers():
     g = build_graph(X, categorical_nodes="complements")
     codes, inv, n = unit_table(g.codes)
     metric = Metric("loss", class_loss_matrix(inv, y, len(n), 2), n)
-    solver = OMTSolver(g, None, n, 3, 4, 1, unit_codes=codes)
+    solver = OMTSolver(g, n, 3, 4, 1, unit_codes=codes)
     solver.solve(metric, None)
     keys = [np.packbits(cover(g, codes, st)).tobytes() for st in solver.pool]
     assert len(set(keys)) == len(keys)
@@ -431,7 +427,7 @@ def test_budget_constraint_exact_vs_enumeration():
                 continue
             if np.all(sum(masks[j].astype(int) for j in combo) == 1):
                 best = min(best, sum(cst[j] for j in combo))
-    fit = solve_omt(g, y, task="classification", loss="misclassification", n_classes=2,
+    fit = select_rules(g, y, task="classification", loss="misclassification", n_classes=2,
                     depth=2, leaves=3, min_count=1, exact_pricing=True,
                     constraints=[RuleConstraint(costs, 0.0, -math.inf, 2.0, "budget")])
     assert fit.result.status == "optimal"

@@ -1,4 +1,4 @@
-"""RUG / FairRUG (rug-rule-generation.txt §3): column generation, pricing, estimator, fairness."""
+"""RUG / FairRUG ([RUG] §3): column generation, pricing, estimator, fairness."""
 
 import itertools
 import math
@@ -9,8 +9,8 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from optrees._validation import OptreesInputError
-from optrees.colgen.rug import Fairness, RawColumns, RUGMaster, RuleGeneration
 from optrees.datasets import load_dataset
+from optrees.encoding.columns import RawColumns
 from optrees.estimators._base import TimeLimitWarning
 from optrees.estimators.rules import RUGClassifier
 from optrees.metrics import (
@@ -24,6 +24,9 @@ from optrees.metrics import (
     odm_score,
 )
 from optrees.models.rule_set import Literal, RuleSet, simplify_literals
+from optrees.rug.fairness import Fairness
+from optrees.rug.generation import RuleGeneration
+from optrees.rug.master import RUGMaster
 
 
 def _tiny(seed=0, n=14, K=3):
@@ -130,7 +133,7 @@ def test_training_coverage_equals_rule_set_coverage():
 def test_tree_leaf_rules_reproduce_the_tree():
     X, y = load_dataset("balance-scale")
     raw = RawColumns(X)
-    from optrees.colgen.rug import tree_leaf_rules
+    from optrees.rug.pricing import tree_leaf_rules
 
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(raw.matrix, y)
     rules = tree_leaf_rules(tree, raw)
@@ -459,7 +462,7 @@ def test_certified_bound_is_valid_for_any_duals():
 
 
 def test_interior_falls_back_to_simplex_beyond_the_gap(monkeypatch):
-    from optrees.colgen import rug
+    from optrees.rug import master as rug
     exact = _pool_master().solve()
     monkeypatch.setattr(rug, "INTERIOR_GAP", 0.0)  # no interior solve is accepted
     master = _pool_master(interior=True)

@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optrees.colgen.rug import Fairness, RawColumns, RuleGeneration
-from optrees.colgen.rug_exact import ExactPricer, farley_bound, literal_pool
+from optrees.encoding.columns import RawColumns
+from optrees.rug.exact import ExactPricer, farley_bound, literal_pool
+from optrees.rug.fairness import Fairness
+from optrees.rug.generation import RuleGeneration
 
 
 def _data(n=40, seed=0, K=3):

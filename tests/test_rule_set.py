@@ -1,4 +1,4 @@
-"""RuleSet: the weighted vote of §3.1 (rug-rule-generation.txt), explanations, JSON round trip."""
+"""RuleSet: the weighted vote of §3.1 ([RUG]), explanations, JSON round trip."""
 
 import json
 

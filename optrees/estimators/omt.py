@@ -1,42 +1,54 @@
-"""OMTClassifier / OMTRegressor: optimal multiway-split trees by column generation
-(omt-multiway.txt, see :mod:`optrees.colgen.omt`).
+"""OMTClassifier / OMTRegressor: optimal multiway-split trees by column generation ([OMT],
+solved in :mod:`optrees.omt`).
 
 Raw columns are used directly: categorical columns give one graph node per value, numeric
 columns are cut into ``n_bins`` quantile bins (``binning="cumulative"``: every run of bins is a
-node, §5).  The fitted ``tree_`` is a :class:`MultiwayTree` that predicts on raw tables.
+node, [OMT] §5).  The fitted ``tree_`` is a :class:`MultiwayTree` that predicts on raw tables.
+(Over 400 lines: the table of the 30 parameters and the user documentation of both classes.)
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import time
 import warnings
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import DataConversionWarning
 
-from .._validation import (
-    OptreesInputError,
-    check_depth,
-    check_real,
-    check_target,
-    check_time_limit,
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Boolean,
+    Check,
+    Either,
+    Integer,
+    Options,
+    Param,
+    Params,
+    Real,
+    check_param,
+    optional,
+    validate_params,
 )
-from ..colgen.omt import RuleConstraint, solve_omt
-from ..colgen.omt_graph import build_graph
-from ..models.multiway_tree import MultiwayTree
+from .._validation import OptreesInputError, check_target
+from ..models.result import FitResult
+from ..omt.constraints import UserConstraints
+from ..omt.graph import build_graph
+from ..omt.solve import solve_omt
 from ._base import (
+    Deadline,
     _TreeOutput,
-    check_seed,
+    fit_deadline,
     fit_frame,
-    interruptible,
     logged_fit,
     predict_frame,
-    solve_deadline,
+    stop_on_ctrl_c,
     warn_stopped,
     warn_unseen,
 )
@@ -45,187 +57,160 @@ _CLS_LOSSES = ("misclassification", "weighted", "f1")
 _REG_LOSSES = ("squared", "absolute")
 
 
-def _int_param(name: str, v: Any, low: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
-        raise OptreesInputError(f"{name} must be an integer >= {low}, got {v!r}")
-    return int(v)
+# ------------------------------------------------------------------------------ rules
+@dataclass(frozen=True)
+class _Finite(Real):
+    """A finite number (a plain :class:`Real` lets +-inf through when no bound refuses it)."""
+
+    def describe(self) -> str:
+        if self.low is None and self.high is None:
+            return "a finite number"
+        return super().describe()
+
+    def convert(self, value: Any) -> float:
+        v = super().convert(value)
+        if not math.isfinite(v):
+            raise ValueError
+        return v
 
 
-def _num(name: str, v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v):
-        raise OptreesInputError(f"{name} must be a finite number, got {v!r}")
-    return float(v)
+@dataclass(frozen=True)
+class _Support(Real):
+    """min_support: a fraction of the training samples in (0, 1) or a count >= 1 (returned
+    as given; the count follows from the number of samples at fit time)."""
+
+    def describe(self) -> str:
+        return "a fraction in (0, 1) or a count >= 1"
+
+    def convert(self, value: Any) -> Any:
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                or not value > 0 or not math.isfinite(value)):
+            raise ValueError
+        if (isinstance(value, numbers.Integral) or value >= 1) and float(value) != int(value):
+            raise OptreesInputError(f"min_support >= 1 must be an integer, got {value!r}")
+        return value
 
 
+def _class_weight(value: Any) -> Any:
+    if value is None or isinstance(value, dict) or (isinstance(value, str)
+                                                    and value == "balanced"):
+        return value
+    raise ValueError
+
+
+def _dict_or_none(value: Any) -> Any:
+    if value is None or isinstance(value, dict):
+        return value
+    raise ValueError
+
+
+def _as_given(value: Any) -> Any:  # checked against the feature graph at fit time
+    return value
+
+
+_OMT_PARAMETERS: dict[str, Param] = {
+    "depth": Param(Integer(1), "maximum rule length (depth of the multiway tree)"),
+    "leaves": Param(optional(Integer(1)), "maximum number of rules l (None: 2^depth)"),
+    "min_support": Param(_Support(), "training samples per rule: a fraction (< 1) or a count"),
+    "n_bins": Param(Integer(2), "quantile bins of numeric columns", cli="--bins-omt"),
+    "binning": Param(Options("cumulative", "plain"), "numeric bins as every run of bins "
+                     "(cumulative, [OMT] §5) or single bins"),
+    "categorical_nodes": Param(Options("values", "complements", "subsets"),
+                               "graph nodes of a categorical column: one per value (the "
+                               "paper), also '!= v', or every value subset (<= 5 values)"),
+    "ordinal": Param(Either(Options("auto"), Boolean()),
+                     "categories as ordered intervals: auto = ordered categoricals, on = also "
+                     "numeric-valued categories, off = none"),
+    "feature_order": Param(Check("None or a list of column names", _as_given),
+                           "graph level order (attribute hierarchy); None: the table's order",
+                           cli=""),
+    "feature_costs": Param(Check("None or a dict {feature: cost}", _dict_or_none),
+                           "feature-acquisition cost of each feature", cli=""),
+    "rule_budget": Param(optional(_Finite()), "largest cost of one rule (needs feature_costs)",
+                         cli=""),
+    "total_budget": Param(optional(_Finite()), "largest total cost of the selected rules "
+                          "(needs feature_costs)", cli=""),
+    "constraints": Param(Check("None or a list of dicts {'coef', 'const', 'lower', 'upper'}",
+                               _as_given), "linear constraints over the selected rules "
+                         "([OMT] §5)", cli=""),
+    "forbidden": Param(Check("None or a list of feature lists", _as_given),
+                       "feature combinations no rule may use together", cli=""),
+    "requires": Param(Check("None or a dict {feature: features}", _as_given),
+                      "features that must precede a feature on a rule", cli=""),
+    "k_best": Param(Integer(1), "paths per pricing round (K)"),
+    "beam": Param(optional(Integer(1)), "partial paths kept per DP level of heuristic "
+                  "pricing (None: k_best)"),
+    "exact_pricing": Param(Boolean(), "exact K-shortest-path pricing", cli="--omt-exact"),
+    "max_iter": Param(Integer(0), "column-generation rounds"),
+    "max_columns": Param(Integer(1), "largest number of generated columns"),
+    "max_stall": Param(Integer(0), "heuristic pricing: stop after this many rounds without "
+                       "the LP value falling by cg_tol (0: never)"),
+    "cg_tol": Param(_Finite(), "relative tolerance of the column-generation stopping tests"),
+    "mip_gap": Param(_Finite(), "relative gap of the master MIP"),
+    "tie_break": Param(_Finite(), "extra cost of rule length, at most this in total (ties go "
+                       "to smaller trees)"),
+    "leaf_penalty": Param(_Finite(0.0, math.inf), "cost per rule in error rate (0 = the "
+                          "paper)"),
+    "time_limit": TIME_LIMIT,
+    "random_state": RANDOM_STATE,
+    "verbose": VERBOSE,
+}
+
+
+def _min_count(min_support: Any, n: int) -> int:
+    """Training samples per rule for ``min_support`` (checked by :class:`_Support`)."""
+    if isinstance(min_support, numbers.Integral) or min_support >= 1:
+        count = int(min_support)
+    else:
+        count = max(1, math.ceil(float(min_support) * n))
+    if count > n:
+        raise OptreesInputError(
+            f"min_support={min_support!r} asks for at least {count} training samples per "
+            f"rule, but there are only {n} training samples")
+    return count
+
+
+# ------------------------------------------------------------------------------ estimators
+# @dataclass writes ``__init__`` from the fields below, once for both estimators (scikit-learn
+# reads its signature for get_params); a subclass adds fields or gives one another default.
+@dataclass(eq=False, repr=False)
 class _OMTBase(_TreeOutput, BaseEstimator):
-    """Shared fit machinery; subclasses set the task and the loss."""
+    """Parameters, fit and predict shared by :class:`OMTClassifier` and :class:`OMTRegressor`;
+    subclasses set the task and the loss."""
 
     _task = "classification"
+    _parameters: ClassVar[dict[str, Param]] = _OMT_PARAMETERS
 
-    def __init__(self, depth: int = 3, leaves: int | None = None, min_support: float = 0.01,
-                 loss: str = "misclassification", n_bins: int = 8, binning: str = "cumulative",
-                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
-                 feature_order: list | None = None, feature_costs: dict | None = None,
-                 rule_budget: float | None = None, total_budget: float | None = None,
-                 constraints: list | None = None, forbidden: list | None = None,
-                 requires: dict | None = None, k_best: int = 1000, beam: int | None = None,
-                 exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
-                 max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
-                 tie_break: float = 0.0,
-                 leaf_penalty: float = 0.0, time_limit: float | None = 60.0,
-                 random_state: int | None = None, verbose: bool = False) -> None:
-        self.depth = depth
-        self.leaves = leaves
-        self.min_support = min_support
-        self.loss = loss
-        self.n_bins = n_bins
-        self.binning = binning
-        self.categorical_nodes = categorical_nodes
-        self.ordinal = ordinal
-        self.feature_order = feature_order
-        self.feature_costs = feature_costs
-        self.rule_budget = rule_budget
-        self.total_budget = total_budget
-        self.constraints = constraints
-        self.forbidden = forbidden
-        self.requires = requires
-        self.k_best = k_best
-        self.beam = beam
-        self.exact_pricing = exact_pricing
-        self.max_iter = max_iter
-        self.max_columns = max_columns
-        self.max_stall = max_stall
-        self.cg_tol = cg_tol
-        self.mip_gap = mip_gap
-        self.tie_break = tie_break
-        self.leaf_penalty = leaf_penalty
-        self.time_limit = time_limit
-        self.random_state = random_state
-        self.verbose = verbose
-
-    # ------------------------------------------------------------------ validation
-    def _min_count(self, n: int) -> int:
-        ms = self.min_support
-        if isinstance(ms, bool) or not isinstance(ms, numbers.Real) or not ms > 0:
-            raise OptreesInputError(
-                f"min_support must be a fraction in (0, 1) or a count >= 1, got {ms!r}")
-        if isinstance(ms, numbers.Integral) or ms >= 1:
-            if float(ms) != int(ms):
-                raise OptreesInputError(f"min_support >= 1 must be an integer, got {ms!r}")
-            count = int(ms)
-        else:
-            count = max(1, math.ceil(float(ms) * n))
-        if count > n:
-            raise OptreesInputError(
-                f"min_support={ms!r} asks for at least {count} training samples per rule, but "
-                f"there are only {n} training samples")
-        return count
-
-    def _level_index(self, graph: Any, name: Any, what: str) -> int:
-        names = [lv.name for lv in graph.levels]
-        key = str(name)
-        if key not in names:
-            if key in graph.dropped:
-                return -1
-            raise OptreesInputError(f"{what} names unknown feature {name!r}")
-        return names.index(key)
-
-    def _rule_params(self, graph: Any) -> dict[str, Any]:
-        k = len(graph.levels)
-        costs = None
-        if self.feature_costs is not None:
-            if not isinstance(self.feature_costs, dict):
-                raise OptreesInputError("feature_costs must be a dict {feature: cost}")
-            costs = np.zeros(k)
-            for f, c in self.feature_costs.items():
-                c = _num(f"feature_costs[{f!r}]", c)
-                if c < 0:
-                    raise OptreesInputError(f"feature_costs[{f!r}] must be >= 0, got {c}")
-                g = self._level_index(graph, f, "feature_costs")
-                if g >= 0:
-                    costs[g] = c
-        rule_budget = None
-        if self.rule_budget is not None:
-            rule_budget = _num("rule_budget", self.rule_budget)
-            if rule_budget < 0:
-                raise OptreesInputError(
-                    f"rule_budget={rule_budget} is infeasible: a rule costs at least 0")
-            if costs is None:
-                raise OptreesInputError("rule_budget needs feature_costs")
-        cons: list[RuleConstraint] = []
-        if self.total_budget is not None:
-            tb = _num("total_budget", self.total_budget)
-            if tb < 0:
-                raise OptreesInputError(
-                    f"total_budget={tb} is infeasible: the total cost of rules is at least 0")
-            if costs is None:
-                raise OptreesInputError("total_budget needs feature_costs")
-            cons.append(RuleConstraint(costs.copy(), 0.0, -math.inf, tb, "total_budget"))
-        for i, c in enumerate(self.constraints or []):
-            if not isinstance(c, dict):
-                raise OptreesInputError(
-                    "constraints must be dicts {'coef': {feature: a}, 'const': b, "
-                    "'lower': lo, 'upper': up}")
-            coef = np.zeros(k)
-            for f, a in (c.get("coef") or {}).items():
-                g = self._level_index(graph, f, f"constraints[{i}]")
-                if g >= 0:
-                    coef[g] = _num(f"constraints[{i}] coefficient", a)
-            lo = float(c.get("lower", -math.inf))
-            up = float(c.get("upper", math.inf))
-            if lo > up:
-                raise OptreesInputError(f"constraints[{i}] is infeasible: lower {lo} > upper {up}")
-            cons.append(RuleConstraint(coef, _num("const", c.get("const", 0.0)), lo, up,
-                                       str(c.get("name", f"constraint {i}"))))
-        forbidden = []
-        for fs in self.forbidden or []:
-            idx = [self._level_index(graph, f, "forbidden") for f in fs]
-            if len(idx) < 2:
-                raise OptreesInputError(f"a forbidden combination needs >= 2 features: {fs!r}")
-            if min(idx) < 0:
-                continue  # a dropped (constant) feature is never used
-            m = np.zeros(k, dtype=bool)
-            m[idx] = True
-            forbidden.append(m)
-        requires = [np.zeros(0, dtype=np.int64) for _ in range(k)]
-        for f, pre in (self.requires or {}).items():
-            g = self._level_index(graph, f, "requires")
-            pre = [pre] if isinstance(pre, str) else list(pre)
-            idx = [self._level_index(graph, p, "requires") for p in pre]
-            if g < 0:
-                continue
-            if min(idx, default=0) < 0:
-                raise OptreesInputError(
-                    f"requires: {f!r} needs a constant feature, so it can never be used")
-            late = [p for p, h in zip(pre, idx, strict=True) if h > g]
-            if late:
-                raise OptreesInputError(
-                    f"requires: {late} must come before {f!r} in the feature order "
-                    "(set feature_order)")
-            requires[g] = np.asarray(idx, dtype=np.int64)
-        return {"feature_costs": costs, "rule_budget": rule_budget, "constraints": cons,
-                "forbidden": forbidden, "requires": requires}
+    depth: int = 3
+    leaves: int | None = None
+    min_support: float = 0.01
+    loss: str = "misclassification"
+    n_bins: int = 8
+    binning: str = "cumulative"
+    categorical_nodes: str = "values"
+    ordinal: bool | str = "auto"
+    feature_order: list | None = None
+    feature_costs: dict | None = None
+    rule_budget: float | None = None
+    total_budget: float | None = None
+    constraints: list | None = None
+    forbidden: list | None = None
+    requires: dict | None = None
+    k_best: int = 1000
+    beam: int | None = None
+    exact_pricing: bool = False
+    max_iter: int = 40
+    max_columns: int = 10_000
+    max_stall: int = 10
+    cg_tol: float = 1e-4
+    mip_gap: float = 0.0
+    tie_break: float = 0.0
+    leaf_penalty: float = 0.0
+    time_limit: float | None = 60.0
+    random_state: int | None = None
+    verbose: bool = False
 
     # ------------------------------------------------------------------ fit
-    def _check_params(self) -> dict[str, Any]:
-        """The data-independent parameters, checked before X and y are looked at."""
-        depth = check_depth(self.depth)
-        return {
-            "depth": depth,
-            "limit": check_time_limit(self.time_limit),
-            "seed": check_seed(self.random_state),
-            "leaves": 2 ** depth if self.leaves is None else _int_param("leaves", self.leaves, 1),
-            "k_best": _int_param("k_best", self.k_best, 1),
-            "beam": None if self.beam is None else _int_param("beam", self.beam, 1),
-            "max_iter": _int_param("max_iter", self.max_iter, 0),
-            "max_columns": _int_param("max_columns", self.max_columns, 1),
-            "max_stall": _int_param("max_stall", self.max_stall, 0),
-            "cg_tol": _num("cg_tol", self.cg_tol),
-            "mip_gap": _num("mip_gap", self.mip_gap),
-            "tie_break": _num("tie_break", self.tie_break),
-            "leaf_penalty": check_real("leaf_penalty", self.leaf_penalty, 0.0),
-        }
-
     def _fit_frame(self, X: Any) -> pd.DataFrame:
         """Checked training frame (string column names); sets ``n_features_in_`` and, for X
         with string column names, ``feature_names_in_``."""
@@ -234,90 +219,65 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             raise OptreesInputError("X has duplicate column names")
         return df
 
-    def _fit(self, df: pd.DataFrame, y_target: np.ndarray, classes: np.ndarray | None,
-             t0: float, opts: dict[str, Any], class_weights: np.ndarray | None = None,
-             pos: int = 1) -> Any:
-        n = len(df)
-        min_count = self._min_count(n)
-        graph = build_graph(df, self.feature_order, self.n_bins, self.binning,
-                            self.categorical_nodes, self.ordinal)
-        params = self._rule_params(graph)
-        deadline = solve_deadline(t0, opts["limit"])
-        t_solve = time.perf_counter()
-        with interruptible() as stop:
+    def _fit(self, df: pd.DataFrame, y: np.ndarray, classes: np.ndarray | None, p: Params,
+             deadline: Deadline, class_weights: np.ndarray | None = None, pos: int = 1) -> Any:
+        """Build the feature graph, solve within ``deadline`` and store the result."""
+        min_count = _min_count(p.min_support, len(df))
+        graph = build_graph(df, p.feature_order, p.n_bins, p.binning, p.categorical_nodes,
+                            p.ordinal)
+        user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
+                               p.forbidden, p.requires)
+        with stop_on_ctrl_c(deadline):
             # Ctrl-C: column generation (between master solves and inside pricing) and the
             # running HiGHS solve stop as at the deadline; the master MIP gets no more time,
-            # so the best of the warm start and the MIP incumbent so far is returned.
+            # so the best of the MIP start and the MIP incumbent so far is returned.
             try:
-                fit = solve_omt(graph, y_target, task=self._task, loss=self.loss,
-                                n_classes=None if classes is None else len(classes),
-                                depth=opts["depth"], leaves=opts["leaves"],
-                                min_count=min_count, class_weights=class_weights,
-                                pos_label=pos, k_best=opts["k_best"], beam=opts["beam"],
-                                exact_pricing=bool(self.exact_pricing),
-                                max_iter=opts["max_iter"], max_columns=opts["max_columns"],
-                                max_stall=opts["max_stall"],
-                                cg_tol=opts["cg_tol"], mip_gap=opts["mip_gap"],
-                                deadline=deadline, seed=opts["seed"],
-                                tie_break=opts["tie_break"],
-                                leaf_penalty=opts["leaf_penalty"], verbose=bool(self.verbose),
-                                **params)
+                result = solve_omt(graph, y, deadline, task=self._task, loss=p.loss,
+                                   classes=classes, depth=p.depth, leaves=_leaves(p),
+                                   min_count=min_count, user=user, class_weights=class_weights,
+                                   pos_label=pos, k_best=p.k_best, beam=p.beam,
+                                   exact_pricing=p.exact_pricing, max_iter=p.max_iter,
+                                   max_columns=p.max_columns, max_stall=p.max_stall,
+                                   cg_tol=p.cg_tol, mip_gap=p.mip_gap, tie_break=p.tie_break,
+                                   leaf_penalty=p.leaf_penalty, seed=p.random_state)
             except RuntimeError:
-                if stop.requested:  # stopped before any rule set existed: nothing to return
+                if deadline.stopped:  # stopped before any rule set existed: nothing to return
                     raise KeyboardInterrupt from None
                 raise
-        solve_seconds = time.perf_counter() - t_solve
-        res = fit.result
-        rules_info = []
-        for st, pr, xi, sup in zip(res.steps, res.predictions, res.xi, fit.support,
-                                   strict=True):
-            rules_info.append({
-                "conditions": [graph.levels[g].node_text(v) for g, v in st],
-                "features": [graph.levels[g].name for g, _ in st],
-                "prediction": (classes[int(pr)].item() if hasattr(classes[int(pr)], "item")
-                               else classes[int(pr)]) if classes is not None else float(pr),
-                "n_samples": int(sup), "loss": float(xi),
-                "cost": float(sum(params["feature_costs"][g] for g, _ in st))
-                if params["feature_costs"] is not None else 0.0,
-            })
-        tree = MultiwayTree.from_rules(graph.levels, fit.conditions, res.predictions,
-                                       fit.support, graph.codes, y_target,
-                                       None if classes is None else list(classes), rules_info)
-        # the tree must reproduce the selected rules on the training data
-        leaf_rule = tree.rule[tree.apply_codes(tree.encode(df))]
-        unit_rule = np.full(len(fit.solver.n_count), -1)
-        for r, st in enumerate(res.steps):
-            unit_rule[fit.solver.pricer.cover(st)] = r
-        expected = unit_rule[fit.unit_of_sample]
-        if not np.array_equal(leaf_rule[expected >= 0], expected[expected >= 0]):
-            raise RuntimeError("OMT internal error: the tree does not reproduce the rules")
         if classes is not None:
             self.classes_ = classes
-        self.tree_ = tree
-        self.paths_ = rules_info
         self.graph_ = graph
         # categories a rule can test (unseen ones at predict time make every test false)
         self._categories = {lv.name: list(lv.categories) for lv in graph.levels
                             if lv.categories}
-        self.objective_ = float(res.objective)
-        self.bound_ = float(res.lp_bound)
-        self.gap_ = float(res.gap)
-        self.mip_gap_ = float(res.mip_gap)
-        self.lp_exact_ = bool(res.lp_exact)
-        self.status_ = ("interrupted" if stop.requested and res.status == "time_limit"
-                        else res.status)
-        self.n_uncovered_ = int(res.uncovered)
-        self.n_iter_ = int(res.stats.get("iterations", 0))
-        self.stats_ = res.stats
-        self.f1_ = fit.f1
-        self.solve_seconds_ = solve_seconds
-        self.fit_seconds_ = time.perf_counter() - t0
+        self._store(result, deadline)
+        return self
+
+    def _store(self, result: FitResult, deadline: Deadline) -> None:
+        """The fitted attributes.  Not ``store_result``: OMT's ``gap_`` is the paper's
+        (nu_IP - nu_LP) / nu_IP, ``status_`` turns "interrupted" only from "time_limit",
+        and ``stats_`` holds the column-generation counts only."""
+        stats = dict(result.stats)
+        self.tree_ = result.model
+        self.paths_ = result.model.rules
+        self.objective_ = float(result.objective)
+        self.bound_ = float(result.bound)
+        self.gap_ = float(stats.pop("ip_lp_gap"))
+        self.mip_gap_ = float(stats.pop("mip_gap"))
+        self.lp_exact_ = bool(stats.pop("lp_exact"))
+        self.status_ = ("interrupted" if deadline.stopped and result.status == "time_limit"
+                        else result.status)
+        self.n_uncovered_ = int(stats.pop("n_uncovered"))
+        self.f1_ = stats.pop("f1")
+        self.n_iter_ = int(stats.get("iterations", 0))
+        self.stats_ = stats
+        self.solve_seconds_ = result.seconds
+        self.fit_seconds_ = deadline.elapsed()
         if self.status_ in ("time_limit", "interrupted"):
-            # stacklevel 5: warn_stopped <- _fit <- fit <- logged_fit <- the caller
+            # stacklevel 6: warn_stopped <- _store <- _fit <- fit <- logged_fit <- the caller
             warn_stopped(self, self.status_, self.fit_seconds_,
                          f"returning the best tree found (objective {self.objective_:g}, "
-                         f"LP value {self.bound_:.6g})", stacklevel=5)
-        return self
+                         f"LP value {self.bound_:.6g})", stacklevel=6)
 
     # ------------------------------------------------------------------ predict
     def _frame(self, X: Any) -> pd.DataFrame:
@@ -339,6 +299,12 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         return self.tree_.apply(df)
 
 
+def _leaves(p: Params) -> int:
+    """The rule limit l: ``leaves``, or 2^depth when it is None."""
+    return 2 ** p.depth if p.leaves is None else p.leaves
+
+
+@dataclass(eq=False, repr=False)
 class OMTClassifier(ClassifierMixin, _OMTBase):
     """Optimal multiway-split classification tree (OMT) of depth ``depth`` with at most
     ``leaves`` rules (default 2**depth), by column generation.
@@ -350,7 +316,7 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     loss="misclassification" a given class_weight makes the loss the weighted error (as
     loss="weighted"); loss="f1" takes no class_weight.  ``min_support``: samples per rule
     (fraction of the training data, or a count).  ``n_bins`` / ``binning``: numeric columns
-    (§5).
+    ([OMT] §5).
     ``categorical_nodes``: "values" (one graph node per category, the paper), "complements"
     (also "!= v": the graph the paper's experiments had on one-hot encoded data; often more
     accurate, e.g. +9 test points on balance-scale and tic-tac-toe at depth 4, but slower)
@@ -358,7 +324,7 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     bins ordered categoricals over their category order like numeric columns (nodes are runs
     such as "safety >= med"; ``load_dataset`` marks ordered columns, e.g. car-evaluation's),
     True also categoricals with numeric categories (monk's codes), False none.
-    ``feature_order``: graph level order (attribute hierarchy).  Constraints (§5):
+    ``feature_order``: graph level order (attribute hierarchy).  Constraints ([OMT] §5):
     ``feature_costs`` {feature: cost} with ``rule_budget`` (per rule) and ``total_budget``
     (sum over selected rules); ``constraints``: list of {"coef": {feature: a}, "const": b,
     "lower": lo, "upper": up} meaning lo <= sum_j (b + sum_{f in rule j} a_f) z_j <= up;
@@ -387,75 +353,71 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
     """
 
-    _task = "classification"
+    _parameters: ClassVar[dict[str, Param]] = {
+        "loss": Param(Options(*_CLS_LOSSES), "objective", cli="--omt-loss"),
+        "class_weight": Param(Check("None, 'balanced' or a dict", _class_weight),
+                              "weight of each class's errors ('balanced' or {class: weight})",
+                              cli=""),
+        "pos_label": Param(Check("None or a class of y", _as_given),
+                           "the positive class of loss='f1' (None: the second class)", cli=""),
+    }
 
-    def __init__(self, depth: int = 3, leaves: int | None = None, min_support: float = 0.01,
-                 loss: str = "misclassification", class_weight: Any = None,
-                 pos_label: Any = None, n_bins: int = 8, binning: str = "cumulative",
-                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
-                 feature_order: list | None = None, feature_costs: dict | None = None,
-                 rule_budget: float | None = None, total_budget: float | None = None,
-                 constraints: list | None = None, forbidden: list | None = None,
-                 requires: dict | None = None, k_best: int = 1000, beam: int | None = None,
-                 exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
-                 max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
-                 tie_break: float = 0.0,
-                 leaf_penalty: float = 0.0, time_limit: float | None = 60.0,
-                 random_state: int | None = None, verbose: bool = False) -> None:
-        super().__init__(depth, leaves, min_support, loss, n_bins, binning, categorical_nodes,
-                         ordinal, feature_order,
-                         feature_costs, rule_budget, total_budget, constraints, forbidden,
-                         requires, k_best, beam, exact_pricing, max_iter, max_columns,
-                         max_stall, cg_tol, mip_gap, tie_break, leaf_penalty, time_limit,
-                         random_state, verbose)
-        self.class_weight = class_weight
-        self.pos_label = pos_label
+    class_weight: Any = None
+    pos_label: Any = None
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> OMTClassifier:
         """Build the feature graph, generate rules by column generation and pick at most
         ``leaves`` of them by the master MIP within ``time_limit``; returns ``self``."""
-        t0 = time.perf_counter()
-        if self.loss not in _CLS_LOSSES:
-            raise OptreesInputError(f"loss must be one of {_CLS_LOSSES}, got {self.loss!r}")
-        opts = self._check_params()
-        cw = self.class_weight
-        if not (cw is None or isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
-            raise OptreesInputError(
-                f"class_weight must be None, 'balanced' or a dict, got {cw!r}")
-        if self.loss == "f1" and cw is not None:
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
+        if p.loss == "f1" and p.class_weight is not None:
             raise OptreesInputError("class_weight has no meaning for loss='f1'; leave it None")
-        if self.loss == "f1" and opts["leaf_penalty"] > 0:
+        if p.loss == "f1" and p.leaf_penalty > 0:
             raise OptreesInputError("leaf_penalty is not supported with loss='f1' (F1 is not a "
                                     "sum over rules); leave it 0")
         df = self._fit_frame(X)
         classes, y_enc = check_target(y, len(df))
         K = len(classes)
-        if opts["leaves"] < K:
+        if _leaves(p) < K:
             # stacklevel 4: warn <- fit <- logged_fit <- the caller
-            warnings.warn(f"leaves={opts['leaves']} < {K} classes: at most {opts['leaves']} "
+            warnings.warn(f"leaves={_leaves(p)} < {K} classes: at most {_leaves(p)} "
                           "classes can be predicted", UserWarning, stacklevel=4)
-        weights = None
-        if self.loss == "weighted" or cw is not None:
-            if cw is None or isinstance(cw, str):  # "balanced" (the default of "weighted")
-                weights = len(y_enc) / (K * np.bincount(y_enc, minlength=K))
-            else:
-                missing = [c for c in classes if c not in cw]
-                if missing:
-                    raise OptreesInputError(f"class_weight has no weight for classes {missing}")
-                weights = np.array([_num("class_weight", cw[c]) for c in classes])
-                if (weights < 0).any():
-                    raise OptreesInputError("class_weight values must be >= 0")
-        pos = 1
-        if self.loss == "f1":
-            if K != 2:
-                raise OptreesInputError(f"loss='f1' needs a binary target, got {K} classes")
-            if self.pos_label is not None:
-                if self.pos_label not in list(classes):
-                    raise OptreesInputError(
-                        f"pos_label {self.pos_label!r} is not a class of y {list(classes)}")
-                pos = list(classes).index(self.pos_label)
-        return self._fit(df, y_enc, classes, t0, opts, weights, pos)
+        weights = self._class_weights(p, classes, y_enc)
+        pos = self._positive_class(p, classes)
+        return self._fit(df, y_enc, classes, p, deadline, weights, pos)
+
+    @staticmethod
+    def _class_weights(p: Params, classes: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+        """Weight of each class's errors (None: unweighted)."""
+        cw = p.class_weight
+        if not (p.loss == "weighted" or cw is not None):
+            return None
+        K = len(classes)
+        if cw is None or isinstance(cw, str):  # "balanced" (the default of "weighted")
+            return len(y) / (K * np.bincount(y, minlength=K))
+        missing = [c for c in classes if c not in cw]
+        if missing:
+            raise OptreesInputError(f"class_weight has no weight for classes {missing}")
+        weights = np.array([check_param("class_weight", cw[c], _Finite()) for c in classes])
+        if (weights < 0).any():
+            raise OptreesInputError("class_weight values must be >= 0")
+        return weights
+
+    @staticmethod
+    def _positive_class(p: Params, classes: np.ndarray) -> int:
+        """Index of the positive class of loss="f1" (1 otherwise)."""
+        if p.loss != "f1":
+            return 1
+        if len(classes) != 2:
+            raise OptreesInputError(
+                f"loss='f1' needs a binary target, got {len(classes)} classes")
+        if p.pos_label is None:
+            return 1
+        if p.pos_label not in list(classes):
+            raise OptreesInputError(
+                f"pos_label {p.pos_label!r} is not a class of y {list(classes)}")
+        return list(classes).index(p.pos_label)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class frequencies of the training samples in the leaf each row of ``X`` reaches."""
@@ -463,40 +425,25 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
         return self.tree_.predict_proba(df)
 
 
+@dataclass(eq=False, repr=False)
 class OMTRegressor(RegressorMixin, _OMTBase):
     """Optimal multiway-split regression tree: ``loss`` "squared" (mean per rule) or
     "absolute" (median per rule on a grid of at most 64 candidate values).  Other parameters
     and fitted attributes as :class:`OMTClassifier`."""
 
     _task = "regression"
+    _parameters: ClassVar[dict[str, Param]] = {
+        "loss": Param(Options(*_REG_LOSSES), "objective", cli="--omt-loss"),
+    }
 
-    def __init__(self, depth: int = 3, leaves: int | None = None, min_support: float = 0.01,
-                 loss: str = "squared", n_bins: int = 8, binning: str = "cumulative",
-                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
-                 feature_order: list | None = None, feature_costs: dict | None = None,
-                 rule_budget: float | None = None, total_budget: float | None = None,
-                 constraints: list | None = None, forbidden: list | None = None,
-                 requires: dict | None = None, k_best: int = 1000, beam: int | None = None,
-                 exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
-                 max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
-                 tie_break: float = 0.0,
-                 leaf_penalty: float = 0.0, time_limit: float | None = 60.0,
-                 random_state: int | None = None, verbose: bool = False) -> None:
-        super().__init__(depth, leaves, min_support, loss, n_bins, binning, categorical_nodes,
-                         ordinal, feature_order,
-                         feature_costs, rule_budget, total_budget, constraints, forbidden,
-                         requires, k_best, beam, exact_pricing, max_iter, max_columns,
-                         max_stall, cg_tol, mip_gap, tie_break, leaf_penalty, time_limit,
-                         random_state, verbose)
+    loss: str = "squared"
 
     @logged_fit
     def fit(self, X: Any, y: Any) -> OMTRegressor:
         """As :meth:`OMTClassifier.fit`, with a mean (squared loss) or median (absolute loss)
         per rule; returns ``self``."""
-        t0 = time.perf_counter()
-        if self.loss not in _REG_LOSSES:
-            raise OptreesInputError(f"loss must be one of {_REG_LOSSES}, got {self.loss!r}")
-        opts = self._check_params()
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
         df = self._fit_frame(X)
         if y is None:
             raise OptreesInputError(
@@ -517,4 +464,4 @@ class OMTRegressor(RegressorMixin, _OMTBase):
             raise OptreesInputError("y must be numeric for a regression tree") from exc
         if not np.isfinite(y_f).all():
             raise OptreesInputError("y contains missing or infinite values")
-        return self._fit(df, y_f, None, t0, opts)
+        return self._fit(df, y_f, None, p, deadline)

@@ -1,42 +1,81 @@
-"""scikit-learn estimator for RUG / FairRUG (rug-rule-generation.txt §3): weighted rule sets."""
+"""scikit-learn estimator for RUG / FairRUG ([RUG] §3): weighted rule sets on raw columns."""
 
 from __future__ import annotations
 
-import numbers
-import time
+import math
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import OptreesInputError, check_real, check_target, check_time_limit
-from ..colgen.rug import Fairness, RawColumns, RuleGeneration
-from ..colgen.rug_exact import ExactPricer
-from ..models.rule_set import RuleSet
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Check,
+    Integer,
+    Options,
+    Param,
+    Real,
+    check_param,
+    optional,
+    validate_params,
+)
+from .._validation import OptreesInputError, check_target
+from ..encoding.columns import RawColumns
+from ..rug.fairness import Fairness
+from ..rug.solve import LP_METHODS, PRICING, solve_rug
 from ._base import (
-    check_seed,
+    fit_deadline,
     fit_frame,
-    interruptible,
     logged_fit,
     predict_frame,
     seen_categories,
-    solve_deadline,
-    warn_stopped,
+    stop_on_ctrl_c,
+    store_result,
     warn_unseen,
 )
 
-_FAIRNESS = (None, "dmc", "odm", "eop")
-_PRICING = ("tree", "exact", "enumerate", "milp")
-_LP_METHODS = ("simplex", "interior")
+_NONNEGATIVE = Real(0.0, math.inf, high_open=True)
+_TRUTH = Check("True or False (any value is read as its truth value)", bool)
 
 
-def _check_int(name: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise OptreesInputError(f"{name} must be an integer >= {low}, got {value!r}")
-    return int(value)
+def _as_given(value: Any) -> Any:  # checked against the data at fit time
+    return value
+
+
+# In the order the checks ran before the table existed (the first bad parameter is named).
+_PARAMETERS: dict[str, Param] = {
+    "max_depth": Param(Integer(1), "depth of the pricing trees (conditions per rule)", cli=""),
+    "pen_par": Param(_NONNEGATIVE, "weight of the rule costs (lambda of the master LP)"),
+    "max_rmp_calls": Param(Integer(1), "master LP solves"),
+    "threshold": Param(Real(0.0, 1.0), "drop rules lighter than threshold * largest weight"),
+    "time_limit": TIME_LIMIT,
+    "random_state": RANDOM_STATE,
+    "pricing": Param(Options(*PRICING), "'tree' (dual-weighted trees) or exact pricing of "
+                     "rules of <= max_depth literals ('enumerate', 'milp', 'exact': either)",
+                     cli=""),
+    "n_thresholds": Param(Integer(2), "quantile thresholds per numeric column (exact pricing)",
+                          cli=""),
+    "lp_method": Param(Options(*LP_METHODS), "master LP by simplex (few rules) or interior "
+                       "point stopped near the optimum, as ruleopt (weight on many more rules)"),
+    "fairness": Param(optional(Options("dmc", "odm", "eop")),
+                      "FairRUG constraint, needs --sensitive"),
+    "rule_length_cost": Param(_TRUTH, "rule cost = its length (else 1)", cli=""),
+    "epsilon": Param(_NONNEGATIVE, "fairness cap"),
+    "sensitive": Param(Check("None or a column name of X", _as_given),
+                       "sensitive attribute column; its fairness scores are printed"),
+    "drop_sensitive": Param(_TRUTH, "keep the sensitive column out of the rules", cli=""),
+    "positive_class": Param(Check("None or a class of y", _as_given),
+                            "the positive class of 'eop' (None: the last class)", cli=""),
+    "verbose": VERBOSE,
+}
+_CHECKED_UP_FRONT = {name: param for name, param in _PARAMETERS.items() if name != "epsilon"}
+"""What ``fit`` checks first; ``epsilon`` only when ``fairness`` is set (as before the table:
+a cap nothing uses is not checked)."""
 
 
 class RUGClassifier(ClassifierMixin, BaseEstimator):
@@ -46,7 +85,9 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     LP weights), ``objective_`` (LP objective), ``n_rmp_calls_``, ``lp_status_`` (HiGHS status of
     the last LP used), ``status_`` ('converged' | 'iteration_limit' | 'time_limit' |
     'interrupted'), ``n_features_in_``, ``feature_names_in_``,
-    ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``.
+    ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``, and those of
+    every estimator: ``bound_`` (``lower_bound_``, or ``-inf`` without one), ``gap_``,
+    ``solve_seconds_``, ``stats_``.
     Uncovered samples are predicted as the majority training class.
 
     Parameters
@@ -82,7 +123,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         (``x <= t`` / ``x > t`` at ``n_thresholds`` quantiles, ``x == v`` / ``x != v``):
         'enumerate', 'milp' (HiGHS) or 'exact' (enumeration when small, else the MILP).
         Exact pricing reports ``lower_bound_`` on the master LP (see
-        ``optrees.colgen.rug_exact``); it is meant for small problems.
+        ``optrees.rug.exact``); it is meant for small problems.
     lp_method
         How the master LP is solved.  'simplex' (default): an optimal vertex, so few
         rules get weight.  'interior': interior point without crossover, stopped near the
@@ -93,6 +134,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     verbose
         0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.
     """
+
+    _parameters: ClassVar[dict[str, Param]] = _PARAMETERS
 
     def __init__(self, max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
                  threshold: float = 0.05, rule_length_cost: bool = True,
@@ -123,81 +166,55 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, groups: Any = None) -> RUGClassifier:
         """Generate rules by column generation on the master LP and keep the weighted ones in
         ``rules_``; ``groups``: the sensitive group of each row when ``sensitive`` is None."""
-        t0 = time.perf_counter()
-        max_depth = _check_int("max_depth", self.max_depth, 1)
-        pen_par = check_real("pen_par", self.pen_par, 0.0)
-        max_calls = _check_int("max_rmp_calls", self.max_rmp_calls, 1)
-        threshold = check_real("threshold", self.threshold, 0.0, 1.0)
-        limit = check_time_limit(self.time_limit)
-        seed = check_seed(self.random_state)
-        if self.pricing not in _PRICING:
-            raise OptreesInputError(
-                f"pricing must be one of {_PRICING}, got {self.pricing!r}")
-        n_thresholds = _check_int("n_thresholds", self.n_thresholds, 2)
-        if self.lp_method not in _LP_METHODS:
-            raise OptreesInputError(
-                f"lp_method must be one of {_LP_METHODS}, got {self.lp_method!r}")
-        if self.fairness not in _FAIRNESS:
-            raise OptreesInputError(
-                f"fairness must be one of None, 'dmc', 'odm', 'eop', got {self.fairness!r}")
+        p = validate_params(self, _CHECKED_UP_FRONT)
+        deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
-        fair = None
-        if self.fairness is not None:
-            epsilon = check_real("epsilon", self.epsilon, 0.0)
-            gvec, df = self._groups(df, groups)
-            gnames, gidx = np.unique(gvec, return_inverse=True)
-            if len(gnames) < 2:
-                raise OptreesInputError(
-                    f"the sensitive attribute has a single group ({gnames[0]!r}); fairness "
-                    "constraints need at least two groups")
-            positive = len(self.classes_) - 1
-            if self.positive_class is not None:
-                hit = np.flatnonzero(self.classes_ == self.positive_class)
-                if len(hit) == 0:
-                    raise OptreesInputError(
-                        f"positive_class {self.positive_class!r} is not a class of y "
-                        f"({list(self.classes_)})")
-                positive = int(hit[0])
-            fair = Fairness(self.fairness, gidx, epsilon, positive, list(gnames))
-        else:
-            df = self._without_fairness(df, groups)
+        fair, df = self._fairness(df, groups, p.fairness)
         self._columns = [str(c) for c in df.columns]  # the columns the rules may test
         self._categories = seen_categories(df)
         raw = RawColumns(df)
-        deadline = solve_deadline(t0, limit)
-        pricer = None
-        if self.pricing != "tree":  # PSP (8) solved exactly over rules of <= max_depth literals
-            pricer = ExactPricer(raw, y_enc, len(self.classes_), pen_par,
-                                 bool(self.rule_length_cost), max_depth,
-                                 method="auto" if self.pricing == "exact" else self.pricing,
-                                 n_thresholds=n_thresholds, seed=seed, deadline=deadline)
-        gen = RuleGeneration(raw, y_enc, len(self.classes_), max_depth=max_depth,
-                             pen_par=pen_par, max_rmp_calls=max_calls,
-                             rule_length_cost=bool(self.rule_length_cost), fairness=fair,
-                             random_state=seed, pricer=pricer, deadline=deadline,
-                             interior=self.lp_method == "interior")
-        with interruptible() as stop:
-            # Ctrl-C: the loop winds down as at its deadline (after the running LP solve)
-            stop.on_interrupt.append(lambda: setattr(gen, "deadline", time.perf_counter()))
-            res = gen.run()
-        default = int(np.argmax(np.bincount(y_enc, minlength=len(self.classes_))))
-        self.all_rules_ = RuleSet(res.rules, self.classes_, self._columns, default)
-        self.rules_ = self.all_rules_.pruned(threshold).by_weight()  # rule 0 = heaviest
-        self.objective_ = res.objective
-        self.lower_bound_ = res.lower_bound
-        self.n_rmp_calls_ = res.n_rmp_calls
-        self.lp_status_ = res.lp_status
-        status = "time_limit" if res.status == "no_solution" else res.status  # LP cut short
-        self.status_ = "interrupted" if stop.requested else status
-        self.objective_history_ = list(res.history)
-        self.v_ = res.v
+        with stop_on_ctrl_c(deadline):
+            # Ctrl-C: the loop winds down as at its deadline (a running LP stops at once)
+            result = solve_rug(raw, y_enc, self.classes_, deadline, max_depth=p.max_depth,
+                               pen_par=p.pen_par, max_rmp_calls=p.max_rmp_calls,
+                               rule_length_cost=p.rule_length_cost, fairness=fair,
+                               pricing=p.pricing, n_thresholds=p.n_thresholds,
+                               lp_method=p.lp_method, seed=p.random_state)
+        self.all_rules_ = result.model
+        self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()  # rule 0 = heaviest
+        self.v_ = result.stats.pop("v")  # per sample: not a count for stats_
+        self.lower_bound_ = result.stats["lower_bound"]
+        self.n_rmp_calls_ = result.stats["n_rmp_calls"]
+        self.lp_status_ = result.stats["lp_status"]
+        self.objective_history_ = list(result.stats["objective_history"])
         self.fairness_groups_ = None if fair is None else fair.groups
-        self.fit_seconds_ = time.perf_counter() - t0
-        if self.status_ not in ("converged", "iteration_limit"):  # stopped early
-            warn_stopped(self, self.status_, self.fit_seconds_,
-                         f"returning the rule set after {res.n_rmp_calls} master LP solves")
+        store_result(self, result, deadline,
+                     f"returning the rule set after {self.n_rmp_calls_} master LP solves")
         return self
+
+    def _fairness(self, df: pd.DataFrame, groups: Any,
+                  kind: str | None) -> tuple[Fairness | None, pd.DataFrame]:
+        """FairRUG's groups and cap (None without fairness ``kind``) and the columns the rules
+        may test (without a dropped sensitive column)."""
+        if kind is None:
+            return None, self._without_fairness(df, groups)
+        epsilon = check_param("epsilon", self.epsilon, _PARAMETERS["epsilon"].rule)
+        gvec, df = self._groups(df, groups)
+        gnames, gidx = np.unique(gvec, return_inverse=True)
+        if len(gnames) < 2:
+            raise OptreesInputError(
+                f"the sensitive attribute has a single group ({gnames[0]!r}); fairness "
+                "constraints need at least two groups")
+        positive = len(self.classes_) - 1
+        if self.positive_class is not None:
+            hit = np.flatnonzero(self.classes_ == self.positive_class)
+            if len(hit) == 0:
+                raise OptreesInputError(
+                    f"positive_class {self.positive_class!r} is not a class of y "
+                    f"({list(self.classes_)})")
+            positive = int(hit[0])
+        return Fairness(kind, gidx, epsilon, positive, list(gnames)), df
 
     def _without_fairness(self, df: pd.DataFrame, groups: Any) -> pd.DataFrame:
         """fairness=None: ``groups`` are refused; a ``sensitive`` column is checked and
@@ -208,12 +225,12 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
             return df
         _, df = self._groups(df, None)
         if not self.drop_sensitive:
-            # stacklevel 4: warn <- _without_fairness <- fit <- logged_fit <- the caller
+            # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit <- caller
             warnings.warn(
                 f"RUGClassifier: sensitive={self.sensitive!r} has no effect without fairness: "
                 "no fairness constraint is imposed; set fairness='dmc', 'odm' or 'eop' to use "
                 "it (or drop_sensitive=True to keep the column out of the rules)",
-                UserWarning, stacklevel=4)
+                UserWarning, stacklevel=5)
         return df
 
     def _groups(self, df: pd.DataFrame, groups: Any) -> tuple[np.ndarray, pd.DataFrame]:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError
+from ..encoding.bins import category_positions
 from ..encoding.common import plain
 
 
@@ -29,24 +30,22 @@ class Level:
 
     @property
     def n_codes(self) -> int:
+        """Number of elementary codes (categories, or bins of a numeric level)."""
         return len(self.categories) if self.kind == "categorical" else len(self.cuts) + 1
 
     @property
     def ordinal(self) -> bool:
+        """A numeric level over the positions of ordered categories."""
         return self.kind == "numeric" and bool(self.categories)
 
-    def _positions(self, s: pd.Series) -> np.ndarray:
+    def positions(self, s: pd.Series) -> np.ndarray:
         """Category -> index in ``categories`` (-1 if unknown)."""
-        obj = s.astype(object).to_numpy()
-        pos = np.full(len(obj), -1, dtype=np.int64)
-        for c, v in enumerate(self.categories):
-            pos[obj == v] = c
-        return pos
+        return category_positions(s, self.categories)
 
     def encode(self, s: pd.Series) -> np.ndarray:
         """Raw column -> int32 codes; a category unknown at fit time gets code -1."""
         if self.ordinal:
-            pos = self._positions(s)
+            pos = self.positions(s)
             codes = np.searchsorted(self.cuts, pos, side="right").astype(np.int32)
             codes[pos < 0] = -1
             return codes
@@ -56,7 +55,7 @@ class Level:
             except (TypeError, ValueError) as exc:
                 raise OptreesInputError(f"column {self.name!r} is not numeric") from exc
             return np.searchsorted(self.cuts, x, side="right").astype(np.int32)
-        return self._positions(s).astype(np.int32)
+        return self.positions(s).astype(np.int32)
 
     def codes_text(self, codes: list[int] | np.ndarray) -> str:
         """Readable condition for a set of codes ("color = red", "2.5 <= age < 40")."""
@@ -105,14 +104,17 @@ class Level:
         return f"{v_lo} <= {self.name} <= {v_hi}"
 
     def node_text(self, v: int) -> str:
+        """Readable condition of node ``v`` of the level."""
         return self.codes_text(np.flatnonzero(self.nodes[v]))
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready description (name, kind, categories, cuts; not the nodes)."""
         return {"name": self.name, "kind": self.kind,
                 "categories": [plain(c) for c in self.categories],
                 "cuts": [float(c) for c in self.cuts]}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Level:
+        """The level of :meth:`to_dict`'s output."""
         return cls(d["name"], d["kind"], list(d.get("categories", [])),
                    np.asarray(d.get("cuts", []), dtype=float))

@@ -1,4 +1,4 @@
-"""RuleSet: a weighted set of classification rules on raw features (RUG, rug-rule-generation.txt).
+"""RuleSet: a weighted set of classification rules on raw features (RUG, [RUG]).
 
 A rule is a conjunction of literals on the raw columns of a table:
 
@@ -121,7 +121,7 @@ class Rule:
 
 
 class RuleSet:
-    """Weighted rules voting with the vector encoding (1) of rug-rule-generation.txt.
+    """Weighted rules voting with the vector encoding (1) of [RUG].
 
     ``classes``: class labels (rule labels and ``default_class`` index into them);
     ``feature_names``: the raw columns in fit order (arrays at predict time are read by

@@ -31,12 +31,11 @@ def stop_requested() -> bool:
 
 @dataclass
 class SolverOptions:
-    """Common solver settings. ``time_limit`` in seconds (None = no limit).
+    """Common solver settings (the time limit is the :class:`Deadline` given to ``solve``).
 
     ``verbose``: 0 silent, 1 progress lines via the ``optrees`` logger, 2 also the solver log.
     """
 
-    time_limit: float | None = None
     mip_gap: float = 0.0
     seed: int = 0
     threads: int = 1

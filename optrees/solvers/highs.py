@@ -280,7 +280,7 @@ class HighsModel:
         if isinstance(deadline, int | float):  # transitional: seconds given positionally
             deadline, time_limit = None, deadline
         self._stop = deadline
-        limit = time_limit if time_limit is not None else self.options.time_limit
+        limit = time_limit
         if deadline is not None and deadline.seconds() is not None:
             limit = deadline.remaining() if limit is None else min(limit, deadline.remaining())
         # HiGHS compares an LP's time_limit with the run time of all solves of this object so

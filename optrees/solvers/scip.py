@@ -234,7 +234,7 @@ class ScipModel:
         ``deadline`` too, so the stages after it see the request."""
         if isinstance(deadline, int | float):  # transitional: seconds given positionally
             deadline, time_limit = None, deadline
-        limit = time_limit if time_limit is not None else self.options.time_limit
+        limit = time_limit
         if deadline is not None and deadline.seconds() is not None:
             limit = deadline.remaining() if limit is None else min(limit, deadline.remaining())
         if limit is not None:

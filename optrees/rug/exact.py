@@ -1,10 +1,10 @@
-"""Exact pricing for RUG (rug-rule-generation.txt §3.3, PSP (8)) and the master's lower bound.
+"""Exact pricing for RUG ([RUG] §3.3, PSP (8)) and the master's lower bound.
 
 Rules are conjunctions of at most ``L`` literals from a fixed pool: for a numeric column
 ``x <= t`` and ``x > t`` at (by default ten) quantile thresholds t, for a categorical column
 ``x == v`` and ``x != v`` (the binarization with negations of §3.3 / Dash et al.).  For class k
 and duals beta, covering sample i gains ``s_ik = beta_i * ahat_ik`` (1 if y_i = k, else
--1/(K-1), see :mod:`optrees.colgen.rug`), and the pricing problem is
+-1/(K-1), see :mod:`optrees.rug.costs`), and the pricing problem is
 
     max  sum_i s_ik a_i - lam * c(u)     over u in {0,1}^P (literals), 1 <= sum_p u_p <= L,
 
@@ -20,8 +20,8 @@ negative of the best value over the classes.  Two exact solvers:
   when S_r < 0; one HiGHS MILP per class covering every length 1..L at once (the paper solves
   one per length ell; taking the best over ell gives the same column).
 
-Lower bound (Prop. 2 is stated without its proof; we use Farley's bound, which follows from
-LP duality and is valid for the master (3)): every master solution has
+Lower bound ([RUG] Prop. 2 is stated without its proof; we use Farley's bound, which
+follows from LP duality and is valid for the master (3)): every master solution has
 ``lam * sum_j c_j w_j <= Z*`` and ``Z* >= Zbar + sum_j rc_j w_j >= Zbar + rmin * sum_j c_j w_j``
 with ``rmin = min(0, min_j rc_j / c_j) >= min(0, min_j rc_j)`` (as c_j >= 1), hence
 ``Z* >= Zbar / (1 - rmin / lam)`` for lam > 0.  It bounds the master over the generated rules
@@ -31,14 +31,17 @@ together with every rule of the literal pool; it equals Zbar once pricing finds 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal
 from ..solvers.base import SolverOptions
+from ..solvers.deadline import Deadline
 from ..solvers.highs import HighsModel
+from .budget import solve_by
+from .costs import gains, reduced_cost, rule_cost
 
 
 @dataclass
@@ -49,7 +52,7 @@ class LiteralPool:
     M: np.ndarray
 
 
-def literal_pool(raw, n_thresholds: int = 10) -> LiteralPool:
+def literal_pool(raw: RawColumns, n_thresholds: int = 10) -> LiteralPool:
     """Quantile thresholds (both directions) for numeric columns, ==/!= for categorical ones."""
     lits: list[Literal] = []
     cols: list[np.ndarray] = []
@@ -75,7 +78,8 @@ def literal_pool(raw, n_thresholds: int = 10) -> LiteralPool:
 
 
 class ExactPricer:
-    """Callable pricer for :class:`RuleGeneration`: the best rule of each class (exactly).
+    """Callable pricer for :class:`~optrees.rug.generation.RuleGeneration`: the best rule of
+    each class (exactly).
 
     After each call ``last_min_rc`` holds the minimal reduced cost over the pool (0 if every
     rule prices out non-negative); ``None`` if a time limit stopped a MILP early.
@@ -83,10 +87,10 @@ class ExactPricer:
 
     exact = True
 
-    def __init__(self, raw, y: np.ndarray, n_classes: int, pen_par: float,
+    def __init__(self, raw: RawColumns, y: np.ndarray, n_classes: int, pen_par: float,
                  rule_length_cost: bool, max_length: int, method: str = "auto",
                  n_thresholds: int = 10, n_columns: int = 5, seed: int = 0,
-                 deadline: float | None = None) -> None:
+                 deadline: Deadline | None = None) -> None:
         self.pool = literal_pool(raw, n_thresholds)
         self.y = np.asarray(y, dtype=np.int64)
         self.K = int(n_classes)
@@ -103,22 +107,18 @@ class ExactPricer:
         self.method = method
         self.n_columns = n_columns
         self.seed = seed
-        self.deadline = deadline
+        self.deadline = Deadline() if deadline is None else deadline
         self.last_min_rc: float | None = None
         self.n_calls = 0
 
-    def gains(self, beta: np.ndarray) -> np.ndarray:
-        """s_ik (n x K): the gain of covering sample i with a rule of class k."""
-        S = np.tile(-beta[:, None] / (self.K - 1), (1, self.K))
-        S[np.arange(len(beta)), self.y] = beta
-        return S
-
     def cost(self, length: int) -> float:
-        return float(length) if self.length_cost else 1.0
+        """c(u) of a conjunction of ``length`` literals."""
+        return rule_cost(length, self.length_cost)
 
     def __call__(self, beta: np.ndarray) -> list[tuple[Literal, ...]]:
+        """The best rules for duals ``beta`` (those of negative reduced cost, best first)."""
         self.n_calls += 1
-        S = self.gains(np.asarray(beta, dtype=float))
+        S = gains(self.y, np.asarray(beta, dtype=float), self.K)  # s_ik
         found: list[tuple[float, tuple[int, ...]]] = []
         complete = True
         for k in range(self.K):
@@ -150,17 +150,17 @@ class ExactPricer:
             take = np.argsort(cand, kind="stable")[: self.n_columns]
             best.extend((float(cand[q]), prefix + (first + int(q),)) for q in take)
 
-        lam_c = [self.lam * self.cost(n) for n in range(4)]
-        keep(lam_c[1] - s @ M, (), 0)  # length 1: gain = s @ M
+        cost = [self.cost(n) for n in range(4)]
+        keep(reduced_cost(self.lam, cost[1], s @ M), (), 0)  # length 1: gain = s @ M
         if self.L >= 2:
             G2 = M.T @ (s[:, None] * M)  # G2[p, q]: gain of (p AND q)
             for p in range(P - 1):
-                keep(lam_c[2] - G2[p], (p,), p + 1)
+                keep(reduced_cost(self.lam, cost[2], G2[p]), (p,), p + 1)
             if self.L >= 3:
                 for p in range(P - 2):
                     G3 = M.T @ ((s * M[:, p])[:, None] * M)  # gains of (p AND q AND r)
                     for q in range(p + 1, P - 1):
-                        keep(lam_c[3] - G3[q], (p, q), q + 1)
+                        keep(reduced_cost(self.lam, cost[3], G3[q]), (p, q), q + 1)
         best.sort()
         return best[: self.n_columns]
 
@@ -209,8 +209,7 @@ class ExactPricer:
         a = m.add_columns(list(S), [0.0] * R, [1.0] * R, a_rows,
                           [[1.0] * len(rows) for rows in a_rows])
         m.set_integer(np.r_[u, a])
-        left = None if self.deadline is None else self.deadline - time.perf_counter()
-        res = m.solve(time_limit=None if left is None else max(left, 1e-3))
+        res = solve_by(m, self.deadline)
         if res.status != "optimal" or res.values is None:
             return None
         chosen = tuple(int(p) for p in np.flatnonzero(res.values[u] > 0.5))

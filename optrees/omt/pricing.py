@@ -1,4 +1,4 @@
-"""OMT pricing (omt-multiway.txt §4): the K paths of most negative reduced cost.
+"""OMT pricing ([OMT] §4): the K paths of most negative reduced cost.
 
 A path visits the levels of the feature graph in order and picks one node or SKIP at each, so
 a rule is a sequence ``((level, node), ...)`` with increasing levels and at most ``depth``
@@ -47,6 +47,8 @@ Steps = tuple[tuple[int, int], ...]
 
 @dataclass
 class PricedPath:
+    """A path found by pricing: its ``((level, node), ...)`` steps and reduced cost."""
+
     steps: Steps
     rc: float
     count: float
@@ -99,6 +101,7 @@ class Pricer:
         return ok
 
     def path_cost(self, steps: Steps) -> float:
+        """Feature-acquisition cost of a rule (sum of its levels' costs)."""
         return float(sum(self.costs[g] for g, _ in steps))
 
     def cover(self, steps: Steps) -> np.ndarray:

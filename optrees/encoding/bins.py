@@ -1,0 +1,83 @@
+"""OMT's binning of raw columns into elementary codes ([OMT] §3, §5).
+
+A numeric column is cut into at most kappa quantile bins; an ordinal column (ordered categories)
+is binned the same way over its category positions; a nominal column keeps one code per observed
+value.  :func:`bin_runs` gives the code sets a numeric level offers as branches: single bins
+("plain") or every run of consecutive bins ("cumulative", §5).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from .common import plain
+
+BINNINGS = ("cumulative", "plain")
+
+
+def quantile_cuts(x: np.ndarray, n_bins: int) -> np.ndarray:
+    """Cut points of ``n_bins`` quantile bins (halfway between distinct values; fewer if ties)."""
+    uniq = np.unique(x)
+    if len(uniq) <= n_bins:
+        return (uniq[:-1] + uniq[1:]) / 2.0
+    q = np.quantile(x, np.linspace(0, 1, n_bins + 1)[1:-1], method="lower")
+    pos = np.unique(np.searchsorted(uniq, q))  # cut just above these distinct values
+    pos = pos[pos < len(uniq) - 1]
+    return (uniq[pos] + uniq[pos + 1]) / 2.0
+
+
+def bin_runs(n_codes: int, binning: str) -> np.ndarray:
+    """0/1 rows of the code sets of a binned level: each bin ("plain") or every run of
+    consecutive bins except the full range ("cumulative": kappa(kappa+1)/2 - 1 runs, so a rule
+    can say ``x >= t``, ``x < t`` and ``t1 <= x < t2``)."""
+    if binning == "plain":
+        return np.eye(n_codes, dtype=bool)
+    rows = []
+    for a in range(n_codes):
+        for b in range(a, n_codes):
+            if a == 0 and b == n_codes - 1:
+                continue  # the full range is SKIP
+            r = np.zeros(n_codes, dtype=bool)
+            r[a:b + 1] = True
+            rows.append(r)
+    return np.array(rows, dtype=bool).reshape(-1, n_codes)
+
+
+def category_positions(s: pd.Series, categories: list) -> np.ndarray:
+    """Index of each value of ``s`` in ``categories`` (-1 for a value not in the list)."""
+    obj = s.astype(object).to_numpy()
+    pos = np.full(len(obj), -1, dtype=np.int64)
+    for c, v in enumerate(categories):
+        pos[obj == v] = c
+    return pos
+
+
+def _numeric_categories(s: pd.Series) -> bool:
+    cats = s.cat.categories if isinstance(s.dtype, pd.CategoricalDtype) else pd.unique(s)
+    return len(cats) > 0 and all(isinstance(c, numbers.Real) and not isinstance(c, bool)
+                                 for c in cats)
+
+
+def ordinal_categories(s: pd.Series, ordinal: bool | str) -> list | None:
+    """Category order of an ordinal column, or None if the column is nominal.
+
+    An ordered categorical has its own order; with ``ordinal=True`` a categorical whose
+    categories are all numbers is ordered ascending; ``ordinal=False`` makes every column
+    nominal."""
+    if ordinal is False or not isinstance(s.dtype, pd.CategoricalDtype):
+        return None
+    if s.cat.ordered:
+        return [plain(v) for v in s.cat.categories]
+    if ordinal is True and _numeric_categories(s):
+        return sorted(plain(v) for v in s.cat.categories)
+    return None
+
+
+def observed_categories(s: pd.Series) -> list:
+    """The values a nominal column takes (in category order, else sorted as text)."""
+    cats = (list(s.cat.categories) if isinstance(s.dtype, pd.CategoricalDtype)
+            else sorted(pd.unique(s), key=str))
+    return [v for v in cats if (s == v).any()]

@@ -1,0 +1,131 @@
+"""The feature graph of OMT ([OMT] §3, §5): one level per feature, one node per set of codes.
+
+A level encodes its raw column into elementary codes (:mod:`optrees.encoding.bins`); a node of
+the level is a set of codes, stored as a row of the 0/1 matrix ``nodes`` (n_nodes x n_codes).
+SKIP is implicit: a path that does not use a level skips it.
+
+* categorical column: one node per observed value (the paper's graph), optionally also the
+  complements "!= v" or every proper value subset;
+* numeric or ordinal column: quantile bins, with single bins or every run of bins as nodes
+  (runs are closed under intersection, so refining an interval as a binary tree does by
+  splitting twice on one feature stays a single node).
+
+A column with a single observed value has no useful node and is dropped (``Graph.dropped``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._validation import OptreesInputError
+from ..encoding.bins import (
+    BINNINGS,
+    bin_runs,
+    observed_categories,
+    ordinal_categories,
+    quantile_cuts,
+)
+from ..encoding.common import is_numeric
+from ..models.level import Level
+
+CATEGORICAL_NODES = ("values", "complements", "subsets")
+
+
+@dataclass
+class Graph:
+    """The feature graph: levels in path order, training codes (rows x levels)."""
+
+    levels: list[Level]
+    codes: np.ndarray  # (n, n_levels) int32, training data
+    dropped: list[str]
+
+    def encode(self, df: pd.DataFrame) -> np.ndarray:
+        """Raw table -> codes per level (int32, rows x levels)."""
+        if not self.levels:
+            return np.zeros((len(df), 0), dtype=np.int32)
+        return np.stack([lv.encode(df[lv.name]) for lv in self.levels], axis=1)
+
+
+def category_nodes(n_codes: int, mode: str, max_subset_values: int = 5) -> np.ndarray:
+    """0/1 rows of the nodes of a categorical level: each value ("values"), also "!= v"
+    ("complements"), or every proper value subset ("subsets", for <= ``max_subset_values``
+    values; complements above that)."""
+    eye = np.eye(n_codes, dtype=bool)
+    if mode == "values" or n_codes <= 2:
+        return eye
+    if mode == "subsets" and n_codes <= max_subset_values:
+        rows = [np.array([(m >> c) & 1 for c in range(n_codes)], dtype=bool)
+                for m in range(1, 2 ** n_codes - 1)]
+        rows.sort(key=lambda r: (r.sum(), tuple(~r)))
+        return np.array(rows, dtype=bool)
+    return np.vstack([eye, ~eye])  # values and their complements ("!= v")
+
+
+def _check_options(n_bins: int, binning: str, nodes: str, ordinal: bool | str) -> None:
+    if not (isinstance(ordinal, bool) or ordinal == "auto"):
+        raise OptreesInputError(f"ordinal must be True, False or 'auto', got {ordinal!r}")
+    if binning not in BINNINGS:
+        raise OptreesInputError(f"binning must be one of {BINNINGS}, got {binning!r}")
+    if nodes not in CATEGORICAL_NODES:
+        raise OptreesInputError(
+            f"categorical_nodes must be one of {CATEGORICAL_NODES}, got {nodes!r}")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 2:
+        raise OptreesInputError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+
+
+def _column_order(cols: list, feature_order: list | None) -> list:
+    order: list = []
+    for c in feature_order or []:
+        if c not in cols:
+            raise OptreesInputError(f"feature_order names unknown column {c!r}")
+        if c in order:
+            raise OptreesInputError(f"feature_order lists column {c!r} twice")
+        order.append(c)
+    return order + [c for c in cols if c not in order]
+
+
+def _level(s: pd.Series, name: str, n_bins: int, binning: str, nodes: str,
+           ordinal: bool | str) -> Level:
+    """The level of one raw column."""
+    order = ordinal_categories(s, ordinal)
+    if order is not None:
+        lv = Level(name, "numeric", categories=order)
+        lv.cuts = quantile_cuts(lv.positions(s).astype(float), n_bins)
+        lv.nodes = bin_runs(lv.n_codes, binning)
+    elif is_numeric(s):
+        x = np.asarray(s.astype(float).to_numpy(dtype=float))
+        lv = Level(name, "numeric", cuts=quantile_cuts(x, n_bins))
+        lv.nodes = bin_runs(lv.n_codes, binning)
+    else:
+        lv = Level(name, "categorical", categories=observed_categories(s))
+        lv.nodes = category_nodes(lv.n_codes, nodes)
+    return lv
+
+
+def build_graph(df: pd.DataFrame, feature_order: list | None = None, n_bins: int = 8,
+                binning: str = "cumulative", categorical_nodes: str = "values",
+                ordinal: bool | str = "auto") -> Graph:
+    """Build the feature graph of a raw table; ``feature_order`` lists columns first in order
+    (attribute hierarchy, [OMT] §5), the remaining columns follow in table order.
+
+    ``categorical_nodes``: "values" (one node per value, the paper's graph), "complements"
+    (also "!= v" nodes) or "subsets" (every proper value subset for <= 5 values, else
+    complements).  ``ordinal``: "auto" bins ordered categoricals like numeric columns over
+    their category order, True also categoricals whose categories are all numbers, False
+    treats every categorical as nominal."""
+    _check_options(n_bins, binning, categorical_nodes, ordinal)
+    levels: list[Level] = []
+    dropped: list[str] = []
+    for c in _column_order(list(df.columns), feature_order):
+        lv = _level(df[c], str(c), int(n_bins), binning, categorical_nodes, ordinal)
+        if lv.n_codes < 2:
+            dropped.append(str(c))
+        else:
+            levels.append(lv)
+    g = Graph(levels, np.zeros((len(df), 0), dtype=np.int32), dropped)
+    g.codes = g.encode(df)
+    return g

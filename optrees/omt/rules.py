@@ -1,0 +1,122 @@
+"""Rule selection of OMT for a task and loss: units, the rule loss, and F1 by Dinkelbach.
+
+Classification minimizes the (class-weighted) number of errors, regression the squared or
+absolute loss; every rule may cost ``leaf_penalty`` on top (a constant in every column's cost
+and in the pricing, so bounds and the exact closure are unchanged).  F1 ([OMT] §5) is a
+fractional program, maximized by Dinkelbach's method over the linear master: for gamma,
+minimize sum_j min(0, gamma |S_j| - 2 TP_j) (a rule predicts positive iff that is negative),
+set gamma = F1 of the solution, repeat until the parametric optimum is >= 0.  Each step is the
+same column generation and MIP (columns are kept and re-costed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..solvers.deadline import Deadline
+from .constraints import RuleConstraint
+from .graph import Graph
+from .metric import Metric, class_loss_matrix, f1_matrix, regression_metric, unit_table
+from .solver import OMTResult, OMTSolver
+
+LOSSES = ("misclassification", "weighted", "f1", "squared", "absolute")
+
+
+@dataclass
+class RuleSelection:
+    """The selected rules on the graph: ``conditions[r]`` maps a level to the bool mask of its
+    codes; ``support[r]``: training samples of rule r; ``unit_of_sample``: the unit (merged
+    identical rows) of each training sample; ``f1`` / ``dinkelbach``: F1 of the rules and the
+    gammas tried (loss="f1")."""
+
+    result: OMTResult
+    graph: Graph
+    conditions: list[dict[int, np.ndarray]]
+    support: np.ndarray
+    solver: OMTSolver
+    unit_of_sample: np.ndarray
+    f1: float | None = None
+    dinkelbach: list[float] = field(default_factory=list)
+
+
+def _dinkelbach(solver: OMTSolver, y: np.ndarray, inv: np.ndarray, n_units: np.ndarray,
+                pos_label: int, deadline: Deadline, mip_gap: float, max_steps: int
+                ) -> tuple[OMTResult, float | None, list[float]]:
+    """F1-optimal rules by Dinkelbach's parametric method: (result, F1, gammas tried)."""
+    P = len(n_units)
+    pos_total = float(np.sum(y == pos_label))
+    gamma = 2 * pos_total / (len(y) + pos_total)  # F1 of "everything positive"
+    greedy, f1, history, res = None, None, [], None
+    for _ in range(max_steps):
+        history.append(gamma)
+        metric = Metric("loss", f1_matrix(inv, y, P, gamma, pos_label), n_units)
+        if greedy is None:
+            counts = n_units[:, None] - class_loss_matrix(inv, y, P, 2)
+            greedy = solver.greedy_partitions(metric, counts)
+        res = solver.solve(metric, deadline, mip_gap, greedy=greedy)
+        tp = fp = 0.0
+        for st, pr in zip(res.steps, res.predictions, strict=True):
+            if int(pr) == pos_label:
+                m = np.isin(inv, np.flatnonzero(solver.pricer.cover(st)))
+                tp += float(np.sum(y[m] == pos_label))
+                fp += float(np.sum(y[m] != pos_label))
+        value = 2 * tp - gamma * (tp + fp + pos_total)  # parametric optimum F(gamma)
+        f1 = 2 * tp / (tp + fp + pos_total) if tp + fp + pos_total > 0 else 0.0
+        if value <= 1e-9 * max(1.0, pos_total) or res.status == "time_limit":
+            break
+        if deadline.expired():
+            res.status = "time_limit"
+            break
+        gamma = f1
+    res.stats["dinkelbach_gammas"] = history
+    return res, f1, history
+
+
+def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes: int | None,
+                 depth: int, leaves: int, min_count: float,
+                 class_weights: np.ndarray | None = None, pos_label: int = 1,
+                 constraints: list[RuleConstraint] | None = None,
+                 feature_costs: np.ndarray | None = None, rule_budget: float | None = None,
+                 forbidden: list[np.ndarray] | None = None,
+                 requires: list[np.ndarray] | None = None, k_best: int = 1000,
+                 beam: int | None = None, exact_pricing: bool = False, max_iter: int = 40,
+                 max_columns: int = 10_000, cg_tol: float = 1e-4, mip_gap: float = 0.0,
+                 abs_grid: int = 64, deadline: Deadline | None = None, seed: int = 0,
+                 max_dinkelbach: int = 20, tie_break: float = 0.0, leaf_penalty: float = 0.0,
+                 max_stall: int = 10, merge_min_units: int = 20_000,
+                 max_master_columns: int = 300) -> RuleSelection:
+    """Graph + targets -> selected rules.  ``y``: class indices or regression values.
+    ``leaf_penalty``: every rule costs leaf_penalty x (classification) the total sample
+    weight, so the objective is error rate + leaf_penalty x rules, or (regression) the loss
+    of the one-leaf tree.  ``deadline``: None = no limit."""
+    deadline = Deadline() if deadline is None else deadline
+    ucodes, inv, n_units = unit_table(graph.codes)
+    P = len(n_units)
+    solver = OMTSolver(graph, n_units, depth, leaves, min_count,
+                       constraints=constraints, feature_costs=feature_costs,
+                       rule_budget=rule_budget, forbidden=forbidden, requires=requires,
+                       k_best=k_best, beam=beam, exact_pricing=exact_pricing,
+                       max_iter=max_iter, max_columns=max_columns, cg_tol=cg_tol, seed=seed,
+                       unit_codes=ucodes, tie_break=0.0 if loss == "f1" else tie_break,
+                       max_stall=max_stall, merge_min_units=merge_min_units,
+                       max_master_columns=max_master_columns)
+    f1, history = None, []
+    if task == "regression":
+        metric = regression_metric(inv, np.asarray(y, dtype=float), P, loss, abs_grid)
+        solver.leaf_cost = leaf_penalty * float(metric.err(metric.S.sum(axis=0)))
+        res = solver.solve(metric, deadline, mip_gap)
+    elif loss in ("misclassification", "weighted"):
+        S = class_loss_matrix(inv, y, P, n_classes,
+                              None if class_weights is None else class_weights[y])
+        counts = n_units[:, None] - class_loss_matrix(inv, y, P, n_classes)
+        solver.leaf_cost = leaf_penalty * float(
+            len(y) if class_weights is None else np.sum(class_weights[y]))
+        res = solver.solve(Metric("loss", S, n_units), deadline, mip_gap, class_counts=counts)
+    else:
+        res, f1, history = _dinkelbach(solver, y, inv, n_units, pos_label, deadline, mip_gap,
+                                       max_dinkelbach)
+    conditions = [{g: graph.levels[g].nodes[v] for g, v in st} for st in res.steps]
+    support = [float(n_units[solver.pricer.cover(st)].sum()) for st in res.steps]
+    return RuleSelection(res, graph, conditions, np.asarray(support), solver, inv, f1, history)

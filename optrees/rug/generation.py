@@ -1,0 +1,238 @@
+"""RUG's column generation ([RUG] §3.2): master LP (3) over a growing rule pool, priced by
+trees (§3.4) or exactly (§3.3), until no rule prices out, the round limit or the deadline.
+
+Every leaf rule of a pricing tree with negative reduced cost (5) enters the pool, with the
+class that minimizes its reduced cost (the beta-weighted majority class of the samples it
+covers).  Any other pricer (e.g. exhaustive enumeration in the tests) can be passed in.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._logging import progress
+from ..encoding.columns import RawColumns
+from ..models.rule_set import Literal, Rule
+from ..solvers.deadline import Deadline
+from .costs import ahat, class_scores, reduced_cost, rule_cost
+from .exact import farley_bound
+from .fairness import Fairness
+from .master import RUGMaster
+from .pricing import TreePricer
+from .warmstart import LastLP, representatives, start_basis
+
+RC_TOL = 1e-9
+"""A rule enters the pool when its reduced cost is below ``-RC_TOL``."""
+
+Pricer = Callable[[np.ndarray], Iterable[tuple[Literal, ...]]]
+
+
+@dataclass
+class RUGResult:
+    """What :meth:`RuleGeneration.run` found (the best master LP solved)."""
+
+    rules: list[Rule]  # every rule in the pool, with its LP weight (0 if unused)
+    objective: float
+    n_rmp_calls: int
+    status: str  # "converged" | "iteration_limit" | "time_limit" | an LP failure status
+    lp_status: str
+    v: np.ndarray
+    beta: np.ndarray
+    history: list[float]
+    master: RUGMaster
+    reduced_costs: np.ndarray | None = None  # HiGHS's own, for the rule columns
+    lower_bound: float | None = None  # on the master over every pool rule (exact pricing only)
+
+
+class RuleGeneration:
+    """Column generation for the master LP (3); tree pricing by default (§3.4).
+
+    Each round the master LP is rebuilt over *cells*: samples with the same label and group
+    that every rule of the pool covers alike.  This aggregation is exact (see
+    :class:`~optrees.rug.master.RUGMaster`) and keeps the LP small on large data sets (rules
+    come from shallow trees, so the cells are few); a cold dual simplex solve of the small LP
+    (of its dual, without fairness) is cheaper than warm re-solves of the per-sample LP with
+    its dense rule columns.  With fairness the last round's basis, mapped onto the new cells,
+    warm-starts it.  Cells are refined in place as rules enter (numbered in the order of
+    their coverage keys).  ``deadline`` (None: none) ends the rounds; its stop flag
+    (Ctrl-C) also ends a running LP.
+    """
+
+    def __init__(self, raw: RawColumns, y: np.ndarray, n_classes: int, *, max_depth: int = 3,
+                 pen_par: float = 1.0, max_rmp_calls: int = 10, rule_length_cost: bool = True,
+                 fairness: Fairness | None = None, random_state: int = 0,
+                 pricer: Pricer | None = None, deadline: Deadline | None = None,
+                 interior: bool = False) -> None:
+        self.raw = raw
+        self.interior = interior
+        self.y = np.asarray(y, dtype=np.int64)
+        self.K = int(n_classes)
+        self.pen_par = float(pen_par)
+        self.max_rmp_calls = max_rmp_calls
+        self.rule_length_cost = rule_length_cost
+        self.fairness = fairness
+        self.random_state = random_state
+        self.pricer = pricer
+        self.tree_pricer = TreePricer(raw, self.y, max_depth, random_state)
+        self.deadline = Deadline() if deadline is None else deadline
+        # sample-level fairness sets (validated once, up front)
+        self._fair_sets = None if fairness is None else [fam for _, fam in
+                                                         fairness.sets(self.y, self.K)]
+        base = self.y.copy()
+        if fairness is not None:
+            base = base * (int(fairness.groups.max()) + 1) + fairness.groups
+        self._cell_key = np.unique(base, return_inverse=True)[1].astype(np.int64)
+        self._n_cells = int(self._cell_key.max()) + 1 if len(base) else 0
+        self._keys: set = set()
+        self._masks: list[np.ndarray] = []
+        self._literals: list[tuple[Literal, ...]] = []
+        self._labels: list[int] = []
+        self._costs: list[float] = []
+
+    # ---------------------------------------------------------------- the rule pool
+    def reduced_cost(self, cover: np.ndarray, label: int, cost: float,
+                     beta: np.ndarray) -> float:
+        """(5) of a rule covering samples ``cover``, for per-sample duals ``beta``."""
+        score = float(beta[cover] @ ahat(self.y[cover], label, self.K))
+        return reduced_cost(self.pen_par, cost, score)
+
+    def _add_candidates(self, candidates: Iterable[tuple[Literal, ...]], beta: np.ndarray,
+                        require_negative: bool) -> int:
+        """Add each new rule (of its best class) to the pool; with ``require_negative`` only
+        those of negative reduced cost.  Returns how many entered."""
+        added = 0
+        for lits in candidates:
+            mask = self.raw.mask(lits)
+            cover = np.flatnonzero(mask)
+            if len(cover) == 0:
+                continue
+            score = class_scores(self.y[cover], beta[cover], self.K)
+            label = int(np.argmax(score))  # the class minimizing (5)
+            key = (lits, label)
+            if key in self._keys:
+                continue
+            c = rule_cost(len(lits), self.rule_length_cost)
+            if (require_negative
+                    and reduced_cost(self.pen_par, c, float(score[label])) >= -RC_TOL):
+                continue
+            self._keys.add(key)
+            self._literals.append(lits)
+            self._masks.append(mask)
+            self._labels.append(label)
+            self._costs.append(c)
+            self._refine(mask)
+            added += 1
+        return added
+
+    def _refine(self, mask: np.ndarray) -> None:
+        """Split every cell by a new rule's coverage (cells stay numbered in key order)."""
+        key = self._cell_key * 2 + mask
+        present = np.zeros(2 * self._n_cells, dtype=bool)
+        present[key] = True
+        ids = np.cumsum(present) - 1
+        self._cell_key = ids[key]
+        self._n_cells = int(ids[-1]) + 1
+
+    def build_master(self) -> tuple[RUGMaster, np.ndarray]:
+        """The master LP over the current cells; returns it and the cell of each sample."""
+        cell = self._cell_key
+        n_cells = self._n_cells
+        first = representatives(cell, n_cells)
+        counts = np.bincount(cell, minlength=n_cells).astype(float)
+        fair_sets = None
+        if self._fair_sets is not None:
+            fair_sets = [[(np.unique(cell[idx]), len(idx)) for idx in fam]
+                         for fam in self._fair_sets]
+        master = RUGMaster(self.y[first], self.K, self.pen_par, self.fairness,
+                           seed=self.random_state, counts=counts, fair_sets=fair_sets,
+                           interior=self.interior)
+        # a rule covers a whole cell or none of it: test the representatives
+        for mask, label, c in zip(self._masks, self._labels, self._costs, strict=True):
+            master.add(np.flatnonzero(mask[first]), label, c)
+        return master, cell
+
+    def _price(self, beta: np.ndarray | None) -> Iterable[tuple[Literal, ...]]:
+        """Candidate rules for per-sample duals ``beta`` (None: the initial rules)."""
+        if self.pricer is not None:
+            return self.pricer(np.ones(len(self.y)) if beta is None else beta)
+        return self.tree_pricer(beta)
+
+    # ---------------------------------------------------------------- the loop
+    def run(self) -> RUGResult:
+        """Generate rules until convergence, ``max_rmp_calls`` master LPs or the deadline."""
+        n = len(self.y)
+        t0 = time.perf_counter()
+        self._add_candidates(self._price(None), np.ones(n), require_negative=False)
+        calls = 0
+        best = None  # (objective, w, v, beta, lp status, reduced costs, master)
+        history: list[float] = []
+        status = "iteration_limit"
+        lower_bound = None
+        prev: LastLP | None = None  # the last LP's cells and basis (a warm start)
+        while True:
+            if best is not None and self.deadline.expired():
+                status = "time_limit"
+                break
+            master, cell = self.build_master()
+            res = master.solve(self.deadline, basis=start_basis(prev, master, cell))
+            calls += 1
+            prev = None
+            if "basis" in res.stats and "duals" in res.stats:
+                frac = res.stats["duals"][: master.n] / master.counts
+                prev = (cell, res.stats["basis"], len(master.cols), frac)
+            if res.status != "optimal" or "duals" not in res.stats:
+                if best is None and res.status in ("time_limit", "interrupted"):
+                    # no LP solution in time (or Ctrl-C during the first LP): the initial
+                    # rules, each with weight 1
+                    best = (math.nan, np.ones(len(self._masks)), np.full(n, math.nan),
+                            np.zeros(n), res.status, None, master)
+                if best is None:
+                    raise RuntimeError(f"master LP failed with status {res.status!r}")
+                status = "time_limit" if res.status == "time_limit" else res.status
+                break
+            vals = res.values
+            cols = np.asarray(master.cols, dtype=int)
+            w = vals[cols]
+            v = vals[master.v_cols][cell]
+            beta = (res.stats["duals"][: master.n] / master.counts)[cell]
+            rc = res.stats["reduced_costs"][cols]
+            best = (float(res.objective), w, v, beta, res.status, rc, master)
+            lp_bound = float(res.bound)  # certified: valid for approximate (interior) duals
+            history.append(float(res.objective))
+            progress("RUG", time.perf_counter() - t0, round=calls,
+                     LP=f"{res.objective:.6g}", rules=len(self._masks))
+            if calls >= self.max_rmp_calls:
+                status = "iteration_limit"
+                break
+            if self.deadline.expired():
+                status = "time_limit"
+                break
+            beta_pos = np.clip(beta, 0.0, None)
+            if beta_pos.sum() <= 1e-12:  # every rc = lam * c_j >= 0: the LP optimum is reached
+                status = "converged"
+                break
+            cands = self._price(beta_pos)
+            if getattr(self.pricer, "exact", False):
+                lb = farley_bound(lp_bound, self.pricer.last_min_rc, self.pen_par)
+                if lb is not None and (lower_bound is None or lb > lower_bound):
+                    lower_bound = lb
+            if self._add_candidates(cands, beta_pos, require_negative=True) == 0:
+                status = "converged"
+                break
+        return self._result(best, calls, status, history, lower_bound)
+
+    def _result(self, best: tuple, calls: int, status: str, history: list[float],
+                lower_bound: float | None) -> RUGResult:
+        """The pool's rules with the weights of the best LP solved."""
+        objective, w, v, beta, lp_status, rc, master = best
+        rules = []
+        for j, lits in enumerate(self._literals):
+            weight = float(w[j]) if j < len(w) else 0.0
+            rules.append(Rule(lits, self._labels[j], max(weight, 0.0), self._costs[j]))
+        return RUGResult(rules, objective, calls, status, lp_status, v, beta, history,
+                         master, rc, lower_bound)

@@ -1,0 +1,61 @@
+"""The one solve function of RUG / FairRUG: raw columns and labels in, a weighted rule set out."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..encoding.columns import RawColumns
+from ..models.result import FitResult
+from ..models.rule_set import RuleSet
+from ..solvers.deadline import Deadline
+from .exact import ExactPricer
+from .fairness import Fairness
+from .generation import RuleGeneration
+
+PRICING = ("tree", "exact", "enumerate", "milp")
+"""'tree': the proxy pricing of [RUG] §3.4; else PSP (8) solved exactly ('exact': enumeration
+when small, else the MILP)."""
+LP_METHODS = ("simplex", "interior")
+
+
+def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Deadline, *,
+              max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
+              rule_length_cost: bool = True, fairness: Fairness | None = None,
+              pricing: str = "tree", n_thresholds: int = 10, lp_method: str = "simplex",
+              seed: int = 0) -> FitResult:
+    """Generate rules for labels ``y`` (indices into ``classes``) until convergence,
+    ``max_rmp_calls`` master LPs or ``deadline`` (whose stop flag Ctrl-C sets).
+
+    The model is the whole pool as a :class:`RuleSet` with the LP weights (uncovered samples
+    get the majority class); ``objective`` is the master LP value (NaN when no LP was solved
+    in time), ``bound`` the lower bound of exact pricing on the master over every rule
+    (``-inf`` with tree pricing).  ``stats``: ``n_rmp_calls``, ``lp_status`` (HiGHS status
+    of the last LP used), ``lower_bound`` (None without one), ``objective_history`` (LP value
+    per round) and ``v`` (the slacks per training sample).
+    """
+    t0 = time.perf_counter()
+    y = np.asarray(y, dtype=np.int64)
+    n_classes = len(classes)
+    pricer = None
+    if pricing != "tree":  # PSP (8) solved exactly over rules of <= max_depth literals
+        pricer = ExactPricer(raw, y, n_classes, pen_par, rule_length_cost, max_depth,
+                             method="auto" if pricing == "exact" else pricing,
+                             n_thresholds=n_thresholds, seed=seed, deadline=deadline)
+    gen = RuleGeneration(raw, y, n_classes, max_depth=max_depth, pen_par=pen_par,
+                         max_rmp_calls=max_rmp_calls, rule_length_cost=rule_length_cost,
+                         fairness=fairness, random_state=seed, pricer=pricer,
+                         deadline=deadline, interior=lp_method == "interior")
+    res = gen.run()
+    default = int(np.argmax(np.bincount(y, minlength=n_classes)))
+    model = RuleSet(res.rules, classes, raw.names, default)
+    status = "time_limit" if res.status == "no_solution" else res.status  # LP cut short
+    if deadline.stopped:
+        status = "interrupted"
+    bound = -math.inf if res.lower_bound is None else res.lower_bound
+    stats = {"n_rmp_calls": res.n_rmp_calls, "lp_status": res.lp_status,
+             "lower_bound": res.lower_bound, "objective_history": list(res.history),
+             "v": res.v}
+    return FitResult(model, status, res.objective, bound, time.perf_counter() - t0, stats)
