@@ -78,8 +78,11 @@ class Real(Rule):
     high: float | None = None
     low_open: bool = False
     high_open: bool = False
+    text: str | None = None  # a description instead of "a number in [low, high]"
 
     def describe(self) -> str:
+        if self.text:
+            return self.text
         return f"a number {_bounds(self.low, self.high, self.low_open, self.high_open)}".rstrip()
 
     def convert(self, value: Any) -> float:

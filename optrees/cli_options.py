@@ -159,7 +159,7 @@ def _help(option: MethodOption) -> str:
         shown = ", ".join(f"{m} {_shown(u.default)}" for m, u in users.items() if not u.fixed)
     else:
         shown = _shown(default)
-    return f"{text} (default: {'; '.join([shown, *fixed])})"
+    return f"{text} (default: {'; '.join([shown, *fixed])})".replace("%", "%%")  # argparse
 
 
 def _shown(value: Any) -> str:

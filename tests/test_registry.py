@@ -43,3 +43,13 @@ def test_the_defaults_pass_their_own_rules(cls):
     from optrees._params import validate_params
 
     validate_params(cls())  # a default a rule refuses would make fit() fail out of the box
+
+
+def test_an_option_shared_by_methods_reads_its_words_one_way():
+    """``optrees fit`` parses a shared option by one rule: the methods must agree on it."""
+    from optrees.cli import RESERVED
+    from optrees.cli_options import method_options
+
+    for flag, option in method_options(RESERVED).items():
+        kinds = {type(u.param.rule).__name__ for u in option.users.values()}
+        assert len(kinds) == 1, f"{flag}: {kinds}"

@@ -1,25 +1,20 @@
 """Pieces shared by all estimators: warnings, input checks at fit / predict time, raw-table ->
-0/1 input, and the Ctrl-C policy.
+0/1 input, the fit's one :class:`Deadline` and the Ctrl-C policy.
 
 Ctrl-C (SIGINT) during ``fit``
 ------------------------------
 ``fit`` returns a model with ``status_ == "interrupted"`` and an :class:`InterruptedWarning`
-instead of raising ``KeyboardInterrupt``:
+instead of raising ``KeyboardInterrupt``: inside :func:`stop_on_ctrl_c` the first SIGINT
+stops the fit's deadline, and every stage winds down as at its time limit.
 
-* SCIP (FlowOCT, BendersOCT, BendOCT) catches SIGINT itself and stops with its incumbent.
-  Ctrl-C while the warm start is computed or the model is built (Python) abandons the build
-  and returns the warm start (CART).
-* HiGHS (RUG, CGH) does not listen to SIGINT here (``solvers/highs.py`` runs
-  ``Highs.run`` without an interrupt callback), so the signal is handled when the running
-  HiGHS call returns (immediately for RUG's master LPs; for a long MIP at its time limit).
-  RUG then winds down as at its deadline and returns the current rule set; CGH has no stop
-  hook (``colgen/cgh.py``), so its run is abandoned and its start tree (CART of the same
-  depth) is returned.
-* OMT checks the stop flag between master solves and inside its pricing DP, so column
-  generation ends as at its deadline; the master MIP then gets no time and the best of its
-  warm start (greedy multiway tree / rounded LP) and the MIP incumbent is returned.
-* During input validation and binarization no model exists yet: ``KeyboardInterrupt``.
-* A second Ctrl-C inside :func:`interruptible` raises ``KeyboardInterrupt`` as usual.
+* SCIP (FlowOCT, BendersOCT, BendOCT, OCT, BinOCT) catches SIGINT itself while it runs,
+  stops with its incumbent and stops the deadline it was given; Ctrl-C while the model is
+  built stops the build at its next deadline check and the warm start (CART) is returned.
+* HiGHS (RUG, OMT, CGH) polls the deadline's stop flag in its interrupt callbacks, so a
+  running LP or MIP stops at once; column generation then ends as at its deadline and the
+  best model so far is returned.
+* During input validation and encoding no model exists yet: ``KeyboardInterrupt``.
+* A second Ctrl-C raises ``KeyboardInterrupt`` as usual.
 """
 
 from __future__ import annotations
@@ -47,6 +42,7 @@ from .._validation import (
     check_seed,  # noqa: F401 - estimators import it from here
 )
 from ..encoding.binarize import Binarizer
+from ..encoding.common import is_numeric
 from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.base import clear_stop, request_stop
 from ..solvers.deadline import Deadline
@@ -301,8 +297,8 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
 
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (for :func:`warn_unseen`)."""
-    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
-            if not (pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt))}
+    return {c: list(pd.unique(df[c].astype(object))) for c in df.columns
+            if not is_numeric(df[c])}
 
 
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:

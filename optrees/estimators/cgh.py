@@ -9,13 +9,25 @@ from __future__ import annotations
 
 import numbers
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Check,
+    Integer,
+    Options,
+    Param,
+    Real,
+    optional,
+    validate_params,
+)
 from .._validation import (
     OptreesInputError,
     check_depth,
@@ -132,6 +144,30 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     ``feature_names_``, ``n_features_in_``, ``feature_names_in_``.
     """
 
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depth": Param(Check("an integer >= 1",
+                             lambda v: check_depth(v, MAX_CGH_DEPTH, CGH_DEPTH_WHY)),
+                       "depth of the tree"),
+        "alpha": Param(Real(0, 100, low_open=True, text="a percentage in (0, 100]"),
+                       "% of the rows per sampling CART ([CGH] §5)"),
+        "tau": Param(Integer(1), "rounds the root split must be stable"),
+        "q_root": Param(optional(Integer(1)), "splits kept at the root (None: 150 / |N_int|)"),
+        "q_node": Param(optional(Integer(1)), "splits kept per other node (None: 100 / "
+                        "|N_int|)"),
+        "max_rounds": Param(optional(Integer(1)), "sampling rounds at most (None: no cap)"),
+        "pool_size": Param(Integer(1), "paths in the pool |C|"),
+        "n_leaves_sampled": Param(Integer(1), "leaves sampled per pricing round (n_l)"),
+        "n_columns": Param(Integer(1), "columns added per pricing round (n_c)"),
+        "local_search": Param(Integer(0), "best random paths improved by coordinate ascent"),
+        "exact_pricing": Param(Options(*_EXACT), "how the LP optimum is proven"),
+        "splits": Param(Options("sampled", "all"), "sampled splits or every split"),
+        "categorical": Param(Options(*_CATEGORICAL), "non-numeric columns one-hot, or "
+                             "numeric-valued categories as numbers (ordinal)"),
+        "time_limit": TIME_LIMIT,
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+    }
+
     def __init__(
         self,
         depth: int = 3,
@@ -168,32 +204,6 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        a = self.alpha
-        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not (0 < a <= 100):
-            raise OptreesInputError(f"alpha must be a percentage in (0, 100], got {a!r}")
-        for name in ("tau", "pool_size", "n_leaves_sampled", "n_columns"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise OptreesInputError(f"{name} must be an integer >= 1, got {v!r}")
-        ls = self.local_search
-        if isinstance(ls, bool) or not isinstance(ls, numbers.Integral) or ls < 0:
-            raise OptreesInputError(f"local_search must be an integer >= 0, got {ls!r}")
-        for name in ("q_root", "q_node", "max_rounds"):
-            v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
-                                  or v < 1):
-                raise OptreesInputError(f"{name} must be None or an integer >= 1, got {v!r}")
-        if self.exact_pricing not in _EXACT:
-            raise OptreesInputError(
-                f"exact_pricing must be one of {_EXACT}, got {self.exact_pricing!r}")
-        if self.splits not in ("sampled", "all"):
-            raise OptreesInputError(f"splits must be 'sampled' or 'all', got {self.splits!r}")
-        if self.categorical not in _CATEGORICAL:
-            raise OptreesInputError(
-                f"categorical must be one of {_CATEGORICAL}, got {self.categorical!r}")
-
     # ------------------------------------------------------------------ fit
     @logged_fit
     def fit(self, X: Any, y: Any) -> CGHClassifier:
@@ -202,7 +212,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         t0 = time.perf_counter()
         depth = check_depth(self.depth, MAX_CGH_DEPTH, CGH_DEPTH_WHY)
         limit = check_time_limit(self.time_limit)
-        self._check_params()
+        validate_params(self)
         seed = check_seed(self.random_state)
         df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
