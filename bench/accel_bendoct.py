@@ -1,4 +1,4 @@
-"""Accelerated BendOCT benchmark (accelerated-bendoct.txt §6) on the paper's own encodings.
+"""Accelerated BendOCT benchmark ([BendOCT] §6) on the paper's own encodings.
 
 Reads ``binarized/accel-oct/<name>_enc.csv`` (or ``_QB_5_enc`` / ``_QT_5_enc``) from the data
 directory ($OPTREES_DATA, default ../shared/datasets), trains on all rows as the paper does
@@ -22,94 +22,57 @@ BendersOCTClassifier(penalty="leaves") for each variant:
                 chain_da (19), recursive (20) or recursive_da (21), group selection (22);
                 eqp-recursive_da is the same as eqp
 
+The variants are those of the accelerated protocol (``optrees.bench.variants``: this script's
+names are aliases of the protocol's where they coincide, e.g. ``base`` = ``bendoct``), and the
+grid, the fits, the summaries and the pystreed comparison are the harness's
+(``optrees.bench``: protocols.accel_tasks, peers.run_with_peer, report).
+
 With ``--pystreed`` every instance is also solved by pystreed (cost-complex-accuracy, the same
 objective; a test-only dependency) and each variant's time to proven optimum is printed as a
 multiple of pystreed's, with the median ratio per variant in the summary (both times are the
-median of 3 fits when a fit takes less than a second).
+median of 3 fits when a fit takes less than a second); a variant that claims optimality with
+another objective than pystreed's fails the run.
 
 Usage:
     python bench/accel_bendoct.py --quick
-    python bench/accel_bendoct.py --datasets breast-cancer,wine --depths 3 --lams 0.01,0.001 \
+    python bench/accel_bendoct.py --datasets breast-cancer,wine --depths 3 --lams 0.01,0.001 \\
         --variants default --pystreed
     python bench/accel_bendoct.py --datasets monk1,monk2,monk3,house-votes-84 --depths 3,4 \\
         --lams 0.01,0.001 --time-limit 300
-Prints one line per run and a summary: instances solved and mean seconds / gap per variant.
+Prints one line per run and a summary: instances solved and mean / median seconds (solved) and
+mean gap (unsolved) per variant, the same by depth, the median speed-up over ``base``, and the
+largest objective difference among variants that proved optimality.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
-import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from optrees import BendersOCTClassifier, OptreesInputError  # noqa: E402
-from optrees.bench.protocols import PAPER_LAMS  # noqa: E402
-from optrees.bench.tasks import PLAIN_BENDERS, load_data  # noqa: E402
-from optrees.trees.accel.eqp import H_VARIANTS  # noqa: E402
+from optrees import OptreesInputError  # noqa: E402
+from optrees.bench import peers, report  # noqa: E402
+from optrees.bench.protocols import PAPER_LAMS, accel_tasks, resolve  # noqa: E402
+from optrees.bench.scripts import checkout_data_dir  # noqa: E402
+from optrees.bench.tasks import accel_file, default_encoding  # noqa: E402
+from optrees.bench.variants import ACCEL_SCRIPT, ACCEL_VARIANTS  # noqa: E402
 
-_SWITCHES = {
-    "base": {},
-    "polish": {"polishing": True},
-    "pathbound": {"path_bound_cuts": True},
-    "strengthened": {"strengthened_cuts": True},
-    "eqp": {"eqp": "recursive_da-group"},
-    "accel": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive_da-group"},
-    "accel+sc": {"polishing": True, "path_bound_cuts": True, "eqp": "recursive_da-group",
-                 "strengthened_cuts": True},
-    "pb-basic": {"polishing": True, "path_bound_cuts": True},
-    "pb-both": {"polishing": True, "path_bound_cuts": "both"},
-    "pb-both+eqp": {"polishing": True, "path_bound_cuts": "both", "eqp": "recursive_da-group"},
-    "splitbound": {"split_bound_cuts": True},
-    "default": {"polishing": True, "path_bound_cuts": "both", "split_bound_cuts": True},
-}
-DEFAULT_VARIANTS = list(_SWITCHES)
-# ablation of the H variants of §5.3 (App. B.4.1), each alone with group selection
-_SWITCHES.update({f"eqp-{h}": {"eqp": f"{h}-group"} for h in H_VARIANTS})
-VARIANTS = {name: {**PLAIN_BENDERS, **on} for name, on in _SWITCHES.items()}
+HEADER = (f"{'dataset':16} {'d':>2} {'lam':>7} {'variant':16} {'status':10} {'seconds':>8} "
+          f"{'gap':>7} {'objective':>9}")
 
 
-def load(name: str, data_dir: Path, encoding: str = "auto") -> tuple[np.ndarray, np.ndarray]:
-    """The one-hot (``_enc``) encoding of ``name``, else its QT-5 encoding (``auto``)."""
-    for enc in (("enc", "QT_5") if encoding == "auto" else (encoding,)):
-        try:
-            X, target = load_data(name, enc, data_dir)
-        except OptreesInputError as exc:
-            error = exc
-            continue
-        return X.to_numpy(dtype=np.uint8), np.unique(target, return_inverse=True)[1]
-    raise SystemExit(f"no accel-OCT encoding for {name!r}: {error}")
-
-
-def streed(X: np.ndarray, y: np.ndarray, depth: int, lam: float) -> tuple[float, float]:
-    """pystreed's (seconds, optimal objective) for accuracy - lam * leaves (median of 3)."""
-    import pystreed
-
-    times = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        ref = pystreed.STreeDClassifier(max_depth=depth, optimization_task="cost-complex-accuracy",
-                                        cost_complexity=lam).fit(X, y)
-        times.append(time.perf_counter() - t0)
-    if not ref.fit_result.is_optimal():
-        raise SystemExit("pystreed did not prove optimality")
-    return float(np.median(times)), float(np.mean(ref.predict(X) == y) - lam * ref.get_n_leaves())
-
-
-def main() -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--datasets", default="monk1,monk2,monk3,house-votes-84,balance-scale")
     ap.add_argument("--depths", default="3,4")
     ap.add_argument("--lams", default=",".join(map(str, PAPER_LAMS)))
-    ap.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
-                    help=f"comma-separated, from {', '.join(VARIANTS)}")
+    ap.add_argument("--variants", default=",".join(ACCEL_SCRIPT),
+                    help="comma-separated, from " + ", ".join(
+                        dict.fromkeys([*ACCEL_SCRIPT, *ACCEL_VARIANTS])))
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--pystreed", action="store_true",
                     help="also time pystreed on every instance and print the ratios")
@@ -117,84 +80,85 @@ def main() -> None:
                     help="auto: one-hot if the data set has it, else QT-5")
     ap.add_argument("--quick", action="store_true",
                     help="monk1, monk3, house-votes-84 at depth 3, lam 0.01, 60 s")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.quick:
         args.datasets, args.depths, args.lams = "monk1,monk3,house-votes-84", "3", "0.01"
-    data_dir = Path(os.environ.get("OPTREES_DATA",
-                                   Path(__file__).resolve().parents[2] / "shared" / "datasets"))
-    unknown = set(args.variants.split(",")) - set(VARIANTS)
-    if unknown:
-        raise SystemExit(f"unknown variants {sorted(unknown)}; choose from {list(VARIANTS)}")
-    warnings.simplefilter("ignore")
-    rows = []
-    print(f"{'dataset':16} {'d':>2} {'lam':>7} {'variant':16} {'status':10} {'seconds':>8} "
-          f"{'gap':>7} {'objective':>9}")
-    warm = args.pystreed  # the first fit of a process pays for imports and set-up: not timed
-    for name in args.datasets.split(","):
-        X, y = load(name, data_dir, args.encoding)
-        if warm:
-            streed(X, y, 2, 0.01)
-            BendersOCTClassifier(depth=2, penalty="leaves", binarizer=None).fit(X, y)
-            warm = False
-        for depth in map(int, args.depths.split(",")):
-            for lam in map(float, args.lams.split(",")):
-                ref = streed(X, y, depth, lam) if args.pystreed else None
-                for variant in args.variants.split(","):
-                    def fit(variant=variant, depth=depth, lam=lam, X=X, y=y):
-                        return BendersOCTClassifier(
-                            depth=depth, lam=lam, penalty="leaves", binarizer=None,
-                            time_limit=args.time_limit, **VARIANTS[variant]).fit(X, y)
+    return args
 
-                    est = fit()
-                    seconds = est.fit_seconds_
-                    if ref is not None and seconds < 1.0:  # median of 3, like pystreed's
-                        seconds = float(np.median([seconds] + [fit().fit_seconds_
-                                                               for _ in range(2)]))
-                    rows.append(dict(dataset=name, depth=depth, lam=lam, variant=variant,
-                                     status=est.status_, seconds=seconds,
-                                     gap=est.gap_, objective=est.objective_))
-                    extra = ""
-                    if ref is not None:
-                        rows[-1]["pystreed_s"] = ref[0]
-                        if est.status_ == "optimal" and abs(est.objective_ - ref[1]) > 1e-9:
-                            raise SystemExit(f"objective {est.objective_} != pystreed {ref[1]}")
-                        extra = f"  pystreed {ref[0]:.3f}s: x{seconds / ref[0]:.1f}"
-                    print(f"{name:16} {depth:>2} {lam:>7g} {variant:16} {est.status_:10} "
-                          f"{seconds:8.2f} {est.gap_:7.2%} {est.objective_:9.5f}"
-                          + extra, flush=True)
-    df = pd.DataFrame(rows)
-    df["solved"] = df.status == "optimal"
-    summary = df.groupby("variant", sort=False).apply(
-        lambda g: pd.Series({
-            "instances": len(g),
-            "solved": int(g.solved.sum()),
-            "mean_s_solved": g.seconds[g.solved].mean(),
-            "median_s_solved": g.seconds[g.solved].median(),
-            "mean_gap_unsolved": g.gap[~g.solved].mean(),
-        }), include_groups=False)
+
+def tasks_of(args: argparse.Namespace, data_dir: Path | None) -> list:
+    """The accelerated protocol's tasks for the options: one encoding per dataset."""
+    datasets = args.datasets.split(",")
+    cfg = resolve("accelerated", datasets=datasets, methods=args.variants.split(","),
+                  depths=[int(d) for d in args.depths.split(",")],
+                  lams=[float(v) for v in args.lams.split(",")],
+                  time_limit=args.time_limit, data_dir=data_dir)
+    encodings = {}
+    for name in datasets:
+        if args.encoding == "auto":
+            encodings[name] = (default_encoding(name, data_dir),)
+        else:
+            accel_file(name, args.encoding, data_dir)  # raises if there is no such file
+            encodings[name] = (args.encoding,)
+    cfg.extra["encodings"] = encodings
+    return accel_tasks(cfg)
+
+
+def print_row(row: dict) -> None:
+    """One line per fit (with pystreed's time and the ratio when it ran too)."""
+    extra = ""
+    if "peer_seconds" in row:
+        extra = (f"  pystreed {row['peer_seconds']:.3f}s: "
+                 f"x{row['fit_seconds'] / row['peer_seconds']:.1f}")
+    if row.get("error"):
+        extra += f"  {row['error']}"
+    print(f"{row['dataset']:16} {row['depth']:>2} {row['lam']:>7g} {row['variant']:16} "
+          f"{row['status']:10} {row.get('fit_seconds', float('nan')):8.2f} "
+          f"{row.get('gap', float('nan')):7.2%} {row.get('objective', float('nan')):9.5f}"
+          + extra, flush=True)
+
+
+def print_summary(df: pd.DataFrame, pystreed: bool) -> None:
+    """Solved counts (all, by depth), speed-up over base, pystreed ratios, exactness."""
     print("\n=== summary ===")
-    print(summary.to_string())
-    if "base" in set(df.variant):  # speed-up over vanilla on instances both solve
-        key = ["dataset", "depth", "lam"]
-        base = df[df.variant == "base"].set_index(key)
-        for variant in [v for v in df.variant.unique() if v != "base"]:
-            other = df[df.variant == variant].set_index(key)
-            both = base.solved & other.solved.reindex(base.index, fill_value=False)
-            if both.any():
-                ratio = (base.seconds[both] / other.seconds.reindex(base.index)[both]).median()
-                print(f"{variant:16} solved {int(other.solved.sum())} vs base "
-                      f"{int(base.solved.sum())}; median speed-up on {int(both.sum())} "
-                      f"solved by both: {ratio:.1f}x")
-    if args.pystreed:  # time to proven optimum as a multiple of pystreed's
-        solved = df[df.solved]
-        for variant, g in solved.groupby("variant", sort=False):
-            ratio = g.seconds / g.pystreed_s
-            print(f"{variant:16} vs pystreed on {len(g)} solved: median x{ratio.median():.1f}, "
-                  f"max x{ratio.max():.1f} (pystreed median {g.pystreed_s.median():.3f}s)")
-    # every variant is exact: objectives of instances solved by two variants must agree
-    solved = df[df.solved].groupby(["dataset", "depth", "lam"]).objective
-    spread = (solved.max() - solved.min()).max() if len(df[df.solved]) else 0.0
-    print(f"max objective spread among variants that proved optimality: {spread:.2e}")
+    print(report.solved_table(df, ["variant"]).to_string())
+    print("\n=== by depth ===")
+    print(report.solved_table(df, ["depth", "variant"]).to_string())
+    if "base" in set(df["variant"]):  # speed-up over vanilla on instances both solve
+        for variant, r in report.speedup_table(df, "base").iterrows():
+            if r["both"]:
+                print(f"{variant:16} solved {int(r['solved'])} vs base {int(r['solved_base'])}; "
+                      f"median speed-up on {int(r['both'])} solved by both: "
+                      f"{r['median_speedup']:.1f}x")
+    if pystreed:  # time to proven optimum as a multiple of pystreed's
+        for variant, r in peers.peer_table(df).iterrows():
+            print(f"{variant:16} vs pystreed on {int(r['solved'])} solved: median "
+                  f"x{r['median_ratio']:.1f}, max x{r['max_ratio']:.1f} "
+                  f"(pystreed median {r['peer_median_s']:.3f}s)")
+    print(f"max objective spread among variants that proved optimality: "
+          f"{report.objective_spread(df):.2e}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    data_dir = checkout_data_dir(__file__)
+    try:
+        tasks = tasks_of(args, data_dir)
+    except OptreesInputError as exc:
+        raise SystemExit(str(exc)) from exc
+    print(HEADER)
+    try:
+        rows = peers.run_with_peer(tasks, "pystreed" if args.pystreed else None, print_row)
+    except RuntimeError as exc:  # the peer did not prove optimality
+        raise SystemExit(str(exc)) from exc
+    df = pd.DataFrame(rows)
+    print_summary(df, args.pystreed)
+    if args.pystreed:
+        wrong = peers.wrong_claims(df)
+        if len(wrong):
+            raise SystemExit("objective differs from pystreed's optimum: " + "; ".join(
+                f"{r.dataset} d={r.depth} lam={r.lam:g} {r.variant}: {r.objective} != "
+                f"{r.peer_objective}" for r in wrong.itertuples()))
 
 
 if __name__ == "__main__":

@@ -469,7 +469,7 @@ PAPER = "paper"
 """``optrees bench --time-limit`` default: each protocol's own (its paper's) time limit."""
 
 
-def _csv_list(conv: Callable[[str], Any]) -> Callable[[str], list[Any]]:
+def csv_list(conv: Callable[[str], Any]) -> Callable[[str], list[Any]]:
     """An argparse type: comma-separated values, each converted by ``conv``."""
 
     def parse(text: str) -> list[Any]:
@@ -518,14 +518,14 @@ def add_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="seconds per fit, 'none' (no limit) or 'paper' (the protocol's)")
     p.add_argument("--data-dir", default=None,
                    help="folder of non-bundled datasets (default: $OPTREES_DATA)")
-    p.add_argument("--datasets", type=_csv_list(str), default=None,
+    p.add_argument("--datasets", type=csv_list(str), default=None,
                    help="comma-separated datasets (default: the protocol's)")
-    p.add_argument("--methods", type=_csv_list(str), default=None,
+    p.add_argument("--methods", type=csv_list(str), default=None,
                    help="methods (for 'accelerated': BendOCT variants; default: the "
                         "protocol's)")
-    p.add_argument("--depths", type=_csv_list(int), default=None,
+    p.add_argument("--depths", type=csv_list(int), default=None,
                    help="comma-separated depths (default: the protocol's)")
-    p.add_argument("--lams", type=_csv_list(float), default=None,
+    p.add_argument("--lams", type=csv_list(float), default=None,
                    help="comma-separated penalties (default: the protocol's)")
     p.add_argument("--seeds", type=int, default=None,
                    help="number of random splits (default: the protocol's)")

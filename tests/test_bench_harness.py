@@ -211,3 +211,123 @@ def test_every_protocol_runs_a_tiny_grid(tmp_path, protocol, overrides, section)
     assert len(result.frame) > 0 and (result.frame["error"] == "").all()
     assert section in result.markdown.read_text()
     assert all(p.exists() for p in result.figures) and result.figures
+
+
+# ------------------------------------------------------------------------ one benchmark room
+def test_variant_table_is_shared_by_protocol_and_script():
+    from optrees.bench.variants import (
+        ACCEL_ABLATION,
+        ACCEL_ALIASES,
+        ACCEL_SCRIPT,
+        ACCEL_VARIANTS,
+    )
+    from optrees.registry import PLAIN_BENDERS
+
+    assert PROTOCOLS["accelerated"].full.methods == ACCEL_ABLATION
+    assert set(ACCEL_SCRIPT) <= set(ACCEL_VARIANTS)
+    for alias, name in ACCEL_ALIASES.items():
+        assert ACCEL_VARIANTS[alias] == ACCEL_VARIANTS[name]
+    assert all(set(v) == set(PLAIN_BENDERS) for v in ACCEL_VARIANTS.values())
+    assert ACCEL_VARIANTS["bendoct"] == PLAIN_BENDERS
+
+
+def test_split_schemes_of_the_scripts():
+    from optrees.bench.tasks import load_data, split_data
+
+    X, y = load_data("monk1")
+    (X_tr, y_tr), val, (X_te, _) = split_data(X, y, "50/50", 0)
+    assert val is None and len(X_tr) == len(X) // 2 and len(X_tr) + len(X_te) == len(X)
+    assert abs(y_tr.mean() - y.mean()) < 0.01  # stratified
+    (X_tr, _), _, (X_te, _) = split_data(X, y, "train=0.7", 0)
+    assert len(X_tr) == int(0.7 * len(X)) and len(X_tr) + len(X_te) == len(X)
+    with pytest.raises(OptreesInputError, match="train fraction"):
+        split_data(X, y, "train=1.5", 0)
+
+
+def test_run_task_row_feeds_the_sanity_checks():
+    from optrees.bench import checks
+    from optrees.bench.tasks import run_task
+
+    row = run_task(Task.make("cuts", "fit", "flow", "monk1", 0,
+                             {"split": "50/50", "depth": 1, "lam": 0.1}, 20))
+    assert row["error"] == "" and row["warnings"] == []
+    assert row["n_splits"] == row["tree_depth"] == 1 and "bb_nodes" in row["stats"]
+    assert checks.row_issues(row, "monk1") == []
+    bad = {**row, "objective": row["bound"] + 1, "warnings": ["UserWarning: odd"]}
+    issues = checks.row_issues(bad, "monk1")
+    assert any("> bound" in m for m in issues) and "UserWarning: odd" in issues
+
+
+def _ablation_rows() -> pd.DataFrame:
+    inst = {"dataset": "d", "encoding": "enc", "depth": 3, "error": ""}
+    return pd.DataFrame([
+        {**inst, "lam": 0.1, "variant": "base", "status": "optimal", "fit_seconds": 4.0,
+         "objective": 0.5, "gap": 0.0, "peer_seconds": 0.5, "peer_objective": 0.5},
+        {**inst, "lam": 0.1, "variant": "default", "status": "optimal", "fit_seconds": 1.0,
+         "objective": 0.5, "gap": 0.0, "peer_seconds": 0.5, "peer_objective": 0.5},
+        {**inst, "lam": 0.2, "variant": "base", "status": "time_limit", "fit_seconds": 9.0,
+         "objective": 0.3, "gap": 0.1, "peer_seconds": 0.2, "peer_objective": 0.4},
+        {**inst, "lam": 0.2, "variant": "default", "status": "optimal", "fit_seconds": 0.4,
+         "objective": 0.35, "gap": 0.0, "peer_seconds": 0.2, "peer_objective": 0.4},
+    ])
+
+
+def test_ablation_summaries_and_peer_comparison():
+    from optrees.bench import peers, report
+
+    df = _ablation_rows()
+    solved = report.solved_table(df, ["variant"])
+    assert solved.loc["base", "solved"] == 1 and solved.loc["default", "solved"] == 2
+    assert solved.loc["default", "median_s_solved"] == pytest.approx(0.7)
+    speed = report.speedup_table(df, "base")
+    assert speed.loc["default", "both"] == 1
+    assert speed.loc["default", "median_speedup"] == pytest.approx(4.0)
+    assert report.objective_spread(df) == 0.0
+    ratio = peers.peer_table(df)
+    assert ratio.loc["default", "max_ratio"] == pytest.approx(2.0)
+    wrong = peers.wrong_claims(df)
+    assert list(wrong["lam"]) == [0.2] and list(wrong["variant"]) == ["default"]
+
+
+def test_bound_violations_across_methods():
+    from optrees.bench import checks
+
+    nan = float("nan")
+    df = pd.DataFrame([{"dataset": "d", "method": "flow", "objective": 10.0, "bound": 10.0},
+                       {"dataset": "d", "method": "cart", "objective": 11.0, "bound": nan}])
+    assert checks.bound_violations(df, ["dataset"]) == ["d: cart objective 11 > flow bound 10"]
+
+
+def test_cgh_summary_sits_next_to_the_paper():
+    from optrees.bench import report
+
+    rows = []
+    for seed, (cgh, cart) in enumerate([(0.70, 0.68), (0.72, 0.68)]):
+        common = {"dataset": "monk1", "depth": 2, "seed": seed, "error": ""}
+        rows += [{**common, "method": "cgh", "train_acc": 0.8, "test_acc": cgh,
+                  "fit_seconds": 1.0, "lp_integral": True, "status": "converged"},
+                 {**common, "method": "cart", "train_acc": 0.78, "test_acc": cart,
+                  "fit_seconds": 0.01}]
+    table = report.cgh_paper_table(report.cgh_summary(pd.DataFrame(rows)))
+    r = table.loc[("monk1", 2)]
+    assert r["seeds"] == 2 and r["cgh_test"] == pytest.approx(71.0)
+    assert r["paper_cgh_test"] == 71.0 and r["diff_cgh_test"] == pytest.approx(0.0)
+    assert report.cgh_agreement(table)["close"] == [("monk1", 2)]
+
+
+def test_pystreed_runs_side_by_side(tmp_path):
+    import os
+
+    pytest.importorskip("pystreed")
+    if not os.environ.get("OPTREES_DATA"):
+        pytest.skip("the accel-OCT encodings come from the data directory")
+    from optrees.bench import peers
+    from optrees.bench.protocols import accel_tasks
+
+    cfg = resolve("accelerated", quick=True, datasets=["monk1"], methods=["default"],
+                  depths=[2], lams=[0.01])
+    seen = []
+    rows = peers.run_with_peer(accel_tasks(cfg), "pystreed", seen.append)
+    assert rows == seen and len(rows) == 1 and rows[0]["status"] == "optimal"
+    assert rows[0]["objective"] == pytest.approx(rows[0]["peer_objective"], abs=1e-9)
+    assert peers.wrong_claims(pd.DataFrame(rows)).empty

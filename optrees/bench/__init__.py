@@ -5,6 +5,13 @@
 
 Each protocol is a grid of :class:`Task` s (one fit each) run locally with joblib or on a
 Dask cluster; rows stream to a resumable CSV, then a Markdown summary and figures are written.
+
+This package is the one benchmark room; the scripts of ``bench/`` are entry points over it.
+Modules: ``tasks`` (a fit -> a row), ``protocols`` (the grids), ``variants`` (ablation
+tables), ``runner`` (local / Dask, resumable CSV), ``run`` (protocol -> CSV, Markdown,
+figures), ``report`` and ``plots`` (summaries), ``checks`` (sanity checks of rows), ``peers``
+(other packages side by side), ``papers`` (published numbers), ``scripts`` (what the scripts
+share).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def performance_profile(df: pd.DataFrame, stem: str | Path, by: str = "method",
     (solved: see :func:`optrees.bench.report.is_solved`).
 
     ``panels``: optional (title, boolean mask) pairs, one subplot each (e.g. lambda = 0 and
-    lambda > 0 as in flowoct-benders.txt Fig. 3).
+    lambda > 0 as in [FlowOCT] Fig. 3).
     """
     plt = pyplot()
     from matplotlib.ticker import MaxNLocator

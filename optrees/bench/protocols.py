@@ -16,25 +16,26 @@ from typing import Any
 import pandas as pd
 
 from .._validation import OptreesInputError
-from .tasks import ACCEL_VARIANTS, ENCODINGS, METHODS, Task, accel_file, load_data
+from .tasks import ENCODINGS, METHODS, Task, accel_file, load_data
+from .variants import ACCEL_ABLATION, ACCEL_VARIANTS, CUT_VARIANTS
 
 FLOW_DATASETS = ("monk1", "monk2", "monk3", "house-votes-84", "balance-scale", "tic-tac-toe",
                  "car-evaluation", "kr-vs-kp")
-"""flowoct-benders.txt Table 1 (all bundled)."""
+"""[FlowOCT] Table 1 (all bundled)."""
 
 OMT_DATASETS = ("soybean-small", "monk3", "monk1", "hayes-roth", "monk2", "house-votes-84",
                 "spect", "breast-cancer", "balance-scale", "tic-tac-toe", "car-evaluation",
                 "kr-vs-kp")
-"""omt-multiway.txt Table 1: the twelve small/medium datasets."""
+"""[OMT] Table 1: the twelve small/medium datasets."""
 
 CGH_DATASETS = ("balance-scale", "banknote", "car-evaluation", "ionosphere", "iris", "monk1",
                 "monk2", "monk3", "seismic-bumps", "spambase", "tic-tac-toe", "wine")
-"""cgh-column-generation.txt §7.2 small datasets (as in bench/cgh.py ``small``)."""
+"""[CGH] §7.2 small datasets (``bench/cgh.py --datasets small``)."""
 
 RUG_DATASETS = ("monk1", "monk2", "monk3", "house-votes-84", "tic-tac-toe", "balance-scale",
                 "car-evaluation", "kr-vs-kp", "banknote", "wdbc", "ionosphere", "transfusion",
                 "magic", "adult", "skin", "wine", "iris")
-"""bench/rug.py default list."""
+"""[RUG] §4 data sets (the default list of ``bench/rug.py``)."""
 
 RUG_FAIR = {"adult": "sex", "compas": "Race"}
 """FairRUG datasets and their sensitive attribute."""
@@ -46,7 +47,7 @@ ACCEL_NUMERIC = ("ILPD", "ann-thyroid", "banknote", "biodeg", "credit", "fertili
                  "hepatitis", "ionosphere", "iris", "ozone-one", "parkinsons", "plrx",
                  "segmentation", "seismic-bumps", "sonar", "spambase", "thoracic",
                  "transfusion", "wdbc", "wine", "wpbc")
-"""accelerated-bendoct.txt §6: 12 categorical datasets (one-hot, ``enc``) and 21 with numeric
+"""[BendOCT] §6: 12 categorical datasets (one-hot, ``enc``) and 21 with numeric
 features (``QB_5`` and ``QT_5``); 33 datasets x 2 depths x 15 lambdas -> 1620 instances."""
 
 PAPER_LAMS = (0.08, 0.06, 0.04, 0.02, 0.01, 0.008, 0.006, 0.004, 0.002, 0.001, 0.0008, 0.0006,
@@ -105,27 +106,32 @@ def _task(cfg: Config, stage: str, method: str, dataset: str, seed: int,
 
 
 # ----------------------------------------------------------------------------- flow
-def _flow_tune(cfg: Config, _: pd.DataFrame) -> list[Task]:
+def flow_tune_tasks(cfg: Config, _: pd.DataFrame | None = None) -> list[Task]:
+    """Stage ``tune`` of [FlowOCT] §4: every method and lambda on the train part of each
+    50/25/25 split; BinOCT (no regularisation, §4 footnote 1) once; CART only in stage
+    ``test``. Per split and depth: lambda by lambda, all methods on each instance."""
+    fits: list[tuple[str, float | None]] = []
+    for i, lam in enumerate(cfg.lams or (None,)):
+        for method in cfg.methods:
+            if method == "binoct" and i == 0:
+                fits.append((method, None))
+            elif method not in ("binoct", "cart") and lam is not None:
+                fits.append((method, float(lam)))
     tasks = []
     for ds in cfg.datasets:
         for seed in cfg.seeds:
             for depth in cfg.depths:
-                for method in cfg.methods:
-                    if method == "cart":
-                        continue  # no lambda to tune; fitted once in stage "test"
-                    # BinOCT has no regularisation (flowoct-benders.txt §4, footnote 1)
-                    lams = (None,) if method == "binoct" else cfg.lams
-                    for lam in lams:
-                        params: dict[str, Any] = {"split": "50/25/25", "depth": depth}
-                        if lam is not None:
-                            params["lam"] = float(lam)
-                        tasks.append(_task(cfg, "tune", method, ds, seed, params))
+                for method, lam in fits:
+                    params: dict[str, Any] = {"split": "50/25/25", "depth": depth}
+                    if lam is not None:
+                        params["lam"] = lam
+                    tasks.append(_task(cfg, "tune", method, ds, seed, params))
     return tasks
 
 
 def select_lambda(tune: pd.DataFrame) -> pd.DataFrame:
     """Per (dataset, method, seed, depth): the tuning row with the best validation accuracy;
-    ties go to the larger lambda (the simpler tree), as in bench/flowoct_benders.py."""
+    ties go to the larger lambda (the simpler tree)."""
     ok = tune[(tune["error"] == "") & tune["val_acc"].notna()].copy()
     if ok.empty:
         return ok
@@ -135,7 +141,9 @@ def select_lambda(tune: pd.DataFrame) -> pd.DataFrame:
     return best.drop(columns="_lam").sort_values("key").reset_index(drop=True)
 
 
-def _flow_test(cfg: Config, done: pd.DataFrame) -> list[Task]:
+def flow_test_tasks(cfg: Config, done: pd.DataFrame) -> list[Task]:
+    """Stage ``test``: the lambda of :func:`select_lambda` refitted on train+validation (and
+    CART, which has no lambda)."""
     tune = done[done["stage"] == "tune"] if not done.empty else done
     tasks = []
     if not tune.empty:
@@ -166,7 +174,9 @@ def accel_encodings(name: str) -> tuple[str, ...]:
     return ENCODINGS
 
 
-def _accel(cfg: Config, _: pd.DataFrame) -> list[Task]:
+def accel_tasks(cfg: Config, _: pd.DataFrame | None = None) -> list[Task]:
+    """[BendOCT] §6: every variant on all rows of each encoding (``cfg.extra["encodings"]``:
+    dataset -> encodings, default :func:`accel_encodings`), per depth and lambda."""
     tasks = []
     for ds in cfg.datasets:
         for enc in cfg.extra.get("encodings", {}).get(ds, accel_encodings(ds)):
@@ -186,16 +196,25 @@ def _omt(cfg: Config, _: pd.DataFrame) -> list[Task]:
             for method in cfg.methods]
 
 
-def _cgh(cfg: Config, _: pd.DataFrame) -> list[Task]:
+def cgh_tasks(cfg: Config, _: pd.DataFrame | None = None, *, split: str = "50/25",
+              params: dict[str, dict[str, Any]] | None = None) -> list[Task]:
+    """[CGH] §7.2: CGH and CART (on the features CGH sees) per dataset, depth and split.
+    ``params``: method -> extra task params (e.g. ``{"cgh": {"tau": 300}}``); CART takes
+    CGH's ``categorical`` setting."""
+    params = params or {}
+    categorical = params.get("cgh", {}).get("categorical")
     tasks = []
     for ds in cfg.datasets:
-        for seed in cfg.seeds:
-            for depth in cfg.depths:
+        for depth in cfg.depths:
+            for seed in cfg.seeds:
                 for method in cfg.methods:
-                    params: dict[str, Any] = {"split": "50/25", "depth": depth}
+                    task_params: dict[str, Any] = {"split": split, "depth": depth,
+                                                   **params.get(method, {})}
                     if method == "cart":
-                        params["features"] = "onehot"
-                    tasks.append(_task(cfg, "test", method, ds, seed, params))
+                        task_params["features"] = "cgh"
+                        if categorical is not None:
+                            task_params["categorical"] = categorical
+                    tasks.append(_task(cfg, "test", method, ds, seed, task_params))
     return tasks
 
 
@@ -227,32 +246,73 @@ def _rug(cfg: Config, _: pd.DataFrame) -> list[Task]:
     return tasks
 
 
+# ----------------------------------------------------------------------------- script grids
+def cut_ablation_tasks(datasets: Sequence[str], depths: Sequence[int], lam: float,
+                       time_limit: float | None,
+                       variants: Sequence[str] = tuple(CUT_VARIANTS)) -> list[tuple[str, Task]]:
+    """(variant, task) pairs of the cut ablation (:data:`CUT_VARIANTS`): each variant on the
+    stratified 50 % training half (seed 0) of each bundled dataset."""
+    bad = [v for v in variants if v not in CUT_VARIANTS]
+    if bad:
+        raise OptreesInputError(f"unknown variant(s) {bad}; choose from {', '.join(CUT_VARIANTS)}")
+    pairs = []
+    for ds in datasets:
+        for depth in depths:
+            for variant in variants:
+                method, switches = CUT_VARIANTS[variant]
+                pairs.append((variant, Task.make(
+                    "cuts", "fit", method, ds, 0,
+                    {"split": "50/50", "depth": depth, "lam": float(lam), **switches},
+                    time_limit)))
+    return pairs
+
+
+def in_sample_tasks(datasets: Sequence[str], methods: Sequence[str], depth: int, lam: float,
+                    time_limit: float | None, seed: int = 0) -> list[Task]:
+    """The [FlowOCT] §4 methods on every row of each bundled dataset (in-sample); BinOCT
+    and CART have no lambda (BinOCT runs only for lambda = 0); CART sees the binarized
+    features."""
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        raise OptreesInputError(f"unknown method(s) {bad}")
+    tasks = []
+    for ds in datasets:
+        for method in methods:
+            if method == "binoct" and lam > 0:
+                continue
+            params: dict[str, Any] = {"split": "all", "depth": depth}
+            if method not in ("binoct", "cart"):
+                params["lam"] = float(lam)
+            tasks.append(Task.make("in-sample", "fit", method, ds, seed, params, time_limit))
+    return tasks
+
+
 _TREE = ("bb_nodes", "n_leaves")
 PROTOCOLS: dict[str, Protocol] = {
     "flow": Protocol(
         name="flow",
         description="FlowOCT vs Benders (as published, and with path-bound cuts + polishing) "
-                    "vs OCT vs BinOCT (flowoct-benders.txt §4): 50/25/25 splits, lambda tuned on "
+                    "vs OCT vs BinOCT ([FlowOCT] §4): 50/25/25 splits, lambda tuned on "
                     "validation, refit on train+validation",
         full=Config("flow", False, FLOW_DATASETS,
                     ("flow", "benders-plain", "benders", "oct", "binoct"),
                     (2, 3, 4, 5), tuple(range(5)), FLOW_LAMS, 3600.0),
         quick=Config("flow", True, ("monk1", "monk3"), ("flow", "benders-plain", "benders"),
                      (2,), (0,), (0.0, 0.5), 10.0),
-        stages=(("tune", _flow_tune), ("test", _flow_test)),
+        stages=(("tune", flow_tune_tasks), ("test", flow_test_tasks)),
         param_columns=("split", "fit_on", "depth", "lam"),
         metric_columns=_TREE,
         allowed_methods=("flow", "benders-plain", "benders", "oct", "binoct", "cart"),
     ),
     "accelerated": Protocol(
         name="accelerated",
-        description="accelerated BendOCT ablation (accelerated-bendoct.txt §6) on the "
+        description="accelerated BendOCT ablation ([BendOCT] §6) on the "
                     "accel-OCT encodings, all rows, accuracy - lambda * leaves",
         full=Config("accelerated", False, ACCEL_CATEGORICAL + ACCEL_NUMERIC,
-                    tuple(ACCEL_VARIANTS), (3, 4), (0,), PAPER_LAMS, 3600.0),
+                    ACCEL_ABLATION, (3, 4), (0,), PAPER_LAMS, 3600.0),
         quick=Config("accelerated", True, ("monk1", "monk3"), ("bendoct", "all-ec"), (2,),
                      (0,), (0.01,), 10.0),
-        stages=(("solve", _accel),),
+        stages=(("solve", accel_tasks),),
         param_columns=("split", "encoding", "depth", "lam", "variant"),
         metric_columns=_TREE,
         allowed_methods=tuple(ACCEL_VARIANTS),
@@ -260,7 +320,7 @@ PROTOCOLS: dict[str, Protocol] = {
     ),
     "omt": Protocol(
         name="omt",
-        description="OMT vs OCT, BinOCT, FlowOCT and CART (omt-multiway.txt §6): 50/25/25 "
+        description="OMT vs OCT, BinOCT, FlowOCT and CART ([OMT] §6): 50/25/25 "
                     "splits, test accuracy and instances solved vs time",
         full=Config("omt", False, OMT_DATASETS, ("omt", "oct", "binoct", "flow", "cart"),
                     (2, 3, 4, 5), tuple(range(5)), (), 1200.0),
@@ -273,20 +333,20 @@ PROTOCOLS: dict[str, Protocol] = {
     ),
     "cgh": Protocol(
         name="cgh",
-        description="CGH vs CART (cgh-column-generation.txt §7.2): 5 random 50 % train / "
+        description="CGH vs CART ([CGH] §7.2): 5 random 50 % train / "
                     "25 % test splits",
         full=Config("cgh", False, CGH_DATASETS, ("cgh", "cart"), (2, 3, 4), tuple(range(5)),
                     (), 600.0),
         quick=Config("cgh", True, ("monk1", "balance-scale"), ("cgh", "cart"), (2,), (0,), (),
                      10.0),
-        stages=(("test", _cgh),),
+        stages=(("test", cgh_tasks),),
         param_columns=("split", "depth", "features"),
         metric_columns=("lp_integral", "lp_bound", "n_leaves"),
         allowed_methods=("cgh", "cart"),
     ),
     "rug": Protocol(
         name="rug",
-        description="RUG / FairRUG vs CART (rug-rule-generation.txt §4): stratified 70/30 "
+        description="RUG / FairRUG vs CART ([RUG] §4): stratified 70/30 "
                     "split; accuracy, F1, rules, fairness",
         full=Config("rug", False, RUG_DATASETS + tuple(RUG_FAIR),
                     ("rug", "rug-cv", "cart", "fairrug"), (3,), (0,), (), None),

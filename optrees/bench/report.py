@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.result import FINISHED_STATUSES as FINISHED
+from .papers import CGH_PAPER
 
 # Statuses counted as "solved": a MIP proved optimality, or column generation (OMT, RUG)
 # stopped on its own criteria before the time limit ([OMT] §6 counts an instance as solved
@@ -39,7 +40,8 @@ def md_table(df: pd.DataFrame, index: bool = True, digits: int = 2) -> str:
 
 
 def solved_table(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Instances, solved to optimality, mean seconds of solved, mean gap (%) of unsolved."""
+    """Instances, solved to optimality, mean and median seconds of solved, mean gap (%) of
+    unsolved, errors."""
     rows = []
     for key, g in df.groupby(list(by), sort=False):
         solved = is_solved(g["status"])
@@ -48,6 +50,7 @@ def solved_table(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
             "instances": len(g),
             "solved": int(solved.sum()),
             "mean_s_solved": g.loc[solved, "fit_seconds"].mean(),
+            "median_s_solved": g.loc[solved, "fit_seconds"].median(),
             "mean_gap_unsolved_%": 100 * g.loc[~solved, "gap"].replace(np.inf, np.nan).mean(),
             "errors": int((g["error"] != "").sum()),
         })
@@ -55,18 +58,23 @@ def solved_table(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
 
 def accuracy_table(df: pd.DataFrame, index: Sequence[str], column: str = "method",
-                   value: str = "test_acc", order: Sequence[str] | None = None) -> pd.DataFrame:
-    """Mean ± std of ``value`` in % per ``index`` x ``column`` (as strings)."""
+                   value: str = "test_acc", order: Sequence[str] | None = None,
+                   std: bool = True) -> pd.DataFrame:
+    """Mean ± std of ``value`` in % per ``index`` x ``column`` (as strings); ``std=False``:
+    the mean in % as a number."""
     ok = df[df["error"] == ""]
     if ok.empty:
         return pd.DataFrame()
     grouped = ok.groupby([*index, column], sort=False)[value]
-    mean, std = grouped.mean().unstack(column), grouped.std(ddof=0).unstack(column)
+    mean = grouped.mean().unstack(column)
     cols = [c for c in (order or mean.columns) if c in mean.columns]
+    if not std:
+        return 100 * mean[cols]
+    std_ = grouped.std(ddof=0).unstack(column)
     out = pd.DataFrame(index=mean.index)
     for c in cols:
         out[c] = [("-" if pd.isna(m) else f"{100 * m:.1f} ± {100 * (0 if pd.isna(s) else s):.1f}")
-                  for m, s in zip(mean[c], std[c], strict=True)]
+                  for m, s in zip(mean[c], std_[c], strict=True)]
     return out
 
 
@@ -85,7 +93,7 @@ def errors_section(df: pd.DataFrame, limit: int = 20) -> str:
 
 def median_runtime(df: pd.DataFrame, time_limit: float | None) -> pd.DataFrame:
     """Median fit seconds per depth x method, unsolved fits capped at the time limit
-    (omt-multiway.txt Table 2)."""
+    ([OMT] Table 2)."""
     ok = df[df["error"] == ""].copy()
     if ok.empty:
         return pd.DataFrame()
@@ -94,6 +102,117 @@ def median_runtime(df: pd.DataFrame, time_limit: float | None) -> pd.DataFrame:
             upper=time_limit)
     return ok.pivot_table(index="depth", columns="method", values="fit_seconds",
                           aggfunc="median", sort=False)
+
+
+def fit_summary(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Per ``by`` group: fits, how many proved optimality, median seconds, mean gap, mean
+    test accuracy."""
+    return df.groupby(list(by), sort=False).agg(
+        runs=("status", "size"),
+        optimal=("status", lambda s: int((s == "optimal").sum())),
+        median_s=("fit_seconds", "median"),
+        mean_gap=("gap", "mean"),
+        mean_test_acc=("test_acc", "mean"))
+
+
+def speedup_table(df: pd.DataFrame, base: str, by: str = "variant",
+                  instance: Sequence[str] = ("dataset", "encoding", "depth", "lam")
+                  ) -> pd.DataFrame:
+    """Per ``by`` value other than ``base``: instances solved, solved by ``base``, solved by
+    both, and the median of base seconds / seconds on the instances both solve."""
+    key = [c for c in instance if c in df.columns]
+    solved = df.assign(_solved=is_solved(df["status"]))
+    ref = solved[solved[by] == base].set_index(key)
+    rows = []
+    for name in [v for v in solved[by].unique() if v != base]:
+        other = solved[solved[by] == name].set_index(key)
+        both = ref["_solved"] & other["_solved"].reindex(ref.index, fill_value=False)
+        ratio = ref["fit_seconds"][both] / other["fit_seconds"].reindex(ref.index)[both]
+        rows.append({by: name, "solved": int(other["_solved"].sum()),
+                     f"solved_{base}": int(ref["_solved"].sum()), "both": int(both.sum()),
+                     "median_speedup": ratio.median() if both.any() else math.nan})
+    return pd.DataFrame(rows).set_index(by) if rows else pd.DataFrame()
+
+
+def objective_spread(df: pd.DataFrame,
+                     instance: Sequence[str] = ("dataset", "encoding", "depth", "lam")) -> float:
+    """Largest difference between the objectives of fits that proved optimality on the same
+    instance (0 for exact methods that agree)."""
+    solved = df[is_solved(df["status"])]
+    if solved.empty:
+        return 0.0
+    key = [c for c in instance if c in df.columns]
+    objective = solved.groupby(key)["objective"]
+    return float((objective.max() - objective.min()).max())
+
+
+# ----------------------------------------------------------------------------- CGH
+CGH_WITHIN = 1.5
+"""Target: our mean CGH test accuracy within this many points of [CGH]'s."""
+
+
+def cgh_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, depth): splits, mean train / test accuracy (%) of CGH and of CART, mean
+    seconds, share of integral final master LPs ([CGH] Table 4) and of time-outs."""
+    ok = df[df["error"] == ""]
+    cgh, cart = ok[ok["method"] == "cgh"], ok[ok["method"] == "cart"]
+    if cgh.empty:
+        return pd.DataFrame()
+    out = cgh.groupby(["dataset", "depth"], sort=False).agg(
+        seeds=("seed", "size"), cgh_train=("train_acc", "mean"), cgh_test=("test_acc", "mean"),
+        seconds=("fit_seconds", "mean"),
+        lp_integral=("lp_integral", lambda s: s.astype(str).eq("True").mean()),
+        timeout=("status", lambda s: s.eq("time_limit").mean()))
+    ref = cart.groupby(["dataset", "depth"], sort=False).agg(
+        cart_train=("train_acc", "mean"), cart_test=("test_acc", "mean"),
+        cart_seconds=("fit_seconds", "mean"))
+    out = out.join(ref)
+    acc = ["cgh_train", "cgh_test", "cart_train", "cart_test"]
+    out[acc] *= 100
+    return out
+
+
+def cgh_paper_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """:func:`cgh_summary` next to [CGH]'s numbers (:data:`CGH_PAPER`), with the
+    differences ours - paper of the test accuracies (points)."""
+    if summary.empty:
+        return summary
+    paper = pd.DataFrame([CGH_PAPER.get(key, {}) for key in summary.index], index=summary.index)
+    paper = paper.reindex(columns=["cart_train", "cgh_train", "cart_test", "cgh_test"])
+    out = pd.DataFrame(index=summary.index)
+    out["seeds"] = summary["seeds"]
+    for col in ("cart_train", "cgh_train", "cart_test", "cgh_test"):
+        out[col] = summary[col]
+        out[f"paper_{col}"] = paper[col]
+        if col.endswith("test"):
+            out[f"diff_{col}"] = summary[col] - paper[col]
+    for col in ("seconds", "lp_integral", "timeout"):
+        out[col] = summary[col]
+    return out
+
+
+def cgh_agreement(table: pd.DataFrame, within: float = CGH_WITHIN) -> dict[str, list]:
+    """(dataset, depth) pairs of :func:`cgh_paper_table` whose CGH test accuracy is within
+    ``within`` points of the paper's as printed (one decimal), or worse / better by more."""
+    close: list = []
+    worse: list = []
+    better: list = []
+    compared = table.dropna(subset=["diff_cgh_test"]) if not table.empty else table
+    for (name, depth), r in compared.iterrows():
+        if abs(round(r["diff_cgh_test"], 1)) <= within + 1e-9:  # the paper gives 0.1
+            close.append((name, depth))
+        else:
+            entry = (name, depth, r["diff_cgh_test"], r["diff_cart_test"])
+            (worse if r["diff_cgh_test"] < 0 else better).append(entry)
+    return {"close": close, "worse": worse, "better": better, "compared": list(compared.index)}
+
+
+def cgh_gains(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per depth: mean gain (points) of CGH over CART in train and in test accuracy."""
+    by_depth = summary.assign(
+        train_gain=summary["cgh_train"] - summary["cart_train"],
+        test_gain=summary["cgh_test"] - summary["cart_test"]).groupby(level="depth")
+    return by_depth[["train_gain", "test_gain"]].mean().sort_index()
 
 
 def summary_markdown(protocol: str, description: str, df: pd.DataFrame,

@@ -29,7 +29,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 from .._validation import OptreesInputError
 from ..registry import METHODS as REGISTRY
-from ..registry import PLAIN_BENDERS
+from ..registry import PLAIN_BENDERS  # noqa: F401 - re-exported for the tests and scripts
+from .variants import accel_switches
 
 METHODS: dict[str, str] = {
     **{name: m.target for name, m in REGISTRY.items()},
@@ -45,38 +46,27 @@ METHOD_PARAMS: dict[str, dict[str, Any]] = {name: dict(m.params) for name, m in 
                                             if m.params}
 """Fixed keyword arguments of methods that share an estimator class with another method."""
 
-_ACCEL_SWITCHES: dict[str, dict[str, Any]] = {
-    # accelerated-bendoct.txt §6: EC strengthened cuts (§5.1), SP polishing (§5.2),
-    # EQP inequalities (§5.3), PBCP path-bound cutting planes (§5.4, with both improvements
-    # (25)-(26) as in the paper's configurations); SB split-bound cuts (our extension,
-    # accel.split_bound); "default" = BendOCTClassifier's defaults
-    "bendoct": {},
-    "default": {"polishing": True, "path_bound_cuts": "both", "split_bound_cuts": True},
-    "default-sb": {"polishing": True, "path_bound_cuts": "both"},
-    "+sb": {"split_bound_cuts": True},
-    "+ec": {"strengthened_cuts": True},
-    "+sp": {"polishing": True},
-    "+eqp": {"eqp": "recursive_da-group"},
-    "+pbcp": {"path_bound_cuts": "both"},
-    "all": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive_da-group",
-            "path_bound_cuts": "both"},
-    "all-ec": {"polishing": True, "eqp": "recursive_da-group", "path_bound_cuts": "both"},
-    "all-sp": {"strengthened_cuts": True, "eqp": "recursive_da-group", "path_bound_cuts": "both"},
-    "all-eqp": {"strengthened_cuts": True, "polishing": True, "path_bound_cuts": "both"},
-    "all-pbcp": {"strengthened_cuts": True, "polishing": True, "eqp": "recursive_da-group"},
-}
-ACCEL_VARIANTS = {name: {**PLAIN_BENDERS, **on} for name, on in _ACCEL_SWITCHES.items()}
-"""BendOCT variants of the accelerated protocol (``variant`` param of method ``benders``)."""
-
 RUG_CV_GRID = {"max_depth": [3, 5], "pen_par": [0.1, 1.0, 10.0], "max_rmp_calls": [5, 10, 15]}
-"""rug-rule-generation.txt §4: 5-fold CV grid of RUG (``tune="cv5"``)."""
+"""[RUG] §4: 5-fold CV grid of RUG (``tune="cv5"``)."""
 
-SPLITS = ("50/25/25", "50/25", "70/30", "all")
+SPLITS = ("50/25/25", "50/25", "70/30", "50/50", "train=F", "all")
 META_KEYS = ("split", "fit_on", "encoding", "variant", "tune", "sensitive")
 """Task params that steer the harness; all other params are estimator keyword arguments."""
 
 ACCEL_FOLDER = Path("binarized") / "accel-oct"
 ENCODINGS = ("enc", "QB_5", "QT_5")
+"""accel-OCT encodings (files of the data directory); ``ordinal`` recodes a bundled table."""
+
+ORDINAL_LEVELS = {
+    "car-evaluation": {
+        "buying": ("low", "med", "high", "vhigh"), "maint": ("low", "med", "high", "vhigh"),
+        "doors": ("2", "3", "4", "5more"), "persons": ("2", "4", "more"),
+        "lug_boot": ("small", "med", "big"), "safety": ("low", "med", "high"),
+    },
+}
+"""Encoding ``ordinal``: ranked string features coded 0, 1, ... in this order ([CGH] appendix
+A step 3: "transforming meaningful ranked (ordinal) string features into numerical
+features"); other tables are unchanged."""
 
 
 def _norm_value(value: Any) -> Any:
@@ -158,16 +148,28 @@ def accel_file(name: str, encoding: str, data_dir: str | os.PathLike[str] | None
     )
 
 
+def ordinal_frame(name: str, X: pd.DataFrame) -> pd.DataFrame:
+    """``X`` with the ranked string columns of :data:`ORDINAL_LEVELS` coded 0, 1, ..."""
+    X = X.copy()
+    for col, levels in ORDINAL_LEVELS.get(name, {}).items():
+        codes = pd.Categorical(X[col].astype(str), categories=levels, ordered=True).codes
+        if (codes < 0).any():
+            raise OptreesInputError(f"{name}: {col} has values outside {levels}")
+        X[col] = codes.astype(np.int64)
+    return X
+
+
 @lru_cache(maxsize=16)
 def _load_cached(dataset: str, encoding: str | None,
                  data_dir: str | None) -> tuple[pd.DataFrame, pd.Series]:
-    if encoding is None:
+    if encoding in (None, "ordinal"):
         from ..datasets import load_dataset
 
         try:
-            return load_dataset(dataset, data_dir=data_dir)
+            X, y = load_dataset(dataset, data_dir=data_dir)
         except FileNotFoundError as exc:
             raise OptreesInputError(f"{exc} (optrees bench: --data-dir)") from exc
+        return (X, y) if encoding is None else (ordinal_frame(dataset, X), y)
     df = pd.read_csv(accel_file(dataset, encoding, data_dir))
     if "target" not in df.columns:
         raise OptreesInputError(f"{accel_file(dataset, encoding, data_dir)} has no 'target' column")
@@ -176,9 +178,22 @@ def _load_cached(dataset: str, encoding: str | None,
 
 def load_data(dataset: str, encoding: str | None = None,
               data_dir: str | os.PathLike[str] | None = None) -> tuple[pd.DataFrame, pd.Series]:
-    """Raw ``X, y`` of a task (cached per process). Bad names / missing files raise
+    """Raw ``X, y`` of a task (cached per process): the table of ``load_dataset``
+    (``encoding`` None, or ``"ordinal"``: see :data:`ORDINAL_LEVELS`) or an accel-OCT
+    encoding (:data:`ENCODINGS`). Bad names / missing files raise
     :class:`OptreesInputError` naming the file and the folder searched."""
     return _load_cached(dataset, encoding, None if data_dir is None else str(data_dir))
+
+
+def default_encoding(dataset: str, data_dir: str | os.PathLike[str] | None = None) -> str:
+    """The accel-OCT encoding of ``dataset`` with one column per category value (``enc``)
+    when there is one, else its quantile-threshold encoding ``QT_5``."""
+    try:
+        accel_file(dataset, "enc", data_dir)
+        return "enc"
+    except OptreesInputError:
+        accel_file(dataset, "QT_5", data_dir)  # raises, naming the file and the folder
+        return "QT_5"
 
 
 Part = tuple[pd.DataFrame, pd.Series]
@@ -188,12 +203,27 @@ def split_data(X: pd.DataFrame, y: pd.Series, scheme: str,
                seed: int) -> tuple[Part, Part | None, Part | None]:
     """(train, validation, test) parts of one split; missing parts are None.
 
-    ``50/25/25``: stratified train/validation/test (flowoct-benders.txt §4, omt-multiway §6);
-    ``50/25``: random 50 % train, 25 % test, 25 % unused (cgh-column-generation.txt §7.2);
-    ``70/30``: stratified train/test (bench/rug.py); ``all``: train on every row.
+    ``50/25/25``: stratified train/validation/test ([FlowOCT] §4, [OMT] §6);
+    ``50/25``: random 50 % train, 25 % test, 25 % unused ([CGH] §7.2);
+    ``70/30``: stratified train/test ([RUG] §4); ``50/50``: stratified halves;
+    ``train=F``: random fraction F (0 < F < 1) to train, the rest to test; ``all``: train on
+    every row.
     """
     if scheme == "all":
         return (X, y), None, None
+    if scheme.startswith("train="):
+        try:
+            fraction = float(scheme[len("train="):])
+        except ValueError:
+            fraction = math.nan
+        if not 0 < fraction < 1:
+            raise OptreesInputError(f"split {scheme!r}: the train fraction must be in (0, 1)")
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, train_size=fraction, random_state=seed)
+        return (X_tr, y_tr), None, (X_te, y_te)
+    if scheme == "50/50":
+        X_tr, X_te, y_tr, y_te = train_test_split(
+            X, y, train_size=0.5, stratify=y, random_state=seed)
+        return (X_tr, y_tr), None, (X_te, y_te)
     if scheme == "50/25/25":
         X_rest, X_te, y_rest, y_te = train_test_split(
             X, y, test_size=0.25, stratify=y, random_state=seed)
@@ -216,14 +246,16 @@ class CARTBaseline:
     """scikit-learn CART of depth ``depth`` as a baseline.
 
     ``features="binarize"``: the features the MIP estimators see (optrees ``Binarizer``,
-    0/1 data kept as is); ``"onehot"``: numeric columns as they are, categorical one-hot.
+    0/1 data kept as is); ``"onehot"``: numeric columns as they are, categorical one-hot;
+    ``"cgh"``: the features CGHClassifier sees with the same ``categorical`` setting.
     """
 
     def __init__(self, depth: int = 2, features: str = "binarize",
-                 random_state: int | None = None) -> None:
+                 random_state: int | None = None, categorical: str = "onehot") -> None:
         self.depth = depth
         self.features = features
         self.random_state = random_state
+        self.categorical = categorical
 
     def _encode(self, X: pd.DataFrame, fit: bool) -> np.ndarray:
         from ..estimators._base import _is_binary_frame
@@ -235,6 +267,8 @@ class CARTBaseline:
                     from ..encoding.binarize import Binarizer
 
                     self.binarizer_ = Binarizer().fit(X)
+                self.feature_names_ = ([str(c) for c in X.columns] if self.binary_ else
+                                       [lit.name for lit in self.binarizer_.literals_])
             return X.to_numpy(dtype=float) if self.binary_ else self.binarizer_.transform(X)
         if self.features == "onehot":
             cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])
@@ -243,7 +277,13 @@ class CARTBaseline:
             if fit:
                 self.columns_ = list(enc.columns)
             return enc.reindex(columns=self.columns_, fill_value=0.0).to_numpy(dtype=float)
-        raise OptreesInputError(f"CART features must be 'binarize' or 'onehot', "
+        if self.features == "cgh":
+            if fit:
+                from ..estimators.cgh import _Encoder
+
+                self.encoder_ = _Encoder(X, self.categorical)
+            return self.encoder_.transform(X)
+        raise OptreesInputError(f"CART features must be 'binarize', 'onehot' or 'cgh', "
                                 f"got {self.features!r}")
 
     def fit(self, X: pd.DataFrame, y: Any) -> CARTBaseline:
@@ -282,13 +322,13 @@ def make_estimator(task: Task) -> Any:
               **{k: v for k, v in params.items() if k not in META_KEYS}}
     variant = params.get("variant")
     if variant is not None:
-        if variant not in ACCEL_VARIANTS:
-            raise OptreesInputError(f"unknown variant {variant!r}; choose from "
-                                    f"{', '.join(ACCEL_VARIANTS)}")
+        switches = accel_switches(variant)
         if task.method != "benders":
             raise OptreesInputError("param 'variant' is for method 'benders' only")
-        kwargs.update(penalty="leaves", **ACCEL_VARIANTS[variant])
+        kwargs.update(penalty="leaves", **switches)
     accepted = inspect.signature(cls.__init__).parameters
+    if params.get("encoding") in ENCODINGS and "binarizer" in accepted:
+        kwargs.setdefault("binarizer", None)  # accel-OCT encodings are 0/1 already
     if "time_limit" in accepted:
         kwargs["time_limit"] = task.time_limit
     if "random_state" in accepted:
@@ -335,10 +375,18 @@ def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
             value = getattr(est, attr)
             row[col] = value if isinstance(value, str | bool) else _nan(value)
     tree = getattr(est, "tree_", None)
-    if tree is not None and hasattr(tree, "n_leaves"):
-        row["n_leaves"] = int(tree.n_leaves)
-    elif isinstance(tree, DecisionTreeClassifier):
+    if isinstance(tree, DecisionTreeClassifier):
         row["n_leaves"] = int(tree.get_n_leaves())
+        row["n_splits"] = int(tree.tree_.node_count) - row["n_leaves"]
+        row["tree_depth"] = int(tree.get_depth())
+    elif tree is not None and hasattr(tree, "n_leaves"):
+        row["n_leaves"] = int(tree.n_leaves)
+        if hasattr(tree, "n_splits"):
+            row["n_splits"] = int(tree.n_splits)
+        if hasattr(tree, "depth"):
+            row["tree_depth"] = int(tree.depth)
+    if isinstance(getattr(est, "stats_", None), dict):
+        row["stats"] = dict(est.stats_)
     if hasattr(est, "feature_names_"):
         row["n_features_binary"] = len(est.feature_names_)
     from ..models.rule_set import RuleSet
@@ -352,8 +400,18 @@ def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
     return row
 
 
+def _warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    """The distinct warnings of a fit, except the expected ``TimeLimitWarning``."""
+    texts = (f"{w.category.__name__}: {w.message}" for w in caught
+             if w.category.__name__ != "TimeLimitWarning")
+    return list(dict.fromkeys(texts))
+
+
 def run_task(task: Task) -> dict[str, Any]:
-    """Fit ``task`` and return its CSV row; exceptions become an ``error`` entry."""
+    """Fit ``task`` and return its CSV row; exceptions become an ``error`` entry.
+
+    Beyond the CSV columns the row has ``warnings`` (of the fit, see :func:`_warnings`) and,
+    when the model has them, ``n_splits``, ``tree_depth`` and ``stats``."""
     params = task.param
     row: dict[str, Any] = {
         "key": task.key, "protocol": task.protocol, "stage": task.stage,
@@ -375,10 +433,11 @@ def run_task(task: Task) -> dict[str, Any]:
         est = make_estimator(task)
         row.update(n_train=len(train[1]), n_features=X.shape[1])
         t0 = time.perf_counter()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             _fit(est, task, *train)
             row["fit_seconds"] = time.perf_counter() - t0
+            row["warnings"] = _warnings(caught)
             row["status"] = "done"
             row.update(_describe(est, None if test is None else test[0]))
             row["train_acc"] = float(est.score(*train))
