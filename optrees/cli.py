@@ -94,7 +94,7 @@ def _unused(flag: str, method: str, users: Sequence[str]) -> _UsageError:
 def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
     """Parameters set by the shared options; a value other than the command line's default
     for an option the method has no parameter for is refused."""
-    defaults = vars(build_parser(["fit"]).parse_args(["fit"]))
+    defaults = vars(build_parser().parse_args(["fit"]))  # the shared options only
     kwargs: dict[str, Any] = {}
     for dest, names in GENERAL.items():
         name = next((n for n in names if _takes(cls, n)), None)
