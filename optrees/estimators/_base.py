@@ -235,37 +235,6 @@ def solve_deadline(t0: float, limit: float | None) -> float | None:
     return t0 + limit - min(0.1 + 0.01 * limit, 0.05 * limit)
 
 
-# Time SCIP spends outside its own time limit, as a fraction of the model's build time
-# (kr-vs-kp, FlowOCT depth 5 on 1,000 rows, loaded machine: build 10.8 s; objective, start,
-# transformed problem and presolve until the limit is seen, i.e. solve(0.01 s): 0.14 x;
-# freeing the model: 0.11 x).  Rounded up: timings on a shared machine vary.
-SCIP_SETUP_SHARE = 0.2
-SCIP_FREE_SHARE = 0.15
-
-
-def build_deadline(deadline: float | None, t_build: float) -> float | None:
-    """Deadline for building a solver model (building starts at ``t_build``).
-
-    A build cut short at this point still leaves time to free what was built before
-    ``deadline`` (:data:`SCIP_FREE_SHARE` x the build time)."""
-    if deadline is None:
-        return None
-    return t_build + max(0.0, deadline - t_build) / (1.0 + SCIP_FREE_SHARE)
-
-
-def solver_time_left(deadline: float | None, t_build: float) -> float | None:
-    """Seconds the solver may use once the model is built (building started at ``t_build``).
-
-    SCIP's set-up (objective, transformed problem, presolve until it first looks at the
-    clock) and freeing the model take time its own limit does not see, so
-    (:data:`SCIP_SETUP_SHARE` + :data:`SCIP_FREE_SHARE`) x the build time is held back; at
-    or below 0 there is no time to solve."""
-    if deadline is None:
-        return None
-    now = time.perf_counter()
-    return deadline - now - (SCIP_SETUP_SHARE + SCIP_FREE_SHARE) * (now - t_build)
-
-
 def _str_columns(df: pd.DataFrame) -> list[str]:
     return [str(c) for c in df.columns]
 
