@@ -64,7 +64,7 @@ def run_one(script: Path, out: Path) -> None:
         (out / f"{picture.name}.caption").write_text(f"{picture.name}, written by the script")
     if written:
         return
-    from optrees.plotting import pyplot
+    from optrees.export import pyplot
 
     for var, est in _fitted_estimators(namespace):
         picture = out / f"{var}.png"

@@ -12,9 +12,9 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from optrees._validation import OptreesInputError
-from optrees.colgen.cgh_paths import Duals, PathSpace
-from optrees.colgen.cgh_pricing import enumerate_pricing, milp_pricing
-from optrees.colgen.cgh_sampling import threshold_sampling
+from optrees.cgh.paths import Duals, PathSpace
+from optrees.cgh.pricing import enumerate_pricing, milp_pricing
+from optrees.cgh.sampling import threshold_sampling
 from optrees.datasets import load_dataset
 from optrees.estimators._base import TimeLimitWarning
 from optrees.estimators.cgh import CGHClassifier

@@ -56,10 +56,11 @@ def test_mip_with_start_and_bound():
 
 
 def test_stop_request_interrupts_a_running_mip():
-    """Ctrl-C handlers call request_stop(); HiGHS polls it through its interrupt callbacks."""
+    """Ctrl-C handlers stop the fit's Deadline; HiGHS polls its stop flag through its
+    interrupt callbacks."""
     import threading
 
-    from optrees.solvers.base import clear_stop, request_stop
+    from optrees.solvers.deadline import Deadline
 
     rng = np.random.default_rng(0)
     n, m = 120, 40  # a market-split-like MIP: hard for branch-and-bound
@@ -70,15 +71,15 @@ def test_stop_request_interrupts_a_running_mip():
     cols = model.add_columns(list(rng.random(n)), [0.0] * n, [1.0] * n,
                              [list(rows)] * n, [list(A[:, j].astype(float)) for j in range(n)])
     model.set_integer(cols)
-    timer = threading.Timer(1.0, request_stop)
+    deadline = Deadline(60)
+    timer = threading.Timer(1.0, deadline.stop)
     timer.start()
     try:
         t0 = time.perf_counter()
-        res = model.solve(time_limit=60)
+        res = model.solve(deadline)
         elapsed = time.perf_counter() - t0
     finally:
         timer.cancel()
-        clear_stop()
     assert res.status == "interrupted"
     assert elapsed < 15
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from optrees.export import Node, Prediction, layout_tree, plot_tree
 from optrees.models.binary_tree import LEAF, BinaryTree
 from optrees.models.rule_set import Literal, Rule, RuleSet
-from optrees.plotting import Node, Prediction, layout_tree, plot_tree
 
 
 def _tree() -> BinaryTree:
@@ -219,7 +219,7 @@ def test_layout_boxes_hold_their_text_and_do_not_overlap():
 
 
 def _as_root(tree: BinaryTree) -> Node:
-    from optrees.plotting import binary_tree_nodes
+    from optrees.export import binary_tree_nodes
 
     return binary_tree_nodes(tree)
 
@@ -326,3 +326,12 @@ def test_regression_leaves_darker_with_larger_value():
     one, five, three = (_fills(fig)[f"value: {v}"] for v in (1.0, 5.0, 3.0))
     assert _intensity(one) < _intensity(three) < _intensity(five)
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == ["1", "5"]
+
+
+def test_plotting_is_the_public_name_of_export():
+    """``optrees.plotting`` (the documented name before the export room) still works."""
+    import optrees.export
+    import optrees.plotting
+
+    assert optrees.plotting.plot_tree is optrees.export.plot_tree
+    assert set(optrees.plotting.__all__) == set(optrees.export.__all__)

@@ -29,3 +29,33 @@ def test_separator_runs_at_every_depth():
     assert result.status == "optimal"
     assert m.m.getParam("separating/probe/expbackoff") == 1
     assert {2, 3} <= set(depths)
+
+
+def test_stop_while_the_solve_is_set_up_leaves_scip_no_time(monkeypatch):
+    """Ctrl-C caught by optrees' handler while ``solve`` passes the starts to SCIP (before
+    SCIP's own handler is installed) stops the deadline; SCIP must then not run to the time
+    limit (it did: the Ctrl-C test of BinOCT once took 59.5 s of 60)."""
+    import time
+
+    from optrees.solvers.deadline import Deadline
+
+    rng = np.random.default_rng(0)
+    m = ScipModel(maximize=True)
+    n, k = 120, 40  # a market-split-like MIP: hard for branch-and-bound
+    A = rng.integers(0, 100, (k, n)).astype(float)
+    x = m.add_vars(n, "B", obj=rng.random(n), name="x")
+    for row in A:
+        m.add_row(x, row, lhs=float(row.sum() // 2), rhs=float(row.sum() // 2 + 3))
+    m.add_start(np.zeros(n))
+    deadline = Deadline(60)
+    to_solution = m._to_solution
+
+    def stop_then_convert(values):  # the Ctrl-C arrives here
+        deadline.stop()
+        return to_solution(values)
+
+    monkeypatch.setattr(m, "_to_solution", stop_then_convert)
+    t0 = time.perf_counter()
+    result = m.solve(deadline)
+    assert time.perf_counter() - t0 < 5.0
+    assert result.status != "optimal"

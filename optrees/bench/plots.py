@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..plotting import pyplot
+from ..export import pyplot
 from .report import is_solved
 
 

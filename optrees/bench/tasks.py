@@ -279,9 +279,9 @@ class CARTBaseline:
             return enc.reindex(columns=self.columns_, fill_value=0.0).to_numpy(dtype=float)
         if self.features == "cgh":
             if fit:
-                from ..estimators.cgh import _Encoder
+                from ..encoding.thresholds import ThresholdColumns
 
-                self.encoder_ = _Encoder(X, self.categorical)
+                self.encoder_ = ThresholdColumns(X, self.categorical)
             return self.encoder_.transform(X)
         raise OptreesInputError(f"CART features must be 'binarize', 'onehot' or 'cgh', "
                                 f"got {self.features!r}")

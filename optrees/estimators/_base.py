@@ -11,8 +11,8 @@ stops the fit's deadline, and every stage winds down as at its time limit.
   stops with its incumbent and stops the deadline it was given; Ctrl-C while the model is
   built stops the build at its next deadline check and the warm start (CART) is returned.
 * HiGHS (RUG, OMT, CGH) polls the deadline's stop flag in its interrupt callbacks, so a
-  running LP or MIP stops at once; column generation then ends as at its deadline and the
-  best model so far is returned.
+  running LP or MIP stops at once; column generation (and CGH's split sampling) then ends as
+  at its deadline and the best model so far is returned.
 * During input validation and encoding no model exists yet: ``KeyboardInterrupt``.
 * A second Ctrl-C raises ``KeyboardInterrupt`` as usual.
 """
@@ -23,7 +23,6 @@ import functools
 import numbers
 import signal
 import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -44,8 +43,7 @@ from .._validation import (
 from ..encoding.binarize import Binarizer
 from ..encoding.common import is_numeric
 from ..models.result import FINISHED_STATUSES, FitResult
-from ..solvers.base import clear_stop, request_stop
-from ..solvers.deadline import Deadline
+from ..solvers.deadline import Deadline  # also the method estimators' type hints
 
 
 class TimeLimitWarning(UserWarning):
@@ -65,69 +63,6 @@ class UnseenCategoryWarning(UserWarning):
 
 
 # ---------------------------------------------------------------------------- Ctrl-C
-class FitInterrupted(BaseException):
-    """Raised by Ctrl-C inside :meth:`_Interrupt.abortable` (a BaseException, like
-    KeyboardInterrupt, so that no ``except Exception`` swallows it)."""
-
-
-class _Interrupt:
-    """State of one :func:`interruptible` block: ``requested`` once Ctrl-C was pressed;
-    ``on_interrupt`` callbacks (e.g. "set the deadline of this loop to now") run then."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self.at: float | None = None
-        self.on_interrupt: list[Callable[[], None]] = []
-        self._abortable = False
-
-    @contextmanager
-    def abortable(self) -> Iterator[None]:
-        """Work that may be thrown away (building a model): Ctrl-C raises
-        :class:`FitInterrupted` right away, also if it came before the block."""
-        if self.requested:
-            raise FitInterrupted
-        self._abortable = True
-        try:
-            yield
-        finally:
-            self._abortable = False
-
-
-@contextmanager
-def interruptible() -> Iterator[_Interrupt]:
-    """Within the block the first SIGINT sets ``requested`` and runs the ``on_interrupt``
-    callbacks; the second raises ``KeyboardInterrupt``.  Only in the main thread (signals
-    go there); elsewhere a no-op.  Solver libraries that catch SIGINT themselves (SCIP)
-    override this handler while they run."""
-    state = _Interrupt()
-    if threading.current_thread() is not threading.main_thread():
-        yield state
-        return
-    previous = signal.getsignal(signal.SIGINT)
-
-    def handler(signum, frame):  # noqa: ARG001 - signal-handler signature
-        if state.requested:
-            raise KeyboardInterrupt
-        state.requested = True
-        state.at = time.perf_counter()
-        request_stop()  # solvers that poll (HiGHS) stop at their next check
-        for callback in state.on_interrupt:
-            callback()
-        if state._abortable:
-            raise FitInterrupted
-
-    try:
-        signal.signal(signal.SIGINT, handler)
-    except ValueError:  # pragma: no cover - not the main interpreter
-        yield state
-        return
-    try:
-        yield state
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        clear_stop()
-
-
 def fit_deadline(limit: float | None) -> Deadline:
     """The deadline of the solve part of a fit that starts now, for ``time_limit=limit``.
 
@@ -221,18 +156,6 @@ def logged_fit(fit: Callable) -> Callable:
         return out
 
     return wrapper
-
-
-def solve_deadline(t0: float, limit: float | None) -> float | None:
-    """Deadline (``time.perf_counter`` seconds) for the solver part of a fit started at ``t0``.
-
-    ``time_limit`` covers the whole fit, so a little is kept back for what follows a stopped
-    solve (freeing a large solver model, building and scoring the returned model): 0.1 s
-    plus 1 % of the limit, at most 5 % of it.  Measured overshoot without this reserve on
-    kr-vs-kp, depth 3, 2.5 s: about 0.2 s, half of it after the solver stopped."""
-    if limit is None:
-        return None
-    return t0 + limit - min(0.1 + 0.01 * limit, 0.05 * limit)
 
 
 def _str_columns(df: pd.DataFrame) -> list[str]:

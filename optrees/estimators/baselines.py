@@ -6,7 +6,6 @@ all four methods are in the same units: ``objective_`` = (1 - lam) * correct - l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -14,12 +13,12 @@ import pandas as pd
 
 from .._params import Boolean, Param, Params
 from .._validation import OptreesInputError
+from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
-from ..solvers.deadline import Deadline
 from ..trees.baselines import OCT, BinOCT
 from ..trees.problem import TreeProblem
 from ..trees.raw_thresholds import solve_binoct_raw
-from ._base import stop_on_ctrl_c
+from ._base import Deadline, stop_on_ctrl_c
 from .trees import _OptimalTreeClassifier
 
 
@@ -53,14 +52,6 @@ class OCTClassifier(_OptimalTreeClassifier):
 
     def _formulation(self, problem: TreeProblem, p: Params) -> OCT:
         return OCT(problem)
-
-
-@dataclass
-class _RawColumns:
-    """Column description read by :func:`optrees.io.save_model` (as CGH's ``encoder_``), so a
-    tree on raw numeric columns can be saved and loaded."""
-
-    specs: list[tuple[str, str, list]]
 
 
 class BinOCTClassifier(_OptimalTreeClassifier):
@@ -112,9 +103,8 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         if not self.raw_:
             self.encoder_ = None
             return super()._solve(df, y, classes, p, deadline)
-        values = self._numeric(df)
+        values = self._raw_values(df, fit=True)
         self.binarizer_ = None
-        self.encoder_ = _RawColumns([("num", str(c), []) for c in df.columns])
         self.feature_names_ = [str(c) for c in df.columns]
         self.negated_names_ = [f"not {c}" for c in self.feature_names_]
         with stop_on_ctrl_c(deadline):
@@ -122,10 +112,14 @@ class BinOCTClassifier(_OptimalTreeClassifier):
                                     deadline, p.random_state, p.verbose, p.warm_start)
 
     # ------------------------------------------------------------------ raw columns
-    def _numeric(self, df: pd.DataFrame) -> np.ndarray:
+    def _raw_values(self, df: pd.DataFrame, fit: bool = False) -> np.ndarray:
+        """The numeric matrix of ``df`` (``fit``: first describe its columns in
+        ``encoder_``); one message for a column that is not numeric."""
         try:
-            return df.to_numpy(dtype=float)
-        except (TypeError, ValueError) as exc:
+            if fit:
+                self.encoder_ = ThresholdColumns(df, categorical="refuse")
+            return self.encoder_.transform(df)
+        except OptreesInputError as exc:
             raise OptreesInputError(
                 "raw_thresholds=True needs numeric columns; binarize categorical data "
                 "(raw_thresholds=False)"
@@ -133,5 +127,5 @@ class BinOCTClassifier(_OptimalTreeClassifier):
 
     def _features(self, X: Any) -> np.ndarray:
         if getattr(self, "raw_", False):
-            return self._numeric(self._fitted_frame(X))
+            return self._raw_values(self._fitted_frame(X))
         return super()._features(X)

@@ -24,7 +24,6 @@ from .._params import (
 )
 from .._validation import check_depth, check_target
 from ..models.result import FitResult
-from ..solvers.deadline import Deadline
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
@@ -33,6 +32,7 @@ from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.problem import TreeProblem
 from ..trees.solve import solve_tree
 from ._base import (
+    Deadline,
     _BinaryInput,
     _TreePredictor,
     fit_deadline,

@@ -174,15 +174,21 @@ class BinaryTree:
             walk(0, "")
         return "\n".join(lines)
 
+    def _plot_nodes(self, feature_names: Sequence[str] | None = None) -> Any:
+        """Picture description for :mod:`optrees.export`."""
+        from ..export import binary_tree_nodes
+
+        return binary_tree_nodes(self, None if feature_names is None else list(feature_names))
+
     def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
-        """Graphviz DOT source of the tree (see :func:`optrees.plotting.to_dot`)."""
-        from ..plotting import to_dot
+        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
+        from ..export import to_dot
 
         return to_dot(self, None if feature_names is None else list(feature_names))
 
     def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (see :func:`optrees.plotting.plot_tree`)."""
-        from ..plotting import plot_tree
+        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
+        from ..export import plot_tree
 
         return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
 

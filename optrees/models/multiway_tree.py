@@ -191,8 +191,8 @@ class MultiwayTree:
         return "\n".join(lines)
 
     def _plot_nodes(self, feature_names: Any = None) -> Any:
-        """Picture description for :mod:`optrees.plotting` (one edge per value set)."""
-        from ..plotting import Node, Prediction
+        """Picture description for :mod:`optrees.export` (one edge per value set)."""
+        from ..export import Node, Prediction
 
         def build(n: int) -> Node:
             if self.feature[n] < 0:
@@ -206,14 +206,14 @@ class MultiwayTree:
         return build(0)
 
     def plot(self, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (see :func:`optrees.plotting.plot_tree`)."""
-        from ..plotting import plot_tree
+        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
+        from ..export import plot_tree
 
         return plot_tree(self, **kwargs)
 
     def to_dot(self) -> str:
-        """Graphviz DOT source of the tree (see :func:`optrees.plotting.to_dot`)."""
-        from ..plotting import to_dot
+        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
+        from ..export import to_dot
 
         return to_dot(self)
 

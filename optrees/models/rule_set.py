@@ -288,8 +288,8 @@ class RuleSet:
         return "\n".join(lines)
 
     def plot(self, max_rules: int | None = 20, **kwargs: Any) -> Any:
-        """matplotlib Figure of the rule weights (see :func:`optrees.plotting.plot_rules`)."""
-        from ..plotting import plot_rules
+        """matplotlib Figure of the rule weights (see :func:`optrees.export.plot_rules`)."""
+        from ..export import plot_rules
 
         return plot_rules(self, max_rules=max_rules, **kwargs)
 

@@ -7,26 +7,10 @@ formulation code does not depend on a solver library.
 from __future__ import annotations
 
 import math
-import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
-
-_STOP = threading.Event()
-
-
-def request_stop() -> None:
-    """Ask running solves to stop at their next interrupt check (set by Ctrl-C handlers)."""
-    _STOP.set()
-
-
-def clear_stop() -> None:
-    _STOP.clear()
-
-
-def stop_requested() -> bool:
-    return _STOP.is_set()
 
 
 @dataclass

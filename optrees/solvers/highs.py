@@ -26,7 +26,7 @@ from typing import Any
 import highspy
 import numpy as np
 
-from .base import SolveResult, SolverOptions, stop_requested
+from .base import SolveResult, SolverOptions
 from .deadline import Deadline
 
 INF = highspy.kHighsInf
@@ -158,13 +158,9 @@ class HighsModel:
         self.h.setOptionValue("presolve", "off")
         self.h.setOptionValue("ipm_optimality_tolerance", float(tolerance))
 
-    @staticmethod
-    def _stop_requested(deadline: Deadline | None) -> bool:
-        return stop_requested() or (deadline is not None and deadline.stopped)
-
     def _interrupt(self, event) -> None:
-        if ((self._stop_requested(self._stop) or time.perf_counter() > self._deadline)
-                and event.data_in):
+        stopped = self._stop is not None and self._stop.stopped
+        if (stopped or time.perf_counter() > self._deadline) and event.data_in:
             event.data_in.user_interrupt = True  # what event.interrupt() does (highspy >= 1.9)
 
     def option(self, name: str) -> Any:
@@ -277,8 +273,6 @@ class HighsModel:
         """Solve until ``deadline`` (or its stop flag); returns primal values, row duals
         (``stats['duals']``) for LPs, and the bound.  ``time_limit``: a further limit in
         seconds."""
-        if isinstance(deadline, int | float):  # transitional: seconds given positionally
-            deadline, time_limit = None, deadline
         self._stop = deadline
         limit = time_limit
         if deadline is not None and deadline.seconds() is not None:
@@ -303,7 +297,7 @@ class HighsModel:
         raw = self.h.modelStatusToString(self.h.getModelStatus())
         status = _STATUS.get(raw, raw)
         self._stop = None
-        if status == "interrupted" and not self._stop_requested(deadline):
+        if status == "interrupted" and not (deadline is not None and deadline.stopped):
             status = "time_limit"  # our deadline, not a stop request
         info = self.h.getInfo()
         sol = self.h.getSolution()

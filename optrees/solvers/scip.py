@@ -232,13 +232,6 @@ class ScipModel:
 
         SCIP catches Ctrl-C itself while it runs; a solve it stopped that way stops
         ``deadline`` too, so the stages after it see the request."""
-        if isinstance(deadline, int | float):  # transitional: seconds given positionally
-            deadline, time_limit = None, deadline
-        limit = time_limit
-        if deadline is not None and deadline.seconds() is not None:
-            limit = deadline.remaining() if limit is None else min(limit, deadline.remaining())
-        if limit is not None:
-            self.m.setParam("limits/time", max(float(limit), 0.01))
         sense = "maximize" if self.maximize else "minimize"
         self.m.setObjective(
             quicksum(c * self._vars[j] for j, c in self._obj.items()) + self._offset, sense)
@@ -248,6 +241,14 @@ class ScipModel:
             progress_hdlr = _Progress(self.options.progress_every)
             self._plugins.append(progress_hdlr)
             self.m.includeEventhdlr(progress_hdlr, "optrees_progress", "progress lines")
+        # the limit is read last: a Ctrl-C while the objective and the starts were passed on
+        # (our handler, not yet SCIP's, caught it) leaves no time (it used to let SCIP run to
+        # the time limit: test_ctrl_c_returns_the_incumbent[BinOCTClassifier], 59.5 s)
+        limit = time_limit
+        if deadline is not None and deadline.seconds() is not None:
+            limit = deadline.remaining() if limit is None else min(limit, deadline.remaining())
+        if limit is not None:
+            self.m.setParam("limits/time", max(float(limit), 0.01))
         t0 = time.perf_counter()
         self.m.optimize()
         seconds = time.perf_counter() - t0

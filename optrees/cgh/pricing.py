@@ -1,4 +1,4 @@
-"""CGH pricing (cgh-column-generation.txt §4.2): find decision paths with positive reduced
+"""CGH pricing ([CGH] §4.2): find decision paths with positive reduced
 cost (7).
 
 * :class:`RandomPathPricer` - the randomized heuristic of §4.2.3 (pool C, n_l sampled leaves,
@@ -10,14 +10,13 @@ cost (7).
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..solvers.base import SolverOptions
+from ..solvers.deadline import Deadline
 from ..solvers.highs import HighsModel
-from .cgh_paths import Duals, PathSpace
-from .cgh_sampling import PASS
+from .paths import Duals, PathSpace
+from .sampling import PASS
 
 EPS = 1e-6
 
@@ -147,12 +146,12 @@ def enumeration_size(space: PathSpace) -> int:
 
 
 def enumerate_pricing(space: PathSpace, duals: Duals, limit: int = 100,
-                      deadline: float | None = None):
+                      deadline: Deadline | None = None):
     """Exact pricing by enumerating all decision paths of every leaf (Prop. 3)."""
     out_leaf, out_pos, out_rc = [], [], []
     best = -np.inf
     for i in range(space.n_leaves):
-        if deadline is not None and time.perf_counter() >= deadline:
+        if deadline is not None and deadline.expired():
             return None
         grids = np.indices(tuple(space.sizes[i])).reshape(space.depth, -1).T
         leaf = np.full(len(grids), i, dtype=np.int64)
@@ -228,7 +227,7 @@ def dpp_model(space: PathSpace, duals: Duals, i: int, t: int, seed: int = 0):
 
 
 def milp_pricing(space: PathSpace, duals: Duals, limit: int = 100,
-                 deadline: float | None = None, leaves=None, seed: int = 0,
+                 deadline: Deadline | None = None, leaves=None, seed: int = 0,
                  stop_early: bool = False):
     """Exact pricing by the MILP DPP(l, t) for every leaf l and target t (§4.2.2).
 
@@ -242,11 +241,10 @@ def milp_pricing(space: PathSpace, duals: Duals, limit: int = 100,
     order = range(space.n_leaves) if leaves is None else leaves
     for i in order:
         for t in range(space.n_classes):
-            remaining = None if deadline is None else deadline - time.perf_counter()
-            if remaining is not None and remaining <= 0:
+            if deadline is not None and deadline.expired():
                 return None
             model, u_cols = dpp_model(space, duals, int(i), t, seed)
-            res = model.solve(time_limit=remaining)
+            res = model.solve(deadline)
             if res.status != "optimal" or res.values is None:
                 return None
             pos = [int(np.argmax(res.values[c])) for c in u_cols]

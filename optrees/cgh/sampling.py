@@ -1,4 +1,4 @@
-"""CGH threshold sampling (cgh-column-generation.txt §5, Algorithm 1) and the split table.
+"""CGH threshold sampling ([CGH] §5, Algorithm 1) and the split table.
 
 A split ``a = (f, v_f <= mu)`` sends a row left when ``x[f] <= mu``.  Thresholds are kept in a
 canonical form: the midpoint between two consecutive distinct training values of ``f``, so two
@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
+
+from ..solvers.deadline import Deadline
 
 PASS = 0
 
@@ -118,7 +120,7 @@ def threshold_sampling(
     q_root: int | None = None,
     q_node: int | None = None,
     max_rounds: int | None = None,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     seed: int = 0,
     all_splits: bool = False,
 ) -> SplitSets:
@@ -167,7 +169,7 @@ def threshold_sampling(
     splittable = any(len(u) > 1 for u in table.uniq)
     if not all_splits and splittable:
         while stable < tau and rounds < max_rounds:
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and deadline.expired():
                 break
             idx = None if m >= n else np.sort(rng.choice(n, m, replace=False))
             splits = fit_cart(idx, int(rng.integers(2**31 - 1)))

@@ -1,4 +1,4 @@
-"""Decision paths of CGH (cgh-column-generation.txt §3, Definition 2) and their evaluation.
+"""Decision paths of CGH ([CGH] §3, Definition 2) and their evaluation.
 
 Heap numbering: internal nodes 1 .. 2^k - 1, leaves 2^k .. 2^(k+1) - 1; leaf index
 ``i = l - 2^k``.  A decision path for leaf i is a vector ``pos`` of length k: ``pos[h]`` is the
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cgh_sampling import PASS, SplitSets
+from .sampling import PASS, SplitSets
 
 
 @dataclass
