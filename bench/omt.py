@@ -144,6 +144,12 @@ def main(argv: list[str] | None = None) -> int:
             refit = run_tasks(omt.refit_tasks(cfg, omt.select_penalty(tune)), path, COLUMNS,
                               jobs=args.jobs, label="omt:refit")
         rows = omt.reported(tune, refit)
+    for part in (tune, refit if refit is not None else tune.iloc[:0]):
+        for r in part[part["error"] != ""].to_dict("records"):
+            print(f"{r['dataset']:15s} d={r['depth']} seed={r['seed']} "
+                  f"lam={r['leaf_penalty']:g} error: {r['error']}", flush=True)
+    if rows.empty:
+        return 1
     print_rows(rows, names)
     return 0
 

@@ -93,23 +93,20 @@ def tune_stage(cfg: Config, _: pd.DataFrame) -> list[Task]:
 def test_stage(cfg: Config, done: pd.DataFrame) -> list[Task]:
     """Protocol stage ``test``: every method on the train part; with a penalty grid, OMT is
     the selected penalty refitted on train + validation."""
+    grid = "omt" in cfg.methods and len(cfg.lams) > 1
+    single = {"leaf_penalty": float(cfg.lams[0])} if cfg.lams else {}
     tasks = []
     for ds in cfg.datasets:
         for seed in cfg.seeds:
             for depth in cfg.depths:
                 for method in cfg.methods:
-                    if method == "omt" and len(cfg.lams) > 1:
-                        continue
-                    params: dict[str, Any] = {}
-                    if method == "omt" and cfg.lams:
-                        params["leaf_penalty"] = float(cfg.lams[0])
-                    if method == "omt":
-                        tasks.append(_omt_task(cfg, "test", ds, seed, depth, params))
-                    else:
+                    if method != "omt":
                         tasks.append(Task.make(cfg.protocol, "test", method, ds, seed,
                                                {"split": SPLIT, "depth": depth},
                                                cfg.time_limit, cfg.data_dir))
-    if "omt" in cfg.methods and len(cfg.lams) > 1 and not done.empty:
+                    elif not grid:
+                        tasks.append(_omt_task(cfg, "test", ds, seed, depth, single))
+    if grid and not done.empty:
         tasks += refit_tasks(cfg, select_penalty(done[done["stage"] == "tune"]))
     return tasks
 
