@@ -41,7 +41,7 @@ def tiny_grid() -> list[Task]:
 
 
 def deterministic(df: pd.DataFrame) -> pd.DataFrame:
-    return df.drop(columns=list(TIMING_COLUMNS)).reset_index(drop=True)
+    return df.drop(columns=list(TIMING_COLUMNS), errors="ignore").reset_index(drop=True)
 
 
 def file_rows(path) -> pd.DataFrame:
@@ -331,3 +331,100 @@ def test_pystreed_runs_side_by_side(tmp_path):
     assert rows == seen and len(rows) == 1 and rows[0]["status"] == "optimal"
     assert rows[0]["objective"] == pytest.approx(rows[0]["peer_objective"], abs=1e-9)
     assert peers.wrong_claims(pd.DataFrame(rows)).empty
+
+
+# ------------------------------------------------------------------------ OMT, RUG, ruleopt
+def test_omt_penalty_selection_prefers_validation_then_larger_penalty():
+    from optrees.bench.omt import reported, select_penalty
+
+    def row(seed, lam, val, seconds, error=""):
+        return {"key": f"k{seed}-{lam}", "dataset": "d", "depth": 2, "seed": seed,
+                "leaf_penalty": lam, "val_acc": val, "test_acc": val, "fit_seconds": seconds,
+                "error": error}
+
+    tune = pd.DataFrame([row(0, 0.0, 0.7, 1.0), row(0, 0.01, 0.8, 2.0), row(0, 0.05, 0.8, 3.0),
+                         row(0, 0.1, 0.9, 4.0, error="boom"),
+                         row(1, 0.0, 0.6, 1.0), row(1, 0.01, 0.5, 1.0)])
+    best = select_penalty(tune).set_index("seed")
+    assert best.loc[0, "leaf_penalty"] == 0.05  # tie at 0.8 -> the larger penalty
+    assert best.loc[1, "leaf_penalty"] == 0.0
+    assert best.loc[0, "grid_seconds"] == 6.0  # the failed fit is not part of the grid
+    refit = pd.DataFrame([{**row(0, 0.05, 0.95, 5.0), "fit_on": "train+val"}])
+    out = reported(tune, refit).iloc[0]
+    assert out["val_acc"] == 0.8 and out["grid_seconds"] == 6.0 and out["fit_seconds"] == 5.0
+
+
+def test_omt_split_is_random_as_in_the_paper():
+    from optrees.bench.tasks import load_data, split_data
+
+    X, y = load_data("monk3")
+    (X_tr, _), (X_va, _), (X_te, _) = split_data(X, y, "50/25/25-random", 3)
+    assert len(X_tr) == len(X) // 2 and len(X_tr) + len(X_va) + len(X_te) == len(X)
+    _, none, (X_te_cgh, _) = split_data(X, y, "50/25", 3)
+    assert none is None and X_te.index.equals(X_te_cgh.index)
+    (X_st, _), _, _ = split_data(X, y, "50/25/25", 3)
+    assert not X_tr.index.sort_values().equals(X_st.index.sort_values())
+
+
+def test_omt_resumed_run_gives_same_csv(tmp_path):
+    from optrees.bench import omt
+
+    cfg = resolve("omt", quick=True, datasets=["monk1"], methods=["omt"], depths=[1, 2],
+                  lams=[0.0, 0.05], time_limit=20)
+    cfg.extra["omt"] = {"k_best": None, "n_bins": 8, "ordinal": "auto"}
+    tasks = omt.penalty_tasks(cfg)
+    assert len(tasks) == 4 and all(t.param["k_best"] == 1000 for t in tasks)
+    columns = PROTOCOLS["omt"].columns
+    whole = run_tasks(tasks, tmp_path / "whole.csv", columns, progress=False)
+    run_tasks(tasks[1:3], tmp_path / "resumed.csv", columns, progress=False)  # interrupted
+    resumed = run_tasks(tasks, tmp_path / "resumed.csv", columns, progress=False)
+    assert (whole["error"] == "").all() and whole["n_rules"].notna().all()
+    assert file_rows(tmp_path / "whole.csv").equals(file_rows(tmp_path / "resumed.csv"))
+    refits = omt.refit_tasks(cfg, omt.select_penalty(resumed))
+    assert [t.param["fit_on"] for t in refits] == ["train+val"] * 2
+
+
+def test_omt_protocol_refits_the_chosen_penalty(tmp_path):
+    result = run_protocol("omt", quick=True, out_dir=tmp_path, datasets=["monk1"],
+                          methods=["omt", "cart"], depths=[1], lams=[0.0, 0.05],
+                          progress=False, plots=False)
+    df = result.frame
+    tune, test = df[df["stage"] == "tune"], df[df["stage"] == "test"]
+    assert len(tune) == 2 and set(test["method"]) == {"omt", "cart"}
+    omt_row = test[test["method"] == "omt"].iloc[0]
+    assert omt_row["fit_on"] == "train+val" and omt_row["split"] == "50/25/25-random"
+    best = tune.sort_values(["val_acc", "leaf_penalty"]).iloc[-1]
+    assert omt_row["leaf_penalty"] == best["leaf_penalty"]
+
+
+def test_rug_task_rows_carry_what_the_script_prints():
+    from optrees.bench import rug
+    from optrees.bench.tasks import run_task
+
+    r = run_task(rug.rug_task("monk1", 0, depth=2, calls=3))
+    c = run_task(rug.cart_task("monk1", 0, 2))
+    assert r["error"] == c["error"] == ""
+    assert {"test_f1", "n_rules", "avg_rule_length", "rules_per_sample",
+            "rule_length_per_sample", "n_rmp_calls"} <= set(r)
+    assert r["n_train"] + r["n_test"] == 124 and 0.5 < c["test_acc"] <= 1
+
+
+def test_ruleopt_and_fairness_summaries():
+    from optrees.bench import peers, rug
+
+    side = pd.DataFrame([
+        {"dataset": "d", "lp_method": "simplex", "n": 10, "seed": s, "ro_s": 1.0, "ot_s": 0.5,
+         "ro_acc": ro, "ot_acc": ot, "ro_rules": 4, "ot_rules": 2}
+        for s, (ro, ot) in enumerate([(0.80, 0.82), (0.80, 0.80), (0.90, 0.86)])])
+    m = peers.paired_summary(side).iloc[0]
+    assert m["diff"] == pytest.approx(-2 / 3) and m["better"] == 1 and m["equal"] == 1
+    assert m["se"] == pytest.approx(pd.Series([2.0, 0.0, -4.0]).std() / 3 ** 0.5)
+    fair = pd.DataFrame([
+        {"dataset": "d", "seed": s, "fairness": f, "error": "", "acc": 0.8, "dmc": dmc,
+         "eop": 50.0, "ratio": ratio}
+        for s, f, dmc, ratio in [(0, "None", 60.0, 1.0), (1, "None", 70.0, 1.0),
+                                 (0, "dmc", 65.0, 2.0), (1, "dmc", 60.0, 3.0)]])
+    t = rug.fair_summary(fair).set_index("fairness")
+    assert t.loc["dmc", "better"] == 1 and t.loc["dmc", "max_ratio"] == 3.0
+    assert t.loc["None", "dmc"] == 65.0
+    assert peers.fastest(iter([("a", 2.0), ("b", 1.0), ("c", 1.0)]).__next__, 3)[0] == "b"

@@ -10,8 +10,9 @@ This package is the one benchmark room; the scripts of ``bench/`` are entry poin
 Modules: ``tasks`` (a fit -> a row), ``protocols`` (the grids), ``variants`` (ablation
 tables), ``runner`` (local / Dask, resumable CSV), ``run`` (protocol -> CSV, Markdown,
 figures), ``report`` and ``plots`` (summaries), ``checks`` (sanity checks of rows), ``peers``
-(other packages side by side), ``papers`` (published numbers), ``scripts`` (what the scripts
-share).
+(other packages side by side: pystreed, ruleopt), ``papers`` (published numbers), ``omt``
+(penalty selection, refit, Table 1), ``rug`` (RUG vs CART, FairRUG), ``scale`` (OMT's scale
+test), ``scripts`` (what the scripts share).
 """
 
 from __future__ import annotations

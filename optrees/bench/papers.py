@@ -91,3 +91,20 @@ CGH_PAPER: dict[tuple[str, int], dict[str, float]] = {
 }
 """[CGH] (dataset, depth) -> accuracies (%): ``cgh_test``, ``cart_test`` and ``cgh_train``,
 ``cart_train`` (small datasets) or ``cart_tuned_test`` (large ones)."""
+
+OMT_TABLE1: dict[str, tuple[float, float]] = {
+    "soybean-small": (0.883, 0.95), "monk3": (0.987, 0.987), "monk1": (1.0, 1.0),
+    "hayes-roth": (0.75, 0.77), "monk2": (0.603, 0.779), "house-votes-84": (0.962, 0.955),
+    "spect": (0.834, 0.803), "breast-cancer": (0.74, 0.669), "balance-scale": (0.781, 0.772),
+    "tic-tac-toe": (0.802, 0.82), "car-evaluation": (0.879, 0.91), "kr-vs-kp": (0.96, 0.968),
+}
+"""[OMT] Table 1, OMT column: mean test accuracy at depth 4 and depth 5."""
+
+RUG_TABLE9: dict[str, float] = {
+    "adult": 85.58, "bank-marketing": 86.83, "banknote": 100.00, "pima-diabetes": 68.83,
+    "heart": 100.00, "ilpd": 64.66, "ionosphere": 94.37, "bupa": 50.72, "magic": 86.78,
+    "mammography": 98.84, "mushroom": 100.00, "oilspill": 96.81, "phoneme": 86.86,
+    "skin": 99.91, "tic-tac-toe": 97.40, "transfusion": 78.67, "wdbc": 93.86,
+}
+"""[RUG] Table 9, RUG column: test accuracy (%) on its two-class data sets but musk (not in
+the data directory; liver = bupa, hearts = heart, diabetes = pima-diabetes)."""

@@ -3,12 +3,14 @@
 The peer of the accelerated protocol is pystreed (STreeD, a test-only dependency): it solves
 accuracy - lambda * leaves, the objective of ``BendersOCTClassifier(penalty="leaves")``, to
 proven optimality by dynamic programming, so each of our fits gets the peer's time and optimum
-next to its own (``peer_seconds``, ``peer_objective``).
+next to its own (``peer_seconds``, ``peer_objective``). RUG's peer is ruleopt 1.2.1 (a
+bench-only dependency, :func:`ruleopt_side_by_side`).
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +22,7 @@ from .report import is_solved
 from .tasks import Task, load_data, run_task
 
 PEERS = ("pystreed",)
+"""Peers of :func:`run_with_peer` (ruleopt has its own runner, :func:`ruleopt_side_by_side`)."""
 REPEATS = 3
 """Fits under :data:`QUICK` seconds are timed as the median of this many (ours and the
 peer's alike)."""
@@ -129,3 +132,93 @@ def wrong_claims(df: pd.DataFrame, tol: float = TOL) -> pd.DataFrame:
     solved = df[is_solved(df["status"])]
     return solved[(solved["objective"] - solved["peer_objective"]).abs() > tol]
 
+
+
+# ----------------------------------------------------------------------------- ruleopt (RUG)
+def fastest(fit: Callable[[], tuple[Any, float]], repeat: int) -> tuple[Any, ...]:
+    """The result of the fastest of ``repeat`` calls of ``fit`` (which returns
+    ``(model, seconds, ...)``)."""
+    runs = [fit() for _ in range(max(1, repeat))]
+    return min(runs, key=lambda out: out[1])
+
+
+def ruleopt_fit(X: np.ndarray, y: np.ndarray, depth: int, calls: int, penalty: float,
+                seed: int) -> tuple[Any, float, float]:
+    """ruleopt's RUGClassifier with rule cost = length: ``(model, seconds, pen_par)``, where
+    ``pen_par`` is ruleopt's objective weight ``penalty / max(costs of the first tree's
+    rules)`` as optrees' ``pen_par``."""
+    from ruleopt import RUGClassifier as RuleoptRUG
+    from ruleopt.rule_cost import Length
+    from ruleopt.solver import HiGHSSolver
+
+    t0 = time.perf_counter()
+    model = RuleoptRUG(solver=HiGHSSolver(penalty=penalty), rule_cost=Length(),
+                       max_rmp_calls=calls, max_depth=depth, random_state=seed)
+    model.fit(X, y)
+    seconds = time.perf_counter() - t0
+    costs = np.asarray(model.coefficients_.costs)
+    first = costs[: sum(1 for info in model.rule_info_.values() if info[0] == 0)]
+    return model, seconds, penalty / float(np.max(first))
+
+
+def optrees_rug_fit(X: pd.DataFrame, y: np.ndarray, depth: int, calls: int, pen_par: float,
+                    seed: int, lp_method: str) -> tuple[Any, float]:
+    """optrees' RUGClassifier with ruleopt's settings: ``calls + 1`` master LPs (ruleopt
+    counts pricing rounds after the first LP), rule cost = length, threshold 1e-6."""
+    from ..estimators.rules import RUGClassifier
+
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RUGClassifier(max_depth=depth, pen_par=pen_par, max_rmp_calls=calls + 1,
+                              threshold=1e-6, rule_length_cost=True, random_state=seed,
+                              lp_method=lp_method).fit(X, y)
+    return model, time.perf_counter() - t0
+
+
+def ruleopt_side_by_side(dataset: str, seed: int, *, depth: int = 3, calls: int = 10,
+                         penalty: float = 1.0, lp_methods: Sequence[str] = ("simplex",),
+                         repeat: int = 1) -> list[dict[str, Any]]:
+    """One stratified 70/30 split: ruleopt once (on the matrix optrees' pricing trees see),
+    then optrees with each LP method; a row per method with both seconds (fastest of
+    ``repeat``), test accuracies and rule counts."""
+    from ..encoding.columns import RawColumns
+    from .rug import split
+
+    X, _ = load_data(dataset)
+    Xtr, Xte, ytr, yte = split(dataset, seed)
+    raw_tr = RawColumns(Xtr)
+    Mte = raw_tr.encode_rows(RawColumns(X), X.index.get_indexer(Xte.index))
+    classes, ytr_i = np.unique(ytr, return_inverse=True)
+    ro, ro_s, pen_par = fastest(
+        lambda: ruleopt_fit(raw_tr.matrix, ytr_i, depth, calls, penalty, seed), repeat)
+    ro_acc = float(np.mean(ro.predict(Mte) == np.searchsorted(classes, yte)))
+    rows = []
+    for method in lp_methods:
+        ot, ot_s = fastest(
+            lambda m=method: optrees_rug_fit(Xtr, ytr, depth, calls, pen_par, seed, m), repeat)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # categories unseen in training
+            ot_acc = float(np.mean(ot.predict(Xte) == yte))
+        rows.append(dict(dataset=dataset, n=len(X), seed=seed, pen_par=pen_par,
+                         lp_method=method, ro_s=ro_s, ro_acc=ro_acc,
+                         ro_rules=len(ro.decision_rules), ot_s=ot_s, ot_acc=ot_acc,
+                         ot_rules=len(ot.rules_), ot_lps=ot.n_rmp_calls_,
+                         ot_pool=len(ot.all_rules_), ot_status=ot.status_))
+    return rows
+
+
+def paired_summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, LP method): mean seconds, accuracies and rules of both, and the paired
+    test accuracy difference optrees - ruleopt (points: mean, standard error, splits where
+    optrees is better / equal)."""
+    out = []
+    for (name, method), g in rows.groupby(["dataset", "lp_method"], sort=False):
+        diff = 100 * (g["ot_acc"] - g["ro_acc"]).to_numpy()
+        out.append({"dataset": name, "lp_method": method, "n": int(g["n"].iloc[0]),
+                    **{k: float(g[k].mean()) for k in
+                       ("ro_s", "ro_acc", "ro_rules", "ot_s", "ot_acc", "ot_rules")},
+                    "splits": len(diff), "diff": diff.mean(),
+                    "se": diff.std(ddof=1) / np.sqrt(len(diff)),
+                    "better": int((diff > 0).sum()), "equal": int((diff == 0).sum())})
+    return pd.DataFrame(out)

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from .._validation import OptreesInputError
+from . import omt, rug
 from .tasks import ENCODINGS, METHODS, Task, accel_file, load_data
 from .variants import ACCEL_ABLATION, ACCEL_VARIANTS, CUT_VARIANTS
 
@@ -189,13 +190,7 @@ def accel_tasks(cfg: Config, _: pd.DataFrame | None = None) -> list[Task]:
     return tasks
 
 
-# ----------------------------------------------------------------------------- omt / cgh / rug
-def _omt(cfg: Config, _: pd.DataFrame) -> list[Task]:
-    return [_task(cfg, "test", method, ds, seed, {"split": "50/25/25", "depth": depth})
-            for ds in cfg.datasets for seed in cfg.seeds for depth in cfg.depths
-            for method in cfg.methods]
-
-
+# ----------------------------------------------------------------------------- cgh / rug
 def cgh_tasks(cfg: Config, _: pd.DataFrame | None = None, *, split: str = "50/25",
               params: dict[str, dict[str, Any]] | None = None) -> list[Task]:
     """[CGH] §7.2: CGH and CART (on the features CGH sees) per dataset, depth and split.
@@ -224,15 +219,13 @@ def _rug(cfg: Config, _: pd.DataFrame) -> list[Task]:
     for ds in cfg.datasets:
         for seed in cfg.seeds:
             for method in cfg.methods:
-                base: dict[str, Any] = {"split": "70/30"}
+                base: dict[str, Any] = {"split": rug.SPLIT}
+                where = {"time_limit": cfg.time_limit, "data_dir": cfg.data_dir}
                 if method == "cart":
-                    tasks.append(_task(cfg, "test", method, ds, seed,
-                                       {**base, "depth": depth, "features": "onehot"}))
-                elif method == "rug":
-                    tasks.append(_task(cfg, "test", method, ds, seed, {
-                        **base, "max_depth": depth, "pen_par": 1.0, "max_rmp_calls": 10}))
-                elif method == "rug-cv":
-                    tasks.append(_task(cfg, "test", method, ds, seed, {**base, "tune": "cv5"}))
+                    tasks.append(rug.cart_task(ds, seed, depth, **where))
+                elif method in ("rug", "rug-cv"):
+                    tasks.append(rug.rug_task(ds, seed, grid=method == "rug-cv", depth=depth,
+                                              **where))
                 elif method == "fairrug":
                     if ds not in RUG_FAIR:
                         continue
@@ -320,15 +313,18 @@ PROTOCOLS: dict[str, Protocol] = {
     ),
     "omt": Protocol(
         name="omt",
-        description="OMT vs OCT, BinOCT, FlowOCT and CART ([OMT] §6): 50/25/25 "
-                    "splits, test accuracy and instances solved vs time",
+        description="OMT vs OCT, BinOCT, FlowOCT and CART ([OMT] §6): random 50/25/25 "
+                    "splits, test accuracy and instances solved vs time; with several "
+                    "--lams, OMT's leaf penalty is chosen on validation and refitted on "
+                    "train+validation",
         full=Config("omt", False, OMT_DATASETS, ("omt", "oct", "binoct", "flow", "cart"),
                     (2, 3, 4, 5), tuple(range(5)), (), 1200.0),
         quick=Config("omt", True, ("monk1", "monk3"), ("omt", "oct", "binoct", "flow", "cart"),
                      (2,), (0,), (), 10.0),
-        stages=(("test", _omt),),
-        param_columns=("split", "depth"),
-        metric_columns=(*_TREE, "test_f1"),
+        stages=(("tune", omt.tune_stage), ("test", omt.test_stage)),
+        param_columns=("split", "fit_on", "depth", "leaf_penalty", *omt.OPTIONS),
+        metric_columns=(*_TREE, "test_f1", "n_rules", "mip_gap", "iterations", "columns",
+                        "cg_seconds", "mip_seconds"),
         allowed_methods=("omt", "oct", "binoct", "flow", "benders", "cart"),
     ),
     "cgh": Protocol(
@@ -357,7 +353,7 @@ PROTOCOLS: dict[str, Protocol] = {
                        "tune", "fairness", "epsilon", "sensitive", "threshold",
                        "rule_length_cost"),
         metric_columns=("test_f1", "n_rules", "avg_rule_length", "rules_per_sample",
-                        "n_rmp_calls", "dmc", "eop"),
+                        "rule_length_per_sample", "n_rmp_calls", "tuned", "dmc", "eop"),
         allowed_methods=("rug", "rug-cv", "cart", "fairrug"),
     ),
 }

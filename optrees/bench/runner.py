@@ -26,7 +26,7 @@ import pandas as pd
 from .._validation import OptreesInputError
 from .tasks import Task, run_task
 
-TIMING_COLUMNS = ("fit_seconds", "solve_seconds")
+TIMING_COLUMNS = ("fit_seconds", "solve_seconds", "cg_seconds", "mip_seconds")
 """Columns that depend on the wall clock; compare runs on the other columns."""
 
 INTERRUPTED = "interrupted"

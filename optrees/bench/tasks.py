@@ -49,9 +49,11 @@ METHOD_PARAMS: dict[str, dict[str, Any]] = {name: dict(m.params) for name, m in 
 RUG_CV_GRID = {"max_depth": [3, 5], "pen_par": [0.1, 1.0, 10.0], "max_rmp_calls": [5, 10, 15]}
 """[RUG] §4: 5-fold CV grid of RUG (``tune="cv5"``)."""
 
-SPLITS = ("50/25/25", "50/25", "70/30", "50/50", "train=F", "all")
+SPLITS = ("50/25/25", "50/25/25-random", "50/25", "70/30", "50/50", "train=F", "all")
 META_KEYS = ("split", "fit_on", "encoding", "variant", "tune", "sensitive")
 """Task params that steer the harness; all other params are estimator keyword arguments."""
+STAT_COLUMNS = ("iterations", "columns", "cg_seconds", "mip_seconds")
+"""Entries of a column-generation estimator's ``stats_`` copied into the row."""
 
 ACCEL_FOLDER = Path("binarized") / "accel-oct"
 ENCODINGS = ("enc", "QB_5", "QT_5")
@@ -203,8 +205,9 @@ def split_data(X: pd.DataFrame, y: pd.Series, scheme: str,
                seed: int) -> tuple[Part, Part | None, Part | None]:
     """(train, validation, test) parts of one split; missing parts are None.
 
-    ``50/25/25``: stratified train/validation/test ([FlowOCT] §4, [OMT] §6);
-    ``50/25``: random 50 % train, 25 % test, 25 % unused ([CGH] §7.2);
+    ``50/25/25``: stratified train/validation/test ([FlowOCT] §4);
+    ``50/25/25-random``: random train/validation/test ([OMT] §6: "5 random splits");
+    ``50/25``: its train and test parts, validation unused ([CGH] §7.2);
     ``70/30``: stratified train/test ([RUG] §4); ``50/50``: stratified halves;
     ``train=F``: random fraction F (0 < F < 1) to train, the rest to test; ``all``: train on
     every row.
@@ -230,10 +233,12 @@ def split_data(X: pd.DataFrame, y: pd.Series, scheme: str,
         X_tr, X_va, y_tr, y_va = train_test_split(
             X_rest, y_rest, test_size=1 / 3, stratify=y_rest, random_state=seed)
         return (X_tr, y_tr), (X_va, y_va), (X_te, y_te)
-    if scheme == "50/25":
+    if scheme in ("50/25/25-random", "50/25"):
         X_tr, X_rest, y_tr, y_rest = train_test_split(X, y, train_size=0.5, random_state=seed)
-        _, X_te, _, y_te = train_test_split(X_rest, y_rest, test_size=0.5, random_state=seed)
-        return (X_tr, y_tr), None, (X_te, y_te)
+        X_va, X_te, y_va, y_te = train_test_split(X_rest, y_rest, test_size=0.5,
+                                                  random_state=seed)
+        val = (X_va, y_va) if scheme == "50/25/25-random" else None
+        return (X_tr, y_tr), val, (X_te, y_te)
     if scheme == "70/30":
         X_tr, X_te, y_tr, y_te = train_test_split(
             X, y, test_size=0.3, stratify=y, random_state=seed)
@@ -270,13 +275,14 @@ class CARTBaseline:
                 self.feature_names_ = ([str(c) for c in X.columns] if self.binary_ else
                                        [lit.name for lit in self.binarizer_.literals_])
             return X.to_numpy(dtype=float) if self.binary_ else self.binarizer_.transform(X)
-        if self.features == "onehot":
-            cats = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])
-                    or isinstance(X[c].dtype, pd.CategoricalDtype)]
-            enc = pd.get_dummies(X.astype({c: str for c in cats}), columns=cats, dtype=float)
+        if self.features == "onehot":  # what RUG's pricing trees see
+            from ..encoding.columns import RawColumns
+
+            raw = RawColumns(X)
             if fit:
-                self.columns_ = list(enc.columns)
-            return enc.reindex(columns=self.columns_, fill_value=0.0).to_numpy(dtype=float)
+                self.columns_ = raw
+                return raw.matrix
+            return self.columns_.encode_rows(raw, np.arange(len(X)))
         if self.features == "cgh":
             if fit:
                 from ..encoding.thresholds import ThresholdColumns
@@ -354,14 +360,17 @@ def _f1(y: Any, pred: Any) -> float:
     return float(f1_score(y, pred, average="weighted"))
 
 
-def _fit(est: Any, task: Task, X: pd.DataFrame, y: pd.Series) -> Any:
-    if task.param.get("tune") == "cv5":
-        search = GridSearchCV(est, RUG_CV_GRID, cv=5, n_jobs=1)
-        search.fit(X, y)
-        est.set_params(**search.best_params_)
-    elif task.param.get("tune") is not None:
+def _tune(est: Any, task: Task, X: pd.DataFrame, y: pd.Series) -> dict[str, Any]:
+    """``tune="cv5"``: set the parameters of the best 5-fold CV score on :data:`RUG_CV_GRID`
+    and return them (``{}`` without ``tune``)."""
+    if task.param.get("tune") is None:
+        return {}
+    if task.param["tune"] != "cv5":
         raise OptreesInputError(f"unknown tune {task.param['tune']!r}; only 'cv5'")
-    return est.fit(X, y)
+    search = GridSearchCV(est, RUG_CV_GRID, cv=5, n_jobs=1)
+    search.fit(X, y)
+    est.set_params(**search.best_params_)
+    return dict(search.best_params_)
 
 
 def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
@@ -370,7 +379,8 @@ def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
     for col, attr in (("status", "status_"), ("objective", "objective_"), ("bound", "bound_"),
                       ("gap", "gap_"), ("solve_seconds", "solve_seconds_"),
                       ("bb_nodes", "n_bb_nodes_"), ("lp_integral", "lp_integral_"),
-                      ("lp_bound", "lp_bound_"), ("n_rmp_calls", "n_rmp_calls_")):
+                      ("lp_bound", "lp_bound_"), ("n_rmp_calls", "n_rmp_calls_"),
+                      ("mip_gap", "mip_gap_")):
         if hasattr(est, attr):
             value = getattr(est, attr)
             row[col] = value if isinstance(value, str | bool) else _nan(value)
@@ -387,6 +397,9 @@ def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
             row["tree_depth"] = int(tree.depth)
     if isinstance(getattr(est, "stats_", None), dict):
         row["stats"] = dict(est.stats_)
+        row.update({k: est.stats_[k] for k in STAT_COLUMNS if k in est.stats_})
+    if hasattr(est, "paths_"):  # OMT: one rule per root-to-leaf path
+        row["n_rules"] = len(est.paths_)
     if hasattr(est, "feature_names_"):
         row["n_features_binary"] = len(est.feature_names_)
     from ..models.rule_set import RuleSet
@@ -396,7 +409,8 @@ def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
 
         info = metrics.interpretability(est, X_te)
         row.update(n_rules=info["NoR"], avg_rule_length=info["Avg.RL"],
-                   rules_per_sample=info["Avg.NoRpS"])
+                   rules_per_sample=info["Avg.NoRpS"],
+                   rule_length_per_sample=info["Avg.RLpS"])
     return row
 
 
@@ -410,8 +424,9 @@ def _warnings(caught: list[warnings.WarningMessage]) -> list[str]:
 def run_task(task: Task) -> dict[str, Any]:
     """Fit ``task`` and return its CSV row; exceptions become an ``error`` entry.
 
-    Beyond the CSV columns the row has ``warnings`` (of the fit, see :func:`_warnings`) and,
-    when the model has them, ``n_splits``, ``tree_depth`` and ``stats``."""
+    Beyond the CSV columns the row has ``warnings`` (of the fit, see :func:`_warnings`),
+    when the model has them ``n_splits``, ``tree_depth`` and ``stats``, and after tuning the
+    chosen parameters ``tuned`` (JSON) and ``tune_seconds`` (part of ``fit_seconds``)."""
     params = task.param
     row: dict[str, Any] = {
         "key": task.key, "protocol": task.protocol, "stage": task.stage,
@@ -435,7 +450,11 @@ def run_task(task: Task) -> dict[str, Any]:
         t0 = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            _fit(est, task, *train)
+            tuned = _tune(est, task, *train)
+            if tuned:
+                row.update(tuned=json.dumps(tuned, sort_keys=True),
+                           tune_seconds=time.perf_counter() - t0)
+            est.fit(*train)
             row["fit_seconds"] = time.perf_counter() - t0
             row["warnings"] = _warnings(caught)
             row["status"] = "done"
