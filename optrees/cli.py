@@ -4,6 +4,9 @@ Start-up imports only the standard library; each command imports what it needs, 
 ``optrees --help`` and ``optrees datasets`` do not wait for scikit-learn and the solvers.
 Errors (unknown dataset, missing column, bad parameter) print one line and exit with code 2,
 before any fitting starts and without leaving a partial file behind.
+
+(Over 400 lines: the parser, the checks of every option against the method and the
+commands of one command line; reports are in ``cli_report``, bench options in ``cli_bench``.)
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ import os
 import re
 import sys
 import time
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
+from . import __version__, cli_report
+from .cli_bench import add_bench_parser
 from .registry import cli_methods
 
 if TYPE_CHECKING:
@@ -266,84 +269,6 @@ def _split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int) -> list[A
     return parts
 
 
-# ------------------------------------------------------------------------------------ report
-def _mip_summary(est: Any) -> list[str]:
-    """Status lines of the exact tree MIPs (FlowOCT, BendersOCT, BendOCT, OCT, BinOCT)."""
-    return [f"status          : {est.status_}",
-            f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
-            f"gap: {est.gap_:.2%}"]
-
-
-def _cgh_summary(est: Any) -> list[str]:
-    """Status line of CGH (a binary tree with real thresholds on the raw columns)."""
-    return [f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
-            f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)"]
-
-
-def _omt_summary(est: Any) -> list[str]:
-    """Status lines of OMT (a multiway-split tree from a path MIP and column generation)."""
-    return [f"status          : {est.status_}",
-            f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
-            f"gap (IP-LP)/IP: {est.gap_:.2%}"]
-
-
-_SUMMARIES: dict[str, Callable[[Any], list[str]]] = {"cgh": _cgh_summary, "omt": _omt_summary}
-
-
-def _fit(est: Any, X: pd.DataFrame, y: pd.Series) -> None:
-    """Fit; a time limit is reported in the status line rather than as a warning."""
-    from .estimators import TimeLimitWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TimeLimitWarning)
-        est.fit(X, y)
-
-
-def _report_tree(est: Any, parts: list[Any], summary: Callable[[Any], list[str]]) -> None:
-    """Print the tree, the ``summary`` lines, accuracies and time."""
-    X_tr, X_te, y_tr, y_te = parts
-    print(est.tree_.export_text())
-    print()
-    print("\n".join(summary(est)))
-    print(f"train accuracy  : {est.score(X_tr, y_tr):.4f}  (n={len(y_tr)})")
-    if X_te is not None and len(y_te):
-        print(f"test accuracy   : {est.score(X_te, y_te):.4f}  (n={len(y_te)})")
-    detail = ""
-    if hasattr(est, "n_bb_nodes_"):  # branch-and-bound methods
-        detail = f" (solver {est.solve_seconds_:.2f}s, {est.n_bb_nodes_} B&B nodes)"
-    print(f"time            : {est.fit_seconds_:.2f}s{detail}")
-
-
-def _report_rug(est: Any, parts: list[Any], sensitive: str | None) -> None:
-    """RUG / FairRUG: print the rules, interpretability metrics and fairness scores."""
-    from . import metrics
-
-    X_tr, X_te, y_tr, y_te = parts
-    print(est.export_text())
-    print()
-    print(f"status          : {est.status_}  ({est.n_rmp_calls_} master LPs, "
-          f"{est.fit_seconds_:.2f}s)")
-    named = [("train", X_tr, y_tr)] + ([("test", X_te, y_te)] if X_te is not None else [])
-    for name, X, y in named:
-        print(f"{name} accuracy  : {est.score(X, y):.4f}  (n={len(y)})")
-        info = metrics.interpretability(est, X)
-        print("                  " + "  ".join(f"{k} {v:.2f}" for k, v in info.items()))
-        if sensitive is not None:
-            pred, groups = est.predict(X), X[sensitive].to_numpy()
-            print(f"                  DMC {metrics.dmc_score(y, pred, groups):.3f}  "
-                  f"ODM {metrics.odm_score(y, pred, groups):.3f}  "
-                  f"EOP {metrics.eop_score(y, pred, groups):.3f}")
-
-
-def _save(est: Any, out: str | None) -> None:
-    """Write the model to ``out`` (atomically) when given."""
-    if out:
-        from .io import save_model
-
-        save_model(est, out)
-        print(f"model written to {out}")
-
-
 # ---------------------------------------------------------------------------------- commands
 def cmd_demo(args: argparse.Namespace) -> int:
     """BendersOCT of depth 2 on monk1, 75 % train / 25 % test."""
@@ -356,8 +281,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     parts = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
     print("BendersOCT, depth 2, on monk1 (75% train / 25% test)\n")
     est = BendersOCTClassifier(depth=2, lam=0.0, time_limit=25, random_state=0)
-    _fit(est, parts[0], parts[2])
-    _report_tree(est, parts, _mip_summary)
+    cli_report.fit_quietly(est, parts[0], parts[2])
+    cli_report.report_tree(est, parts, cli_report.mip_summary)
     return 0
 
 
@@ -368,12 +293,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
     est = _build_estimator(args)
     X, y = _load_data(args)
     parts = _split(X, y, args.test_size, args.seed)
-    _fit(est, parts[0], parts[2])
+    cli_report.fit_quietly(est, parts[0], parts[2])
     if args.method == "rug":
-        _report_rug(est, parts, getattr(args, "sensitive", None))
+        cli_report.report_rug(est, parts, getattr(args, "sensitive", None))
     else:
-        _report_tree(est, parts, _SUMMARIES.get(args.method, _mip_summary))
-    _save(est, args.out)
+        cli_report.report_tree(est, parts, cli_report.SUMMARIES.get(args.method,
+                                                                  cli_report.mip_summary))
+    cli_report.save(est, args.out)
     return 0
 
 
@@ -445,97 +371,6 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
         from .cli_options import method_options as options
 
         add_method_options(fit, options(RESERVED))
-
-
-class _ProtocolsHelp(argparse.Action):
-    """``-h`` of ``bench``: describes the protocols, imported only when help is asked for."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: Any = argparse.SUPPRESS, help: str | None = None) -> None:
-        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        """Print the help with the protocols' descriptions, then exit."""
-        from .bench.protocols import PROTOCOLS
-
-        parser.description = "Run an experimental protocol: " + "; ".join(
-            f"{k}: {v.description}" for k, v in PROTOCOLS.items())
-        parser.print_help()
-        parser.exit()
-
-
-PAPER = "paper"
-"""``optrees bench --time-limit`` default: each protocol's own (its paper's) time limit."""
-
-
-def csv_list(conv: Callable[[str], Any]) -> Callable[[str], list[Any]]:
-    """An argparse type: comma-separated values, each converted by ``conv``."""
-
-    def parse(text: str) -> list[Any]:
-        try:
-            return [conv(v.strip()) for v in text.split(",") if v.strip()]
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(f"bad list {text!r}: {exc}") from exc
-
-    return parse
-
-
-def _bench_time_limit(text: str) -> float | str | None:
-    """An argparse type: seconds > 0, 'none' (no limit) or 'paper' (the protocol's)."""
-    if text.lower() in ("none", "inf"):
-        return None
-    if text.lower() == PAPER:
-        return PAPER
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("--time-limit must be positive (or 'none')")
-    return value
-
-
-def add_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``bench`` sub-command to an ``argparse`` subparsers object; return it.
-
-    It lives here, not in :mod:`optrees.bench.cli`, because importing ``optrees.bench`` loads
-    the whole benchmark harness (scikit-learn, the solvers), which ``optrees --help`` need not.
-    """
-    p = subparsers.add_parser(
-        "bench", help="run a paper's experimental protocol (CSV + Markdown + figures)",
-        add_help=False, formatter_class=_HelpFormatter)
-    p.add_argument("-h", "--help", action=_ProtocolsHelp,
-                   help="show this help message (with the protocols) and exit")
-    # no `choices`, so an unknown protocol gets our own message (exit code 2)
-    p.add_argument("protocol", help="a protocol name (listed by --help)")
-    p.add_argument("--quick", action="store_true", help="small grid, under 3 minutes")
-    p.add_argument("--out", default="bench/results", help="output directory")
-    p.add_argument("--jobs", type=int, default=1, help="parallel local processes (-1: all)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", default=None,
-                       help="Dask scheduler address (default: none, local processes)")
-    where.add_argument("--dask-local", type=int, default=None, metavar="N",
-                       help="start a local Dask cluster with N worker processes (default: no)")
-    p.add_argument("--time-limit", type=_bench_time_limit, default=PAPER,
-                   help="seconds per fit, 'none' (no limit) or 'paper' (the protocol's)")
-    p.add_argument("--data-dir", default=None,
-                   help="folder of non-bundled datasets (default: $OPTREES_DATA)")
-    p.add_argument("--datasets", type=csv_list(str), default=None,
-                   help="comma-separated datasets (default: the protocol's)")
-    p.add_argument("--methods", type=csv_list(str), default=None,
-                   help="methods (for 'accelerated': BendOCT variants; default: the "
-                        "protocol's)")
-    p.add_argument("--depths", type=csv_list(int), default=None,
-                   help="comma-separated depths (default: the protocol's)")
-    p.add_argument("--lams", type=csv_list(float), default=None,
-                   help="comma-separated penalties (default: the protocol's)")
-    p.add_argument("--seeds", type=int, default=None,
-                   help="number of random splits (default: the protocol's)")
-    p.add_argument("--retry-errors", action="store_true",
-                   help="re-run tasks whose stored row has an error")
-    p.add_argument("--no-plots", action="store_true", help="skip the figures")
-    p.add_argument("--connect-timeout", type=float, default=10.0,
-                   help="seconds to wait for the Dask scheduler")
-    p.set_defaults(handler=cmd_bench)
-    return p
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

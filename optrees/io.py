@@ -6,6 +6,9 @@ them themselves), the column labels as given at fit time (integer labels stay in
 categories seen at fit time (predicting on others warns, as the estimators do) and a summary
 of the fit.  Loading checks all of it: a damaged or hand-edited file is refused with one
 :class:`OptreesInputError` naming the problem.
+
+(Over 400 lines: writing and reading one file format; the load side checks every field the
+save side writes, so the two stay side by side.)
 """
 
 from __future__ import annotations

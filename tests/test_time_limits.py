@@ -24,8 +24,9 @@ from optrees.estimators.trees import (
 from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.solvers.scip import ScipModel
 from optrees.trees import formulation
-from optrees.trees.baselines import OCT, BinOCT
+from optrees.trees.binoct import BinOCT
 from optrees.trees.flow import FlowOCT
+from optrees.trees.oct import OCT
 from optrees.trees.problem import TreeProblem
 from optrees.trees.warmstart import cart_heap_tree
 

@@ -1,6 +1,6 @@
 """``optrees bench PROTOCOL``: runs a protocol of :mod:`optrees.bench.protocols`.
 
-The arguments are declared in :func:`optrees.cli.add_bench_parser` (importing this package
+The arguments are declared in :func:`optrees.cli_bench.add_bench_parser` (importing this package
 loads the whole harness, which ``optrees --help`` should not wait for).
 """
 
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from .._validation import OptreesInputError
-from ..cli import PAPER, add_bench_parser
+from ..cli_bench import PAPER, add_bench_parser
 from .protocols import _DEFAULT
 
 

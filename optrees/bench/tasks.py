@@ -4,6 +4,9 @@
 :func:`run_task` executes it and returns one CSV row (a dict). ``run_task`` never raises: a
 solver that hits its time limit gives a row with its status and gap, and any exception is
 recorded in the ``error`` column, so one bad fit cannot stop a grid.
+
+(Over 400 lines: one fit recipe per method and baseline of every protocol, and the one
+row format they all write.)
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ One :class:`DatasetSpec` per dataset says how to read its file(s); the single ge
 in ``optrees.datasets`` does the rest. Bundled datasets live (already cleaned, with a header
 row) in ``optrees/datasets/data/``; the others are read from a data directory laid out like the
 project's ``shared/datasets`` folder.
+
+(Over 400 lines: one table entry per data set, with its source, columns and cleaning.)
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from .._params import Boolean, Param, Params
 from .._validation import OptreesInputError
 from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
-from ..trees.baselines import OCT, BinOCT
+from ..trees.binoct import BinOCT
+from ..trees.oct import OCT
 from ..trees.problem import TreeProblem
 from ..trees.raw_thresholds import solve_binoct_raw
 from ._base import Deadline, stop_on_ctrl_c

@@ -18,6 +18,9 @@ nest into a tree.  The tree therefore follows the rules exactly and defines the 
 So every training sample reaches the leaf of the rule that covers it, and the tree's training
 predictions equal the rule set's.  When the rules nest, every leaf path tests exactly its
 rule's features; otherwise some leaf paths also test features of other rules (``n_copies``).
+
+(Over 400 lines: building the tree from a rule set, prediction, text, picture description
+and serialization of one model kind.)
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ rules that predict k, divided by the total weight of all covering rules.  These 
 calibrated probabilities; their argmax equals the argmax of ``decision_function`` because
 ``y_hat_k = (K * V_k - V) / (K - 1)`` is increasing in the class vote ``V_k``.  An uncovered
 sample gets probability one for the default class.
+
+(Over 400 lines: rule, literal and rule-set types with prediction, explanation, text and
+serialization of one model kind.)
 """
 
 from __future__ import annotations

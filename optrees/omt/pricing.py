@@ -31,6 +31,8 @@ promising partial paths (smallest bound): the paper's heuristic KSP.
 Attribute-level rules (§5) are checked when a partial path is extended: ``forbidden`` feature
 sets may not all appear in one rule, ``requires[g]`` levels must already be on the path before
 level g, and a rule's feature-acquisition cost may not exceed ``rule_budget``.
+
+(Over 400 lines: the pricing DP over partial paths with its rule checks is one algorithm.)
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 The only module that touches pyscipopt for branch-and-cut.  Read ../shared/notes/solvers.md:
 a lazy-constraint handler must lock its variables and symmetry handling must be off, otherwise
 SCIP can return a wrong "optimal" value.
+
+(About 400 lines: the SCIP backend with its lazy-constraint, separator and heuristic
+plugins, which share the model's variable map.)
 """
 
 from __future__ import annotations

@@ -181,3 +181,30 @@ class HeapTree:
                 label[n - 1] = int(np.argmax(counts))
             best[n] = leaf_val
         return HeapTree(split, label)
+
+
+# ----------------------------------------------------------------- heap numbering
+def leaf_range(n: int, depth: int) -> range:
+    """Leaves (heap numbers) in the subtree of node n of a depth-``depth`` tree."""
+    k = depth - (n.bit_length() - 1)
+    return range(n << k, (n + 1) << k)
+
+
+def leaf_ancestors(t: int) -> list[tuple[int, bool]]:
+    """(ancestor, path goes left at it) for every proper ancestor of heap node t."""
+    out = []
+    while t > 1:
+        out.append((t // 2, t % 2 == 0))
+        t //= 2
+    return out
+
+
+def majority_labels(leaf_of: np.ndarray, y: np.ndarray, n_nodes: int, n_classes: int,
+                     default: np.ndarray) -> np.ndarray:
+    """Majority class of the rows reaching each node (``default`` where none does)."""
+    label = default.copy()
+    counts = np.zeros((n_nodes, n_classes), dtype=np.int64)
+    np.add.at(counts, (leaf_of - 1, y), 1)
+    used = counts.sum(axis=1) > 0
+    label[used] = counts[used].argmax(axis=1)
+    return label

@@ -10,7 +10,7 @@ from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
-from .baselines import BinOCT
+from .binoct import BinOCT
 from .formulation import check_model_size
 from .solve import mip_result, run_scip
 

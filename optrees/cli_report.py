@@ -1,0 +1,88 @@
+"""What ``optrees fit`` and ``optrees demo`` print after a fit (the model, its status line,
+accuracies, time) and the saved model file."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def mip_summary(est: Any) -> list[str]:
+    """Status lines of the exact tree MIPs (FlowOCT, BendersOCT, BendOCT, OCT, BinOCT)."""
+    return [f"status          : {est.status_}",
+            f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
+            f"gap: {est.gap_:.2%}"]
+
+
+def cgh_summary(est: Any) -> list[str]:
+    """Status line of CGH (a binary tree with real thresholds on the raw columns)."""
+    return [f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
+            f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)"]
+
+
+def omt_summary(est: Any) -> list[str]:
+    """Status lines of OMT (a multiway-split tree from a path MIP and column generation)."""
+    return [f"status          : {est.status_}",
+            f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
+            f"gap (IP-LP)/IP: {est.gap_:.2%}"]
+
+
+SUMMARIES: dict[str, Callable[[Any], list[str]]] = {"cgh": cgh_summary, "omt": omt_summary}
+
+
+def fit_quietly(est: Any, X: pd.DataFrame, y: pd.Series) -> None:
+    """Fit; a time limit is reported in the status line rather than as a warning."""
+    from .estimators import TimeLimitWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est.fit(X, y)
+
+
+def report_tree(est: Any, parts: list[Any], summary: Callable[[Any], list[str]]) -> None:
+    """Print the tree, the ``summary`` lines, accuracies and time."""
+    X_tr, X_te, y_tr, y_te = parts
+    print(est.tree_.export_text())
+    print()
+    print("\n".join(summary(est)))
+    print(f"train accuracy  : {est.score(X_tr, y_tr):.4f}  (n={len(y_tr)})")
+    if X_te is not None and len(y_te):
+        print(f"test accuracy   : {est.score(X_te, y_te):.4f}  (n={len(y_te)})")
+    detail = ""
+    if hasattr(est, "n_bb_nodes_"):  # branch-and-bound methods
+        detail = f" (solver {est.solve_seconds_:.2f}s, {est.n_bb_nodes_} B&B nodes)"
+    print(f"time            : {est.fit_seconds_:.2f}s{detail}")
+
+
+def report_rug(est: Any, parts: list[Any], sensitive: str | None) -> None:
+    """RUG / FairRUG: print the rules, interpretability metrics and fairness scores."""
+    from . import metrics
+
+    X_tr, X_te, y_tr, y_te = parts
+    print(est.export_text())
+    print()
+    print(f"status          : {est.status_}  ({est.n_rmp_calls_} master LPs, "
+          f"{est.fit_seconds_:.2f}s)")
+    named = [("train", X_tr, y_tr)] + ([("test", X_te, y_te)] if X_te is not None else [])
+    for name, X, y in named:
+        print(f"{name} accuracy  : {est.score(X, y):.4f}  (n={len(y)})")
+        info = metrics.interpretability(est, X)
+        print("                  " + "  ".join(f"{k} {v:.2f}" for k, v in info.items()))
+        if sensitive is not None:
+            pred, groups = est.predict(X), X[sensitive].to_numpy()
+            print(f"                  DMC {metrics.dmc_score(y, pred, groups):.3f}  "
+                  f"ODM {metrics.odm_score(y, pred, groups):.3f}  "
+                  f"EOP {metrics.eop_score(y, pred, groups):.3f}")
+
+
+def save(est: Any, out: str | None) -> None:
+    """Write the model to ``out`` (atomically) when given."""
+    if out:
+        from .io import save_model
+
+        save_model(est, out)
+        print(f"model written to {out}")
