@@ -47,11 +47,12 @@ class Search:
     """Exact search for one data set, leaf penalty and deadline (results cached across calls)."""
 
     def __init__(self, data: BinaryData, leaf_penalty: float, backend: str = "auto",
-                 deadline: Deadline | None = None) -> None:
+                 deadline: Deadline | None = None, order: bool = True) -> None:
         self.d = data
         self.L = float(leaf_penalty)
         self.counter = Counter(data, backend)
         self.deadline = deadline
+        self.order = order
         self.cache = SubtreeCache()
         self.stats = SearchStats()
         scale = 1.0 + float(data.w.sum()) + 2.0 ** 6 * abs(self.L)
@@ -68,13 +69,20 @@ class Search:
             return True
         return False
 
-    def _prior(self, key: bytes, weight: float, depth: int) -> tuple[float, bool]:
-        """(a priori upper bound, whether it is the exact optimum) of a cached subproblem."""
+    def _prior(self, key: bytes, depth: int) -> float:
+        """The cache's upper bound of a subproblem (inf when unknown)."""
         entry = self.cache.get(key, depth)
-        upper = weight - self.L
-        if entry is None:
-            return upper, False
-        return min(upper, entry.upper), entry.exact
+        return math.inf if entry is None else entry.upper
+
+    def _order(self, Xf: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Permutation of the features by decreasing stump value on ``rows`` (good
+        incumbents first, so more of the rest is pruned)."""
+        d = self.d
+        onehot = np.zeros((rows.size, d.n_classes))
+        onehot[np.arange(rows.size), d.y[rows]] = d.w[rows]
+        c1 = Xf @ onehot
+        c0 = onehot.sum(axis=0) - c1
+        return np.argsort(-(c0.max(axis=1) + c1.max(axis=1)), kind="stable")
 
     # ------------------------------------------------------------------ search
     def solve(self, rows: np.ndarray, depth: int, lower: float = -math.inf,
@@ -118,34 +126,56 @@ class Search:
         ws = d.w[rows]
         n = rows.size
         ones = XsT.sum(axis=1)
+        feats = np.flatnonzero((ones > 0) & (ones < n))
+        Xf = XsT[feats].astype(np.float64)
+        if self.order:
+            perm = self._order(Xf, rows)
+            feats, Xf = feats[perm], Xf[perm]
+        # Similarity bound (MurTree §4.6, mirrored): a subtree's value on S' is at most its
+        # bound on S plus the weight of S' \ S.  A[i, j] = weight with x_i = 1 and x_j = 0.
+        A = (Xf * ws) @ (1.0 - Xf).T
+        ub = np.full((2, len(feats)), np.inf)  # proven bounds of the sides met so far
+        At = np.ascontiguousarray(A.T)
+        w1s = Xf @ ws
+        w0s = float(ws.sum()) - w1s
+        L = self.L
         best, best_node, parts = leaf, None, leaf
         floor = max(leaf, lower)  # what a split must beat to matter
         complete = True
         parent = {}  # lazily computed counters of ``rows`` (for depth-2 children)
-        for f in np.flatnonzero((ones > 0) & (ones < n)):
+        for j, f in enumerate(feats):
             if floor >= upper - tol:
                 complete = False  # the rest is bounded by ``upper`` ≤ best
                 break
             if self._expired():
                 complete = False
                 break
+            # cheap bounds first (weights, similarity), the cache only if they do not prune
+            u0 = min(w0s[j] - L, float((ub[0] + At[j]).min()))
+            u1 = min(w1s[j] - L, float((ub[1] + A[j]).min()))
+            ub[0, j], ub[1, j] = u0, u1
+            if u0 + u1 <= floor + tol:
+                parts = max(parts, u0 + u1)
+                self.stats.pruned += 1
+                continue
             mask = XsT[f]
             sides = (rows[~mask], rows[mask])
             keys = tuple(self.cache.key(r) for r in sides)
-            w1 = float(ws[mask].sum())
-            w0 = float(ws.sum()) - w1
-            (u0, _), (u1, _) = self._prior(keys[0], w0, depth - 1), \
-                self._prior(keys[1], w1, depth - 1)
+            u0 = min(u0, self._prior(keys[0], depth - 1))
+            u1 = min(u1, self._prior(keys[1], depth - 1))
+            ub[0, j], ub[1, j] = u0, u1
             if u0 + u1 <= floor + tol:
                 parts = max(parts, u0 + u1)
                 self.stats.pruned += 1
                 continue
             grams = self._child_grams(rows, sides, parent) if depth == 3 else (None, None)
-            r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0])
+            r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0], cap=u0)
+            ub[0, j] = r0.upper
             if r0.upper + u1 <= floor + tol:
                 parts = max(parts, r0.upper + u1)
                 continue
-            r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1])
+            r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1], cap=u1)
+            ub[1, j] = r1.upper
             parts = max(parts, r0.upper + r1.upper)
             if r0.value + r1.value > best + tol:
                 best, best_node = r0.value + r1.value, (int(f), r0.node, r1.node)
