@@ -268,3 +268,27 @@ def test_matches_pystreed(binarized, name, depth, lam):
     assert sol.optimal
     assert sol.score / n == pytest.approx(ref_obj, abs=1e-9)
     assert _rescore(sol.tree, X, y, np.ones(n), range(n), lam * n) == pytest.approx(sol.score)
+
+
+# ---------------------------------------------------------------- counters
+@pytest.mark.skipif(not numba_available(), reason="numba missing")
+@pytest.mark.parametrize("seed", range(4))
+def test_counters_agree(seed):
+    """Bitset popcounts, weighted pair counts and the numpy Gram matrices give the same G."""
+    from optrees.trees.subtrees.kernels import gram_bits, gram_upper
+
+    rng = np.random.default_rng(seed)
+    n, F, K = 150 + 40 * seed, 9, 3
+    X = (rng.random((n, F)) < 0.3 + 0.1 * seed).astype(np.uint8)
+    y = rng.integers(0, K, n)
+    d = BinaryData.make(X, y, None, K)
+    rows = np.flatnonzero(rng.random(n) < 0.7).astype(np.int64)
+    Gb, tb = gram_bits(d.indptr, d.indices, d.y, rows, K, F)
+    Gp, tp = gram_upper(d.indptr, d.indices, d.y, d.w, rows, K, F)
+    Xs, ys = X[rows].astype(float), y[rows]
+    iu = np.triu_indices(F)
+    for k in range(K):
+        ref = Xs[ys == k].T @ Xs[ys == k]
+        assert np.array_equal(Gb[:, :, k][iu], ref[iu])
+        assert np.array_equal(Gp[:, :, k][iu], ref[iu])
+    assert np.array_equal(tb, np.bincount(ys, minlength=K)) and np.array_equal(tb, tp)

@@ -1,6 +1,7 @@
 """Frequency counters and the depth-2 kernel behind one interface, compiled or numpy.
 
-``"numba"`` uses :mod:`.kernels` (sparse pair counting, one loop without temporaries);
+``"numba"`` uses :mod:`.kernels` (bitset popcounts for unit weights, sparse pair counting
+otherwise; the kernel is one loop without temporaries);
 ``"numpy"`` (no compiler needed, slower) builds one Gram matrix per class with BLAS and
 vectorizes the kernel over feature pairs as :mod:`optrees.trees.d2s` does.
 """
@@ -40,16 +41,20 @@ class Counter:
     def __init__(self, data: BinaryData, backend: str = "auto") -> None:
         self.data = data
         self.backend = resolve_backend(backend)
+        self.unit = bool(np.all(data.w == 1.0))
         if self.backend == "numba":
-            from .kernels import depth2_kernel, gram_upper
+            from .kernels import depth2_kernel, gram_bits, gram_upper
 
-            self._gram, self._kernel = gram_upper, depth2_kernel
+            self._kernel = depth2_kernel
+            self._pairs, self._bits = gram_upper, gram_bits
 
     def gram(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``G`` (F x F x K) and class weights ``t`` (K) of ``rows``."""
         d = self.data
         if self.backend == "numba":
-            return self._gram(d.indptr, d.indices, d.y, d.w, rows, d.n_classes, d.n_features)
+            if self.unit:  # bitsets and popcounts
+                return self._bits(d.indptr, d.indices, d.y, rows, d.n_classes, d.n_features)
+            return self._pairs(d.indptr, d.indices, d.y, d.w, rows, d.n_classes, d.n_features)
         F, K = d.n_features, d.n_classes
         G = np.empty((F, F, K))
         t = np.bincount(d.y[rows], weights=d.w[rows], minlength=K).astype(np.float64)

