@@ -89,66 +89,84 @@ def gram_bits(indptr, indices, y, rows, n_classes, n_features):
 
 
 @njit(cache=True, nogil=True)
-def _count(G, t, a, b, s, r, k):
-    """Class-k weight with x_a = s and x_b = r (B.1 eqs. 27-30 of accelerated-bendoct)."""
-    g = G[a, b, k] if a <= b else G[b, a, k]
-    if s == 1 and r == 1:
-        return g
-    if s == 1:
-        return G[a, a, k] - g
-    if r == 1:
-        return G[b, b, k] - g
-    return t[k] - G[a, a, k] - G[b, b, k] + g
+def _best_child(S, D, t, a, s, cap, L, tol):
+    """Best depth-1 subtree on the side ``x_a = s``: (value, feature or -1).  Counts with
+    ``x_b = 1`` / ``0`` in it are B.1 eqs. 27-30 of accelerated-bendoct; the loop is skipped
+    when no split can beat the leaf (its value is at most the side's weight - 2L = ``cap``)."""
+    F, K = S.shape[0], S.shape[2]
+    cbest = -np.inf
+    for k in range(K):
+        c = D[a, k] if s == 1 else t[k] - D[a, k]
+        cbest = max(cbest, c)
+    cbest -= L
+    cb = -1
+    if cap <= cbest + tol:
+        return cbest, cb
+    for b in range(F):
+        if b == a:
+            continue
+        m0 = -np.inf
+        m1 = -np.inf
+        if s == 1:
+            for k in range(K):
+                g = S[a, b, k]
+                m1 = max(m1, g)
+                m0 = max(m0, D[a, k] - g)
+        else:
+            for k in range(K):
+                g = S[a, b, k]
+                m1 = max(m1, D[b, k] - g)
+                m0 = max(m0, t[k] - D[a, k] - D[b, k] + g)
+        v = m0 + m1 - 2.0 * L
+        if v > cbest + tol:
+            cbest = v
+            cb = b
+            if cbest >= cap - tol:
+                break
+    return cbest, cb
 
 
 @njit(cache=True, nogil=True)
 def depth2_kernel(G, t, leaf_penalty, depth, tol):
     """Best tree of depth <= ``depth`` (0, 1, 2) from the counters: (value, root, left child
-    feature, right child feature), -1 for a leaf.  A split must beat a leaf by > ``tol``."""
+    feature, right child feature), -1 for a leaf.  A split must beat a leaf by > ``tol``;
+    a root is skipped once its children's bounds (side weight - L) cannot beat the best."""
     F, K = G.shape[0], G.shape[2]
     L = leaf_penalty
     best = -np.inf
+    total = 0.0
     for k in range(K):
         best = max(best, t[k])
+        total += t[k]
     best -= L
     ba, bl, br = -1, -1, -1
     if depth == 0:
         return best, ba, bl, br
-    total = 0.0
-    for k in range(K):
-        total += t[k]
+    S = np.empty((F, F, K))  # symmetric copy: contiguous reads in the inner loop
+    D = np.empty((F, K))
     for a in range(F):
-        da = 0.0
         for k in range(K):
-            da += G[a, a, k]
-        if da <= 0.0 or da >= total:  # one side empty: never beats a leaf
-            continue
-        child = np.empty(2)
-        cfeat = np.full(2, -1)
-        for s in range(2):
-            cl = -np.inf
+            D[a, k] = G[a, a, k]
+        for b in range(a, F):
             for k in range(K):
-                c = G[a, a, k] if s == 1 else t[k] - G[a, a, k]
-                cl = max(cl, c)
-            cbest = cl - L
-            cb = -1
-            if depth >= 2:
-                for b in range(F):
-                    if b == a:
-                        continue
-                    m0 = -np.inf
-                    m1 = -np.inf
-                    for k in range(K):
-                        m0 = max(m0, _count(G, t, a, b, s, 0, k))
-                        m1 = max(m1, _count(G, t, a, b, s, 1, k))
-                    v = m0 + m1 - 2.0 * L
-                    if v > cbest + tol:
-                        cbest = v
-                        cb = b
-            child[s] = cbest
-            cfeat[s] = cb
-        v = child[0] + child[1]
+                S[a, b, k] = G[a, b, k]
+                S[b, a, k] = G[a, b, k]
+    for a in range(F):
+        w1 = 0.0
+        for k in range(K):
+            w1 += D[a, k]
+        w0 = total - w1
+        if w1 <= 0.0 or w0 <= 0.0:  # one side empty: never beats a leaf
+            continue
+        if w0 + w1 - 2.0 * L <= best + tol:
+            continue
+        split_cap = np.inf if depth >= 2 else -np.inf
+        c1, f1 = _best_child(S, D, t, a, 1, min(split_cap, w1 - 2.0 * L), L, tol)
+        if c1 + w0 - L <= best + tol:
+            continue
+        c0, f0 = _best_child(S, D, t, a, 0, min(split_cap, w0 - 2.0 * L), L, tol)
+        v = c0 + c1
         if v > best + tol:
             best = v
-            ba, bl, br = a, cfeat[0], cfeat[1]
+            ba, bl, br = a, f0, f1
     return best, ba, bl, br
