@@ -292,3 +292,42 @@ def test_counters_agree(seed):
         assert np.array_equal(Gb[:, :, k][iu], ref[iu])
         assert np.array_equal(Gp[:, :, k][iu], ref[iu])
     assert np.array_equal(tb, np.bincount(ys, minlength=K)) and np.array_equal(tb, tp)
+
+
+# ---------------------------------------------------------------- interface
+def test_numpy_fallback_without_numba(monkeypatch):
+    from optrees.trees.subtrees import counts
+
+    monkeypatch.setattr(counts, "numba_available", lambda: False)
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, (40, 5))
+    y = rng.integers(0, 3, 40)
+    sol = solve_subtree(X, y, 3, 0.5)
+    assert sol.stats["backend"] == "numpy" and sol.optimal
+    assert sol.score == pytest.approx(_brute(X, y, np.ones(40), range(40), 3, 0.5, 3))
+    with pytest.raises(ImportError):
+        counts.resolve_backend("numba")
+
+
+def test_rows_mask_and_index_agree():
+    rng = np.random.default_rng(12)
+    X = rng.integers(0, 2, (50, 6))
+    y = rng.integers(0, 2, 50)
+    mask = rng.random(50) < 0.5
+    a = solve_subtree(X, y, 3, 1.0, rows=mask)
+    b = solve_subtree(X, y, 3, 1.0, rows=np.flatnonzero(mask)[::-1])
+    c = solve_subtree(X[mask], y[mask], 3, 1.0)
+    assert a.score == b.score == c.score
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"X": [[0, 2]], "y": [0]}, "binary"),
+    ({"X": [[0, 1]], "y": [3], "n_classes": 2}, "labels"),
+    ({"X": [[0, 1]], "y": [0], "sample_weight": [-1.0]}, "non-negative"),
+    ({"X": [[0, 1], [1, 0]], "y": [0, 1], "rows": [1, 1]}, "repeat"),
+    ({"X": [[0, 1]], "y": [0], "leaf_penalty": -1.0}, "leaf_penalty"),
+])
+def test_bad_input(kwargs, message):
+    args = {"depth": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        solve_subtree(**args)
