@@ -331,3 +331,16 @@ def test_bad_input(kwargs, message):
     args = {"depth": 2, **kwargs}
     with pytest.raises(ValueError, match=message):
         solve_subtree(**args)
+
+
+def test_lower_bound_argument():
+    rng = np.random.default_rng(13)
+    X = rng.integers(0, 2, (60, 6))
+    y = (X[:, 0] ^ X[:, 2]).astype(int)
+    y[rng.random(60) < 0.15] ^= 1
+    exact = solve_subtree(X, y, 3, 1.0)
+    below = solve_subtree(X, y, 3, 1.0, lower_bound=exact.score - 0.5)
+    assert below.optimal and below.score == pytest.approx(exact.score)
+    above = solve_subtree(X, y, 3, 1.0, lower_bound=exact.score + 0.5)
+    assert above.score <= exact.score + 1e-9
+    assert exact.score - 1e-9 <= above.bound <= exact.score + 0.5 + 1e-6

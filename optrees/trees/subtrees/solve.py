@@ -37,8 +37,8 @@ class SubtreeSolution:
 
 def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=None,
                   rows=None, n_classes: int | None = None, deadline: Deadline | None = None,
-                  upper_bound: float | None = None, backend: str = "auto"
-                  ) -> SubtreeSolution:
+                  upper_bound: float | None = None, lower_bound: float | None = None,
+                  backend: str = "auto") -> SubtreeSolution:
     """Maximize ``sum of weights of correctly classified rows − leaf_penalty · leaves`` over
     trees of depth ≤ ``depth`` on the rows selected by ``rows`` (mask or indices; all rows by
     default).
@@ -47,7 +47,10 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     ``0..n_classes-1``; ``leaf_penalty`` is in weight units (samples for unit weights).
     ``deadline`` (:class:`~optrees.solvers.deadline.Deadline`): when it expires the best tree
     found is returned with a valid bound and ``optimal=False``.  ``upper_bound``: a *proven*
-    bound on the optimum (the search stops once a tree reaches it).  ``backend``:
+    bound on the optimum (the search stops once a tree reaches it).  ``lower_bound``: only
+    trees scoring above it matter (e.g. a MIP incumbent's share): when none exists the answer
+    is the best tree met and a proven ``bound`` ≤ ``lower_bound`` (+1e-9 relative), with
+    ``optimal`` False unless that tree reaches the bound.  ``backend``:
     ``"auto"`` (numba when importable), ``"numba"`` or ``"numpy"``; same answers.
     Ties go to the leaf over a split, then to the first feature found.
     """
@@ -69,7 +72,8 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
         bound = float(cw.sum()) - leaf_penalty if depth > 0 else value
         bound = min(bound, cap)
     else:
-        res = search.solve(idx, depth, cap=cap)
+        lower = -math.inf if lower_bound is None else float(lower_bound)
+        res = search.solve(idx, depth, lower=lower, cap=cap)
         node, value, bound = res.node, res.value, res.upper
     tree = to_heap(node, depth, data, idx)
     score = score_tree(tree, data, idx, leaf_penalty)
