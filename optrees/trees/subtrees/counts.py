@@ -1,0 +1,111 @@
+"""Frequency counters and the depth-2 kernel behind one interface, compiled or numpy.
+
+``"numba"`` uses :mod:`.kernels` (bitset popcounts for unit weights, sparse pair counting
+otherwise; the kernel is one loop without temporaries);
+``"numpy"`` (no compiler needed, slower) builds one Gram matrix per class with BLAS and
+vectorizes the kernel over feature pairs as :mod:`optrees.trees.d2s` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import BinaryData
+
+__all__ = ["Counter", "numba_available", "resolve_backend"]
+
+
+def numba_available() -> bool:
+    """Whether the compiled backend can be used (numba importable)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def resolve_backend(backend: str) -> str:
+    """``"auto"`` → ``"numba"`` if importable else ``"numpy"``; validates explicit names."""
+    if backend == "auto":
+        return "numba" if numba_available() else "numpy"
+    if backend not in ("numba", "numpy"):
+        raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
+    if backend == "numba" and not numba_available():
+        raise ImportError("backend='numba' needs the numba package")
+    return backend
+
+
+class Counter:
+    """Counters ``(G, t)`` of a row subset and the depth-≤2 optimum from them."""
+
+    def __init__(self, data: BinaryData, backend: str = "auto") -> None:
+        self.data = data
+        self.backend = resolve_backend(backend)
+        self.unit = bool(np.all(data.w == 1.0))
+        if self.backend == "numba":
+            from .kernels import depth2_kernel, gram_bits, gram_upper
+
+            self._kernel = depth2_kernel
+            self._pairs, self._bits = gram_upper, gram_bits
+
+    def gram(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``G`` (F x F x K) and class weights ``t`` (K) of ``rows``."""
+        d = self.data
+        if self.backend == "numba":
+            if self.unit:  # bitsets and popcounts
+                return self._bits(d.indptr, d.indices, d.y, rows, d.n_classes, d.n_features)
+            return self._pairs(d.indptr, d.indices, d.y, d.w, rows, d.n_classes, d.n_features)
+        F, K = d.n_features, d.n_classes
+        G = np.empty((F, F, K))
+        t = np.bincount(d.y[rows], weights=d.w[rows], minlength=K).astype(np.float64)
+        Xs, ys, ws = d.X[rows].astype(np.float64), d.y[rows], d.w[rows]
+        for k in range(K):
+            Xk = Xs[ys == k]
+            G[:, :, k] = Xk.T @ (Xk * ws[ys == k, None])
+        return G, t
+
+    def depth2(self, G: np.ndarray, t: np.ndarray, leaf_penalty: float, depth: int,
+               tol: float) -> tuple[float, int, int, int]:
+        """(value, root, left feature, right feature) of the best tree of depth ≤ ``depth``."""
+        if self.backend == "numba":
+            v, a, bl, br = self._kernel(G, t, float(leaf_penalty), int(depth), float(tol))
+            return float(v), int(a), int(bl), int(br)
+        return _depth2_numpy(G, t, float(leaf_penalty), depth, tol)
+
+
+def _depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int,
+                  tol: float) -> tuple[float, int, int, int]:
+    """Vectorized :func:`.kernels.depth2_kernel` (needs a symmetric ``G``)."""
+    leaf = float(t.max()) - L if t.size else -L
+    F = G.shape[0]
+    if depth == 0 or F == 0:
+        return leaf, -1, -1, -1
+    d = np.einsum("aak->ak", G)                   # FQ(k, a): (F, K)
+    side = [t[None, :] - d, d]                    # class weights with x_a = 0 / 1
+    child_leaf = [s.max(axis=1) - L for s in side]
+    child, feat = [], []
+    for s in (0, 1):
+        if depth >= 2:
+            if s == 1:
+                q1 = G                                        # x_a = 1, x_b = 1
+                q0 = d[:, None, :] - G                        # x_a = 1, x_b = 0
+            else:
+                q1 = d[None, :, :] - G                        # x_a = 0, x_b = 1
+                q0 = t - d[:, None, :] - d[None, :, :] + G    # x_a = 0, x_b = 0
+            split = q0.max(axis=2) + q1.max(axis=2) - 2.0 * L
+            np.fill_diagonal(split, -np.inf)
+            b = np.argmax(split, axis=1)
+            sv = split[np.arange(F), b]
+            use = sv > child_leaf[s] + tol
+            child.append(np.where(use, sv, child_leaf[s]))
+            feat.append(np.where(use, b, -1))
+        else:
+            child.append(child_leaf[s])
+            feat.append(np.full(F, -1))
+    total = d.sum(axis=1)
+    roots = child[0] + child[1]
+    roots[(total <= 0.0) | (total >= t.sum())] = -np.inf
+    a = int(np.argmax(roots))
+    if roots[a] > leaf + tol:
+        return float(roots[a]), a, int(feat[0][a]), int(feat[1][a])
+    return leaf, -1, -1, -1

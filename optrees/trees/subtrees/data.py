@@ -1,0 +1,80 @@
+"""Validated binary data for the subtree engine: 0/1 features, class indices, weights."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BinaryData", "select_rows"]
+
+
+@dataclass
+class BinaryData:
+    """``X`` (n x F, uint8 0/1), ``y`` (0..K-1), ``w`` (non-negative float64) and, for the
+    compiled counters, each row's 1-features in CSR form (``indptr``, ``indices``)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    n_classes: int
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @classmethod
+    def make(cls, X, y, sample_weight=None, n_classes: int | None = None) -> BinaryData:
+        """Check and convert; ``n_classes`` defaults to ``max(y) + 1``."""
+        X = np.asarray(X)
+        y = np.asarray(y)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+        if X.size and not np.isin(X, (0, 1)).all():
+            raise ValueError("X must be binary (0/1)")
+        if y.size and not np.issubdtype(y.dtype, np.integer):
+            if not np.array_equal(y, np.round(y)):
+                raise ValueError("y must hold integer class indices")
+        y = y.astype(np.int64)
+        if n_classes is None:
+            n_classes = int(y.max()) + 1 if y.size else 1
+        if n_classes < 1:
+            raise ValueError("n_classes must be positive")
+        if y.size and (y.min() < 0 or y.max() >= n_classes):
+            raise ValueError(f"labels must lie in 0..{n_classes - 1}")
+        if sample_weight is None:
+            w = np.ones(X.shape[0])
+        else:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.shape != (X.shape[0],):
+                raise ValueError(f"sample_weight must have shape ({X.shape[0]},)")
+            if not np.isfinite(w).all() or (w < 0).any():
+                raise ValueError("sample_weight must be finite and non-negative")
+        Xb = np.ascontiguousarray(X, dtype=np.uint8)
+        rows, cols = np.nonzero(Xb)
+        indptr = np.zeros(Xb.shape[0] + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=Xb.shape[0]), out=indptr[1:])
+        return cls(Xb, y, w, int(n_classes), indptr, cols.astype(np.int64))
+
+
+def select_rows(n: int, rows) -> np.ndarray:
+    """Sorted unique int64 row indices from ``None`` (all), a boolean mask or an index array."""
+    if rows is None:
+        return np.arange(n, dtype=np.int64)
+    rows = np.asarray(rows)
+    if rows.dtype == bool:
+        if rows.shape != (n,):
+            raise ValueError("boolean rows mask must have one entry per sample")
+        return np.flatnonzero(rows).astype(np.int64)
+    if rows.size and not np.issubdtype(rows.dtype, np.integer):
+        raise ValueError("rows must be an integer index array or a boolean mask")
+    rows = np.sort(rows.astype(np.int64))
+    if rows.size > 1 and (rows[1:] == rows[:-1]).any():
+        raise ValueError("rows must not repeat (use sample_weight for multiplicities)")
+    if rows.size and (rows[0] < 0 or rows[-1] >= n):
+        raise ValueError("row index out of range")
+    return rows

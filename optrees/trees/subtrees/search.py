@@ -1,0 +1,200 @@
+"""Branch-and-bound search over root features with a cache (MurTree §4, STreeD §4.3).
+
+Maximizes ``weighted correct - L * leaves``.  A subtree's value is at most the weight of its
+rows minus one leaf penalty; a node's optimum is at most the best over the leaf and every
+split of the sum of its children's bounds (MurTree's lower bounds, mirrored for a maximum).
+Subtrees of depth ≤ 2 are solved by the frequency-count kernel of :mod:`.counts`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...solvers.deadline import Deadline
+from .cache import SubtreeCache
+from .counts import Counter
+from .data import BinaryData
+from .tree import Node, from_depth2
+
+__all__ = ["Result", "Search"]
+
+
+@dataclass
+class Result:
+    """A subtree, its value and a proven upper bound on the optimum (``== value``: exact)."""
+
+    value: float
+    node: Node
+    upper: float
+
+
+@dataclass
+class SearchStats:
+    """Work counters of one search."""
+
+    nodes: int = 0
+    kernels: int = 0
+    grams: int = 0
+    pruned: int = 0
+    timed_out: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+class Search:
+    """Exact search for one data set, leaf penalty and deadline (results cached across calls)."""
+
+    def __init__(self, data: BinaryData, leaf_penalty: float, backend: str = "auto",
+                 deadline: Deadline | None = None, order: bool = True) -> None:
+        self.d = data
+        self.L = float(leaf_penalty)
+        self.counter = Counter(data, backend)
+        self.deadline = deadline
+        self.order = order
+        self.cache = SubtreeCache()
+        self.stats = SearchStats()
+        scale = 1.0 + float(data.w.sum()) + 2.0 ** 6 * abs(self.L)
+        self.tol = 1e-9 * scale
+
+    # ------------------------------------------------------------------ helpers
+    def _gram(self, rows: np.ndarray):
+        self.stats.grams += 1
+        return self.counter.gram(rows)
+
+    def _expired(self) -> bool:
+        if self.deadline is not None and self.deadline.expired():
+            self.stats.timed_out = True
+            return True
+        return False
+
+    def _prior(self, key: bytes, depth: int) -> float:
+        """The cache's upper bound of a subproblem (inf when unknown)."""
+        entry = self.cache.get(key, depth)
+        return math.inf if entry is None else entry.upper
+
+    # ------------------------------------------------------------------ search
+    def solve(self, rows: np.ndarray, depth: int, lower: float = -math.inf,
+              key: bytes | None = None, gram=None, cap: float = math.inf) -> Result:
+        """Best subtree of depth ≤ ``depth`` on ``rows`` when it can beat ``lower`` (else any
+        tree with a bound ≤ ``lower``); ``gram`` optionally supplies the counters lazily,
+        ``cap`` is a known upper bound."""
+        self.stats.nodes += 1
+        L, tol = self.L, self.tol
+        if key is None:
+            key = self.cache.key(rows)
+        entry = self.cache.get(key, depth)
+        if entry is not None and entry.exact:
+            return Result(entry.value, entry.node, entry.value)
+        cw = np.bincount(self.d.y[rows], weights=self.d.w[rows], minlength=self.d.n_classes)
+        leaf = float(cw.max()) - L
+        upper = min(float(cw.sum()) - L, cap)
+        if entry is not None:
+            upper = min(upper, entry.upper)
+        if depth == 0 or leaf >= upper - tol:  # a leaf reaches the bound: optimal
+            self.cache.put_exact(key, depth, leaf, None)
+            return Result(leaf, None, leaf)
+        if upper <= lower + tol:  # cannot beat what the caller has
+            self.stats.pruned += 1
+            return Result(leaf, None, upper)
+        if depth <= 2:
+            G, t = gram() if gram is not None else self._gram(rows)
+            self.stats.kernels += 1
+            v, a, bl, br = self.counter.depth2(G, t, L, depth, tol)
+            node = from_depth2(a, bl, br)
+            self.cache.put_exact(key, depth, v, node)
+            return Result(v, node, v)
+        return self._branch(rows, depth, key, leaf, upper, lower)
+
+    def _branch(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
+                upper: float, lower: float) -> Result:
+        """Try every root feature (depth ≥ 3), pruning with the children's bounds against
+        the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
+        tol, d = self.tol, self.d
+        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
+        G, t = self._gram(rows)
+        diag = np.einsum("aak->ak", G)                      # class weights with x_f = 1
+        ones = diag.sum(axis=1)
+        feats = np.flatnonzero((ones > 0) & (ones < float(t.sum())))
+        if self.order:  # decreasing stump value: good incumbents first, more pruning after
+            stump = diag.max(axis=1) + (t - diag).max(axis=1)
+            feats = feats[np.argsort(-stump[feats], kind="stable")]
+        # Similarity bound (MurTree §4.6, mirrored): a subtree's value on S' is at most its
+        # bound on S plus the weight of S' \ S.  A[i, j] = weight with x_i = 1 and x_j = 0.
+        P = np.triu(G.sum(axis=2))
+        P = (P + np.triu(P, 1).T)[np.ix_(feats, feats)]
+        A = np.diag(P)[:, None] - P
+        ub = np.full((2, len(feats)), np.inf)  # proven bounds of the sides met so far
+        At = np.ascontiguousarray(A.T)
+        w1s = ones[feats]
+        w0s = float(t.sum()) - w1s
+        L = self.L
+        best, best_node, parts = leaf, None, leaf
+        floor = max(leaf, lower)  # what a split must beat to matter
+        complete = True
+        parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
+        for j, f in enumerate(feats):
+            if floor >= upper - tol:
+                complete = False  # the rest is bounded by ``upper`` ≤ best
+                break
+            if self._expired():
+                complete = False
+                break
+            # cheap bounds first (weights, similarity), the cache only if they do not prune
+            u0 = min(w0s[j] - L, float((ub[0] + At[j]).min()))
+            u1 = min(w1s[j] - L, float((ub[1] + A[j]).min()))
+            ub[0, j], ub[1, j] = u0, u1
+            if u0 + u1 <= floor + tol:
+                parts = max(parts, u0 + u1)
+                self.stats.pruned += 1
+                continue
+            mask = XsT[f]
+            sides = (rows[~mask], rows[mask])
+            keys = tuple(self.cache.key(r) for r in sides)
+            u0 = min(u0, self._prior(keys[0], depth - 1))
+            u1 = min(u1, self._prior(keys[1], depth - 1))
+            ub[0, j], ub[1, j] = u0, u1
+            if u0 + u1 <= floor + tol:
+                parts = max(parts, u0 + u1)
+                self.stats.pruned += 1
+                continue
+            grams = self._child_grams(rows, sides, parent) if depth == 3 else (None, None)
+            r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0], cap=u0)
+            ub[0, j] = r0.upper
+            if r0.upper + u1 <= floor + tol:
+                parts = max(parts, r0.upper + u1)
+                continue
+            r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1], cap=u1)
+            ub[1, j] = r1.upper
+            parts = max(parts, r0.upper + r1.upper)
+            if r0.value + r1.value > best + tol:
+                best, best_node = r0.value + r1.value, (int(f), r0.node, r1.node)
+                floor = max(floor, best)
+        bound = min(upper, parts) if complete else upper
+        if bound <= best + tol:
+            self.cache.put_exact(key, depth, best, best_node)
+            return Result(best, best_node, best)
+        self.cache.put_bound(key, depth, bound)
+        return Result(best, best_node, bound)
+
+    def _child_grams(self, rows: np.ndarray, sides: tuple[np.ndarray, np.ndarray],
+                     parent: dict) -> tuple:
+        """Lazy counters of both sides: the smaller computed directly, the larger as the
+        parent's minus the smaller's (MurTree §4.4's incremental frequency counts)."""
+        small = 0 if sides[0].size <= sides[1].size else 1
+        memo: dict[int, tuple] = {}
+
+        def get(s: int):
+            if s not in memo:
+                if s == small:
+                    memo[s] = self._gram(sides[s])
+                else:
+                    if "G" not in parent:
+                        parent["G"] = self._gram(rows)
+                    Gp, tp = parent["G"]
+                    Gs, ts = get(small)
+                    memo[s] = (Gp - Gs, tp - ts)
+            return memo[s]
+
+        return (lambda: get(0)), (lambda: get(1))
