@@ -66,7 +66,7 @@ GENERAL: dict[str, tuple[str, ...]] = {
 """Options every method shares (written out below, with the command line's own defaults)
 -> the estimator parameters they set; a method takes the first one it has."""
 
-PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts")
+PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "subtree_search")
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
@@ -361,8 +361,9 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                      help="binarization of numeric columns (QT-k or QB-k)")
     fit.add_argument("--bins", type=int, default=5, help="k of QT-k / QB-k")
     fit.add_argument("--plain", action="store_true",
-                     help="benders: the published method, without the path-bound cuts, "
-                          "split-bound cuts and polishing that are on by default")
+                     help="benders: the published method, without the subtree search, "
+                          "path-bound cuts, split-bound cuts and polishing that are on by "
+                          "default")
     fit.add_argument("-v", "--verbose", action="count", default=0,
                      help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
     fit.add_argument("--out", help="write the fitted model as JSON (default: not saved)")

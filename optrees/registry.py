@@ -43,7 +43,7 @@ class Method:
 
 PLAIN_BENDERS: dict[str, Any] = {"polishing": False, "path_bound_cuts": False,
                                  "strengthened_cuts": False, "eqp": None,
-                                 "split_bound_cuts": False}
+                                 "split_bound_cuts": False, "subtree_search": False}
 """BendersOCT with every technique of [BendOCT] off: the published [FlowOCT] eq. (8)."""
 
 _EST = "optrees.estimators"

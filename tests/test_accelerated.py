@@ -43,7 +43,8 @@ def _fit(X, y, depth, lam, switches, warm_start, penalty="leaves"):
     return BendersOCTClassifier(depth=depth, lam=lam, penalty=penalty, binarizer=None,
                                 polishing=polishing, path_bound_cuts=path_bound,
                                 strengthened_cuts=strengthened, eqp=eqp,
-                                split_bound_cuts=split_bound, warm_start=warm_start).fit(X, y)
+                                split_bound_cuts=split_bound, warm_start=warm_start,
+                                subtree_search=False).fit(X, y)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"inst{c[0]}" for c in CASES])
@@ -111,7 +112,7 @@ def _streed_reference(name: str, depth: int, lam: float):
 def test_bendoct_with_eqp_matches_pystreed():
     Xb, y, best = _streed_reference("monk1", 3, 0.02)
     est = BendOCTClassifier(depth=3, lam=0.02, binarizer=None, time_limit=120,
-                            eqp="recursive_da-group").fit(Xb, y)
+                            eqp="recursive_da-group", subtree_search=False).fit(Xb, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["eqp_sets"] > 0
@@ -123,7 +124,8 @@ def test_path_bound_and_polishing_match_pystreed(variant, name, depth, lam):
     Xb, y, best = _streed_reference(name, depth, lam)
     est = BendersOCTClassifier(depth=depth, lam=lam, penalty="leaves", binarizer=None,
                                polishing=True, path_bound_cuts=variant,
-                               split_bound_cuts=False, time_limit=120).fit(Xb, y)
+                               split_bound_cuts=False, subtree_search=False,
+                               time_limit=120).fit(Xb, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["path_bound_cuts"] > 0 and est.stats_["d2s_calls"] > 0
@@ -203,11 +205,11 @@ def test_split_bound_rows_hold_at_every_tree(depth, penalty):
 
 @pytest.mark.parametrize("name, lam", [("monk2", 0.01), ("monk3", 0.001)])
 def test_split_bounds_prove_depth4_optima_of_pystreed(name, lam):
-    """The defaults (polishing, path-bound and split-bound cuts) prove depth-4 optima that
+    """The MIP defaults (polishing, path-bound and split-bound cuts) prove depth-4 optima that
     the paper's cuts alone do not reach in a minute (monk2: 59 s time limit without (SB))."""
     Xb, y, best = _streed_reference(name, 4, lam)
     est = BendersOCTClassifier(depth=4, lam=lam, penalty="leaves", binarizer=None,
-                               time_limit=120).fit(Xb, y)
+                               subtree_search=False, time_limit=120).fit(Xb, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.stats_["split_bound_cuts"] > 0

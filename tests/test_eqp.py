@@ -35,7 +35,8 @@ def _instance(seed: int):
 
 def _fit(X, y, depth, lam, eqp, penalty):
     return BendersOCTClassifier(depth=depth, lam=lam, penalty=penalty, eqp=eqp, binarizer=None,
-                                path_bound_cuts=False, polishing=False).fit(X, y)
+                                path_bound_cuts=False, polishing=False,
+                                subtree_search=False).fit(X, y)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 7, 8, 11])

@@ -38,11 +38,14 @@ def test_verbose_prints_progress_lines():
     # own handlers, which optrees then uses instead of stderr)
     code = (
         "import warnings; warnings.simplefilter('ignore')\n"
-        "from optrees import BendersOCTClassifier, CGHClassifier, RUGClassifier, load_dataset\n"
+        "from optrees import (BendersOCTClassifier, BendOCTClassifier, CGHClassifier,\n"
+        "                     RUGClassifier, load_dataset)\n"
         "X, y = load_dataset('monk2')\n"
-        # the plain method: with path-bound cuts the solve ends before any progress line
+        # the plain MIP: with the search or path-bound cuts it ends before any B&B line
         "BendersOCTClassifier(depth=2, time_limit=3, verbose=1, random_state=0,\n"
-        "                     path_bound_cuts=False, polishing=False).fit(X, y)\n"
+        "                     path_bound_cuts=False, polishing=False,\n"
+        "                     subtree_search=False).fit(X, y)\n"
+        "BendOCTClassifier(depth=2, time_limit=3, verbose=1, random_state=0).fit(X, y)\n"
         "RUGClassifier(max_depth=2, max_rmp_calls=3, verbose=1, random_state=0).fit(X, y)\n"
         "CGHClassifier(depth=2, tau=10, time_limit=5, verbose=1, random_state=0).fit(X, y)\n"
     )
@@ -55,7 +58,8 @@ def test_verbose_prints_progress_lines():
     assert any(" B&B" in line and "gap" in line and "bound" in line for line in lines)
     assert any(" RUG" in line and "round 1" in line for line in lines)
     assert any(" CGH" in line for line in lines)
-    assert sum(" done" in line for line in lines) == 3
+    assert any("search" in line and "proved True" in line for line in lines)
+    assert sum(" done" in line for line in lines) == 4
 
 
 def test_application_logging_receives_records(monk2, caplog, capfd):

@@ -48,9 +48,12 @@ def test_flow_and_benders_match_exhaustive_search(case):
         BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 1,
                              fractional_cuts=t % 4 == 2, symmetry_breaking=t % 5 != 3,
                              **PLAIN_BENDERS),
-        # the default: eq. (8) in the leaf structure with path-bound cuts and polishing
+        # the MIP's defaults: eq. (8) in the leaf structure with path-bound cuts and polishing
         BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0,
-                             path_bound_cuts=("both", True, "negative")[t % 3]),
+                             path_bound_cuts=("both", True, "negative")[t % 3],
+                             subtree_search=False),
+        # the defaults: the exact subtree search proves it (no MIP)
+        BendersOCTClassifier(depth=depth, lam=lam, binarizer=None),
     ]
     for est in variants:
         est.fit(X, y)

@@ -19,9 +19,13 @@ _SWITCHES: dict[str, dict[str, Any]] = {
     # [BendOCT] §6 ablation: EC strengthened cuts (§5.1), SP polishing (§5.2), EQP inequalities
     # (§5.3), PBCP path-bound cutting planes (§5.4, with both improvements (25)-(26) as in the
     # paper's configurations); SB split-bound cuts (our extension, accel.split_bound);
-    # "default" = BendOCTClassifier's defaults
+    # "default" = BendOCTClassifier's defaults (the exact subtree search first, then the MIP),
+    # "default-mip" the same without the search
     "bendoct": {},
-    "default": {"polishing": True, "path_bound_cuts": "both", "split_bound_cuts": True},
+    "default": {"polishing": True, "path_bound_cuts": "both", "split_bound_cuts": True,
+                "subtree_search": True},
+    "default-mip": {"polishing": True, "path_bound_cuts": "both", "split_bound_cuts": True},
+    "search": {"subtree_search": True},
     "default-sb": {"polishing": True, "path_bound_cuts": "both"},
     "+sb": {"split_bound_cuts": True},
     "+ec": {"strengthened_cuts": True},
@@ -61,7 +65,7 @@ ACCEL_ABLATION = ("bendoct", "default", "default-sb", "+sb", "+ec", "+sp", "+eqp
 """The accelerated protocol's variants ([BendOCT] §6 ablation plus split-bound cuts)."""
 
 ACCEL_SCRIPT = ("base", "polish", "pathbound", "strengthened", "eqp", "accel", "accel+sc",
-                "pb-basic", "pb-both", "pb-both+eqp", "splitbound", "default")
+                "pb-basic", "pb-both", "pb-both+eqp", "splitbound", "default-mip", "default")
 """The variants ``bench/accel_bendoct.py`` runs by default."""
 
 CUT_VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {

@@ -136,7 +136,11 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         with stop_on_ctrl_c(deadline):
             return solve_tree(problem, form, deadline, classes,
                               (self.feature_names_, self.negated_names_), p.random_state,
-                              p.verbose, p.warm_start)
+                              p.verbose, p.warm_start, search=self._search(p))
+
+    def _search(self, p: Params) -> bool:
+        """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
+        return False
 
 
 class FlowOCTClassifier(_OptimalTreeClassifier):
@@ -185,8 +189,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     0.8-1.0 s).  ``split_bound_cuts`` (on by default) adds our extension of the path-bound
     cuts (optrees.trees.accel.split_bound): D2S bounds for every split of a node of height 3,
     which proves depth-3 optima at the root node and many depth-4 optima in seconds.
-    ``path_bound_cuts=False, polishing=False, split_bound_cuts=False`` gives the method of
-    [FlowOCT] exactly as published.
+    With ``subtree_search=False`` as well, ``path_bound_cuts=False, polishing=False,
+    split_bound_cuts=False`` gives the method of [FlowOCT] exactly as published.
     Further switches: ``strengthened_cuts`` (§5.1), ``eqp`` (§5.3: "H-G" with H in basic (16),
     chain (18), chain_da (19), recursive (20), recursive_da (21) and G in basic (17), group
     (22), e.g. "recursive_da-group"; ``eqp_max_split`` = max ``|F*|``) and the path-bound
@@ -194,6 +198,12 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     With any of them on, the master uses the leaf structure (3b)-(3g), which expresses the
     split penalty exactly (a tree has one leaf more than splits).
 
+    ``subtree_search`` (on by default) first solves the problem by the exact subtree search
+    (``optrees.trees.subtrees``: MurTree-style dynamic programming with bounds and a cache)
+    with half of the time; when it proves the optimum no MIP is built (``stats_["search_*"]``
+    say what it did, ``n_bb_nodes_`` is 0), otherwise its tree is the MIP's warm start and its
+    bound caps the MIP's.  ``path_bound_cuts=False, polishing=False, split_bound_cuts=False,
+    subtree_search=False`` is the published method.
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
     """
@@ -213,6 +223,9 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         "eqp_max_split": Param(Integer(0, 3), "largest |F*| of the EQP sets", cli=""),
         "split_bound_cuts": Param(Boolean(), "D2S bounds for every split of a height-3 node "
                                   "(our extension of [BendOCT] §5.4)"),
+        "subtree_search": Param(Boolean(), "solve by the exact subtree search (dynamic "
+                                "programming with bounds and a cache) first; the MIP runs only "
+                                "when that proves nothing within half of the time"),
     }
 
     def __init__(
@@ -233,6 +246,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         eqp: str | None = None,
         eqp_max_split: int = 2,
         split_bound_cuts: bool = True,
+        subtree_search: bool = True,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking)
@@ -244,9 +258,13 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.eqp = eqp
         self.eqp_max_split = eqp_max_split
         self.split_bound_cuts = split_bound_cuts
+        self.subtree_search = subtree_search
 
     def _penalty(self, p: Params) -> str:
         return p.penalty
+
+    def _search(self, p: Params) -> bool:
+        return bool(p.subtree_search)
 
     def _formulation(self, problem: TreeProblem, p: Params) -> BendersOCT:
         return BendersOCT(problem, fractional_cuts=p.fractional_cuts,
@@ -288,6 +306,7 @@ class BendOCTClassifier(BendersOCTClassifier):
         eqp: str | None = None,
         eqp_max_split: int = 2,
         split_bound_cuts: bool = True,
+        subtree_search: bool = True,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -302,3 +321,4 @@ class BendOCTClassifier(BendersOCTClassifier):
         self.eqp = eqp
         self.eqp_max_split = eqp_max_split
         self.split_bound_cuts = split_bound_cuts
+        self.subtree_search = subtree_search

@@ -7,18 +7,21 @@ formulation) and returns a :class:`FitResult` whose model is a :class:`BinaryTre
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .._logging import progress
 from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..solvers.base import SolveResult, SolverOptions
 from ..solvers.deadline import Deadline, TimeUp
 from ..solvers.scip import ScipModel
 from .problem import HeapTree, TreeProblem
+from .subtrees import SubtreeSolution, solve_subtree
 from .warmstart import cart_heap_tree
 
 # Time SCIP spends outside its own time limit, as a fraction of the model's build time
@@ -57,14 +60,27 @@ def run_scip(form: Any, deadline: Deadline, seed: int = 0, verbose: int = 0,
 
 def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.ndarray,
                names: tuple[list[str], list[str]], seed: int = 0, verbose: int = 0,
-               warm_start: bool = True) -> FitResult:
+               warm_start: bool = True, search: bool = False) -> FitResult:
     """Best tree of ``form`` (a tree MIP over ``problem``) found within ``deadline``.
 
     ``names``: the features' literal names and their negations (for the returned tree).
     The warm start is CART of the same depth, improved by the formulation (polishing); the
     solver's tree replaces it unless the start is strictly better.  Without any solution
-    (time limit before the first one) the tree is a single leaf of the majority class."""
+    (time limit before the first one) the tree is a single leaf of the majority class.
+
+    ``search``: first solve by the exact subtree search (:mod:`optrees.trees.subtrees`) with
+    :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
+    its tree is the warm start (when better than CART) and its bound caps the MIP's."""
     start = cart_heap_tree(problem, seed) if warm_start else None
+    found = _search(problem, deadline) if search else None
+    if found is not None and found.optimal:
+        return _searched(problem, found, classes, names)
+    search_bound, search_stats = math.inf, {}
+    if found is not None:
+        search_bound = problem.correct_weight * found.bound + problem.split_cost
+        search_stats = _search_stats(found)
+        if start is None or found.tree.objective(problem) > start.objective(problem):
+            start = found.tree
 
     def add_start(model: ScipModel) -> None:
         nonlocal start
@@ -80,10 +96,54 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     if best is None:
         best = HeapTree(np.full(problem.n_internal, -1),
                         np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
-    tree = best.to_binary_tree(classes)
+    fit = mip_result(_binary_tree(problem, best, classes, names), float(best.objective(problem)),
+                     result, {**getattr(form, "stats", {}), **search_stats})
+    if search_bound < fit.bound:  # the search's bound is the better proof
+        fit.bound = max(search_bound, fit.objective)
+        if fit.bound <= fit.objective + 1e-9 * max(1.0, abs(fit.objective)):
+            fit.status = "optimal"
+    return fit
+
+
+SEARCH_SHARE = 0.5
+"""Share of the time the exact subtree search may use before the MIP takes over."""
+
+
+def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
+    """The exact subtree search for ``problem``'s objective, in subtree-score units
+    (correct samples - leaf penalty * leaves)."""
+    found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
+                          n_classes=problem.n_classes, deadline=deadline.share(SEARCH_SHARE))
+    value = found.tree.objective(problem)
+    bound = problem.correct_weight * found.bound + problem.split_cost
+    progress("search", found.stats["seconds"], incumbent=value, bound=bound,
+             gap=abs(bound - value) / max(abs(value), 1e-9),
+             nodes=found.stats["nodes"], proved=found.optimal)
+    return found
+
+
+def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
+    """What the search did, in ``stats_``: seconds, search nodes, proof, cache entries."""
+    s = found.stats
+    return {"search_seconds": s["seconds"], "search_nodes": s["nodes"],
+            "search_optimal": found.optimal, "search_cache": s["cache_entries"]}
+
+
+def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
+              names: tuple[list[str], list[str]]) -> FitResult:
+    """The :class:`FitResult` of a tree the search proved optimal (no MIP was built)."""
+    objective = float(found.tree.objective(problem))
+    return FitResult(_binary_tree(problem, found.tree, classes, names), "optimal", objective,
+                     objective, found.stats["seconds"], {**_search_stats(found), "bb_nodes": 0})
+
+
+def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,
+                 names: tuple[list[str], list[str]]) -> BinaryTree:
+    """The returned model: ``heap`` with the features' names and its training counts."""
+    tree = heap.to_binary_tree(classes)
     tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
     tree.set_counts(problem.X, problem.y)
-    return mip_result(tree, float(best.objective(problem)), result, getattr(form, "stats", {}))
+    return tree
 
 
 def mip_result(tree: BinaryTree, objective: float, result: SolveResult | None,
