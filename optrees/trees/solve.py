@@ -21,7 +21,8 @@ from ..solvers.base import SolveResult, SolverOptions
 from ..solvers.deadline import Deadline, TimeUp
 from ..solvers.scip import ScipModel
 from .problem import HeapTree, TreeProblem
-from .subtrees import SubtreeSolution, solve_subtree
+from .subtrees import SubtreeSolution, numba_available, solve_subtree
+from .subtrees.warmup import compile_kernels, kernels_ready
 from .warmstart import cart_heap_tree
 
 # Time SCIP spends outside its own time limit, as a fraction of the model's build time
@@ -109,11 +110,23 @@ SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
 
 
+COMPILE_SECONDS = 20.0
+"""Time a fit must have left to compile the search's numba kernels when they are neither
+compiled nor cached (measured: 5-6 s); with less, the numpy kernels run (about 10x slower)."""
+
+
 def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
     """The exact subtree search for ``problem``'s objective, in subtree-score units
     (correct samples - leaf penalty * leaves)."""
+    backend = "numpy"
+    if kernels_ready():
+        backend = "auto"
+    elif numba_available() and deadline.remaining() >= COMPILE_SECONDS:
+        compile_kernels()
+        backend = "auto"
     found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
-                          n_classes=problem.n_classes, deadline=deadline.share(SEARCH_SHARE))
+                          n_classes=problem.n_classes, deadline=deadline.share(SEARCH_SHARE),
+                          backend=backend)
     value = found.tree.objective(problem)
     bound = problem.correct_weight * found.bound + problem.split_cost
     progress("search", found.stats["seconds"], incumbent=value, bound=bound,
@@ -126,7 +139,8 @@ def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
     """What the search did, in ``stats_``: seconds, search nodes, proof, cache entries."""
     s = found.stats
     return {"search_seconds": s["seconds"], "search_nodes": s["nodes"],
-            "search_optimal": found.optimal, "search_cache": s["cache_entries"]}
+            "search_optimal": found.optimal, "search_cache": s["cache_entries"],
+            "search_backend": s["backend"]}
 
 
 def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
