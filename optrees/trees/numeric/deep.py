@@ -29,20 +29,24 @@ from .context import Context, Subset
 from .depth1 import best_splits, midpoint
 from .depth2 import leaf_node, solve_depth2
 from .search import _split_points
-from .tree import Node
+from .tree import Node, refit
 
 __all__ = ["NodeSearch", "solve_subtree"]
 
 
-def solve_subtree(ctx: Context, sub: Subset, depth: int,
-                  floor: float) -> tuple[float, Node | None]:
+def solve_subtree(ctx: Context, sub: Subset, depth: int, floor: float,
+                  incumbent: tuple[float, Node] | None = None,
+                  ceiling: float = np.inf) -> tuple[float, Node | None]:
     """``(max(floor, v), tree)`` for the optimal depth-≤``depth`` objective ``v`` of the
-    subset; ``tree`` is given when ``v > floor`` (else None)."""
+    subset; ``tree`` is given when ``v > floor`` (else None).  ``incumbent``: a tree of the
+    subset and its score to start from; ``ceiling``: a known upper bound on ``v``."""
     if depth <= 2:
         if depth < 2:
             raise ValueError("the deep search needs depth ≥ 2")
-        return solve_depth2(ctx, sub, floor)
-    return NodeSearch(ctx, sub, depth, floor).run()
+        return solve_depth2(ctx, sub, floor, incumbent=incumbent, ceiling=ceiling)
+    if incumbent is not None and incumbent[0] > floor + ctx.eps:
+        return NodeSearch(ctx, sub, depth, incumbent[0], incumbent[1], ceiling).run()
+    return NodeSearch(ctx, sub, depth, floor, ceiling=ceiling).run()
 
 
 class NodeSearch:
@@ -50,9 +54,10 @@ class NodeSearch:
     :class:`.context.Interrupted` so the caller can still report a tree and an upper bound."""
 
     def __init__(self, ctx: Context, sub: Subset, depth: int, floor: float,
-                 incumbent: Node | None = None) -> None:
+                 incumbent: Node | None = None, ceiling: float = np.inf) -> None:
         self.ctx, self.sub, self.depth = ctx, sub, depth
         self.best, self.tree = floor, incumbent   # ``incumbent`` scores ``floor`` if given
+        self.ceiling = ceiling                    # known upper bound: stop once reached
         pen = ctx.pen
         # any child's depth-(d-1) objective is at most this (refined for d = 3 in run())
         self.child_bound = sub.total - pen
@@ -77,7 +82,7 @@ class NodeSearch:
     def run(self) -> tuple[float, Node | None]:
         """Search every feature; return ``(best, tree)`` (tree None if nothing beat the floor)."""
         ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
-        if sub.total - ctx.pen <= self.best + eps:
+        if min(self.ceiling, sub.total - ctx.pen) <= self.best + eps:
             self.started = True
             return self.best, self.tree
         leaf = sub.leaf_correct - ctx.pen
@@ -86,7 +91,7 @@ class NodeSearch:
         whole = best_splits(sub.view, sub.cw)
         if self.depth == 3:
             # the depth-2 optimum is a depth-3 candidate and bounds every depth-2 child
-            value, tree = solve_depth2(ctx, sub, self.best, whole)
+            value, tree = solve_depth2(ctx, sub, self.best, whole, ceiling=self.ceiling)
             self.child_bound = min(self.child_bound, value)
             if tree is not None:
                 self.best, self.tree = value, tree
@@ -96,8 +101,7 @@ class NodeSearch:
         if sub.view.n < 2:
             self.todo = []
         while self.todo:
-            if self.feature_bound <= self.best + eps or \
-                    2.0 * self.child_bound <= self.best + eps:
+            if min(self.feature_bound, 2.0 * self.child_bound, self.ceiling) <= self.best + eps:
                 self.todo = []
                 break
             f = self.todo[0]
@@ -126,11 +130,13 @@ class NodeSearch:
         ranks = view.rank[f, view.order[f]]
         left_ub = np.empty(len(points))
         right_ub = np.empty(len(points))
+        # optimal children found at evaluated points: head starts for their neighbours
+        trees: list = [None] * len(points)
         seed = int(np.searchsorted(points, seed_left))
         total = sub.total
         self.queue.clear()
         self._push(0, len(points) - 1, -1, -1, cw, left_ub, right_ub)
-        while self.queue:
+        while self.queue and self.best < self.ceiling - eps:
             lo, hi, a, b, ub = self.queue.popleft()
             if ub <= self.best + eps:
                 continue
@@ -149,32 +155,58 @@ class NodeSearch:
             seed = -1
             ctx.check()
             r = int(ranks[points[mid] - 1])
-            # the children of ``mid`` are subsets of those of the evaluated neighbours
-            l_ub = min(cw[mid] - pen, left_ub[b] if b >= 0 else self.child_bound)
-            r_ub = min(total - cw[mid] - pen, right_ub[a] if a >= 0 else self.child_bound)
-            left_ub[mid], right_ub[mid] = self._evaluate(f, r, l_ub, r_ub)
+            # the children of ``mid`` are subsets of those of the evaluated neighbours (the
+            # subinterval bound) and differ from them by the rows in between (similarity)
+            l_ub = min(cw[mid] - pen, self.child_bound)
+            r_ub = min(total - cw[mid] - pen, self.child_bound)
+            if a >= 0:
+                l_ub = min(l_ub, left_ub[a] + cw[mid] - cw[a])
+                r_ub = min(r_ub, right_ub[a])
+            if b >= 0:
+                l_ub = min(l_ub, left_ub[b])
+                r_ub = min(r_ub, right_ub[b] + cw[b] - cw[mid])
+            near = [trees[k] for k in (a, b) if k >= 0 and trees[k] is not None]
+            left_ub[mid], right_ub[mid], trees[mid] = self._evaluate(f, r, l_ub, r_ub, near)
             self.current = -np.inf
             if lo < mid:
                 self._push(lo, mid - 1, a, mid, cw, left_ub, right_ub)
             if mid < hi:
                 self._push(mid + 1, hi, mid, b, cw, left_ub, right_ub)
 
-    def _evaluate(self, f: int, r: int, l_ub: float, r_ub: float) -> tuple[float, float]:
-        """Upper bounds on the optimal children of the split ``rank[f] <= r`` (exact when the
-        split beats the incumbent, which it then becomes)."""
+    def _evaluate(self, f: int, r: int, l_ub: float, r_ub: float,
+                  near: list) -> tuple[float, float, tuple | None]:
+        """Upper bounds on the optimal children of the split ``rank[f] <= r`` (exact when
+        found) and the children's trees (None when pruned); the split becomes the incumbent
+        when it beats it.  ``l_ub``/``r_ub`` bound the children; ``near`` holds the children
+        trees of evaluated neighbouring split points, which re-fitted to these rows give each
+        child a head start (neighbouring children differ by a few rows only)."""
         ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
         in_left = ctx.data.rank[f] <= r
         slack = ctx.slack * sub.total if np.isfinite(ctx.slack) else np.inf
         left = ctx.subset(sub.mask & in_left)
-        lv, lt = solve_subtree(ctx, left, self.depth - 1, self.best - r_ub - slack)
+        lv, lt = solve_subtree(ctx, left, self.depth - 1, self.best - r_ub - slack,
+                               self._head_start(left, [t[0] for t in near]), l_ub)
         if lt is None:                 # the left child cannot make up the gap: split pruned
-            return min(lv, l_ub), r_ub
+            return min(lv, l_ub), r_ub, None
         right = ctx.subset(sub.mask & ~in_left)
-        rv, rt = solve_subtree(ctx, right, self.depth - 1, self.best - lv - slack)
-        if rt is not None and lv + rv > self.best + eps:
+        rv, rt = solve_subtree(ctx, right, self.depth - 1, self.best - lv - slack,
+                               self._head_start(right, [t[1] for t in near]), r_ub)
+        if rt is None:
+            return lv, min(rv, r_ub), None
+        if lv + rv > self.best + eps:
             x = sub.view.X[:, f]
             below = sub.view.rank[f] <= r
             thr = float(midpoint(x[below].max(), x[~below].min()))
             self.best = lv + rv
             self.tree = Node(sub.majority, f, thr, lt, rt)
-        return lv, min(rv, r_ub)
+        return lv, rv, (lt, rt)
+
+    def _head_start(self, child: Subset, trees: list[Node]) -> tuple[float, Node] | None:
+        """The best of ``trees`` re-fitted to the child's rows (:func:`.tree.refit`)."""
+        best = None
+        rows = np.arange(child.view.n)
+        for tree in trees:
+            cand = refit(tree, child.view.X, child.cw, rows, self.ctx.pen)
+            if best is None or cand[0] > best[0]:
+                best = cand
+        return best

@@ -33,24 +33,32 @@ def stump_node(child: ChildTree, majority: int) -> Node:
 
 
 def solve_depth2(ctx: Context, sub: Subset, floor: float,
-                 whole: FeatureSplits | None = None) -> tuple[float, Node | None]:
+                 whole: FeatureSplits | None = None,
+                 incumbent: tuple[float, Node] | None = None,
+                 ceiling: float = np.inf) -> tuple[float, Node | None]:
     """``(max(floor, v), tree)``: ``v`` the optimal depth-≤2 objective of the subset and
     ``tree`` its tree when ``v > floor`` (else None, and ``floor`` bounds ``v`` from above).
 
-    ``whole``: the subset's best stump per feature, when the caller already has it.  Checks
-    the deadline before every evaluated root split (:class:`.context.Interrupted`).
+    ``whole``: the subset's best stump per feature, when the caller already has it;
+    ``incumbent``: a depth-≤2 tree of the subset and its score (a head start); ``ceiling``: a
+    known upper bound on ``v`` (the search stops once a tree reaches it).  Checks the deadline
+    before every evaluated root split (:class:`.context.Interrupted`).
     """
     pen, eps = ctx.pen, ctx.eps
     if sub.total - pen <= floor + eps:           # even a perfect leaf cannot beat the floor
         return floor, None
+    best_val, best_tree = floor, None
+    if incumbent is not None and incumbent[0] > floor + eps:
+        best_val, best_tree = incumbent
+        if best_val >= ceiling - eps:
+            return best_val, best_tree
     if whole is None:
         whole = best_splits(sub.view, sub.cw)
     shallow = best_child(whole, pen)
-    best_val, best_tree = floor, None
-    if shallow.objective > floor + eps:
+    if shallow.objective > best_val + eps:
         best_val, best_tree = shallow.objective, stump_node(shallow, sub.majority)
     # a tree with a root split and a split below has ≥ 3 leaves
-    if sub.view.n < 3 or sub.total - 3.0 * pen <= best_val + eps:
+    if sub.view.n < 3 or min(ceiling, sub.total - 3.0 * pen) <= best_val + eps:
         return best_val, best_tree
     raw = make_evaluator(sub.view, sub.ys, sub.ws, sub.cw, pen, eps, ctx.backend,
                          np.argsort(-whole.correct, kind="stable"))
@@ -62,7 +70,7 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
         return raw(f, r, floor_l, floor_r)
 
     found = search_root(sub.view, sub.ws, whole, shallow.objective, pen, best_val, evaluate,
-                        eps)
+                        eps, ceiling)
     if found.feature < 0:
         return best_val, best_tree
     return found.objective, _root_split_tree(ctx, sub, found.feature, found.rank)

@@ -68,3 +68,31 @@ def _fill_below(k: int, cls: int, label: np.ndarray) -> None:
     while lo <= len(label):
         label[lo - 1:min(hi, len(label))] = cls
         lo, hi = 2 * lo, 2 * hi + 1
+
+
+def refit(node: Node, X: np.ndarray, cw: np.ndarray, rows: np.ndarray,
+          pen: float) -> tuple[float, Node]:
+    """``(score, tree)``: ``node`` carried over to the local ``rows`` (of ``X``, with one-hot
+    class weights ``cw``) — same partitions, thresholds re-placed at the midpoint between the
+    rows on either side, leaves relabelled to their majority, and splits that send every row
+    one way or do not pay for their extra leaf collapsed.  Each step can only raise the
+    score, so the result is at least ``node``'s score on these rows.
+    """
+    totals = cw[rows].sum(axis=0)
+    leaf = (float(totals.max()) - pen, Node(int(totals.argmax())))
+    if node.feature < 0:
+        return leaf
+    x = X[rows, node.feature]
+    go_left = x <= node.threshold
+    if go_left.all():
+        return refit(node.left, X, cw, rows, pen)
+    if not go_left.any():
+        return refit(node.right, X, cw, rows, pen)
+    ls, ln = refit(node.left, X, cw, rows[go_left], pen)
+    rs, rn = refit(node.right, X, cw, rows[~go_left], pen)
+    if not ls + rs > leaf[0]:
+        return leaf
+    lo, hi = x[go_left].max(), x[~go_left].min()
+    mid = lo + (hi - lo) / 2.0
+    thr = float(mid if mid < hi else lo)          # as depth1.midpoint, for one pair
+    return ls + rs, Node(int(totals.argmax()), node.feature, thr, ln, rn)
