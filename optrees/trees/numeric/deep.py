@@ -26,8 +26,9 @@ from collections import deque
 import numpy as np
 
 from .context import Context, Subset
-from .depth1 import best_splits, midpoint
+from .depth1 import midpoint
 from .depth2 import leaf_node, solve_depth2
+from .evaluate import StumpFinder
 from .search import _split_points
 from .tree import Node, refit
 
@@ -88,10 +89,11 @@ class NodeSearch:
         leaf = sub.leaf_correct - ctx.pen
         if leaf > self.best + eps:
             self.best, self.tree = leaf, leaf_node(sub)
-        whole = best_splits(sub.view, sub.cw)
+        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend)
+        whole = finder()
         if self.depth == 3:
             # the depth-2 optimum is a depth-3 candidate and bounds every depth-2 child
-            value, tree = solve_depth2(ctx, sub, self.best, whole, ceiling=self.ceiling)
+            value, tree = solve_depth2(ctx, sub, self.best, finder, whole, ceiling=self.ceiling)
             self.child_bound = min(self.child_bound, value)
             if tree is not None:
                 self.best, self.tree = value, tree

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .context import Context, Subset
-from .depth1 import ChildTree, FeatureSplits, best_child, best_splits, midpoint
-from .evaluate import make_evaluator
+from .depth1 import ChildTree, FeatureSplits, best_child, midpoint
+from .evaluate import StumpFinder, make_evaluator
 from .search import search_root
 from .tree import Node
 
@@ -33,13 +33,14 @@ def stump_node(child: ChildTree, majority: int) -> Node:
 
 
 def solve_depth2(ctx: Context, sub: Subset, floor: float,
-                 whole: FeatureSplits | None = None,
+                 finder: StumpFinder | None = None, whole: FeatureSplits | None = None,
                  incumbent: tuple[float, Node] | None = None,
                  ceiling: float = np.inf) -> tuple[float, Node | None]:
     """``(max(floor, v), tree)``: ``v`` the optimal depth-≤2 objective of the subset and
     ``tree`` its tree when ``v > floor`` (else None, and ``floor`` bounds ``v`` from above).
 
-    ``whole``: the subset's best stump per feature, when the caller already has it;
+    ``finder``/``whole``: the subset's :class:`.evaluate.StumpFinder` and its best stump per
+    feature, when the caller already has them;
     ``incumbent``: a depth-≤2 tree of the subset and its score (a head start); ``ceiling``: a
     known upper bound on ``v`` (the search stops once a tree reaches it).  Checks the deadline
     before every evaluated root split (:class:`.context.Interrupted`).
@@ -52,8 +53,10 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
         best_val, best_tree = incumbent
         if best_val >= ceiling - eps:
             return best_val, best_tree
+    if finder is None:
+        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend)
     if whole is None:
-        whole = best_splits(sub.view, sub.cw)
+        whole = finder()
     shallow = best_child(whole, pen)
     if shallow.objective > best_val + eps:
         best_val, best_tree = shallow.objective, stump_node(shallow, sub.majority)
@@ -61,7 +64,7 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
     if sub.view.n < 3 or min(ceiling, sub.total - 3.0 * pen) <= best_val + eps:
         return best_val, best_tree
     raw = make_evaluator(sub.view, sub.ys, sub.ws, sub.cw, pen, eps, ctx.backend,
-                         np.argsort(-whole.correct, kind="stable"))
+                         np.argsort(-whole.correct, kind="stable"), finder.arrays)
 
     def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
         """The compiled or vectorized evaluator behind a deadline check."""
@@ -73,17 +76,17 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
                         eps, ceiling)
     if found.feature < 0:
         return best_val, best_tree
-    return found.objective, _root_split_tree(ctx, sub, found.feature, found.rank)
+    return found.objective, _root_split_tree(ctx, sub, finder, found.feature, found.rank)
 
 
-def _root_split_tree(ctx: Context, sub: Subset, f: int, r: int) -> Node:
+def _root_split_tree(ctx: Context, sub: Subset, finder: StumpFinder, f: int, r: int) -> Node:
     """The depth-2 tree splitting the subset at ``rank[f] <= r`` with optimal stump children."""
     view = sub.view
     left = view.rank[f] <= r
     x = view.X[:, f]
     children = []
     for member in (left, ~left):
-        child = best_child(best_splits(view, sub.cw, member), ctx.pen)
+        child = best_child(finder(member), ctx.pen)
         children.append(stump_node(child, int(sub.cw[member].sum(axis=0).argmax())))
     thr = float(midpoint(x[left].max(), x[~left].min()))
     return Node(sub.majority, f, thr, children[0], children[1])

@@ -106,3 +106,54 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
             added[s] += wt
             prev[s] = r
     return best[0] - 2.0 * penalty, best[1] - 2.0 * penalty
+
+
+@njit(cache=True, nogil=True)
+def member_stumps(order: np.ndarray, rank_s: np.ndarray, y_s: np.ndarray, w_s: np.ndarray,
+                  member: np.ndarray, n_classes: int) -> tuple:
+    """Compiled :func:`.depth1.best_splits`: the best stump per feature of the rows with
+    ``member`` true, from the sorted arrays of :func:`sorted_columns`.
+
+    Returns class totals ``(K,)`` and per feature: correct weight (``-inf`` if constant), the
+    sorted positions of the last row left and the first row right of the best threshold, the
+    two leaf classes and the number of member rows going left.  Ties go to the first
+    threshold and the first class, as in the vectorized version.
+    """
+    p, m = order.shape
+    totals = np.zeros(n_classes)
+    for j in range(m):
+        if member[order[0, j]]:
+            totals[y_s[0, j]] += w_s[0, j]
+    correct = np.full(p, -np.inf)
+    lo = np.zeros(p, dtype=np.int64)
+    hi = np.zeros(p, dtype=np.int64)
+    left_class = np.zeros(p, dtype=np.int64)
+    right_class = np.zeros(p, dtype=np.int64)
+    n_left = np.zeros(p, dtype=np.int64)
+    cnt = np.zeros(n_classes)
+    for g in range(p):
+        cnt[:] = 0.0
+        prev = -1
+        last = -1
+        count = 0
+        for j in range(m):
+            if not member[order[g, j]]:
+                continue
+            r = rank_s[g, j]
+            if prev != -1 and r != prev:
+                best_l, k_l, best_r, k_r = -np.inf, 0, -np.inf, 0
+                for k in range(n_classes):
+                    if cnt[k] > best_l:
+                        best_l, k_l = cnt[k], k
+                    right = totals[k] - cnt[k]
+                    if right > best_r:
+                        best_r, k_r = right, k
+                if best_l + best_r > correct[g]:
+                    correct[g] = best_l + best_r
+                    lo[g], hi[g], left_class[g], right_class[g] = last, j, k_l, k_r
+                    n_left[g] = count
+            cnt[y_s[g, j]] += w_s[g, j]
+            prev = r
+            last = j
+            count += 1
+    return totals, correct, lo, hi, left_class, right_class, n_left
