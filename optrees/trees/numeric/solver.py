@@ -14,9 +14,9 @@ from .cart import cart_incumbent
 from .context import Context, Interrupted
 from .data import NumericData, SubsetView
 from .deep import NodeSearch
-from .depth1 import ChildTree, best_child, best_splits, class_weights, midpoint
+from .depth1 import ChildTree, best_child, class_weights, midpoint
 from .depth2 import leaf_node
-from .evaluate import make_evaluator, resolve_backend
+from .evaluate import StumpFinder, make_evaluator, resolve_backend
 from .result import NumericSubtree
 from .search import search_root
 from .tree import Node, to_heap
@@ -53,20 +53,22 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     cw = class_weights(ys, ws, n_classes)
     pen = float(leaf_penalty)
     eps = 1e-9 * (1.0 + float(ws.sum()) + 4.0 * abs(pen))
-    whole = best_splits(view, cw) if max_depth >= 1 else best_splits(_no_features(view), cw)
+    backend = resolve_backend(backend)
+    finder = StumpFinder(view if max_depth >= 1 else _no_features(view), ys, ws, cw, backend)
+    whole = finder()
     shallow = best_child(whole, pen)             # optimal depth-≤1 tree (leaf or stump)
     root = (-1, -1)
     evaluations = 0
     if max_depth == 2 and view.n >= 2:
-        evaluate = make_evaluator(view, ys, ws, cw, pen, eps, resolve_backend(backend),
-                                  np.argsort(-whole.correct, kind="stable"))
+        evaluate = make_evaluator(view, ys, ws, cw, pen, eps, backend,
+                                  np.argsort(-whole.correct, kind="stable"), finder.arrays)
         found = search_root(view, ws, whole, shallow.objective, pen, shallow.objective,
                             evaluate, eps)
         root, evaluations = (found.feature, found.rank), found.evaluations
         expected = found.objective
     else:
         expected = shallow.objective
-    tree = _assemble(view, cw, pen, shallow, root)
+    tree = _assemble(view, cw, pen, shallow, root, finder)
     return _finish(tree, view, ys, ws, pen, expected, eps, evaluations)
 
 
@@ -96,7 +98,8 @@ def _no_features(view: SubsetView) -> SubsetView:
 
 
 def _assemble(view: SubsetView, cw: np.ndarray, pen: float, shallow: ChildTree,
-              root: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              root: tuple[int, int],
+              finder: StumpFinder) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Heap arrays (feature, threshold, label) of the depth-≤1 tree or of the root split."""
     feature = np.full(3, -1, dtype=np.int64)
     threshold = np.full(3, np.nan)
@@ -111,7 +114,7 @@ def _assemble(view: SubsetView, cw: np.ndarray, pen: float, shallow: ChildTree,
     feature[0], threshold[0] = f, midpoint(x[left].max(), x[~left].min())
     label[0] = int(cw.sum(axis=0).argmax())
     for node, member in ((2, left), (3, ~left)):
-        child = best_child(best_splits(view, cw, member), pen)
+        child = best_child(finder(member), pen)
         _place(child, node, feature, threshold, label)
         label[node - 1] = int(cw[member].sum(axis=0).argmax()) if child.feature >= 0 else \
             child.classes[0]
