@@ -181,3 +181,15 @@ def test_contree_witness_depth3(loader):
     res = solve_numeric(X, y, max_depth=3)
     assert res.optimal
     assert int((res.predict(X) == y).sum()) == expect
+
+
+def test_depth3_degenerate_inputs():
+    """Constant columns, one class and an empty subset give a single leaf at depth 3."""
+    X, y = np.ones((5, 2)), np.array([0, 1, 1, 0, 1])
+    res = solve_numeric(X, y, max_depth=3)
+    assert res.n_leaves == 1 and res.score == 3.0 and res.optimal
+    res = solve_numeric(np.arange(10.0)[:, None], np.ones(10, int), n_classes=2, max_depth=3)
+    assert res.n_leaves == 1 and res.score == 10.0
+    res = solve_numeric(X, y, rows=np.zeros(5, dtype=bool), leaf_penalty=1.0, max_depth=3)
+    assert res.n_leaves == 1 and res.score == -1.0 and res.correct.size == 0
+    assert len(res.feature) == 7 and len(res.label) == 15

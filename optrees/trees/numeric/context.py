@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,10 +53,9 @@ class Context:
     backend: str
     deadline: Deadline | None = None
     evaluations: int = 0
-    # children of a split are asked to beat ``floor − slack · weight of the node`` rather than
-    # the floor itself: a child that fails then still proves a gap the similarity bound can
-    # use.  Measured on breast-cancer/ionosphere d3, exact children (inf) prune best.
-    slack: float = math.inf
+    # children of depth ≥ 3 are asked to beat ``floor − slack · weight of the node``: a
+    # child that fails then still proves a gap the similarity bound can use (see deep.py)
+    slack: float = 0.0
 
     def subset(self, mask: np.ndarray) -> Subset:
         """The :class:`Subset` of the rows where the global boolean ``mask`` is true."""
