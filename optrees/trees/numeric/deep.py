@@ -212,7 +212,8 @@ class NodeSearch:
         best = None
         rows = np.arange(child.view.n)
         for tree in trees:
-            cand = refit(tree, child.view.X, child.cw, rows, self.ctx.pen)
+            cand = refit(tree, child.view.X, child.ys, child.ws, self.ctx.n_classes, rows,
+                         self.ctx.pen)
             if best is None or cand[0] > best[0]:
                 best = cand
         return best

@@ -70,29 +70,31 @@ def _fill_below(k: int, cls: int, label: np.ndarray) -> None:
         lo, hi = 2 * lo, 2 * hi + 1
 
 
-def refit(node: Node, X: np.ndarray, cw: np.ndarray, rows: np.ndarray,
-          pen: float) -> tuple[float, Node]:
-    """``(score, tree)``: ``node`` carried over to the local ``rows`` (of ``X``, with one-hot
-    class weights ``cw``) — same partitions, thresholds re-placed at the midpoint between the
-    rows on either side, leaves relabelled to their majority, and splits that send every row
-    one way or do not pay for their extra leaf collapsed.  Each step can only raise the
-    score, so the result is at least ``node``'s score on these rows.
+def refit(node: Node, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
+          rows: np.ndarray, pen: float) -> tuple[float, Node]:
+    """``(score, tree)``: ``node`` carried over to the local ``rows`` (of ``X``, labels ``y``,
+    weights ``w``) — same partitions, thresholds re-placed at the midpoint between the rows
+    on either side, leaves relabelled to their majority, and splits that send every row one
+    way or do not pay for their extra leaf collapsed.  Each step can only raise the score,
+    so the result is at least ``node``'s score on these rows.
     """
-    totals = cw[rows].sum(axis=0)
-    leaf = (float(totals.max()) - pen, Node(int(totals.argmax())))
+    totals = np.bincount(y[rows], weights=w[rows], minlength=n_classes)
+    majority = int(totals.argmax())
+    leaf = (float(totals[majority]) - pen, Node(majority))
     if node.feature < 0:
         return leaf
     x = X[rows, node.feature]
     go_left = x <= node.threshold
-    if go_left.all():
-        return refit(node.left, X, cw, rows, pen)
-    if not go_left.any():
-        return refit(node.right, X, cw, rows, pen)
-    ls, ln = refit(node.left, X, cw, rows[go_left], pen)
-    rs, rn = refit(node.right, X, cw, rows[~go_left], pen)
+    n_left = int(np.count_nonzero(go_left))
+    if n_left == len(rows):
+        return refit(node.left, X, y, w, n_classes, rows, pen)
+    if n_left == 0:
+        return refit(node.right, X, y, w, n_classes, rows, pen)
+    ls, ln = refit(node.left, X, y, w, n_classes, rows[go_left], pen)
+    rs, rn = refit(node.right, X, y, w, n_classes, rows[~go_left], pen)
     if not ls + rs > leaf[0]:
         return leaf
     lo, hi = x[go_left].max(), x[~go_left].min()
     mid = lo + (hi - lo) / 2.0
     thr = float(mid if mid < hi else lo)          # as depth1.midpoint, for one pair
-    return ls + rs, Node(int(totals.argmax()), node.feature, thr, ln, rn)
+    return ls + rs, Node(majority, node.feature, thr, ln, rn)
