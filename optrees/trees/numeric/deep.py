@@ -29,7 +29,7 @@ from .context import Context, Subset
 from .depth1 import midpoint
 from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder
-from .search import _split_points
+from .search import split_points
 from .tree import Node, refit
 
 __all__ = ["NodeSearch", "solve_subtree"]
@@ -128,7 +128,7 @@ class NodeSearch:
         """Interval search over the split points of ``f``, improving the incumbent in place."""
         ctx, sub, eps, pen = self.ctx, self.sub, self.ctx.eps, self.ctx.pen
         view = sub.view
-        points, cw = _split_points(view, sub.ws, f)
+        points, cw = split_points(view, sub.ws, f)
         ranks = view.rank[f, view.order[f]]
         left_ub = np.empty(len(points))
         right_ub = np.empty(len(points))

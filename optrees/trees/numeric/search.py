@@ -28,7 +28,7 @@ from .data import SubsetView
 from .depth1 import FeatureSplits
 from .evaluate import Evaluator
 
-__all__ = ["RootSearch", "search_root"]
+__all__ = ["RootSearch", "search_root", "split_points"]
 
 
 @dataclass
@@ -61,7 +61,7 @@ def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bou
     return best
 
 
-def _split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
+def split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
     """Split points of ``f`` (number of samples going left) and the weight left of each."""
     order = view.order[f]
     ranks = view.rank[f, order]
@@ -74,7 +74,7 @@ def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
                     child_bound: float, penalty: float, best: RootSearch,
                     evaluate: Evaluator, eps: float, ceiling: float = np.inf) -> None:
     """Interval search over the split points of ``f``, improving ``best`` in place."""
-    points, cw = _split_points(view, w, f)
+    points, cw = split_points(view, w, f)
     ranks = view.rank[f, view.order[f]]
     left_obj = np.empty(len(points))
     right_obj = np.empty(len(points))
