@@ -14,9 +14,15 @@ restated for weights and a leaf penalty):
   ``b`` and the right child a subset of the right child of ``a``; optima only grow with the
   row set (and losses too), which bounds every point strictly between ``a`` and ``b``.
 
-Children are solved against floors (what they must exceed for the split to beat the
-incumbent, ConTree's upper bound passed down), so a child's value may only be an upper
-bound; both bounds above remain valid with upper bounds in place of exact values.
+Children of depth ≥ 3 are solved against floors (what they must exceed for the split to beat
+the incumbent, ConTree's upper bound passed down), so a child's value may only be an upper
+bound; both bounds above remain valid with upper bounds in place of exact values.  Depth-2
+children are solved exactly (their exact values make the similarity bound bite), each with
+two head starts that are not in the paper: the children trees of the evaluated neighbouring
+split points re-fitted to its rows (:func:`.tree.refit`; neighbours differ by a few rows, so
+this is often already optimal) and a ceiling from the neighbours' values (both bounds above
+applied to one child), at which its search stops.  Every evaluation checks the deadline;
+:meth:`NodeSearch.open_bound` then bounds what was left unsearched.
 """
 
 from __future__ import annotations
