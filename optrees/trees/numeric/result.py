@@ -1,7 +1,8 @@
-"""The optimal numeric subtree as returned by :func:`.solver.solve_numeric`."""
+"""The numeric subtree as returned by :func:`.solver.solve_numeric`."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,13 +12,17 @@ __all__ = ["NumericSubtree"]
 
 @dataclass
 class NumericSubtree:
-    """An optimal tree of depth ≤ 2 over raw numeric thresholds.
+    """A tree of depth ≤ ``depth`` over raw numeric thresholds (optimal when ``optimal``).
 
-    Heap numbering as in :mod:`optrees.trees.d2s`: root 1, children 2 (left) / 3 (right),
-    grandchildren 4..7.  ``feature[n - 1]`` / ``threshold[n - 1]`` describe branch node ``n``
-    (``-1`` / NaN at a leaf; ``x <= threshold`` goes left); ``label[n - 1]`` is the class of
-    leaf ``n`` (nodes below a leaf copy it).  ``score`` = weighted correct − penalty · leaves;
-    ``correct`` is a mask over ``rows`` (the selected rows, increasing global indices).
+    Heap numbering as in :mod:`optrees.trees.d2s`: root 1, children ``2n`` (left) and
+    ``2n + 1`` (right).  ``feature`` / ``threshold`` have ``2**depth - 1`` entries and describe
+    branch node ``n`` at index ``n - 1`` (``-1`` / NaN at a leaf; ``x <= threshold`` goes
+    left); ``label`` has ``2**(depth + 1) - 1`` entries and gives the class of leaf ``n`` at
+    index ``n - 1`` (nodes below a leaf copy it).  ``depth`` is 2 for ``max_depth ≤ 2``, else
+    ``max_depth``.  ``score`` = weighted correct − penalty · leaves; ``correct`` is a mask over
+    ``rows`` (the selected rows, increasing global indices).  ``upper_bound`` ≥ the optimum's
+    score (equal to ``score`` when ``optimal``); ``optimal`` is False only when a deadline
+    stopped the search before it proved the tree optimal.
     """
 
     feature: np.ndarray
@@ -29,17 +34,25 @@ class NumericSubtree:
     rows: np.ndarray
     correct: np.ndarray
     evaluations: int = 0
+    optimal: bool = True
+    upper_bound: float = math.nan
+
+    @property
+    def depth(self) -> int:
+        """Depth of the heap arrays (the largest depth the tree may use)."""
+        return int(round(math.log2(len(self.feature) + 1)))
 
     def terminal(self, X: np.ndarray) -> np.ndarray:
         """Heap number of the leaf each row of ``X`` reaches."""
         X = np.asarray(X, dtype=np.float64)
+        inner = len(self.feature)
         node = np.ones(len(X), dtype=np.int64)
-        for _ in range(2):
-            f = np.where(node <= 3, self.feature[np.minimum(node, 3) - 1], -1)
-            inner = f >= 0
-            go_right = X[np.arange(len(X)), np.maximum(f, 0)] > self.threshold[
-                np.minimum(node, 3) - 1]
-            node = np.where(inner, 2 * node + go_right, node)
+        for _ in range(self.depth):
+            at = np.minimum(node, inner) - 1
+            f = np.where(node <= inner, self.feature[at], -1)
+            branch = f >= 0
+            go_right = X[np.arange(len(X)), np.maximum(f, 0)] > self.threshold[at]
+            node = np.where(branch, 2 * node + go_right, node)
         return node
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -49,10 +62,11 @@ class NumericSubtree:
     @property
     def leaves(self) -> list[tuple[int, int]]:
         """``(node, class)`` for every leaf (heap numbering)."""
+        inner = len(self.feature)
         out = []
-        for node in range(1, 8):
+        for node in range(1, len(self.label) + 1):
             parent_is_branch = node == 1 or self.feature[node // 2 - 1] >= 0
-            is_branch = node <= 3 and self.feature[node - 1] >= 0
+            is_branch = node <= inner and self.feature[node - 1] >= 0
             if parent_is_branch and not is_branch:
                 out.append((node, int(self.label[node - 1])))
         return out

@@ -28,7 +28,7 @@ from .data import SubsetView
 from .depth1 import FeatureSplits
 from .evaluate import Evaluator
 
-__all__ = ["RootSearch", "search_root"]
+__all__ = ["RootSearch", "search_root", "split_points"]
 
 
 @dataclass
@@ -43,22 +43,25 @@ class RootSearch:
 
 def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bound: float,
                 penalty: float, incumbent: float, evaluate: Evaluator,
-                eps: float) -> RootSearch:
+                eps: float, ceiling: float = np.inf) -> RootSearch:
     """Best root split with children of depth ≤ 1 that beats ``incumbent`` by more than eps.
 
     ``whole`` holds the best stump per feature of the view (feature order and seeds);
     ``child_bound`` bounds the objective of any child (the view's own best depth-≤1 tree).
+    ``ceiling``: a known upper bound on the optimum; the search stops once it is reached.
     """
     best = RootSearch(incumbent)
     for f in np.argsort(-whole.correct, kind="stable"):
+        if best.objective >= ceiling - eps:
+            break
         if not np.isfinite(whole.correct[f]):
             continue  # constant on the view: no split point
         _search_feature(view, w, int(f), int(whole.n_left[f]), child_bound, penalty, best,
-                        evaluate, eps)
+                        evaluate, eps, ceiling)
     return best
 
 
-def _split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
+def split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
     """Split points of ``f`` (number of samples going left) and the weight left of each."""
     order = view.order[f]
     ranks = view.rank[f, order]
@@ -69,9 +72,9 @@ def _split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, 
 
 def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
                     child_bound: float, penalty: float, best: RootSearch,
-                    evaluate: Evaluator, eps: float) -> None:
+                    evaluate: Evaluator, eps: float, ceiling: float = np.inf) -> None:
     """Interval search over the split points of ``f``, improving ``best`` in place."""
-    points, cw = _split_points(view, w, f)
+    points, cw = split_points(view, w, f)
     ranks = view.rank[f, view.order[f]]
     left_obj = np.empty(len(points))
     right_obj = np.empty(len(points))
@@ -79,7 +82,7 @@ def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
     total = float(w.sum())
     min_loss = penalty                         # a child has at least one leaf
     queue = deque([(0, len(points) - 1, -1, -1)])
-    while queue:
+    while queue and best.objective < ceiling - eps:
         lo, hi, a, b = queue.popleft()
         # subinterval bounds: losses grow and objectives grow with the child's sample set
         loss_lo = (cw[a] - left_obj[a] if a >= 0 else min_loss) + \

@@ -1,14 +1,25 @@
-"""Public entry point: the optimal depth-≤2 tree over every threshold of numeric columns."""
+"""Public entry point: the optimal tree of a given depth over every threshold of numeric columns.
+
+Depth ≤ 2 runs the dedicated depth-2 search (:mod:`.search`); deeper trees run the general
+branch-and-bound of :mod:`.deep` with CART (:mod:`.cart`) as the first incumbent and an
+optional deadline.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...solvers.deadline import Deadline
+from .cart import cart_incumbent
+from .context import Context, Interrupted
 from .data import NumericData, SubsetView
-from .depth1 import ChildTree, best_child, best_splits, class_weights, midpoint
-from .evaluate import make_evaluator, resolve_backend
+from .deep import NodeSearch
+from .depth1 import ChildTree, best_child, class_weights, midpoint
+from .depth2 import leaf_node
+from .evaluate import StumpFinder, make_evaluator, resolve_backend
 from .result import NumericSubtree
 from .search import search_root
+from .tree import Node, to_heap
 
 __all__ = ["solve_numeric"]
 
@@ -16,8 +27,8 @@ __all__ = ["solve_numeric"]
 def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int | None = None,
                   sample_weight: np.ndarray | None = None, leaf_penalty: float = 0.0,
                   max_depth: int = 2, rows: np.ndarray | None = None,
-                  backend: str = "auto") -> NumericSubtree:
-    """Tree of depth ≤ ``max_depth`` (0, 1 or 2) maximizing weighted correct − penalty · leaves.
+                  backend: str = "auto", deadline: Deadline | None = None) -> NumericSubtree:
+    """Tree of depth ≤ ``max_depth`` maximizing weighted correct − penalty · leaves.
 
     ``X`` is a float matrix or a :class:`NumericData` (presorted once, reused across calls on
     different ``rows``); ``y`` holds classes ``0..n_classes-1``; ``sample_weight`` ≥ 0
@@ -25,36 +36,46 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     selects the samples, and the result refers to those rows only.  Exact over every
     threshold: a midpoint between consecutive distinct values of the selected rows.  Ties go
     to fewer leaves.  ``backend``: ``"auto"``, ``"numba"`` or ``"numpy"`` (same answers).
+
+    ``max_depth`` ≥ 3 runs a branch-and-bound whose first incumbent is CART of the same depth
+    (so the tree is never worse than CART); when ``deadline`` expires it returns the best tree
+    found with ``optimal=False`` and a valid ``upper_bound`` on the optimum.  Depth ≤ 2 is
+    fast and ignores the deadline; its result is always optimal.
     """
     data = X if isinstance(X, NumericData) else NumericData(X)
     n = data.shape[0]
     y, w, n_classes = _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth)
+    if max_depth >= 3:
+        return _solve_deep(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
+                           resolve_backend(backend), deadline)
     view = data.view(rows)
     ys, ws = y[view.rows], w[view.rows]
     cw = class_weights(ys, ws, n_classes)
     pen = float(leaf_penalty)
     eps = 1e-9 * (1.0 + float(ws.sum()) + 4.0 * abs(pen))
-    whole = best_splits(view, cw) if max_depth >= 1 else best_splits(_no_features(view), cw)
+    backend = resolve_backend(backend)
+    finder = StumpFinder(view if max_depth >= 1 else _no_features(view), ys, ws, cw, backend)
+    whole = finder()
     shallow = best_child(whole, pen)             # optimal depth-≤1 tree (leaf or stump)
     root = (-1, -1)
     evaluations = 0
     if max_depth == 2 and view.n >= 2:
-        evaluate = make_evaluator(view, ys, ws, cw, pen, eps, resolve_backend(backend),
-                                  np.argsort(-whole.correct, kind="stable"))
+        evaluate = make_evaluator(view, ys, ws, cw, pen, eps, backend,
+                                  np.argsort(-whole.correct, kind="stable"), finder.arrays)
         found = search_root(view, ws, whole, shallow.objective, pen, shallow.objective,
                             evaluate, eps)
         root, evaluations = (found.feature, found.rank), found.evaluations
         expected = found.objective
     else:
         expected = shallow.objective
-    tree = _assemble(view, cw, pen, shallow, root)
+    tree = _assemble(view, cw, pen, shallow, root, finder)
     return _finish(tree, view, ys, ws, pen, expected, eps, evaluations)
 
 
 def _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth):
     """Validated labels, weights (float64) and number of classes."""
-    if max_depth not in (0, 1, 2):
-        raise ValueError(f"max_depth must be 0, 1 or 2, got {max_depth}")
+    if not isinstance(max_depth, (int, np.integer)) or max_depth < 0:
+        raise ValueError(f"max_depth must be a nonnegative integer, got {max_depth}")
     if not (np.isfinite(float(leaf_penalty)) and leaf_penalty >= 0):
         raise ValueError("leaf_penalty must be finite and nonnegative")
     y = np.asarray(y)
@@ -77,7 +98,8 @@ def _no_features(view: SubsetView) -> SubsetView:
 
 
 def _assemble(view: SubsetView, cw: np.ndarray, pen: float, shallow: ChildTree,
-              root: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              root: tuple[int, int],
+              finder: StumpFinder) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Heap arrays (feature, threshold, label) of the depth-≤1 tree or of the root split."""
     feature = np.full(3, -1, dtype=np.int64)
     threshold = np.full(3, np.nan)
@@ -92,7 +114,7 @@ def _assemble(view: SubsetView, cw: np.ndarray, pen: float, shallow: ChildTree,
     feature[0], threshold[0] = f, midpoint(x[left].max(), x[~left].min())
     label[0] = int(cw.sum(axis=0).argmax())
     for node, member in ((2, left), (3, ~left)):
-        child = best_child(best_splits(view, cw, member), pen)
+        child = best_child(finder(member), pen)
         _place(child, node, feature, threshold, label)
         label[node - 1] = int(cw[member].sum(axis=0).argmax()) if child.feature >= 0 else \
             child.classes[0]
@@ -125,6 +147,42 @@ def _finish(tree, view: SubsetView, ys: np.ndarray, ws: np.ndarray, pen: float,
     out.correct = out.predict(view.X) == ys
     out.correct_weight = float(ws[out.correct].sum())
     out.score = out.correct_weight - pen * n_leaves
+    out.upper_bound = out.score
     if abs(out.score - expected) > 1e3 * eps:  # pragma: no cover - would be a solver bug
         raise AssertionError(f"tree scores {out.score}, search expected {expected}")
     return out
+
+
+def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int, pen: float,
+                max_depth: int, rows, backend: str, deadline: Deadline | None) -> NumericSubtree:
+    """:func:`solve_numeric` for ``max_depth`` ≥ 3: CART, then :class:`.deep.NodeSearch`."""
+    mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
+    ws_all = w[mask]
+    eps = 1e-9 * (1.0 + float(ws_all.sum()) + 4.0 * pen)
+    ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline)
+    sub = ctx.subset(mask)
+    start: tuple[float, Node] = (sub.leaf_correct - pen, leaf_node(sub))
+    cart = cart_incumbent(ctx, sub, max_depth)
+    if cart is not None and cart[0] > start[0]:
+        start = cart
+    search = NodeSearch(ctx, sub, max_depth, start[0], start[1])
+    try:
+        value, tree = search.run()
+        optimal, bound = True, value
+    except Interrupted:
+        value, tree = search.best, search.tree
+        bound = search.open_bound()
+        optimal = bound <= value + eps
+    feature, threshold, label = to_heap(tree, max_depth)
+    out = _finish((feature, threshold, label), sub.view, sub.ys, sub.ws, pen, value, eps,
+                  ctx.evaluations)
+    out.optimal = optimal
+    out.upper_bound = max(out.score, bound)
+    return out
+
+
+def _mask_of(data: NumericData, rows) -> np.ndarray:
+    """Boolean mask of the selected rows (validated as :meth:`NumericData.view` does)."""
+    from .data import _as_mask
+
+    return _as_mask(np.asarray(rows), data.shape[0])

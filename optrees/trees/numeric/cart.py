@@ -1,0 +1,57 @@
+"""CART as the first incumbent of the deep search, so its result is never worse than CART.
+
+sklearn's :class:`~sklearn.tree.DecisionTreeClassifier` of the same depth is fitted on the
+selected rows (with their weights) and re-expressed on this package's terms: sklearn compares
+``float32(x) <= t``, so each node's partition of its training rows is taken as sklearn makes
+it and its threshold re-placed at the float64 midpoint between the two sides (the same
+partition, as float32 rounding is monotone).  Leaves get the weighted majority class and,
+under a leaf penalty, a subtree that does not pay for its leaves is collapsed; both can only
+raise the score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .context import Context, Subset
+from .depth1 import midpoint
+from .tree import Node
+
+__all__ = ["cart_incumbent"]
+
+
+def cart_incumbent(ctx: Context, sub: Subset, depth: int,
+                   random_state: int = 0) -> tuple[float, Node] | None:
+    """``(score, tree)`` of CART of depth ``depth`` on the subset, or None when it has fewer
+    than two rows or no positive weight (nothing to fit)."""
+    if sub.view.n < 2 or sub.total <= 0:
+        return None
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = sub.view.X
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
+    cart.fit(X, sub.ys, sample_weight=sub.ws)
+    X32 = X.astype(np.float32)
+    return _convert(cart.tree_, 0, np.arange(sub.view.n), X, X32, sub.cw, ctx.pen)
+
+
+def _convert(t, k: int, rows: np.ndarray, X: np.ndarray, X32: np.ndarray, cw: np.ndarray,
+             pen: float) -> tuple[float, Node]:
+    """Score and :class:`Node` of sklearn node ``k`` for the local ``rows`` reaching it."""
+    totals = cw[rows].sum(axis=0)
+    leaf = (float(totals.max()) - pen, Node(int(totals.argmax())))
+    if t.children_left[k] < 0:
+        return leaf
+    f = int(t.feature[k])
+    go_left = X32[rows, f] <= t.threshold[k]
+    if go_left.all():
+        return _convert(t, int(t.children_left[k]), rows, X, X32, cw, pen)
+    if not go_left.any():
+        return _convert(t, int(t.children_right[k]), rows, X, X32, cw, pen)
+    lrows, rrows = rows[go_left], rows[~go_left]
+    ls, ln = _convert(t, int(t.children_left[k]), lrows, X, X32, cw, pen)
+    rs, rn = _convert(t, int(t.children_right[k]), rrows, X, X32, cw, pen)
+    if not ls + rs > leaf[0]:          # the split does not pay for its extra leaves
+        return leaf
+    thr = float(midpoint(X[lrows, f].max(), X[rrows, f].min()))
+    return ls + rs, Node(int(totals.argmax()), f, thr, ln, rn)

@@ -1,0 +1,225 @@
+"""Branch-and-bound over the root thresholds of a depth-``d ≥ 3`` tree (ConTree's general case).
+
+At a node of depth budget ``d`` the candidates are its majority leaf and every root split
+``rank[f] <= r`` with optimal depth-``(d-1)`` children, found recursively (the depth-2 solver
+of :mod:`.depth2` at the bottom).  Per feature the split points (positions where the sorted
+values change) are searched interval by interval from the midpoint, exactly as the depth-2
+root search of :mod:`.search`, with the same two bounds (ConTree, arXiv 2501.07903, §4.1-4.2,
+restated for weights and a leaf penalty):
+
+* similarity: moving rows of total weight ``W`` across the threshold changes the sum of the
+  children's optima by at most ``W``, so split points within ``incumbent − value`` weight of
+  an evaluated point cannot improve;
+* subinterval: for ``a < c < b`` the left child of ``c`` is a subset of the left child of
+  ``b`` and the right child a subset of the right child of ``a``; optima only grow with the
+  row set (and losses too), which bounds every point strictly between ``a`` and ``b``.
+
+Children of depth ≥ 3 are solved against floors (what they must exceed for the split to beat
+the incumbent, ConTree's upper bound passed down), so a child's value may only be an upper
+bound; both bounds above remain valid with upper bounds in place of exact values.  Depth-2
+children are solved exactly (their exact values make the similarity bound bite), each with
+two head starts that are not in the paper: the children trees of the evaluated neighbouring
+split points re-fitted to its rows (:func:`.tree.refit`; neighbours differ by a few rows, so
+this is often already optimal) and a ceiling from the neighbours' values (both bounds above
+applied to one child), at which its search stops.  Every evaluation checks the deadline;
+:meth:`NodeSearch.open_bound` then bounds what was left unsearched.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from .context import Context, Subset
+from .depth1 import midpoint
+from .depth2 import leaf_node, solve_depth2
+from .evaluate import StumpFinder
+from .search import split_points
+from .tree import Node, refit
+
+__all__ = ["NodeSearch", "solve_subtree"]
+
+
+def solve_subtree(ctx: Context, sub: Subset, depth: int, floor: float,
+                  incumbent: tuple[float, Node] | None = None,
+                  ceiling: float = np.inf) -> tuple[float, Node | None]:
+    """``(max(floor, v), tree)`` for the optimal depth-≤``depth`` objective ``v`` of the
+    subset; ``tree`` is given when ``v > floor`` (else None).  ``incumbent``: a tree of the
+    subset and its score to start from; ``ceiling``: a known upper bound on ``v``."""
+    if depth <= 2:
+        if depth < 2:
+            raise ValueError("the deep search needs depth ≥ 2")
+        return solve_depth2(ctx, sub, floor, incumbent=incumbent, ceiling=ceiling)
+    if incumbent is not None and incumbent[0] > floor + ctx.eps:
+        return NodeSearch(ctx, sub, depth, incumbent[0], incumbent[1], ceiling).run()
+    return NodeSearch(ctx, sub, depth, floor, ceiling=ceiling).run()
+
+
+class NodeSearch:
+    """The search at one node; its state (incumbent, open intervals) stays readable after an
+    :class:`.context.Interrupted` so the caller can still report a tree and an upper bound."""
+
+    def __init__(self, ctx: Context, sub: Subset, depth: int, floor: float,
+                 incumbent: Node | None = None, ceiling: float = np.inf) -> None:
+        self.ctx, self.sub, self.depth = ctx, sub, depth
+        self.best, self.tree = floor, incumbent   # ``incumbent`` scores ``floor`` if given
+        self.ceiling = ceiling                    # known upper bound: stop once reached
+        pen = ctx.pen
+        # any child's depth-(d-1) objective is at most this (refined for d = 3 in run())
+        self.child_bound = sub.total - pen
+        self.feature_bound = sub.total - 2.0 * pen    # a root split has ≥ 2 leaves
+        self.todo: list[int] = []                      # features not searched yet
+        self.queue: deque = deque()                    # open intervals of the current feature
+        self.current = -np.inf                         # bound of the interval being evaluated
+        self.started = False
+
+    # ------------------------------------------------------------------ bounds
+    def open_bound(self) -> float:
+        """Upper bound on the node's optimum from everything not yet searched."""
+        if not self.started:
+            return max(self.best, self.sub.total - self.ctx.pen)
+        bounds = [self.best, self.current]
+        bounds += [item[4] for item in self.queue]
+        if self.todo:
+            bounds.append(min(self.feature_bound, 2.0 * self.child_bound))
+        return max(bounds)
+
+    # ------------------------------------------------------------------ search
+    def run(self) -> tuple[float, Node | None]:
+        """Search every feature; return ``(best, tree)`` (tree None if nothing beat the floor)."""
+        ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
+        if min(self.ceiling, sub.total - ctx.pen) <= self.best + eps:
+            self.started = True
+            return self.best, self.tree
+        leaf = sub.leaf_correct - ctx.pen
+        if leaf > self.best + eps:
+            self.best, self.tree = leaf, leaf_node(sub)
+        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend)
+        whole = finder()
+        if self.depth == 3:
+            # the depth-2 optimum is a depth-3 candidate and bounds every depth-2 child
+            value, tree = solve_depth2(ctx, sub, self.best, finder, whole, ceiling=self.ceiling)
+            self.child_bound = min(self.child_bound, value)
+            if tree is not None:
+                self.best, self.tree = value, tree
+        self.todo = [int(f) for f in np.argsort(-whole.correct, kind="stable")
+                     if np.isfinite(whole.correct[f])]
+        self.started = True
+        if sub.view.n < 2:
+            self.todo = []
+        while self.todo:
+            if min(self.feature_bound, 2.0 * self.child_bound, self.ceiling) <= self.best + eps:
+                self.todo = []
+                break
+            f = self.todo[0]
+            self._search_feature(f, int(whole.n_left[f]))
+            self.todo.pop(0)
+        return self.best, self.tree
+
+    def _push(self, lo: int, hi: int, a: int, b: int, cw: np.ndarray, left_ub: np.ndarray,
+              right_ub: np.ndarray) -> None:
+        """Queue the split points ``lo..hi`` between evaluated points ``a`` and ``b`` (``-1``:
+        none) with their subinterval bound, unless it already rules them out."""
+        pen, total, cb = self.ctx.pen, self.sub.total, self.child_bound
+        # losses (weight − objective) only grow with the row set: left(c) ⊇ left(a) ...
+        loss = (cw[a] - left_ub[a] if a >= 0 else pen) + \
+            (total - cw[b] - right_ub[b] if b >= 0 else pen)
+        # ... and objectives too: left(c) ⊆ left(b), right(c) ⊆ right(a)
+        ub = min(total - loss, (left_ub[b] if b >= 0 else cb) + (right_ub[a] if a >= 0 else cb))
+        if ub > self.best + self.ctx.eps:
+            self.queue.append((lo, hi, a, b, ub))
+
+    def _search_feature(self, f: int, seed_left: int) -> None:
+        """Interval search over the split points of ``f``, improving the incumbent in place."""
+        ctx, sub, eps, pen = self.ctx, self.sub, self.ctx.eps, self.ctx.pen
+        view = sub.view
+        points, cw = split_points(view, sub.ws, f)
+        ranks = view.rank[f, view.order[f]]
+        left_ub = np.empty(len(points))
+        right_ub = np.empty(len(points))
+        # optimal children found at evaluated points: head starts for their neighbours
+        trees: list = [None] * len(points)
+        seed = int(np.searchsorted(points, seed_left))
+        total = sub.total
+        self.queue.clear()
+        self._push(0, len(points) - 1, -1, -1, cw, left_ub, right_ub)
+        while self.queue and self.best < self.ceiling - eps:
+            lo, hi, a, b, ub = self.queue.popleft()
+            if ub <= self.best + eps:
+                continue
+            self.current = ub
+            # similarity bounds from the evaluated neighbours shrink the interval
+            if a >= 0:
+                gap = self.best - (left_ub[a] + right_ub[a])
+                lo = max(lo, int(np.searchsorted(cw, cw[a] + gap + eps, side="right")))
+            if b >= 0:
+                gap = self.best - (left_ub[b] + right_ub[b])
+                hi = min(hi, int(np.searchsorted(cw, cw[b] - gap - eps, side="left")) - 1)
+            if lo > hi:
+                self.current = -np.inf
+                continue
+            mid = seed if lo <= seed <= hi else (lo + hi) // 2
+            seed = -1
+            ctx.check()
+            r = int(ranks[points[mid] - 1])
+            # the children of ``mid`` are subsets of those of the evaluated neighbours (the
+            # subinterval bound) and differ from them by the rows in between (similarity)
+            l_ub = min(cw[mid] - pen, self.child_bound)
+            r_ub = min(total - cw[mid] - pen, self.child_bound)
+            if a >= 0:
+                l_ub = min(l_ub, left_ub[a] + cw[mid] - cw[a])
+                r_ub = min(r_ub, right_ub[a])
+            if b >= 0:
+                l_ub = min(l_ub, left_ub[b])
+                r_ub = min(r_ub, right_ub[b] + cw[b] - cw[mid])
+            near = [trees[k] for k in (a, b) if k >= 0 and trees[k] is not None]
+            left_ub[mid], right_ub[mid], trees[mid] = self._evaluate(f, r, l_ub, r_ub, near)
+            self.current = -np.inf
+            if lo < mid:
+                self._push(lo, mid - 1, a, mid, cw, left_ub, right_ub)
+            if mid < hi:
+                self._push(mid + 1, hi, mid, b, cw, left_ub, right_ub)
+
+    def _evaluate(self, f: int, r: int, l_ub: float, r_ub: float,
+                  near: list) -> tuple[float, float, tuple | None]:
+        """Upper bounds on the optimal children of the split ``rank[f] <= r`` (exact when
+        found) and the children's trees (None when pruned); the split becomes the incumbent
+        when it beats it.  ``l_ub``/``r_ub`` bound the children; ``near`` holds the children
+        trees of evaluated neighbouring split points, which re-fitted to these rows give each
+        child a head start (neighbouring children differ by a few rows only)."""
+        ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
+        in_left = ctx.data.rank[f] <= r
+        # Children must beat ``incumbent − (most the sibling can score) − slack`` to matter.
+        # Measured (breast-cancer, ionosphere, banknote): depth-2 children are best solved
+        # exactly (their exact values feed the similarity bound, slack ∞); deeper children
+        # against the floor (slack 0: an exact depth-3 solve costs more than it prunes).
+        slack = np.inf if self.depth == 3 else ctx.slack * sub.total
+        left = ctx.subset(sub.mask & in_left)
+        lv, lt = solve_subtree(ctx, left, self.depth - 1, self.best - r_ub - slack,
+                               self._head_start(left, [t[0] for t in near]), l_ub)
+        if lt is None:                 # the left child cannot make up the gap: split pruned
+            return min(lv, l_ub), r_ub, None
+        right = ctx.subset(sub.mask & ~in_left)
+        rv, rt = solve_subtree(ctx, right, self.depth - 1, self.best - lv - slack,
+                               self._head_start(right, [t[1] for t in near]), r_ub)
+        if rt is None:
+            return lv, min(rv, r_ub), None
+        if lv + rv > self.best + eps:
+            x = sub.view.X[:, f]
+            below = sub.view.rank[f] <= r
+            thr = float(midpoint(x[below].max(), x[~below].min()))
+            self.best = lv + rv
+            self.tree = Node(sub.majority, f, thr, lt, rt)
+        return lv, rv, (lt, rt)
+
+    def _head_start(self, child: Subset, trees: list[Node]) -> tuple[float, Node] | None:
+        """The best of ``trees`` re-fitted to the child's rows (:func:`.tree.refit`)."""
+        best = None
+        rows = np.arange(child.view.n)
+        for tree in trees:
+            cand = refit(tree, child.view.X, child.ys, child.ws, self.ctx.n_classes, rows,
+                         self.ctx.pen)
+            if best is None or cand[0] > best[0]:
+                best = cand
+        return best

@@ -1,0 +1,195 @@
+"""Exact numeric trees of depth ≥ 3 (optrees.trees.numeric deep search, issue #18)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from optrees.solvers.deadline import Deadline
+from optrees.trees.numeric import NumericData, numba_available, solve_numeric
+
+BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not numba_available(), reason="numba not installed"))]
+
+
+def _brute_force(X, y, w, n_classes, pen, depth):
+    """Best score over every threshold tree of depth ≤ ``depth`` (memoized enumeration)."""
+    onehot_w = np.zeros((len(y), n_classes))
+    onehot_w[np.arange(len(y)), y] = w
+    cuts = [X[:, f] <= (a + b) / 2 for f in range(X.shape[1])
+            for a, b in zip(np.unique(X[:, f])[:-1], np.unique(X[:, f])[1:], strict=True)]
+    memo: dict = {}
+
+    def best(member: np.ndarray, d: int) -> float:
+        key = (member.tobytes(), d)
+        if key not in memo:
+            score = float((onehot_w * member[:, None]).sum(axis=0).max()) - pen
+            for left in cuts if d else []:
+                lm, rm = member & left, member & ~left
+                if lm.any() and rm.any():
+                    score = max(score, best(lm, d - 1) + best(rm, d - 1))
+            memo[key] = score
+        return memo[key]
+
+    return best(np.ones(len(y), dtype=bool), depth)
+
+
+def _random_problem(seed: int, n_classes: int, weighted: bool, n_max: int = 24, p_max: int = 3):
+    """Tiny data with many repeated values and optional integer weights (zeros included)."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(6, n_max + 1)), int(rng.integers(1, p_max + 1))
+    X = rng.integers(0, rng.integers(2, 6), size=(n, p)) * 0.5 - 1.0
+    y = rng.integers(0, n_classes, size=n)
+    w = rng.integers(0, 4, size=n).astype(float) if weighted else np.ones(n)
+    return X, y, w
+
+
+def _check_tree(res, X, y, w, pen):
+    """The returned tree re-scores to its score; thresholds split the rows reaching them."""
+    pred = res.predict(X)
+    assert np.array_equal(res.correct, pred == y)
+    assert res.correct_weight == pytest.approx(w[res.correct].sum())
+    assert res.score == pytest.approx(res.correct_weight - pen * res.n_leaves)
+    assert res.n_leaves == len(res.leaves)
+    reach = res.terminal(X)
+    for node in range(1, len(res.feature) + 1):
+        f = res.feature[node - 1]
+        if f < 0:
+            continue
+        below_node = np.zeros(len(X), dtype=bool)        # rows in the subtree of ``node``
+        for k in range(res.depth + 1):
+            below_node |= (reach >> k) == node
+        t = res.threshold[node - 1]
+        lo, hi = X[below_node & (X[:, f] <= t), f], X[below_node & (X[:, f] > t), f]
+        assert len(lo) and len(hi)
+        assert t == pytest.approx((lo.max() + hi.min()) / 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_depth3_matches_brute_force(backend, n_classes):
+    """Depth 3 equals plain enumeration: ties, weights (zeros too) and penalties incl. 0."""
+    for seed in range(8):
+        X, y, w = _random_problem(seed + 50 * n_classes, n_classes, weighted=seed % 2 == 1)
+        for pen in (0.0, 0.5, 1.5):
+            res = solve_numeric(X, y, n_classes=n_classes, sample_weight=w, leaf_penalty=pen,
+                                max_depth=3, backend=backend)
+            assert res.score == pytest.approx(_brute_force(X, y, w, n_classes, pen, 3)), \
+                (seed, pen)
+            assert res.optimal and res.upper_bound == pytest.approx(res.score)
+            _check_tree(res, X, y, w, pen)
+
+
+def test_depth4_matches_brute_force():
+    """The same recursion one level deeper, on very small data."""
+    for seed in range(4):
+        X, y, w = _random_problem(seed + 7, 2 + seed % 2, weighted=seed % 2 == 0, n_max=14,
+                                  p_max=2)
+        for pen in (0.0, 1.0):
+            res = solve_numeric(X, y, sample_weight=w, leaf_penalty=pen, max_depth=4,
+                                n_classes=3)
+            assert res.score == pytest.approx(_brute_force(X, y, w, 3, pen, 4)), (seed, pen)
+            _check_tree(res, X, y, w, pen)
+
+
+def test_depth3_row_subset_equals_slicing():
+    """``rows`` on presorted data gives the result of slicing the matrix first."""
+    rng = np.random.default_rng(11)
+    X = np.round(rng.normal(size=(90, 3)), 1)
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
+    y[rng.random(90) < 0.15] ^= 1
+    data = NumericData(X)
+    mask = rng.random(90) < 0.6
+    sliced = solve_numeric(X[mask], y[mask], max_depth=3, leaf_penalty=0.5)
+    sub = solve_numeric(data, y, max_depth=3, leaf_penalty=0.5, rows=np.flatnonzero(mask))
+    assert sub.score == pytest.approx(sliced.score)
+    assert np.array_equal(sub.correct, sub.predict(X[mask]) == y[mask])
+
+
+def _cart_correct(X, y, depth):
+    """Number of training rows sklearn's CART of the given depth classifies correctly."""
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+    return int((cart.predict(X) == y).sum())
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_never_worse_than_cart(depth):
+    """Training accuracy at least CART's, exact search or stopped at once."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(150, 4))
+        y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.7, size=150) > 0).astype(int)
+        cart = _cart_correct(X, y, depth)
+        stopped = solve_numeric(X, y, max_depth=depth, deadline=Deadline(0))
+        assert (stopped.predict(X) == y).sum() >= cart
+        if depth == 3:
+            exact = solve_numeric(X, y, max_depth=depth)
+            assert exact.optimal and (exact.predict(X) == y).sum() >= cart
+
+
+def test_expired_deadline_is_honest():
+    """An expired deadline returns a valid tree, flagged not optimal, whose bound holds."""
+    X, y, w = _random_problem(5, 3, weighted=True, n_max=30, p_max=3)
+    X = X + np.random.default_rng(0).normal(scale=0.01, size=X.shape)   # more thresholds
+    best = _brute_force(X, y, w, 3, 0.5, 3)
+    res = solve_numeric(X, y, sample_weight=w, leaf_penalty=0.5, max_depth=3,
+                        deadline=Deadline(0), n_classes=3)
+    _check_tree(res, X, y, w, 0.5)
+    assert res.score <= best + 1e-9 <= res.upper_bound + 2e-9
+    assert not res.optimal and res.upper_bound > res.score
+
+
+def test_short_deadline_stops_in_time():
+    """A search that needs long stops near its deadline with a bound above its score."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 8))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=1500) > 0)
+    deadline = Deadline(1.0)
+    res = solve_numeric(X, y.astype(int), max_depth=4, deadline=deadline)
+    assert deadline.elapsed() < 4.0
+    assert res.upper_bound >= res.score
+    assert (res.predict(X) == y).sum() >= _cart_correct(X, y.astype(int), 4)
+
+
+def _load_banknote():
+    """Banknote from $OPTREES_DATA (skipped when the file is not there)."""
+    from optrees import load_dataset
+
+    try:
+        X, y = load_dataset("banknote")
+    except FileNotFoundError:
+        pytest.skip("banknote needs OPTREES_DATA")
+    return X.to_numpy(dtype=float), np.unique(y, return_inverse=True)[1]
+
+
+def _load_breast_cancer_subsample():
+    """Every third row and the first ten columns of sklearn's breast-cancer."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    return X[::3, :10], y[::3]
+
+
+@pytest.mark.parametrize("loader", [_load_breast_cancer_subsample, _load_banknote])
+def test_contree_witness_depth3(loader):
+    """Same training accuracy as ConTree (an independent exact solver) at depth 3."""
+    pycontree = pytest.importorskip("pycontree")
+    X, y = loader()
+    model = pycontree.ConTree(max_depth=3, time_limit=60).fit(X, y)
+    expect = int((model.predict(X) == y).sum())
+    res = solve_numeric(X, y, max_depth=3)
+    assert res.optimal
+    assert int((res.predict(X) == y).sum()) == expect
+
+
+def test_depth3_degenerate_inputs():
+    """Constant columns, one class and an empty subset give a single leaf at depth 3."""
+    X, y = np.ones((5, 2)), np.array([0, 1, 1, 0, 1])
+    res = solve_numeric(X, y, max_depth=3)
+    assert res.n_leaves == 1 and res.score == 3.0 and res.optimal
+    res = solve_numeric(np.arange(10.0)[:, None], np.ones(10, int), n_classes=2, max_depth=3)
+    assert res.n_leaves == 1 and res.score == 10.0
+    res = solve_numeric(X, y, rows=np.zeros(5, dtype=bool), leaf_penalty=1.0, max_depth=3)
+    assert res.n_leaves == 1 and res.score == -1.0 and res.correct.size == 0
+    assert len(res.feature) == 7 and len(res.label) == 15
