@@ -14,6 +14,18 @@ if DATA_DIR is not None:
     os.environ["OPTREES_DATA"] = str(DATA_DIR)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_search_kernels():
+    """Compile (or load) the subtree search's numba kernels once, before any test: the first
+    compilation takes seconds and cannot be interrupted, so a test that happened to trigger
+    it would see a slow fit or a late Ctrl-C."""
+    from optrees.trees.subtrees import numba_available
+    from optrees.trees.subtrees.warmup import compile_kernels
+
+    if numba_available():
+        compile_kernels()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     try:
