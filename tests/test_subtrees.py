@@ -209,16 +209,16 @@ def test_expired_deadline_returns_a_valid_tree_and_bound():
 
 def test_deadline_during_search_keeps_bound_valid():
     rng = np.random.default_rng(5)
-    X = rng.integers(0, 2, (300, 30))
-    y = rng.integers(0, 3, 300)
-    dl = Deadline(0.05)
-    sol = solve_subtree(X, y, 4, 0.0, deadline=dl)
-    assert sol.score <= sol.bound
-    w = np.ones(300)
-    assert _rescore(sol.tree, X, y, w, range(300), 0.0) == pytest.approx(sol.score)
-    if not sol.optimal:
-        exact3 = solve_subtree(X, y, 3, 0.0)
-        assert sol.bound >= exact3.score - 1e-9  # depth 4 is at least the depth-3 optimum
+    X = rng.integers(0, 2, (150, 14))
+    y = rng.integers(0, 3, 150)
+    exact = solve_subtree(X, y, 4, 0.0)
+    assert exact.optimal
+    for seconds in (0.002, 0.01, 0.03):
+        sol = solve_subtree(X, y, 4, 0.0, deadline=Deadline(seconds))
+        assert sol.score <= exact.score + 1e-9 <= sol.bound + 2e-9
+        assert _rescore(sol.tree, X, y, np.ones(150), range(150), 0.0) == pytest.approx(
+            sol.score)
+        assert sol.optimal == (not sol.stats["timed_out"])
 
 
 def test_upper_bound_argument_stops_search():

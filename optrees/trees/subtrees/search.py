@@ -132,20 +132,19 @@ class Search:
         L = self.L
         best, best_node, parts = leaf, None, leaf
         floor = max(leaf, lower)  # what a split must beat to matter
-        complete = True
+        complete, stop = True, False
         parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
         for j, f in enumerate(feats):
             if floor >= upper - tol:
                 complete = False  # the rest is bounded by ``upper`` ≤ best
                 break
-            if self._expired():
-                complete = False
-                break
+            # after the deadline the remaining features only get their cheap bounds
+            stop = stop or self._expired()
             # cheap bounds first (weights, similarity), the cache only if they do not prune
             u0 = min(w0s[j] - L, float((ub[0] + At[j]).min()))
             u1 = min(w1s[j] - L, float((ub[1] + A[j]).min()))
             ub[0, j], ub[1, j] = u0, u1
-            if u0 + u1 <= floor + tol:
+            if stop or u0 + u1 <= floor + tol:
                 parts = max(parts, u0 + u1)
                 self.stats.pruned += 1
                 continue
