@@ -1,8 +1,9 @@
 """Branch-and-bound search over root features with a cache (MurTree §4, STreeD §4.3).
 
-Maximizes ``weighted correct - L * leaves``.  A subtree's value is at most the weight of its
-rows minus one leaf penalty; a node's optimum is at most the best over the leaf and every
-split of the sum of its children's bounds (MurTree's lower bounds, mirrored for a maximum).
+Maximizes ``weighted correct - L * leaves``.  A subtree's value is at most its best leaf or
+the weight of its rows minus two leaf penalties; a node's optimum is at most the best over
+the leaf and every split of the sum of its children's bounds (MurTree's lower bounds,
+mirrored for a maximum).
 Subtrees of depth ≤ 2 are solved by the frequency-count kernel of :mod:`.counts`.
 """
 
@@ -89,7 +90,9 @@ class Search:
             return Result(entry.value, entry.node, entry.value)
         cw = np.bincount(self.d.y[rows], weights=self.d.w[rows], minlength=self.d.n_classes)
         leaf = float(cw.max()) - L
-        upper = min(float(cw.sum()) - L, cap)
+        # a tree is this leaf or has ≥ 2 leaves (≤ weight - 2L): the leaf-support bound of
+        # OSDT (Hu et al. 2019) in weight units
+        upper = min(max(leaf, float(cw.sum()) - 2.0 * L), cap)
         if entry is not None:
             upper = min(upper, entry.upper)
         if depth == 0 or leaf >= upper - tol:  # a leaf reaches the bound: optimal
@@ -130,6 +133,11 @@ class Search:
         w1s = ones[feats]
         w0s = float(t.sum()) - w1s
         L = self.L
+        # a priori child bounds: max(leaf, weight - 2L) (see ``solve``)
+        leaf1 = diag[feats].max(axis=1) - L
+        leaf0 = (t - diag[feats]).max(axis=1) - L
+        prior0 = np.maximum(leaf0, w0s - 2.0 * L)
+        prior1 = np.maximum(leaf1, w1s - 2.0 * L)
         best, best_node, parts = leaf, None, leaf
         floor = max(leaf, lower)  # what a split must beat to matter
         complete, stop = True, False
@@ -141,8 +149,8 @@ class Search:
             # after the deadline the remaining features only get their cheap bounds
             stop = stop or self._expired()
             # cheap bounds first (weights, similarity), the cache only if they do not prune
-            u0 = min(w0s[j] - L, float((ub[0] + At[j]).min()))
-            u1 = min(w1s[j] - L, float((ub[1] + A[j]).min()))
+            u0 = min(prior0[j], float((ub[0] + At[j]).min()))
+            u1 = min(prior1[j], float((ub[1] + A[j]).min()))
             ub[0, j], ub[1, j] = u0, u1
             if stop or u0 + u1 <= floor + tol:
                 parts = max(parts, u0 + u1)
