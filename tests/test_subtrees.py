@@ -344,3 +344,21 @@ def test_lower_bound_argument():
     above = solve_subtree(X, y, 3, 1.0, lower_bound=exact.score + 0.5)
     assert above.score <= exact.score + 1e-9
     assert exact.score - 1e-9 <= above.bound <= exact.score + 0.5 + 1e-6
+
+
+def test_feature_bounds_match_d2s_split_scores():
+    """At height 3 the per-feature bounds are D2S's split scores (accel split-bound rows)."""
+    from optrees.trees.d2s import split_scores
+
+    rng = np.random.default_rng(14)
+    X = rng.integers(0, 2, (90, 7))
+    y = rng.integers(0, 3, 90)
+    rows = np.flatnonzero(X[:, 0] == 1)
+    search = Search(BinaryData.make(X, y, None, 3), 1.5)
+    U, u_leaf = search.feature_bounds(rows, 3)
+    left, right = split_scores(X, y, 3, 1.5, rows)
+    assert np.allclose(U, left + right)
+    assert u_leaf == pytest.approx(np.bincount(y[rows]).max() - 1.5)
+    U4, _ = search.feature_bounds(rows, 4)
+    best4 = search.solve(rows, 4)
+    assert max(U4.max(), u_leaf) == pytest.approx(best4.value)

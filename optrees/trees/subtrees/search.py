@@ -205,3 +205,18 @@ class Search:
             return memo[s]
 
         return (lambda: get(0)), (lambda: get(1))
+
+    def feature_bounds(self, rows: np.ndarray, height: int) -> tuple[np.ndarray, float]:
+        """``(U, U_leaf)``: for every feature f, a proven bound on the best depth-``height``
+        subtree of ``rows`` that splits on f at its root (the optimum unless the deadline
+        cut a side short), and the leaf's value: the coefficients of the split-bound rows
+        (accel/split_bound.py) at a node of any height ``height`` ≥ 1."""
+        d = self.d
+        cw = np.bincount(d.y[rows], weights=d.w[rows], minlength=d.n_classes)
+        u_leaf = float(cw.max()) - self.L
+        U = np.empty(d.n_features)
+        for f in range(d.n_features):
+            mask = d.X[rows, f] == 1
+            sides = [self.solve(r, height - 1) for r in (rows[~mask], rows[mask])]
+            U[f] = sides[0].upper + sides[1].upper
+        return U, u_leaf
