@@ -136,22 +136,26 @@ class Search:
         # a priori child bounds: max(leaf, weight - 2L) (see ``solve``)
         leaf1 = diag[feats].max(axis=1) - L
         leaf0 = (t - diag[feats]).max(axis=1) - L
-        prior0 = np.maximum(leaf0, w0s - 2.0 * L)
-        prior1 = np.maximum(leaf1, w1s - 2.0 * L)
+        prior0 = np.maximum(leaf0, w0s - 2.0 * L).tolist()
+        prior1 = np.maximum(leaf1, w1s - 2.0 * L).tolist()
         best, best_node, parts = leaf, None, leaf
         floor = max(leaf, lower)  # what a split must beat to matter
         complete, stop = True, False
         parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
-        for j, f in enumerate(feats):
+        met = 0  # features whose sides have bounds in ``ub`` (the first ``met`` in order)
+        for j, f in enumerate(feats.tolist()):
             if floor >= upper - tol:
                 complete = False  # the rest is bounded by ``upper`` ≤ best
                 break
             # after the deadline the remaining features only get their cheap bounds
             stop = stop or self._expired()
             # cheap bounds first (weights, similarity), the cache only if they do not prune
-            u0 = min(prior0[j], float((ub[0] + At[j]).min()))
-            u1 = min(prior1[j], float((ub[1] + A[j]).min()))
+            u0, u1 = prior0[j], prior1[j]
+            if met:
+                u0 = min(u0, float((ub[0, :met] + At[j, :met]).min()))
+                u1 = min(u1, float((ub[1, :met] + A[j, :met]).min()))
             ub[0, j], ub[1, j] = u0, u1
+            met = j + 1
             if stop or u0 + u1 <= floor + tol:
                 parts = max(parts, u0 + u1)
                 self.stats.pruned += 1
@@ -176,7 +180,7 @@ class Search:
             ub[1, j] = r1.upper
             parts = max(parts, r0.upper + r1.upper)
             if r0.value + r1.value > best + tol:
-                best, best_node = r0.value + r1.value, (int(f), r0.node, r1.node)
+                best, best_node = r0.value + r1.value, (f, r0.node, r1.node)
                 floor = max(floor, best)
         bound = min(upper, parts) if complete else upper
         if bound <= best + tol:
