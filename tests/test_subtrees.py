@@ -209,16 +209,16 @@ def test_expired_deadline_returns_a_valid_tree_and_bound():
 
 def test_deadline_during_search_keeps_bound_valid():
     rng = np.random.default_rng(5)
-    X = rng.integers(0, 2, (300, 30))
-    y = rng.integers(0, 3, 300)
-    dl = Deadline(0.05)
-    sol = solve_subtree(X, y, 4, 0.0, deadline=dl)
-    assert sol.score <= sol.bound
-    w = np.ones(300)
-    assert _rescore(sol.tree, X, y, w, range(300), 0.0) == pytest.approx(sol.score)
-    if not sol.optimal:
-        exact3 = solve_subtree(X, y, 3, 0.0)
-        assert sol.bound >= exact3.score - 1e-9  # depth 4 is at least the depth-3 optimum
+    X = rng.integers(0, 2, (150, 14))
+    y = rng.integers(0, 3, 150)
+    exact = solve_subtree(X, y, 4, 0.0)
+    assert exact.optimal
+    for seconds in (0.002, 0.01, 0.03):
+        sol = solve_subtree(X, y, 4, 0.0, deadline=Deadline(seconds))
+        assert sol.score <= exact.score + 1e-9 <= sol.bound + 2e-9
+        assert _rescore(sol.tree, X, y, np.ones(150), range(150), 0.0) == pytest.approx(
+            sol.score)
+        assert sol.optimal == (not sol.stats["timed_out"])
 
 
 def test_upper_bound_argument_stops_search():
@@ -344,3 +344,21 @@ def test_lower_bound_argument():
     above = solve_subtree(X, y, 3, 1.0, lower_bound=exact.score + 0.5)
     assert above.score <= exact.score + 1e-9
     assert exact.score - 1e-9 <= above.bound <= exact.score + 0.5 + 1e-6
+
+
+def test_feature_bounds_match_d2s_split_scores():
+    """At height 3 the per-feature bounds are D2S's split scores (accel split-bound rows)."""
+    from optrees.trees.d2s import split_scores
+
+    rng = np.random.default_rng(14)
+    X = rng.integers(0, 2, (90, 7))
+    y = rng.integers(0, 3, 90)
+    rows = np.flatnonzero(X[:, 0] == 1)
+    search = Search(BinaryData.make(X, y, None, 3), 1.5)
+    U, u_leaf = search.feature_bounds(rows, 3)
+    left, right = split_scores(X, y, 3, 1.5, rows)
+    assert np.allclose(U, left + right)
+    assert u_leaf == pytest.approx(np.bincount(y[rows]).max() - 1.5)
+    U4, _ = search.feature_bounds(rows, 4)
+    best4 = search.solve(rows, 4)
+    assert max(U4.max(), u_leaf) == pytest.approx(best4.value)

@@ -158,11 +158,19 @@ def depth2_kernel(G, t, leaf_penalty, depth, tol):
         w0 = total - w1
         if w1 <= 0.0 or w0 <= 0.0:  # one side empty: never beats a leaf
             continue
-        if w0 + w1 - 2.0 * L <= best + tol:
-            continue
+        # each child is its leaf or has ≥ 2 leaves (≤ side weight - 2L)
+        l0 = -np.inf
+        l1 = -np.inf
+        for k in range(K):
+            l0 = max(l0, t[k] - D[a, k])
+            l1 = max(l1, D[a, k])
         split_cap = np.inf if depth >= 2 else -np.inf
+        u0 = max(l0 - L, min(split_cap, w0 - 2.0 * L))
+        u1 = max(l1 - L, min(split_cap, w1 - 2.0 * L))
+        if u0 + u1 <= best + tol:
+            continue
         c1, f1 = _best_child(S, D, t, a, 1, min(split_cap, w1 - 2.0 * L), L, tol)
-        if c1 + w0 - L <= best + tol:
+        if c1 + u0 <= best + tol:
             continue
         c0, f0 = _best_child(S, D, t, a, 0, min(split_cap, w0 - 2.0 * L), L, tol)
         v = c0 + c1

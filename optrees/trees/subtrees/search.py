@@ -1,8 +1,9 @@
 """Branch-and-bound search over root features with a cache (MurTree §4, STreeD §4.3).
 
-Maximizes ``weighted correct - L * leaves``.  A subtree's value is at most the weight of its
-rows minus one leaf penalty; a node's optimum is at most the best over the leaf and every
-split of the sum of its children's bounds (MurTree's lower bounds, mirrored for a maximum).
+Maximizes ``weighted correct - L * leaves``.  A subtree's value is at most its best leaf or
+the weight of its rows minus two leaf penalties; a node's optimum is at most the best over
+the leaf and every split of the sum of its children's bounds (MurTree's lower bounds,
+mirrored for a maximum).
 Subtrees of depth ≤ 2 are solved by the frequency-count kernel of :mod:`.counts`.
 """
 
@@ -89,7 +90,9 @@ class Search:
             return Result(entry.value, entry.node, entry.value)
         cw = np.bincount(self.d.y[rows], weights=self.d.w[rows], minlength=self.d.n_classes)
         leaf = float(cw.max()) - L
-        upper = min(float(cw.sum()) - L, cap)
+        # a tree is this leaf or has ≥ 2 leaves (≤ weight - 2L): the leaf-support bound of
+        # OSDT (Hu et al. 2019) in weight units
+        upper = min(max(leaf, float(cw.sum()) - 2.0 * L), cap)
         if entry is not None:
             upper = min(upper, entry.upper)
         if depth == 0 or leaf >= upper - tol:  # a leaf reaches the bound: optimal
@@ -130,22 +133,30 @@ class Search:
         w1s = ones[feats]
         w0s = float(t.sum()) - w1s
         L = self.L
+        # a priori child bounds: max(leaf, weight - 2L) (see ``solve``)
+        leaf1 = diag[feats].max(axis=1) - L
+        leaf0 = (t - diag[feats]).max(axis=1) - L
+        prior0 = np.maximum(leaf0, w0s - 2.0 * L).tolist()
+        prior1 = np.maximum(leaf1, w1s - 2.0 * L).tolist()
         best, best_node, parts = leaf, None, leaf
         floor = max(leaf, lower)  # what a split must beat to matter
-        complete = True
+        complete, stop = True, False
         parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
-        for j, f in enumerate(feats):
+        met = 0  # features whose sides have bounds in ``ub`` (the first ``met`` in order)
+        for j, f in enumerate(feats.tolist()):
             if floor >= upper - tol:
                 complete = False  # the rest is bounded by ``upper`` ≤ best
                 break
-            if self._expired():
-                complete = False
-                break
+            # after the deadline the remaining features only get their cheap bounds
+            stop = stop or self._expired()
             # cheap bounds first (weights, similarity), the cache only if they do not prune
-            u0 = min(w0s[j] - L, float((ub[0] + At[j]).min()))
-            u1 = min(w1s[j] - L, float((ub[1] + A[j]).min()))
+            u0, u1 = prior0[j], prior1[j]
+            if met:
+                u0 = min(u0, float((ub[0, :met] + At[j, :met]).min()))
+                u1 = min(u1, float((ub[1, :met] + A[j, :met]).min()))
             ub[0, j], ub[1, j] = u0, u1
-            if u0 + u1 <= floor + tol:
+            met = j + 1
+            if stop or u0 + u1 <= floor + tol:
                 parts = max(parts, u0 + u1)
                 self.stats.pruned += 1
                 continue
@@ -169,7 +180,7 @@ class Search:
             ub[1, j] = r1.upper
             parts = max(parts, r0.upper + r1.upper)
             if r0.value + r1.value > best + tol:
-                best, best_node = r0.value + r1.value, (int(f), r0.node, r1.node)
+                best, best_node = r0.value + r1.value, (f, r0.node, r1.node)
                 floor = max(floor, best)
         bound = min(upper, parts) if complete else upper
         if bound <= best + tol:
@@ -198,3 +209,18 @@ class Search:
             return memo[s]
 
         return (lambda: get(0)), (lambda: get(1))
+
+    def feature_bounds(self, rows: np.ndarray, height: int) -> tuple[np.ndarray, float]:
+        """``(U, U_leaf)``: for every feature f, a proven bound on the best depth-``height``
+        subtree of ``rows`` that splits on f at its root (the optimum unless the deadline
+        cut a side short), and the leaf's value: the coefficients of the split-bound rows
+        (accel/split_bound.py) at a node of any height ``height`` ≥ 1."""
+        d = self.d
+        cw = np.bincount(d.y[rows], weights=d.w[rows], minlength=d.n_classes)
+        u_leaf = float(cw.max()) - self.L
+        U = np.empty(d.n_features)
+        for f in range(d.n_features):
+            mask = d.X[rows, f] == 1
+            sides = [self.solve(r, height - 1) for r in (rows[~mask], rows[mask])]
+            U[f] = sides[0].upper + sides[1].upper
+        return U, u_leaf
