@@ -47,15 +47,24 @@ largest objective difference among variants that proved optimality.
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from optrees import OptreesInputError  # noqa: E402
 from optrees.bench import peers, report  # noqa: E402
-from optrees.bench.protocols import PAPER_LAMS, accel_tasks, resolve  # noqa: E402
+from optrees.bench.protocols import (  # noqa: E402
+    ACCEL_CATEGORICAL,
+    ACCEL_NUMERIC,
+    PAPER_LAMS,
+    accel_encodings,
+    accel_tasks,
+    resolve,
+)
 from optrees.bench.scripts import checkout_data_dir  # noqa: E402
 from optrees.bench.tasks import accel_file, default_encoding  # noqa: E402
 from optrees.bench.variants import ACCEL_SCRIPT, ACCEL_VARIANTS  # noqa: E402
@@ -80,6 +89,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="auto: one-hot if the data set has it, else QT-5")
     ap.add_argument("--quick", action="store_true",
                     help="monk1, monk3, house-votes-84 at depth 3, lam 0.01, 60 s")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="N instances per depth drawn from the paper's whole grid (all 33 "
+                         "data sets, every encoding, the 15 lambdas), instead of --datasets, "
+                         "--encoding and --lams")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --sample")
     args = ap.parse_args(argv)
     if args.quick:
         args.datasets, args.depths, args.lams = "monk1,monk3,house-votes-84", "3", "0.01"
@@ -87,7 +101,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def tasks_of(args: argparse.Namespace, data_dir: Path | None) -> list:
-    """The accelerated protocol's tasks for the options: one encoding per dataset."""
+    """The accelerated protocol's tasks for the options: one encoding per dataset, or with
+    ``--sample`` the sampled instances of the whole grid."""
+    if args.sample:
+        return sampled_tasks(args, data_dir)
     datasets = args.datasets.split(",")
     cfg = resolve("accelerated", datasets=datasets, methods=args.variants.split(","),
                   depths=[int(d) for d in args.depths.split(",")],
@@ -104,12 +121,33 @@ def tasks_of(args: argparse.Namespace, data_dir: Path | None) -> list:
     return accel_tasks(cfg)
 
 
+def sampled_tasks(args: argparse.Namespace, data_dir: Path | None) -> list:
+    """``--sample`` instances per depth, drawn without replacement from the paper's grid
+    (data set x encoding x lambda), every variant on each; instances in grid order."""
+    datasets = [*ACCEL_CATEGORICAL, *ACCEL_NUMERIC]
+    cfg = resolve("accelerated", datasets=datasets, methods=args.variants.split(","),
+                  depths=[int(d) for d in args.depths.split(",")], lams=list(PAPER_LAMS),
+                  time_limit=args.time_limit, data_dir=data_dir)
+    cfg.extra["encodings"] = {ds: accel_encodings(ds) for ds in datasets}
+    tasks = accel_tasks(cfg)
+    keys = sorted({peers.instance_key(t) for t in tasks}, key=str)
+    rng = np.random.default_rng(args.seed)
+    chosen = set()
+    for depth in cfg.depths:
+        of_depth = [k for k in keys if k[2] == depth]
+        picks = rng.choice(len(of_depth), min(args.sample, len(of_depth)), replace=False)
+        chosen.update(of_depth[i] for i in picks)
+    return [t for t in tasks if peers.instance_key(t) in chosen]
+
+
 def print_row(row: dict) -> None:
     """One line per fit (with pystreed's time and the ratio when it ran too)."""
     extra = ""
     if "peer_seconds" in row:
         extra = (f"  pystreed {row['peer_seconds']:.3f}s: "
                  f"x{row['fit_seconds'] / row['peer_seconds']:.1f}")
+        if not row.get("peer_proved", True):
+            extra += " (not proved)"
     if row.get("error"):
         extra += f"  {row['error']}"
     print(f"{row['dataset']:16} {row['depth']:>2} {row['lam']:>7g} {row['variant']:16} "
@@ -131,10 +169,16 @@ def print_summary(df: pd.DataFrame, pystreed: bool) -> None:
                       f"median speed-up on {int(r['both'])} solved by both: "
                       f"{r['median_speedup']:.1f}x")
     if pystreed:  # time to proven optimum as a multiple of pystreed's
-        for variant, r in peers.peer_table(df).iterrows():
-            print(f"{variant:16} vs pystreed on {int(r['solved'])} solved: median "
-                  f"x{r['median_ratio']:.1f}, max x{r['max_ratio']:.1f} "
-                  f"(pystreed median {r['peer_median_s']:.3f}s)")
+        for by in ("variant", ["depth", "variant"]):
+            for key, r in peers.peer_table(df, by).iterrows():
+                print(f"{str(key):16} vs pystreed on {int(r['solved'])} both proved: median "
+                      f"x{r['median_ratio']:.2f}, max x{r['max_ratio']:.1f} "
+                      f"(pystreed median {r['peer_median_s']:.3f}s)")
+        proved = df.drop_duplicates(["dataset", "encoding", "depth", "lam"])
+        print(f"pystreed proved {int(proved['peer_proved'].sum())} of {len(proved)} instances")
+        for r in peers.missed(df).itertuples():
+            print(f"not proved although pystreed did: {r.dataset} {r.encoding} d={r.depth} "
+                  f"lam={r.lam:g} {r.variant}")
     print(f"max objective spread among variants that proved optimality: "
           f"{report.objective_spread(df):.2e}")
 
@@ -153,6 +197,9 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(str(exc)) from exc
     df = pd.DataFrame(rows)
     print_summary(df, args.pystreed)
+    # the peak of the whole run bounds every instance's memory (it includes pystreed's)
+    print(f"peak RSS of the run: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}"
+          " MB")
     if args.pystreed:
         wrong = peers.wrong_claims(df)
         if len(wrong):

@@ -33,6 +33,18 @@ def test_search_proof_is_the_exhaustive_optimum(seed, penalty):
 
 
 @pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("depth", [4, 5])
+def test_search_proof_at_depth_4_and_5_is_the_exhaustive_optimum(seed, depth):
+    X, y, K = _instance(100 + seed)
+    penalty = ("splits", "leaves")[seed % 2]
+    lam = (0.0, 0.01, 0.05)[seed % 3]
+    best = exhaustive_objective(X, y, K, depth, lam, penalty=penalty)
+    est = BendersOCTClassifier(depth=depth, lam=lam, penalty=penalty, binarizer=None).fit(X, y)
+    assert est.status_ == "optimal" and est.stats_["search_optimal"]
+    assert est.objective_ == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(6))
 def test_unproved_search_hands_its_tree_and_bound_to_the_mip(seed, monkeypatch):
     """A search stopped before its proof (here: an expired deadline) gives the MIP its tree as
     the start and its bound as a cap; the MIP still proves the exhaustive optimum."""

@@ -253,7 +253,10 @@ class ScipModel:
         if limit is not None:
             self.m.setParam("limits/time", max(float(limit), 0.01))
         t0 = time.perf_counter()
-        self.m.optimize()
+        # without the GIL, so that other Python threads run meanwhile (our plugins take it
+        # back in their callbacks); with optimize() a thread that was to send a signal or
+        # draw a progress bar waited for the whole solve
+        getattr(self.m, "optimizeNogil", self.m.optimize)()
         seconds = time.perf_counter() - t0
         raw = self.m.getStatus()
         status = _STATUS.get(raw, raw)

@@ -72,10 +72,10 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     ``search``: first solve by the exact subtree search (:mod:`optrees.trees.subtrees`) with
     :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
     its tree is the warm start (when better than CART) and its bound caps the MIP's."""
-    start = cart_heap_tree(problem, seed) if warm_start else None
     found = _search(problem, deadline) if search else None
     if found is not None and found.optimal:
         return _searched(problem, found, classes, names)
+    start = cart_heap_tree(problem, seed) if warm_start else None
     search_bound, search_stats = math.inf, {}
     if found is not None:
         search_bound = problem.correct_weight * found.bound + problem.split_cost
