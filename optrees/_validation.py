@@ -230,9 +230,10 @@ def _numeric_if_possible(s: pd.Series) -> pd.Series:
     return s
 
 
-def check_binary_matrix(X: object) -> np.ndarray:
-    """Return X as a 0/1 uint8 matrix, or raise naming the first non-binary column."""
-    df = check_frame(X)
+def check_binary_matrix(X: object, checked: bool = False) -> np.ndarray:
+    """Return X as a 0/1 uint8 matrix, or raise naming the first non-binary column
+    (``checked``: X is a DataFrame that :func:`check_frame` already accepted)."""
+    df = X if checked and isinstance(X, pd.DataFrame) else check_frame(X)
     try:
         arr = df.to_numpy(dtype=float)
     except (TypeError, ValueError) as exc:

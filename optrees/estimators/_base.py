@@ -189,8 +189,9 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
 
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (for :func:`warn_unseen`)."""
-    return {c: list(pd.unique(df[c].astype(object))) for c in df.columns
-            if not is_numeric(df[c])}
+    other = df.select_dtypes(exclude=[np.number])  # booleans and categoricals among them
+    return {c: list(pd.unique(other[c].astype(object))) for c in other.columns
+            if not is_numeric(other[c])}
 
 
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:
@@ -223,7 +224,7 @@ class _BinaryInput:
         spec = self.binarizer
         if spec is None or (isinstance(spec, str) and spec == "auto" and _is_binary_frame(df)):
             self.binarizer_ = None
-            Xb = check_binary_matrix(df)
+            Xb = check_binary_matrix(df, checked=True)
             names = [str(c) for c in df.columns]
             self.feature_names_ = names
             self.negated_names_ = [f"not {c}" for c in names]
@@ -245,7 +246,7 @@ class _BinaryInput:
     def _features(self, X: Any) -> np.ndarray:
         df = self._fitted_frame(X)
         if self.binarizer_ is None:
-            return check_binary_matrix(df)
+            return check_binary_matrix(df, checked=True)
         warn_unseen(self, df, self._categories)
         return self.binarizer_.transform(df)
 
