@@ -188,3 +188,19 @@ def test_time_limit_honoured():
     assert est.bound_ > est.objective_
     cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y).score(X, y)
     assert est.score(df, y) >= cart - 1e-12
+
+
+def test_depth2_time_limit_honoured():
+    """Depth 2 stops at the limit too (noise labels: the bounds prune little; about 9 s)."""
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(rng.normal(size=(20000, 20)), columns=[f"f{j}" for j in range(20)])
+    y = rng.integers(0, 2, 20000)
+    limit = 1.5
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est = BendOCTClassifier(depth=2, lam=0.0, time_limit=limit).fit(df, y)
+    assert time.perf_counter() - t0 <= limit + 0.5
+    assert est.status_ == "time_limit" and est.bound_ > est.objective_
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(df.to_numpy(), y)
+    assert est.score(df, y) >= cart.score(df.to_numpy(), y) - 1e-12

@@ -56,7 +56,8 @@ def _binarizer(value: Any) -> Any:
 
 BINARIZER = Param(Check("'auto', None or a Binarizer", _binarizer),
                   "how raw columns become 0/1 features ('auto': one-hot / thresholds at "
-                  "quantiles; None: X is already 0/1)", cli="")
+                  "quantiles, or every threshold with the subtree search; None: X is "
+                  "already 0/1)", cli="")
 DEPTH = Param(Check("an integer >= 1", lambda v: check_depth(v, MAX_TREE_DEPTH, TREE_DEPTH_WHY)),
               "depth of the tree (number of tests on the longest path)")
 WARM_START = Param(Boolean(), "start the solver from CART of the same depth",
@@ -240,6 +241,16 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     say what it did, ``n_bb_nodes_`` is 0), otherwise its tree is the MIP's warm start and its
     bound caps the MIP's.  ``path_bound_cuts=False, polishing=False, split_bound_cuts=False,
     subtree_search=False`` is the published method.
+
+    Numeric columns over every threshold: with ``subtree_search`` on, ``binarizer="auto"``,
+    depth ≤ 4 and a numeric column that is not 0/1, the tree is found by the exact numeric
+    search (``optrees.trees.numeric_solve``: every midpoint of every numeric column,
+    categoricals one-hot, CART as the first incumbent) and tests ``x <= t`` on the raw values
+    (``thresholds_ == "all"``, ``encoder_`` reads new tables).  No MIP runs then (one over
+    every threshold is not practical): a search stopped by the time limit returns its best
+    tree, never worse than CART, with status "time_limit" and the search's valid bound.  An
+    explicit ``binarizer``, ``subtree_search=False`` or depth ≥ 5 solves over the
+    binarizer's thresholds (``thresholds_ == "binarized"``).
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
     """
