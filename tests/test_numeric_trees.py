@@ -204,3 +204,28 @@ def test_depth2_time_limit_honoured():
     assert est.status_ == "time_limit" and est.bound_ > est.objective_
     cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(df.to_numpy(), y)
     assert est.score(df, y) >= cart.score(df.to_numpy(), y) - 1e-12
+
+
+def test_status_line_says_which_thresholds():
+    """The CLI's status line says over which thresholds an optimum holds."""
+    from optrees.cli_report import mip_summary
+
+    df, y = _frame(4, categorical=True)
+    every = BendOCTClassifier(depth=2).fit(df, y)
+    binarized = BendOCTClassifier(depth=2, binarizer=Binarizer()).fit(df, y)
+    assert mip_summary(every)[0].endswith("optimal over every threshold")
+    assert mip_summary(binarized)[0].endswith("optimal over the binarizer's thresholds")
+
+
+@pytest.mark.parametrize("extra,line", [([], "optimal over every threshold"),
+                                        (["--bins", "5"], "optimal over the binarizer's")])
+def test_cli_default_is_every_threshold(extra, line, tmp_path, capsys):
+    """``optrees fit`` leaves ``binarizer="auto"`` unless --numeric / --bins is given."""
+    from optrees.cli import main
+
+    df, y = _breast_cancer(slice(None, None, 3))
+    df.assign(label=y).to_csv(tmp_path / "bc.csv", index=False)
+    code = main(["fit", "--method", "bendoct", "--csv", str(tmp_path / "bc.csv"), "--target",
+                 "label", "--depth", "2", "--lam", "0", *extra])
+    assert code == 0
+    assert f"status          : {line}" in capsys.readouterr().out
