@@ -229,3 +229,17 @@ def test_cli_default_is_every_threshold(extra, line, tmp_path, capsys):
                  "label", "--depth", "2", "--lam", "0", *extra])
     assert code == 0
     assert f"status          : {line}" in capsys.readouterr().out
+
+
+def test_numpy_kernels_when_no_time_to_compile(monkeypatch):
+    """Kernels neither compiled nor cached: numpy with less than COMPILE_SECONDS left."""
+    from optrees.solvers.deadline import Deadline
+    from optrees.trees import numeric_solve
+
+    compiled = []
+    monkeypatch.setattr(numeric_solve, "kernels_ready", lambda: False)
+    monkeypatch.setattr(numeric_solve, "numba_available", lambda: True)
+    monkeypatch.setattr(numeric_solve, "compile_kernels", lambda: compiled.append(True))
+    assert numeric_solve._backend(Deadline(numeric_solve.COMPILE_SECONDS / 2)) == "numpy"
+    assert not compiled
+    assert numeric_solve._backend(Deadline(None)) == "numba" and compiled
