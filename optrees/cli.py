@@ -109,12 +109,14 @@ def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
             users = [m for m in METHODS if any(
                 n in inspect.signature(_estimator_class(m)).parameters for n in names)]
             raise _unused("--" + dest.replace("_", "-"), args.method, users)
-    if _takes(cls, "binarizer"):
+    binarize = (args.numeric, args.bins) != (None, None)  # else the estimator's "auto"
+    if binarize and _takes(cls, "binarizer"):
         from .encoding.binarize import Binarizer
 
-        kwargs["binarizer"] = Binarizer(numeric=args.numeric, n_bins=args.bins)
-    elif (args.numeric, args.bins) != (defaults["numeric"], defaults["bins"]):
-        flag = "--numeric" if args.numeric != defaults["numeric"] else "--bins"
+        kwargs["binarizer"] = Binarizer(numeric=args.numeric or "thresholds",
+                                        n_bins=5 if args.bins is None else args.bins)
+    elif binarize:
+        flag = "--numeric" if args.numeric is not None else "--bins"
         raise _unused(flag, args.method, [m for m in METHODS
                                           if _takes(_estimator_class(m), "binarizer")])
     if args.plain:
@@ -357,9 +359,11 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--test-size", type=float, default=0.25,
                      help="share of the rows held out for the test accuracy")
     fit.add_argument("--seed", type=int, default=0, help="random seed (split and solver)")
-    fit.add_argument("--numeric", choices=["thresholds", "buckets"], default="thresholds",
-                     help="binarization of numeric columns (QT-k or QB-k)")
-    fit.add_argument("--bins", type=int, default=5, help="k of QT-k / QB-k")
+    fit.add_argument("--numeric", choices=["thresholds", "buckets"], default=None,
+                     help="binarization of numeric columns (QT-k or QB-k); default: every "
+                          "threshold for bendoct / benders with the subtree search (depth "
+                          "<= 4), else QT-5")
+    fit.add_argument("--bins", type=int, default=None, help="k of QT-k / QB-k (default 5)")
     fit.add_argument("--plain", action="store_true",
                      help="benders: the published method, without the subtree search, "
                           "path-bound cuts, split-bound cuts and polishing that are on by "

@@ -11,9 +11,16 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+THRESHOLDS = {"all": "over every threshold", "binarized": "over the binarizer's thresholds"}
+"""What ``thresholds_`` says about the optimum, in the status line."""
+
+
 def mip_summary(est: Any) -> list[str]:
-    """Status lines of the exact tree MIPs (FlowOCT, BendersOCT, BendOCT, OCT, BinOCT)."""
-    return [f"status          : {est.status_}",
+    """Status lines of the exact tree MIPs (FlowOCT, BendersOCT, BendOCT, OCT, BinOCT); an
+    optimum says over which thresholds it holds (``thresholds_``)."""
+    where = THRESHOLDS.get(getattr(est, "thresholds_", None), "")
+    status = f"{est.status_} {where}" if est.status_ == "optimal" and where else est.status_
+    return [f"status          : {status}",
             f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
             f"gap: {est.gap_:.2%}"]
 

@@ -16,14 +16,16 @@ if DATA_DIR is not None:
 
 @pytest.fixture(scope="session", autouse=True)
 def compiled_search_kernels():
-    """Compile (or load) the subtree search's numba kernels once, before any test: the first
-    compilation takes seconds and cannot be interrupted, so a test that happened to trigger
-    it would see a slow fit or a late Ctrl-C."""
+    """Compile (or load) the numba kernels of the subtree search and of the numeric search
+    once, before any test: the first compilation takes seconds and cannot be interrupted, so
+    a test that happened to trigger it would see a slow fit or a late Ctrl-C."""
+    from optrees.trees.numeric import warmup as numeric_warmup
     from optrees.trees.subtrees import numba_available
     from optrees.trees.subtrees.warmup import compile_kernels
 
     if numba_available():
         compile_kernels()
+        numeric_warmup.compile_kernels()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -17,8 +17,13 @@ from estimator_matrix import SPEC_IDS, SPECS
 
 from optrees import OptreesInputError, load_model, save_model
 from optrees.cli import main
+from optrees.encoding.binarize import Binarizer
 from optrees.estimators import TimeLimitWarning, UnseenCategoryWarning
 from optrees.models.rule_set import RuleSet
+
+BINARIZED = "BendOCTClassifier-binarized"
+"""BendOCT with an explicit Binarizer: a binary tree on 0/1 literals (the default fits numeric
+columns over every threshold and saves raw columns instead)."""
 
 
 def _table(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
@@ -33,13 +38,15 @@ def _table(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
 @pytest.fixture(scope="module")
 def fitted():
     """Every estimator of the matrix (fast settings), fitted once on the integer-labelled
-    table."""
+    table; also BendOCT on binarized columns (its file holds literals)."""
     X, y = _table()
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
         for spec in SPECS:
             out[spec.id] = spec.make(random_state=0).fit(X, y)
+            if spec.id == "BendOCTClassifier":
+                out[BINARIZED] = spec.make(random_state=0, binarizer=Binarizer()).fit(X, y)
     return out
 
 
@@ -248,8 +255,8 @@ BAD_FILES = [
      "'counts'"),
     ("arrays of different lengths", "BendOCTClassifier",
      _set(["tree", "threshold"], lambda t: t["threshold"][:-1]), "'threshold' has"),
-    ("literal operator", "BendOCTClassifier", _set(["literals", 0, "op"], "~"), "operator"),
-    ("literal threshold text", "BendOCTClassifier",
+    ("literal operator", BINARIZED, _set(["literals", 0, "op"], "~"), "operator"),
+    ("literal threshold text", BINARIZED,
      _set(["literals", 0], lambda ls: {**ls[0], "op": ">=", "value": "abc"}), "value"),
     ("unknown format version", "BendOCTClassifier", _set(["format"], "optrees-model-9"),
      "format 'optrees-model-9' is not one this optrees version reads"),

@@ -338,6 +338,12 @@ def make_estimator(task: Task) -> Any:
     accepted = inspect.signature(cls.__init__).parameters
     if params.get("encoding") in ENCODINGS and "binarizer" in accepted:
         kwargs.setdefault("binarizer", None)  # accel-OCT encodings are 0/1 already
+    if "subtree_search" in accepted and kwargs.get("binarizer", "auto") == "auto":
+        # the papers' protocols compare the MIPs on the same binarized features; "auto" would
+        # fit BendOCT / BendersOCT over every threshold of numeric columns (issue #18)
+        from ..encoding.binarize import Binarizer
+
+        kwargs["binarizer"] = Binarizer()
     if "time_limit" in accepted:
         kwargs["time_limit"] = task.time_limit
     if "random_state" in accepted:

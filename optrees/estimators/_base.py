@@ -215,6 +215,12 @@ def _is_binary_frame(df: pd.DataFrame) -> bool:
     return bool(np.isin(num.to_numpy(dtype=float), (0.0, 1.0)).all())
 
 
+def has_numeric_column(df: pd.DataFrame) -> bool:
+    """Whether some numeric (not boolean) column holds a value other than 0 and 1."""
+    return any(is_numeric(df[c]) and not np.isin(df[c].to_numpy(dtype=float), (0.0, 1.0)).all()
+               for c in df.columns)
+
+
 class _BinaryInput:
     """Turns raw X into the 0/1 matrix the tree MIPs need (fit once, reuse at predict)."""
 

@@ -106,6 +106,7 @@ class BinOCTClassifier(_OptimalTreeClassifier):
             return super()._solve(df, y, classes, p, deadline)
         values = self._raw_values(df, fit=True)
         self.binarizer_ = None
+        self.thresholds_ = "all"
         self.feature_names_ = [str(c) for c in df.columns]
         self.negated_names_ = [f"not {c}" for c in self.feature_names_]
         with stop_on_ctrl_c(deadline):

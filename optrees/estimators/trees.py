@@ -23,12 +23,14 @@ from .._params import (
     validate_params,
 )
 from .._validation import check_depth, check_target
+from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
 from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
+from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
 from ..trees.problem import TreeProblem
 from ..trees.solve import solve_tree
 from ._base import (
@@ -37,9 +39,11 @@ from ._base import (
     _TreePredictor,
     fit_deadline,
     fit_frame,
+    has_numeric_column,
     logged_fit,
     stop_on_ctrl_c,
     store_result,
+    warn_unseen,
 )
 
 
@@ -52,7 +56,8 @@ def _binarizer(value: Any) -> Any:
 
 BINARIZER = Param(Check("'auto', None or a Binarizer", _binarizer),
                   "how raw columns become 0/1 features ('auto': one-hot / thresholds at "
-                  "quantiles; None: X is already 0/1)", cli="")
+                  "quantiles, or every threshold with the subtree search; None: X is "
+                  "already 0/1)", cli="")
 DEPTH = Param(Check("an integer >= 1", lambda v: check_depth(v, MAX_TREE_DEPTH, TREE_DEPTH_WHY)),
               "depth of the tree (number of tests on the longest path)")
 WARM_START = Param(Boolean(), "start the solver from CART of the same depth",
@@ -67,7 +72,9 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
     ``status_`` ("optimal", "time_limit", "interrupted" after Ctrl-C, ...),
     ``solve_seconds_`` (solver), ``fit_seconds_`` (everything), ``stats_``,
     ``n_features_in_``, ``feature_names_in_`` (string column names of a DataFrame X),
-    ``classes_`` (sorted labels of any type).  ``time_limit`` counts from ``fit`` entry
+    ``classes_`` (sorted labels of any type), ``thresholds_`` (over which thresholds the
+    optimum holds: "all" = every threshold of the numeric columns, "binarized" = the
+    binarizer's thresholds only).  ``time_limit`` counts from ``fit`` entry
     (binarization, warm start and model build included); the same ``random_state`` gives
     the same tree whenever the solve finishes (a time-limited solve is not reproducible).
     """
@@ -128,7 +135,11 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
     def _solve(self, df: Any, y: np.ndarray, classes: np.ndarray, p: Params,
                deadline: Deadline) -> FitResult:
         """Binarize and solve; the solver stops at ``deadline`` or the first Ctrl-C."""
+        if self._every_threshold(df, p):
+            return self._solve_numeric(df, y, classes, p, deadline)
+        self.encoder_ = None
         Xb = self._fit_binary(df)
+        self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
         problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p))
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
@@ -141,6 +152,32 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
         return False
+
+    def _every_threshold(self, df: Any, p: Params) -> bool:
+        """Whether to solve over every threshold: the subtree search is on, ``binarizer`` is
+        "auto", the depth is at most MAX_NUMERIC_DEPTH and some numeric column is not 0/1."""
+        return (self._search(p) and isinstance(p.binarizer, str) and p.binarizer == "auto"
+                and p.depth <= MAX_NUMERIC_DEPTH and has_numeric_column(df))
+
+    def _solve_numeric(self, df: Any, y: np.ndarray, classes: np.ndarray, p: Params,
+                       deadline: Deadline) -> FitResult:
+        """Solve over every threshold of the numeric columns (categoricals one-hot)."""
+        self.encoder_ = ThresholdColumns(df, "onehot")
+        self.binarizer_ = None
+        self.feature_names_ = list(self.encoder_.names)
+        self.negated_names_ = list(self.encoder_.negated)
+        self.thresholds_ = "all"
+        with stop_on_ctrl_c(deadline):
+            return solve_numeric_tree(self.encoder_.transform(df), y, classes, p.depth, p.lam,
+                                      self._penalty(p), deadline,
+                                      (self.feature_names_, self.negated_names_))
+
+    def _features(self, X: Any) -> np.ndarray:
+        if getattr(self, "encoder_", None) is None:
+            return super()._features(X)
+        df = self._fitted_frame(X)
+        warn_unseen(self, df, self.encoder_.categories())
+        return self.encoder_.transform(df)
 
 
 class FlowOCTClassifier(_OptimalTreeClassifier):
@@ -204,6 +241,16 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     say what it did, ``n_bb_nodes_`` is 0), otherwise its tree is the MIP's warm start and its
     bound caps the MIP's.  ``path_bound_cuts=False, polishing=False, split_bound_cuts=False,
     subtree_search=False`` is the published method.
+
+    Numeric columns over every threshold: with ``subtree_search`` on, ``binarizer="auto"``,
+    depth ≤ 4 and a numeric column that is not 0/1, the tree is found by the exact numeric
+    search (``optrees.trees.numeric_solve``: every midpoint of every numeric column,
+    categoricals one-hot, CART as the first incumbent) and tests ``x <= t`` on the raw values
+    (``thresholds_ == "all"``, ``encoder_`` reads new tables).  No MIP runs then (one over
+    every threshold is not practical): a search stopped by the time limit returns its best
+    tree, never worse than CART, with status "time_limit" and the search's valid bound.  An
+    explicit ``binarizer``, ``subtree_search=False`` or depth ≥ 5 solves over the
+    binarizer's thresholds (``thresholds_ == "binarized"``).
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
     """

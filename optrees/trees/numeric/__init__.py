@@ -9,7 +9,9 @@ arXiv 2501.07903).
 
 Modules: ``data`` (presorting), ``depth1`` (stumps), ``kernels``/``evaluate`` (one root split of
 a depth-2 tree), ``search`` (depth-2 root search), ``depth2`` (depth 2 against a floor),
-``deep`` (depth ≥ 3), ``cart`` (CART incumbent), ``tree``/``result`` (trees), ``solver``.
+``deep`` (depth ≥ 3), ``cart`` (CART incumbent), ``tree``/``result`` (trees), ``solver``,
+``warmup`` (numba's first compilation).  BendOCT / BendersOCT use it through
+``optrees.trees.numeric_solve``.
 """
 
 from .data import NumericData

@@ -15,7 +15,7 @@ from .context import Context, Interrupted
 from .data import NumericData, SubsetView
 from .deep import NodeSearch
 from .depth1 import ChildTree, best_child, class_weights, midpoint
-from .depth2 import leaf_node
+from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder, make_evaluator, resolve_backend
 from .result import NumericSubtree
 from .search import search_root
@@ -39,13 +39,14 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
 
     ``max_depth`` ≥ 3 runs a branch-and-bound whose first incumbent is CART of the same depth
     (so the tree is never worse than CART); when ``deadline`` expires it returns the best tree
-    found with ``optimal=False`` and a valid ``upper_bound`` on the optimum.  Depth ≤ 2 is
-    fast and ignores the deadline; its result is always optimal.
+    found with ``optimal=False`` and a valid ``upper_bound`` on the optimum.  Depth 2 with a
+    ``deadline`` starts from CART too and stops at the deadline (then its bound is only what
+    the number of leaves allows); depth ≤ 1 is linear after sorting and always optimal.
     """
     data = X if isinstance(X, NumericData) else NumericData(X)
     n = data.shape[0]
     y, w, n_classes = _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth)
-    if max_depth >= 3:
+    if max_depth >= 3 or (max_depth == 2 and deadline is not None):
         return _solve_deep(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
                            resolve_backend(backend), deadline)
     view = data.view(rows)
@@ -155,7 +156,8 @@ def _finish(tree, view: SubsetView, ys: np.ndarray, ws: np.ndarray, pen: float,
 
 def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int, pen: float,
                 max_depth: int, rows, backend: str, deadline: Deadline | None) -> NumericSubtree:
-    """:func:`solve_numeric` for ``max_depth`` ≥ 3: CART, then :class:`.deep.NodeSearch`."""
+    """:func:`solve_numeric` for ``max_depth`` ≥ 3 (or 2 with a deadline): CART, then
+    :class:`.deep.NodeSearch` (depth 2: :func:`.depth2.solve_depth2`)."""
     mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
     ws_all = w[mask]
     eps = 1e-9 * (1.0 + float(ws_all.sum()) + 4.0 * pen)
@@ -165,20 +167,35 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     cart = cart_incumbent(ctx, sub, max_depth)
     if cart is not None and cart[0] > start[0]:
         start = cart
-    search = NodeSearch(ctx, sub, max_depth, start[0], start[1])
-    try:
-        value, tree = search.run()
-        optimal, bound = True, value
-    except Interrupted:
-        value, tree = search.best, search.tree
-        bound = search.open_bound()
-        optimal = bound <= value + eps
+    if max_depth == 2:
+        value, tree, optimal, bound = _depth2_until(ctx, sub, start)
+    else:
+        search = NodeSearch(ctx, sub, max_depth, start[0], start[1])
+        try:
+            value, tree = search.run()
+            optimal, bound = True, value
+        except Interrupted:
+            value, tree = search.best, search.tree
+            bound = search.open_bound()
+            optimal = bound <= value + eps
     feature, threshold, label = to_heap(tree, max_depth)
     out = _finish((feature, threshold, label), sub.view, sub.ys, sub.ws, pen, value, eps,
                   ctx.evaluations)
     out.optimal = optimal
     out.upper_bound = max(out.score, bound)
     return out
+
+
+def _depth2_until(ctx: Context, sub, start: tuple[float, Node]
+                  ) -> tuple[float, Node, bool, float]:
+    """``(value, tree, optimal, bound)`` of the depth-2 search from ``start`` until the
+    deadline; stopped, the bound is the best a tree with one leaf or with two can score."""
+    try:
+        value, tree = solve_depth2(ctx, sub, -np.inf, incumbent=start)
+        return value, tree, True, value
+    except Interrupted:
+        bound = max(start[0], sub.leaf_correct - ctx.pen, sub.total - 2.0 * ctx.pen)
+        return start[0], start[1], bound <= start[0] + ctx.eps, bound
 
 
 def _mask_of(data: NumericData, rows) -> np.ndarray:

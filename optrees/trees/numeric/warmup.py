@@ -1,0 +1,47 @@
+"""Whether the numeric kernels can run now without numba's first compilation (seconds), so a
+short time limit is not spent compiling; and a warm-up that compiles (or loads) them once."""
+
+from __future__ import annotations
+
+import os
+
+from .evaluate import numba_available
+
+KERNELS = ("child_objectives", "member_stumps")
+"""The compiled entry points of :mod:`.kernels` called from Python."""
+
+
+def kernels_ready() -> bool:
+    """The numeric kernels are compiled in this process or cached on disk (numba's cache
+    index exists next to the module)."""
+    if not numba_available():
+        return False
+    from . import kernels
+
+    for name in KERNELS:
+        obj = getattr(kernels, name)
+        if obj.signatures:
+            continue
+        try:
+            index = obj._cache._cache_file._index_path  # numba's on-disk cache
+        except AttributeError:  # pragma: no cover - another numba layout: assume a compile
+            return False
+        if not os.path.exists(index):
+            return False
+    return True
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) every numeric kernel: tiny depth-2 and depth-3
+    searches with unit and with other sample weights, both with a leaf penalty."""
+    import numpy as np
+
+    from .solver import solve_numeric
+
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    y = rng.integers(0, 3, 40)
+    for weights in (None, rng.uniform(0.5, 2.0, 40)):
+        for depth in (2, 3):
+            solve_numeric(X, y, n_classes=3, sample_weight=weights, leaf_penalty=0.5,
+                          max_depth=depth, backend="numba")
