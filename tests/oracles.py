@@ -36,3 +36,24 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
         return value
 
     return best(tuple(range(len(y))), depth)
+
+
+def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int) -> float:
+    """Max over all trees of depth <= ``depth`` whose internal nodes are any of ``tests``
+    (boolean masks over the rows: True goes left) of the sum of ``leaf_value(member)`` over
+    their leaves (member: boolean mask of the rows in the leaf).  Memoized on the row set;
+    a test that leaves one side empty is skipped (it is the leaf itself)."""
+    memo: dict = {}
+
+    def best(member: np.ndarray, d: int) -> float:
+        key = (member.tobytes(), d)
+        if key not in memo:
+            score = leaf_value(member)
+            for left in tests if d else []:
+                lm, rm = member & left, member & ~left
+                if lm.any() and rm.any():
+                    score = max(score, best(lm, d - 1) + best(rm, d - 1))
+            memo[key] = score
+        return memo[key]
+
+    return best(np.ones(len(tests[0]) if tests else 0, dtype=bool), depth)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracles import best_tree_over_tests
 from sklearn.tree import DecisionTreeClassifier
 
 from optrees.solvers.deadline import Deadline
@@ -19,20 +20,10 @@ def _brute_force(X, y, w, n_classes, pen, depth):
     onehot_w[np.arange(len(y)), y] = w
     cuts = [X[:, f] <= (a + b) / 2 for f in range(X.shape[1])
             for a, b in zip(np.unique(X[:, f])[:-1], np.unique(X[:, f])[1:], strict=True)]
-    memo: dict = {}
-
-    def best(member: np.ndarray, d: int) -> float:
-        key = (member.tobytes(), d)
-        if key not in memo:
-            score = float((onehot_w * member[:, None]).sum(axis=0).max()) - pen
-            for left in cuts if d else []:
-                lm, rm = member & left, member & ~left
-                if lm.any() and rm.any():
-                    score = max(score, best(lm, d - 1) + best(rm, d - 1))
-            memo[key] = score
-        return memo[key]
-
-    return best(np.ones(len(y), dtype=bool), depth)
+    if not cuts:
+        return float(onehot_w.sum(axis=0).max()) - pen
+    return best_tree_over_tests(
+        cuts, lambda m: float((onehot_w * m[:, None]).sum(axis=0).max()) - pen, depth)
 
 
 def _random_problem(seed: int, n_classes: int, weighted: bool, n_max: int = 24, p_max: int = 3):

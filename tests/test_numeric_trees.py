@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import best_tree_over_tests
 from sklearn.tree import DecisionTreeClassifier
 
 import optrees
@@ -43,21 +44,13 @@ def _cuts(df: pd.DataFrame) -> list[np.ndarray]:
 
 def _brute_force(df: pd.DataFrame, y: np.ndarray, depth: int, a: float, b: float) -> float:
     """max over trees of depth ≤ ``depth`` of a · correct − b · leaves (memoized)."""
+    def leaf(member: np.ndarray) -> float:
+        return a * float(np.bincount(y[member], minlength=3).max()) - b
+
     cuts = _cuts(df)
-    memo: dict = {}
-
-    def best(member: np.ndarray, d: int) -> float:
-        key = (member.tobytes(), d)
-        if key not in memo:
-            score = a * float(np.bincount(y[member], minlength=3).max()) - b
-            for left in cuts if d else []:
-                lm, rm = member & left, member & ~left
-                if lm.any() and rm.any():
-                    score = max(score, best(lm, d - 1) + best(rm, d - 1))
-            memo[key] = score
-        return memo[key]
-
-    return best(np.ones(len(y), dtype=bool), depth)
+    if not cuts:
+        return leaf(np.ones(len(y), dtype=bool))
+    return best_tree_over_tests(cuts, leaf, depth)
 
 
 def _objective(est, df: pd.DataFrame, y: np.ndarray) -> float:
@@ -234,12 +227,15 @@ def test_cli_default_is_every_threshold(extra, line, tmp_path, capsys):
 def test_numpy_kernels_when_no_time_to_compile(monkeypatch):
     """Kernels neither compiled nor cached: numpy with less than COMPILE_SECONDS left."""
     from optrees.solvers.deadline import Deadline
-    from optrees.trees import numeric_solve
+    from optrees.trees import compiled, numeric_solve
 
-    compiled = []
-    monkeypatch.setattr(numeric_solve, "kernels_ready", lambda: False)
-    monkeypatch.setattr(numeric_solve, "numba_available", lambda: True)
-    monkeypatch.setattr(numeric_solve, "compile_kernels", lambda: compiled.append(True))
-    assert numeric_solve._backend(Deadline(numeric_solve.COMPILE_SECONDS / 2)) == "numpy"
-    assert not compiled
-    assert numeric_solve._backend(Deadline(None)) == "numba" and compiled
+    done = []
+    monkeypatch.setattr(compiled, "numba_available", lambda: True)
+
+    def backend(deadline: Deadline) -> str:
+        return compiled.backend_for(deadline, lambda: False, lambda: done.append(True))
+
+    assert backend(Deadline(compiled.COMPILE_SECONDS / 2)) == "numpy"
+    assert not done
+    assert backend(Deadline(None)) == "numba" and done
+    assert numeric_solve.kernels_ready.__module__ == "optrees.trees.numeric.warmup"

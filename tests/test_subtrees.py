@@ -296,9 +296,9 @@ def test_counters_agree(seed):
 
 # ---------------------------------------------------------------- interface
 def test_numpy_fallback_without_numba(monkeypatch):
-    from optrees.trees.subtrees import counts
+    from optrees.trees import compiled
 
-    monkeypatch.setattr(counts, "numba_available", lambda: False)
+    monkeypatch.setattr(compiled, "numba_available", lambda: False)
     rng = np.random.default_rng(11)
     X = rng.integers(0, 2, (40, 5))
     y = rng.integers(0, 3, 40)
@@ -306,7 +306,7 @@ def test_numpy_fallback_without_numba(monkeypatch):
     assert sol.stats["backend"] == "numpy" and sol.optimal
     assert sol.score == pytest.approx(_brute(X, y, np.ones(40), range(40), 3, 0.5, 3))
     with pytest.raises(ImportError):
-        counts.resolve_backend("numba")
+        compiled.resolve_backend("numba")
 
 
 def test_rows_mask_and_index_agree():

@@ -17,10 +17,10 @@ from .._logging import progress
 from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..solvers.deadline import Deadline
-from .numeric import NumericSubtree, numba_available, solve_numeric
+from .compiled import backend_for
+from .numeric import NumericSubtree, solve_numeric
 from .numeric.warmup import compile_kernels, kernels_ready
 from .problem import TreeProblem
-from .solve import COMPILE_SECONDS
 
 MAX_NUMERIC_DEPTH = 4
 """Deepest tree solved over every threshold; deeper trees take the binarized path (the numeric
@@ -34,7 +34,7 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
     objective of ``TreeProblem(.., lam, penalty)``; "optimal" when proved within
     ``deadline``, else "time_limit" with the best tree and a valid upper bound."""
     problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty)
-    backend = _backend(deadline)
+    backend = backend_for(deadline, kernels_ready, compile_kernels)
     t0 = time.perf_counter()
     found = solve_numeric(X, problem.y, n_classes=len(classes),
                           leaf_penalty=problem.leaf_penalty, max_depth=depth, backend=backend,
@@ -51,16 +51,6 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
              "search_optimal": found.optimal, "search_backend": backend, "thresholds": "all"}
     return FitResult(tree, "optimal" if found.optimal else "time_limit", objective, bound,
                      seconds, stats)
-
-
-def _backend(deadline: Deadline) -> str:
-    """numba when its kernels are ready or there is time to compile them, else numpy."""
-    if kernels_ready():
-        return "numba"
-    if numba_available() and deadline.remaining() >= COMPILE_SECONDS:
-        compile_kernels()
-        return "numba"
-    return "numpy"
 
 
 def numeric_binary_tree(found: NumericSubtree, classes: np.ndarray,

@@ -20,8 +20,9 @@ from ..models.result import FitResult
 from ..solvers.base import SolveResult, SolverOptions
 from ..solvers.deadline import Deadline, TimeUp
 from ..solvers.scip import ScipModel
+from .compiled import backend_for
 from .problem import HeapTree, TreeProblem
-from .subtrees import SubtreeSolution, numba_available, solve_subtree
+from .subtrees import SubtreeSolution, solve_subtree
 from .subtrees.warmup import compile_kernels, kernels_ready
 from .warmstart import cart_heap_tree
 
@@ -110,20 +111,10 @@ SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
 
 
-COMPILE_SECONDS = 20.0
-"""Time a fit must have left to compile the search's numba kernels when they are neither
-compiled nor cached (measured: 5-6 s); with less, the numpy kernels run (about 10x slower)."""
-
-
 def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
     """The exact subtree search for ``problem``'s objective, in subtree-score units
     (correct samples - leaf penalty * leaves)."""
-    backend = "numpy"
-    if kernels_ready():
-        backend = "auto"
-    elif numba_available() and deadline.remaining() >= COMPILE_SECONDS:
-        compile_kernels()
-        backend = "auto"
+    backend = backend_for(deadline, kernels_ready, compile_kernels)
     found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
                           n_classes=problem.n_classes, deadline=deadline.share(SEARCH_SHARE),
                           backend=backend)

@@ -11,32 +11,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..compiled import numba_available, resolve_backend
 from .data import SubsetView
 from .depth1 import FeatureSplits, best_child, best_splits, midpoint
 
 __all__ = ["Evaluator", "StumpFinder", "make_evaluator", "numba_available", "resolve_backend"]
 
 Evaluator = Callable[[int, int, float, float], tuple[float, float]]
-
-
-def numba_available() -> bool:
-    """Whether the compiled backend can be used (numba importable)."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def resolve_backend(backend: str) -> str:
-    """``"auto"`` → ``"numba"`` if importable else ``"numpy"``; validates explicit names."""
-    if backend == "auto":
-        return "numba" if numba_available() else "numpy"
-    if backend not in ("numba", "numpy"):
-        raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
-    if backend == "numba" and not numba_available():
-        raise ImportError("backend='numba' needs the numba package")
-    return backend
 
 
 class StumpFinder:

@@ -3,32 +3,19 @@ short time limit is not spent compiling; and a warm-up that compiles (or loads) 
 
 from __future__ import annotations
 
-import os
-
-from .evaluate import numba_available
+from .. import compiled
 
 KERNELS = ("child_objectives", "member_stumps")
 """The compiled entry points of :mod:`.kernels` called from Python."""
 
 
 def kernels_ready() -> bool:
-    """The numeric kernels are compiled in this process or cached on disk (numba's cache
-    index exists next to the module)."""
-    if not numba_available():
+    """The numeric kernels are compiled in this process or cached on disk."""
+    if not compiled.numba_available():
         return False
     from . import kernels
 
-    for name in KERNELS:
-        obj = getattr(kernels, name)
-        if obj.signatures:
-            continue
-        try:
-            index = obj._cache._cache_file._index_path  # numba's on-disk cache
-        except AttributeError:  # pragma: no cover - another numba layout: assume a compile
-            return False
-        if not os.path.exists(index):
-            return False
-    return True
+    return compiled.kernels_ready(kernels, KERNELS)
 
 
 def compile_kernels() -> None:

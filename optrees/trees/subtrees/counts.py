@@ -10,29 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..compiled import numba_available, resolve_backend
 from .data import BinaryData
 
 __all__ = ["Counter", "numba_available", "resolve_backend"]
-
-
-def numba_available() -> bool:
-    """Whether the compiled backend can be used (numba importable)."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def resolve_backend(backend: str) -> str:
-    """``"auto"`` → ``"numba"`` if importable else ``"numpy"``; validates explicit names."""
-    if backend == "auto":
-        return "numba" if numba_available() else "numpy"
-    if backend not in ("numba", "numpy"):
-        raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
-    if backend == "numba" and not numba_available():
-        raise ImportError("backend='numba' needs the numba package")
-    return backend
 
 
 class Counter:

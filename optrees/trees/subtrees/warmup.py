@@ -3,30 +3,16 @@ a loaded 2-core machine), so that a short time limit is not spent compiling."""
 
 from __future__ import annotations
 
-import os
-
-from .counts import numba_available
+from .. import compiled
 
 
 def kernels_ready() -> bool:
-    """numba's kernels of :mod:`.kernels` are compiled in this process or cached on disk
-    (numba's cache index exists next to the module; the helpers they call are compiled and
-    cached with them)."""
-    if not numba_available():
+    """The kernels of :mod:`.kernels` are compiled in this process or cached on disk."""
+    if not compiled.numba_available():
         return False
     from . import kernels
 
-    for name in kernels.__all__:  # the entry points called from Python
-        obj = getattr(kernels, name)
-        if obj.signatures:
-            continue
-        try:
-            index = obj._cache._cache_file._index_path  # numba's on-disk cache
-        except AttributeError:  # pragma: no cover - another numba layout: assume a compile
-            return False
-        if not os.path.exists(index):
-            return False
-    return True
+    return compiled.kernels_ready(kernels, kernels.__all__)
 
 
 def compile_kernels() -> None:
