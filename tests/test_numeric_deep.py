@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numeric_cases import check_tree, random_problem
 from oracles import best_tree_over_tests
 from sklearn.tree import DecisionTreeClassifier
 
@@ -27,34 +28,7 @@ def _brute_force(X, y, w, n_classes, pen, depth):
 
 
 def _random_problem(seed: int, n_classes: int, weighted: bool, n_max: int = 24, p_max: int = 3):
-    """Tiny data with many repeated values and optional integer weights (zeros included)."""
-    rng = np.random.default_rng(seed)
-    n, p = int(rng.integers(6, n_max + 1)), int(rng.integers(1, p_max + 1))
-    X = rng.integers(0, rng.integers(2, 6), size=(n, p)) * 0.5 - 1.0
-    y = rng.integers(0, n_classes, size=n)
-    w = rng.integers(0, 4, size=n).astype(float) if weighted else np.ones(n)
-    return X, y, w
-
-
-def _check_tree(res, X, y, w, pen):
-    """The returned tree re-scores to its score; thresholds split the rows reaching them."""
-    pred = res.predict(X)
-    assert np.array_equal(res.correct, pred == y)
-    assert res.correct_weight == pytest.approx(w[res.correct].sum())
-    assert res.score == pytest.approx(res.correct_weight - pen * res.n_leaves)
-    assert res.n_leaves == len(res.leaves)
-    reach = res.terminal(X)
-    for node in range(1, len(res.feature) + 1):
-        f = res.feature[node - 1]
-        if f < 0:
-            continue
-        below_node = np.zeros(len(X), dtype=bool)        # rows in the subtree of ``node``
-        for k in range(res.depth + 1):
-            below_node |= (reach >> k) == node
-        t = res.threshold[node - 1]
-        lo, hi = X[below_node & (X[:, f] <= t), f], X[below_node & (X[:, f] > t), f]
-        assert len(lo) and len(hi)
-        assert t == pytest.approx((lo.max() + hi.min()) / 2)
+    return random_problem(seed, n_classes, weighted, n=(6, n_max + 1), p=(1, p_max + 1))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -69,7 +43,7 @@ def test_depth3_matches_brute_force(backend, n_classes):
             assert res.score == pytest.approx(_brute_force(X, y, w, n_classes, pen, 3)), \
                 (seed, pen)
             assert res.optimal and res.upper_bound == pytest.approx(res.score)
-            _check_tree(res, X, y, w, pen)
+            check_tree(res, X, y, w, pen)
 
 
 def test_depth4_matches_brute_force():
@@ -81,7 +55,7 @@ def test_depth4_matches_brute_force():
             res = solve_numeric(X, y, sample_weight=w, leaf_penalty=pen, max_depth=4,
                                 n_classes=3)
             assert res.score == pytest.approx(_brute_force(X, y, w, 3, pen, 4)), (seed, pen)
-            _check_tree(res, X, y, w, pen)
+            check_tree(res, X, y, w, pen)
 
 
 def test_depth3_row_subset_equals_slicing():
@@ -126,7 +100,7 @@ def test_expired_deadline_is_honest():
     best = _brute_force(X, y, w, 3, 0.5, 3)
     res = solve_numeric(X, y, sample_weight=w, leaf_penalty=0.5, max_depth=3,
                         deadline=Deadline(0), n_classes=3)
-    _check_tree(res, X, y, w, 0.5)
+    check_tree(res, X, y, w, 0.5)
     assert res.score <= best + 1e-9 <= res.upper_bound + 2e-9
     assert not res.optimal and res.upper_bound > res.score
 

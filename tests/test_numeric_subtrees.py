@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numeric_cases import check_tree, random_problem
 
 from optrees.trees.numeric import NumericData, numba_available, solve_numeric
 
@@ -37,33 +38,7 @@ def _brute_force(X, y, w, n_classes, pen, depth):
 
 
 def _random_problem(seed: int, n_classes: int, weighted: bool):
-    """Small data with many repeated values (a few levels per column) and optional weights."""
-    rng = np.random.default_rng(seed)
-    n, p = int(rng.integers(8, 31)), int(rng.integers(1, 5))
-    X = rng.integers(0, rng.integers(2, 7), size=(n, p)) * 0.5 - 1.0
-    y = rng.integers(0, n_classes, size=n)
-    w = rng.integers(0, 4, size=n).astype(float) if weighted else np.ones(n)
-    return X, y, w
-
-
-def _check_tree(res, X, y, w, pen):
-    """The returned tree reproduces its score, its mask and the midpoint threshold rule."""
-    pred = res.predict(X)
-    assert np.array_equal(res.correct, pred == y)
-    assert res.correct_weight == pytest.approx(w[res.correct].sum())
-    assert res.score == pytest.approx(res.correct_weight - pen * res.n_leaves)
-    assert res.n_leaves == len(res.leaves)
-    reach = res.terminal(X)
-    for node in (1, 2, 3):
-        f = res.feature[node - 1]
-        if f < 0:
-            continue
-        at = (reach == node) | (reach // 2 == node) | (reach // 4 == node)  # rows in the subtree
-        t = res.threshold[node - 1]
-        below, above = X[at & (X[:, f] <= t), f], X[at & (X[:, f] > t), f]
-        # a midpoint between consecutive distinct values of the node's rows, never between ties
-        assert len(below) and len(above)
-        assert t == pytest.approx((below.max() + above.min()) / 2)
+    return random_problem(seed, n_classes, weighted, n=(8, 31), p=(1, 5), levels=7)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -78,7 +53,7 @@ def test_matches_brute_force(backend, n_classes, depth):
                                 max_depth=depth, backend=backend)
             expect = _brute_force(X, y, w, n_classes, pen, depth)
             assert res.score == pytest.approx(expect), (seed, pen)
-            _check_tree(res, X, y, w, pen)
+            check_tree(res, X, y, w, pen)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
