@@ -203,12 +203,21 @@ def check_frame(X: object) -> pd.DataFrame:
         raise OptreesInputError(
             f"Complex data not supported: X has complex numbers in columns {complex_cols[:5]}"
         )
-    bad = list(df.columns[df.isna().to_numpy().any(axis=0)])
-    if bad:
+    # one float matrix for the numeric columns (the whole frame when all are numeric: cheap)
+    numeric = np.array([pd.api.types.is_numeric_dtype(dt) for _, dt in dtypes])
+    missing, infinite = np.zeros(len(dtypes), bool), np.zeros(len(dtypes), bool)
+    if numeric.any():
+        values = (df if numeric.all() else df.iloc[:, numeric]).to_numpy(
+            dtype=float, na_value=np.nan)
+        missing[numeric] = np.isnan(values).any(axis=0)
+        infinite[numeric] = np.isinf(values).any(axis=0)
+    if not numeric.all():
+        missing[~numeric] = df.iloc[:, ~numeric].isna().to_numpy().any(axis=0)
+    if missing.any():
+        bad = list(df.columns[missing])
         raise OptreesInputError(f"X contains missing values (NaN/None) in columns {bad[:5]}")
-    num = df.select_dtypes(include=[np.number])
-    if num.shape[1] and not np.isfinite(num.to_numpy(dtype=float)).all():
-        cols = [c for c in num.columns if not np.isfinite(num[c].to_numpy(dtype=float)).all()]
+    if infinite.any():
+        cols = list(df.columns[infinite])
         raise OptreesInputError(f"X contains infinite values in columns {cols[:5]}")
     return df
 
@@ -241,7 +250,7 @@ def check_binary_matrix(X: object, checked: bool = False) -> np.ndarray:
             "X has non-numeric columns; binary 0/1 data is required here "
             "(pass a binarizer to handle raw data)"
         ) from exc
-    nonbin = ~np.isin(arr, (0.0, 1.0))
+    nonbin = (arr != 0) & (arr != 1)
     if nonbin.any():
         j = int(np.argmax(nonbin.any(axis=0)))
         raise OptreesInputError(

@@ -78,7 +78,7 @@ def _cart_correct(X, y, depth):
     return int((cart.predict(X) == y).sum())
 
 
-@pytest.mark.parametrize("depth", [3, 4])
+@pytest.mark.parametrize("depth", [2, 3, 4])
 def test_never_worse_than_cart(depth):
     """Training accuracy at least CART's, exact search or stopped at once."""
     for seed in range(3):

@@ -16,8 +16,27 @@ def plain(v: Any) -> Any:
 def is_numeric(s: pd.Series, bool_numeric: bool = False) -> bool:
     """Whether a column holds numbers to split by thresholds: a numeric, non-categorical
     dtype; booleans count as numeric (0/1) only with ``bool_numeric``."""
-    if isinstance(s.dtype, pd.CategoricalDtype):
+    return is_numeric_dtype(s.dtype, bool_numeric)
+
+
+def is_numeric_dtype(dtype: Any, bool_numeric: bool = False) -> bool:
+    """:func:`is_numeric` from the column's dtype alone (no Series needed: fast on wide
+    frames, whose ``df.dtypes`` costs one call)."""
+    if isinstance(dtype, pd.CategoricalDtype):
         return False
-    if pd.api.types.is_bool_dtype(s):
+    if pd.api.types.is_bool_dtype(dtype):
         return bool_numeric
-    return bool(pd.api.types.is_numeric_dtype(s))
+    return bool(pd.api.types.is_numeric_dtype(dtype))
+
+
+def numeric_values(df: pd.DataFrame, bool_numeric: bool = False) -> np.ndarray:
+    """The numeric columns of ``df`` (:func:`is_numeric_dtype`) as one float matrix
+    (missing values as NaN); shape (rows, 0) when there is none."""
+    cols = [i for i, dt in enumerate(df.dtypes) if is_numeric_dtype(dt, bool_numeric)]
+    part = df if len(cols) == df.shape[1] else df.iloc[:, cols]
+    return part.to_numpy(dtype=float, na_value=np.nan)
+
+
+def zero_one(values: np.ndarray) -> bool:
+    """Whether every entry of ``values`` is 0 or 1."""
+    return bool(((values == 0) | (values == 1)).all())

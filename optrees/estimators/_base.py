@@ -41,7 +41,7 @@ from .._validation import (
     check_seed,  # noqa: F401 - estimators import it from here
 )
 from ..encoding.binarize import Binarizer
-from ..encoding.common import is_numeric
+from ..encoding.common import is_numeric_dtype, numeric_values, zero_one
 from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.deadline import Deadline  # also the method estimators' type hints
 
@@ -189,9 +189,8 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
 
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (for :func:`warn_unseen`)."""
-    other = df.select_dtypes(exclude=[np.number])  # booleans and categoricals among them
-    return {c: list(pd.unique(other[c].astype(object))) for c in other.columns
-            if not is_numeric(other[c])}
+    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
+            if not is_numeric_dtype(dt)}  # booleans and categoricals among them
 
 
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:
@@ -209,16 +208,14 @@ def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) ->
 
 
 def _is_binary_frame(df: pd.DataFrame) -> bool:
-    num = df.select_dtypes(include=[np.number, "bool"])
-    if num.shape[1] != df.shape[1]:
-        return False
-    return bool(np.isin(num.to_numpy(dtype=float), (0.0, 1.0)).all())
+    """Whether every column is numeric or boolean and holds only 0 and 1."""
+    values = numeric_values(df, bool_numeric=True)
+    return values.shape[1] == df.shape[1] and zero_one(values)
 
 
 def has_numeric_column(df: pd.DataFrame) -> bool:
     """Whether some numeric (not boolean) column holds a value other than 0 and 1."""
-    return any(is_numeric(df[c]) and not np.isin(df[c].to_numpy(dtype=float), (0.0, 1.0)).all()
-               for c in df.columns)
+    return not zero_one(numeric_values(df))
 
 
 class _BinaryInput:

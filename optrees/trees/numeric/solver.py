@@ -164,12 +164,10 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline)
     sub = ctx.subset(mask)
     start: tuple[float, Node] = (sub.leaf_correct - pen, leaf_node(sub))
-    cart = cart_incumbent(ctx, sub, max_depth)
-    if cart is not None and cart[0] > start[0]:
-        start = cart
     if max_depth == 2:
         value, tree, optimal, bound = _depth2_until(ctx, sub, start)
     else:
+        start = _better(start, cart_incumbent(ctx, sub, max_depth))
         search = NodeSearch(ctx, sub, max_depth, start[0], start[1])
         try:
             value, tree = search.run()
@@ -186,16 +184,35 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     return out
 
 
+DEPTH2_SHARE = 0.8
+"""Share of the time the depth-2 search may use; CART, the fallback when it is cut short,
+gets the rest (CART first cost a third of the search's time on skin, and never pruned a
+depth-2 search of the benchmark's data sets)."""
+
+
 def _depth2_until(ctx: Context, sub, start: tuple[float, Node]
                   ) -> tuple[float, Node, bool, float]:
-    """``(value, tree, optimal, bound)`` of the depth-2 search from ``start`` until the
-    deadline; stopped, the bound is the best a tree with one leaf or with two can score."""
+    """``(value, tree, optimal, bound)`` of the depth-2 search from ``start`` until
+    :data:`DEPTH2_SHARE` of the time is used; stopped, the tree is the better of the start
+    and CART, and the bound the best a tree with one leaf or with two can score."""
+    deadline = ctx.deadline
+    ctx.deadline = None if deadline is None else deadline.share(DEPTH2_SHARE)
     try:
         value, tree = solve_depth2(ctx, sub, -np.inf, incumbent=start)
         return value, tree, True, value
     except Interrupted:
+        ctx.deadline = deadline
+        start = _better(start, cart_incumbent(ctx, sub, 2))
         bound = max(start[0], sub.leaf_correct - ctx.pen, sub.total - 2.0 * ctx.pen)
         return start[0], start[1], bound <= start[0] + ctx.eps, bound
+    finally:
+        ctx.deadline = deadline
+
+
+def _better(start: tuple[float, Node], other: tuple[float, Node] | None
+            ) -> tuple[float, Node]:
+    """The higher-scoring of two ``(score, tree)`` incumbents (``start`` on ties)."""
+    return other if other is not None and other[0] > start[0] else start
 
 
 def _mask_of(data: NumericData, rows) -> np.ndarray:
