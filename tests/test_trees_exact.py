@@ -140,3 +140,17 @@ def test_leaf_penalty_matches_pystreed_cost_complexity(name, depth, lam):
                                time_limit=120, **PLAIN_BENDERS).fit(Xb, y_idx)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(ref_obj, abs=1e-9)
+
+
+def test_flowoct_cuts4_only_take_rows_sent_to_the_other_side():
+    """Cut (4) sums the flow of rows with x_f = 1 into the left child.  Class 1 has no row
+    with x_3 = 1 here; the separator once put an arbitrary class-1 row (x_3 = 0) into H,
+    cut off the optimum and claimed 7.5 optimal instead of 8.4."""
+    X = np.array([[1, 1, 1, 1], [0, 1, 1, 0], [0, 0, 0, 1], [1, 0, 1, 0], [1, 0, 0, 0],
+                  [0, 1, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], [0, 0, 0, 0], [0, 1, 0, 0],
+                  [0, 0, 0, 1]])
+    y = np.array([0, 1, 2, 0, 2, 0, 0, 0, 1, 0, 0])
+    est = FlowOCTClassifier(depth=2, lam=0.05, binarizer=None, strengthen=True).fit(X, y)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(exhaustive_objective(X, y, 3, 2, 0.05))
+

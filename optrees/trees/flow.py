@@ -81,18 +81,23 @@ class FlowOCT(TreeFormulation):
             for side, child in ((1, 2 * n), (0, 2 * n + 1)):
                 flow = x[self.z_in[:, child - 1]]
                 total = np.zeros(p.n_features)
-                members = []
+                members, values = [], []
                 for k in range(p.n_classes):
                     idx = np.flatnonzero(p.y == k)
                     if idx.size == 0:
                         continue
                     masked = (p.X[idx] == side) * flow[idx, None]  # (n_k, F)
                     arg = masked.argmax(axis=0)
-                    total += masked[arg, np.arange(p.n_features)]
+                    value = masked[arg, np.arange(p.n_features)]
+                    total += value
                     members.append(idx[arg])
+                    values.append(value)
                 viol = np.flatnonzero(total > 1 - b[n - 1] + tol)
                 for f in viol:
-                    H = [mem[f] for mem in members if x[self.z_in[mem[f], child - 1]] > 1e-9]
+                    # only samples with x_f = side belong to H: where a class has none, argmax
+                    # picked an arbitrary row (value 0), which must not enter the cut
+                    H = [mem[f] for mem, val in zip(members, values, strict=True)
+                         if val[f] > 1e-9]
                     ids = np.r_[self.z_in[H, child - 1], self.b[n - 1, f]]
                     rows.append(Row(ids, np.ones(len(ids)), rhs=1.0))
         self.n_cuts += len(rows)
