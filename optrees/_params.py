@@ -248,5 +248,16 @@ TIME_LIMIT = Param(Check("a positive number of seconds or None", check_time_limi
 RANDOM_STATE = Param(Check("None or an integer >= 0", check_seed),
                      "seed of every random choice (None = 0: reproducible by default)",
                      cli="--seed")
+def _class_weight(value: Any) -> Any:
+    if value is None or isinstance(value, dict) or (isinstance(value, str)
+                                                    and value == "balanced"):
+        return value
+    raise ValueError
+
+
+CLASS_WEIGHT = Param(Check("None, 'balanced' or a dict {label: weight}", _class_weight),
+                     "weight of each class's rows (times sample_weight): None = 1, "
+                     "'balanced' = total / (classes x class total), a dict (missing labels: 1)",
+                     cli="")
 VERBOSE = Param(Check("0, 1, 2 or a bool", _verbose),
                 "0 silent, 1 progress lines, 2 also the solver's log")

@@ -258,3 +258,101 @@ def check_binary_matrix(X: object, checked: bool = False) -> np.ndarray:
             f"{arr[nonbin[:, j], j][0]!r} (pass a binarizer to handle raw data)"
         )
     return arr.astype(np.uint8)
+
+
+def fit_weights(sample_weight: object, class_weight: object, classes: np.ndarray,
+                y_enc: np.ndarray) -> np.ndarray | None:
+    """Weight of every training row: ``sample_weight[i] * class_weight[y_i]`` (None when
+    both are None: every row weighs 1), checked the way scikit-learn checks them.
+
+    ``sample_weight``: None, a number (every row) or one finite number >= 0 per row.
+    ``class_weight``: None, a dict {label: weight} (labels missing from it weigh 1) or
+    "balanced": ``W / (K * W_k)`` with ``W_k`` the sample weight of class k (the weighted
+    form of scikit-learn's ``n / (K * n_k)``, so integer sample weights act as duplicated
+    rows).  The caller's array is never modified; all-zero weights are refused."""
+    n = len(y_enc)
+    if sample_weight is None and class_weight is None:
+        return None
+    if sample_weight is None:
+        w = np.ones(n)
+    else:
+        w = _sample_weight_array(sample_weight, n)
+    if class_weight is not None:
+        w = w * _class_weights(class_weight, classes, y_enc, w)[y_enc]
+        if not w.any():
+            raise OptreesInputError(
+                "sample_weight x class_weight is zero for every row: nothing to fit")
+    return w
+
+
+def _sample_weight_array(sample_weight: object, n: int) -> np.ndarray:
+    """``sample_weight`` as a new float array of length n, or a clear error."""
+    if isinstance(sample_weight, numbers.Number) and not isinstance(sample_weight, bool):
+        values = np.full(n, sample_weight, dtype=complex if isinstance(sample_weight, complex)
+                         else float)
+    else:
+        try:
+            values = np.array(sample_weight)
+        except ValueError as exc:
+            raise OptreesInputError(f"sample_weight is not a list of numbers: {exc}") from exc
+    if values.dtype == bool or not (np.issubdtype(values.dtype, np.number)
+                                    or values.dtype == object):
+        raise OptreesInputError(
+            f"sample_weight must hold numbers, got dtype {values.dtype}")
+    if np.iscomplexobj(values):
+        raise OptreesInputError("sample_weight must hold real numbers, not complex ones")
+    try:
+        values = values.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise OptreesInputError(f"sample_weight must hold numbers: {exc}") from exc
+    if values.shape != (n,):
+        raise OptreesInputError(
+            f"sample_weight has shape {values.shape}; expected ({n},), one weight per row "
+            "of X")
+    if not np.isfinite(values).all():
+        raise OptreesInputError("sample_weight contains NaN or infinite values")
+    if (values < 0).any():
+        i = int(np.argmax(values < 0))
+        raise OptreesInputError(
+            f"sample_weight must be >= 0 (row {i} has {values[i]:g})")
+    if not values.any():
+        raise OptreesInputError("sample_weight is zero for every row: nothing to fit")
+    return values
+
+
+def _class_weights(class_weight: object, classes: np.ndarray, y_enc: np.ndarray,
+                   w: np.ndarray) -> np.ndarray:
+    """Weight of each class (see :func:`fit_weights`)."""
+    K = len(classes)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise OptreesInputError(
+                f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
+        totals = np.bincount(y_enc, weights=w, minlength=K)
+        present = totals > 0
+        out = np.zeros(K)
+        out[present] = totals.sum() / (present.sum() * totals[present])
+        return out
+    if not isinstance(class_weight, dict):
+        raise OptreesInputError(
+            f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
+    known = {_plain(c) for c in classes}
+    unknown = [k for k in class_weight if _plain(k) not in known]
+    if unknown:
+        raise OptreesInputError(
+            f"class_weight has labels that are not classes of y: {unknown[:5]} "
+            f"(classes: {[_plain(c) for c in classes][:10]})")
+    given = {_plain(k): v for k, v in class_weight.items()}
+    out = np.ones(K)
+    for j, c in enumerate(classes):
+        value = given.get(_plain(c), 1.0)
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                or not np.isfinite(value) or value < 0):
+            raise OptreesInputError(
+                f"class_weight[{_plain(c)!r}] must be a finite number >= 0, got {value!r}")
+        out[j] = float(value)
+    return out
+
+
+def _plain(v: object) -> object:
+    return v.item() if isinstance(v, np.generic) else v

@@ -70,7 +70,7 @@ PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "s
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
-            "--plain"}
+            "--plain", "--class-weight", "--weight-column"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
@@ -184,6 +184,13 @@ def _build_estimator(args: argparse.Namespace) -> Any:
     cls = _estimator_class(args.method)
     method_kwargs, flags = _method_params(args)
     kwargs = {**_general_params(args, cls), **method_kwargs}
+    if args.class_weight is not None and not _takes(cls, "class_weight"):
+        raise _unused("--class-weight", args.method, [m for m in METHODS if _takes(
+            _estimator_class(m), "class_weight")])
+    if args.weight_column is not None and "sample_weight" not in inspect.signature(
+            cls.fit).parameters:
+        raise _unused("--weight-column", args.method, [m for m in METHODS if (
+            "sample_weight" in inspect.signature(_estimator_class(m).fit).parameters)])
     est = cls(**kwargs)
     _check_params(est, args, flags)
     if getattr(args, "fairness", None) is not None and getattr(args, "sensitive", None) is None:
@@ -254,6 +261,42 @@ def _load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
     return X, y
 
 
+def _class_weight(text: str, y: pd.Series) -> Any:
+    """``--class-weight``: "balanced", or "LABEL=W,LABEL=W" with labels as y prints them."""
+    if text == "balanced":
+        return "balanced"
+    labels = {str(v): v for v in y.unique()}
+    weights = {}
+    for part in text.split(","):
+        label, eq, value = part.partition("=")
+        if not eq:
+            raise _UsageError(f"--class-weight takes 'balanced' or LABEL=WEIGHT,...; got {text!r}")
+        if label.strip() not in labels:
+            raise _UsageError(f"--class-weight: {label.strip()!r} is not a label of the target "
+                              f"(labels: {sorted(labels)[:10]})")
+        try:
+            weights[labels[label.strip()]] = float(value)
+        except ValueError as exc:
+            raise _UsageError(f"--class-weight: weight {value!r} of {label!r} is not a "
+                              "number") from exc
+    return weights
+
+
+def _pop_weights(args: argparse.Namespace, parts: list[Any]) -> Any:
+    """``--weight-column``: the training rows' weights, the column removed from X."""
+    column = args.weight_column
+    if column is None:
+        return None
+    if column not in parts[0].columns:
+        raise _UsageError(f"--weight-column {column!r} is not a column of the data "
+                          f"(columns: {list(parts[0].columns)})")
+    weights = parts[0][column].to_numpy()
+    parts[0] = parts[0].drop(columns=[column])
+    if parts[1] is not None:
+        parts[1] = parts[1].drop(columns=[column])
+    return weights
+
+
 def _split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int) -> list[Any]:
     """``[X_train, X_test, y_train, y_test]`` (test part None when ``test_size`` is 0)."""
     from sklearn.model_selection import train_test_split
@@ -294,8 +337,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
     _check_sources(args)
     est = _build_estimator(args)
     X, y = _load_data(args)
+    if args.class_weight is not None:
+        est.set_params(class_weight=_class_weight(args.class_weight, y))
     parts = _split(X, y, args.test_size, args.seed)
-    cli_report.fit_quietly(est, parts[0], parts[2])
+    weights = _pop_weights(args, parts)
+    cli_report.fit_quietly(est, parts[0], parts[2], weights)
     if args.method == "rug":
         cli_report.report_rug(est, parts, getattr(args, "sensitive", None))
     else:
@@ -364,6 +410,11 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                           "threshold for bendoct / benders with the subtree search (depth "
                           "<= 4), else QT-5")
     fit.add_argument("--bins", type=int, default=None, help="k of QT-k / QB-k (default 5)")
+    fit.add_argument("--class-weight", default=None,
+                     help="'balanced' or LABEL=WEIGHT,... (trees: the weight of each class's "
+                          "rows; default: 1 each)")
+    fit.add_argument("--weight-column", default=None,
+                     help="column of row weights (>= 0), not a feature (default: none)")
     fit.add_argument("--plain", action="store_true",
                      help="benders: the published method, without the subtree search, "
                           "path-bound cuts, split-bound cuts and polishing that are on by "

@@ -41,13 +41,17 @@ def omt_summary(est: Any) -> list[str]:
 SUMMARIES: dict[str, Callable[[Any], list[str]]] = {"cgh": cgh_summary, "omt": omt_summary}
 
 
-def fit_quietly(est: Any, X: pd.DataFrame, y: pd.Series) -> None:
-    """Fit; a time limit is reported in the status line rather than as a warning."""
+def fit_quietly(est: Any, X: pd.DataFrame, y: pd.Series, sample_weight: Any = None) -> None:
+    """Fit (with row weights when given); a time limit is reported in the status line
+    rather than as a warning."""
     from .estimators import TimeLimitWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
-        est.fit(X, y)
+        if sample_weight is None:
+            est.fit(X, y)
+        else:
+            est.fit(X, y, sample_weight=sample_weight)
 
 
 def report_tree(est: Any, parts: list[Any], summary: Callable[[Any], list[str]]) -> None:

@@ -8,25 +8,29 @@ import numpy as np
 
 
 def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
-                         lam: float, penalty: str = "splits") -> float:
+                         lam: float, penalty: str = "splits",
+                         sample_weight: np.ndarray | None = None) -> float:
     """Max over all trees of depth <= depth of (1 - lam) * correct - lam * splits (eq. 1 of
     [FlowOCT]) or, with ``penalty="leaves"``, accuracy - lam * leaves (eq. 3a of
-    [BendOCT]).
+    [BendOCT]); with ``sample_weight``, "correct" is the weight of the correct rows and
+    accuracy that weight over the total.
 
     Enumerates every feature at every node recursively (a subtree only sees its own samples,
     so the best tree is the best root choice plus the best subtrees).
     """
     X = np.asarray(X, dtype=bool)
     y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
 
     @cache
     def best(rows: tuple[int, ...], d: int) -> float:
         idx = np.array(rows, dtype=int)
-        counts = np.bincount(y[idx], minlength=n_classes) if len(idx) else np.zeros(1)
+        counts = (np.bincount(y[idx], weights=w[idx], minlength=n_classes) if len(idx)
+                  else np.zeros(1))
         if penalty == "splits":
             value, split_cost = (1 - lam) * counts.max(), lam
         else:
-            value, split_cost = counts.max() / len(y) - lam, 0.0
+            value, split_cost = counts.max() / w.sum() - lam, 0.0
         if d == 0:
             return value
         for f in range(X.shape[1]):

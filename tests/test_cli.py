@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optrees import load_dataset
+from optrees import load_dataset, load_model
 from optrees.cli import METHODS, main
 
 
@@ -167,3 +167,27 @@ def test_rug_fairness_and_lp_method_flags(tmp_path, capsys):
         assert "THEN" in out and "DMC" in out and "EOP" in out
     assert main(argv + ["--lp-method", "barrier"]) == 2
     assert "--lp-method" in capsys.readouterr().err
+
+
+def test_weight_column_and_class_weight(tmp_path, capsys):
+    """--weight-column is a weight, not a feature; --class-weight maps labels as printed;
+    both are refused (one line, exit 2) where they do not apply."""
+    rng = np.random.default_rng(0)
+    n = 60
+    df = pd.DataFrame({"a": rng.normal(size=n).round(2), "w": rng.integers(0, 3, n),
+                       "label": rng.choice(["yes", "no"], n)})
+    csv = tmp_path / "w.csv"
+    df.to_csv(csv, index=False)
+    base = ["fit", "--csv", str(csv), "--target", "label", "--method", "bendoct", "--depth",
+            "2", "--test-size", "0", "--out", str(tmp_path / "m.json")]
+    assert main([*base, "--weight-column", "w", "--class-weight", "yes=2"]) == 0
+    text = capsys.readouterr().out
+    assert " w " not in text and "w <=" not in text  # not a feature of the tree
+    assert load_model(tmp_path / "m.json").columns.labels == ["a"]
+    assert main([*base, "--class-weight", "maybe=2"]) == 2
+    assert "not a label" in capsys.readouterr().err
+    assert main([*base, "--weight-column", "nope"]) == 2
+    assert "not a column" in capsys.readouterr().err
+    assert main(["fit", "--csv", str(csv), "--target", "label", "--method", "rug",
+                 "--weight-column", "w"]) == 2
+    assert "not used by --method rug" in capsys.readouterr().err

@@ -158,6 +158,20 @@ def _check_input(X: object) -> pd.DataFrame:
     return df
 
 
+def _weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """numpy's linear quantiles of the sorted ``x`` with row weights ``w``: the value at
+    position ``(W - 1) q`` of the sample where row j is repeated ``w_j`` times (so integer
+    weights give exactly the quantiles of duplicated rows; unit weights numpy's)."""
+    cum = np.cumsum(w)
+    h = (cum[-1] - 1.0) * levels
+    lo = np.floor(h)
+
+    def at(position: np.ndarray) -> np.ndarray:  # value at a 0-based repeated position
+        return x[np.minimum(np.searchsorted(cum, position, side="right"), len(x) - 1)]
+
+    return at(lo) + (h - lo) * (at(lo + 1) - at(lo))
+
+
 def _numeric_values(s: pd.Series, name: str) -> np.ndarray:
     try:
         return s.to_numpy(dtype=np.float64)
@@ -277,9 +291,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return names
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: object, y: object = None) -> Binarizer:
-        """Learn cut points and categories from X (``y`` is ignored)."""
+    def fit(self, X: object, y: object = None, sample_weight: object = None) -> Binarizer:
+        """Learn cut points and categories from X (``y`` is ignored).  With
+        ``sample_weight`` (one number >= 0 per row) quantiles and category frequencies are
+        weighted: integer weights give the cut points of duplicated rows."""
         df = _check_input(X)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        if w is not None and w.shape != (df.shape[0],):
+            raise OptreesInputError(
+                f"sample_weight has shape {w.shape}; expected ({df.shape[0]},)")
         names = self._names(df)
         listed = self._check_params(names)
         k = int(self.n_bins)
@@ -300,7 +320,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 kinds[name] = "categorical"
                 n_cats = len(cats)
                 if self.max_categories is not None and n_cats > max(self.max_categories, 2):
-                    counts = s.value_counts(sort=False)
+                    counts = (s.value_counts(sort=False) if w is None
+                              else pd.Series(w, index=s.index).groupby(s, observed=True).sum())
                     freq = np.array([counts.get(c, 0) for c in cats])
                     keep = np.sort(np.argsort(-freq, kind="stable")[: self.max_categories])
                     cats = [cats[i] for i in keep]
@@ -318,7 +339,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     f"column {name!r} has unsupported dtype {s.dtype}; "
                     "use numeric, bool, string, object or category columns"
                 )
-            x = np.sort(_numeric_values(s, name))
+            values = _numeric_values(s, name)
+            order = np.argsort(values, kind="stable")
+            x = values[order]
             n_distinct = 1 + int(np.count_nonzero(x[1:] != x[:-1]))
             if n_distinct == 1:
                 kinds[name] = "constant"
@@ -331,7 +354,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     continue
                 cuts = distinct[1:]
             else:
-                cuts = np.unique(np.quantile(x, levels))
+                cuts = np.unique(np.quantile(x, levels) if w is None
+                                 else _weighted_quantile(x, w[order], levels))
                 cuts = cuts[cuts > x[0]]
             kinds[name] = "numeric"
             thresholds[name] = cuts

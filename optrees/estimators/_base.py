@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .._logging import progress, verbosity
 from .._validation import (
@@ -187,6 +187,16 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
     return df.set_axis(estimator._fit_columns, axis=1)
 
 
+def drop_weightless(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
+                    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
+    """The rows of positive weight: a row of weight 0 is as if it were not there (it must
+    not move a quantile, a threshold or a category list)."""
+    if w is None or w.all():
+        return df, y, w
+    keep = w > 0
+    return df.loc[keep].reset_index(drop=True), y[keep], w[keep]
+
+
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (for :func:`warn_unseen`)."""
     return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
@@ -221,8 +231,10 @@ def has_numeric_column(df: pd.DataFrame) -> bool:
 class _BinaryInput:
     """Turns raw X into the 0/1 matrix the tree MIPs need (fit once, reuse at predict)."""
 
-    def _fit_binary(self, df: pd.DataFrame) -> np.ndarray:
-        """0/1 matrix of a frame checked by :func:`fit_frame`."""
+    def _fit_binary(self, df: pd.DataFrame, sample_weight: np.ndarray | None = None
+                    ) -> np.ndarray:
+        """0/1 matrix of a frame checked by :func:`fit_frame` (a binarizer that takes
+        ``sample_weight`` in ``fit`` gets the rows' weights)."""
         self._categories = seen_categories(df)
         spec = self.binarizer
         if spec is None or (isinstance(spec, str) and spec == "auto" and _is_binary_frame(df)):
@@ -239,7 +251,10 @@ class _BinaryInput:
                 )
             spec = Binarizer()
         self.binarizer_ = clone(spec)
-        Xb = self.binarizer_.fit_transform(df)
+        if sample_weight is not None and has_fit_parameter(self.binarizer_, "sample_weight"):
+            Xb = self.binarizer_.fit(df, sample_weight=sample_weight).transform(df)
+        else:
+            Xb = self.binarizer_.fit_transform(df)
         if Xb.shape[1] == 0:
             raise OptreesInputError("the binarizer produced no features (all columns constant)")
         self.feature_names_ = [lit.name for lit in self.binarizer_.literals_]

@@ -42,6 +42,7 @@ class OCTClassifier(_OptimalTreeClassifier):
         warm_start: bool = True,
         random_state: int | None = None,
         verbose: bool = False,
+        class_weight: Any = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -50,6 +51,7 @@ class OCTClassifier(_OptimalTreeClassifier):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     def _formulation(self, problem: TreeProblem, p: Params) -> OCT:
         return OCT(problem)
@@ -80,6 +82,7 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         random_state: int | None = None,
         verbose: bool = False,
         raw_thresholds: bool = False,
+        class_weight: Any = None,
     ) -> None:
         self.depth = depth
         self.time_limit = time_limit
@@ -88,6 +91,7 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         self.random_state = random_state
         self.verbose = verbose
         self.raw_thresholds = raw_thresholds
+        self.class_weight = class_weight
 
     _parameters: ClassVar[dict[str, Param]] = {
         "raw_thresholds": Param(Boolean(), "thresholds on the numeric columns themselves "
@@ -97,13 +101,13 @@ class BinOCTClassifier(_OptimalTreeClassifier):
     def _formulation(self, problem: TreeProblem, p: Params) -> BinOCT:
         return BinOCT.from_problem(problem)
 
-    def _solve(self, df: pd.DataFrame, y: np.ndarray, classes: np.ndarray, p: Params,
-               deadline: Deadline) -> FitResult:
+    def _solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
+               classes: np.ndarray, p: Params, deadline: Deadline) -> FitResult:
         """On binarized features as the other tree MIPs, or on the raw numeric columns."""
         self.raw_ = p.raw_thresholds
         if not self.raw_:
             self.encoder_ = None
-            return super()._solve(df, y, classes, p, deadline)
+            return super()._solve(df, y, w, classes, p, deadline)
         values = self._raw_values(df, fit=True)
         self.binarizer_ = None
         self.thresholds_ = "all"
@@ -111,7 +115,7 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         self.negated_names_ = [f"not {c}" for c in self.feature_names_]
         with stop_on_ctrl_c(deadline):
             return solve_binoct_raw(values, y, classes, self.feature_names_, p.depth,
-                                    deadline, p.random_state, p.verbose, p.warm_start)
+                                    deadline, p.random_state, p.verbose, p.warm_start, w)
 
     # ------------------------------------------------------------------ raw columns
     def _raw_values(self, df: pd.DataFrame, fit: bool = False) -> np.ndarray:

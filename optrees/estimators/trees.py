@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._params import (
+    CLASS_WEIGHT,
     RANDOM_STATE,
     TIME_LIMIT,
     VERBOSE,
@@ -22,7 +23,7 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import check_depth, check_target
+from .._validation import check_depth, check_target, fit_weights
 from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
@@ -37,6 +38,7 @@ from ._base import (
     Deadline,
     _BinaryInput,
     _TreePredictor,
+    drop_weightless,
     fit_deadline,
     fit_frame,
     has_numeric_column,
@@ -89,6 +91,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         "verbose": VERBOSE,
         "symmetry_breaking": Param(Boolean(), "rows that keep one of each pair of mirror "
                                    "trees (same optimum, faster)", cli=""),
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -101,6 +104,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         random_state: int | None = None,
         verbose: bool = False,
         symmetry_breaking: bool = True,
+        class_weight: Any = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -110,6 +114,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.random_state = random_state
         self.verbose = verbose
         self.symmetry_breaking = symmetry_breaking
+        self.class_weight = class_weight
 
     def _formulation(self, problem: TreeProblem, p: Params):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -118,29 +123,36 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         return "splits"
 
     @logged_fit
-    def fit(self, X: Any, y: Any) -> _OptimalTreeClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> _OptimalTreeClassifier:
         """Encode ``X``, solve the tree MIP within ``time_limit`` and set ``tree_`` and the
-        fitted attributes (the best tree found, with its bound and gap); returns ``self``."""
+        fitted attributes (the best tree found, with its bound and gap); returns ``self``.
+
+        ``sample_weight`` (one number >= 0 per row) and ``class_weight`` make "correct" the
+        weight of the correctly classified rows: integer weights give the tree of duplicated
+        rows, weight 0 the tree without the row."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         classes, y_enc = check_target(y, df.shape[0])
-        result = self._solve(df, y_enc, classes, p, deadline)
+        w = fit_weights(sample_weight, p.class_weight, classes, y_enc)
+        df, y_enc, w = drop_weightless(df, y_enc, w)
+        result = self._solve(df, y_enc, w, classes, p, deadline)
         self.classes_ = classes
         self.tree_ = result.model
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
         return self
 
-    def _solve(self, df: Any, y: np.ndarray, classes: np.ndarray, p: Params,
-               deadline: Deadline) -> FitResult:
-        """Binarize and solve; the solver stops at ``deadline`` or the first Ctrl-C."""
+    def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
+               p: Params, deadline: Deadline) -> FitResult:
+        """Binarize and solve (rows weighted by ``w``, None: 1); the solver stops at
+        ``deadline`` or the first Ctrl-C."""
         if self._every_threshold(df, p):
-            return self._solve_numeric(df, y, classes, p, deadline)
+            return self._solve_numeric(df, y, w, classes, p, deadline)
         self.encoder_ = None
-        Xb = self._fit_binary(df)
+        Xb = self._fit_binary(df, w)
         self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
-        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p))
+        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w)
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
                          f"{problem.n_samples} samples x {problem.n_features} binary features")
@@ -159,8 +171,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         return (self._search(p) and isinstance(p.binarizer, str) and p.binarizer == "auto"
                 and p.depth <= MAX_NUMERIC_DEPTH and has_numeric_column(df))
 
-    def _solve_numeric(self, df: Any, y: np.ndarray, classes: np.ndarray, p: Params,
-                       deadline: Deadline) -> FitResult:
+    def _solve_numeric(self, df: Any, y: np.ndarray, w: np.ndarray | None,
+                       classes: np.ndarray, p: Params, deadline: Deadline) -> FitResult:
         """Solve over every threshold of the numeric columns (categoricals one-hot)."""
         self.encoder_ = ThresholdColumns(df, "onehot")
         self.binarizer_ = None
@@ -170,7 +182,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         with stop_on_ctrl_c(deadline):
             return solve_numeric_tree(self.encoder_.transform(df), y, classes, p.depth, p.lam,
                                       self._penalty(p), deadline,
-                                      (self.feature_names_, self.negated_names_))
+                                      (self.feature_names_, self.negated_names_), w)
 
     def _features(self, X: Any) -> np.ndarray:
         if getattr(self, "encoder_", None) is None:
@@ -203,9 +215,10 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
         verbose: bool = False,
         symmetry_breaking: bool = True,
         strengthen: bool = False,
+        class_weight: Any = None,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking)
+                         symmetry_breaking, class_weight)
         self.strengthen = strengthen
 
     def _formulation(self, problem: TreeProblem, p: Params) -> FlowOCT:
@@ -294,9 +307,10 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         eqp_max_split: int = 2,
         split_bound_cuts: bool = True,
         subtree_search: bool = True,
+        class_weight: Any = None,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking)
+                         symmetry_breaking, class_weight)
         self.fractional_cuts = fractional_cuts
         self.penalty = penalty
         self.polishing = polishing
@@ -306,6 +320,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.eqp_max_split = eqp_max_split
         self.split_bound_cuts = split_bound_cuts
         self.subtree_search = subtree_search
+        self.class_weight = class_weight
 
     def _penalty(self, p: Params) -> str:
         return p.penalty
@@ -354,6 +369,7 @@ class BendOCTClassifier(BendersOCTClassifier):
         eqp_max_split: int = 2,
         split_bound_cuts: bool = True,
         subtree_search: bool = True,
+        class_weight: Any = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -369,3 +385,4 @@ class BendOCTClassifier(BendersOCTClassifier):
         self.eqp_max_split = eqp_max_split
         self.split_bound_cuts = split_bound_cuts
         self.subtree_search = subtree_search
+        self.class_weight = class_weight

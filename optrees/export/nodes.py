@@ -54,11 +54,17 @@ def fmt(v: Any) -> str:
     return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
 
 
+def count_text(value: float) -> str:
+    """A class count as text: an integer as one ("12"), a weight to 4 digits ("2.375")."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else f"{value:.4g}"
+
+
 def _dist_text(counts: np.ndarray, classes: np.ndarray) -> str:
     if counts.sum() == 0:
         return "no training samples"
     pairs = zip(classes, counts, strict=True)
-    return "samples: " + ", ".join(f"{fmt(c)}: {int(n)}" for c, n in pairs)
+    return "samples: " + ", ".join(f"{fmt(c)}: {count_text(n)}" for c, n in pairs)
 
 
 def binary_tree_nodes(tree: Any, feature_names: list[str] | None = None) -> Node:

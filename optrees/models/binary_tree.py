@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import OptreesInputError
+from ..export.nodes import count_text
 from . import _schema as schema
 
 LEAF = -1
@@ -51,10 +52,10 @@ class BinaryTree:
             raise ValueError("BinaryTree node arrays must all have the same length")
         if n == 0:
             raise ValueError("BinaryTree needs at least one node")
-        self.counts = (
-            np.zeros((n, len(self.classes)), dtype=np.int64)
+        self.counts = (  # weight of each class's training rows (row counts without weights)
+            np.zeros((n, len(self.classes)))
             if counts is None
-            else np.asarray(counts, dtype=np.int64)
+            else np.asarray(counts, dtype=np.float64)
         )
         self.feature_names = None if feature_names is None else [str(s) for s in feature_names]
         self.negated_names = None if negated_names is None else [str(s) for s in negated_names]
@@ -126,12 +127,15 @@ class BinaryTree:
         onehot = np.eye(len(self.classes))[self.value[leaf]]
         return np.where(total > 0, counts / np.maximum(total, 1), onehot)
 
-    def set_counts(self, X: np.ndarray, y_index: np.ndarray) -> BinaryTree:
-        """Record per-node class counts of training data (y given as class indices)."""
-        counts = np.zeros((self.n_nodes, len(self.classes)), dtype=np.int64)
+    def set_counts(self, X: np.ndarray, y_index: np.ndarray,
+                   sample_weight: np.ndarray | None = None) -> BinaryTree:
+        """Record per-node class counts of training data (y given as class indices): the
+        weight of each class's rows with ``sample_weight`` (as scikit-learn's trees do)."""
+        counts = np.zeros((self.n_nodes, len(self.classes)))
         y_index = np.asarray(y_index)
         for rows, nodes, _ in self._descend(X):
-            np.add.at(counts, (nodes, y_index[rows]), 1)
+            add = 1.0 if sample_weight is None else np.asarray(sample_weight)[rows]
+            np.add.at(counts, (nodes, y_index[rows]), add)
         self.counts = counts
         return self
 
@@ -154,10 +158,11 @@ class BinaryTree:
 
         def leaf_text(n: int) -> str:
             cnt = self.counts[n]
-            total = int(cnt.sum())
+            total = float(cnt.sum())
             label = self.classes[self.value[n]]
             if total:
-                return f"class: {label}  ({int(cnt[self.value[n]])}/{total} correct)"
+                right = count_text(cnt[self.value[n]])
+                return f"class: {label}  ({right}/{count_text(total)} correct)"
             return f"class: {label}"
 
         def walk(n: int, indent: str) -> None:
@@ -207,7 +212,7 @@ class BinaryTree:
             "right": self.right.tolist(),
             "value": self.value.tolist(),
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes],
-            "counts": self.counts.tolist(),
+            "counts": _counts_json(self.counts),
             "feature_names": self.feature_names,
             "negated_names": self.negated_names,
         }
@@ -313,11 +318,21 @@ def _checked_nodes(data: dict[str, Any], n_features: int | None
     return feature, threshold, left, right
 
 
+def _counts_json(counts: np.ndarray) -> list:
+    """Counts for JSON: integers when every count is whole (no sample weights), else floats."""
+    whole = np.array_equal(counts, np.round(counts))
+    return counts.astype(np.int64).tolist() if whole else counts.tolist()
+
+
 def _checked_counts(data: dict[str, Any], n: int, k: int) -> np.ndarray | None:
-    """Optional training class counts: ``n`` rows of ``k`` integers >= 0."""
+    """Optional training class counts: ``n`` rows of ``k`` numbers >= 0 (weights; integers
+    in files saved without sample weights)."""
     if data.get("counts") is None:
         return None
     rows = schema.sequence(data, "counts", n)
     for node, row in enumerate(rows):
-        schema.ints(schema.as_list(row, f"'counts'[{node}]", k), f"'counts'[{node}]", 0, None)
-    return np.asarray(rows, dtype=np.int64).reshape(n, k)
+        what = f"'counts'[{node}]"
+        if any(v < 0 for v in schema.reals(schema.as_list(row, what, k), what)):
+            schema.fail(f"{what} = {row!r} must hold numbers >= 0")
+    return np.asarray(rows, dtype=np.float64).reshape(n, k)
+

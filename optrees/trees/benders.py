@@ -172,7 +172,8 @@ class BendersOCT(TreeFormulation):
         self.add_tree_structure(m, binary_labels=not self.leaf_model or self.strengthened_cuts,
                                 deadline=deadline)
         # g_i (theta_i in [BendOCT]): sample i classified correctly      (8.5)
-        self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight, name="g")
+        self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight * p.weights,
+                            name="g")
         self.lazy = BendersCuts(self)
         m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
         if self.eqp:  # [BendOCT] §5.3, with at most 1/4 of the time left
@@ -212,7 +213,7 @@ class BendersOCT(TreeFormulation):
             return
         result, idx = self.cache.solve((), 2)
         ids = np.r_[self.g[idx], self.p_leaf]
-        coefs = np.r_[np.ones(len(idx)), -self.cache.leaf_penalty * np.ones(len(self.p_leaf))]
+        coefs = np.r_[self.p.weights[idx], -self.cache.leaf_penalty * np.ones(len(self.p_leaf))]
         m.add_row(ids, coefs, rhs=float(result.score))
 
     def improve_start(self, tree: HeapTree) -> HeapTree:

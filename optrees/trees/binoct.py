@@ -71,9 +71,12 @@ class BinOCT:
     split feature and threshold of every node for any data.
     """
 
-    def __init__(self, values: np.ndarray, y: np.ndarray, n_classes: int, depth: int) -> None:
+    def __init__(self, values: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
+                 weights: np.ndarray | None = None) -> None:
         self.values = np.asarray(values, dtype=float)
         self.y = np.asarray(y, dtype=np.int64)
+        # row weights (1 each by default): the objective counts the weight of correct rows
+        self.w = np.ones(len(self.y)) if weights is None else np.asarray(weights, dtype=float)
         self.n_classes = int(n_classes)
         self.depth = int(depth)
         self.problem: TreeProblem | None = None
@@ -91,7 +94,7 @@ class BinOCT:
     def from_problem(cls, problem: TreeProblem) -> BinOCT:
         if problem.lam != 0:
             raise ValueError("BinOCT has no split penalty: lam must be 0")
-        form = cls(problem.X, problem.y, problem.n_classes, problem.depth)
+        form = cls(problem.X, problem.y, problem.n_classes, problem.depth, problem.row_weights)
         form.problem = problem
         return form
 
@@ -112,7 +115,7 @@ class BinOCT:
         self._deadline = deadline
         self.f = add_var_rows(m, (self.n_internal, F), "B", deadline, name="f")
         self.t = m.add_vars((self.n_internal, B), "B", name="t")
-        self.lam = add_var_rows(m, (nR, nL), "C", deadline, obj=1.0, name="l")
+        self.lam = add_var_rows(m, (nR, nL), "C", deadline, obj=self.w[:, None], name="l")
         self.p = m.add_vars((nL, K), "B", name="p")
         self.e = m.add_vars((nL, K), "C", lb=0.0, ub=None, obj=-1.0, name="e")
         for n in range(1, self.n_internal + 1):  # (BIN.1)
@@ -127,7 +130,7 @@ class BinOCT:
                 check_deadline(deadline)
                 rows = np.flatnonzero(self.y == k)
                 m.add_row(np.r_[self.lam[rows, t], self.p[t, k], self.e[t, k]],
-                          np.r_[np.ones(len(rows)), -float(len(rows)), -1.0], rhs=0.0)
+                          np.r_[self.w[rows], -float(self.w[rows].sum()), -1.0], rhs=0.0)
         for n in range(1, self.n_internal + 1):
             left = np.array(leaf_range(2 * n, D)) - first
             right = np.array(leaf_range(2 * n + 1, D)) - first
@@ -188,13 +191,13 @@ class BinOCT:
         leaf = self.route(feature, code)
         first = 2**self.depth
         label = majority_labels(leaf, self.y, n_nodes, self.n_classes,
-                                 np.zeros(n_nodes, dtype=np.int64))
+                                 np.zeros(n_nodes, dtype=np.int64), self.w)
         x[self.lam[np.arange(len(self.y)), leaf - first]] = 1
         for t in range(self.n_leaves):
             x[self.p[t, label[first + t - 1]]] = 1
             for k in range(self.n_classes):
                 if k != label[first + t - 1]:
-                    x[self.e[t, k]] = np.sum((leaf == first + t) & (self.y == k))
+                    x[self.e[t, k]] = self.w[(leaf == first + t) & (self.y == k)].sum()
         return x
 
     def improve_start(self, tree: HeapTree) -> HeapTree:

@@ -42,7 +42,9 @@ class FlowOCT(TreeFormulation):
         # z_in[i, n-1] = flow on arc a(n) -> n (a(1) = s); z_t[i, n-1] = flow on n -> t
         # (1.6): z_s1 <= 1 is the bound
         self.z_in = add_var_rows(m, (nI, nN), "C", deadline, name="z_in")
-        self.z_t = add_var_rows(m, (nI, nN), "C", deadline, obj=1.0 - lam, name="z_t")
+        # objective (1.1): (1 - lam) * w_i per unit of flow of sample i to the sink
+        obj = (1.0 - lam) if p.unit_weights else (1.0 - lam) * p.weights[:, None]
+        self.z_t = add_var_rows(m, (nI, nN), "C", deadline, obj=obj, name="z_t")
         X = p.X
         for i in range(nI):
             check_deadline(deadline)  # a sample adds 3 x 2^depth rows (depth 7: about 10 ms)

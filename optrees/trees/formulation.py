@@ -34,14 +34,19 @@ def check_deadline(deadline: Deadline | None) -> None:
 def add_var_rows(m: ScipModel, shape: tuple[int, int], vtype: str, deadline: Deadline | None,
                  **kwargs) -> np.ndarray:
     """``m.add_vars(shape, vtype, **kwargs)`` in blocks of rows, checking the deadline between
-    blocks (same ids as one block: ids are consecutive), so a large block cannot run past it."""
+    blocks (same ids as one block: ids are consecutive), so a large block cannot run past it.
+    An array ``obj`` has one row (or a row of one) per row of the block."""
     n, width = shape
     step = max(1, _BLOCK_VARS // max(1, width))
+    obj = np.asarray(kwargs.pop("obj", 0.0), dtype=float)
+    per_row = obj.ndim == 2
     parts = []
     for start in range(0, n, step):
         check_deadline(deadline)
-        parts.append(m.add_vars((min(step, n - start), width), vtype, **kwargs))
-    return np.vstack(parts) if parts else m.add_vars((0, width), vtype, **kwargs)
+        stop = min(n, start + step)
+        parts.append(m.add_vars((stop - start, width), vtype,
+                                obj=obj[start:stop] if per_row else obj, **kwargs))
+    return np.vstack(parts) if parts else m.add_vars((0, width), vtype, obj=obj, **kwargs)
 
 
 @dataclass

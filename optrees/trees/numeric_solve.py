@@ -29,18 +29,20 @@ branch-and-bound is tested to depth 4 and its open bound says little above it)."
 
 def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
                        lam: float, penalty: str, deadline: Deadline,
-                       names: tuple[list[str], list[str]]) -> FitResult:
+                       names: tuple[list[str], list[str]],
+                       sample_weight: np.ndarray | None = None) -> FitResult:
     """Best tree of depth ``depth`` over every threshold of the float matrix ``X`` for the
-    objective of ``TreeProblem(.., lam, penalty)``; "optimal" when proved within
-    ``deadline``, else "time_limit" with the best tree and a valid upper bound."""
-    problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty)
+    objective of ``TreeProblem(.., lam, penalty, sample_weight)``; "optimal" when proved
+    within ``deadline``, else "time_limit" with the best tree and a valid upper bound."""
+    problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty,
+                          sample_weight)
     backend = backend_for(deadline, kernels_ready, compile_kernels)
     t0 = time.perf_counter()
     found = solve_numeric(X, problem.y, n_classes=len(classes),
-                          leaf_penalty=problem.leaf_penalty, max_depth=depth, backend=backend,
-                          deadline=deadline)
+                          sample_weight=problem.row_weights, leaf_penalty=problem.leaf_penalty,
+                          max_depth=depth, backend=backend, deadline=deadline)
     seconds = time.perf_counter() - t0
-    tree = numeric_binary_tree(found, classes, names, X, problem.y)
+    tree = numeric_binary_tree(found, classes, names, X, problem.y, problem.row_weights)
     objective = tree_objective(tree, problem, X)
     bound = problem.correct_weight * found.upper_bound + problem.split_cost
     bound = objective if found.optimal else max(objective, float(bound))
@@ -55,18 +57,18 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
 
 def numeric_binary_tree(found: NumericSubtree, classes: np.ndarray,
                         names: tuple[list[str], list[str]], X: np.ndarray,
-                        y: np.ndarray) -> BinaryTree:
+                        y: np.ndarray, sample_weight: np.ndarray | None = None) -> BinaryTree:
     """``found`` as a :class:`BinaryTree` (real thresholds, feature names, training counts)."""
     split = {n + 1: int(f) for n, f in enumerate(found.feature) if f >= 0}
     threshold = {n + 1: float(t) for n, t in enumerate(found.threshold) if found.feature[n] >= 0}
     label = {n + 1: int(k) for n, k in enumerate(found.label)}
     tree = BinaryTree.from_heap(split, label, classes, threshold)
     tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
-    return tree.set_counts(X, y)
+    return tree.set_counts(X, y, sample_weight)
 
 
 def tree_objective(tree: BinaryTree, problem: TreeProblem, X: np.ndarray) -> float:
     """``problem``'s objective of ``tree`` on ``X``: correct weight, split and leaf costs."""
-    correct = int((tree.predict_index(X) == problem.y).sum())
+    correct = float(problem.weights[tree.predict_index(X) == problem.y].sum())
     return float(problem.correct_weight * correct - problem.split_cost * tree.n_splits
                  - problem.leaf_cost * tree.n_leaves)

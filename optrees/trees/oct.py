@@ -76,7 +76,10 @@ class OCT(TreeFormulation):
         self.d = m.add_vars(p.n_internal, "B", obj=-lam, name="d")
         self.c = m.add_vars((nL, K), "B", name="c")  # leaf t is row t - 2^D
         self.l = m.add_vars(nL, "B", name="l")
-        self.zeta = add_var_rows(m, (nI, nL), "B", deadline, obj=1.0 - lam, name="zeta")
+        # with sample weights zeta and L count weights: L_t is the weight misclassified at t
+        w, W = p.weights, p.total_weight
+        self.zeta = add_var_rows(m, (nI, nL), "B", deadline, obj=(1.0 - lam) * w[:, None],
+                                 name="zeta")
         self.L = m.add_vars(nL, "C", lb=0.0, ub=None, obj=-(1.0 - lam), name="L")  # (OCT.3)
         y = p.y
         for t in range(nL):
@@ -84,8 +87,8 @@ class OCT(TreeFormulation):
                 check_deadline(deadline)  # each row has about |I| terms
                 others = self.zeta[y != k, t]
                 ids = np.r_[self.L[t], others, self.c[t, k]]
-                coefs = np.r_[1.0, -np.ones(len(others)), -float(nI)]
-                m.add_row(ids, coefs, lhs=-float(nI))  # (OCT.1)
+                coefs = np.r_[1.0, -w[y != k], -W]
+                m.add_row(ids, coefs, lhs=-W)  # (OCT.1)
                 m.add_row(ids, coefs, rhs=0.0)  # (OCT.2)
             m.add_row(np.r_[self.c[t], self.l[t]], np.r_[np.ones(K), -1.0], 0.0, 0.0)  # (OCT.4)
         for n in p.internal_nodes:
@@ -136,12 +139,13 @@ class OCT(TreeFormulation):
                 x[self.d[n - 1]] = 1
         leaf = self._route(split)
         first = 2**p.depth
-        label = majority_labels(leaf, p.y, p.n_nodes, p.n_classes, np.zeros(p.n_nodes, int))
+        label = majority_labels(leaf, p.y, p.n_nodes, p.n_classes, np.zeros(p.n_nodes, int),
+                                p.weights)
         for t in range(self.n_leaves):
             x[self.l[t]] = 1
             x[self.c[t, label[first + t - 1]]] = 1
             here = leaf == first + t
-            x[self.L[t]] = np.sum(here & (p.y != label[first + t - 1]))
+            x[self.L[t]] = p.weights[here & (p.y != label[first + t - 1])].sum()
         x[self.zeta[np.arange(p.n_samples), leaf - first]] = 1
         return x
 

@@ -20,7 +20,9 @@ class TreeProblem:
 
     ``penalty`` picks the objective: ``"splits"`` is eq. (1) of [FlowOCT],
     (1 - lam) * correct - lam * splits (in samples); ``"leaves"`` is eq. (3a) of
-    [BendOCT], accuracy - lam * leaves.
+    [BendOCT], accuracy - lam * leaves.  ``sample_weight`` (≥ 0, default 1) makes "correct"
+    the weight of the correctly classified rows and accuracy that weight over the total, so
+    integer weights give the objective of duplicated rows.
     """
 
     X: np.ndarray
@@ -29,17 +31,33 @@ class TreeProblem:
     depth: int
     lam: float = 0.0
     penalty: str = "splits"
+    sample_weight: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
         self.y = np.asarray(self.y, dtype=np.int64)
         if self.penalty not in ("splits", "leaves"):
             raise ValueError(f"penalty must be 'splits' or 'leaves', got {self.penalty!r}")
+        n = self.X.shape[0]
+        if self.sample_weight is None:
+            self.weights = np.ones(n)
+        else:
+            self.weights = np.asarray(self.sample_weight, dtype=np.float64)
+            if (self.weights.shape != (n,) or not np.isfinite(self.weights).all()
+                    or (self.weights < 0).any()):
+                raise ValueError(f"sample_weight must hold {n} finite nonnegative numbers")
+        self.unit_weights = self.sample_weight is None or bool((self.weights == 1).all())
+        self.total_weight = float(self.weights.sum())
+
+    @property
+    def row_weights(self) -> np.ndarray | None:
+        """The weights, or None when all are 1 (the exact integer-count fast paths)."""
+        return None if self.unit_weights else self.weights
 
     @property
     def correct_weight(self) -> float:
         """Objective weight of one correctly classified sample."""
-        return 1.0 - self.lam if self.penalty == "splits" else 1.0 / self.n_samples
+        return 1.0 - self.lam if self.penalty == "splits" else 1.0 / self.total_weight
 
     @property
     def split_cost(self) -> float:
@@ -83,7 +101,8 @@ class TreeProblem:
         return range(2**self.depth, 2 ** (self.depth + 1))
 
     def class_counts(self) -> np.ndarray:
-        return np.bincount(self.y, minlength=self.n_classes)
+        """Weight of each class (row counts under unit weights)."""
+        return np.bincount(self.y, weights=self.weights, minlength=self.n_classes)
 
 
 @dataclass
@@ -114,12 +133,20 @@ class HeapTree:
 
     def objective(self, problem: TreeProblem) -> float:
         """The problem's objective: (1 - lam) * correct - lam * splits, or acc. - lam * leaves."""
-        return (problem.correct_weight * self.n_correct(problem)
+        return (problem.correct_weight * self.correct_mass(problem)
                 - problem.split_cost * self.n_splits - problem.leaf_cost * (self.n_splits + 1))
 
+    def correct(self, problem: TreeProblem) -> np.ndarray:
+        """Mask of the rows the tree classifies correctly."""
+        return self.label[self.terminal(problem.X) - 1] == problem.y
+
     def n_correct(self, problem: TreeProblem) -> int:
-        stop = self.terminal(problem.X)
-        return int(np.sum(self.label[stop - 1] == problem.y))
+        return int(self.correct(problem).sum())
+
+    def correct_mass(self, problem: TreeProblem) -> float:
+        """Weight of the correctly classified rows (their number under unit weights)."""
+        right = self.correct(problem)
+        return float(right.sum()) if problem.unit_weights else float(problem.weights[right].sum())
 
     @property
     def n_splits(self) -> int:
@@ -169,7 +196,9 @@ class HeapTree:
         for n in range(len(label), 0, -1):
             if n not in reach:
                 continue
-            counts = np.bincount(problem.y[reach[n]], minlength=problem.n_classes)
+            idx = reach[n]
+            counts = np.bincount(problem.y[idx], weights=problem.weights[idx],
+                                 minlength=problem.n_classes)
             leaf_val = problem.correct_weight * counts.max() - problem.leaf_cost
             if n <= len(split) and split[n - 1] >= 0:
                 sub = best[2 * n] + best[2 * n + 1] - problem.split_cost
@@ -177,7 +206,7 @@ class HeapTree:
                     best[n] = sub
                     continue
                 split[n - 1] = -1
-            if counts.sum():
+            if counts.sum() > 0:
                 label[n - 1] = int(np.argmax(counts))
             best[n] = leaf_val
         return HeapTree(split, label)
@@ -200,11 +229,12 @@ def leaf_ancestors(t: int) -> list[tuple[int, bool]]:
 
 
 def majority_labels(leaf_of: np.ndarray, y: np.ndarray, n_nodes: int, n_classes: int,
-                     default: np.ndarray) -> np.ndarray:
-    """Majority class of the rows reaching each node (``default`` where none does)."""
+                     default: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Majority class (by weight) of the rows reaching each node (``default`` where none
+    does)."""
     label = default.copy()
-    counts = np.zeros((n_nodes, n_classes), dtype=np.int64)
-    np.add.at(counts, (leaf_of - 1, y), 1)
-    used = counts.sum(axis=1) > 0
+    counts = np.zeros((n_nodes, n_classes))
+    np.add.at(counts, (leaf_of - 1, y), 1.0 if weights is None else weights)
+    used = np.bincount(leaf_of - 1, minlength=n_nodes) > 0
     label[used] = counts[used].argmax(axis=1)
     return label

@@ -17,39 +17,42 @@ from .solve import mip_result, run_scip
 
 def solve_binoct_raw(values: np.ndarray, y: np.ndarray, classes: np.ndarray,
                      names: list[str], depth: int, deadline: Deadline, seed: int = 0,
-                     verbose: int = 0, warm_start: bool = True) -> FitResult:
+                     verbose: int = 0, warm_start: bool = True,
+                     sample_weight: np.ndarray | None = None) -> FitResult:
     """Best BinOCT tree on the numeric matrix ``values`` (columns ``names``) found within
-    ``deadline``; its objective is the number of correctly classified rows.  The warm start
+    ``deadline``; its objective is the number (weight) of correctly classified rows.  The warm start
     is CART of the same depth (its thresholds are BinOCT candidates); the solver's tree
     replaces it unless the start is strictly better."""
     K = len(classes)
-    form = BinOCT(values, y, K, depth)
+    form = BinOCT(values, y, K, depth, sample_weight)
+    w = form.w
     check_model_size(form.model_size(), f"BinOCTClassifier(raw_thresholds=True) at depth "
                      f"{depth} on {values.shape[0]} samples x {values.shape[1]} columns")
     start = None
 
     def add_start(model: ScipModel) -> None:
         nonlocal start
-        start = form.solution_values(*_cart_splits(form, values, y, depth, seed))
+        start = form.solution_values(*_cart_splits(form, values, y, w, depth, seed))
         model.add_start(start)
 
     result = run_scip(form, deadline, seed, verbose, add_start if warm_start else None)
     candidates = [_tree(form, x, classes) for x in (start, None if result is None
                                                      else result.values) if x is not None]
     if not candidates:  # time limit before any tree was found
-        candidates.append(BinaryTree.leaf(int(np.argmax(np.bincount(y, minlength=K))), classes))
-    best, best_correct = candidates[0], _correct(candidates[0], values, y)
+        majority = int(np.argmax(np.bincount(y, weights=w, minlength=K)))
+        candidates.append(BinaryTree.leaf(majority, classes))
+    best, best_correct = candidates[0], _correct(candidates[0], values, y, w)
     for tree in candidates[1:]:  # the solver's tree unless the start is strictly better
-        if _correct(tree, values, y) >= best_correct:
-            best, best_correct = tree, _correct(tree, values, y)
+        if _correct(tree, values, y, w) >= best_correct:
+            best, best_correct = tree, _correct(tree, values, y, w)
     best.feature_names = list(names)
     best.negated_names = [f"not {c}" for c in names]
-    best.set_counts(values, y)
+    best.set_counts(values, y, sample_weight)
     return mip_result(best, best_correct, result, getattr(form, "stats", {}))
 
 
-def _correct(tree: BinaryTree, values: np.ndarray, y: np.ndarray) -> float:
-    return float(np.sum(tree.predict_index(values) == y))
+def _correct(tree: BinaryTree, values: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    return float(w[tree.predict_index(values) == y].sum())
 
 
 def _tree(form: BinOCT, x: np.ndarray, classes: np.ndarray) -> BinaryTree:
@@ -60,11 +63,12 @@ def _tree(form: BinOCT, x: np.ndarray, classes: np.ndarray) -> BinaryTree:
     return BinaryTree.from_heap(split, lab, classes, thr)
 
 
-def _cart_splits(form: BinOCT, values: np.ndarray, y: np.ndarray, depth: int,
+def _cart_splits(form: BinOCT, values: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int,
                  seed: int) -> tuple[np.ndarray, np.ndarray]:
     """CART (same depth) on the raw columns as BinOCT splits (feature, threshold code) per node;
     sklearn's thresholds are midpoints between training values, i.e. BinOCT candidates."""
-    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(values, y)
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(values, y,
+                                                                          sample_weight=w)
     t = cart.tree_
     feature = np.zeros(form.n_internal, dtype=np.int64)
     code = np.zeros(form.n_internal, dtype=np.int64)

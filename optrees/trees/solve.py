@@ -116,8 +116,8 @@ def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
     (correct samples - leaf penalty * leaves)."""
     backend = backend_for(deadline, kernels_ready, compile_kernels)
     found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
-                          n_classes=problem.n_classes, deadline=deadline.share(SEARCH_SHARE),
-                          backend=backend)
+                          sample_weight=problem.row_weights, n_classes=problem.n_classes,
+                          deadline=deadline.share(SEARCH_SHARE), backend=backend)
     value = found.tree.objective(problem)
     bound = problem.correct_weight * found.bound + problem.split_cost
     progress("search", found.stats["seconds"], incumbent=value, bound=bound,
@@ -147,7 +147,7 @@ def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,
     """The returned model: ``heap`` with the features' names and its training counts."""
     tree = heap.to_binary_tree(classes)
     tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
-    tree.set_counts(problem.X, problem.y)
+    tree.set_counts(problem.X, problem.y, problem.row_weights)
     return tree
 
 

@@ -17,11 +17,12 @@ def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTr
     their majority class (sklearn's pruning works on impurity, not on accuracy).
     """
     # [BendOCT] §6.2: cost-complexity pruning at alpha = the cost of a leaf in
-    # accuracy (lam for the leaf penalty; lam / ((1 - lam) |I|) for the split penalty)
-    alpha = problem.leaf_penalty / problem.n_samples
+    # accuracy (lam for the leaf penalty; lam / ((1 - lam) |I|) for the split penalty), with
+    # weights in shares of the total weight, as sklearn's weighted impurity is
+    alpha = problem.leaf_penalty / problem.total_weight
     cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state,
                                   ccp_alpha=alpha)
-    cart.fit(problem.X, problem.y)
+    cart.fit(problem.X, problem.y, sample_weight=problem.row_weights)
     t = cart.tree_
     split = np.full(problem.n_internal, -1, dtype=np.int64)
     label = np.zeros(problem.n_nodes, dtype=np.int64)

@@ -53,20 +53,21 @@ class PathBoundCuts:
                 continue
             result, idx = self.cache.solve(tuple((feat, d) for _, feat, d in path), 2)
             below = descendants(n_sub, p.n_nodes)
-            lp_value = g[idx].sum() - self.cache.leaf_penalty * leaf[np.array(below) - 1].sum()
+            w = p.weights[idx]  # with sample weights every count below is a weight sum
+            lp_value = w @ g[idx] - self.cache.leaf_penalty * leaf[np.array(below) - 1].sum()
             if lp_value <= result.score + self.tol:  # Algorithm 2, line 20
                 continue
-            slack = len(idx) - result.n_correct
-            if slack == 0 and not self.structure:
+            slack = float(w.sum()) - result.correct_weight
+            if slack <= self.tol and not self.structure:
                 continue
             self.added.add(key)
             relax = self.relax_ids(path, n_sub)
-            if slack > 0:
-                rows.append(self.row(idx, result.n_correct, slack, relax))
+            if slack > self.tol:
+                rows.append(self.row(idx, result.correct_weight, slack, relax))
             if height(p, n_sub) == 2:
-                if self.negative and slack > 0:  # (25)
+                if self.negative and slack > self.tol:  # (25)
                     wrong = idx[~result.correct]
-                    rows.append(self.row(wrong, 0, len(wrong), relax))
+                    rows.append(self.row(wrong, 0.0, float(p.weights[wrong].sum()), relax))
                 if self.structure:  # (26)
                     rows.append(self.structure_row(n_sub, result, relax))
         self.n_cuts += len(rows)
@@ -83,10 +84,11 @@ class PathBoundCuts:
             relax.append(f.p_leaf[np.array(down) - 1])
         return np.concatenate(relax)
 
-    def row(self, idx: np.ndarray, rhs: int, slack: int, relax: np.ndarray) -> Row:
-        """sum_{i in idx} theta_i <= rhs + slack * relax^P: cut (24), or (25) with rhs 0."""
+    def row(self, idx: np.ndarray, rhs: float, slack: float, relax: np.ndarray) -> Row:
+        """sum_{i in idx} w_i theta_i <= rhs + slack * relax^P: cut (24), or (25) with rhs 0
+        (w_i = 1 without sample weights, as in the paper)."""
         ids = np.r_[self.f.g[idx], relax]
-        coefs = np.r_[np.ones(len(idx)), -float(slack) * np.ones(len(relax))]
+        coefs = np.r_[self.f.p.weights[idx], -float(slack) * np.ones(len(relax))]
         return Row(ids, coefs, rhs=float(rhs))
 
     def structure_row(self, n_sub: int, result, relax: np.ndarray) -> Row:

@@ -57,7 +57,8 @@ class SplitBoundCuts:
         if key not in self._bounds:
             p = self.f.p
             idx = self.cache.rows(path)
-            left, right = split_scores(p.X, p.y, p.n_classes, self.cache.leaf_penalty, idx)
+            left, right = split_scores(p.X, p.y, p.n_classes, self.cache.leaf_penalty, idx,
+                                       weights=p.row_weights)
             self._bounds[key] = (left + right, self.cache.solve(path, 0)[0].score, idx)
         return self._bounds[key]
 
@@ -79,9 +80,10 @@ class SplitBoundCuts:
         U, u_leaf, idx = self.bounds(literals)
         below = np.array(descendants(n, p.n_nodes)) - 1
         ids = [f.g[idx], f.p_leaf[below], f.b[n - 1], [f.p_leaf[n - 1]]]
-        coefs = [np.ones(len(idx)), np.full(len(below), -self.cache.leaf_penalty), -U, [-u_leaf]]
+        w = p.weights[idx]  # sample weights: the g_i count w_i, as in the objective
+        coefs = [w, np.full(len(below), -self.cache.leaf_penalty), -U, [-u_leaf]]
         if path:  # relax^P (23): another feature or a leaf at a node of the path
-            big = len(idx) - min(0.0, float(U.min()), u_leaf)
+            big = float(w.sum()) - min(0.0, float(U.min()), u_leaf)
             relax = np.concatenate([np.r_[f.p_leaf[m - 1], np.delete(f.b[m - 1], feat)]
                                     for m, feat, _ in path])
             ids.append(relax)

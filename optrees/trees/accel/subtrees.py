@@ -38,7 +38,8 @@ class SubtreeCache:
             self.hits += 1
             return self._store[key]
         idx = self.rows(path)
-        result = d2s(self.p.X, self.p.y, self.p.n_classes, self.leaf_penalty, max_depth, idx)
+        result = d2s(self.p.X, self.p.y, self.p.n_classes, self.leaf_penalty, max_depth, idx,
+                     weights=self.p.row_weights)
         self._store[key] = (result, idx)
         return result, idx
 

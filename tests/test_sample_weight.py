@@ -1,0 +1,127 @@
+"""sample_weight and class_weight on the binary-tree estimators, from the public API: integer
+weights act as duplicated rows, weight 0 as a removed row, class_weight as per-class sample
+weights; bad weights get one clear error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrees import (
+    BendersOCTClassifier,
+    BendOCTClassifier,
+    BinOCTClassifier,
+    FlowOCTClassifier,
+    OCTClassifier,
+    OptreesInputError,
+    load_model,
+    save_model,
+)
+
+ESTIMATORS = {  # every path: numeric every-threshold search, binarized search, the MIPs
+    "bendoct-numeric": lambda: BendOCTClassifier(depth=2, lam=0.01),
+    "benders-binarized": lambda: BendersOCTClassifier(depth=2, binarizer=None),
+    "bendoct-mip": lambda: BendOCTClassifier(depth=2, lam=0.01, subtree_search=False),
+    "flowoct": lambda: FlowOCTClassifier(depth=2, lam=0.02),
+    "oct": lambda: OCTClassifier(depth=1),
+    "binoct": lambda: BinOCTClassifier(depth=2),
+    "binoct-raw": lambda: BinOCTClassifier(depth=1, raw_thresholds=True),
+}
+
+
+def _table(n=36, seed=0, binary=False):
+    rng = np.random.default_rng(seed)
+    if binary:
+        X = pd.DataFrame(rng.integers(0, 2, (n, 4)), columns=list("pqrs"))
+        y = np.where((X.p ^ X.q) | (rng.random(n) < 0.15), "yes", "no")
+        return X, y
+    X = pd.DataFrame({"a": rng.normal(size=n).round(2), "b": rng.integers(0, 5, n)})
+    y = np.where((X.a > 0.2) ^ (rng.random(n) < 0.2), "yes", "no")
+    return X, y
+
+
+def _data(name):
+    return _table(binary=name == "benders-binarized")
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_integer_weights_equal_duplicated_rows(name):
+    X, y = _data(name)
+    w = np.random.default_rng(1).integers(1, 4, len(y))
+    weighted = ESTIMATORS[name]().fit(X, y, sample_weight=w)
+    repeated = ESTIMATORS[name]().fit(X.loc[X.index.repeat(w)], np.repeat(y, w))
+    assert weighted.status_ == repeated.status_ == "optimal"
+    assert weighted.objective_ == pytest.approx(repeated.objective_, abs=1e-9)
+    # training counts are weights: the root holds the total weight of each class
+    np.testing.assert_allclose(weighted.tree_.counts[0], repeated.tree_.counts[0])
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_zero_weight_equals_removed_row(name):
+    X, y = _data(name)
+    w = np.ones(len(y))
+    w[[2, 5, 11, 17]] = 0
+    weighted = ESTIMATORS[name]().fit(X, y, sample_weight=w)
+    kept = ESTIMATORS[name]().fit(X[w > 0], y[w > 0])
+    assert weighted.objective_ == pytest.approx(kept.objective_, abs=1e-9)
+    assert list(weighted.classes_) == ["no", "yes"]
+    if weighted.binarizer_ is not None:  # quantile cut points ignore the removed rows
+        assert weighted.feature_names_ == kept.feature_names_
+
+
+@pytest.mark.parametrize("name", ["bendoct-numeric", "flowoct"])
+def test_class_weight_is_sample_weight_per_class(name):
+    X, y = _data(name)
+    by_dict = ESTIMATORS[name]().set_params(class_weight={"yes": 3.0}).fit(X, y)
+    by_rows = ESTIMATORS[name]().fit(X, y, sample_weight=np.where(y == "yes", 3.0, 1.0))
+    assert by_dict.objective_ == pytest.approx(by_rows.objective_)
+    balanced = ESTIMATORS[name]().set_params(class_weight="balanced").fit(X, y)
+    counts = balanced.tree_.counts[0]  # balanced: every class weighs half the rows
+    np.testing.assert_allclose(counts, [len(y) / 2, len(y) / 2])
+
+
+def test_a_heavy_row_decides_the_split():
+    """Two stumps get 5 of 6 rows; a weight of 10 on row 3 leaves one optimal stump, the
+    one that classifies row 3 correctly (accuracy 14 / 15)."""
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]})
+    y = np.array([0, 0, 1, 0, 1, 1])
+    plain = BendOCTClassifier(depth=1, lam=0.0).fit(X, y)
+    heavy = BendOCTClassifier(depth=1, lam=0.0).fit(X, y, sample_weight=[1, 1, 1, 10, 1, 1])
+    assert plain.objective_ == pytest.approx(5 / 6)
+    assert heavy.predict(X)[3] == 0
+    assert heavy.objective_ == pytest.approx(14 / 15)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ([1, 2], "shape"),
+    ([-1.0] + [1.0] * 35, ">= 0"),
+    ([np.nan] + [1.0] * 35, "NaN"),
+    ([0.0] * 36, "zero for every row"),
+    (["a"] * 36, "numbers"),
+])
+def test_bad_sample_weight(bad, message):
+    X, y = _table()
+    with pytest.raises(OptreesInputError, match=message):
+        BendOCTClassifier(depth=1).fit(X, y, sample_weight=bad)
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"maybe": 2.0}, "not classes"),
+    ({"yes": -1.0}, ">= 0"),
+    ("heavy", "balanced"),
+])
+def test_bad_class_weight(bad, message):
+    X, y = _table()
+    with pytest.raises((OptreesInputError, ValueError), match=message):
+        FlowOCTClassifier(depth=1, class_weight=bad).fit(X, y)
+
+
+def test_caller_weights_are_not_modified_and_saved_counts_round_trip(tmp_path):
+    X, y = _table()
+    w = np.linspace(0.5, 2.0, len(y))
+    before = w.copy()
+    est = BendOCTClassifier(depth=2, class_weight={"yes": 2.0}).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(w, before)
+    save_model(est, tmp_path / "m.json")
+    again = load_model(tmp_path / "m.json")
+    np.testing.assert_allclose(again.tree.counts, est.tree_.counts)
+    np.testing.assert_array_equal(again.predict(X), est.predict(X))
