@@ -19,6 +19,7 @@ feature is its best stump threshold, which usually gives a strong incumbent at o
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass
 
@@ -73,15 +74,20 @@ def split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, n
 def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
                     child_bound: float, penalty: float, best: RootSearch,
                     evaluate: Evaluator, eps: float, ceiling: float = np.inf) -> None:
-    """Interval search over the split points of ``f``, improving ``best`` in place."""
-    points, cw = split_points(view, w, f)
-    ranks = view.rank[f, view.order[f]]
-    left_obj = np.empty(len(points))
-    right_obj = np.empty(len(points))
-    seed = int(np.searchsorted(points, seed_left))
+    """Interval search over the split points of ``f``, improving ``best`` in place.
+
+    Runs once per feature and node of a deep search (thousands of times): Python lists and
+    :mod:`bisect` instead of numpy scalars (measured: a third of the loop's time)."""
+    points_arr, cw_arr = split_points(view, w, f)
+    ranks = view.rank[f, view.order[f]][points_arr - 1].tolist()  # rank left of each point
+    cw = cw_arr.tolist()
+    n_points = len(cw)
+    left_obj = [0.0] * n_points
+    right_obj = [0.0] * n_points
+    seed = int(np.searchsorted(points_arr, seed_left))
     total = float(w.sum())
     min_loss = penalty                         # a child has at least one leaf
-    queue = deque([(0, len(points) - 1, -1, -1)])
+    queue = deque([(0, n_points - 1, -1, -1)])
     while queue and best.objective < ceiling - eps:
         lo, hi, a, b = queue.popleft()
         # subinterval bounds: losses grow and objectives grow with the child's sample set
@@ -95,23 +101,24 @@ def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
         # similarity bounds from the evaluated neighbours shrink the interval
         if a >= 0:
             gap = best.objective - (left_obj[a] + right_obj[a])
-            lo = max(lo, int(np.searchsorted(cw, cw[a] + gap + eps, side="right")))
+            lo = max(lo, bisect_right(cw, cw[a] + gap + eps))
         if b >= 0:
             gap = best.objective - (left_obj[b] + right_obj[b])
-            hi = min(hi, int(np.searchsorted(cw, cw[b] - gap - eps, side="left")) - 1)
+            hi = min(hi, bisect_left(cw, cw[b] - gap - eps) - 1)
         if lo > hi:
             continue
         mid = seed if lo <= seed <= hi else (lo + hi) // 2
         seed = -1
-        r = int(ranks[points[mid] - 1])
+        r = ranks[mid]
         # a child needs more than best − (most the other child can score) to matter
         floor_l = best.objective - (total - cw[mid] - min_loss)
         floor_r = best.objective - (cw[mid] - min_loss)
-        left_obj[mid], right_obj[mid] = evaluate(f, r, floor_l, floor_r)
+        lv, rv = evaluate(f, r, floor_l, floor_r)
+        left_obj[mid], right_obj[mid] = float(lv), float(rv)
         best.evaluations += 1
         value = left_obj[mid] + right_obj[mid]
         if value > best.objective + eps:
-            best.objective, best.feature, best.rank = float(value), f, r
+            best.objective, best.feature, best.rank = value, f, r
         if lo < mid:
             queue.append((lo, mid - 1, a, mid))
         if mid < hi:
