@@ -13,6 +13,7 @@ from optrees import (
     FlowOCTClassifier,
     OCTClassifier,
     OptreesInputError,
+    RUGClassifier,
     load_model,
     save_model,
 )
@@ -125,3 +126,46 @@ def test_caller_weights_are_not_modified_and_saved_counts_round_trip(tmp_path):
     again = load_model(tmp_path / "m.json")
     np.testing.assert_allclose(again.tree.counts, est.tree_.counts)
     np.testing.assert_array_equal(again.predict(X), est.predict(X))
+
+
+# ---------------------------------------------------------------------------- RUG
+def _rug_table(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n).round(2), "b": rng.integers(0, 5, n),
+                      "c": rng.choice(["x", "y", "z"], n)})
+    y = np.where((X.a > 0.2) | (X.c == "x"), "yes", "no")
+    y = np.where(rng.random(n) < 0.2, np.where(y == "yes", "no", "yes"), y)
+    return X, y
+
+
+@pytest.mark.parametrize("fairness", [None, "odm"])
+def test_rug_integer_weights_equal_duplicated_rows(fairness):
+    """With exact pricing column generation converges to the master LP's optimum over every
+    rule, which duplicated rows and integer weights share (tree pricing is a heuristic whose
+    float ties may break differently)."""
+    X, y = _rug_table()
+    w = np.random.default_rng(1).integers(1, 4, len(y))
+    groups = (X.b >= 2).to_numpy()
+    kw = dict(max_depth=2, random_state=0, fairness=fairness, epsilon=0.05,
+              pricing="enumerate", n_thresholds=4, max_rmp_calls=200)
+    fit_groups = None if fairness is None else groups
+    weighted = RUGClassifier(**kw).fit(X, y, groups=fit_groups, sample_weight=w)
+    rep_groups = None if fairness is None else np.repeat(groups, w)
+    repeated = RUGClassifier(**kw).fit(X.loc[X.index.repeat(w)], np.repeat(y, w),
+                                       groups=rep_groups)
+    assert weighted.status_ == repeated.status_ == "converged"
+    assert weighted.objective_ == pytest.approx(repeated.objective_, rel=1e-7)
+
+
+def test_rug_zero_weight_rows_are_left_out():
+    X, y = _rug_table()
+    w = np.ones(len(y))
+    w[:10] = 0
+    weighted = RUGClassifier(max_depth=2, random_state=0).fit(X, y, sample_weight=w)
+    kept = RUGClassifier(max_depth=2, random_state=0).fit(X[10:], y[10:])
+    assert weighted.objective_ == pytest.approx(kept.objective_)
+    assert np.isnan(weighted.v_[:10]).all() and not np.isnan(weighted.v_[10:]).any()
+    by_class = RUGClassifier(max_depth=2, random_state=0, class_weight={"yes": 2.0}).fit(X, y)
+    by_rows = RUGClassifier(max_depth=2, random_state=0).fit(
+        X, y, sample_weight=np.where(y == "yes", 2.0, 1.0))
+    assert by_class.objective_ == pytest.approx(by_rows.objective_)

@@ -158,7 +158,7 @@ def _check_input(X: object) -> pd.DataFrame:
     return df
 
 
-def _weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray) -> np.ndarray:
+def weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray) -> np.ndarray:
     """numpy's linear quantiles of the sorted ``x`` with row weights ``w``: the value at
     position ``(W - 1) q`` of the sample where row j is repeated ``w_j`` times (so integer
     weights give exactly the quantiles of duplicated rows; unit weights numpy's)."""
@@ -355,7 +355,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 cuts = distinct[1:]
             else:
                 cuts = np.unique(np.quantile(x, levels) if w is None
-                                 else _weighted_quantile(x, w[order], levels))
+                                 else weighted_quantile(x, w[order], levels))
                 cuts = cuts[cuts > x[0]]
             kinds[name] = "numeric"
             thresholds[name] = cuts

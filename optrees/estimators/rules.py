@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from typing import Any, ClassVar
@@ -12,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import (
+    CLASS_WEIGHT,
     RANDOM_STATE,
     TIME_LIMIT,
     VERBOSE,
@@ -24,11 +26,12 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target
+from .._validation import OptreesInputError, check_target, fit_weights
 from ..encoding.columns import RawColumns
 from ..rug.fairness import Fairness
 from ..rug.solve import LP_METHODS, PRICING, solve_rug
 from ._base import (
+    drop_weightless,
     fit_deadline,
     fit_frame,
     logged_fit,
@@ -71,6 +74,7 @@ _PARAMETERS: dict[str, Param] = {
     "drop_sensitive": Param(_TRUTH, "keep the sensitive column out of the rules", cli=""),
     "positive_class": Param(Check("None or a class of y", _as_given),
                             "the positive class of 'eop' (None: the last class)", cli=""),
+    "class_weight": CLASS_WEIGHT,
     "verbose": VERBOSE,
 }
 _CHECKED_UP_FRONT = {name: param for name, param in _PARAMETERS.items() if name != "epsilon"}
@@ -143,7 +147,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                  fairness: str | None = None, epsilon: float = 0.025,
                  sensitive: Any = None, drop_sensitive: bool = False,
                  positive_class: Any = None, pricing: str = "tree", n_thresholds: int = 10,
-                 lp_method: str = "simplex", verbose: int = 0) -> None:
+                 lp_method: str = "simplex", verbose: int = 0,
+                 class_weight: Any = None) -> None:
         self.max_depth = max_depth
         self.pen_par = pen_par
         self.max_rmp_calls = max_rmp_calls
@@ -160,17 +165,28 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.n_thresholds = n_thresholds
         self.lp_method = lp_method
         self.verbose = verbose
+        self.class_weight = class_weight
 
     # ------------------------------------------------------------------ fit
     @logged_fit
-    def fit(self, X: Any, y: Any, groups: Any = None) -> RUGClassifier:
+    def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
+            ) -> RUGClassifier:
         """Generate rules by column generation on the master LP and keep the weighted ones in
-        ``rules_``; ``groups``: the sensitive group of each row when ``sensitive`` is None."""
+        ``rules_``; ``groups``: the sensitive group of each row when ``sensitive`` is None.
+        ``sample_weight`` / ``class_weight``: the slack of row i costs its weight in the
+        master LP (fairness compares weighted group means); rows of weight 0 are left out
+        (their ``v_`` is NaN)."""
         p = validate_params(self, _CHECKED_UP_FRONT)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
+        weights = fit_weights(sample_weight, p.class_weight, self.classes_, y_enc)
         fair, df = self._fairness(df, groups, p.fairness)
+        keep = None if weights is None or weights.all() else weights > 0
+        df, y_enc, weights = drop_weightless(df, y_enc, weights)
+        all_groups = None if fair is None else fair.groups
+        if fair is not None and keep is not None:
+            fair = dataclasses.replace(fair, groups=fair.groups[keep])
         self._columns = [str(c) for c in df.columns]  # the columns the rules may test
         self._categories = seen_categories(df)
         raw = RawColumns(df)
@@ -180,15 +196,19 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                                pen_par=p.pen_par, max_rmp_calls=p.max_rmp_calls,
                                rule_length_cost=p.rule_length_cost, fairness=fair,
                                pricing=p.pricing, n_thresholds=p.n_thresholds,
-                               lp_method=p.lp_method, seed=p.random_state)
+                               lp_method=p.lp_method, seed=p.random_state,
+                               sample_weight=weights)
         self.all_rules_ = result.model
         self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()  # rule 0 = heaviest
-        self.v_ = result.stats.pop("v")  # per sample: not a count for stats_
+        v_fit = result.stats.pop("v")  # per sample: not a count for stats_
+        self.v_ = v_fit if keep is None else np.full(len(keep), np.nan)
+        if keep is not None:  # one entry per row of X: NaN where the weight was 0
+            self.v_[keep] = v_fit
         self.lower_bound_ = result.stats["lower_bound"]
         self.n_rmp_calls_ = result.stats["n_rmp_calls"]
         self.lp_status_ = result.stats["lp_status"]
         self.objective_history_ = list(result.stats["objective_history"])
-        self.fairness_groups_ = None if fair is None else fair.groups
+        self.fairness_groups_ = all_groups
         store_result(self, result, deadline,
                      f"returning the rule set after {self.n_rmp_calls_} master LP solves")
         return self

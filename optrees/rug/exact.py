@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..encoding.binarize import weighted_quantile
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal
 from ..solvers.base import SolverOptions
@@ -52,14 +53,21 @@ class LiteralPool:
     M: np.ndarray
 
 
-def literal_pool(raw: RawColumns, n_thresholds: int = 10) -> LiteralPool:
-    """Quantile thresholds (both directions) for numeric columns, ==/!= for categorical ones."""
+def literal_pool(raw: RawColumns, n_thresholds: int = 10,
+                 sample_weight: np.ndarray | None = None) -> LiteralPool:
+    """Quantile thresholds (both directions) for numeric columns, ==/!= for categorical ones;
+    with ``sample_weight`` weighted quantiles (integer weights: those of duplicated rows)."""
     lits: list[Literal] = []
     cols: list[np.ndarray] = []
     for name in raw.names:
         if name in raw.numeric:
             x = raw.numeric[name]
-            qs = np.unique(np.quantile(x, np.arange(1, n_thresholds) / n_thresholds))
+            levels = np.arange(1, n_thresholds) / n_thresholds
+            if sample_weight is None:
+                qs = np.unique(np.quantile(x, levels))
+            else:
+                order = np.argsort(x, kind="stable")
+                qs = np.unique(weighted_quantile(x[order], sample_weight[order], levels))
             for t in qs[qs < x.max()]:
                 le = x <= t
                 lits += [Literal(name, "<=", float(t)), Literal(name, ">", float(t))]
@@ -90,8 +98,9 @@ class ExactPricer:
     def __init__(self, raw: RawColumns, y: np.ndarray, n_classes: int, pen_par: float,
                  rule_length_cost: bool, max_length: int, method: str = "auto",
                  n_thresholds: int = 10, n_columns: int = 5, seed: int = 0,
-                 deadline: Deadline | None = None) -> None:
-        self.pool = literal_pool(raw, n_thresholds)
+                 deadline: Deadline | None = None,
+                 sample_weight: np.ndarray | None = None) -> None:
+        self.pool = literal_pool(raw, n_thresholds, sample_weight)
         self.y = np.asarray(y, dtype=np.int64)
         self.K = int(n_classes)
         self.lam = float(pen_par)

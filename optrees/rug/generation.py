@@ -67,10 +67,14 @@ class RuleGeneration:
                  pen_par: float = 1.0, max_rmp_calls: int = 10, rule_length_cost: bool = True,
                  fairness: Fairness | None = None, random_state: int = 0,
                  pricer: Pricer | None = None, deadline: Deadline | None = None,
-                 interior: bool = False) -> None:
+                 interior: bool = False, sample_weight: np.ndarray | None = None) -> None:
         self.raw = raw
         self.interior = interior
         self.y = np.asarray(y, dtype=np.int64)
+        # row weights: sample i's slack costs w_i in (3), so its dual lies in [0, w_i]
+        self.weighted = sample_weight is not None
+        self.w = (np.asarray(sample_weight, dtype=float) if self.weighted
+                  else np.ones(len(self.y)))
         self.K = int(n_classes)
         self.pen_par = float(pen_par)
         self.max_rmp_calls = max_rmp_calls
@@ -143,10 +147,10 @@ class RuleGeneration:
         cell = self._cell_key
         n_cells = self._n_cells
         first = representatives(cell, n_cells)
-        counts = np.bincount(cell, minlength=n_cells).astype(float)
+        counts = np.bincount(cell, weights=self.w, minlength=n_cells)  # weight of each cell
         fair_sets = None
-        if self._fair_sets is not None:
-            fair_sets = [[(np.unique(cell[idx]), len(idx)) for idx in fam]
+        if self._fair_sets is not None:  # group sizes in weight, as the cells' counts
+            fair_sets = [[(np.unique(cell[idx]), float(self.w[idx].sum())) for idx in fam]
                          for fam in self._fair_sets]
         master = RUGMaster(self.y[first], self.K, self.pen_par, self.fairness,
                            seed=self.random_state, counts=counts, fair_sets=fair_sets,
@@ -159,7 +163,9 @@ class RuleGeneration:
     def _price(self, beta: np.ndarray | None) -> Iterable[tuple[Literal, ...]]:
         """Candidate rules for per-sample duals ``beta`` (None: the initial rules)."""
         if self.pricer is not None:
-            return self.pricer(np.ones(len(self.y)) if beta is None else beta)
+            return self.pricer(self.w if beta is None else beta)
+        if beta is None and self.weighted:  # the initial tree sees the rows' weights
+            beta = self.w
         return self.tree_pricer(beta)
 
     # ---------------------------------------------------------------- the loop
@@ -167,7 +173,7 @@ class RuleGeneration:
         """Generate rules until convergence, ``max_rmp_calls`` master LPs or the deadline."""
         n = len(self.y)
         t0 = time.perf_counter()
-        self._add_candidates(self._price(None), np.ones(n), require_negative=False)
+        self._add_candidates(self._price(None), self.w, require_negative=False)
         calls = 0
         best = None  # (objective, w, v, beta, lp status, reduced costs, master)
         history: list[float] = []
@@ -199,7 +205,8 @@ class RuleGeneration:
             cols = np.asarray(master.cols, dtype=int)
             w = vals[cols]
             v = vals[master.v_cols][cell]
-            beta = (res.stats["duals"][: master.n] / master.counts)[cell]
+            # per-sample duals of (3) with weights: the cell's dual shared by weight
+            beta = (res.stats["duals"][: master.n] / master.counts)[cell] * self.w
             rc = res.stats["reduced_costs"][cols]
             best = (float(res.objective), w, v, beta, res.status, rc, master)
             lp_bound = float(res.bound)  # certified: valid for approximate (interior) duals

@@ -25,14 +25,15 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
               max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
               rule_length_cost: bool = True, fairness: Fairness | None = None,
               pricing: str = "tree", n_thresholds: int = 10, lp_method: str = "simplex",
-              seed: int = 0) -> FitResult:
+              seed: int = 0, sample_weight: np.ndarray | None = None) -> FitResult:
     """Generate rules for labels ``y`` (indices into ``classes``) until convergence,
     ``max_rmp_calls`` master LPs or ``deadline`` (whose stop flag Ctrl-C sets).
 
     The model is the whole pool as a :class:`RuleSet` with the LP weights (uncovered samples
     get the majority class); ``objective`` is the master LP value (NaN when no LP was solved
     in time), ``bound`` the lower bound of exact pricing on the master over every rule
-    (``-inf`` with tree pricing).  ``stats``: ``n_rmp_calls``, ``lp_status`` (HiGHS status
+    (``-inf`` with tree pricing).  ``sample_weight``: the slack of sample i costs w_i in the
+    master LP (None: 1 each).  ``stats``: ``n_rmp_calls``, ``lp_status`` (HiGHS status
     of the last LP used), ``lower_bound`` (None without one), ``objective_history`` (LP value
     per round) and ``v`` (the slacks per training sample).
     """
@@ -43,13 +44,15 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
     if pricing != "tree":  # PSP (8) solved exactly over rules of <= max_depth literals
         pricer = ExactPricer(raw, y, n_classes, pen_par, rule_length_cost, max_depth,
                              method="auto" if pricing == "exact" else pricing,
-                             n_thresholds=n_thresholds, seed=seed, deadline=deadline)
+                             n_thresholds=n_thresholds, seed=seed, deadline=deadline,
+                             sample_weight=sample_weight)
     gen = RuleGeneration(raw, y, n_classes, max_depth=max_depth, pen_par=pen_par,
                          max_rmp_calls=max_rmp_calls, rule_length_cost=rule_length_cost,
                          fairness=fairness, random_state=seed, pricer=pricer,
-                         deadline=deadline, interior=lp_method == "interior")
+                         deadline=deadline, interior=lp_method == "interior",
+                         sample_weight=sample_weight)
     res = gen.run()
-    default = int(np.argmax(np.bincount(y, minlength=n_classes)))
+    default = int(np.argmax(np.bincount(y, weights=sample_weight, minlength=n_classes)))
     model = RuleSet(res.rules, classes, raw.names, default)
     status = "time_limit" if res.status == "no_solution" else res.status  # LP cut short
     if deadline.stopped:
