@@ -248,14 +248,17 @@ TIME_LIMIT = Param(Check("a positive number of seconds or None", check_time_limi
 RANDOM_STATE = Param(Check("None or an integer >= 0", check_seed),
                      "seed of every random choice (None = 0: reproducible by default)",
                      cli="--seed")
-def _class_weight(value: Any) -> Any:
+
+
+def class_weight_value(value: Any) -> Any:
+    """The rule of every ``class_weight`` parameter: None, "balanced" or a dict."""
     if value is None or isinstance(value, dict) or (isinstance(value, str)
                                                     and value == "balanced"):
         return value
     raise ValueError
 
 
-CLASS_WEIGHT = Param(Check("None, 'balanced' or a dict {label: weight}", _class_weight),
+CLASS_WEIGHT = Param(Check("None, 'balanced' or a dict {label: weight}", class_weight_value),
                      "weight of each class's rows (times sample_weight): None = 1, "
                      "'balanced' = total / (classes x class total), a dict (missing labels: 1)",
                      cli="")

@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from .encoding.common import plain
+
 
 class OptreesInputError(ValueError):
     """Raised for bad user input; the message names the problem."""
@@ -288,8 +290,7 @@ def fit_weights(sample_weight: object, class_weight: object, classes: np.ndarray
 def _sample_weight_array(sample_weight: object, n: int) -> np.ndarray:
     """``sample_weight`` as a new float array of length n, or a clear error."""
     if isinstance(sample_weight, numbers.Number) and not isinstance(sample_weight, bool):
-        values = np.full(n, sample_weight, dtype=complex if isinstance(sample_weight, complex)
-                         else float)
+        values = np.full(n, sample_weight)  # a complex number stays complex: refused below
     else:
         try:
             values = np.array(sample_weight)
@@ -336,23 +337,19 @@ def _class_weights(class_weight: object, classes: np.ndarray, y_enc: np.ndarray,
     if not isinstance(class_weight, dict):
         raise OptreesInputError(
             f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
-    known = {_plain(c) for c in classes}
-    unknown = [k for k in class_weight if _plain(k) not in known]
+    known = {plain(c) for c in classes}
+    unknown = [k for k in class_weight if plain(k) not in known]
     if unknown:
         raise OptreesInputError(
             f"class_weight has labels that are not classes of y: {unknown[:5]} "
-            f"(classes: {[_plain(c) for c in classes][:10]})")
-    given = {_plain(k): v for k, v in class_weight.items()}
+            f"(classes: {[plain(c) for c in classes][:10]})")
+    given = {plain(k): v for k, v in class_weight.items()}
     out = np.ones(K)
     for j, c in enumerate(classes):
-        value = given.get(_plain(c), 1.0)
+        value = given.get(plain(c), 1.0)
         if (isinstance(value, bool) or not isinstance(value, numbers.Real)
                 or not np.isfinite(value) or value < 0):
             raise OptreesInputError(
-                f"class_weight[{_plain(c)!r}] must be a finite number >= 0, got {value!r}")
+                f"class_weight[{plain(c)!r}] must be a finite number >= 0, got {value!r}")
         out[j] = float(value)
     return out
-
-
-def _plain(v: object) -> object:
-    return v.item() if isinstance(v, np.generic) else v

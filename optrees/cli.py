@@ -84,6 +84,11 @@ def _takes(cls: type, name: str) -> bool:
     return name in inspect.signature(cls).parameters or hasattr(cls, name)
 
 
+def _fits_with_weights(cls: type) -> bool:
+    """Whether ``cls.fit`` takes ``sample_weight``."""
+    return "sample_weight" in inspect.signature(cls.fit).parameters
+
+
 def _or(names: Sequence[str]) -> str:
     """``a, b or c``."""
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
@@ -184,13 +189,12 @@ def _build_estimator(args: argparse.Namespace) -> Any:
     cls = _estimator_class(args.method)
     method_kwargs, flags = _method_params(args)
     kwargs = {**_general_params(args, cls), **method_kwargs}
-    if args.class_weight is not None and not _takes(cls, "class_weight"):
-        raise _unused("--class-weight", args.method, [m for m in METHODS if _takes(
-            _estimator_class(m), "class_weight")])
-    if args.weight_column is not None and "sample_weight" not in inspect.signature(
-            cls.fit).parameters:
-        raise _unused("--weight-column", args.method, [m for m in METHODS if (
-            "sample_weight" in inspect.signature(_estimator_class(m).fit).parameters)])
+    uses = {"--class-weight": (args.class_weight, lambda c: _takes(c, "class_weight")),
+            "--weight-column": (args.weight_column, _fits_with_weights)}
+    for flag, (value, used_by) in uses.items():
+        if value is not None and not used_by(cls):
+            raise _unused(flag, args.method,
+                          [m for m in METHODS if used_by(_estimator_class(m))])
     est = cls(**kwargs)
     _check_params(est, args, flags)
     if getattr(args, "fairness", None) is not None and getattr(args, "sensitive", None) is None:

@@ -164,39 +164,34 @@ def test_binary_table_is_every_threshold():
     assert est.thresholds_ == "all" and est.binarizer_ is None and est.encoder_ is None
 
 
+def _stopped_fit(X: np.ndarray, y: np.ndarray, depth: int, limit: float) -> None:
+    """BendOCT over every threshold, stopped by ``limit``: back in time (0.5 s grace), status
+    "time_limit" with a valid bound above the tree, training accuracy at least CART's."""
+    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est = BendOCTClassifier(depth=depth, lam=0.0, time_limit=limit).fit(df, y)
+    assert time.perf_counter() - t0 <= limit + 0.5
+    assert est.status_ == "time_limit" and est.thresholds_ == "all"
+    assert est.bound_ > est.objective_
+    cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y).score(X, y)
+    assert est.score(df, y) >= cart - 1e-12
+
+
 def test_time_limit_honoured():
     """A short limit on a large numeric set: back in time, a valid bound, at least CART."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(4000, 10))
     y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=4000) > 0)
-    y = y.astype(int)
-    df = pd.DataFrame(X, columns=[f"f{j}" for j in range(10)])
-    limit = 2.0
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TimeLimitWarning)
-        est = BendOCTClassifier(depth=3, lam=0.0, time_limit=limit).fit(df, y)
-    assert time.perf_counter() - t0 <= limit + 0.5
-    assert est.status_ == "time_limit" and est.thresholds_ == "all"
-    assert est.bound_ > est.objective_
-    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y).score(X, y)
-    assert est.score(df, y) >= cart - 1e-12
+    _stopped_fit(X, y.astype(int), depth=3, limit=2.0)
 
 
 def test_depth2_time_limit_honoured():
     """Depth 2 stops at the limit too (noise labels: the bounds prune little; about 9 s)."""
     rng = np.random.default_rng(1)
-    df = pd.DataFrame(rng.normal(size=(20000, 20)), columns=[f"f{j}" for j in range(20)])
-    y = rng.integers(0, 2, 20000)
-    limit = 1.5
-    t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TimeLimitWarning)
-        est = BendOCTClassifier(depth=2, lam=0.0, time_limit=limit).fit(df, y)
-    assert time.perf_counter() - t0 <= limit + 0.5
-    assert est.status_ == "time_limit" and est.bound_ > est.objective_
-    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(df.to_numpy(), y)
-    assert est.score(df, y) >= cart.score(df.to_numpy(), y) - 1e-12
+    X = rng.normal(size=(20000, 20))
+    _stopped_fit(X, rng.integers(0, 2, 20000), depth=2, limit=1.5)
 
 
 def test_status_line_says_which_thresholds():

@@ -187,13 +187,18 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
     return df.set_axis(estimator._fit_columns, axis=1)
 
 
+def positive_rows(w: np.ndarray | None) -> np.ndarray | None:
+    """Mask of the rows of positive weight; None when every row has one."""
+    return None if w is None or w.all() else w > 0
+
+
 def drop_weightless(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
                     ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
     """The rows of positive weight: a row of weight 0 is as if it were not there (it must
     not move a quantile, a threshold or a category list)."""
-    if w is None or w.all():
+    keep = positive_rows(w)
+    if keep is None:
         return df, y, w
-    keep = w > 0
     return df.loc[keep].reset_index(drop=True), y[keep], w[keep]
 
 

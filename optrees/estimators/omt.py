@@ -33,6 +33,7 @@ from .._params import (
     Params,
     Real,
     check_param,
+    class_weight_value,
     optional,
     validate_params,
 )
@@ -89,13 +90,6 @@ class _Support(Real):
         if (isinstance(value, numbers.Integral) or value >= 1) and float(value) != int(value):
             raise OptreesInputError(f"min_support >= 1 must be an integer, got {value!r}")
         return value
-
-
-def _class_weight(value: Any) -> Any:
-    if value is None or isinstance(value, dict) or (isinstance(value, str)
-                                                    and value == "balanced"):
-        return value
-    raise ValueError
 
 
 def _dict_or_none(value: Any) -> Any:
@@ -355,7 +349,7 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
 
     _parameters: ClassVar[dict[str, Param]] = {
         "loss": Param(Options(*_CLS_LOSSES), "objective", cli="--omt-loss"),
-        "class_weight": Param(Check("None, 'balanced' or a dict", _class_weight),
+        "class_weight": Param(Check("None, 'balanced' or a dict", class_weight_value),
                               "weight of each class's errors ('balanced' or {class: weight})",
                               cli=""),
         "pos_label": Param(Check("None or a class of y", _as_given),

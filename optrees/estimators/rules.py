@@ -35,6 +35,7 @@ from ._base import (
     fit_deadline,
     fit_frame,
     logged_fit,
+    positive_rows,
     predict_frame,
     seen_categories,
     stop_on_ctrl_c,
@@ -182,7 +183,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_enc = check_target(y, df.shape[0])
         weights = fit_weights(sample_weight, p.class_weight, self.classes_, y_enc)
         fair, df = self._fairness(df, groups, p.fairness)
-        keep = None if weights is None or weights.all() else weights > 0
+        keep = positive_rows(weights)
         df, y_enc, weights = drop_weightless(df, y_enc, weights)
         all_groups = None if fair is None else fair.groups
         if fair is not None and keep is not None:

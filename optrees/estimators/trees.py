@@ -320,7 +320,6 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         self.eqp_max_split = eqp_max_split
         self.split_bound_cuts = split_bound_cuts
         self.subtree_search = subtree_search
-        self.class_weight = class_weight
 
     def _penalty(self, p: Params) -> str:
         return p.penalty

@@ -133,9 +133,9 @@ class BinaryTree:
         weight of each class's rows with ``sample_weight`` (as scikit-learn's trees do)."""
         counts = np.zeros((self.n_nodes, len(self.classes)))
         y_index = np.asarray(y_index)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
         for rows, nodes, _ in self._descend(X):
-            add = 1.0 if sample_weight is None else np.asarray(sample_weight)[rows]
-            np.add.at(counts, (nodes, y_index[rows]), add)
+            np.add.at(counts, (nodes, y_index[rows]), 1.0 if w is None else w[rows])
         self.counts = counts
         return self
 
