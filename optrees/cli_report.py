@@ -20,6 +20,8 @@ def mip_summary(est: Any) -> list[str]:
     optimum says over which thresholds it holds (``thresholds_``)."""
     where = THRESHOLDS.get(getattr(est, "thresholds_", None), "")
     status = f"{est.status_} {where}" if est.status_ == "optimal" and where else est.status_
+    if "side_constraints" in est.stats_:
+        status = f"{status} under {est.stats_['side_constraints']}"
     return [f"status          : {status}",
             f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
             f"gap: {est.gap_:.2%}"]

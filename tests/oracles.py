@@ -9,21 +9,26 @@ import numpy as np
 
 def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
                          lam: float, penalty: str = "splits",
-                         sample_weight: np.ndarray | None = None) -> float:
+                         sample_weight: np.ndarray | None = None, min_leaf: int = 1,
+                         max_leaves: int | None = None) -> float:
     """Max over all trees of depth <= depth of (1 - lam) * correct - lam * splits (eq. 1 of
     [FlowOCT]) or, with ``penalty="leaves"``, accuracy - lam * leaves (eq. 3a of
     [BendOCT]); with ``sample_weight``, "correct" is the weight of the correct rows and
     accuracy that weight over the total.
 
-    Enumerates every feature at every node recursively (a subtree only sees its own samples,
-    so the best tree is the best root choice plus the best subtrees).
+    Side constraints: a split needs ``min_leaf`` rows (not weight) on each side (1: any
+    split), the tree at most ``max_leaves`` leaves.
+
+    Enumerates every feature at every node and every split of the leaf budget recursively (a
+    subtree only sees its own samples, so the best tree is the best root choice plus the best
+    subtrees).
     """
     X = np.asarray(X, dtype=bool)
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
 
     @cache
-    def best(rows: tuple[int, ...], d: int) -> float:
+    def best(rows: tuple[int, ...], d: int, budget: int) -> float:
         idx = np.array(rows, dtype=int)
         counts = (np.bincount(y[idx], weights=w[idx], minlength=n_classes) if len(idx)
                   else np.zeros(1))
@@ -31,15 +36,19 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
             value, split_cost = (1 - lam) * counts.max(), lam
         else:
             value, split_cost = counts.max() / w.sum() - lam, 0.0
-        if d == 0:
+        if d == 0 or budget < 2:
             return value
         for f in range(X.shape[1]):
             right = X[idx, f]
-            value = max(value, -split_cost + best(tuple(idx[~right]), d - 1)
-                        + best(tuple(idx[right]), d - 1))
+            if min_leaf > 1 and min(right.sum(), (~right).sum()) < min_leaf:
+                continue
+            for k in range(1, budget):
+                value = max(value, -split_cost + best(tuple(idx[~right]), d - 1, k)
+                            + best(tuple(idx[right]), d - 1, budget - k))
         return value
 
-    return best(tuple(range(len(y))), depth)
+    return best(tuple(range(len(y))), depth,
+                min(2**depth, max_leaves if max_leaves is not None else 2**depth))
 
 
 def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int) -> float:

@@ -188,6 +188,6 @@ def test_weight_column_and_class_weight(tmp_path, capsys):
     assert "not a label" in capsys.readouterr().err
     assert main([*base, "--weight-column", "nope"]) == 2
     assert "not a column" in capsys.readouterr().err
-    assert main(["fit", "--csv", str(csv), "--target", "label", "--method", "cgh",
+    assert main(["fit", "--csv", str(csv), "--target", "label", "--method", "omt",
                  "--weight-column", "w"]) == 2
-    assert "not used by --method cgh" in capsys.readouterr().err
+    assert "not used by --method omt" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from optrees import (
     BendersOCTClassifier,
     BendOCTClassifier,
     BinOCTClassifier,
+    CGHClassifier,
     FlowOCTClassifier,
     OCTClassifier,
     OptreesInputError,
@@ -169,3 +170,34 @@ def test_rug_zero_weight_rows_are_left_out():
     by_rows = RUGClassifier(max_depth=2, random_state=0).fit(
         X, y, sample_weight=np.where(y == "yes", 2.0, 1.0))
     assert by_class.objective_ == pytest.approx(by_rows.objective_)
+
+
+def _cgh():
+    # every split at every node: no random sampling, so weighted and repeated rows see the
+    # same candidate splits
+    return CGHClassifier(depth=2, splits="all", time_limit=60, random_state=0)
+
+
+def test_cgh_integer_weights_equal_duplicated_rows():
+    X, y = _table()
+    w = np.random.default_rng(1).integers(1, 4, len(y))
+    weighted = _cgh().fit(X, y, sample_weight=w)
+    repeated = _cgh().fit(X.loc[X.index.repeat(w)], np.repeat(y, w))
+    assert weighted.status_ == repeated.status_ == "converged"
+    assert weighted.objective_ == pytest.approx(repeated.objective_, abs=1e-9)
+    assert weighted.lp_bound_ == pytest.approx(repeated.lp_bound_, abs=1e-6)
+    np.testing.assert_allclose(weighted.tree_.counts[0], repeated.tree_.counts[0])
+    correct = weighted.predict(X) == y
+    assert weighted.objective_ == pytest.approx(float(w[correct].sum()))
+
+
+def test_cgh_zero_weight_and_class_weight():
+    X, y = _table()
+    w = np.ones(len(y))
+    w[[2, 5, 11, 17]] = 0
+    weighted = _cgh().fit(X, y, sample_weight=w)
+    kept = _cgh().fit(X[w > 0], y[w > 0])
+    assert weighted.objective_ == pytest.approx(kept.objective_, abs=1e-9)
+    by_dict = _cgh().set_params(class_weight={"yes": 3.0}).fit(X, y)
+    by_rows = _cgh().fit(X, y, sample_weight=np.where(y == "yes", 3.0, 1.0))
+    assert by_dict.objective_ == pytest.approx(by_rows.objective_)

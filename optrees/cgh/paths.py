@@ -31,7 +31,10 @@ class Duals:
 class PathSpace:
     """Candidate splits per node, row groups and the evaluation of decision paths."""
 
-    def __init__(self, sets: SplitSets, y: np.ndarray, n_classes: int) -> None:
+    def __init__(self, sets: SplitSets, y: np.ndarray, n_classes: int,
+                 sample_weight: np.ndarray | None = None) -> None:
+        """``cnt[g, k]``: weight of the class-k rows of group g (row counts without
+        ``sample_weight``): every path value CP(p) and reduced cost (7) is a weight."""
         k = sets.depth
         self.sets = sets
         self.depth = k
@@ -50,7 +53,8 @@ class PathSpace:
         self.n_groups = self.Lg.shape[1]
         y = np.asarray(y, dtype=np.int64)
         self.cnt = np.zeros((self.n_groups, n_classes), dtype=np.float64)
-        np.add.at(self.cnt, (self.group_of_row, y), 1.0)
+        np.add.at(self.cnt, (self.group_of_row, y),
+                  1.0 if sample_weight is None else np.asarray(sample_weight, dtype=float))
         # per node: rows of Lg for its candidate splits
         self.node_rows = {j: gmap[s] for j, s in self.node_ids.items()}
         leaves = self.n_leaves + np.arange(self.n_leaves)
@@ -130,7 +134,8 @@ class PathSpace:
         return np.array([[choice[int(j)] for j in row] for row in self.anc], dtype=np.int64)
 
     def tree_objective(self, choice: dict[int, int]) -> float:
-        """Training rows correctly classified by the tree (majority label per leaf)."""
+        """Weight of the training rows the tree classifies correctly (majority label per
+        leaf)."""
         cp, _, _ = self.evaluate(np.arange(self.n_leaves), self.tree_paths(choice))
         return float(cp.sum())
 

@@ -123,13 +123,14 @@ def threshold_sampling(
     deadline: Deadline | None = None,
     seed: int = 0,
     all_splits: bool = False,
+    sample_weight: np.ndarray | None = None,
 ) -> SplitSets:
     """Algorithm 1: CART on random alpha % subsets until the root split has been seen before
     in tau consecutive rounds; keep the q_j most frequent splits per node, plus the splits of
     CART on 100 % of the data.  At most ``max_rounds`` rounds (default 3 tau: on continuous
     data the root threshold may keep moving) and none after ``deadline``.
     ``all_splits=True`` gives the full-information problem instead (every split at every
-    node; no sampling).
+    node; no sampling).  ``sample_weight`` weights the rows of every CART.
     """
     t0 = time.perf_counter()
     X = np.asarray(X, dtype=float)
@@ -146,10 +147,11 @@ def threshold_sampling(
 
     def fit_cart(idx: np.ndarray | None, rs: int) -> dict[int, tuple[int, float]]:
         clf = DecisionTreeClassifier(max_depth=depth, random_state=rs)
+        w = sample_weight
         if idx is None:
-            clf.fit(X32, y)
+            clf.fit(X32, y, sample_weight=w)
         else:
-            clf.fit(X32[idx], y[idx])
+            clf.fit(X32[idx], y[idx], sample_weight=None if w is None else w[idx])
         return cart_heap_splits(clf)
 
     # line 13: CART on 100 % of the data (fitted first so that it is there even at a timeout)

@@ -74,11 +74,13 @@ class CGHSettings:
 def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
               deadline: Deadline, settings: CGHSettings = CGHSettings(), *,
               names: list[str] | None = None, negated: list[str] | None = None,
-              seed: int = 0, verbose: int = 0) -> FitResult:
+              seed: int = 0, verbose: int = 0,
+              sample_weight: np.ndarray | None = None) -> FitResult:
     """CGH on numeric ``X`` (n x F) and class indices ``y`` within ``deadline``.
 
     The model is a :class:`BinaryTree` (features named ``names`` / ``negated``); ``objective``
-    is the number of training rows it classifies correctly, ``bound`` the last master LP
+    is the number (with ``sample_weight``: the weight) of training rows it classifies
+    correctly, ``bound`` the last master LP
     value (an upper bound over the sampled splits when ``status == "converged"``).  When the
     deadline passes before the first master LP, CGH's start tree (CART on all rows) is
     returned with ``stats["stop"] == "setup"``."""
@@ -94,11 +96,12 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
                bound: float, stats: dict) -> FitResult:
         """The tree of ``choice``; it must classify ``objective`` training rows correctly
         (None: CART's start tree, whose count is taken from the tree)."""
-        tree = build_tree(choice, sets, X, y, classes, names, negated)
-        correct = float(np.sum(tree.predict_index(X) == y))
+        tree = build_tree(choice, sets, X, y, classes, names, negated, sample_weight)
+        right = tree.predict_index(X) == y
+        correct = float(right.sum() if sample_weight is None else sample_weight[right].sum())
         if objective is None:
             objective = stats["cart_objective"] = correct
-        elif correct != objective:
+        elif abs(correct - objective) > 1e-9 * max(1.0, abs(objective)):
             raise RuntimeError(f"CGH internal error: tree classifies {correct} training rows "
                                f"correctly, the master reported {objective}")
         stats["seconds"] = time.perf_counter() - t0
@@ -107,12 +110,12 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
     sets = threshold_sampling(X, y, depth, alpha=s.alpha, tau=s.tau, q_root=s.q_root,
                               q_node=s.q_node, max_rounds=s.max_rounds,
                               deadline=deadline.share(s.sampling_fraction), seed=seed,
-                              all_splits=s.all_splits)
+                              all_splits=s.all_splits, sample_weight=sample_weight)
     # Until the first master LP is solved, the CART start is the only tree: past the
     # deadline return it rather than finish setting up (depth 12: seconds).
     try:
         deadline.check()
-        space = PathSpace(sets, y, len(classes))
+        space = PathSpace(sets, y, len(classes), sample_weight)
         deadline.check()
         cart_choice = {j: space.position(j, sid) for j, sid in sets.cart.items()}
         t_eval = time.perf_counter()

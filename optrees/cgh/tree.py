@@ -16,10 +16,11 @@ def build_tree(
     classes,
     feature_names=None,
     negated_names=None,
+    sample_weight: np.ndarray | None = None,
 ) -> BinaryTree:
     """BinaryTree of a heap split assignment: pass splits are dropped (their subtree on the
     left takes their place), sibling leaves with the same class are merged, and an empty leaf
-    predicts the majority class of its nearest non-empty ancestor."""
+    predicts the majority class (by ``sample_weight``) of its nearest non-empty ancestor."""
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=np.int64)
     K = len(classes)
@@ -37,7 +38,8 @@ def build_tree(
     def majority(rows: np.ndarray, fallback: int) -> int:
         if not rows.any():
             return fallback
-        return int(np.argmax(np.bincount(y[rows], minlength=K)))
+        w = None if sample_weight is None else sample_weight[rows]
+        return int(np.argmax(np.bincount(y[rows], weights=w, minlength=K)))
 
     def build(h: int, rows: np.ndarray, fallback: int) -> int:
         label = majority(rows, fallback)
@@ -62,6 +64,6 @@ def build_tree(
     build(1, np.ones(len(y), dtype=bool), majority(np.ones(len(y), dtype=bool), 0))
     tree = BinaryTree(feature, threshold, left, right, value, classes,
                       feature_names=feature_names, negated_names=negated_names)
-    tree.set_counts(X, y)
+    tree.set_counts(X, y, sample_weight)
     return tree
 

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._params import (
+    CLASS_WEIGHT,
     RANDOM_STATE,
     TIME_LIMIT,
     VERBOSE,
@@ -24,12 +25,13 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import check_depth, check_target, check_time_limit
+from .._validation import check_depth, check_target, check_time_limit, fit_weights
 from ..cgh import CGH_DEPTH_WHY, MAX_CGH_DEPTH, CGHSettings, solve_cgh
 from ..encoding.thresholds import ThresholdColumns
 from ._base import (
     _TreePredictor,
     check_seed,
+    drop_weightless,
     fit_deadline,
     fit_frame,
     logged_fit,
@@ -62,9 +64,15 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     With a time limit, split sampling may use the first 30 % of it and column generation
     stops at 80 %, so the master MIP over the generated paths always gets the last 20 %.
 
+    ``sample_weight`` in ``fit`` and ``class_weight`` weight the rows: the master's path values
+    (eq. 1) and reduced costs (7) count weights, every sampling CART is weighted, and
+    integer weights give the master of duplicated rows (rows with equal split outcomes are
+    merged into one master row either way); weight 0 removes the row.
+
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
-    correctly classified), ``lp_bound_`` (final master LP value; an upper bound for the
-    restricted split sets when ``status_ == "converged"``; also in ``bound_``, with ``gap_``
+    correctly classified; their weight with ``sample_weight`` / ``class_weight``),
+    ``lp_bound_`` (final master LP value; an upper bound for the restricted split sets
+    when ``status_ == "converged"``; also in ``bound_``, with ``gap_``
     relative to it), ``lp_integral_``, ``cart_objective_``, ``status_`` ("converged",
     "heuristic", "time_limit" or "interrupted": Ctrl-C, the best tree found so far is
     returned), ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
@@ -93,6 +101,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         "time_limit": TIME_LIMIT,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -113,6 +122,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         time_limit: float | None = 60.0,
         random_state: int | None = None,
         verbose: bool = False,
+        class_weight: Any = None,
     ) -> None:
         self.depth = depth
         self.alpha = alpha
@@ -130,18 +140,22 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     # ------------------------------------------------------------------ fit
     @logged_fit
-    def fit(self, X: Any, y: Any) -> CGHClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> CGHClassifier:
         """Sample splits, generate paths by column generation and solve the master MIP within
-        ``time_limit``; sets ``tree_`` and the fitted attributes, returns ``self``."""
+        ``time_limit``; sets ``tree_`` and the fitted attributes, returns ``self``.
+        ``sample_weight``: one number >= 0 per row (see the class docstring)."""
         deadline = fit_deadline(check_time_limit(self.time_limit))
         depth = check_depth(self.depth, MAX_CGH_DEPTH, CGH_DEPTH_WHY)
-        validate_params(self)
+        p = validate_params(self)
         seed = check_seed(self.random_state)
         df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
+        w = fit_weights(sample_weight, p.class_weight, self.classes_, y_enc)
+        df, y_enc, w = drop_weightless(df, y_enc, w)
         self.encoder_ = ThresholdColumns(df, self.categorical)
         Xn = self.encoder_.transform(df)
         self.feature_names_ = list(self.encoder_.names)
@@ -157,18 +171,18 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
             result = solve_cgh(Xn, y_enc, self.classes_, depth, deadline, settings,
                                names=self.feature_names_ or ["constant"],
                                negated=self.encoder_.negated or ["not (constant)"],
-                               seed=seed, verbose=int(self.verbose))
+                               seed=seed, verbose=int(self.verbose), sample_weight=w)
         self.tree_ = result.model
         self.lp_bound_ = float(result.bound)
         self.lp_integral_ = bool(result.stats["lp_integral"])
         self.cart_objective_ = float(result.stats["cart_objective"])
-        n = len(y_enc)
+        n = f"{len(y_enc)} training rows" if w is None else f"{w.sum():g} training weight"
         if result.stats.get("stop") == "setup":
             what = (f"no time for column generation; returning CGH's start tree (CART of "
-                    f"depth {depth}, {result.objective:g} of {n} training rows correct)")
+                    f"depth {depth}, {result.objective:g} of {n} correct)")
         else:
-            what = (f"returning the best tree found ({result.objective:g} of {n} training "
-                    f"rows correct, LP value {result.bound:.6g})")
+            what = (f"returning the best tree found ({result.objective:g} of {n} correct, "
+                    f"LP value {result.bound:.6g})")
         store_result(self, result, deadline, what)
         return self
 

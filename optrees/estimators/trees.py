@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -64,6 +65,16 @@ DEPTH = Param(Check("an integer >= 1", lambda v: check_depth(v, MAX_TREE_DEPTH, 
               "depth of the tree (number of tests on the longest path)")
 WARM_START = Param(Boolean(), "start the solver from CART of the same depth",
                    cli="--no-warm-start")
+MIN_SAMPLES_LEAF = Param(Either(Integer(1), Real(0.0, 1.0, low_open=True, high_open=True)),
+                         "fewest training rows on each side of a split: a count, or a "
+                         "fraction of the rows (rows, not weight, as in scikit-learn)")
+MAX_LEAVES = Param(optional(Integer(1)), "most leaves of the tree (None: 2^depth)")
+
+
+def min_leaf_rows(value: float, n_rows: int) -> int:
+    """``min_samples_leaf`` in rows: a count as given, a fraction of ``n_rows`` rounded up
+    (scikit-learn's rule)."""
+    return int(value) if isinstance(value, int) else max(1, math.ceil(value * n_rows))
 
 
 class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, BaseEstimator):
@@ -92,6 +103,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         "symmetry_breaking": Param(Boolean(), "rows that keep one of each pair of mirror "
                                    "trees (same optimum, faster)", cli=""),
         "class_weight": CLASS_WEIGHT,
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "max_leaves": MAX_LEAVES,
     }
 
     def __init__(
@@ -105,6 +118,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         verbose: bool = False,
         symmetry_breaking: bool = True,
         class_weight: Any = None,
+        min_samples_leaf: int | float = 1,
+        max_leaves: int | None = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -115,6 +130,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.verbose = verbose
         self.symmetry_breaking = symmetry_breaking
         self.class_weight = class_weight
+        self.min_samples_leaf = min_samples_leaf
+        self.max_leaves = max_leaves
 
     def _formulation(self, problem: TreeProblem, p: Params):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -147,19 +164,28 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                p: Params, deadline: Deadline) -> FitResult:
         """Binarize and solve (rows weighted by ``w``, None: 1); the solver stops at
         ``deadline`` or the first Ctrl-C."""
-        if self._every_threshold(df, p):
+        # side constraints (FlowOCT, BendersOCT, BendOCT; the OCT and BinOCT baselines have none)
+        min_leaf = min_leaf_rows(p.get("min_samples_leaf", 1), len(y))
+        max_leaves = p.get("max_leaves")
+        constrained = min_leaf > 1 or max_leaves is not None
+        every = self._every_threshold(df, p)
+        if every and not constrained:
             return self._solve_numeric(df, y, w, classes, p, deadline)
         self.encoder_ = None
         Xb = self._fit_binary(df, w)
         self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
-        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w)
+        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
+                              min_leaf, max_leaves)
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
                          f"{problem.n_samples} samples x {problem.n_features} binary features")
         with stop_on_ctrl_c(deadline):
-            return solve_tree(problem, form, deadline, classes,
-                              (self.feature_names_, self.negated_names_), p.random_state,
-                              p.verbose, p.warm_start, search=self._search(p))
+            result = solve_tree(problem, form, deadline, classes,
+                                (self.feature_names_, self.negated_names_), p.random_state,
+                                p.verbose, p.warm_start, search=self._search(p))
+        if every:  # the numeric search takes no side constraint: the binarizer's thresholds
+            result.stats["every_threshold"] = "off: side constraints"
+        return result
 
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
@@ -216,9 +242,11 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
         symmetry_breaking: bool = True,
         strengthen: bool = False,
         class_weight: Any = None,
+        min_samples_leaf: int | float = 1,
+        max_leaves: int | None = None,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking, class_weight)
+                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves)
         self.strengthen = strengthen
 
     def _formulation(self, problem: TreeProblem, p: Params) -> FlowOCT:
@@ -308,9 +336,11 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         split_bound_cuts: bool = True,
         subtree_search: bool = True,
         class_weight: Any = None,
+        min_samples_leaf: int | float = 1,
+        max_leaves: int | None = None,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking, class_weight)
+                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves)
         self.fractional_cuts = fractional_cuts
         self.penalty = penalty
         self.polishing = polishing
@@ -369,6 +399,8 @@ class BendOCTClassifier(BendersOCTClassifier):
         split_bound_cuts: bool = True,
         subtree_search: bool = True,
         class_weight: Any = None,
+        min_samples_leaf: int | float = 1,
+        max_leaves: int | None = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -385,3 +417,5 @@ class BendOCTClassifier(BendersOCTClassifier):
         self.split_bound_cuts = split_bound_cuts
         self.subtree_search = subtree_search
         self.class_weight = class_weight
+        self.min_samples_leaf = min_samples_leaf
+        self.max_leaves = max_leaves

@@ -23,6 +23,7 @@ from .accel.split_bound import SplitBoundCuts
 from .accel.subtrees import SubtreeCache, height, polish
 from .formulation import ModelSize, TreeFormulation, check_deadline
 from .problem import HeapTree, TreeProblem
+from .side_constraints import AllLazy, add_side_constraints
 
 
 class MinCut:
@@ -175,7 +176,9 @@ class BendersOCT(TreeFormulation):
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight * p.weights,
                             name="g")
         self.lazy = BendersCuts(self)
-        m.set_lazy(self.lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
+        self.leaf_cuts = add_side_constraints(self, m)  # max_leaves, min_leaf (issue #19)
+        lazy = self.lazy if self.leaf_cuts is None else AllLazy(self.lazy, self.leaf_cuts)
+        m.set_lazy(lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
         if self.eqp:  # [BendOCT] §5.3, with at most 1/4 of the time left
             h, g = self.eqp.split("-")
             self.eqp_rows = EqpInequalities(self, h, g, self.eqp_max_split)
@@ -220,7 +223,7 @@ class BendersOCT(TreeFormulation):
         """Polish a start tree ([BendOCT] §6.2) when polishing is on; at depth 3
         the split bounds also give the optimal tree, which replaces a worse start."""
         best = self.split_cuts.best_root_tree() if self.split_cuts is not None else None
-        if best is not None:  # optimal: nothing to polish
+        if best is not None and best.feasible(self.p):  # optimal: nothing to polish
             return best if best.objective(self.p) > tree.objective(self.p) + 1e-12 else tree
         return polish(self.p, tree, self.cache) if self.polishing else tree
 
@@ -244,6 +247,8 @@ class BendersOCT(TreeFormulation):
                 return []
             self._rounded.add(key)
             tree = HeapTree(split, x[self.w].argmax(axis=1))
+        if not tree.feasible(self.p):  # a rounded tree may break a side constraint
+            return []
         tree = polish(self.p, tree.pruned(self.p), self.cache)
         if tree.objective(self.p) <= self.m.incumbent_value() + 1e-9:
             return []
@@ -290,6 +295,8 @@ class BendersOCT(TreeFormulation):
             out["strengthened_cuts"] = self.lazy.n_strengthened
         if self.path_cuts is not None:
             out["path_bound_cuts"] = self.path_cuts.n_cuts
+            if self.path_cuts.objective_form:  # (25), (26) and (24) assume the D2S subtree
+                out["path_bound_form"] = "objective (24') only: side constraints"
         if self.split_cuts is not None:
             out["split_bound_cuts"] = self.split_cuts.n_cuts
             out["split_bound_skipped"] = self.split_cuts.n_skipped
@@ -298,4 +305,6 @@ class BendersOCT(TreeFormulation):
             out["eqp_sets_found"] = self.eqp_rows.n_found
         if self.cache is not None:
             out["d2s_calls"], out["d2s_cache_hits"] = self.cache.calls, self.cache.hits
+        if self.leaf_cuts is not None:
+            out["min_leaf_cuts"] = self.leaf_cuts.n_cuts
         return out

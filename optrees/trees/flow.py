@@ -14,6 +14,7 @@ from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
 from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .problem import HeapTree, TreeProblem
+from .side_constraints import add_side_constraints
 
 
 class FlowOCT(TreeFormulation):
@@ -39,6 +40,9 @@ class FlowOCT(TreeFormulation):
         p, lam = self.p, self.p.lam
         nI, nN = p.n_samples, p.n_nodes
         self.add_tree_structure(m, deadline=deadline)  # b, w and (1.2), (1.3)
+        self.leaf_cuts = add_side_constraints(self, m)  # max_leaves, min_leaf (issue #19)
+        if self.leaf_cuts is not None:
+            m.set_lazy(self.leaf_cuts)
         # z_in[i, n-1] = flow on arc a(n) -> n (a(1) = s); z_t[i, n-1] = flow on n -> t
         # (1.6): z_s1 <= 1 is the bound
         self.z_in = add_var_rows(m, (nI, nN), "C", deadline, name="z_in")
@@ -107,7 +111,10 @@ class FlowOCT(TreeFormulation):
 
     @property
     def stats(self) -> dict:
-        return {"cuts4": self.n_cuts}
+        out = {"cuts4": self.n_cuts}
+        if getattr(self, "leaf_cuts", None) is not None:
+            out["min_leaf_cuts"] = self.leaf_cuts.n_cuts
+        return out
 
     # ------------------------------------------------------------------ solutions
     def start_values(self, tree: HeapTree) -> np.ndarray:

@@ -23,6 +23,10 @@ class TreeProblem:
     [BendOCT], accuracy - lam * leaves.  ``sample_weight`` (≥ 0, default 1) makes "correct"
     the weight of the correctly classified rows and accuracy that weight over the total, so
     integer weights give the objective of duplicated rows.
+
+    Side constraints (a tree that breaks one is infeasible): ``min_leaf`` = fewest training
+    rows on each side of a split (scikit-learn's ``min_samples_leaf``: rows, not weight; 1 =
+    no constraint); ``max_leaves`` = most leaves of the tree (None = no constraint).
     """
 
     X: np.ndarray
@@ -32,6 +36,8 @@ class TreeProblem:
     lam: float = 0.0
     penalty: str = "splits"
     sample_weight: np.ndarray | None = None
+    min_leaf: int = 1
+    max_leaves: int | None = None
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
@@ -46,6 +52,15 @@ class TreeProblem:
             if (self.weights.shape != (n,) or not np.isfinite(self.weights).all()
                     or (self.weights < 0).any()):
                 raise ValueError(f"sample_weight must hold {n} finite nonnegative numbers")
+        if int(self.min_leaf) != self.min_leaf or self.min_leaf < 1:
+            raise ValueError(f"min_leaf must be an integer >= 1, got {self.min_leaf!r}")
+        if self.max_leaves is not None and (int(self.max_leaves) != self.max_leaves
+                                            or self.max_leaves < 1):
+            raise ValueError(f"max_leaves must be None or an integer >= 1, got "
+                             f"{self.max_leaves!r}")
+        self.min_leaf = int(self.min_leaf)
+        if self.max_leaves is not None and self.max_leaves >= 2**self.depth:
+            self.max_leaves = None  # every tree of the depth has at most 2^depth leaves
         self.unit_weights = self.sample_weight is None or bool((self.weights == 1).all())
         self.total_weight = float(self.weights.sum())
 
@@ -53,6 +68,23 @@ class TreeProblem:
     def row_weights(self) -> np.ndarray | None:
         """The weights, or None when all are 1 (the exact integer-count fast paths)."""
         return None if self.unit_weights else self.weights
+
+    @property
+    def constrained(self) -> bool:
+        """Whether a side constraint (``min_leaf`` > 1 or ``max_leaves``) is in force."""
+        return self.min_leaf > 1 or self.max_leaves is not None
+
+    @property
+    def leaf_budget(self) -> int:
+        """Most leaves a tree may have (2^depth without ``max_leaves``)."""
+        return 2**self.depth if self.max_leaves is None else self.max_leaves
+
+    def constraint_text(self) -> str:
+        """The side constraints in words (for messages and ``stats_``)."""
+        parts = [f"min_samples_leaf={self.min_leaf}"] if self.min_leaf > 1 else []
+        if self.max_leaves is not None:
+            parts.append(f"max_leaves={self.max_leaves}")
+        return ", ".join(parts)
 
     @property
     def correct_weight(self) -> float:
@@ -135,6 +167,29 @@ class HeapTree:
         """The problem's objective: (1 - lam) * correct - lam * splits, or acc. - lam * leaves."""
         return (problem.correct_weight * self.correct_mass(problem)
                 - problem.split_cost * self.n_splits - problem.leaf_cost * (self.n_splits + 1))
+
+    def feasible(self, problem: TreeProblem) -> bool:
+        """Whether the reachable tree meets ``problem``'s side constraints: at most
+        ``max_leaves`` leaves and, when the root branches, ``min_leaf`` rows or more where
+        each row stops."""
+        splits = self.n_splits
+        if splits + 1 > problem.leaf_budget:
+            return False
+        if problem.min_leaf <= 1 or splits == 0:
+            return True
+        stops = np.bincount(self.terminal(problem.X), minlength=len(self.label) + 1)
+        return bool(stops[self.reachable_stops()].min() >= problem.min_leaf)
+
+    def reachable_stops(self) -> np.ndarray:
+        """Heap numbers of the reachable nodes where a path stops (the tree's leaves)."""
+        out, stack = [], [1]
+        while stack:
+            n = stack.pop()
+            if n <= len(self.split) and self.split[n - 1] >= 0:
+                stack += [2 * n, 2 * n + 1]
+            else:
+                out.append(n)
+        return np.array(sorted(out), dtype=np.int64)
 
     def correct(self, problem: TreeProblem) -> np.ndarray:
         """Mask of the rows the tree classifies correctly."""

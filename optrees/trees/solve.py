@@ -75,7 +75,7 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     its tree is the warm start (when better than CART) and its bound caps the MIP's."""
     found = _search(problem, deadline) if search else None
     if found is not None and found.optimal:
-        return _searched(problem, found, classes, names)
+        return _constrained(problem, _searched(problem, found, classes, names))
     start = cart_heap_tree(problem, seed) if warm_start else None
     search_bound, search_stats = math.inf, {}
     if found is not None:
@@ -98,12 +98,21 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     if best is None:
         best = HeapTree(np.full(problem.n_internal, -1),
                         np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
+    if not best.feasible(problem):  # pragma: no cover - every source above is feasible
+        raise AssertionError(f"the returned tree breaks {problem.constraint_text()}")
     fit = mip_result(_binary_tree(problem, best, classes, names), float(best.objective(problem)),
                      result, {**getattr(form, "stats", {}), **search_stats})
     if search_bound < fit.bound:  # the search's bound is the better proof
         fit.bound = max(search_bound, fit.objective)
         if fit.bound <= fit.objective + 1e-9 * max(1.0, abs(fit.objective)):
             fit.status = "optimal"
+    return _constrained(problem, fit)
+
+
+def _constrained(problem: TreeProblem, fit: FitResult) -> FitResult:
+    """``fit`` with ``stats['side_constraints']`` naming the constraints in force, if any."""
+    if problem.constrained:
+        fit.stats["side_constraints"] = problem.constraint_text()
     return fit
 
 
@@ -117,7 +126,8 @@ def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
     backend = backend_for(deadline, kernels_ready, compile_kernels)
     found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
                           sample_weight=problem.row_weights, n_classes=problem.n_classes,
-                          deadline=deadline.share(SEARCH_SHARE), backend=backend)
+                          deadline=deadline.share(SEARCH_SHARE), backend=backend,
+                          min_leaf=problem.min_leaf, max_leaves=problem.max_leaves)
     value = found.tree.objective(problem)
     bound = problem.correct_weight * found.bound + problem.split_cost
     progress("search", found.stats["seconds"], incumbent=value, bound=bound,

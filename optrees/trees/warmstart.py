@@ -20,8 +20,12 @@ def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTr
     # accuracy (lam for the leaf penalty; lam / ((1 - lam) |I|) for the split penalty), with
     # weights in shares of the total weight, as sklearn's weighted impurity is
     alpha = problem.leaf_penalty / problem.total_weight
+    # side constraints (issue #19): scikit-learn's min_samples_leaf counts rows, as ours does
     cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state,
-                                  ccp_alpha=alpha)
+                                  ccp_alpha=alpha, min_samples_leaf=problem.min_leaf,
+                                  max_leaf_nodes=problem.max_leaves
+                                  if problem.max_leaves is None or problem.max_leaves > 1
+                                  else 2)
     cart.fit(problem.X, problem.y, sample_weight=problem.row_weights)
     t = cart.tree_
     split = np.full(problem.n_internal, -1, dtype=np.int64)
@@ -34,4 +38,8 @@ def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTr
         if t.children_left[idx] != -1 and h <= problem.n_internal:
             split[h - 1] = t.feature[idx]
             stack += [(int(t.children_left[idx]), 2 * h), (int(t.children_right[idx]), 2 * h + 1)]
-    return HeapTree(split, label).pruned(problem)
+    tree = HeapTree(split, label).pruned(problem)
+    if not tree.feasible(problem):  # max_leaves = 1: the root leaf
+        tree = HeapTree(np.full(problem.n_internal, -1),
+                        np.full(problem.n_nodes, label[0])).pruned(problem)
+    return tree

@@ -15,6 +15,13 @@ Both cut off other optimal subtrees, not optimal objective values: a subtree at 
 fixed path can be swapped for an equally good one without changing the rest of the tree.  We
 restrict them to height-2 roots (the bottom of the tree), where two such subtrees never nest;
 with nested roots two different tie-breaking choices of (26) could exclude every optimum.
+
+Under a side constraint (``min_leaf``, ``max_leaves``) the D2S subtree may be infeasible, so
+(24)-(26), which keep only trees using it, could cut off every constrained optimum.  Then each
+path gets the objective form of (24) instead, a true bound on any subtree there (D2S ignores
+the constraints, so its optimum is at least the constrained one):
+
+    sum_{i in I(P)} w_i theta_i - L * sum_{m below n} p_m <= D2S + (w(I(P)) - D2S) relax^P.  (24')
 """
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ class PathBoundCuts:
         self.cache = cache
         self.negative = variant in ("negative", "both")
         self.structure = variant in ("structure", "both")
+        self.objective_form = form.p.constrained  # (24') only
+        if self.objective_form:
+            self.negative = self.structure = False
         self.tol = tol
         self.added: set[tuple] = set()
         self.n_cuts = 0
@@ -56,6 +66,11 @@ class PathBoundCuts:
             w = p.weights[idx]  # with sample weights every count below is a weight sum
             lp_value = w @ g[idx] - self.cache.leaf_penalty * leaf[np.array(below) - 1].sum()
             if lp_value <= result.score + self.tol:  # Algorithm 2, line 20
+                continue
+            if self.objective_form:
+                self.added.add(key)
+                rows.append(self.objective_row(idx, below, result.score,
+                                               self.relax_ids(path, n_sub)))
                 continue
             slack = float(w.sum()) - result.correct_weight
             if slack <= self.tol and not self.structure:
@@ -90,6 +105,17 @@ class PathBoundCuts:
         ids = np.r_[self.f.g[idx], relax]
         coefs = np.r_[self.f.p.weights[idx], -float(slack) * np.ones(len(relax))]
         return Row(ids, coefs, rhs=float(rhs))
+
+    def objective_row(self, idx: np.ndarray, below: list[int], score: float,
+                      relax: np.ndarray) -> Row:
+        """Cut (24'): the objective of the subtree below a path is at most D2S's optimum."""
+        f, p = self.f, self.f.p
+        leaves = f.p_leaf[np.array(below) - 1]
+        M = float(p.weights[idx].sum()) - score  # the left side is at most w(I(P))
+        ids = np.r_[f.g[idx], leaves, relax]
+        coefs = np.r_[p.weights[idx], -self.cache.leaf_penalty * np.ones(len(leaves)),
+                      -M * np.ones(len(relax))]
+        return Row(ids, coefs, rhs=float(score))
 
     def structure_row(self, n_sub: int, result, relax: np.ndarray) -> Row:
         """Cut (26): the subtree's branch and leaf variables agree with the D2S subtree."""

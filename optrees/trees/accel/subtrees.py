@@ -73,7 +73,9 @@ def graft(tree: HeapTree, n: int, sub: HeapTree) -> HeapTree:
 
 
 def polish(problem: TreeProblem, tree: HeapTree, cache: SubtreeCache) -> HeapTree:
-    """Algorithm 1: re-optimise the tails of ``tree`` with D2S; never returns a worse tree.
+    """Algorithm 1: re-optimise the tails of ``tree`` with D2S; never returns a worse tree,
+    nor one that breaks the problem's side constraints (D2S ignores them: such a polished
+    tree is dropped).
 
     Subtree roots are the reachable nodes of height <= 2 whose parent has height > 2 (or the
     root), and also reachable leaves higher up (a depth-2 subtree fits below them).
@@ -92,6 +94,7 @@ def polish(problem: TreeProblem, tree: HeapTree, cache: SubtreeCache) -> HeapTre
     for n, path, max_depth in roots:
         result, _ = cache.solve(path, max_depth)
         polished = graft(polished, n, result.tree)
-    if polished.objective(problem) > tree.objective(problem) + 1e-12:
+    if (polished.objective(problem) > tree.objective(problem) + 1e-12
+            and polished.feasible(problem)):
         return polished
     return tree

@@ -13,7 +13,7 @@ import numpy as np
 from ..compiled import numba_available, resolve_backend
 from .data import BinaryData
 
-__all__ = ["Counter", "numba_available", "resolve_backend"]
+__all__ = ["Counter", "depth2_constrained", "numba_available", "resolve_backend"]
 
 
 class Counter:
@@ -24,9 +24,10 @@ class Counter:
         self.backend = resolve_backend(backend)
         self.unit = bool(np.all(data.w == 1.0))
         if self.backend == "numba":
-            from .kernels import depth2_kernel, gram_bits, gram_upper
+            from .kernels import depth2_kernel, depth2_kernel_limited, gram_bits, gram_upper
 
             self._kernel = depth2_kernel
+            self._limited = depth2_kernel_limited
             self._pairs, self._bits = gram_upper, gram_bits
 
     def gram(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -52,6 +53,18 @@ class Counter:
             v, a, bl, br = self._kernel(G, t, float(leaf_penalty), int(depth), float(tol))
             return float(v), int(a), int(bl), int(br)
         return _depth2_numpy(G, t, float(leaf_penalty), depth, tol)
+
+    def depth2_limited(self, G: np.ndarray, t: np.ndarray, C: np.ndarray, n_rows: int,
+                       leaf_penalty: float, depth: int, tol: float, min_leaf: int,
+                       budget: int | None) -> tuple[float, int, int, int]:
+        """:meth:`depth2` under side constraints (see :func:`depth2_constrained`)."""
+        if self.backend == "numba":
+            v, a, bl, br = self._limited(G, t, C, float(n_rows), float(leaf_penalty),
+                                         int(depth), float(tol), int(min_leaf),
+                                         4 if budget is None else int(budget))
+            return float(v), int(a), int(bl), int(br)
+        return depth2_constrained(G, t, C, n_rows, float(leaf_penalty), depth, tol, min_leaf,
+                                  budget)
 
 
 def _depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int,
@@ -86,6 +99,78 @@ def _depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int,
     total = d.sum(axis=1)
     roots = child[0] + child[1]
     roots[(total <= 0.0) | (total >= t.sum())] = -np.inf
+    a = int(np.argmax(roots))
+    if roots[a] > leaf + tol:
+        return float(roots[a]), a, int(feat[0][a]), int(feat[1][a])
+    return leaf, -1, -1, -1
+
+
+def symmetric(G: np.ndarray) -> np.ndarray:
+    """The full pair counters from their upper triangle (the compiled counters fill only
+    ``a <= b``; a symmetric ``G`` comes back unchanged)."""
+    F = G.shape[0]
+    upper = np.triu(np.ones((F, F), dtype=bool))
+    S = np.where(upper[:, :, None], G, 0.0)
+    S = S + S.transpose(1, 0, 2)
+    idx = np.arange(F)
+    S[idx, idx] = G[idx, idx]
+    return S
+
+
+def depth2_constrained(G: np.ndarray, t: np.ndarray, C: np.ndarray, n_rows: int, L: float,
+                       depth: int, tol: float, min_leaf: int = 1,
+                       budget: int | None = None) -> tuple[float, int, int, int]:
+    """:func:`_depth2_numpy` under side constraints: a split needs ``min_leaf`` rows on each
+    side (row pair counts ``C``, ``F x F`` or ``F x F x K`` summed over classes, of the
+    ``n_rows`` rows; unused when ``min_leaf`` is 1) and the tree at most ``budget`` leaves
+    (None: 4)."""
+    G = symmetric(G)
+    leaf = float(t.max()) - L if t.size else -L
+    budget = 4 if budget is None else int(budget)
+    F = G.shape[0]
+    if depth == 0 or F == 0 or budget <= 1:
+        return leaf, -1, -1, -1
+    m = int(min_leaf)
+    if m > 1:
+        C = symmetric(C if C.ndim == 3 else C[:, :, None]).sum(axis=2)
+        c = np.diag(C)                            # rows with x_a = 1
+    d = np.einsum("aak->ak", G)                   # class weights with x_a = 1
+    side = [t[None, :] - d, d]
+    child_leaf = [s.max(axis=1) - L for s in side]
+    child, feat = list(child_leaf), [np.full(F, -1), np.full(F, -1)]
+    if depth >= 2 and budget >= 3:
+        for s in (0, 1):
+            if s == 1:
+                q1, q0 = G, d[:, None, :] - G
+            else:
+                q1, q0 = d[None, :, :] - G, t - d[:, None, :] - d[None, :, :] + G
+            split = q0.max(axis=2) + q1.max(axis=2) - 2.0 * L
+            if m > 1:
+                n1 = C if s == 1 else c[None, :] - C
+                n0 = c[:, None] - C if s == 1 else n_rows - c[:, None] - c[None, :] + C
+                split[(n0 < m) | (n1 < m)] = -np.inf
+            np.fill_diagonal(split, -np.inf)
+            b = np.argmax(split, axis=1)
+            sv = split[np.arange(F), b]
+            use = sv > child_leaf[s] + tol
+            child[s] = np.where(use, sv, child_leaf[s])
+            feat[s] = np.where(use, b, -1)
+    if budget >= 4:
+        roots = child[0] + child[1]
+    else:  # three leaves: a stump on one side only; two: two leaves
+        left = child[0] + child_leaf[1]
+        right = child_leaf[0] + child[1]
+        roots = np.maximum(left, right)
+        if budget == 2:
+            roots = child_leaf[0] + child_leaf[1]
+        keep_left = (budget == 3) & (left >= right)
+        feat = [np.where(keep_left, feat[0], -1),
+                np.where((budget == 3) & ~keep_left, feat[1], -1)]
+    w1 = d.sum(axis=1)
+    bad = (w1 <= 0.0) | (w1 >= t.sum())
+    if m > 1:
+        bad |= (c < m) | (n_rows - c < m)
+    roots[bad] = -np.inf
     a = int(np.argmax(roots))
     if roots[a] > leaf + tol:
         return float(roots[a]), a, int(feat[0][a]), int(feat[1][a])

@@ -178,3 +178,128 @@ def depth2_kernel(G, t, leaf_penalty, depth, tol):
             best = v
             ba, bl, br = a, f0, f1
     return best, ba, bl, br
+
+
+@njit(cache=True, nogil=True)
+def _best_child_limited(S, D, t, NC, nc, n_rows, a, s, cap, L, tol, m):
+    """:func:`_best_child` where a split must keep ``m`` rows on both sides (row pair counts
+    ``NC``, rows with ``x_b = 1`` ``nc``; ``m`` <= 1: no count check)."""
+    F, K = S.shape[0], S.shape[2]
+    cbest = -np.inf
+    for k in range(K):
+        c = D[a, k] if s == 1 else t[k] - D[a, k]
+        cbest = max(cbest, c)
+    cbest -= L
+    cb = -1
+    if cap <= cbest + tol:
+        return cbest, cb
+    for b in range(F):
+        if b == a:
+            continue
+        if m > 1:
+            if s == 1:
+                r1 = NC[a, b]
+                r0 = nc[a] - r1
+            else:
+                r1 = nc[b] - NC[a, b]
+                r0 = n_rows - nc[a] - nc[b] + NC[a, b]
+            if r0 < m or r1 < m:
+                continue
+        m0 = -np.inf
+        m1 = -np.inf
+        if s == 1:
+            for k in range(K):
+                g = S[a, b, k]
+                m1 = max(m1, g)
+                m0 = max(m0, D[a, k] - g)
+        else:
+            for k in range(K):
+                g = S[a, b, k]
+                m1 = max(m1, D[b, k] - g)
+                m0 = max(m0, t[k] - D[a, k] - D[b, k] + g)
+        v = m0 + m1 - 2.0 * L
+        if v > cbest + tol:
+            cbest = v
+            cb = b
+            if cbest >= cap - tol:
+                break
+    return cbest, cb
+
+
+@njit(cache=True, nogil=True)
+def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
+    """:func:`depth2_kernel` under side constraints (issue #19): every split keeps ``m`` rows
+    on each side (``C``: row counters laid out as ``G``, summed over its last axis; unused
+    when ``m`` <= 1) and the tree has at most ``budget`` leaves (2, 3 or 4)."""
+    F, K = G.shape[0], G.shape[2]
+    L = leaf_penalty
+    best = -np.inf
+    total = 0.0
+    for k in range(K):
+        best = max(best, t[k])
+        total += t[k]
+    best -= L
+    ba, bl, br = -1, -1, -1
+    if depth == 0 or budget <= 1:
+        return best, ba, bl, br
+    S = np.empty((F, F, K))
+    D = np.empty((F, K))
+    NC = np.zeros((F, F))
+    nc = np.zeros(F)
+    for a in range(F):
+        for k in range(K):
+            D[a, k] = G[a, a, k]
+        for b in range(a, F):
+            for k in range(K):
+                S[a, b, k] = G[a, b, k]
+                S[b, a, k] = G[a, b, k]
+    if m > 1:
+        for a in range(F):
+            for b in range(a, F):
+                c = 0.0
+                for k in range(C.shape[2]):
+                    c += C[a, b, k]
+                NC[a, b] = c
+                NC[b, a] = c
+            nc[a] = NC[a, a]
+    deep = depth >= 2 and budget >= 3
+    for a in range(F):
+        w1 = 0.0
+        for k in range(K):
+            w1 += D[a, k]
+        w0 = total - w1
+        if w1 <= 0.0 or w0 <= 0.0:
+            continue
+        if m > 1 and (nc[a] < m or n_rows - nc[a] < m):
+            continue
+        l0 = -np.inf
+        l1 = -np.inf
+        for k in range(K):
+            l0 = max(l0, t[k] - D[a, k])
+            l1 = max(l1, D[a, k])
+        l0 -= L
+        l1 -= L
+        if not deep:
+            v = l0 + l1
+            if v > best + tol:
+                best = v
+                ba, bl, br = a, -1, -1
+            continue
+        u0 = max(l0, w0 - 2.0 * L)
+        u1 = max(l1, w1 - 2.0 * L)
+        if u0 + u1 <= best + tol:
+            continue
+        c1, f1 = _best_child_limited(S, D, t, NC, nc, n_rows, a, 1, w1 - 2.0 * L, L, tol, m)
+        c0, f0 = _best_child_limited(S, D, t, NC, nc, n_rows, a, 0, w0 - 2.0 * L, L, tol, m)
+        if budget >= 4:
+            v = c0 + c1
+        elif c0 + l1 >= l0 + c1:  # three leaves: a stump on one side only
+            v = c0 + l1
+            f1 = -1
+        else:
+            v = l0 + c1
+            f0 = -1
+        if v > best + tol:
+            best = v
+            ba, bl, br = a, f0, f1
+    return best, ba, bl, br

@@ -5,12 +5,17 @@ the weight of its rows minus two leaf penalties; a node's optimum is at most the
 the leaf and every split of the sum of its children's bounds (MurTree's lower bounds,
 mirrored for a maximum).
 Subtrees of depth ≤ 2 are solved by the frequency-count kernel of :mod:`.counts`.
+
+Side constraints (issue #19): ``min_leaf`` (a split needs that many rows on each side) and a
+leaf budget (``max_leaves``: the search runs over (rows, depth, budget), STreeD's node-budget
+recursion).  Both only remove trees, so the leaf and weight bounds stay valid; the similarity
+bound does not (a tree of S' need not be feasible on S) and is off under a constraint.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,10 +53,15 @@ class Search:
     """Exact search for one data set, leaf penalty and deadline (results cached across calls)."""
 
     def __init__(self, data: BinaryData, leaf_penalty: float, backend: str = "auto",
-                 deadline: Deadline | None = None, order: bool = True) -> None:
+                 deadline: Deadline | None = None, order: bool = True,
+                 min_leaf: int = 1) -> None:
         self.d = data
         self.L = float(leaf_penalty)
+        self.m = int(min_leaf)
         self.counter = Counter(data, backend)
+        # row counts for min_leaf: the weights themselves when all are 1
+        self.rows_counter = (self.counter if self.counter.unit or self.m <= 1 else
+                             Counter(replace(data, w=np.ones_like(data.w)), backend))
         self.deadline = deadline
         self.order = order
         self.cache = SubtreeCache()
@@ -70,22 +80,42 @@ class Search:
             return True
         return False
 
-    def _prior(self, key: bytes, depth: int) -> float:
-        """The cache's upper bound of a subproblem (inf when unknown)."""
+    def _prior(self, key: bytes, depth: int, budget: int | None = None) -> float:
+        """The cache's upper bound of a subproblem (inf when unknown); a budget's optimum is
+        at most the unbudgeted one."""
         entry = self.cache.get(key, depth)
-        return math.inf if entry is None else entry.upper
+        bound = math.inf if entry is None else entry.upper
+        if budget is not None:
+            entry = self.cache.get(key, (depth, budget))
+            bound = bound if entry is None else min(bound, entry.upper)
+        return bound
+
+    def _feasible_splits(self, XsT: np.ndarray, n_rows: int, weight1: np.ndarray,
+                         total: float) -> np.ndarray:
+        """Features whose split leaves weight on both sides and ``min_leaf`` rows on each."""
+        ok = (weight1 > 0) & (weight1 < total)
+        if self.m > 1:
+            n1 = XsT.sum(axis=1)
+            ok &= (n1 >= self.m) & (n_rows - n1 >= self.m)
+        return ok
 
     # ------------------------------------------------------------------ search
     def solve(self, rows: np.ndarray, depth: int, lower: float = -math.inf,
-              key: bytes | None = None, gram=None, cap: float = math.inf) -> Result:
-        """Best subtree of depth ≤ ``depth`` on ``rows`` when it can beat ``lower`` (else any
-        tree with a bound ≤ ``lower``); ``gram`` optionally supplies the counters lazily,
-        ``cap`` is a known upper bound."""
+              key: bytes | None = None, gram=None, cap: float = math.inf,
+              budget: int | None = None) -> Result:
+        """Best subtree of depth ≤ ``depth`` and at most ``budget`` leaves (None: any) on
+        ``rows`` when it can beat ``lower`` (else any tree with a bound ≤ ``lower``);
+        ``gram`` optionally supplies the counters lazily, ``cap`` is a known upper bound."""
         self.stats.nodes += 1
         L, tol = self.L, self.tol
         if key is None:
             key = self.cache.key(rows)
-        entry = self.cache.get(key, depth)
+        if budget is not None and budget >= 2**depth:
+            budget = None  # no tree of this depth has more leaves
+        level = depth if budget is None else (depth, budget)
+        if budget is not None:
+            cap = min(cap, self._prior(key, depth))
+        entry = self.cache.get(key, level)
         if entry is not None and entry.exact:
             return Result(entry.value, entry.node, entry.value)
         cw = np.bincount(self.d.y[rows], weights=self.d.w[rows], minlength=self.d.n_classes)
@@ -95,8 +125,8 @@ class Search:
         upper = min(max(leaf, float(cw.sum()) - 2.0 * L), cap)
         if entry is not None:
             upper = min(upper, entry.upper)
-        if depth == 0 or leaf >= upper - tol:  # a leaf reaches the bound: optimal
-            self.cache.put_exact(key, depth, leaf, None)
+        if depth == 0 or budget == 1 or leaf >= upper - tol:  # a leaf is optimal
+            self.cache.put_exact(key, level, leaf, None)
             return Result(leaf, None, leaf)
         if upper <= lower + tol:  # cannot beat what the caller has
             self.stats.pruned += 1
@@ -104,10 +134,17 @@ class Search:
         if depth <= 2:
             G, t = gram() if gram is not None else self._gram(rows)
             self.stats.kernels += 1
-            v, a, bl, br = self.counter.depth2(G, t, L, depth, tol)
+            if self.m > 1 or budget is not None:
+                C = self.rows_counter.gram(rows)[0] if self.rows_counter is not self.counter else G
+                v, a, bl, br = self.counter.depth2_limited(G, t, C, len(rows), L, depth, tol,
+                                                           self.m, budget)
+            else:
+                v, a, bl, br = self.counter.depth2(G, t, L, depth, tol)
             node = from_depth2(a, bl, br)
-            self.cache.put_exact(key, depth, v, node)
+            self.cache.put_exact(key, level, v, node)
             return Result(v, node, v)
+        if budget is not None:
+            return self._branch_budget(rows, depth, budget, key, leaf, upper, lower)
         return self._branch(rows, depth, key, leaf, upper, lower)
 
     def _branch(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
@@ -119,7 +156,7 @@ class Search:
         G, t = self._gram(rows)
         diag = np.einsum("aak->ak", G)                      # class weights with x_f = 1
         ones = diag.sum(axis=1)
-        feats = np.flatnonzero((ones > 0) & (ones < float(t.sum())))
+        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(t.sum())))
         if self.order:  # decreasing stump value: good incumbents first, more pruning after
             stump = diag.max(axis=1) + (t - diag).max(axis=1)
             feats = feats[np.argsort(-stump[feats], kind="stable")]
@@ -151,7 +188,7 @@ class Search:
             stop = stop or self._expired()
             # cheap bounds first (weights, similarity), the cache only if they do not prune
             u0, u1 = prior0[j], prior1[j]
-            if met:
+            if met and self.m <= 1:  # the similarity bound (invalid under min_leaf)
                 u0 = min(u0, float((ub[0, :met] + At[j, :met]).min()))
                 u1 = min(u1, float((ub[1, :met] + A[j, :met]).min()))
             ub[0, j], ub[1, j] = u0, u1
@@ -187,6 +224,50 @@ class Search:
             self.cache.put_exact(key, depth, best, best_node)
             return Result(best, best_node, best)
         self.cache.put_bound(key, depth, bound)
+        return Result(best, best_node, bound)
+
+    def _branch_budget(self, rows: np.ndarray, depth: int, budget: int, key: bytes,
+                       leaf: float, upper: float, lower: float) -> Result:
+        """Every root feature and every split of the leaf budget between its sides (depth ≥
+        3, ``budget`` < 2^depth): the children's bounds prune against the incumbent."""
+        tol, d, L = self.tol, self.d, self.L
+        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
+        w = d.w[rows]
+        ones = XsT.astype(np.float64) @ w
+        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(w.sum())))
+        half = 2 ** (depth - 1)
+        best, best_node, parts = leaf, None, leaf
+        floor = max(leaf, lower)
+        complete = True
+        for f in feats.tolist():
+            if floor >= upper - tol or self._expired():
+                complete = False
+                break
+            mask = XsT[f]
+            sides = (rows[~mask], rows[mask])
+            keys = tuple(self.cache.key(r) for r in sides)
+            cw1 = np.bincount(d.y[sides[1]], weights=d.w[sides[1]], minlength=d.n_classes)
+            prior1 = max(float(cw1.max()) - L, float(cw1.sum()) - 2.0 * L)
+            for k0 in range(max(1, budget - half), min(half, budget - 1) + 1):
+                k1 = budget - k0
+                u1 = min(prior1 if k1 > 1 else float(cw1.max()) - L,
+                         self._prior(keys[1], depth - 1, k1))
+                r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], budget=k0)
+                if r0.upper + u1 <= floor + tol:
+                    parts = max(parts, r0.upper + u1)
+                    self.stats.pruned += 1
+                    continue
+                r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], budget=k1)
+                parts = max(parts, r0.upper + r1.upper)
+                if r0.value + r1.value > best + tol:
+                    best, best_node = r0.value + r1.value, (f, r0.node, r1.node)
+                    floor = max(floor, best)
+        bound = min(upper, parts) if complete else upper
+        level = (depth, budget)
+        if bound <= best + tol:
+            self.cache.put_exact(key, level, best, best_node)
+            return Result(best, best_node, best)
+        self.cache.put_bound(key, level, bound)
         return Result(best, best_node, bound)
 
     def _child_grams(self, rows: np.ndarray, sides: tuple[np.ndarray, np.ndarray],
