@@ -53,7 +53,10 @@ class MethodOption:
 
     @property
     def rule(self) -> Rule:
-        return next(iter(self.users.values())).param.rule
+        """The rule of its methods; several different ones (e.g. the fairness notions of
+        FairRUG and of the trees) accept the union, and each estimator checks its own."""
+        rules = list({id(u.param.rule): u.param.rule for u in self.users.values()}.values())
+        return rules[0] if len(rules) == 1 else Either(*rules)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -22,9 +22,13 @@ def mip_summary(est: Any) -> list[str]:
     status = f"{est.status_} {where}" if est.status_ == "optimal" and where else est.status_
     if "side_constraints" in est.stats_:
         status = f"{status} under {est.stats_['side_constraints']}"
-    return [f"status          : {status}",
-            f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
-            f"gap: {est.gap_:.2%}"]
+    lines = [f"status          : {status}",
+             f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
+             f"gap: {est.gap_:.2%}"]
+    if "fairness_gap" in est.stats_:
+        lines.append(f"fairness gap    : {est.stats_['fairness_gap']:.4f} (train, "
+                     f"{est.fairness} between groups of {est.sensitive!r})")
+    return lines
 
 
 def cgh_summary(est: Any) -> list[str]:

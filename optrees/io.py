@@ -77,6 +77,10 @@ def _tree_body(estimator: Any) -> dict[str, Any]:
             {"kind": kind, "column": str(c), "values": [_plain(v) for v in values]}
             for kind, c, values in encoder.specs
         ],
+        # 0/1 columns a tree reads when some fit column is not one of its inputs (a dropped
+        # sensitive column); None: every column
+        "binary_columns": None if getattr(estimator, "_tree_columns", None) is None
+        else [str(c) for c in estimator._tree_columns],
         "tree": estimator.tree_.to_dict(),
         "fit": {"objective": _plain(estimator.objective_), "bound": _plain(bound),
                 "gap": _plain(getattr(estimator, "gap_", None)), "status": estimator.status_,
@@ -229,6 +233,9 @@ class LoadedTreeModel:
         self.columns = columns
         self.literals = _checked_literals(data.get("literals"))
         self.raw = _checked_raw_columns(data.get("raw_columns"))
+        inputs = data.get("binary_columns")
+        self.inputs = None if inputs is None else schema.strings(
+            schema.as_list(inputs, "'binary_columns'"), "'binary_columns'")
         tree = schema.mapping(data.get("tree"), "'tree'")
         if tree.get("kind") == "multiway_tree":
             self.tree: BinaryTree | MultiwayTree = MultiwayTree.from_dict(tree)
@@ -248,6 +255,8 @@ class LoadedTreeModel:
             return len(self.literals)
         if self.raw is not None:
             return max(1, sum(1 if s["kind"] == "num" else len(s["values"]) for s in self.raw))
+        if self.inputs is not None:
+            return len(self.inputs)
         return None if self.columns.labels is None else len(self.columns.labels)
 
     def _binary_inputs(self) -> list[str]:
@@ -256,6 +265,8 @@ class LoadedTreeModel:
             return list(dict.fromkeys(lit.column for lit in self.literals))
         if self.raw is not None:
             return list(dict.fromkeys(spec["column"] for spec in self.raw))
+        if self.inputs is not None:
+            return list(self.inputs)
         if self.columns.labels is not None:
             return list(self.columns.label_of)
         return list(self.tree.feature_names or [])

@@ -18,6 +18,10 @@ as ``1 - (largest gap)`` (1 = perfectly fair):
 * ``odm_score``: gap = max over g, g' of ``|P(yhat != y | G = g) - P(yhat != y | G = g')|`` (14);
 * ``eop_score``: the DMC gap on the positive class only (equal opportunity: equal false
   negative rates).
+
+``fairness_gap`` measures the notions the tree estimators constrain (statistical parity,
+conditional parity, predictive equality, equal opportunity, equalized odds): the largest
+difference between two groups in the rate of positive predictions.
 """
 
 from __future__ import annotations
@@ -125,6 +129,31 @@ def odm_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
     yt, yp, g = _arrays(y_true, y_pred, groups)
     err = yt != yp
     return _max_gap([float(err[g == gg].mean()) for gg in pd.unique(g)])
+
+
+def fairness_gap(kind: str, y_true: Any, y_pred: Any, groups: Any, positive: Any = None,
+                 legitimate: Any = None, sample_weight: Any = None) -> float:
+    """Largest difference between two groups in the (weighted) rate of ``positive``
+    predictions, within the cells of ``kind`` (the fairness notions of the tree
+    estimators): "statistical_parity" (all rows),
+    "conditional_parity" (per value of ``legitimate``), "predictive_equality" (rows of the
+    other classes), "equal_opportunity" (rows of ``positive``), "equalized_odds" (both).
+    ``positive`` defaults to the largest label in sorted order."""
+    from .trees.fairness import FAIRNESS, TreeFairness
+
+    if kind not in FAIRNESS:
+        raise OptreesInputError(f"kind must be one of {', '.join(FAIRNESS)}, got {kind!r}")
+    yt, yp, g = _arrays(y_true, y_pred, groups)
+    if positive is None:
+        positive = sorted(pd.unique(yt), key=lambda v: (str(type(v)), v))[-1]
+    legit = None
+    if kind == "conditional_parity":
+        if legitimate is None:
+            raise OptreesInputError("conditional_parity needs the legitimate attribute")
+        legit = pd.factorize(np.asarray(legitimate, dtype=object))[0]
+    w = np.ones(len(yt)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    fair = TreeFairness(kind, 0.0, pd.factorize(g)[0], 1, legit)
+    return fair.gap((yt == positive).astype(int), (yp == positive).astype(int), w)
 
 
 def dmc_score(y_true: Any, y_pred: Any, groups: Any) -> float:

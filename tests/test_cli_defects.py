@@ -118,7 +118,7 @@ def test_bad_binarizer_bins_before_loading(no_loading, capsys):
     ("binoct", ["--lam", "0.01"]),
     ("bendoct", ["--fractional-cuts"]),
     ("omt", ["--exact-pricing", "milp"]),  # CGH's option; OMT's is --omt-exact
-    ("flow", ["--sensitive", "a1"]),
+    ("oct", ["--sensitive", "a1"]),
     ("benders", ["--target", "class"]),  # a data option: --dataset has its own target
 ])
 def test_option_the_method_does_not_use_is_refused(method, option, no_loading, capsys):

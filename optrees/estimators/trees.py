@@ -6,6 +6,7 @@ import math
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._params import (
@@ -24,12 +25,13 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import check_depth, check_target, fit_weights
+from .._validation import OptreesInputError, check_depth, check_target, fit_weights
 from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
+from ..trees.fairness import FAIRNESS, TreeFairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
@@ -71,6 +73,26 @@ MIN_SAMPLES_LEAF = Param(Either(Integer(1), Real(0.0, 1.0, low_open=True, high_o
 MAX_LEAVES = Param(optional(Integer(1)), "most leaves of the tree (None: 2^depth)")
 
 
+def _column(value: Any) -> Any:  # checked against the data at fit time
+    return value
+
+
+FAIRNESS_PARAMS = {
+    "fairness": Param(optional(Options(*FAIRNESS)), "group-fairness constraint of the tree "
+                      "on the training data (needs --sensitive)"),
+    "epsilon": Param(Real(0.0, 1.0), "largest gap between two groups the fairness constraint "
+                     "allows"),
+    "sensitive": Param(Check("None or a column name of X", _column),
+                       "sensitive attribute column (its groups are compared)"),
+    "positive_class": Param(Check("None or a class of y", _column),
+                            "the class predicted 'positive' (None: the last class)", cli=""),
+    "legitimate": Param(Check("None or a column name of X", _column),
+                        "legitimate attribute of conditional_parity", cli=""),
+    "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests",
+                            cli=""),
+}
+
+
 def min_leaf_rows(value: float, n_rows: int) -> int:
     """``min_samples_leaf`` in rows: a count as given, a fraction of ``n_rows`` rounded up
     (scikit-learn's rule)."""
@@ -105,6 +127,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         "class_weight": CLASS_WEIGHT,
         "min_samples_leaf": MIN_SAMPLES_LEAF,
         "max_leaves": MAX_LEAVES,
+        **FAIRNESS_PARAMS,
     }
 
     def __init__(
@@ -120,6 +143,12 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         class_weight: Any = None,
         min_samples_leaf: int | float = 1,
         max_leaves: int | None = None,
+        fairness: str | None = None,
+        epsilon: float = 0.05,
+        sensitive: Any = None,
+        positive_class: Any = None,
+        legitimate: Any = None,
+        drop_sensitive: bool = False,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -132,6 +161,12 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.class_weight = class_weight
         self.min_samples_leaf = min_samples_leaf
         self.max_leaves = max_leaves
+        self.fairness = fairness
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.positive_class = positive_class
+        self.legitimate = legitimate
+        self.drop_sensitive = drop_sensitive
 
     def _formulation(self, problem: TreeProblem, p: Params):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -167,7 +202,12 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         # side constraints (FlowOCT, BendersOCT, BendOCT; the OCT and BinOCT baselines have none)
         min_leaf = min_leaf_rows(p.get("min_samples_leaf", 1), len(y))
         max_leaves = p.get("max_leaves")
-        constrained = min_leaf > 1 or max_leaves is not None
+        fair = self._tree_fairness(df, y, classes, p)
+        constrained = min_leaf > 1 or max_leaves is not None or fair is not None
+        self._tree_columns = None
+        if fair is not None and p.drop_sensitive:  # the groups stay, the column goes
+            df = df.drop(columns=[str(p.sensitive)])
+            self._tree_columns = list(df.columns)
         every = self._every_threshold(df, p)
         if every and not constrained:
             return self._solve_numeric(df, y, w, classes, p, deadline)
@@ -175,7 +215,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         Xb = self._fit_binary(df, w)
         self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
         problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
-                              min_leaf, max_leaves)
+                              min_leaf, max_leaves, fair)
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
                          f"{problem.n_samples} samples x {problem.n_features} binary features")
@@ -186,6 +226,43 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         if every:  # the numeric search takes no side constraint: the binarizer's thresholds
             result.stats["every_threshold"] = "off: side constraints"
         return result
+
+    def _tree_fairness(self, df: Any, y: np.ndarray, classes: np.ndarray,
+                       p: Params) -> TreeFairness | None:
+        """The fairness constraint of the fit (None without ``fairness``); one clear error
+        for a missing or unknown column, a single group or a class count it cannot take."""
+        kind = p.get("fairness")
+        for name in ("sensitive", "legitimate"):
+            col = p.get(name)
+            if col is not None and str(col) not in df.columns:
+                raise OptreesInputError(f"{name} column {col!r} is not a column of X "
+                                        f"(columns: {list(df.columns)})")
+        if kind is None:
+            return None
+        if p.sensitive is None:
+            raise OptreesInputError(f"fairness={kind!r} needs the sensitive attribute: set "
+                                    "sensitive=<column name of X>")
+        if len(classes) != 2:
+            raise OptreesInputError(f"fairness on trees needs two classes, y has "
+                                    f"{len(classes)}")
+        groups = pd.factorize(df[str(p.sensitive)], use_na_sentinel=False)[0]
+        if groups.max(initial=0) < 1:
+            raise OptreesInputError(f"the sensitive column {p.sensitive!r} has a single group; "
+                                    "fairness compares two or more")
+        legit = None
+        if kind == "conditional_parity":
+            if p.legitimate is None:
+                raise OptreesInputError("fairness='conditional_parity' needs legitimate=<column "
+                                        "name of X> (parity is asked within its values)")
+            legit = pd.factorize(df[str(p.legitimate)], use_na_sentinel=False)[0]
+        positive = len(classes) - 1
+        if p.positive_class is not None:
+            hit = [k for k, c in enumerate(classes) if c == p.positive_class]
+            if not hit:
+                raise OptreesInputError(f"positive_class {p.positive_class!r} is not a class of "
+                                        f"y {list(classes)}")
+            positive = hit[0]
+        return TreeFairness(kind, float(p.epsilon), groups, positive, legit)
 
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
@@ -209,6 +286,12 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             return solve_numeric_tree(self.encoder_.transform(df), y, classes, p.depth, p.lam,
                                       self._penalty(p), deadline,
                                       (self.feature_names_, self.negated_names_), w)
+
+    def _fitted_frame(self, X: Any) -> Any:
+        """X checked against the fit-time columns, without a dropped sensitive column."""
+        df = super()._fitted_frame(X)
+        columns = getattr(self, "_tree_columns", None)
+        return df if columns is None else df[columns]
 
     def _features(self, X: Any) -> np.ndarray:
         if getattr(self, "encoder_", None) is None:
@@ -244,9 +327,17 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
         class_weight: Any = None,
         min_samples_leaf: int | float = 1,
         max_leaves: int | None = None,
+        fairness: str | None = None,
+        epsilon: float = 0.05,
+        sensitive: Any = None,
+        positive_class: Any = None,
+        legitimate: Any = None,
+        drop_sensitive: bool = False,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves)
+                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves,
+                         fairness, epsilon, sensitive, positive_class, legitimate,
+                         drop_sensitive)
         self.strengthen = strengthen
 
     def _formulation(self, problem: TreeProblem, p: Params) -> FlowOCT:
@@ -338,9 +429,17 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         class_weight: Any = None,
         min_samples_leaf: int | float = 1,
         max_leaves: int | None = None,
+        fairness: str | None = None,
+        epsilon: float = 0.05,
+        sensitive: Any = None,
+        positive_class: Any = None,
+        legitimate: Any = None,
+        drop_sensitive: bool = False,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves)
+                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves,
+                         fairness, epsilon, sensitive, positive_class, legitimate,
+                         drop_sensitive)
         self.fractional_cuts = fractional_cuts
         self.penalty = penalty
         self.polishing = polishing
@@ -401,6 +500,12 @@ class BendOCTClassifier(BendersOCTClassifier):
         class_weight: Any = None,
         min_samples_leaf: int | float = 1,
         max_leaves: int | None = None,
+        fairness: str | None = None,
+        epsilon: float = 0.05,
+        sensitive: Any = None,
+        positive_class: Any = None,
+        legitimate: Any = None,
+        drop_sensitive: bool = False,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -419,3 +524,9 @@ class BendOCTClassifier(BendersOCTClassifier):
         self.class_weight = class_weight
         self.min_samples_leaf = min_samples_leaf
         self.max_leaves = max_leaves
+        self.fairness = fairness
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.positive_class = positive_class
+        self.legitimate = legitimate
+        self.drop_sensitive = drop_sensitive

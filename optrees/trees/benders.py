@@ -21,9 +21,10 @@ from .accel.eqp import EqpInequalities
 from .accel.path_bound import PathBoundCuts
 from .accel.split_bound import SplitBoundCuts
 from .accel.subtrees import SubtreeCache, height, polish
+from .fairness import add_fairness_rows
 from .formulation import ModelSize, TreeFormulation, check_deadline
 from .problem import HeapTree, TreeProblem
-from .side_constraints import AllLazy, add_side_constraints
+from .side_constraints import AllLazy, add_side_constraints, side_stats
 
 
 class MinCut:
@@ -170,14 +171,18 @@ class BendersOCT(TreeFormulation):
         p = self.p
         # split model: b, w with (8.3), (8.4), (8.6), (8.7); leaf model: (3b)-(3g), w relaxed
         # except with the strengthened cuts (§5.1: fractional labels would beat binary ones)
-        self.add_tree_structure(m, binary_labels=not self.leaf_model or self.strengthened_cuts,
-                                deadline=deadline)
+        # and with fairness: fractional labels would meet a fairness row half-way
+        binary = not self.leaf_model or self.strengthened_cuts or p.fairness is not None
+        self.add_tree_structure(m, binary_labels=binary, deadline=deadline)
         # g_i (theta_i in [BendOCT]): sample i classified correctly      (8.5)
         self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight * p.weights,
                             name="g")
         self.lazy = BendersCuts(self)
-        self.leaf_cuts = add_side_constraints(self, m)  # max_leaves, min_leaf (issue #19)
-        lazy = self.lazy if self.leaf_cuts is None else AllLazy(self.lazy, self.leaf_cuts)
+        # side constraints and fairness (issue #19): rows, and lazy parts in the one handler
+        self.leaf_cuts = add_side_constraints(self, m)
+        self.fair_cuts = add_fairness_rows(self, m)
+        extra = [c for c in (self.leaf_cuts, self.fair_cuts) if c is not None]
+        lazy = AllLazy(self.lazy, *extra) if extra else self.lazy
         m.set_lazy(lazy, fractional=self.fractional_cuts)  # (8.2) = (9)/(10)
         if self.eqp:  # [BendOCT] §5.3, with at most 1/4 of the time left
             h, g = self.eqp.split("-")
@@ -305,6 +310,11 @@ class BendersOCT(TreeFormulation):
             out["eqp_sets_found"] = self.eqp_rows.n_found
         if self.cache is not None:
             out["d2s_calls"], out["d2s_cache_hits"] = self.cache.calls, self.cache.hits
-        if self.leaf_cuts is not None:
-            out["min_leaf_cuts"] = self.leaf_cuts.n_cuts
-        return out
+        return {**out, **side_stats(self)}
+
+    def correct_terms(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row i's correctness as a linear expression: g_i."""
+        return np.array([self.g[i]]), np.ones(1)
+
+    def correct_values(self, x: np.ndarray) -> np.ndarray:
+        return x[self.g]

@@ -12,9 +12,10 @@ import numpy as np
 from ..solvers.base import Row
 from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
+from .fairness import add_fairness_rows
 from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .problem import HeapTree, TreeProblem
-from .side_constraints import add_side_constraints
+from .side_constraints import AllLazy, add_side_constraints, side_stats
 
 
 class FlowOCT(TreeFormulation):
@@ -40,9 +41,6 @@ class FlowOCT(TreeFormulation):
         p, lam = self.p, self.p.lam
         nI, nN = p.n_samples, p.n_nodes
         self.add_tree_structure(m, deadline=deadline)  # b, w and (1.2), (1.3)
-        self.leaf_cuts = add_side_constraints(self, m)  # max_leaves, min_leaf (issue #19)
-        if self.leaf_cuts is not None:
-            m.set_lazy(self.leaf_cuts)
         # z_in[i, n-1] = flow on arc a(n) -> n (a(1) = s); z_t[i, n-1] = flow on n -> t
         # (1.6): z_s1 <= 1 is the bound
         self.z_in = add_var_rows(m, (nI, nN), "C", deadline, name="z_in")
@@ -68,6 +66,12 @@ class FlowOCT(TreeFormulation):
                 m.add_row([zi[n - 1], zt[n - 1]], [1, -1], 0, 0)
             for n in range(1, nN + 1):  # (1.9)
                 m.add_row([zt[n - 1], self.w[n - 1, p.y[i]]], [1, -1], rhs=0.0)
+        # side constraints and fairness (issue #19), the lazy parts as one handler
+        self.leaf_cuts = add_side_constraints(self, m)
+        self.fair_cuts = add_fairness_rows(self, m)
+        lazy = [c for c in (self.leaf_cuts, self.fair_cuts) if c is not None]
+        if lazy:
+            m.set_lazy(AllLazy(*lazy))
         if self.strengthen:
             m.add_separator(self.separate_strengthening, "flowoct_cuts4")
 
@@ -111,10 +115,14 @@ class FlowOCT(TreeFormulation):
 
     @property
     def stats(self) -> dict:
-        out = {"cuts4": self.n_cuts}
-        if getattr(self, "leaf_cuts", None) is not None:
-            out["min_leaf_cuts"] = self.leaf_cuts.n_cuts
-        return out
+        return {"cuts4": self.n_cuts, **side_stats(self)}
+
+    def correct_terms(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row i's correctness as a linear expression: its flow into the sink."""
+        return self.z_t[i], np.ones(self.p.n_nodes)
+
+    def correct_values(self, x: np.ndarray) -> np.ndarray:
+        return x[self.z_t].sum(axis=1)
 
     # ------------------------------------------------------------------ solutions
     def start_values(self, tree: HeapTree) -> np.ndarray:

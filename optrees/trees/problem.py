@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..models.binary_tree import BinaryTree
+from .fairness import TreeFairness
 
 
 @dataclass
@@ -26,7 +27,8 @@ class TreeProblem:
 
     Side constraints (a tree that breaks one is infeasible): ``min_leaf`` = fewest training
     rows on each side of a split (scikit-learn's ``min_samples_leaf``: rows, not weight; 1 =
-    no constraint); ``max_leaves`` = most leaves of the tree (None = no constraint).
+    no constraint); ``max_leaves`` = most leaves of the tree (None = no constraint);
+    ``fairness`` = a group-fairness bound (:class:`~optrees.trees.fairness.TreeFairness`).
     """
 
     X: np.ndarray
@@ -38,6 +40,7 @@ class TreeProblem:
     sample_weight: np.ndarray | None = None
     min_leaf: int = 1
     max_leaves: int | None = None
+    fairness: TreeFairness | None = None
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
@@ -71,8 +74,9 @@ class TreeProblem:
 
     @property
     def constrained(self) -> bool:
-        """Whether a side constraint (``min_leaf`` > 1 or ``max_leaves``) is in force."""
-        return self.min_leaf > 1 or self.max_leaves is not None
+        """Whether a side constraint (``min_leaf`` > 1, ``max_leaves`` or fairness) is in
+        force."""
+        return self.min_leaf > 1 or self.max_leaves is not None or self.fairness is not None
 
     @property
     def leaf_budget(self) -> int:
@@ -84,6 +88,8 @@ class TreeProblem:
         parts = [f"min_samples_leaf={self.min_leaf}"] if self.min_leaf > 1 else []
         if self.max_leaves is not None:
             parts.append(f"max_leaves={self.max_leaves}")
+        if self.fairness is not None:
+            parts.append(self.fairness.describe())
         return ", ".join(parts)
 
     @property
@@ -170,11 +176,17 @@ class HeapTree:
 
     def feasible(self, problem: TreeProblem) -> bool:
         """Whether the reachable tree meets ``problem``'s side constraints: at most
-        ``max_leaves`` leaves and, when the root branches, ``min_leaf`` rows or more where
-        each row stops."""
+        ``max_leaves`` leaves, its fairness bound on the training rows and, when the root
+        branches, ``min_leaf`` rows or more where each row stops."""
         splits = self.n_splits
         if splits + 1 > problem.leaf_budget:
             return False
+        fair = problem.fairness
+        if fair is not None:
+            predicted = self.label[self.terminal(problem.X) - 1]
+            # the MIP holds its rows to SCIP's feasibility tolerance (1e-6)
+            if fair.gap(problem.y, predicted, problem.weights) > fair.epsilon + 1e-6:
+                return False
         if problem.min_leaf <= 1 or splits == 0:
             return True
         stops = np.bincount(self.terminal(problem.X), minlength=len(self.label) + 1)
@@ -234,7 +246,8 @@ class HeapTree:
         """Best pruning for the objective: collapse a subtree into a leaf when that does not lose.
 
         Bottom-up dynamic program over the nodes; each node's leaf label becomes its majority
-        class, so the result is at least as good as ``self``.
+        class, so the result is at least as good as ``self``.  Merging keeps leaf sizes and
+        budgets, not fairness: a pruned tree that breaks it gives way to ``self``.
         """
         split, label = self.split.copy(), self.label.copy()
         # samples reaching each node (ignore where they stop)
@@ -264,7 +277,10 @@ class HeapTree:
             if counts.sum() > 0:
                 label[n - 1] = int(np.argmax(counts))
             best[n] = leaf_val
-        return HeapTree(split, label)
+        pruned = HeapTree(split, label)
+        if problem.fairness is not None and not pruned.feasible(problem):
+            return self
+        return pruned
 
 
 # ----------------------------------------------------------------- heap numbering

@@ -110,6 +110,16 @@ class LeafSizeCuts(LazyConstraints):
         return rows
 
 
+def side_stats(form: Any) -> dict[str, int]:
+    """The lazy rows a formulation added for ``min_leaf`` and fairness (for ``stats_``)."""
+    out = {}
+    if getattr(form, "leaf_cuts", None) is not None:
+        out["min_leaf_cuts"] = form.leaf_cuts.n_cuts
+    if getattr(form, "fair_cuts", None) is not None:
+        out["correctness_cuts"] = form.fair_cuts.n_cuts
+    return out
+
+
 class AllLazy(LazyConstraints):
     """Several families of lazy rows as one (the solver takes one handler)."""
 

@@ -73,11 +73,16 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     ``search``: first solve by the exact subtree search (:mod:`optrees.trees.subtrees`) with
     :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
     its tree is the warm start (when better than CART) and its bound caps the MIP's."""
-    found = _search(problem, deadline) if search else None
+    # the subtree search knows leaf sizes and budgets, not fairness (a sum over the whole tree)
+    found = _search(problem, deadline) if search and problem.fairness is None else None
     if found is not None and found.optimal:
         return _constrained(problem, _searched(problem, found, classes, names))
     start = cart_heap_tree(problem, seed) if warm_start else None
+    if start is not None and not start.feasible(problem):  # e.g. CART is unfair
+        start = None
     search_bound, search_stats = math.inf, {}
+    if search and problem.fairness is not None:
+        search_stats = {"subtree_search": "off: fairness"}
     if found is not None:
         search_bound = problem.correct_weight * found.bound + problem.split_cost
         search_stats = _search_stats(found)
@@ -98,7 +103,9 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     if best is None:
         best = HeapTree(np.full(problem.n_internal, -1),
                         np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
-    if not best.feasible(problem):  # pragma: no cover - every source above is feasible
+    # every source above is feasible, the one-leaf tree too (it predicts one class for every
+    # group: fairness gap 0)
+    if not best.feasible(problem):  # pragma: no cover
         raise AssertionError(f"the returned tree breaks {problem.constraint_text()}")
     fit = mip_result(_binary_tree(problem, best, classes, names), float(best.objective(problem)),
                      result, {**getattr(form, "stats", {}), **search_stats})
@@ -113,6 +120,9 @@ def _constrained(problem: TreeProblem, fit: FitResult) -> FitResult:
     """``fit`` with ``stats['side_constraints']`` naming the constraints in force, if any."""
     if problem.constrained:
         fit.stats["side_constraints"] = problem.constraint_text()
+    if problem.fairness is not None:
+        fit.stats["fairness_gap"] = problem.fairness.gap(
+            problem.y, fit.model.predict_index(problem.X), problem.weights)
     return fit
 
 

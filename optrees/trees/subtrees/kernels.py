@@ -89,44 +89,6 @@ def gram_bits(indptr, indices, y, rows, n_classes, n_features):
 
 
 @njit(cache=True, nogil=True)
-def _best_child(S, D, t, a, s, cap, L, tol):
-    """Best depth-1 subtree on the side ``x_a = s``: (value, feature or -1).  Counts with
-    ``x_b = 1`` / ``0`` in it are B.1 eqs. 27-30 of accelerated-bendoct; the loop is skipped
-    when no split can beat the leaf (its value is at most the side's weight - 2L = ``cap``)."""
-    F, K = S.shape[0], S.shape[2]
-    cbest = -np.inf
-    for k in range(K):
-        c = D[a, k] if s == 1 else t[k] - D[a, k]
-        cbest = max(cbest, c)
-    cbest -= L
-    cb = -1
-    if cap <= cbest + tol:
-        return cbest, cb
-    for b in range(F):
-        if b == a:
-            continue
-        m0 = -np.inf
-        m1 = -np.inf
-        if s == 1:
-            for k in range(K):
-                g = S[a, b, k]
-                m1 = max(m1, g)
-                m0 = max(m0, D[a, k] - g)
-        else:
-            for k in range(K):
-                g = S[a, b, k]
-                m1 = max(m1, D[b, k] - g)
-                m0 = max(m0, t[k] - D[a, k] - D[b, k] + g)
-        v = m0 + m1 - 2.0 * L
-        if v > cbest + tol:
-            cbest = v
-            cb = b
-            if cbest >= cap - tol:
-                break
-    return cbest, cb
-
-
-@njit(cache=True, nogil=True)
 def depth2_kernel(G, t, leaf_penalty, depth, tol):
     """Best tree of depth <= ``depth`` (0, 1, 2) from the counters: (value, root, left child
     feature, right child feature), -1 for a leaf.  A split must beat a leaf by > ``tol``;
@@ -144,6 +106,8 @@ def depth2_kernel(G, t, leaf_penalty, depth, tol):
         return best, ba, bl, br
     S = np.empty((F, F, K))  # symmetric copy: contiguous reads in the inner loop
     D = np.empty((F, K))
+    NC = np.zeros((1, 1))  # no row counts: no leaf size constraint
+    nc = np.zeros(1)
     for a in range(F):
         for k in range(K):
             D[a, k] = G[a, a, k]
@@ -169,10 +133,12 @@ def depth2_kernel(G, t, leaf_penalty, depth, tol):
         u1 = max(l1 - L, min(split_cap, w1 - 2.0 * L))
         if u0 + u1 <= best + tol:
             continue
-        c1, f1 = _best_child(S, D, t, a, 1, min(split_cap, w1 - 2.0 * L), L, tol)
+        c1, f1 = _best_child(S, D, t, NC, nc, 0.0, a, 1, min(split_cap, w1 - 2.0 * L), L,
+                             tol, 0)
         if c1 + u0 <= best + tol:
             continue
-        c0, f0 = _best_child(S, D, t, a, 0, min(split_cap, w0 - 2.0 * L), L, tol)
+        c0, f0 = _best_child(S, D, t, NC, nc, 0.0, a, 0, min(split_cap, w0 - 2.0 * L), L,
+                             tol, 0)
         v = c0 + c1
         if v > best + tol:
             best = v
@@ -181,9 +147,12 @@ def depth2_kernel(G, t, leaf_penalty, depth, tol):
 
 
 @njit(cache=True, nogil=True)
-def _best_child_limited(S, D, t, NC, nc, n_rows, a, s, cap, L, tol, m):
-    """:func:`_best_child` where a split must keep ``m`` rows on both sides (row pair counts
-    ``NC``, rows with ``x_b = 1`` ``nc``; ``m`` <= 1: no count check)."""
+def _best_child(S, D, t, NC, nc, n_rows, a, s, cap, L, tol, m):
+    """Best depth-1 subtree on the side ``x_a = s``: (value, feature or -1).  Counts with
+    ``x_b = 1`` / ``0`` in it are B.1 eqs. 27-30 of accelerated-bendoct; the loop is skipped
+    when no split can beat the leaf (its value is at most the side's weight - 2L = ``cap``).
+    With ``m`` > 1 a split must keep ``m`` rows on both sides (row pair counts ``NC``, rows
+    with ``x_b = 1`` ``nc``; unused otherwise)."""
     F, K = S.shape[0], S.shape[2]
     cbest = -np.inf
     for k in range(K):
@@ -289,8 +258,8 @@ def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
         u1 = max(l1, w1 - 2.0 * L)
         if u0 + u1 <= best + tol:
             continue
-        c1, f1 = _best_child_limited(S, D, t, NC, nc, n_rows, a, 1, w1 - 2.0 * L, L, tol, m)
-        c0, f0 = _best_child_limited(S, D, t, NC, nc, n_rows, a, 0, w0 - 2.0 * L, L, tol, m)
+        c1, f1 = _best_child(S, D, t, NC, nc, n_rows, a, 1, w1 - 2.0 * L, L, tol, m)
+        c0, f0 = _best_child(S, D, t, NC, nc, n_rows, a, 0, w0 - 2.0 * L, L, tol, m)
         if budget >= 4:
             v = c0 + c1
         elif c0 + l1 >= l0 + c1:  # three leaves: a stump on one side only

@@ -1,0 +1,148 @@
+"""Group-fairness constraints of the binary-tree MIPs (issue #19), as linear rows in "row i is
+classified correctly".
+
+A notion compares, within *cells* of rows, the weighted rate of positive predictions
+``q_i = [prediction_i == positive]`` between every pair of sensitive groups, and bounds each
+difference by ``epsilon`` (ODTlearn's fair trees, Jo et al. 2023, on FlowOCT):
+
+* statistical_parity: one cell, all rows;
+* conditional_parity: one cell per value of a legitimate attribute;
+* predictive_equality: the rows of the other class (equal false positive rates);
+* equal_opportunity: the rows of the positive class (equal true positive rates);
+* equalized_odds: both cells.
+
+With two classes ``q_i`` is linear in the correctness c_i of row i: ``q_i = c_i`` for a
+positive row, ``1 - c_i`` for a negative one, so every bound is one ranged row over the
+masters' correctness (``g_i`` of BendersOCT, the sink flow of FlowOCT), provided c_i is
+exact at integral trees (the masters only bound it from above; :class:`CorrectnessCuts` adds
+the lower side lazily).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from ..solvers.base import LazyConstraints, Row
+
+FAIRNESS = ("statistical_parity", "conditional_parity", "predictive_equality",
+            "equal_opportunity", "equalized_odds")
+
+
+@dataclass
+class TreeFairness:
+    """``kind`` (one of :data:`FAIRNESS`) bounded by ``epsilon`` between every pair of the
+    groups ``groups`` (codes 0..G-1 per row); ``positive``: the class index predicted
+    "positive"; ``legitimate``: codes of the legitimate attribute (conditional parity)."""
+
+    kind: str
+    epsilon: float
+    groups: np.ndarray
+    positive: int
+    legitimate: np.ndarray | None = None
+
+    def cells(self, y: np.ndarray) -> list[np.ndarray]:
+        """Boolean masks of the rows whose group rates are compared."""
+        pos = y == self.positive
+        if self.kind == "statistical_parity":
+            return [np.ones(len(y), dtype=bool)]
+        if self.kind == "conditional_parity":
+            return [self.legitimate == v for v in np.unique(self.legitimate)]
+        return {"predictive_equality": [~pos], "equal_opportunity": [pos],
+                "equalized_odds": [~pos, pos]}[self.kind]
+
+    def pairs(self, y: np.ndarray, w: np.ndarray) -> list[np.ndarray]:
+        """One coefficient vector per (cell, pair of groups with rows in it): the rate
+        difference is ``coef @ q``."""
+        out = []
+        for cell in self.cells(y):
+            share = {}
+            for g in np.unique(self.groups[cell]):
+                member = cell & (self.groups == g)
+                total = float(w[member].sum())
+                if total > 0:
+                    share[g] = np.where(member, w, 0.0) / total
+            out += [share[a] - share[b] for a, b in combinations(sorted(share), 2)]
+        return out
+
+    def gap(self, y: np.ndarray, predicted: np.ndarray, w: np.ndarray) -> float:
+        """Largest rate difference of the class indices ``predicted`` (0 if nothing to
+        compare)."""
+        q = (predicted == self.positive).astype(float)
+        return max((abs(float(c @ q)) for c in self.pairs(y, w)), default=0.0)
+
+    def describe(self) -> str:
+        return f"{self.kind} <= {self.epsilon:g}"
+
+
+def add_fairness_rows(form: Any, m: Any) -> CorrectnessCuts | None:
+    """The ranged rows ``-eps <= coef @ q <= eps`` of ``form.p.fairness`` over the master's
+    correctness terms (``form.correct_terms(i)``); returns the lazy lower side of the
+    correctness (None without fairness)."""
+    p = form.p
+    fair: TreeFairness | None = p.fairness
+    if fair is None:
+        return None
+    sign = np.where(p.y == fair.positive, 1.0, -1.0)   # q_i = c_i or 1 - c_i
+    offset = (p.y != fair.positive).astype(float)
+    for coef in fair.pairs(p.y, p.weights):
+        rows = np.flatnonzero(coef)
+        const = float(coef[rows] @ offset[rows])
+        ids, vals = [], []
+        for i in rows:
+            t_ids, t_vals = form.correct_terms(int(i))
+            ids.append(t_ids)
+            vals.append(coef[i] * sign[i] * t_vals)
+        m.add_row(np.concatenate(ids), np.concatenate(vals), -fair.epsilon - const,
+                  fair.epsilon - const)
+    return CorrectnessCuts(form)
+
+
+class CorrectnessCuts(LazyConstraints):
+    """Lower side of the correctness at integral trees: row i reaching node t through
+    ancestors a branching on f_a (in its own direction) is correct when t predicts y_i:
+
+        c_i >= w_{t, y_i} + sum_a b_{a, f_a} - depth(t).                               (C)
+    """
+
+    def __init__(self, form: Any, tol: float = 1e-6) -> None:
+        self.form = form
+        self.tol = tol
+        self.n_cuts = 0
+
+    def _short(self, x: np.ndarray) -> tuple[Any, np.ndarray]:
+        """The integral tree of ``x`` and the rows it classifies correctly whose
+        correctness is below 1."""
+        tree = self.form.tree_from_values(x)
+        right = tree.correct(self.form.p)
+        value = self.form.correct_values(x)
+        return tree, np.flatnonzero(right & (value < 1.0 - self.tol))
+
+    def violated(self, x: np.ndarray) -> bool:
+        return bool(self._short(x)[1].size)
+
+    def separate(self, x: np.ndarray, integral: bool) -> list[Row]:
+        if not integral:
+            return []
+        tree, rows = self._short(x)
+        return self._rows(tree, rows)
+
+    def _rows(self, tree: Any, rows: np.ndarray) -> list[Row]:
+        """(C) for ``rows`` along their paths in ``tree``."""
+        form, p = self.form, self.form.p
+        stop = tree.terminal(p.X[rows])
+        out = []
+        for i, t in zip(rows.tolist(), stop.tolist(), strict=True):
+            ids, vals = form.correct_terms(i)
+            path, n = [], t
+            while n > 1:
+                n //= 2
+                path.append(form.b[n - 1, tree.split[n - 1]])
+            ids = np.r_[ids, form.w[t - 1, p.y[i]], path]
+            vals = np.r_[vals, -1.0, -np.ones(len(path))]
+            out.append(Row(ids, vals, lhs=-float(len(path))))
+        self.n_cuts += len(out)
+        return out
