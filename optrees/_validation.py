@@ -262,6 +262,18 @@ def check_binary_matrix(X: object, checked: bool = False) -> np.ndarray:
     return arr.astype(np.uint8)
 
 
+def positive_class_index(positive_class: object, classes: np.ndarray) -> int:
+    """Index of ``positive_class`` among the sorted ``classes`` (None: the last class); one
+    clear error when it is not a class of y."""
+    if positive_class is None:
+        return len(classes) - 1
+    hit = np.flatnonzero(classes == positive_class)
+    if len(hit) == 0:
+        raise OptreesInputError(
+            f"positive_class {positive_class!r} is not a class of y ({list(classes)})")
+    return int(hit[0])
+
+
 def fit_weights(sample_weight: object, class_weight: object, classes: np.ndarray,
                 y_enc: np.ndarray) -> np.ndarray | None:
     """Weight of every training row: ``sample_weight[i] * class_weight[y_i]`` (None when

@@ -107,6 +107,11 @@ def _arrays(y_true: Any, y_pred: Any, groups: Any) -> tuple[np.ndarray, np.ndarr
     return yt, yp, g
 
 
+def _last_label(labels: np.ndarray) -> Any:
+    """The largest label in sorted order (the default positive class, e.g. 1 of 0/1)."""
+    return sorted(pd.unique(labels), key=lambda v: (str(type(v)), v))[-1]
+
+
 def _max_gap(rates: list[float]) -> float:
     return float(max(rates) - min(rates)) if len(rates) >= 2 else 0.0
 
@@ -145,7 +150,7 @@ def fairness_gap(kind: str, y_true: Any, y_pred: Any, groups: Any, positive: Any
         raise OptreesInputError(f"kind must be one of {', '.join(FAIRNESS)}, got {kind!r}")
     yt, yp, g = _arrays(y_true, y_pred, groups)
     if positive is None:
-        positive = sorted(pd.unique(yt), key=lambda v: (str(type(v)), v))[-1]
+        positive = _last_label(yt)
     legit = None
     if kind == "conditional_parity":
         if legitimate is None:
@@ -173,7 +178,7 @@ def eop_score(y_true: Any, y_pred: Any, groups: Any, positive: Any = None) -> fl
     """
     yt, _, _ = _arrays(y_true, y_pred, groups)
     if positive is None:
-        positive = sorted(pd.unique(yt), key=lambda v: (str(type(v)), v))[-1]
+        positive = _last_label(yt)
     if not (yt == positive).any():
         raise OptreesInputError(f"no sample has the positive class {positive!r}")
     return 1.0 - dmc_gap(y_true, y_pred, groups, classes=[positive])

@@ -22,11 +22,12 @@ from .._params import (
     Options,
     Param,
     Real,
+    as_given,
     check_param,
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target, fit_weights
+from .._validation import OptreesInputError, check_target, fit_weights, positive_class_index
 from ..encoding.columns import RawColumns
 from ..rug.fairness import Fairness
 from ..rug.solve import LP_METHODS, PRICING, solve_rug
@@ -45,10 +46,6 @@ from ._base import (
 
 _NONNEGATIVE = Real(0.0, math.inf, high_open=True)
 _TRUTH = Check("True or False (any value is read as its truth value)", bool)
-
-
-def _as_given(value: Any) -> Any:  # checked against the data at fit time
-    return value
 
 
 # In the order the checks ran before the table existed (the first bad parameter is named).
@@ -70,10 +67,10 @@ _PARAMETERS: dict[str, Param] = {
                       "FairRUG constraint, needs --sensitive"),
     "rule_length_cost": Param(_TRUTH, "rule cost = its length (else 1)", cli=""),
     "epsilon": Param(_NONNEGATIVE, "fairness cap"),
-    "sensitive": Param(Check("None or a column name of X", _as_given),
+    "sensitive": Param(Check("None or a column name of X", as_given),
                        "sensitive attribute column; its fairness scores are printed"),
     "drop_sensitive": Param(_TRUTH, "keep the sensitive column out of the rules", cli=""),
-    "positive_class": Param(Check("None or a class of y", _as_given),
+    "positive_class": Param(Check("None or a class of y", as_given),
                             "the positive class of 'eop' (None: the last class)", cli=""),
     "class_weight": CLASS_WEIGHT,
     "verbose": VERBOSE,
@@ -227,14 +224,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
             raise OptreesInputError(
                 f"the sensitive attribute has a single group ({gnames[0]!r}); fairness "
                 "constraints need at least two groups")
-        positive = len(self.classes_) - 1
-        if self.positive_class is not None:
-            hit = np.flatnonzero(self.classes_ == self.positive_class)
-            if len(hit) == 0:
-                raise OptreesInputError(
-                    f"positive_class {self.positive_class!r} is not a class of y "
-                    f"({list(self.classes_)})")
-            positive = int(hit[0])
+        positive = positive_class_index(self.positive_class, self.classes_)
         return Fairness(kind, gidx, epsilon, positive, list(gnames)), df
 
     def _without_fairness(self, df: pd.DataFrame, groups: Any) -> pd.DataFrame:

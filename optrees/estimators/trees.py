@@ -22,10 +22,17 @@ from .._params import (
     Param,
     Params,
     Real,
+    as_given,
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_depth, check_target, fit_weights
+from .._validation import (
+    OptreesInputError,
+    check_depth,
+    check_target,
+    fit_weights,
+    positive_class_index,
+)
 from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
@@ -73,20 +80,16 @@ MIN_SAMPLES_LEAF = Param(Either(Integer(1), Real(0.0, 1.0, low_open=True, high_o
 MAX_LEAVES = Param(optional(Integer(1)), "most leaves of the tree (None: 2^depth)")
 
 
-def _column(value: Any) -> Any:  # checked against the data at fit time
-    return value
-
-
 FAIRNESS_PARAMS = {
     "fairness": Param(optional(Options(*FAIRNESS)), "group-fairness constraint of the tree "
                       "on the training data (needs --sensitive)"),
     "epsilon": Param(Real(0.0, 1.0), "largest gap between two groups the fairness constraint "
                      "allows"),
-    "sensitive": Param(Check("None or a column name of X", _column),
+    "sensitive": Param(Check("None or a column name of X", as_given),
                        "sensitive attribute column (its groups are compared)"),
-    "positive_class": Param(Check("None or a class of y", _column),
+    "positive_class": Param(Check("None or a class of y", as_given),
                             "the class predicted 'positive' (None: the last class)", cli=""),
-    "legitimate": Param(Check("None or a column name of X", _column),
+    "legitimate": Param(Check("None or a column name of X", as_given),
                         "legitimate attribute of conditional_parity", cli=""),
     "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests",
                             cli=""),
@@ -255,14 +258,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                 raise OptreesInputError("fairness='conditional_parity' needs legitimate=<column "
                                         "name of X> (parity is asked within its values)")
             legit = pd.factorize(df[str(p.legitimate)], use_na_sentinel=False)[0]
-        positive = len(classes) - 1
-        if p.positive_class is not None:
-            hit = [k for k, c in enumerate(classes) if c == p.positive_class]
-            if not hit:
-                raise OptreesInputError(f"positive_class {p.positive_class!r} is not a class of "
-                                        f"y {list(classes)}")
-            positive = hit[0]
-        return TreeFairness(kind, float(p.epsilon), groups, positive, legit)
+        return TreeFairness(kind, float(p.epsilon), groups,
+                            positive_class_index(p.positive_class, classes), legit)
 
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""

@@ -137,10 +137,7 @@ class CorrectnessCuts(LazyConstraints):
         out = []
         for i, t in zip(rows.tolist(), stop.tolist(), strict=True):
             ids, vals = form.correct_terms(i)
-            path, n = [], t
-            while n > 1:
-                n //= 2
-                path.append(form.b[n - 1, tree.split[n - 1]])
+            path = form.path_branches(tree, t)
             ids = np.r_[ids, form.w[t - 1, p.y[i]], path]
             vals = np.r_[vals, -1.0, -np.ones(len(path))]
             out.append(Row(ids, vals, lhs=-float(len(path))))

@@ -186,6 +186,12 @@ class TreeFormulation:
             # (3c): a leaf predicts one class
             m.add_row(np.r_[self.w[n - 1], self.p_leaf[n - 1]], np.r_[np.ones(K), -1.0], 0.0, 0.0)
 
+    def path_branches(self, tree: HeapTree, n: int) -> np.ndarray:
+        """The branching variables ``b[a, f_a]`` of ``tree`` on the path to node ``n``
+        (parent first): all 1 exactly when the tree branches that way above ``n``."""
+        anc = np.array(ancestors(n), dtype=np.int64)
+        return self.b[anc - 1, tree.split[anc - 1]] if anc.size else np.zeros(0, np.int64)
+
     def improve_start(self, tree: HeapTree) -> HeapTree:
         """Hook to improve a start tree before it is given to the solver."""
         return tree

@@ -182,14 +182,16 @@ class HeapTree:
         if splits + 1 > problem.leaf_budget:
             return False
         fair = problem.fairness
-        if fair is not None:
-            predicted = self.label[self.terminal(problem.X) - 1]
-            # the MIP holds its rows to SCIP's feasibility tolerance (1e-6)
-            if fair.gap(problem.y, predicted, problem.weights) > fair.epsilon + 1e-6:
-                return False
+        if fair is None and (problem.min_leaf <= 1 or splits == 0):
+            return True
+        stop = self.terminal(problem.X)
+        # the MIP holds its fairness rows to SCIP's feasibility tolerance (1e-6)
+        if fair is not None and fair.gap(problem.y, self.label[stop - 1],
+                                         problem.weights) > fair.epsilon + 1e-6:
+            return False
         if problem.min_leaf <= 1 or splits == 0:
             return True
-        stops = np.bincount(self.terminal(problem.X), minlength=len(self.label) + 1)
+        stops = np.bincount(stop, minlength=len(self.label) + 1)
         return bool(stops[self.reachable_stops()].min() >= problem.min_leaf)
 
     def reachable_stops(self) -> np.ndarray:

@@ -48,19 +48,11 @@ def add_side_constraints(form: Any, m: ScipModel) -> LeafSizeCuts | None:
 
 
 def reach_counts(tree: HeapTree, X: np.ndarray) -> np.ndarray:
-    """Rows passing through each heap node (index n - 1) of ``tree`` on 0/1 data ``X``."""
-    n_nodes = len(tree.label)
-    counts = np.zeros(n_nodes, dtype=np.int64)
-    node = np.ones(X.shape[0], dtype=np.int64)
-    rows = np.arange(X.shape[0])
-    while rows.size:
-        counts += np.bincount(node - 1, minlength=n_nodes)
-        inner = node <= len(tree.split)
-        feat = np.full(node.shape, -1)
-        feat[inner] = tree.split[node[inner] - 1]
-        go = feat >= 0
-        rows, node, feat = rows[go], node[go], feat[go]
-        node = 2 * node + X[rows, feat]
+    """Rows passing through each heap node (index n - 1) of ``tree`` on 0/1 data ``X``: the
+    rows that stop in its subtree, summed bottom-up."""
+    counts = np.bincount(tree.terminal(X) - 1, minlength=len(tree.label))
+    for n in range(len(tree.split), 0, -1):
+        counts[n - 1] += counts[2 * n - 1] + counts[2 * n]
     return counts
 
 
@@ -96,15 +88,11 @@ class LeafSizeCuts(LazyConstraints):
         tree, short = self._short_nodes(x)
         rows = []
         for n in short:
-            anc, c = [], n
-            while c > 1:
-                c //= 2
-                anc.append((c, int(tree.split[c - 1])))
-            key = tuple(anc)
+            ids = self.form.path_branches(tree, n)
+            key = tuple(ids.tolist())
             if key in self.seen:
                 continue
             self.seen.add(key)
-            ids = np.array([self.form.b[a - 1, f] for a, f in anc])
             rows.append(Row(ids, np.ones(len(ids)), rhs=float(len(ids) - 1)))
         self.n_cuts += len(rows)
         return rows

@@ -13,7 +13,7 @@ import numpy as np
 from ..compiled import numba_available, resolve_backend
 from .data import BinaryData
 
-__all__ = ["Counter", "depth2_constrained", "numba_available", "resolve_backend"]
+__all__ = ["Counter", "depth2_numpy", "numba_available", "resolve_backend"]
 
 
 class Counter:
@@ -24,10 +24,9 @@ class Counter:
         self.backend = resolve_backend(backend)
         self.unit = bool(np.all(data.w == 1.0))
         if self.backend == "numba":
-            from .kernels import depth2_kernel, depth2_kernel_limited, gram_bits, gram_upper
+            from .kernels import depth2_kernel, gram_bits, gram_upper
 
             self._kernel = depth2_kernel
-            self._limited = depth2_kernel_limited
             self._pairs, self._bits = gram_upper, gram_bits
 
     def gram(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -47,62 +46,16 @@ class Counter:
         return G, t
 
     def depth2(self, G: np.ndarray, t: np.ndarray, leaf_penalty: float, depth: int,
-               tol: float) -> tuple[float, int, int, int]:
-        """(value, root, left feature, right feature) of the best tree of depth ≤ ``depth``."""
+               tol: float, C: np.ndarray | None = None, n_rows: int = 0, min_leaf: int = 1,
+               budget: int | None = None) -> tuple[float, int, int, int]:
+        """(value, root, left feature, right feature) of the best tree of depth ≤ ``depth``;
+        side constraints as :func:`depth2_numpy` (``C``: row counters, for ``min_leaf`` > 1)."""
         if self.backend == "numba":
-            v, a, bl, br = self._kernel(G, t, float(leaf_penalty), int(depth), float(tol))
+            v, a, bl, br = self._kernel(G, t, G if C is None else C, float(n_rows),
+                                        float(leaf_penalty), int(depth), float(tol),
+                                        int(min_leaf), 4 if budget is None else int(budget))
             return float(v), int(a), int(bl), int(br)
-        return _depth2_numpy(G, t, float(leaf_penalty), depth, tol)
-
-    def depth2_limited(self, G: np.ndarray, t: np.ndarray, C: np.ndarray, n_rows: int,
-                       leaf_penalty: float, depth: int, tol: float, min_leaf: int,
-                       budget: int | None) -> tuple[float, int, int, int]:
-        """:meth:`depth2` under side constraints (see :func:`depth2_constrained`)."""
-        if self.backend == "numba":
-            v, a, bl, br = self._limited(G, t, C, float(n_rows), float(leaf_penalty),
-                                         int(depth), float(tol), int(min_leaf),
-                                         4 if budget is None else int(budget))
-            return float(v), int(a), int(bl), int(br)
-        return depth2_constrained(G, t, C, n_rows, float(leaf_penalty), depth, tol, min_leaf,
-                                  budget)
-
-
-def _depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int,
-                  tol: float) -> tuple[float, int, int, int]:
-    """Vectorized :func:`.kernels.depth2_kernel` (needs a symmetric ``G``)."""
-    leaf = float(t.max()) - L if t.size else -L
-    F = G.shape[0]
-    if depth == 0 or F == 0:
-        return leaf, -1, -1, -1
-    d = np.einsum("aak->ak", G)                   # FQ(k, a): (F, K)
-    side = [t[None, :] - d, d]                    # class weights with x_a = 0 / 1
-    child_leaf = [s.max(axis=1) - L for s in side]
-    child, feat = [], []
-    for s in (0, 1):
-        if depth >= 2:
-            if s == 1:
-                q1 = G                                        # x_a = 1, x_b = 1
-                q0 = d[:, None, :] - G                        # x_a = 1, x_b = 0
-            else:
-                q1 = d[None, :, :] - G                        # x_a = 0, x_b = 1
-                q0 = t - d[:, None, :] - d[None, :, :] + G    # x_a = 0, x_b = 0
-            split = q0.max(axis=2) + q1.max(axis=2) - 2.0 * L
-            np.fill_diagonal(split, -np.inf)
-            b = np.argmax(split, axis=1)
-            sv = split[np.arange(F), b]
-            use = sv > child_leaf[s] + tol
-            child.append(np.where(use, sv, child_leaf[s]))
-            feat.append(np.where(use, b, -1))
-        else:
-            child.append(child_leaf[s])
-            feat.append(np.full(F, -1))
-    total = d.sum(axis=1)
-    roots = child[0] + child[1]
-    roots[(total <= 0.0) | (total >= t.sum())] = -np.inf
-    a = int(np.argmax(roots))
-    if roots[a] > leaf + tol:
-        return float(roots[a]), a, int(feat[0][a]), int(feat[1][a])
-    return leaf, -1, -1, -1
+        return depth2_numpy(G, t, float(leaf_penalty), depth, tol, C, n_rows, min_leaf, budget)
 
 
 def symmetric(G: np.ndarray) -> np.ndarray:
@@ -117,13 +70,13 @@ def symmetric(G: np.ndarray) -> np.ndarray:
     return S
 
 
-def depth2_constrained(G: np.ndarray, t: np.ndarray, C: np.ndarray, n_rows: int, L: float,
-                       depth: int, tol: float, min_leaf: int = 1,
-                       budget: int | None = None) -> tuple[float, int, int, int]:
-    """:func:`_depth2_numpy` under side constraints: a split needs ``min_leaf`` rows on each
-    side (row pair counts ``C``, ``F x F`` or ``F x F x K`` summed over classes, of the
-    ``n_rows`` rows; unused when ``min_leaf`` is 1) and the tree at most ``budget`` leaves
-    (None: 4)."""
+def depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int, tol: float,
+                 C: np.ndarray | None = None, n_rows: int = 0, min_leaf: int = 1,
+                 budget: int | None = None) -> tuple[float, int, int, int]:
+    """Vectorized :func:`.kernels.depth2_kernel` over feature pairs (as :mod:`optrees.trees.d2s`
+    does): a split needs ``min_leaf`` rows on each side (row pair counts ``C``, ``F x F`` or
+    ``F x F x K`` summed over classes, of the ``n_rows`` rows; unused when ``min_leaf`` is 1)
+    and the tree at most ``budget`` leaves (None: 4)."""
     G = symmetric(G)
     leaf = float(t.max()) - L if t.size else -L
     budget = 4 if budget is None else int(budget)

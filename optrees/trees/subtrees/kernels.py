@@ -89,64 +89,6 @@ def gram_bits(indptr, indices, y, rows, n_classes, n_features):
 
 
 @njit(cache=True, nogil=True)
-def depth2_kernel(G, t, leaf_penalty, depth, tol):
-    """Best tree of depth <= ``depth`` (0, 1, 2) from the counters: (value, root, left child
-    feature, right child feature), -1 for a leaf.  A split must beat a leaf by > ``tol``;
-    a root is skipped once its children's bounds (side weight - L) cannot beat the best."""
-    F, K = G.shape[0], G.shape[2]
-    L = leaf_penalty
-    best = -np.inf
-    total = 0.0
-    for k in range(K):
-        best = max(best, t[k])
-        total += t[k]
-    best -= L
-    ba, bl, br = -1, -1, -1
-    if depth == 0:
-        return best, ba, bl, br
-    S = np.empty((F, F, K))  # symmetric copy: contiguous reads in the inner loop
-    D = np.empty((F, K))
-    NC = np.zeros((1, 1))  # no row counts: no leaf size constraint
-    nc = np.zeros(1)
-    for a in range(F):
-        for k in range(K):
-            D[a, k] = G[a, a, k]
-        for b in range(a, F):
-            for k in range(K):
-                S[a, b, k] = G[a, b, k]
-                S[b, a, k] = G[a, b, k]
-    for a in range(F):
-        w1 = 0.0
-        for k in range(K):
-            w1 += D[a, k]
-        w0 = total - w1
-        if w1 <= 0.0 or w0 <= 0.0:  # one side empty: never beats a leaf
-            continue
-        # each child is its leaf or has ≥ 2 leaves (≤ side weight - 2L)
-        l0 = -np.inf
-        l1 = -np.inf
-        for k in range(K):
-            l0 = max(l0, t[k] - D[a, k])
-            l1 = max(l1, D[a, k])
-        split_cap = np.inf if depth >= 2 else -np.inf
-        u0 = max(l0 - L, min(split_cap, w0 - 2.0 * L))
-        u1 = max(l1 - L, min(split_cap, w1 - 2.0 * L))
-        if u0 + u1 <= best + tol:
-            continue
-        c1, f1 = _best_child(S, D, t, NC, nc, 0.0, a, 1, min(split_cap, w1 - 2.0 * L), L,
-                             tol, 0)
-        if c1 + u0 <= best + tol:
-            continue
-        c0, f0 = _best_child(S, D, t, NC, nc, 0.0, a, 0, min(split_cap, w0 - 2.0 * L), L,
-                             tol, 0)
-        v = c0 + c1
-        if v > best + tol:
-            best = v
-            ba, bl, br = a, f0, f1
-    return best, ba, bl, br
-
-
-@njit(cache=True, nogil=True)
 def _best_child(S, D, t, NC, nc, n_rows, a, s, cap, L, tol, m):
     """Best depth-1 subtree on the side ``x_a = s``: (value, feature or -1).  Counts with
     ``x_b = 1`` / ``0`` in it are B.1 eqs. 27-30 of accelerated-bendoct; the loop is skipped
@@ -196,10 +138,13 @@ def _best_child(S, D, t, NC, nc, n_rows, a, s, cap, L, tol, m):
 
 
 @njit(cache=True, nogil=True)
-def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
-    """:func:`depth2_kernel` under side constraints (issue #19): every split keeps ``m`` rows
-    on each side (``C``: row counters laid out as ``G``, summed over its last axis; unused
-    when ``m`` <= 1) and the tree has at most ``budget`` leaves (2, 3 or 4)."""
+def depth2_kernel(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
+    """Best tree of depth <= ``depth`` (0, 1, 2) from the counters: (value, root, left child
+    feature, right child feature), -1 for a leaf.  A split must beat a leaf by > ``tol``;
+    a root is skipped once its children's bounds (side weight - L) cannot beat the best.
+    Side constraints (issue #19): with ``m`` > 1 every split keeps ``m`` of the ``n_rows``
+    rows on each side (``C``: row counters laid out as ``G``, summed over its last axis;
+    unused otherwise), and the tree has at most ``budget`` leaves (2, 3 or 4)."""
     F, K = G.shape[0], G.shape[2]
     L = leaf_penalty
     best = -np.inf
@@ -211,10 +156,8 @@ def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
     ba, bl, br = -1, -1, -1
     if depth == 0 or budget <= 1:
         return best, ba, bl, br
-    S = np.empty((F, F, K))
+    S = np.empty((F, F, K))  # symmetric copy: contiguous reads in the inner loop
     D = np.empty((F, K))
-    NC = np.zeros((F, F))
-    nc = np.zeros(F)
     for a in range(F):
         for k in range(K):
             D[a, k] = G[a, a, k]
@@ -222,6 +165,8 @@ def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
             for k in range(K):
                 S[a, b, k] = G[a, b, k]
                 S[b, a, k] = G[a, b, k]
+    NC = np.zeros((F, F) if m > 1 else (1, 1))  # row pair counts (min_leaf only)
+    nc = np.zeros(F if m > 1 else 1)
     if m > 1:
         for a in range(F):
             for b in range(a, F):
@@ -237,7 +182,7 @@ def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
         for k in range(K):
             w1 += D[a, k]
         w0 = total - w1
-        if w1 <= 0.0 or w0 <= 0.0:
+        if w1 <= 0.0 or w0 <= 0.0:  # one side empty: never beats a leaf
             continue
         if m > 1 and (nc[a] < m or n_rows - nc[a] < m):
             continue
@@ -248,17 +193,20 @@ def depth2_kernel_limited(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
             l1 = max(l1, D[a, k])
         l0 -= L
         l1 -= L
-        if not deep:
+        if not deep:  # two leaves
             v = l0 + l1
             if v > best + tol:
                 best = v
                 ba, bl, br = a, -1, -1
             continue
+        # each child is its leaf or has ≥ 2 leaves (≤ side weight - 2L)
         u0 = max(l0, w0 - 2.0 * L)
         u1 = max(l1, w1 - 2.0 * L)
         if u0 + u1 <= best + tol:
             continue
         c1, f1 = _best_child(S, D, t, NC, nc, n_rows, a, 1, w1 - 2.0 * L, L, tol, m)
+        if budget >= 4 and c1 + u0 <= best + tol:
+            continue
         c0, f0 = _best_child(S, D, t, NC, nc, n_rows, a, 0, w0 - 2.0 * L, L, tol, m)
         if budget >= 4:
             v = c0 + c1

@@ -134,12 +134,10 @@ class Search:
         if depth <= 2:
             G, t = gram() if gram is not None else self._gram(rows)
             self.stats.kernels += 1
-            if self.m > 1 or budget is not None:
-                C = self.rows_counter.gram(rows)[0] if self.rows_counter is not self.counter else G
-                v, a, bl, br = self.counter.depth2_limited(G, t, C, len(rows), L, depth, tol,
-                                                           self.m, budget)
-            else:
-                v, a, bl, br = self.counter.depth2(G, t, L, depth, tol)
+            C = (self.rows_counter.gram(rows)[0] if self.rows_counter is not self.counter
+                 else G)  # row counts (min_leaf)
+            v, a, bl, br = self.counter.depth2(G, t, L, depth, tol, C, len(rows), self.m,
+                                               budget)
             node = from_depth2(a, bl, br)
             self.cache.put_exact(key, level, v, node)
             return Result(v, node, v)
