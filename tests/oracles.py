@@ -70,3 +70,42 @@ def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int) -> flo
         return memo[key]
 
     return best(np.ones(len(tests[0]) if tests else 0, dtype=bool), depth)
+
+
+def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.ndarray,
+                          epsilon: float, positive: int = 1, leaf_penalty: float = 0.0,
+                          sample_weight: np.ndarray | None = None, min_leaf: int = 1) -> float:
+    """Max of ``weighted correct - leaf_penalty * leaves`` over all trees of depth <= depth
+    (two classes) with ``|coef @ [prediction == positive]| <= epsilon``.
+
+    Enumerates, for every row set reached, the (gap share, score) of all its subtrees: the
+    leaves with either label and every feature's pairs of child subtrees; of subtrees with the
+    same gap share only the best score can matter (shares add up over the leaves).
+    """
+    X = np.asarray(X, dtype=bool)
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    coef = np.asarray(coef, dtype=float)
+
+    @cache
+    def points(rows: tuple[int, ...], d: int) -> dict[float, float]:
+        idx = np.array(rows, dtype=int)
+        pos = float(w[idx][y[idx] == positive].sum())
+        out = {0.0: float(w[idx].sum()) - pos - leaf_penalty}
+        share = round(float(coef[idx].sum()), 12)
+        out[share] = max(out.get(share, -np.inf), pos - leaf_penalty)
+        for f in range(X.shape[1]) if d else []:
+            right = X[idx, f]
+            if min(right.sum(), (~right).sum()) < max(1, min_leaf):
+                continue
+            left_pts = points(tuple(idx[~right]), d - 1)
+            right_pts = points(tuple(idx[right]), d - 1)
+            for dl, sl in left_pts.items():
+                for dr, sr in right_pts.items():
+                    key = round(dl + dr, 12)
+                    out[key] = max(out.get(key, -np.inf), sl + sr)
+        return out
+
+    fair = [s for dd, s in points(tuple(range(len(y))), depth).items()
+            if abs(dd) <= epsilon + 1e-9]
+    return max(fair)

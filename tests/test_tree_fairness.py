@@ -103,7 +103,11 @@ def test_unconstrained_tree_is_unfair_and_the_bound_binds():
                              epsilon=0.0, sensitive="s").fit(X, y)
     assert fair.status_ == "optimal" and fair.objective_ < free.objective_
     assert fairness_gap("statistical_parity", y, fair.predict(X), X.s) <= 1e-6
-    assert fair.stats_["subtree_search"] == "off: fairness"
+    # the front search proved it, no MIP was built; the MIP alone agrees
+    assert fair.stats_["search_backend"] == "fronts" and fair.n_bb_nodes_ == 0
+    mip = BendOCTClassifier(depth=2, lam=0.0, binarizer=None, fairness="statistical_parity",
+                            epsilon=0.0, sensitive="s", subtree_search=False).fit(X, y)
+    assert mip.status_ == "optimal" and mip.objective_ == pytest.approx(fair.objective_)
 
 
 def test_demographic_parity_matches_pystreed():

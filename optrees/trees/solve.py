@@ -23,6 +23,7 @@ from ..solvers.scip import ScipModel
 from .compiled import backend_for
 from .problem import HeapTree, TreeProblem
 from .subtrees import SubtreeSolution, solve_subtree
+from .subtrees.fair import MAX_FAIR_DEPTH, solve_fair_subtree
 from .subtrees.warmup import compile_kernels, kernels_ready
 from .warmstart import cart_heap_tree
 
@@ -73,16 +74,16 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     ``search``: first solve by the exact subtree search (:mod:`optrees.trees.subtrees`) with
     :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
     its tree is the warm start (when better than CART) and its bound caps the MIP's."""
-    # the subtree search knows leaf sizes and budgets, not fairness (a sum over the whole tree)
-    found = _search(problem, deadline) if search and problem.fairness is None else None
+    off = _search_off(problem) if search else "off"
+    found = _search(problem, deadline) if off is None else None
     if found is not None and found.optimal:
         return _constrained(problem, _searched(problem, found, classes, names))
     start = cart_heap_tree(problem, seed) if warm_start else None
     if start is not None and not start.feasible(problem):  # e.g. CART is unfair
         start = None
     search_bound, search_stats = math.inf, {}
-    if search and problem.fairness is not None:
-        search_stats = {"subtree_search": "off: fairness"}
+    if search and off is not None:
+        search_stats = {"subtree_search": off}
     if found is not None:
         search_bound = problem.correct_weight * found.bound + problem.split_cost
         search_stats = _search_stats(found)
@@ -130,14 +131,38 @@ SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
 
 
+def _search_off(problem: TreeProblem) -> str | None:
+    """Why no exact search can solve ``problem`` (None: one can): the subtree search takes
+    leaf sizes and budgets; under fairness the front search takes one pair of groups in one
+    cell, depth ≤ 3 and no leaf budget."""
+    fair = problem.fairness
+    if fair is None:
+        return None
+    if problem.depth > MAX_FAIR_DEPTH:
+        return f"off: fairness at depth > {MAX_FAIR_DEPTH}"
+    if problem.max_leaves is not None:
+        return "off: fairness with max_leaves"
+    if len(fair.pairs(problem.y, problem.weights)) > 1:
+        return "off: fairness over several pairs of groups or cells"
+    return None
+
+
 def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
     """The exact subtree search for ``problem``'s objective, in subtree-score units
-    (correct samples - leaf penalty * leaves)."""
+    (correct samples - leaf penalty * leaves); under fairness the front search."""
     backend = backend_for(deadline, kernels_ready, compile_kernels)
-    found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
-                          sample_weight=problem.row_weights, n_classes=problem.n_classes,
-                          deadline=deadline.share(SEARCH_SHARE), backend=backend,
-                          min_leaf=problem.min_leaf, max_leaves=problem.max_leaves)
+    share = deadline.share(SEARCH_SHARE)
+    fair = problem.fairness
+    if fair is None:
+        found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
+                              sample_weight=problem.row_weights, n_classes=problem.n_classes,
+                              deadline=share, backend=backend, min_leaf=problem.min_leaf,
+                              max_leaves=problem.max_leaves)
+    else:
+        coef = fair.pairs(problem.y, problem.weights) or [np.zeros(problem.n_samples)]
+        found = solve_fair_subtree(problem.X, problem.y, problem.depth, coef[0],
+                                   fair.epsilon, fair.positive, problem.leaf_penalty,
+                                   problem.row_weights, problem.min_leaf, share, backend)
     value = found.tree.objective(problem)
     bound = problem.correct_weight * found.bound + problem.split_cost
     progress("search", found.stats["seconds"], incumbent=value, bound=bound,

@@ -1,0 +1,498 @@
+"""Optimal binary trees of depth ≤ 3 under one group-fairness bound, by dynamic programming
+over fronts (issue #19; the group-fairness task of STreeD, van der Linden et al. 2023).
+
+With two classes, a tree's rate gap between two groups is a sum over the leaves that predict
+the positive class: ``gap = sum_{leaves labelled positive} sum_{i in leaf} u_i`` with
+``u_i = w_i / W_A`` for a row of group A in the compared cell, ``-w_i / W_B`` for group B
+(:meth:`TreeFairness.pairs`).  So each subtree is a point (score, d): weighted correct minus
+the leaf penalty, and its share d of the gap; the points of a tree's two subtrees add up, and
+only ``|d| <= epsilon`` at the root counts.  One point of a row set beats another only at the
+same d, so a *front* keeps the best score per distinct d.
+
+Fronts stay small because of a *floor*: a subtree point that cannot reach the floor even with
+the best unconstrained score of its sibling is dropped.  The floor starts just below the
+unconstrained optimum and drops until some fair tree reaches it; the best tree above the
+floor is then optimal (every tree scoring more was kept).  Depth-2 subtrees are built from
+the pair counts of their rows (:class:`~.counts.Counter`, compiled); depth 3 tries each root
+feature, best bound first, against the incumbent.
+
+Bounds are Lagrangian: for any multiplier λ, a fair tree scores at most
+``max_tree (score + λ d) + |λ| epsilon`` (as ``|d| <= epsilon``), and the maximum is an
+unconstrained tree problem whose positive leaves are worth ``P + λ U``.  Minimizing over λ
+(the bound is convex in λ) bounds each root; the same multipliers bound the best fair
+completion of a point by its sibling, which cuts the fronts.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...solvers.deadline import Deadline, TimeUp
+from ..problem import HeapTree
+from .counts import Counter, symmetric
+from .data import BinaryData
+from .solve import SubtreeSolution, solve_subtree
+
+__all__ = ["MAX_FAIR_DEPTH", "solve_fair_subtree"]
+
+MAX_FAIR_DEPTH = 3
+"""Deepest tree the front search takes (deeper fronts grow too large to enumerate)."""
+
+_P, _N, _U, _C = range(4)  # per-row columns: positive weight, negative weight, u_i, one row
+_KEY = 1e11                # d values closer than 1/_KEY count as one (d lies in [-1, 1])
+_CHUNK = 1 << 20           # most pairs of front points materialized at once
+_MARGIN = 0.002            # first floor: this share of the total weight below the bound
+_DUAL_STEPS = 30           # golden-section steps of the Lagrangian bound
+
+
+@dataclass
+class _Front:
+    """Points (score, d) of subtrees of one row set, with what each point is: ``root``
+    feature (-1: the row set is a leaf, ``a`` = 0 negative / 1 positive) and the indices
+    ``a``, ``b`` of the two children's points in their side fronts."""
+
+    score: np.ndarray
+    d: np.ndarray
+    root: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+
+    @classmethod
+    def empty(cls) -> _Front:
+        z = np.zeros(0)
+        i = np.zeros(0, dtype=np.int64)
+        return cls(z, z, i, i, i)
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+def _unique_d(score: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Indices of the best score for each distinct d (first one on ties)."""
+    if len(d) == 0:
+        return np.zeros(0, dtype=np.int64)
+    key = np.rint(d * _KEY).astype(np.int64)
+    order = np.lexsort((np.arange(len(d)), -score, key))
+    keep = np.r_[True, key[order[1:]] != key[order[:-1]]]
+    return order[keep]
+
+
+def _pairs(sa: np.ndarray, sb: np.ndarray, floor: float):
+    """Chunks ``(ia, ib)`` of every pair with ``sa[ia] + sb[ib] >= floor``."""
+    order = np.argsort(-sb, kind="stable")
+    count = np.searchsorted(-sb[order], sa - floor, side="right")  # sb >= floor - sa
+    ends = np.cumsum(count)
+    start = 0
+    while start < len(sa):
+        stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _CHUNK,
+                                   side="right"))
+        stop = max(stop, start + 1)
+        k = count[start:stop]
+        total = int(k.sum())
+        if total:
+            ia = np.repeat(np.arange(start, stop), k)
+            first = np.repeat(np.cumsum(k) - k, k)
+            yield ia, order[np.arange(total) - first]
+        start = stop
+
+
+class _Side:
+    """The depth-≤1 front of one row set from its totals ``T`` (4,) and, per feature h, the
+    totals ``Q1`` (F x 4) of its rows with x_h = 1.  Point 0 is the negative leaf, 1 the
+    positive leaf, ``2 + 2h`` the split on h with a positive right leaf, ``3 + 2h`` the split
+    with a positive left leaf (splits leaving fewer than ``m`` rows on a side are left out)."""
+
+    def __init__(self, T: np.ndarray, Q1: np.ndarray, pen: float, m: int) -> None:
+        Q0 = T - Q1
+        ok = (Q0[:, _C] >= m) & (Q1[:, _C] >= m)
+        score = np.empty(2 + 2 * len(Q1))
+        d = np.empty_like(score)
+        score[:2] = T[_N] - pen, T[_P] - pen
+        d[:2] = 0.0, T[_U]
+        score[2::2] = Q0[:, _N] + Q1[:, _P] - 2 * pen
+        d[2::2] = Q1[:, _U]
+        score[3::2] = Q0[:, _P] + Q1[:, _N] - 2 * pen
+        d[3::2] = Q0[:, _U]
+        valid = np.r_[True, True, np.repeat(ok, 2)]
+        self.index = np.flatnonzero(valid)
+        self.score, self.d = score[self.index], d[self.index]
+
+    def node(self, i: int) -> tuple | int:
+        """Subtree of point ``i``: a leaf label (0/1 = negative/positive) or
+        ``(h, left, right)``."""
+        code = int(self.index[i])
+        if code < 2:
+            return code
+        h, positive_left = divmod(code - 2, 2)
+        return (h, 1, 0) if positive_left else (h, 0, 1)
+
+
+class _Level2:
+    """Depth-≤2 subtrees of one row set from its totals ``T`` (4), its totals with x_g = 1
+    ``S1`` (F x 4) and with x_g = x_h = 1 ``M`` (F x F x 4)."""
+
+    def __init__(self, T: np.ndarray, S1: np.ndarray, M: np.ndarray, pen: float,
+                 m: int) -> None:
+        self.T, self.S1, self.M, self.pen, self.m = T, S1, M, pen, m
+        self.ok = (S1[:, _C] >= m) & (T[_C] - S1[:, _C] >= m)
+        # per side of root g (x_g = 0, x_g = 1): its totals and, per child split h, the
+        # quadrants x_h = 0 / 1 (F x F x 4), for the Lagrangian bounds at any multiplier
+        self._sides = []
+        for T_side, Q1 in ((T - S1, S1[None, :, :] - M), (S1, M)):
+            Q0 = T_side[:, None, :] - Q1
+            ok = (Q0[..., _C] >= m) & (Q1[..., _C] >= m)
+            self._sides.append((T_side, Q0, Q1, ok))
+        self.best_side = self._sides_best(0.0)
+        self.ub = self.phi(0.0)
+
+    def _sides_best(self, lam: float) -> tuple[np.ndarray, ...]:
+        """Best depth-≤1 score of each root's two sides, positive leaves worth
+        ``P + lam U``."""
+        out = []
+        for T, Q0, Q1, ok in self._sides:
+            split = np.maximum(Q0[..., _N] + Q1[..., _P] + lam * Q1[..., _U],
+                               Q0[..., _P] + lam * Q0[..., _U] + Q1[..., _N])
+            split = np.where(ok, split, -math.inf).max(axis=1) - 2 * self.pen
+            leaf = np.maximum(T[:, _P] + lam * T[:, _U], T[:, _N]) - self.pen
+            out.append(np.maximum(split, leaf))
+        return tuple(out)
+
+    def phi(self, lam: float) -> float:
+        """Best score + ``lam`` * d over all subtrees (unconstrained; ``lam`` = 0: the
+        unconstrained optimum)."""
+        leaf = max(self.T[_P] + lam * self.T[_U], self.T[_N]) - self.pen
+        left, right = self._sides_best(lam) if lam else self.best_side
+        return max(leaf, float((left + right)[self.ok].max(initial=-math.inf)))
+
+    def sides(self, g: int) -> tuple[_Side, _Side]:
+        """The side fronts of root ``g`` (x_g = 0, x_g = 1)."""
+        return (_Side(self.T - self.S1[g], self.S1 - self.M[g], self.pen, self.m),
+                _Side(self.S1[g], self.M[g], self.pen, self.m))
+
+    def front(self, floor: float, lo: float, hi: float, partner: _Partner | None = None,
+              ) -> _Front:
+        """Points with d in [lo, hi] scoring ≥ ``floor`` - (``partner``'s bound at d; 0
+        without a partner), best score per d."""
+        def keep(s: np.ndarray, d: np.ndarray) -> np.ndarray:
+            ok = (d >= lo) & (d <= hi) & (s >= floor - (0.0 if partner is None else
+                                                         partner.ub))
+            if partner is not None and ok.any():
+                ok[ok] = s[ok] >= floor - partner.bound(d[ok])
+            return ok
+
+        parts = []
+        leaf_s = np.array([self.T[_N], self.T[_P]]) - self.pen
+        leaf_d = np.array([0.0, self.T[_U]])
+        ok = np.flatnonzero(keep(leaf_s, leaf_d))
+        if ok.size:
+            parts.append((leaf_s[ok], leaf_d[ok], np.full(ok.size, -1), ok,
+                          np.zeros(ok.size, dtype=np.int64)))
+        least = floor - (0.0 if partner is None else partner.ub)
+        split = self.best_side[0] + self.best_side[1]
+        for g in np.flatnonzero(self.ok & (split >= least)):
+            A, B = self.sides(int(g))
+            for ia, ib in _pairs(A.score, B.score, least):
+                d = A.d[ia] + B.d[ib]
+                s = A.score[ia] + B.score[ib]
+                inside = keep(s, d)
+                if not inside.any():
+                    continue
+                ia, ib, d, s = ia[inside], ib[inside], d[inside], s[inside]
+                best = _unique_d(s, d)
+                parts.append((s[best], d[best], np.full(best.size, g), ia[best], ib[best]))
+        if not parts:
+            return _Front.empty()
+        s, d, root, a, b = (np.concatenate(x) for x in zip(*parts, strict=True))
+        best = _unique_d(s, d)
+        return _Front(s[best], d[best], root[best], a[best], b[best])
+
+    def node(self, front: _Front, i: int) -> tuple | int:
+        """Subtree of point ``i`` of ``front``."""
+        g = int(front.root[i])
+        if g < 0:
+            return int(front.a[i])
+        A, B = self.sides(g)
+        return (g, A.node(int(front.a[i])), B.node(int(front.b[i])))
+
+
+class _Partner:
+    """Lagrangian bound on the best fair completion by a sibling row set: for a point of
+    share d, ``min_j phi_j + lam_j d + |lam_j| eps`` (``phi_j``: the sibling's unconstrained
+    optimum at multiplier ``lam_j``); ``ub``: the sibling's unconstrained optimum."""
+
+    def __init__(self, lams: np.ndarray, phis: np.ndarray, eps: float, ub: float) -> None:
+        self.lams, self.phis, self.eps, self.ub = lams, phis, eps, ub
+
+    def bound(self, d: np.ndarray) -> np.ndarray:
+        out = np.full(len(d), self.ub)
+        for lam, phi in zip(self.lams, self.phis, strict=True):
+            np.minimum(out, phi + lam * d + abs(lam) * self.eps, out=out)
+        return out
+
+
+class _FairSearch:
+    """One fit: rows, their columns (P, N, u, 1), the bound ``eps`` and the incumbent."""
+
+    def __init__(self, data: BinaryData, u: np.ndarray, eps: float, positive: int,
+                 pen: float, m: int, deadline: Deadline | None, backend: str) -> None:
+        pos = data.y == positive
+        w = data.w
+        self.V = np.column_stack([np.where(pos, w, 0.0), np.where(pos, 0.0, w), u,
+                                  np.ones(len(u))])
+        self.eps, self.pen, self.m, self.deadline = eps, pen, m, deadline
+        self.tol = 1e-9 * max(1.0, float(w.sum()))
+        self.dtol = 1e-9
+        self.scale = max(1.0, float(w.sum()))
+        # pair counts over six pseudo-classes (label x role: other, group A, group B); u is
+        # a constant multiple of the weight within each role
+        role = np.where(u > 0, 1, np.where(u < 0, 2, 0))
+        self.ratio = np.zeros(3)
+        for r in (1, 2):
+            if (role == r).any():
+                q = u[role == r] / w[role == r]
+                if not np.allclose(q, q[0], rtol=1e-12, atol=0):
+                    raise ValueError("coef must be a rate difference between two groups: "
+                                     "coef_i / w_i constant within each group")
+                self.ratio[r] = q[0]
+        self.counter = Counter(BinaryData.make(data.X, 3 * pos + role, w, 6), backend)
+        self.rows = (None if self.counter.unit
+                     else Counter(BinaryData.make(data.X, np.zeros(len(u), np.int64)), backend))
+        T = self.V.sum(axis=0)
+        # one class everywhere has gap 0: the leaf is fair
+        self.best: tuple[float, tuple | int] = (max(T[_P], T[_N]) - pen, int(T[_P] >= T[_N]))
+        self.pairs = 0
+        self.roots_pruned = 0
+        self.root_bounds: np.ndarray | None = None  # depth 3: per root, -inf once solved
+
+    def check(self) -> None:
+        if self.deadline is not None:
+            self.deadline.check()
+
+    def _quantities(self, Q: np.ndarray, C: np.ndarray) -> np.ndarray:
+        """(P, N, U, rows) from six pseudo-class totals ``Q`` (..., 6) and row counts ``C``."""
+        neg, pos = Q[..., :3], Q[..., 3:]
+        U = (neg + pos) @ self.ratio
+        return np.stack([pos.sum(-1), neg.sum(-1), U, C], axis=-1)
+
+    def level2(self, rows: np.ndarray) -> _Level2:
+        """The depth-≤2 subtrees of ``rows`` from their pair counts."""
+        G, t = self.counter.gram(rows)
+        G = symmetric(G)
+        if self.rows is None:
+            C, n = G.sum(axis=2), float(t.sum())
+        else:
+            Cg, _ = self.rows.gram(rows)
+            C, n = symmetric(Cg)[:, :, 0], float(len(rows))
+        M = self._quantities(G, C)
+        idx = np.arange(M.shape[0])
+        T = self._quantities(t, np.asarray(n))
+        return _Level2(T, M[idx, idx], M, self.pen, self.m)
+
+    def dual(self, levels: list[_Level2]) -> tuple[float, list[_Partner]]:
+        """min over lam of sum phi(lam) + |lam| eps (golden section; convex in lam): a bound
+        on the best fair tree made of ``levels``, and each level's bound as a partner of the
+        others."""
+        lams, phis = [0.0], [[lv.ub for lv in levels]]
+
+        def h(lam: float) -> float:
+            lams.append(lam)
+            phis.append([lv.phi(lam) for lv in levels])
+            return sum(phis[-1]) + abs(lam) * self.eps
+
+        a, b = -4 * self.scale, 4 * self.scale
+        r = (math.sqrt(5) - 1) / 2
+        c, d = b - r * (b - a), a + r * (b - a)
+        fc, fd = h(c), h(d)
+        for _ in range(_DUAL_STEPS):
+            if fc <= fd:
+                b, d, fd = d, c, fc
+                c = b - r * (b - a)
+                fc = h(c)
+            else:
+                a, c, fc = c, d, fd
+                d = a + r * (b - a)
+                fd = h(d)
+        value = min(sum(p) + abs(lam) * self.eps for lam, p in zip(lams, phis, strict=True))
+        L, P = np.array(lams), np.array(phis)
+        partners = [_Partner(L, P[:, k], self.eps, levels[k].ub) for k in range(len(levels))]
+        return value, partners
+
+    def _floors(self, ub: float):
+        """Floors from just below ``ub`` down to the incumbent (strictly above it)."""
+        margin = _MARGIN * self.scale
+        while True:
+            floor = max(self.best[0] + self.tol, ub - margin)
+            if floor > ub + self.tol:
+                return
+            yield floor
+            if floor <= self.best[0] + self.tol:
+                return
+            ub, margin = floor, 4 * margin
+
+    def depth1(self) -> None:
+        X = self.counter.data.X.astype(np.float64)
+        side = _Side(self.V.sum(axis=0), X.T @ self.V, self.pen, self.m)
+        fair = np.abs(side.d) <= self.eps + self.dtol
+        if fair.any():
+            i = int(np.flatnonzero(fair)[np.argmax(side.score[fair])])
+            self._offer(float(side.score[i]), side.node(i))
+
+    def depth2(self) -> float:
+        """The best fair depth-≤2 tree; returns its Lagrangian bound."""
+        level = self.level2(np.arange(len(self.V)))
+        ub, _ = self.dual([level])
+        w = self.eps + self.dtol
+        for floor in self._floors(ub):
+            self.check()
+            front = level.front(floor - self.tol, -w, w)
+            self.pairs += len(front)
+            if len(front):
+                i = int(np.argmax(front.score))
+                self._offer(float(front.score[i]), level.node(front, i))
+                break
+        return ub
+
+    def _root_sides(self, f: int) -> tuple[list[np.ndarray], list[_Level2]] | None:
+        x = self.counter.data.X[:, f] == 1
+        sides = [np.flatnonzero(~x), np.flatnonzero(x)]
+        if min(len(sides[0]), len(sides[1])) < max(1, self.m):
+            return None
+        return sides, [self.level2(rows) for rows in sides]
+
+    def depth3(self) -> float:
+        """Every root feature whose Lagrangian bound beats the incumbent, best bound first;
+        returns the largest bound of a root (-inf: none)."""
+        F = self.counter.data.n_features
+        bounds = np.full(F, -math.inf)
+        for f in range(F):
+            self.check()
+            found = self._root_sides(f)
+            if found is not None:
+                bounds[f] = self.dual(found[1])[0]
+        self.root_bounds = bounds  # valid only once every root has its bound
+        for f in np.argsort(-bounds, kind="stable"):
+            if bounds[f] <= self.best[0] + self.tol:
+                self.roots_pruned += 1
+                continue
+            self.check()
+            self._root(int(f))
+            bounds[f] = -math.inf  # solved
+        return float(bounds.max())
+
+    def _root(self, f: int) -> None:
+        """The best fair tree with root ``f`` if it beats the incumbent."""
+        rows, sides = self._root_sides(f)
+        ub, partners = self.dual(sides)
+        u = [self.V[r, _U] for r in rows]
+        w = self.eps + self.dtol
+        windows = [(-w - float(np.maximum(v, 0).sum()), w - float(np.minimum(v, 0).sum()))
+                   for v in u[::-1]]  # the sibling's share lies between its sums
+        for floor in self._floors(ub):
+            self.check()
+            fronts = [lv.front(floor - self.tol, lo, hi, partner)
+                      for lv, (lo, hi), partner in zip(sides, windows, partners[::-1],
+                                                       strict=True)]
+            if self._combine(f, sides, fronts, floor):
+                return
+
+    def _combine(self, f: int, sides: list[_Level2], fronts: list[_Front], floor: float) -> bool:
+        """Offer the best fair pair of the two fronts scoring ≥ ``floor``; whether one
+        exists."""
+        A, B = fronts
+        found = (-math.inf, -1, -1)
+        for ia, ib in _pairs(A.score, B.score, floor - self.tol):
+            self.pairs += len(ia)
+            fair = np.abs(A.d[ia] + B.d[ib]) <= self.eps + self.dtol
+            if fair.any():
+                s = A.score[ia[fair]] + B.score[ib[fair]]
+                k = int(np.argmax(s))
+                if s[k] > found[0]:
+                    found = (float(s[k]), int(ia[fair][k]), int(ib[fair][k]))
+        if found[1] < 0:
+            return False
+        self._offer(found[0], (f, sides[0].node(A, found[1]), sides[1].node(B, found[2])))
+        return True
+
+    def _offer(self, score: float, node: tuple | int) -> None:
+        if score > self.best[0] + self.tol:
+            self.best = (score, node)
+
+
+def _heap(node: tuple | int, depth: int, labels: tuple[int, int]) -> HeapTree:
+    """HeapTree of ``depth`` levels for a subtree whose leaves are 0 (negative) / 1."""
+    split = np.full(2**depth - 1, -1, dtype=np.int64)
+    label = np.zeros(2 ** (depth + 1) - 1, dtype=np.int64)
+
+    def fill(n: int, sub: tuple | int) -> int:
+        if isinstance(sub, int):
+            label[n - 1] = labels[sub]
+            for c in (2 * n, 2 * n + 1):
+                if c <= len(label):
+                    fill(c, sub)
+            return label[n - 1]
+        split[n - 1] = sub[0]
+        label[n - 1] = fill(2 * n, sub[1])
+        fill(2 * n + 1, sub[2])
+        return label[n - 1]
+
+    fill(1, node)
+    return HeapTree(split, label)
+
+
+def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, positive: int = 1,
+                       leaf_penalty: float = 0.0, sample_weight=None, min_leaf: int = 1,
+                       deadline: Deadline | None = None,
+                       backend: str = "auto") -> SubtreeSolution:
+    """Maximize ``weighted correct - leaf_penalty * leaves`` over trees of depth ≤ ``depth``
+    (≤ :data:`MAX_FAIR_DEPTH`) on 0/1 features ``X`` and two classes ``y`` whose positive
+    rate gap ``coef @ [prediction == positive]`` is at most ``epsilon`` in absolute value.
+
+    ``coef``: one rate difference between two groups (:meth:`TreeFairness.pairs`).
+    ``min_leaf`` rows on each side of every split.  When ``deadline`` expires the best fair
+    tree found is returned with a valid bound and ``optimal=False``.  ``backend``: that of
+    the unconstrained search run first (:func:`solve_subtree`).
+    """
+    depth = int(depth)
+    if not 0 <= depth <= MAX_FAIR_DEPTH:
+        raise ValueError(f"the fair front search takes depth 0..{MAX_FAIR_DEPTH}, got {depth}")
+    t0 = time.perf_counter()
+    data = BinaryData.make(X, y, sample_weight, 2)
+    u = np.asarray(coef, dtype=np.float64)
+    if u.shape != (len(data.y),):
+        raise ValueError(f"coef must hold one number per row, got shape {u.shape}")
+    pen = float(leaf_penalty)
+    search = _FairSearch(data, u, float(epsilon), int(positive), pen, int(min_leaf), deadline,
+                         backend)
+    # the unconstrained optimum bounds the fair one, and is the answer when it is fair
+    free = solve_subtree(data.X, data.y, depth, pen, sample_weight=sample_weight, n_classes=2,
+                         deadline=deadline, backend=backend, min_leaf=min_leaf)
+    labels = (1 - int(positive), int(positive))
+    bound, done = free.bound, False
+    predicted = free.tree.label[free.tree.terminal(data.X) - 1] == positive
+    if free.optimal and abs(float(u @ predicted)) <= search.eps + search.dtol:
+        tree, score, done = free.tree, free.score, True
+    else:
+        try:
+            if depth >= 1:
+                search.depth1()
+            if depth == 2:
+                bound = min(bound, search.depth2())
+            if depth == 3:
+                search.depth2()  # a first incumbent
+                bound = min(bound, max(search.depth3(), search.best[0]))
+            done = True
+        except TimeUp:
+            if depth == 3 and search.root_bounds is not None:
+                bound = min(bound, max(float(search.root_bounds.max()), search.best[0]))
+        score, node = search.best
+        tree = _heap(node, depth, labels)
+    if done:
+        bound = score
+    stats = {"seconds": time.perf_counter() - t0, "nodes": search.pairs, "cache_entries": 0,
+             "backend": "fronts", "unconstrained_fair": tree is free.tree,
+             "roots_pruned": search.roots_pruned}
+    return SubtreeSolution(tree, float(score), float(max(bound, score)), done, stats)

@@ -1,0 +1,126 @@
+"""The front search for fair trees (issue #19, optrees.trees.subtrees.fair): its optimum
+equals an independent enumeration of every subtree's (gap share, score) on random tiny
+instances (depths 0-3, weights, leaf penalties, leaf sizes, three notions), the tree it
+returns scores what it claims and meets the bound, a deadline leaves a fair tree with a valid
+bound, BendOCT's fair fits use it at depth 3 and agree with the MIP, and pystreed's
+group-fairness classifier agrees on compas at depth 3."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from data_dir import DATA_DIR
+from oracles import exhaustive_fair_score
+
+from optrees import BendersOCTClassifier, BendOCTClassifier
+from optrees.metrics import fairness_gap
+from optrees.solvers.deadline import Deadline
+from optrees.trees.fairness import TreeFairness
+from optrees.trees.subtrees.fair import solve_fair_subtree
+
+NOTIONS = ["statistical_parity", "equal_opportunity", "predictive_equality"]
+
+
+def _case(seed):
+    rng = np.random.default_rng(seed)
+    n, F = int(rng.integers(8, 40)), int(rng.integers(1, 5))
+    X = rng.integers(0, 2, (n, F))
+    g = rng.integers(0, 2, n)
+    y = ((X[:, 0] | g) ^ (rng.random(n) < 0.25)).astype(int)
+    if rng.random() < 0.5:
+        X[:, 0] = g  # the sensitive attribute is also a feature
+    w = rng.integers(1, 4, n).astype(float) if rng.random() < 0.4 else None
+    fair = TreeFairness(NOTIONS[seed % 3], float(rng.choice([0.0, 0.05, 0.2])), g, 1)
+    coef = fair.pairs(y, np.ones(n) if w is None else w)
+    return rng, X, y, w, fair.epsilon, coef[0] if coef else np.zeros(n)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_front_search_equals_enumeration(seed):
+    rng, X, y, w, eps, coef = _case(seed)
+    depth = seed % 4
+    pen = float(rng.choice([0.0, 0.5, 2.0]))
+    m = int(rng.choice([1, 1, 3]))
+    best = exhaustive_fair_score(X, y, depth, coef, eps, 1, pen, w, m)
+    backend = "numpy" if seed % 2 else "auto"  # numpy: the counters without numba
+    sol = solve_fair_subtree(X, y, depth, coef, eps, 1, pen, w, m, backend=backend)
+    assert sol.optimal and sol.bound == sol.score
+    assert sol.score == pytest.approx(best, abs=1e-9)
+    tree = sol.tree
+    stop = tree.terminal(X.astype(np.uint8))
+    pred = tree.label[stop - 1]
+    weights = np.ones(len(y)) if w is None else w
+    assert abs(coef @ (pred == 1)) <= eps + 1e-9
+    assert weights[pred == y].sum() - pen * (tree.n_splits + 1) == pytest.approx(sol.score)
+    if tree.n_splits:  # every leaf keeps m rows
+        assert np.bincount(stop)[tree.reachable_stops()].min() >= m
+
+
+def test_expired_deadline_returns_a_fair_tree_with_a_valid_bound():
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, (400, 8))
+    g = X[:, 0]
+    y = (g ^ (rng.random(400) < 0.2)).astype(int)
+    coef = TreeFairness("statistical_parity", 0.0, g, 1).pairs(y, np.ones(400))[0]
+    best = solve_fair_subtree(X, y, 3, coef, 0.0)
+    stopped = Deadline(10)
+    stopped.stop()
+    sol = solve_fair_subtree(X, y, 3, coef, 0.0, deadline=stopped)
+    assert not sol.optimal
+    assert sol.score <= best.score + 1e-9 <= sol.bound + 2e-9
+    pred = sol.tree.label[sol.tree.terminal(X.astype(np.uint8)) - 1]
+    assert abs(coef @ (pred == 1)) <= 1e-9
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bendoct_depth3_front_search_agrees_with_the_mip(seed):
+    """Depth 3 through the estimators: the front search's certified optimum equals the
+    MIP's (BendersOCT without the search) and the enumeration."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    X = pd.DataFrame(rng.integers(0, 2, (n, 4)), columns=["s", "a", "b", "c"])
+    y = ((X.a & X.b) | (X.s & (rng.random(n) < 0.8))).to_numpy().astype(int)
+    common = dict(depth=3, lam=0.01, binarizer=None, fairness="statistical_parity",
+                  epsilon=0.05, sensitive="s", time_limit=120)
+    ours = BendersOCTClassifier(**common).fit(X, y)
+    mip = BendersOCTClassifier(subtree_search=False, **common).fit(X, y)
+    assert ours.stats_["search_backend"] == "fronts" and ours.n_bb_nodes_ == 0
+    assert ours.status_ == mip.status_ == "optimal"
+    assert ours.objective_ == pytest.approx(mip.objective_, abs=1e-9)
+    coef = TreeFairness("statistical_parity", 0.05, X.s.to_numpy(), 1).pairs(y, np.ones(n))[0]
+    best = exhaustive_fair_score(X.to_numpy(), y, 3, coef, 0.05, 1, 0.01 / 0.99)
+    assert ours.objective_ == pytest.approx(0.99 * best + 0.01, abs=1e-9)
+    assert fairness_gap("statistical_parity", y, ours.predict(X), X.s) <= 0.05 + 1e-9
+
+
+def test_several_cells_fall_back_to_the_mip():
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.integers(0, 2, (80, 3)), columns=["s", "a", "b"])
+    y = (X.a | X.s).to_numpy() ^ (rng.random(80) < 0.2)  # both groups in both classes
+    est = BendOCTClassifier(depth=2, binarizer=None, fairness="equalized_odds",
+                            epsilon=0.1, sensitive="s").fit(X, y)
+    assert est.stats_["subtree_search"] == "off: fairness over several pairs of groups or cells"
+    assert est.status_ == "optimal"
+
+
+@pytest.mark.skipif(DATA_DIR is None or not (DATA_DIR / "compas.csv").exists(),
+                    reason="needs the shared data (OPTREES_DATA)")
+@pytest.mark.parametrize("task, notion", [("group-fairness", "statistical_parity"),
+                                          ("equality-of-opportunity", "equal_opportunity")])
+def test_compas_depth3_matches_pystreed(task, notion):
+    pystreed = pytest.importorskip("pystreed")
+    raw = pd.read_csv(DATA_DIR / "compas.csv", sep=";", encoding="utf-8-sig")
+    y = raw.pop("Two_yr_Recidivism").to_numpy().astype(int)
+    priors = raw.pop("Number_of_Priors")
+    for k in (1, 3, 10):
+        raw[f"priors>={k}"] = (priors >= k).astype(int)
+    ref = pystreed.STreeDGroupFairnessClassifier(optimization_task=task, sensitive_feature=0,
+                                                 discrimination_limit=0.02, max_depth=3,
+                                                 time_limit=120).fit(raw.to_numpy(), y)
+    ours = BendOCTClassifier(depth=3, lam=0.0, binarizer=None, fairness=notion, epsilon=0.02,
+                             sensitive="Race", drop_sensitive=True, time_limit=120).fit(raw, y)
+    assert ref.fit_result.is_optimal() and ours.status_ == "optimal"
+    assert (ours.predict(raw) == y).mean() == pytest.approx(
+        (ref.predict(raw.to_numpy()) == y).mean(), abs=1e-12)
+    assert fairness_gap(notion, y, ours.predict(raw), raw.Race, positive=1) <= 0.02 + 1e-9
