@@ -170,8 +170,8 @@ def test_rug_fairness_and_lp_method_flags(tmp_path, capsys):
 
 
 def test_weight_column_and_class_weight(tmp_path, capsys):
-    """--weight-column is a weight, not a feature; --class-weight maps labels as printed;
-    both are refused (one line, exit 2) where they do not apply."""
+    """--weight-column is a weight, not a feature (every method takes it, OMT too);
+    --class-weight maps labels as printed; bad values get one line and exit 2."""
     rng = np.random.default_rng(0)
     n = 60
     df = pd.DataFrame({"a": rng.normal(size=n).round(2), "w": rng.integers(0, 3, n),
@@ -189,5 +189,6 @@ def test_weight_column_and_class_weight(tmp_path, capsys):
     assert main([*base, "--weight-column", "nope"]) == 2
     assert "not a column" in capsys.readouterr().err
     assert main(["fit", "--csv", str(csv), "--target", "label", "--method", "omt",
-                 "--weight-column", "w"]) == 2
-    assert "not used by --method omt" in capsys.readouterr().err
+                 "--weight-column", "w", "--depth", "2", "--test-size", "0",
+                 "--time-limit", "20"]) == 0
+    assert "w <" not in capsys.readouterr().out  # OMT: a weight too, not a feature

@@ -1,4 +1,4 @@
-"""sample_weight and class_weight on the binary-tree estimators, from the public API: integer
+"""sample_weight and class_weight on the tree estimators (and OMT), from the public API: integer
 weights act as duplicated rows, weight 0 as a removed row, class_weight as per-class sample
 weights; bad weights get one clear error."""
 
@@ -13,6 +13,8 @@ from optrees import (
     CGHClassifier,
     FlowOCTClassifier,
     OCTClassifier,
+    OMTClassifier,
+    OMTRegressor,
     OptreesInputError,
     RUGClassifier,
     load_model,
@@ -201,3 +203,57 @@ def test_cgh_zero_weight_and_class_weight():
     by_dict = _cgh().set_params(class_weight={"yes": 3.0}).fit(X, y)
     by_rows = _cgh().fit(X, y, sample_weight=np.where(y == "yes", 3.0, 1.0))
     assert by_dict.objective_ == pytest.approx(by_rows.objective_)
+
+
+OMT_FITS = {
+    "misclassification": lambda: OMTClassifier(depth=2, time_limit=30, random_state=0),
+    "weighted": lambda: OMTClassifier(depth=2, loss="weighted", time_limit=30, random_state=0),
+    "f1": lambda: OMTClassifier(depth=2, loss="f1", time_limit=30, random_state=0),
+    "squared": lambda: OMTRegressor(depth=2, time_limit=30, random_state=0),
+    "absolute": lambda: OMTRegressor(depth=2, loss="absolute", time_limit=30, random_state=0),
+}
+
+
+def _omt_data(loss, n=60):
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"a": rng.normal(size=n).round(2), "b": rng.integers(0, 5, n),
+                      "c": rng.choice(list("xyz"), n)})
+    if loss in ("squared", "absolute"):
+        return X, (2 * X.a + rng.normal(size=n)).to_numpy()
+    return X, np.where((X.a > 0.2) ^ (rng.random(n) < 0.2), "yes", "no")
+
+
+@pytest.mark.parametrize("loss", list(OMT_FITS))
+def test_omt_integer_weights_equal_duplicated_rows(loss):
+    """Bins, supports (min_support is a share of the weight), losses and leaf counts."""
+    X, y = _omt_data(loss)
+    w = np.random.default_rng(1).integers(1, 4, len(y))
+    weighted = OMT_FITS[loss]().fit(X, y, sample_weight=w)
+    repeated = OMT_FITS[loss]().fit(X.loc[X.index.repeat(w)], np.repeat(y, w))
+    assert weighted.objective_ == pytest.approx(repeated.objective_, abs=1e-9)
+    if loss in ("squared", "absolute"):  # weighted means: equal up to float rounding
+        np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X))
+    assert [r["n_samples"] for r in weighted.paths_] == [r["n_samples"] for r in repeated.paths_]
+    np.testing.assert_allclose(weighted.tree_.counts[0], repeated.tree_.counts[0])
+
+
+@pytest.mark.parametrize("loss", ["misclassification", "squared"])
+def test_omt_zero_weight_equals_removed_row(loss):
+    X, y = _omt_data(loss)
+    w = np.ones(len(y))
+    w[[2, 5, 11, 17]] = 0
+    weighted = OMT_FITS[loss]().fit(X, y, sample_weight=w)
+    kept = OMT_FITS[loss]().fit(X[w > 0], y[w > 0])
+    assert weighted.objective_ == pytest.approx(kept.objective_, abs=1e-9)
+    np.testing.assert_array_equal(weighted.predict(X), kept.predict(X))
+
+
+def test_omt_min_support_is_a_share_of_the_weight():
+    X, y = _omt_data("misclassification")
+    w = np.where(X.a > 0, 5.0, 0.5)
+    est = OMTClassifier(depth=2, min_support=0.2, time_limit=30).fit(X, y, sample_weight=w)
+    assert min(r["n_samples"] for r in est.paths_) >= 0.2 * w.sum() - 1e-9
+    with pytest.raises(OptreesInputError, match="weigh"):
+        OMTClassifier(depth=2, min_support=1000).fit(X, y, sample_weight=w)

@@ -1,14 +1,16 @@
 """scikit-learn compliance: the full ``check_estimator`` suite for every estimator of the shared
 matrix, plus Pipeline, GridSearchCV, clone and pickling with string labels and categorical
 columns.  Expected failures are listed per estimator in ``estimator_matrix.Spec`` with a
-reason; the one regressor (OMTRegressor) runs the regressor checks with none expected."""
+reason; the one regressor (OMTRegressor) runs the regressor checks with only the sparse
+sample-weight check expected to fail (scikit-learn 1.6 runs it on estimators that refuse
+sparse X)."""
 
 import pickle
 
 import numpy as np
 import pandas as pd
 import pytest
-from estimator_matrix import SPEC_IDS, SPECS
+from estimator_matrix import _SPARSE_WEIGHTS, SPEC_IDS, SPECS
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -33,7 +35,8 @@ def test_check_estimator(estimator, check):
 
 
 @pytest.mark.slow
-@parametrize_with_checks([OMTRegressor(depth=2, k_best=50, time_limit=5)])
+@parametrize_with_checks([OMTRegressor(depth=2, k_best=50, time_limit=5)],
+                         expected_failed_checks=lambda _: _SPARSE_WEIGHTS)
 def test_check_estimator_regressor(estimator, check):
     check(estimator)
 

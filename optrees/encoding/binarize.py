@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import Check, Integer, Options, Param, optional, validate_params
 from .._validation import OptreesInputError, check_frame
+from .bins import weighted_quantile
 
 __all__ = ["Binarizer", "BinaryLiteral"]
 
@@ -156,20 +157,6 @@ def _check_input(X: object) -> pd.DataFrame:
     if complex_cols:
         raise OptreesInputError(f"Complex data not supported (columns {complex_cols[:5]})")
     return df
-
-
-def weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """numpy's linear quantiles of the sorted ``x`` with row weights ``w``: the value at
-    position ``(W - 1) q`` of the sample where row j is repeated ``w_j`` times (so integer
-    weights give exactly the quantiles of duplicated rows; unit weights numpy's)."""
-    cum = np.cumsum(w)
-    h = (cum[-1] - 1.0) * levels
-    lo = np.floor(h)
-
-    def at(position: np.ndarray) -> np.ndarray:  # value at a 0-based repeated position
-        return x[np.minimum(np.searchsorted(cum, position, side="right"), len(x) - 1)]
-
-    return at(lo) + (h - lo) * (at(lo + 1) - at(lo))
 
 
 def _numeric_values(s: pd.Series, name: str) -> np.ndarray:

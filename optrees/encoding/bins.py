@@ -18,12 +18,34 @@ from .common import plain
 BINNINGS = ("cumulative", "plain")
 
 
-def quantile_cuts(x: np.ndarray, n_bins: int) -> np.ndarray:
-    """Cut points of ``n_bins`` quantile bins (halfway between distinct values; fewer if ties)."""
+def weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray,
+                      lower: bool = False) -> np.ndarray:
+    """numpy's linear (``lower``: "lower") quantiles of the sorted ``x`` with row weights
+    ``w``: the value at position ``(W - 1) q`` of the sample where row j is repeated ``w_j``
+    times (so integer weights give exactly the quantiles of duplicated rows; unit weights
+    numpy's)."""
+    cum = np.cumsum(w)
+    h = (cum[-1] - 1.0) * np.asarray(levels, dtype=float)
+    lo = np.floor(h)
+
+    def at(position: np.ndarray) -> np.ndarray:  # value at a 0-based repeated position
+        return x[np.minimum(np.searchsorted(cum, position, side="right"), len(x) - 1)]
+
+    return at(lo) if lower else at(lo) + (h - lo) * (at(lo + 1) - at(lo))
+
+
+def quantile_cuts(x: np.ndarray, n_bins: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Cut points of ``n_bins`` quantile bins (halfway between distinct values; fewer if ties);
+    ``weights``: row weights (integer weights give the cuts of duplicated rows)."""
     uniq = np.unique(x)
     if len(uniq) <= n_bins:
         return (uniq[:-1] + uniq[1:]) / 2.0
-    q = np.quantile(x, np.linspace(0, 1, n_bins + 1)[1:-1], method="lower")
+    levels = np.linspace(0, 1, n_bins + 1)[1:-1]
+    if weights is None:
+        q = np.quantile(x, levels, method="lower")
+    else:
+        order = np.argsort(x, kind="stable")
+        q = weighted_quantile(x[order], np.asarray(weights, dtype=float)[order], levels, True)
     pos = np.unique(np.searchsorted(uniq, q))  # cut just above these distinct values
     pos = pos[pos < len(uniq) - 1]
     return (uniq[pos] + uniq[pos + 1]) / 2.0

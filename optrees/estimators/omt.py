@@ -37,7 +37,7 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target
+from .._validation import OptreesInputError, check_target, fit_weights
 from ..models.result import FitResult
 from ..omt.constraints import UserConstraints
 from ..omt.graph import build_graph
@@ -45,6 +45,7 @@ from ..omt.solve import solve_omt
 from ._base import (
     Deadline,
     _TreeOutput,
+    drop_weightless,
     fit_deadline,
     fit_frame,
     logged_fit,
@@ -151,8 +152,19 @@ _OMT_PARAMETERS: dict[str, Param] = {
 }
 
 
-def _min_count(min_support: Any, n: int) -> int:
-    """Training samples per rule for ``min_support`` (checked by :class:`_Support`)."""
+def _min_count(min_support: Any, n: int, w: np.ndarray | None = None) -> float:
+    """Training samples per rule for ``min_support`` (checked by :class:`_Support`); with
+    row weights ``w`` a weight: a fraction of the total weight, or a count of weight (integer
+    weights then act as duplicated rows)."""
+    if w is not None:
+        total = float(w.sum())
+        count = (float(min_support) if isinstance(min_support, numbers.Integral)
+                 or min_support >= 1 else float(min_support) * total)
+        if count > total:
+            raise OptreesInputError(
+                f"min_support={min_support!r} asks for a weight of at least {count:g} per "
+                f"rule, but the training rows weigh {total:g} in all")
+        return count
     if isinstance(min_support, numbers.Integral) or min_support >= 1:
         count = int(min_support)
     else:
@@ -214,11 +226,13 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         return df
 
     def _fit(self, df: pd.DataFrame, y: np.ndarray, classes: np.ndarray | None, p: Params,
-             deadline: Deadline, class_weights: np.ndarray | None = None, pos: int = 1) -> Any:
-        """Build the feature graph, solve within ``deadline`` and store the result."""
-        min_count = _min_count(p.min_support, len(df))
+             deadline: Deadline, class_weights: np.ndarray | None = None, pos: int = 1,
+             w: np.ndarray | None = None) -> Any:
+        """Build the feature graph, solve within ``deadline`` and store the result (rows
+        weighted by ``w``; None: 1)."""
+        min_count = _min_count(p.min_support, len(df), w)
         graph = build_graph(df, p.feature_order, p.n_bins, p.binning, p.categorical_nodes,
-                            p.ordinal)
+                            p.ordinal, w)
         user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
                                p.forbidden, p.requires)
         with stop_on_ctrl_c(deadline):
@@ -233,7 +247,8 @@ class _OMTBase(_TreeOutput, BaseEstimator):
                                    exact_pricing=p.exact_pricing, max_iter=p.max_iter,
                                    max_columns=p.max_columns, max_stall=p.max_stall,
                                    cg_tol=p.cg_tol, mip_gap=p.mip_gap, tie_break=p.tie_break,
-                                   leaf_penalty=p.leaf_penalty, seed=p.random_state)
+                                   leaf_penalty=p.leaf_penalty, seed=p.random_state,
+                                   sample_weight=w)
             except RuntimeError:
                 if deadline.stopped:  # stopped before any rule set existed: nothing to return
                     raise KeyboardInterrupt from None
@@ -360,9 +375,13 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     pos_label: Any = None
 
     @logged_fit
-    def fit(self, X: Any, y: Any) -> OMTClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OMTClassifier:
         """Build the feature graph, generate rules by column generation and pick at most
-        ``leaves`` of them by the master MIP within ``time_limit``; returns ``self``."""
+        ``leaves`` of them by the master MIP within ``time_limit``; returns ``self``.
+
+        ``sample_weight`` (one number >= 0 per row) weights the errors, the quantile bins and
+        the supports (``min_support`` is then a share or an amount of weight): integer
+        weights give the tree of duplicated rows, weight 0 the tree without the row."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         if p.loss == "f1" and p.class_weight is not None:
@@ -372,24 +391,30 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
                                     "sum over rules); leave it 0")
         df = self._fit_frame(X)
         classes, y_enc = check_target(y, len(df))
+        w = fit_weights(sample_weight, None, classes, y_enc)
+        df, y_enc, w = drop_weightless(df, y_enc, w)
         K = len(classes)
         if _leaves(p) < K:
             # stacklevel 4: warn <- fit <- logged_fit <- the caller
             warnings.warn(f"leaves={_leaves(p)} < {K} classes: at most {_leaves(p)} "
                           "classes can be predicted", UserWarning, stacklevel=4)
-        weights = self._class_weights(p, classes, y_enc)
+        weights = self._class_weights(p, classes, y_enc, w)
         pos = self._positive_class(p, classes)
-        return self._fit(df, y_enc, classes, p, deadline, weights, pos)
+        return self._fit(df, y_enc, classes, p, deadline, weights, pos, w)
 
     @staticmethod
-    def _class_weights(p: Params, classes: np.ndarray, y: np.ndarray) -> np.ndarray | None:
-        """Weight of each class's errors (None: unweighted)."""
+    def _class_weights(p: Params, classes: np.ndarray, y: np.ndarray,
+                       w: np.ndarray | None) -> np.ndarray | None:
+        """Weight of each class's errors (None: unweighted); "balanced" is W / (K W_k) over
+        the sample weights ``w``."""
         cw = p.class_weight
         if not (p.loss == "weighted" or cw is not None):
             return None
         K = len(classes)
         if cw is None or isinstance(cw, str):  # "balanced" (the default of "weighted")
-            return len(y) / (K * np.bincount(y, minlength=K))
+            W = np.bincount(y, weights=w, minlength=K)
+            with np.errstate(divide="ignore"):
+                return np.where(W > 0, W.sum() / (K * np.where(W > 0, W, 1.0)), 0.0)
         missing = [c for c in classes if c not in cw]
         if missing:
             raise OptreesInputError(f"class_weight has no weight for classes {missing}")
@@ -433,9 +458,9 @@ class OMTRegressor(RegressorMixin, _OMTBase):
     loss: str = "squared"
 
     @logged_fit
-    def fit(self, X: Any, y: Any) -> OMTRegressor:
-        """As :meth:`OMTClassifier.fit`, with a mean (squared loss) or median (absolute loss)
-        per rule; returns ``self``."""
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OMTRegressor:
+        """As :meth:`OMTClassifier.fit` (``sample_weight`` too), with a mean (squared loss)
+        or median (absolute loss) per rule; returns ``self``."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = self._fit_frame(X)
@@ -458,4 +483,6 @@ class OMTRegressor(RegressorMixin, _OMTBase):
             raise OptreesInputError("y must be numeric for a regression tree") from exc
         if not np.isfinite(y_f).all():
             raise OptreesInputError("y contains missing or infinite values")
-        return self._fit(df, y_f, None, p, deadline)
+        w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(y_f), dtype=np.int64))
+        df, y_f, w = drop_weightless(df, y_f, w)
+        return self._fit(df, y_f, None, p, deadline, w=w)

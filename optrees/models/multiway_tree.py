@@ -286,12 +286,15 @@ class MultiwayTree:
     def from_rules(cls, levels: list[Level], conditions: list[dict[int, np.ndarray]],
                    predictions: Sequence[float], support: Sequence[float], codes: np.ndarray,
                    target: np.ndarray, classes: Sequence[Any] | None,
-                   rules_info: list[dict[str, Any]] | None = None) -> MultiwayTree:
+                   rules_info: list[dict[str, Any]] | None = None,
+                   weights: np.ndarray | None = None) -> MultiwayTree:
         """Tree from rules: ``conditions[r]`` maps a level to the bool mask of its codes;
-        ``codes`` / ``target`` (class index or value) are the training data, for counts."""
+        ``codes`` / ``target`` (class index or value) are the training data, for counts
+        (``weights``: row weights; counts are weights then)."""
         K = None if classes is None else len(classes)
         codes = np.asarray(codes, dtype=np.int64)
         target = np.asarray(target)
+        w = np.ones(len(target)) if weights is None else np.asarray(weights, dtype=float)
         feature: list[int] = []
         children: list[list] = []
         value: list[float] = []
@@ -301,12 +304,13 @@ class MultiwayTree:
 
         def stats(rows: np.ndarray, parent_value: float) -> tuple[float, list[float]]:
             if K is not None:
-                c = np.bincount(target[rows].astype(np.int64), minlength=K).astype(float)
+                c = np.bincount(target[rows].astype(np.int64), weights=w[rows],
+                                minlength=K).astype(float)
                 return (float(np.argmax(c)) if c.sum() else parent_value), c.tolist()
-            if len(rows) == 0:
+            if len(rows) == 0 or w[rows].sum() <= 0:
                 return parent_value, [0.0, parent_value]
-            m = float(np.mean(target[rows]))
-            return m, [float(len(rows)), m]
+            m = float(np.average(target[rows], weights=w[rows]))
+            return m, [float(w[rows].sum()), m]
 
         def build(R: list[tuple[int, dict[int, np.ndarray]]], rows: np.ndarray,
                   parent_value: float) -> int:

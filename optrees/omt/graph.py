@@ -89,16 +89,16 @@ def _column_order(cols: list, feature_order: list | None) -> list:
 
 
 def _level(s: pd.Series, name: str, n_bins: int, binning: str, nodes: str,
-           ordinal: bool | str) -> Level:
-    """The level of one raw column."""
+           ordinal: bool | str, weights: np.ndarray | None = None) -> Level:
+    """The level of one raw column (``weights``: row weights of the quantile bins)."""
     order = ordinal_categories(s, ordinal)
     if order is not None:
         lv = Level(name, "numeric", categories=order)
-        lv.cuts = quantile_cuts(lv.positions(s).astype(float), n_bins)
+        lv.cuts = quantile_cuts(lv.positions(s).astype(float), n_bins, weights)
         lv.nodes = bin_runs(lv.n_codes, binning)
     elif is_numeric(s):
         x = np.asarray(s.astype(float).to_numpy(dtype=float))
-        lv = Level(name, "numeric", cuts=quantile_cuts(x, n_bins))
+        lv = Level(name, "numeric", cuts=quantile_cuts(x, n_bins, weights))
         lv.nodes = bin_runs(lv.n_codes, binning)
     else:
         lv = Level(name, "categorical", categories=observed_categories(s))
@@ -108,7 +108,7 @@ def _level(s: pd.Series, name: str, n_bins: int, binning: str, nodes: str,
 
 def build_graph(df: pd.DataFrame, feature_order: list | None = None, n_bins: int = 8,
                 binning: str = "cumulative", categorical_nodes: str = "values",
-                ordinal: bool | str = "auto") -> Graph:
+                ordinal: bool | str = "auto", weights: np.ndarray | None = None) -> Graph:
     """Build the feature graph of a raw table; ``feature_order`` lists columns first in order
     (attribute hierarchy, [OMT] §5), the remaining columns follow in table order.
 
@@ -116,12 +116,13 @@ def build_graph(df: pd.DataFrame, feature_order: list | None = None, n_bins: int
     (also "!= v" nodes) or "subsets" (every proper value subset for <= 5 values, else
     complements).  ``ordinal``: "auto" bins ordered categoricals like numeric columns over
     their category order, True also categoricals whose categories are all numbers, False
-    treats every categorical as nominal."""
+    treats every categorical as nominal.  ``weights``: row weights of the quantile bins
+    (integer weights give the bins of duplicated rows)."""
     _check_options(n_bins, binning, categorical_nodes, ordinal)
     levels: list[Level] = []
     dropped: list[str] = []
     for c in _column_order(list(df.columns), feature_order):
-        lv = _level(df[c], str(c), int(n_bins), binning, categorical_nodes, ordinal)
+        lv = _level(df[c], str(c), int(n_bins), binning, categorical_nodes, ordinal, weights)
         if lv.n_codes < 2:
             dropped.append(str(c))
         else:

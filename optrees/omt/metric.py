@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..encoding.bins import weighted_quantile
+
 
 class Metric:
     """Per-unit additive statistics ``S`` and the rule loss xi = err(sum of S over S_j).
@@ -65,14 +67,18 @@ class Metric:
         return self.err(agg[..., :3]) + agg[..., 3], agg[..., 4]
 
 
-def unit_table(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Merge identical code rows: (unit codes, unit of each sample, samples per unit)."""
+def unit_table(codes: np.ndarray, weights: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge identical code rows: (unit codes, unit of each sample, samples per unit; with
+    ``weights``, their weight per unit)."""
     if codes.shape[1] == 0:
         inv = np.zeros(len(codes), dtype=np.int64)
-        return np.zeros((1, 0), dtype=np.int32), inv, np.array([float(len(codes))])
+        total = float(len(codes)) if weights is None else float(np.sum(weights))
+        return np.zeros((1, 0), dtype=np.int32), inv, np.array([total])
     uniq, inv = np.unique(codes, axis=0, return_inverse=True)
     inv = inv.ravel().astype(np.int64)
-    return uniq.astype(np.int32), inv, np.bincount(inv, minlength=len(uniq)).astype(float)
+    return (uniq.astype(np.int32), inv,
+            np.bincount(inv, weights=weights, minlength=len(uniq)).astype(float))
 
 
 def class_loss_matrix(inv: np.ndarray, y: np.ndarray, n_units: int, n_classes: int,
@@ -85,26 +91,31 @@ def class_loss_matrix(inv: np.ndarray, y: np.ndarray, n_units: int, n_classes: i
 
 
 def f1_matrix(inv: np.ndarray, y: np.ndarray, n_units: int, gamma: float,
-              pos: int) -> np.ndarray:
-    """Dinkelbach costs: column 0 = predict negative (0), column 1 = gamma n_p - 2 TP_p."""
-    n = np.bincount(inv, minlength=n_units).astype(float)
-    tp = np.bincount(inv, weights=(y == pos).astype(float), minlength=n_units)
+              pos: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Dinkelbach costs: column 0 = predict negative (0), column 1 = gamma n_p - 2 TP_p
+    (``weights``: row weights; n_p and TP_p are weights then)."""
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    n = np.bincount(inv, weights=w, minlength=n_units).astype(float)
+    tp = np.bincount(inv, weights=w * (y == pos), minlength=n_units)
     return np.column_stack([np.zeros(n_units), gamma * n - 2.0 * tp])
 
 
 def regression_metric(inv: np.ndarray, y: np.ndarray, n_units: int, loss: str,
-                      abs_grid: int = 64) -> Metric:
+                      abs_grid: int = 64, weights: np.ndarray | None = None) -> Metric:
     """Squared loss (mean per rule) or absolute loss over candidate predictions: the distinct
-    targets when there are at most ``abs_grid`` of them (exact), else ``abs_grid`` quantiles."""
-    n = np.bincount(inv, minlength=n_units).astype(float)
+    targets when there are at most ``abs_grid`` of them (exact), else ``abs_grid`` quantiles;
+    ``weights``: row weights (weighted losses, means and quantiles)."""
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    n = np.bincount(inv, weights=w, minlength=n_units).astype(float)
     if loss == "squared":
-        S = np.column_stack([n, np.bincount(inv, weights=y, minlength=n_units),
-                             np.bincount(inv, weights=y * y, minlength=n_units)])
+        S = np.column_stack([n, np.bincount(inv, weights=w * y, minlength=n_units),
+                             np.bincount(inv, weights=w * y * y, minlength=n_units)])
         return Metric("squared", S, n)
     vals = np.unique(y)
     if len(vals) > abs_grid:
-        vals = np.unique(np.quantile(y, np.linspace(0, 1, abs_grid)))
+        order = np.argsort(y, kind="stable")
+        vals = np.unique(weighted_quantile(y[order], w[order], np.linspace(0, 1, abs_grid)))
     S = np.zeros((n_units, len(vals)))
     for c, v in enumerate(vals):
-        S[:, c] = np.bincount(inv, weights=np.abs(y - v), minlength=n_units)
+        S[:, c] = np.bincount(inv, weights=w * np.abs(y - v), minlength=n_units)
     return Metric("loss", S, n, values=vals)

@@ -42,26 +42,27 @@ class RuleSelection:
 
 
 def _dinkelbach(solver: OMTSolver, y: np.ndarray, inv: np.ndarray, n_units: np.ndarray,
-                pos_label: int, deadline: Deadline, mip_gap: float, max_steps: int
-                ) -> tuple[OMTResult, float | None, list[float]]:
-    """F1-optimal rules by Dinkelbach's parametric method: (result, F1, gammas tried)."""
+                pos_label: int, deadline: Deadline, mip_gap: float, max_steps: int,
+                w: np.ndarray) -> tuple[OMTResult, float | None, list[float]]:
+    """F1-optimal rules by Dinkelbach's parametric method: (result, F1, gammas tried);
+    ``w``: row weights (weighted true and false positives)."""
     P = len(n_units)
-    pos_total = float(np.sum(y == pos_label))
-    gamma = 2 * pos_total / (len(y) + pos_total)  # F1 of "everything positive"
+    pos_total = float(w[y == pos_label].sum())
+    gamma = 2 * pos_total / (w.sum() + pos_total)  # F1 of "everything positive"
     greedy, f1, history, res = None, None, [], None
     for _ in range(max_steps):
         history.append(gamma)
-        metric = Metric("loss", f1_matrix(inv, y, P, gamma, pos_label), n_units)
+        metric = Metric("loss", f1_matrix(inv, y, P, gamma, pos_label, w), n_units)
         if greedy is None:
-            counts = n_units[:, None] - class_loss_matrix(inv, y, P, 2)
+            counts = n_units[:, None] - class_loss_matrix(inv, y, P, 2, w)
             greedy = solver.greedy_partitions(metric, counts)
         res = solver.solve(metric, deadline, mip_gap, greedy=greedy)
         tp = fp = 0.0
         for st, pr in zip(res.steps, res.predictions, strict=True):
             if int(pr) == pos_label:
                 m = np.isin(inv, np.flatnonzero(solver.pricer.cover(st)))
-                tp += float(np.sum(y[m] == pos_label))
-                fp += float(np.sum(y[m] != pos_label))
+                tp += float(w[m][y[m] == pos_label].sum())
+                fp += float(w[m][y[m] != pos_label].sum())
         value = 2 * tp - gamma * (tp + fp + pos_total)  # parametric optimum F(gamma)
         f1 = 2 * tp / (tp + fp + pos_total) if tp + fp + pos_total > 0 else 0.0
         if value <= 1e-9 * max(1.0, pos_total) or res.status == "time_limit":
@@ -86,13 +87,16 @@ def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes
                  abs_grid: int = 64, deadline: Deadline | None = None, seed: int = 0,
                  max_dinkelbach: int = 20, tie_break: float = 0.0, leaf_penalty: float = 0.0,
                  max_stall: int = 10, merge_min_units: int = 20_000,
-                 max_master_columns: int = 300) -> RuleSelection:
+                 max_master_columns: int = 300,
+                 sample_weight: np.ndarray | None = None) -> RuleSelection:
     """Graph + targets -> selected rules.  ``y``: class indices or regression values.
     ``leaf_penalty``: every rule costs leaf_penalty x (classification) the total sample
     weight, so the objective is error rate + leaf_penalty x rules, or (regression) the loss
-    of the one-leaf tree.  ``deadline``: None = no limit."""
+    of the one-leaf tree.  ``deadline``: None = no limit.  ``sample_weight``: row weights;
+    losses, supports (``min_count``) and the rules' samples are weights then."""
     deadline = Deadline() if deadline is None else deadline
-    ucodes, inv, n_units = unit_table(graph.codes)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    ucodes, inv, n_units = unit_table(graph.codes, w)
     P = len(n_units)
     solver = OMTSolver(graph, n_units, depth, leaves, min_count,
                        constraints=constraints, feature_costs=feature_costs,
@@ -104,19 +108,18 @@ def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes
                        max_master_columns=max_master_columns)
     f1, history = None, []
     if task == "regression":
-        metric = regression_metric(inv, np.asarray(y, dtype=float), P, loss, abs_grid)
+        metric = regression_metric(inv, np.asarray(y, dtype=float), P, loss, abs_grid, w)
         solver.leaf_cost = leaf_penalty * float(metric.err(metric.S.sum(axis=0)))
         res = solver.solve(metric, deadline, mip_gap)
     elif loss in ("misclassification", "weighted"):
-        S = class_loss_matrix(inv, y, P, n_classes,
-                              None if class_weights is None else class_weights[y])
-        counts = n_units[:, None] - class_loss_matrix(inv, y, P, n_classes)
-        solver.leaf_cost = leaf_penalty * float(
-            len(y) if class_weights is None else np.sum(class_weights[y]))
+        loss_w = w if class_weights is None else w * class_weights[y]
+        S = class_loss_matrix(inv, y, P, n_classes, loss_w)
+        counts = n_units[:, None] - class_loss_matrix(inv, y, P, n_classes, w)
+        solver.leaf_cost = leaf_penalty * float(loss_w.sum())
         res = solver.solve(Metric("loss", S, n_units), deadline, mip_gap, class_counts=counts)
     else:
         res, f1, history = _dinkelbach(solver, y, inv, n_units, pos_label, deadline, mip_gap,
-                                       max_dinkelbach)
+                                       max_dinkelbach, w)
     conditions = [{g: graph.levels[g].nodes[v] for g, v in st} for st in res.steps]
     support = [float(n_units[solver.pricer.cover(st)].sum()) for st in res.steps]
     return RuleSelection(res, graph, conditions, np.asarray(support), solver, inv, f1, history)

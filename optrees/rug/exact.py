@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding.binarize import weighted_quantile
+from ..encoding.bins import weighted_quantile
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal
 from ..solvers.base import SolverOptions
