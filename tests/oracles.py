@@ -76,7 +76,7 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
                           epsilon: float, positive: int = 1, leaf_penalty: float = 0.0,
                           sample_weight: np.ndarray | None = None, min_leaf: int = 1) -> float:
     """Max of ``weighted correct - leaf_penalty * leaves`` over all trees of depth <= depth
-    (two classes) with ``|coef @ [prediction == positive]| <= epsilon``.
+    (any number of classes) with ``|coef @ [prediction == positive]| <= epsilon``.
 
     Enumerates, for every row set reached, the (gap share, score) of all its subtrees: the
     leaves with either label and every feature's pairs of child subtrees; of subtrees with the
@@ -91,7 +91,9 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
     def points(rows: tuple[int, ...], d: int) -> dict[float, float]:
         idx = np.array(rows, dtype=int)
         pos = float(w[idx][y[idx] == positive].sum())
-        out = {0.0: float(w[idx].sum()) - pos - leaf_penalty}
+        other = max((float(w[idx][y[idx] == k].sum()) for k in np.unique(y)
+                     if k != positive), default=0.0)
+        out = {0.0: other - leaf_penalty}
         share = round(float(coef[idx].sum()), 12)
         out[share] = max(out.get(share, -np.inf), pos - leaf_penalty)
         for f in range(X.shape[1]) if d else []:

@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import exhaustive_fair_score
 
 from optrees import (
     BendersOCTClassifier,
@@ -20,7 +21,7 @@ from optrees import (
     save_model,
 )
 from optrees.metrics import fairness_gap
-from optrees.trees.fairness import FAIRNESS
+from optrees.trees.fairness import FAIRNESS, TreeFairness
 from optrees.trees.problem import HeapTree, TreeProblem
 
 
@@ -149,13 +150,48 @@ def test_bad_fairness_settings_get_one_clear_error(params, words):
         BendOCTClassifier(depth=1, **params).fit(X, [0, 1, 1, 0, 1, 0])
 
 
-def test_fairness_needs_two_classes_and_two_groups():
+def test_fairness_needs_two_groups_and_more_classes_need_the_front_search():
     X = pd.DataFrame({"s": [0, 1, 0, 1, 1, 0], "a": [1, 1, 0, 0, 1, 0]})
     est = BendOCTClassifier(depth=1, fairness="statistical_parity", sensitive="s")
-    with pytest.raises(OptreesInputError, match="two classes"):
-        est.fit(X, [0, 1, 2, 0, 1, 2])
     with pytest.raises(OptreesInputError, match="single group"):
         est.fit(X.assign(s=1), [0, 1, 1, 0, 1, 0])
+    three = [0, 1, 2, 2, 1, 2]  # both groups among the positives and among the others
+    assert est.fit(X, three).status_ == "optimal"  # the front search takes any class count
+    for other, words in [(FlowOCTClassifier(depth=1), "not with this estimator"),
+                         (BendOCTClassifier(depth=1, subtree_search=False),
+                          "not with this estimator"),
+                         (BendOCTClassifier(depth=4), "depth > 3"),
+                         (BendOCTClassifier(depth=1, max_leaves=1), "max_leaves"),
+                         (BendOCTClassifier(depth=1, fairness="equalized_odds"),
+                          "several pairs")]:
+        params = {**other.get_params(), "sensitive": "s",
+                  "fairness": other.fairness or "statistical_parity"}
+        with pytest.raises(OptreesInputError, match=f"3 classes.*{words}"):
+            type(other)(**params).fit(X, three)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_multiclass_fairness_equals_enumeration(seed):
+    """Three or four classes: the positive class against the rest, BendOCT's certified
+    optimum equals the enumeration of every subtree (oracles.exhaustive_fair_score)."""
+    rng = np.random.default_rng(seed)
+    n, K = 50, 3 + seed % 2
+    X = pd.DataFrame(rng.integers(0, 2, (n, 4)), columns=["s", "a", "b", "c"])
+    y = ((X.a + 2 * X.b + X.s + (rng.random(n) < 0.3)) % K).to_numpy()
+    kind = ["statistical_parity", "equal_opportunity", "predictive_equality"][seed % 3]
+    positive, depth, eps = int(seed % K), 1 + seed % 3, 0.05
+    w = rng.integers(1, 3, n).astype(float) if seed % 2 else None
+    est = BendOCTClassifier(depth=depth, lam=0.0, binarizer=None, fairness=kind,
+                            epsilon=eps, sensitive="s", positive_class=positive,
+                            time_limit=60).fit(X, y, sample_weight=w)
+    weights = np.ones(n) if w is None else w
+    coef = TreeFairness(kind, eps, X.s.to_numpy(), positive).pairs(y, weights)[0]
+    best = exhaustive_fair_score(X.to_numpy(), y, depth, coef, eps, positive,
+                                 sample_weight=w)
+    assert est.status_ == "optimal"
+    assert est.objective_ * weights.sum() == pytest.approx(best, abs=1e-7)
+    pred = est.predict(X)
+    assert fairness_gap(kind, y, pred, X.s, positive=positive, sample_weight=w) <= eps + 1e-9
 
 
 def test_dropped_sensitive_column_is_no_test_and_the_model_file_predicts(tmp_path):
@@ -168,3 +204,16 @@ def test_dropped_sensitive_column_is_no_test_and_the_model_file_predicts(tmp_pat
     save_model(est, tmp_path / "m.json")
     np.testing.assert_array_equal(load_model(tmp_path / "m.json").predict(X.astype(str)),
                                   est.predict(X.astype(str)))
+
+
+def test_multiclass_fairness_stopped_by_the_time_limit_returns_a_fair_tree():
+    """No MIP follows the front search with three classes: its best tree and bound stand."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    X = pd.DataFrame(rng.integers(0, 2, (n, 30)), columns=[f"x{j}" for j in range(30)])
+    y = ((X.x0 + X.x1 + X.x2 + (rng.random(n) < 0.3)) % 3).to_numpy()
+    with pytest.warns(UserWarning):
+        est = BendOCTClassifier(depth=3, lam=0.0, binarizer=None, fairness="statistical_parity",
+                                epsilon=0.0, sensitive="x0", time_limit=0.01).fit(X, y)
+    assert est.status_ == "time_limit" and est.bound_ >= est.objective_
+    assert fairness_gap("statistical_parity", y, est.predict(X), X.x0, positive=2) <= 1e-9

@@ -43,7 +43,8 @@ from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
 from ..trees.problem import TreeProblem
-from ..trees.solve import solve_tree
+from ..trees.solve import search_off, solve_tree
+from ..trees.subtrees.fair import MAX_FAIR_DEPTH
 from ._base import (
     Deadline,
     _BinaryInput,
@@ -219,6 +220,15 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
         problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
                               min_leaf, max_leaves, fair)
+        if fair is not None and len(classes) > 2:  # only the front search takes it
+            why = search_off(problem) if self._search(p) else "not with this estimator"
+            if why is not None:
+                raise OptreesInputError(
+                    f"fairness with {len(classes)} classes is solved by the front search "
+                    "only: BendOCT or BendersOCT with subtree_search=True, depth <= "
+                    f"{MAX_FAIR_DEPTH}, two groups compared in one cell (statistical_parity, "
+                    "equal_opportunity or predictive_equality), no max_leaves; here "
+                    f"{why.removeprefix('off: ')}")
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
                          f"{problem.n_samples} samples x {problem.n_features} binary features")
@@ -245,9 +255,6 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         if p.sensitive is None:
             raise OptreesInputError(f"fairness={kind!r} needs the sensitive attribute: set "
                                     "sensitive=<column name of X>")
-        if len(classes) != 2:
-            raise OptreesInputError(f"fairness on trees needs two classes, y has "
-                                    f"{len(classes)}")
         groups = pd.factorize(df[str(p.sensitive)], use_na_sentinel=False)[0]
         if groups.max(initial=0) < 1:
             raise OptreesInputError(f"the sensitive column {p.sensitive!r} has a single group; "

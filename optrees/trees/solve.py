@@ -73,10 +73,18 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
 
     ``search``: first solve by the exact subtree search (:mod:`optrees.trees.subtrees`) with
     :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
-    its tree is the warm start (when better than CART) and its bound caps the MIP's."""
-    off = _search_off(problem) if search else "off"
-    found = _search(problem, deadline) if off is None else None
-    if found is not None and found.optimal:
+    its tree is the warm start (when better than CART) and its bound caps the MIP's.
+    Fairness with more than two classes has no MIP (its rows take two): the front search
+    gets all the time and its answer stands, proved or not (the caller checks
+    :func:`search_off` first)."""
+    off = search_off(problem) if search else "off"
+    alone = problem.fairness is not None and problem.n_classes > 2
+    if alone and off is not None:
+        raise ValueError(f"fairness with {problem.n_classes} classes needs the front search "
+                         f"({off})")
+    found = (_search(problem, deadline, 1.0 if alone else SEARCH_SHARE) if off is None
+             else None)
+    if found is not None and (found.optimal or alone):
         return _constrained(problem, _searched(problem, found, classes, names))
     start = cart_heap_tree(problem, seed) if warm_start else None
     if start is not None and not start.feasible(problem):  # e.g. CART is unfair
@@ -131,7 +139,7 @@ SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
 
 
-def _search_off(problem: TreeProblem) -> str | None:
+def search_off(problem: TreeProblem) -> str | None:
     """Why no exact search can solve ``problem`` (None: one can): the subtree search takes
     leaf sizes and budgets; under fairness the front search takes one pair of groups in one
     cell, depth ≤ 3 and no leaf budget."""
@@ -147,11 +155,12 @@ def _search_off(problem: TreeProblem) -> str | None:
     return None
 
 
-def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
+def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> SubtreeSolution:
     """The exact subtree search for ``problem``'s objective, in subtree-score units
-    (correct samples - leaf penalty * leaves); under fairness the front search."""
+    (correct samples - leaf penalty * leaves), with ``share_of_time`` of the time; under
+    fairness the front search."""
     backend = backend_for(deadline, kernels_ready, compile_kernels)
-    share = deadline.share(SEARCH_SHARE)
+    share = deadline.share(share_of_time)
     fair = problem.fairness
     if fair is None:
         found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
@@ -162,7 +171,8 @@ def _search(problem: TreeProblem, deadline: Deadline) -> SubtreeSolution:
         coef = fair.pairs(problem.y, problem.weights) or [np.zeros(problem.n_samples)]
         found = solve_fair_subtree(problem.X, problem.y, problem.depth, coef[0],
                                    fair.epsilon, fair.positive, problem.leaf_penalty,
-                                   problem.row_weights, problem.min_leaf, share, backend)
+                                   problem.row_weights, problem.min_leaf, share, backend,
+                                   problem.n_classes)
     value = found.tree.objective(problem)
     bound = problem.correct_weight * found.bound + problem.split_cost
     progress("search", found.stats["seconds"], incumbent=value, bound=bound,
@@ -181,10 +191,14 @@ def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
 
 def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
               names: tuple[list[str], list[str]]) -> FitResult:
-    """The :class:`FitResult` of a tree the search proved optimal (no MIP was built)."""
+    """The :class:`FitResult` of the search's tree (no MIP was built): optimal, or stopped
+    by the time limit with the search's bound."""
     objective = float(found.tree.objective(problem))
-    return FitResult(_binary_tree(problem, found.tree, classes, names), "optimal", objective,
-                     objective, found.stats["seconds"], {**_search_stats(found), "bb_nodes": 0})
+    bound = (objective if found.optimal
+             else problem.correct_weight * found.bound + problem.split_cost)
+    return FitResult(_binary_tree(problem, found.tree, classes, names),
+                     "optimal" if found.optimal else "time_limit", objective, bound,
+                     found.stats["seconds"], {**_search_stats(found), "bb_nodes": 0})
 
 
 def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,

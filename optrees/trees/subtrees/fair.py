@@ -1,13 +1,14 @@
 """Optimal binary trees of depth ≤ 3 under one group-fairness bound, by dynamic programming
 over fronts (issue #19; the group-fairness task of STreeD, van der Linden et al. 2023).
 
-With two classes, a tree's rate gap between two groups is a sum over the leaves that predict
-the positive class: ``gap = sum_{leaves labelled positive} sum_{i in leaf} u_i`` with
+A tree's rate gap between two groups is a sum over the leaves that predict the positive
+class: ``gap = sum_{leaves labelled positive} sum_{i in leaf} u_i`` with
 ``u_i = w_i / W_A`` for a row of group A in the compared cell, ``-w_i / W_B`` for group B
 (:meth:`TreeFairness.pairs`).  So each subtree is a point (score, d): weighted correct minus
 the leaf penalty, and its share d of the gap; the points of a tree's two subtrees add up, and
-only ``|d| <= epsilon`` at the root counts.  One point of a row set beats another only at the
-same d, so a *front* keeps the best score per distinct d.
+only ``|d| <= epsilon`` at the root counts.  A leaf predicts the positive class or, with no
+share of the gap, the heaviest other class (any number of classes).  One point of a row set
+beats another only at the same d, so a *front* keeps the best score per distinct d.
 
 Fronts stay small because of a *floor*: a subtree point that cannot reach the floor even with
 the best unconstrained score of its sibling is dropped.  The floor starts just below the
@@ -42,7 +43,7 @@ __all__ = ["MAX_FAIR_DEPTH", "solve_fair_subtree"]
 MAX_FAIR_DEPTH = 3
 """Deepest tree the front search takes (deeper fronts grow too large to enumerate)."""
 
-_P, _N, _U, _C = range(4)  # per-row columns: positive weight, negative weight, u_i, one row
+_U, _C = -2, -1            # last columns of a total: u summed, rows (before: class weights)
 _KEY = 1e11                # d values closer than 1/_KEY count as one (d lies in [-1, 1])
 _CHUNK = 1 << 20           # most pairs of front points materialized at once
 _MARGIN = 0.002            # first floor: this share of the total weight below the bound
@@ -100,35 +101,60 @@ def _pairs(sa: np.ndarray, sb: np.ndarray, floor: float):
         start = stop
 
 
-class _Side:
-    """The depth-≤1 front of one row set from its totals ``T`` (4,) and, per feature h, the
-    totals ``Q1`` (F x 4) of its rows with x_h = 1.  Point 0 is the negative leaf, 1 the
-    positive leaf, ``2 + 2h`` the split on h with a positive right leaf, ``3 + 2h`` the split
-    with a positive left leaf (splits leaving fewer than ``m`` rows on a side are left out)."""
+@dataclass(frozen=True)
+class _Classes:
+    """The positive class and the others: a leaf predicts the positive class (its weight
+    counts, its rows' u add to the gap) or the heaviest other class (no share of the gap).
+    Totals hold the K class weights, then u summed, then rows."""
 
-    def __init__(self, T: np.ndarray, Q1: np.ndarray, pen: float, m: int) -> None:
+    positive: int
+    others: np.ndarray
+
+    def split(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positive weight, heaviest other weight, that class) of totals ``Q`` (..., K+2)."""
+        other = Q[..., self.others]
+        k = other.argmax(axis=-1)
+        return Q[..., self.positive], np.take_along_axis(other, k[..., None], -1)[..., 0], \
+            self.others[k]
+
+
+class _Side:
+    """The depth-≤1 front of one row set from its totals ``T`` (K+2,) and, per feature h,
+    the totals ``Q1`` (F x K+2) of its rows with x_h = 1.  Point 0 is the other-class leaf,
+    1 the positive leaf, ``2 + 3h`` the split on h with a positive right leaf, ``3 + 3h`` the
+    split with a positive left leaf, ``4 + 3h`` (more than two classes) the split with two
+    other-class leaves; splits leaving fewer than ``m`` rows on a side are left out."""
+
+    def __init__(self, T: np.ndarray, Q1: np.ndarray, pen: float, m: int,
+                 cls: _Classes) -> None:
         Q0 = T - Q1
         ok = (Q0[:, _C] >= m) & (Q1[:, _C] >= m)
-        score = np.empty(2 + 2 * len(Q1))
+        (tp, tn, self.t_other), (p0, n0, self.other0), (p1, n1, self.other1) = (
+            cls.split(T), cls.split(Q0), cls.split(Q1))
+        self.positive = cls.positive
+        score = np.empty(2 + 3 * len(Q1))
         d = np.empty_like(score)
-        score[:2] = T[_N] - pen, T[_P] - pen
+        score[:2] = tn - pen, tp - pen
         d[:2] = 0.0, T[_U]
-        score[2::2] = Q0[:, _N] + Q1[:, _P] - 2 * pen
-        d[2::2] = Q1[:, _U]
-        score[3::2] = Q0[:, _P] + Q1[:, _N] - 2 * pen
-        d[3::2] = Q0[:, _U]
-        valid = np.r_[True, True, np.repeat(ok, 2)]
+        score[2::3] = n0 + p1 - 2 * pen
+        d[2::3] = Q1[:, _U]
+        score[3::3] = p0 + n1 - 2 * pen
+        d[3::3] = Q0[:, _U]
+        score[4::3] = n0 + n1 - 2 * pen  # with two classes: the other-class leaf, worse
+        d[4::3] = 0.0
+        both_other = np.full(len(Q1), len(cls.others) > 1)
+        valid = np.r_[True, True, np.column_stack([ok, ok, ok & both_other]).ravel()]
         self.index = np.flatnonzero(valid)
         self.score, self.d = score[self.index], d[self.index]
 
     def node(self, i: int) -> tuple | int:
-        """Subtree of point ``i``: a leaf label (0/1 = negative/positive) or
-        ``(h, left, right)``."""
+        """Subtree of point ``i``: a leaf (its class index) or ``(h, left, right)``."""
         code = int(self.index[i])
         if code < 2:
-            return code
-        h, positive_left = divmod(code - 2, 2)
-        return (h, 1, 0) if positive_left else (h, 0, 1)
+            return self.positive if code else int(self.t_other)
+        h, kind = divmod(code - 2, 3)
+        left = self.positive if kind == 1 else int(self.other0[h])
+        return (h, left, self.positive if kind == 0 else int(self.other1[h]))
 
 
 class _Level2:
@@ -136,16 +162,19 @@ class _Level2:
     ``S1`` (F x 4) and with x_g = x_h = 1 ``M`` (F x F x 4)."""
 
     def __init__(self, T: np.ndarray, S1: np.ndarray, M: np.ndarray, pen: float,
-                 m: int) -> None:
-        self.T, self.S1, self.M, self.pen, self.m = T, S1, M, pen, m
+                 m: int, cls: _Classes) -> None:
+        self.T, self.S1, self.M, self.pen, self.m, self.cls = T, S1, M, pen, m, cls
         self.ok = (S1[:, _C] >= m) & (T[_C] - S1[:, _C] >= m)
-        # per side of root g (x_g = 0, x_g = 1): its totals and, per child split h, the
-        # quadrants x_h = 0 / 1 (F x F x 4), for the Lagrangian bounds at any multiplier
+        self.leaf = cls.split(T)
+        # per side of root g (x_g = 0, x_g = 1): (positive, other, u) of its totals and of
+        # the quadrants x_h = 0 / 1 of each child split h (F x F), for the Lagrangian bounds
+        # at any multiplier
         self._sides = []
         for T_side, Q1 in ((T - S1, S1[None, :, :] - M), (S1, M)):
             Q0 = T_side[:, None, :] - Q1
             ok = (Q0[..., _C] >= m) & (Q1[..., _C] >= m)
-            self._sides.append((T_side, Q0, Q1, ok))
+            parts = [(*cls.split(Q)[:2], Q[..., _U]) for Q in (T_side, Q0, Q1)]
+            self._sides.append((parts, ok))
         self.best_side = self._sides_best(0.0)
         self.ub = self.phi(0.0)
 
@@ -153,25 +182,25 @@ class _Level2:
         """Best depth-≤1 score of each root's two sides, positive leaves worth
         ``P + lam U``."""
         out = []
-        for T, Q0, Q1, ok in self._sides:
-            split = np.maximum(Q0[..., _N] + Q1[..., _P] + lam * Q1[..., _U],
-                               Q0[..., _P] + lam * Q0[..., _U] + Q1[..., _N])
+        for ((tp, tn, tu), (p0, n0, u0), (p1, n1, u1)), ok in self._sides:
+            split = np.maximum(np.maximum(n0 + p1 + lam * u1, p0 + lam * u0 + n1), n0 + n1)
             split = np.where(ok, split, -math.inf).max(axis=1) - 2 * self.pen
-            leaf = np.maximum(T[:, _P] + lam * T[:, _U], T[:, _N]) - self.pen
+            leaf = np.maximum(tp + lam * tu, tn) - self.pen
             out.append(np.maximum(split, leaf))
         return tuple(out)
 
     def phi(self, lam: float) -> float:
         """Best score + ``lam`` * d over all subtrees (unconstrained; ``lam`` = 0: the
         unconstrained optimum)."""
-        leaf = max(self.T[_P] + lam * self.T[_U], self.T[_N]) - self.pen
+        tp, tn, _ = self.leaf
+        leaf = max(tp + lam * self.T[_U], tn) - self.pen
         left, right = self._sides_best(lam) if lam else self.best_side
         return max(leaf, float((left + right)[self.ok].max(initial=-math.inf)))
 
     def sides(self, g: int) -> tuple[_Side, _Side]:
         """The side fronts of root ``g`` (x_g = 0, x_g = 1)."""
-        return (_Side(self.T - self.S1[g], self.S1 - self.M[g], self.pen, self.m),
-                _Side(self.S1[g], self.M[g], self.pen, self.m))
+        return (_Side(self.T - self.S1[g], self.S1 - self.M[g], self.pen, self.m, self.cls),
+                _Side(self.S1[g], self.M[g], self.pen, self.m, self.cls))
 
     def front(self, floor: float, lo: float, hi: float, partner: _Partner | None = None,
               ) -> _Front:
@@ -185,7 +214,7 @@ class _Level2:
             return ok
 
         parts = []
-        leaf_s = np.array([self.T[_N], self.T[_P]]) - self.pen
+        leaf_s = np.array([self.leaf[1], self.leaf[0]]) - self.pen
         leaf_d = np.array([0.0, self.T[_U]])
         ok = np.flatnonzero(keep(leaf_s, leaf_d))
         if ok.size:
@@ -214,7 +243,7 @@ class _Level2:
         """Subtree of point ``i`` of ``front``."""
         g = int(front.root[i])
         if g < 0:
-            return int(front.a[i])
+            return self.cls.positive if front.a[i] else int(self.leaf[2])
         A, B = self.sides(g)
         return (g, A.node(int(front.a[i])), B.node(int(front.b[i])))
 
@@ -239,16 +268,18 @@ class _FairSearch:
 
     def __init__(self, data: BinaryData, u: np.ndarray, eps: float, positive: int,
                  pen: float, m: int, deadline: Deadline | None, backend: str) -> None:
-        pos = data.y == positive
-        w = data.w
-        self.V = np.column_stack([np.where(pos, w, 0.0), np.where(pos, 0.0, w), u,
-                                  np.ones(len(u))])
+        K, w = data.n_classes, data.w
+        self.cls = _Classes(int(positive), np.array([k for k in range(K) if k != positive]))
+        # per row: its weight in its class's column, u, one row
+        self.V = np.zeros((len(u), K + 2))
+        self.V[np.arange(len(u)), data.y] = w
+        self.V[:, _U], self.V[:, _C] = u, 1.0
         self.eps, self.pen, self.m, self.deadline = eps, pen, m, deadline
         self.tol = 1e-9 * max(1.0, float(w.sum()))
         self.dtol = 1e-9
         self.scale = max(1.0, float(w.sum()))
-        # pair counts over six pseudo-classes (label x role: other, group A, group B); u is
-        # a constant multiple of the weight within each role
+        # pair counts over 3 K pseudo-classes (class x role: not compared, group A, group B);
+        # u is a constant multiple of the weight within each role
         role = np.where(u > 0, 1, np.where(u < 0, 2, 0))
         self.ratio = np.zeros(3)
         for r in (1, 2):
@@ -258,12 +289,13 @@ class _FairSearch:
                     raise ValueError("coef must be a rate difference between two groups: "
                                      "coef_i / w_i constant within each group")
                 self.ratio[r] = q[0]
-        self.counter = Counter(BinaryData.make(data.X, 3 * pos + role, w, 6), backend)
+        self.counter = Counter(BinaryData.make(data.X, 3 * data.y + role, w, 3 * K), backend)
         self.rows = (None if self.counter.unit
                      else Counter(BinaryData.make(data.X, np.zeros(len(u), np.int64)), backend))
-        T = self.V.sum(axis=0)
+        tp, tn, other = self.cls.split(self.V.sum(axis=0))
         # one class everywhere has gap 0: the leaf is fair
-        self.best: tuple[float, tuple | int] = (max(T[_P], T[_N]) - pen, int(T[_P] >= T[_N]))
+        self.best: tuple[float, tuple | int] = (
+            (tp - pen, int(positive)) if tp >= tn else (tn - pen, int(other)))
         self.pairs = 0
         self.roots_pruned = 0
         self.root_bounds: np.ndarray | None = None  # depth 3: per root, -inf once solved
@@ -273,10 +305,12 @@ class _FairSearch:
             self.deadline.check()
 
     def _quantities(self, Q: np.ndarray, C: np.ndarray) -> np.ndarray:
-        """(P, N, U, rows) from six pseudo-class totals ``Q`` (..., 6) and row counts ``C``."""
-        neg, pos = Q[..., :3], Q[..., 3:]
-        U = (neg + pos) @ self.ratio
-        return np.stack([pos.sum(-1), neg.sum(-1), U, C], axis=-1)
+        """(class weights, U, rows) from the pseudo-class totals ``Q`` (..., 3 K) and row
+        counts ``C``."""
+        by_role = Q.reshape(*Q.shape[:-1], -1, 3)           # (..., K, role)
+        U = by_role.sum(axis=-2) @ self.ratio
+        return np.concatenate([by_role.sum(axis=-1), U[..., None],
+                               np.asarray(C, dtype=float)[..., None]], axis=-1)
 
     def level2(self, rows: np.ndarray) -> _Level2:
         """The depth-≤2 subtrees of ``rows`` from their pair counts."""
@@ -290,7 +324,7 @@ class _FairSearch:
         M = self._quantities(G, C)
         idx = np.arange(M.shape[0])
         T = self._quantities(t, np.asarray(n))
-        return _Level2(T, M[idx, idx], M, self.pen, self.m)
+        return _Level2(T, M[idx, idx], M, self.pen, self.m, self.cls)
 
     def dual(self, levels: list[_Level2]) -> tuple[float, list[_Partner]]:
         """min over lam of sum phi(lam) + |lam| eps (golden section; convex in lam): a bound
@@ -335,7 +369,7 @@ class _FairSearch:
 
     def depth1(self) -> None:
         X = self.counter.data.X.astype(np.float64)
-        side = _Side(self.V.sum(axis=0), X.T @ self.V, self.pen, self.m)
+        side = _Side(self.V.sum(axis=0), X.T @ self.V, self.pen, self.m, self.cls)
         fair = np.abs(side.d) <= self.eps + self.dtol
         if fair.any():
             i = int(np.flatnonzero(fair)[np.argmax(side.score[fair])])
@@ -422,14 +456,14 @@ class _FairSearch:
             self.best = (score, node)
 
 
-def _heap(node: tuple | int, depth: int, labels: tuple[int, int]) -> HeapTree:
-    """HeapTree of ``depth`` levels for a subtree whose leaves are 0 (negative) / 1."""
+def _heap(node: tuple | int, depth: int) -> HeapTree:
+    """HeapTree of ``depth`` levels for a subtree whose leaves are class indices."""
     split = np.full(2**depth - 1, -1, dtype=np.int64)
     label = np.zeros(2 ** (depth + 1) - 1, dtype=np.int64)
 
     def fill(n: int, sub: tuple | int) -> int:
         if isinstance(sub, int):
-            label[n - 1] = labels[sub]
+            label[n - 1] = sub
             for c in (2 * n, 2 * n + 1):
                 if c <= len(label):
                     fill(c, sub)
@@ -445,11 +479,12 @@ def _heap(node: tuple | int, depth: int, labels: tuple[int, int]) -> HeapTree:
 
 def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, positive: int = 1,
                        leaf_penalty: float = 0.0, sample_weight=None, min_leaf: int = 1,
-                       deadline: Deadline | None = None,
-                       backend: str = "auto") -> SubtreeSolution:
+                       deadline: Deadline | None = None, backend: str = "auto",
+                       n_classes: int | None = None) -> SubtreeSolution:
     """Maximize ``weighted correct - leaf_penalty * leaves`` over trees of depth ≤ ``depth``
-    (≤ :data:`MAX_FAIR_DEPTH`) on 0/1 features ``X`` and two classes ``y`` whose positive
-    rate gap ``coef @ [prediction == positive]`` is at most ``epsilon`` in absolute value.
+    (≤ :data:`MAX_FAIR_DEPTH`) on 0/1 features ``X`` and classes ``y`` (0..n_classes-1,
+    default max(y) + 1, at least 2) whose positive rate gap
+    ``coef @ [prediction == positive]`` is at most ``epsilon`` in absolute value.
 
     ``coef``: one rate difference between two groups (:meth:`TreeFairness.pairs`).
     ``min_leaf`` rows on each side of every split.  When ``deadline`` expires the best fair
@@ -460,7 +495,9 @@ def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, posit
     if not 0 <= depth <= MAX_FAIR_DEPTH:
         raise ValueError(f"the fair front search takes depth 0..{MAX_FAIR_DEPTH}, got {depth}")
     t0 = time.perf_counter()
-    data = BinaryData.make(X, y, sample_weight, 2)
+    if n_classes is None:
+        n_classes = max(2, int(np.max(y, initial=0)) + 1)
+    data = BinaryData.make(X, y, sample_weight, n_classes)
     u = np.asarray(coef, dtype=np.float64)
     if u.shape != (len(data.y),):
         raise ValueError(f"coef must hold one number per row, got shape {u.shape}")
@@ -468,9 +505,9 @@ def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, posit
     search = _FairSearch(data, u, float(epsilon), int(positive), pen, int(min_leaf), deadline,
                          backend)
     # the unconstrained optimum bounds the fair one, and is the answer when it is fair
-    free = solve_subtree(data.X, data.y, depth, pen, sample_weight=sample_weight, n_classes=2,
+    free = solve_subtree(data.X, data.y, depth, pen, sample_weight=sample_weight,
+                         n_classes=data.n_classes,
                          deadline=deadline, backend=backend, min_leaf=min_leaf)
-    labels = (1 - int(positive), int(positive))
     bound, done = free.bound, False
     predicted = free.tree.label[free.tree.terminal(data.X) - 1] == positive
     if free.optimal and abs(float(u @ predicted)) <= search.eps + search.dtol:
@@ -489,7 +526,7 @@ def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, posit
             if depth == 3 and search.root_bounds is not None:
                 bound = min(bound, max(float(search.root_bounds.max()), search.best[0]))
         score, node = search.best
-        tree = _heap(node, depth, labels)
+        tree = _heap(node, depth)
     if done:
         bound = score
     stats = {"seconds": time.perf_counter() - t0, "nodes": search.pairs, "cache_entries": 0,
