@@ -17,7 +17,8 @@ Settings that correspond:
 - pruning thresholds: ruleopt keeps rules with weight > 1e-6, optrees ``threshold=1e-6``
   relative to the largest weight (both keep essentially every rule with positive weight);
 - ruleopt solves the master LP by interior point without crossover (tolerance 1e-4), which is
-  optrees' ``lp_method="interior"``; optrees' default ``"simplex"`` returns an optimal vertex.
+  optrees' ``lp_method="interior"``; ``"simplex"`` returns an optimal vertex; optrees'
+  default ``"auto"`` is simplex for two classes, interior point for more.
   ``--lp-methods`` runs each given method against the same ruleopt fit.
 
 ``--fair`` also times optrees with fairness off / DMC / EOP (epsilon 0.025) on adult (sex) and
@@ -96,7 +97,7 @@ def main() -> None:
     ap.add_argument("--penalty", type=float, default=1.0)
     ap.add_argument("--seeds", default="0",
                     help="comma list of split seeds, or a range FIRST-LAST")
-    ap.add_argument("--lp-methods", default="simplex,interior",
+    ap.add_argument("--lp-methods", default="auto,simplex,interior",
                     help="optrees lp_method(s) to run against the same ruleopt fit")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--fair", action="store_true")
