@@ -11,11 +11,11 @@ share of the gap, the heaviest other class (any number of classes).  One point o
 beats another only at the same d, so a *front* keeps the best score per distinct d.
 
 Fronts stay small because of a *floor*: a subtree point that cannot reach the floor even with
-the best unconstrained score of its sibling is dropped.  The floor starts just below the
-unconstrained optimum and drops until some fair tree reaches it; the best tree above the
-floor is then optimal (every tree scoring more was kept).  Depth-2 subtrees are built from
-the pair counts of their rows (:class:`~.counts.Counter`, compiled); depth 3 tries each root
-feature, best bound first, against the incumbent.
+the best fair completion its sibling could give (bounded below) is dropped.  The floor
+starts just below a bound on the optimum and drops until some fair tree reaches it; the
+best tree above the floor is then optimal (every tree scoring more was kept).  Depth-2
+subtrees are built from the pair counts of their rows (:class:`~.counts.Counter`,
+compiled); depth 3 tries each root feature, best bound first, against the incumbent.
 
 Bounds are Lagrangian: for any multiplier λ, a fair tree scores at most
 ``max_tree (score + λ d) + |λ| epsilon`` (as ``|d| <= epsilon``), and the maximum is an
@@ -53,7 +53,7 @@ _DUAL_STEPS = 30           # golden-section steps of the Lagrangian bound
 @dataclass
 class _Front:
     """Points (score, d) of subtrees of one row set, with what each point is: ``root``
-    feature (-1: the row set is a leaf, ``a`` = 0 negative / 1 positive) and the indices
+    feature (-1: the row set is a leaf, ``a`` = 0 other class / 1 positive) and the indices
     ``a``, ``b`` of the two children's points in their side fronts."""
 
     score: np.ndarray
@@ -264,7 +264,8 @@ class _Partner:
 
 
 class _FairSearch:
-    """One fit: rows, their columns (P, N, u, 1), the bound ``eps`` and the incumbent."""
+    """One fit: rows, their columns (class weights, u, 1), the bound ``eps`` and the
+    incumbent (score, subtree)."""
 
     def __init__(self, data: BinaryData, u: np.ndarray, eps: float, positive: int,
                  pen: float, m: int, deadline: Deadline | None, backend: str) -> None:
