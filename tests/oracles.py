@@ -74,27 +74,37 @@ def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int) -> flo
 
 def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.ndarray,
                           epsilon: float, positive: int = 1, leaf_penalty: float = 0.0,
-                          sample_weight: np.ndarray | None = None, min_leaf: int = 1) -> float:
+                          sample_weight: np.ndarray | None = None, min_leaf: int = 1,
+                          cells: list[list[int]] | None = None) -> float:
     """Max of ``weighted correct - leaf_penalty * leaves`` over all trees of depth <= depth
-    (any number of classes) with ``|coef @ [prediction == positive]| <= epsilon``.
+    (any number of classes) whose gap coordinates ``x = coef.T @ [prediction == positive]``
+    meet the bound: ``|x| <= epsilon`` for one coefficient vector (n,), else, for a matrix
+    (n x D), ``max(0, max x_c) - min(0, min x_c) <= epsilon`` in every cell c of ``cells``
+    (default: each column its own cell).
 
-    Enumerates, for every row set reached, the (gap share, score) of all its subtrees: the
+    Enumerates, for every row set reached, the (coordinates, score) of all its subtrees: the
     leaves with either label and every feature's pairs of child subtrees; of subtrees with the
-    same gap share only the best score can matter (shares add up over the leaves).
+    same coordinates only the best score can matter (coordinates add up over the leaves).
     """
     X = np.asarray(X, dtype=bool)
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     coef = np.asarray(coef, dtype=float)
+    coef = coef[:, None] if coef.ndim == 1 else coef
+    cells = [[j] for j in range(coef.shape[1])] if cells is None else cells
+    zero = (0.0,) * coef.shape[1]
+
+    def key(v) -> tuple[float, ...]:
+        return tuple(round(float(x), 12) for x in v)
 
     @cache
-    def points(rows: tuple[int, ...], d: int) -> dict[float, float]:
+    def points(rows: tuple[int, ...], d: int) -> dict[tuple, float]:
         idx = np.array(rows, dtype=int)
         pos = float(w[idx][y[idx] == positive].sum())
         other = max((float(w[idx][y[idx] == k].sum()) for k in np.unique(y)
                      if k != positive), default=0.0)
-        out = {0.0: other - leaf_penalty}
-        share = round(float(coef[idx].sum()), 12)
+        out = {zero: other - leaf_penalty}
+        share = key(coef[idx].sum(axis=0))
         out[share] = max(out.get(share, -np.inf), pos - leaf_penalty)
         for f in range(X.shape[1]) if d else []:
             right = X[idx, f]
@@ -104,10 +114,12 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
             right_pts = points(tuple(idx[right]), d - 1)
             for dl, sl in left_pts.items():
                 for dr, sr in right_pts.items():
-                    key = round(dl + dr, 12)
-                    out[key] = max(out.get(key, -np.inf), sl + sr)
+                    k = key(np.add(dl, dr))
+                    out[k] = max(out.get(k, -np.inf), sl + sr)
         return out
 
-    fair = [s for dd, s in points(tuple(range(len(y))), depth).items()
-            if abs(dd) <= epsilon + 1e-9]
-    return max(fair)
+    def fair(x: tuple) -> bool:
+        return all(max(0.0, max(x[j] for j in c)) - min(0.0, min(x[j] for j in c))
+                   <= epsilon + 1e-9 for c in cells)
+
+    return max(s for x, s in points(tuple(range(len(y))), depth).items() if fair(x))

@@ -2,8 +2,9 @@
 equals an independent enumeration of every subtree's (gap share, score) on random tiny
 instances (depths 0-3, weights, leaf penalties, leaf sizes, three notions), the tree it
 returns scores what it claims and meets the bound, a deadline leaves a fair tree with a valid
-bound, BendOCT's fair fits use it at depth 3 and agree with the MIP, and pystreed's
-group-fairness classifier agrees on compas at depth 3."""
+bound, BendOCT's fair fits use it at depth 3 and agree with the MIP, pystreed's
+group-fairness classifier agrees on compas at depth 3, and several groups and cells (gap
+coordinates) agree with the enumeration too."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from oracles import exhaustive_fair_score
 from optrees import BendersOCTClassifier, BendOCTClassifier
 from optrees.metrics import fairness_gap
 from optrees.solvers.deadline import Deadline
-from optrees.trees.fairness import TreeFairness
+from optrees.trees.fairness import FAIRNESS, TreeFairness
 from optrees.trees.subtrees.fair import solve_fair_subtree
 
 NOTIONS = ["statistical_parity", "equal_opportunity", "predictive_equality"]
@@ -94,14 +95,17 @@ def test_bendoct_depth3_front_search_agrees_with_the_mip(seed):
     assert fairness_gap("statistical_parity", y, ours.predict(X), X.s) <= 0.05 + 1e-9
 
 
-def test_several_cells_fall_back_to_the_mip():
+def test_many_groups_fall_back_to_the_mip():
+    """Six groups over both cells of equalized odds: 10 gap coordinates, the MIP's job."""
     rng = np.random.default_rng(1)
-    X = pd.DataFrame(rng.integers(0, 2, (80, 3)), columns=["s", "a", "b"])
-    y = (X.a | X.s).to_numpy() ^ (rng.random(80) < 0.2)  # both groups in both classes
-    est = BendOCTClassifier(depth=2, binarizer=None, fairness="equalized_odds",
-                            epsilon=0.1, sensitive="s").fit(X, y)
-    assert est.stats_["subtree_search"] == "off: fairness over several pairs of groups or cells"
+    X = pd.DataFrame(rng.integers(0, 2, (120, 3)), columns=["a", "b", "c"])
+    X["s"] = rng.integers(0, 6, 120)
+    y = (X.a | (X.s > 2)).to_numpy() ^ (rng.random(120) < 0.2)  # every group in both classes
+    est = BendOCTClassifier(depth=1, binarizer=None, fairness="equalized_odds",
+                            epsilon=0.3, sensitive="s", drop_sensitive=True).fit(X, y)
+    assert est.stats_["subtree_search"].startswith("off: fairness over more than 8 group")
     assert est.status_ == "optimal"
+    assert fairness_gap("equalized_odds", y, est.predict(X), X.s) <= 0.3 + 1e-6
 
 
 @pytest.mark.skipif(DATA_DIR is None or not (DATA_DIR / "compas.csv").exists(),
@@ -124,3 +128,30 @@ def test_compas_depth3_matches_pystreed(task, notion):
     assert (ours.predict(raw) == y).mean() == pytest.approx(
         (ref.predict(raw.to_numpy()) == y).mean(), abs=1e-12)
     assert fairness_gap(notion, y, ours.predict(raw), raw.Race, positive=1) <= 0.02 + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_several_groups_and_cells_equal_enumeration(seed):
+    """Up to four groups, every notion (equalized odds: two cells, conditional parity: one
+    cell per legitimate value), two or three classes: the front search over the gap
+    coordinates of TreeFairness.coordinates equals the enumeration, and the returned tree's
+    largest pairwise gap (TreeFairness.gap) is within the bound."""
+    rng = np.random.default_rng(seed)
+    n, F, K, G = int(rng.integers(10, 36)), int(rng.integers(1, 4)), 2 + seed % 2, 2 + seed % 3
+    X = rng.integers(0, 2, (n, F))
+    g = rng.integers(0, G, n)
+    y = ((X[:, 0] + (g > 0) + (rng.random(n) < 0.3)) % K).astype(int)
+    w = rng.integers(1, 4, n).astype(float) if seed % 4 == 1 else None
+    positive = int(rng.integers(0, K))
+    fair = TreeFairness(FAIRNESS[seed % 5], float(rng.choice([0.0, 0.1, 0.3])), g, positive,
+                        rng.integers(0, 2, n))
+    weights = np.ones(n) if w is None else w
+    C, cells = fair.coordinates(y, weights)
+    depth, pen = seed % 4, float(rng.choice([0.0, 0.5]))
+    best = exhaustive_fair_score(X, y, depth, C, fair.epsilon, positive, pen, w, 1, cells)
+    sol = solve_fair_subtree(X, y, depth, C, fair.epsilon, positive, pen, w, n_classes=K,
+                             cells=cells, backend="numpy" if seed % 2 else "auto")
+    assert sol.optimal and sol.score == pytest.approx(best, abs=1e-9)
+    pred = sol.tree.label[sol.tree.terminal(X.astype(np.uint8)) - 1]
+    assert fair.gap(y, pred, weights) <= fair.epsilon + 1e-9
+    assert weights[pred == y].sum() - pen * (sol.tree.n_splits + 1) == pytest.approx(sol.score)

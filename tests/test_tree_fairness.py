@@ -157,13 +157,13 @@ def test_fairness_needs_two_groups_and_more_classes_need_the_front_search():
         est.fit(X.assign(s=1), [0, 1, 1, 0, 1, 0])
     three = [0, 1, 2, 2, 1, 2]  # both groups among the positives and among the others
     assert est.fit(X, three).status_ == "optimal"  # the front search takes any class count
+    odds = est.set_params(fairness="equalized_odds").fit(X, three)  # and two cells
+    assert odds.status_ == "optimal" and odds.stats_["search_backend"] == "fronts"
     for other, words in [(FlowOCTClassifier(depth=1), "not with this estimator"),
                          (BendOCTClassifier(depth=1, subtree_search=False),
                           "not with this estimator"),
                          (BendOCTClassifier(depth=4), "depth > 3"),
-                         (BendOCTClassifier(depth=1, max_leaves=1), "max_leaves"),
-                         (BendOCTClassifier(depth=1, fairness="equalized_odds"),
-                          "several pairs")]:
+                         (BendOCTClassifier(depth=1, max_leaves=1), "max_leaves")]:
         params = {**other.get_params(), "sensitive": "s",
                   "fairness": other.fairness or "statistical_parity"}
         with pytest.raises(OptreesInputError, match=f"3 classes.*{words}"):

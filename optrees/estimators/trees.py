@@ -44,7 +44,7 @@ from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
 from ..trees.problem import TreeProblem
 from ..trees.solve import search_off, solve_tree
-from ..trees.subtrees.fair import MAX_FAIR_DEPTH
+from ..trees.subtrees.fair import MAX_FAIR_COORDINATES, MAX_FAIR_DEPTH
 from ._base import (
     Deadline,
     _BinaryInput,
@@ -226,8 +226,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                 raise OptreesInputError(
                     f"fairness with {len(classes)} classes is solved by the front search "
                     "only: BendOCT or BendersOCT with subtree_search=True, depth <= "
-                    f"{MAX_FAIR_DEPTH}, two groups compared in one cell (statistical_parity, "
-                    "equal_opportunity or predictive_equality), no max_leaves; here "
+                    f"{MAX_FAIR_DEPTH}, at most {MAX_FAIR_COORDINATES} group differences "
+                    "(groups - 1, summed over the cells compared), no max_leaves; here "
                     f"{why.removeprefix('off: ')}")
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "

@@ -68,6 +68,27 @@ class TreeFairness:
             out += [share[a] - share[b] for a, b in combinations(sorted(share), 2)]
         return out
 
+    def coordinates(self, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+        """The gap coordinates of every row (n x D) and the columns of each cell: in a cell
+        with groups g_0 < g_1 < ... every other group g has the column ``r_g - r_{g_0}``
+        (rates of positive predictions), so ``C.T @ q`` holds them all; the bound holds iff
+        in every cell ``max(0, max_j x_j) - min(0, min_j x_j) <= epsilon`` (the largest rate
+        minus the smallest)."""
+        columns, cells = [], []
+        for cell in self.cells(y):
+            share = {}
+            for g in np.unique(self.groups[cell]):
+                member = cell & (self.groups == g)
+                total = float(w[member].sum())
+                if total > 0:
+                    share[g] = np.where(member, w, 0.0) / total
+            ref, *rest = sorted(share) or [None]
+            cells.append(list(range(len(columns), len(columns) + len(rest))))
+            columns += [share[g] - share[ref] for g in rest]
+        cells = [c for c in cells if c]
+        n = len(y)
+        return (np.column_stack(columns) if columns else np.zeros((n, 0))), cells
+
     def gap(self, y: np.ndarray, predicted: np.ndarray, w: np.ndarray) -> float:
         """Largest rate difference of the class indices ``predicted`` (0 if nothing to
         compare)."""

@@ -23,7 +23,7 @@ from ..solvers.scip import ScipModel
 from .compiled import backend_for
 from .problem import HeapTree, TreeProblem
 from .subtrees import SubtreeSolution, solve_subtree
-from .subtrees.fair import MAX_FAIR_DEPTH, solve_fair_subtree
+from .subtrees.fair import MAX_FAIR_COORDINATES, MAX_FAIR_DEPTH, solve_fair_subtree
 from .subtrees.warmup import compile_kernels, kernels_ready
 from .warmstart import cart_heap_tree
 
@@ -141,8 +141,8 @@ SEARCH_SHARE = 0.5
 
 def search_off(problem: TreeProblem) -> str | None:
     """Why no exact search can solve ``problem`` (None: one can): the subtree search takes
-    leaf sizes and budgets; under fairness the front search takes one pair of groups in one
-    cell, depth ≤ 3 and no leaf budget."""
+    leaf sizes and budgets; under fairness the front search takes depth ≤ 3, at most
+    MAX_FAIR_COORDINATES group differences and no leaf budget."""
     fair = problem.fairness
     if fair is None:
         return None
@@ -150,8 +150,9 @@ def search_off(problem: TreeProblem) -> str | None:
         return f"off: fairness at depth > {MAX_FAIR_DEPTH}"
     if problem.max_leaves is not None:
         return "off: fairness with max_leaves"
-    if len(fair.pairs(problem.y, problem.weights)) > 1:
-        return "off: fairness over several pairs of groups or cells"
+    if fair.coordinates(problem.y, problem.weights)[0].shape[1] > MAX_FAIR_COORDINATES:
+        return (f"off: fairness over more than {MAX_FAIR_COORDINATES} group differences "
+                "(groups - 1, summed over the cells)")
     return None
 
 
@@ -168,11 +169,11 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
                               deadline=share, backend=backend, min_leaf=problem.min_leaf,
                               max_leaves=problem.max_leaves)
     else:
-        coef = fair.pairs(problem.y, problem.weights) or [np.zeros(problem.n_samples)]
-        found = solve_fair_subtree(problem.X, problem.y, problem.depth, coef[0],
+        coords, cells = fair.coordinates(problem.y, problem.weights)
+        found = solve_fair_subtree(problem.X, problem.y, problem.depth, coords,
                                    fair.epsilon, fair.positive, problem.leaf_penalty,
                                    problem.row_weights, problem.min_leaf, share, backend,
-                                   problem.n_classes)
+                                   problem.n_classes, cells)
     value = found.tree.objective(problem)
     bound = problem.correct_weight * found.bound + problem.split_cost
     progress("search", found.stats["seconds"], incumbent=value, bound=bound,
