@@ -155,3 +155,13 @@ def test_several_groups_and_cells_equal_enumeration(seed):
     pred = sol.tree.label[sol.tree.terminal(X.astype(np.uint8)) - 1]
     assert fair.gap(y, pred, weights) <= fair.epsilon + 1e-9
     assert weights[pred == y].sum() - pen * (sol.tree.n_splits + 1) == pytest.approx(sol.score)
+
+
+def test_no_gap_coordinate_is_the_unconstrained_optimum():
+    """A cell with one group compares nothing: no coordinate, every tree is fair."""
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 2, (40, 3)), rng.integers(0, 3, 40)
+    for depth in (1, 2, 3):
+        sol = solve_fair_subtree(X, y, depth, np.zeros((40, 0)), 0.0, cells=[])
+        free = exhaustive_fair_score(X, y, depth, np.zeros((40, 0)), 0.0, cells=[])
+        assert sol.optimal and sol.score == pytest.approx(free)

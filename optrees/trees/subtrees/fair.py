@@ -88,13 +88,12 @@ def _unique_d(score: np.ndarray, d: np.ndarray) -> np.ndarray:
     return order[keep]
 
 
-def _pairs(sa: np.ndarray, sb: np.ndarray, floor: float):
-    """Chunks ``(ia, ib)`` of every pair with ``sa[ia] + sb[ib] >= floor``."""
-    order = np.argsort(-sb, kind="stable")
-    count = np.searchsorted(-sb[order], sa - floor, side="right")  # sb >= floor - sa
+def _ranges(order: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """Chunks ``(ia, ib)`` of the pairs ``(a, order[k])`` for ``lo[a] <= k < hi[a]``."""
+    count = np.maximum(hi - lo, 0)
     ends = np.cumsum(count)
     start = 0
-    while start < len(sa):
+    while start < len(lo):
         stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _CHUNK,
                                    side="right"))
         stop = max(stop, start + 1)
@@ -103,8 +102,28 @@ def _pairs(sa: np.ndarray, sb: np.ndarray, floor: float):
         if total:
             ia = np.repeat(np.arange(start, stop), k)
             first = np.repeat(np.cumsum(k) - k, k)
-            yield ia, order[np.arange(total) - first]
+            yield ia, order[np.repeat(lo[start:stop], k) + np.arange(total) - first]
         start = stop
+
+
+def _by_score(sa: np.ndarray, sb: np.ndarray, floor: float) -> tuple:
+    """``_ranges`` arguments of every pair with ``sa[ia] + sb[ib] >= floor``."""
+    order = np.argsort(-sb, kind="stable")
+    count = np.searchsorted(-sb[order], sa - floor, side="right")  # sb >= floor - sa
+    return order, np.zeros_like(count), count
+
+
+def _by_window(da: np.ndarray, db: np.ndarray, w: float) -> tuple:
+    """``_ranges`` arguments of every pair with ``|da[ia] + db[ib]| <= w``."""
+    order = np.argsort(db, kind="stable")
+    sorted_b = db[order]
+    return (order, np.searchsorted(sorted_b, -w - da, side="left"),
+            np.searchsorted(sorted_b, w - da, side="right"))
+
+
+def _pairs(sa: np.ndarray, sb: np.ndarray, floor: float):
+    """Chunks ``(ia, ib)`` of every pair with ``sa[ia] + sb[ib] >= floor``."""
+    return _ranges(*_by_score(sa, sb, floor))
 
 
 @dataclass(frozen=True)
@@ -473,11 +492,20 @@ class _FairSearch:
         exists."""
         A, B = fronts
         found = (-math.inf, -1, -1)
-        for ia, ib in _pairs(A.score, B.score, floor - self.tol):
+        # enumerate the pairs above the floor, or those whose first coordinate can be fair,
+        # whichever are fewer (|x_0| <= eps is necessary)
+        ranges = [_by_score(A.score, B.score, floor - self.tol)]
+        if self.cls.D:
+            ranges.append(_by_window(A.d[:, 0], B.d[:, 0], self.eps + self.dtol))
+        sizes = [int(np.maximum(hi - lo, 0).sum()) for _, lo, hi in ranges]
+        for ia, ib in _ranges(*ranges[int(np.argmin(sizes))]):
             self.pairs += len(ia)
+            s = A.score[ia] + B.score[ib]
+            keep = s >= floor - self.tol
+            ia, ib, s = ia[keep], ib[keep], s[keep]
             fair = self.fair(A.d[ia] + B.d[ib])
             if fair.any():
-                s = A.score[ia[fair]] + B.score[ib[fair]]
+                s = s[fair]
                 k = int(np.argmax(s))
                 if s[k] > found[0]:
                     found = (float(s[k]), int(ia[fair][k]), int(ib[fair][k]))
