@@ -142,7 +142,10 @@ class _Classes:
         return Q[..., self.n_classes:self.n_classes + self.D]
 
     def split(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(positive weight, heaviest other weight, that class) of totals ``Q`` (..., K+2)."""
+        """(positive weight, heaviest other weight, that class) of totals ``Q``."""
+        if len(self.others) == 1:
+            o = int(self.others[0])
+            return Q[..., self.positive], Q[..., o], np.full(Q.shape[:-1], o)
         other = Q[..., self.others]
         k = other.argmax(axis=-1)
         return Q[..., self.positive], np.take_along_axis(other, k[..., None], -1)[..., 0], \
@@ -207,6 +210,7 @@ class _Level2:
             self._sides.append((parts, ok))
         self.best_side = self._sides_best(None)
         self.ub = self.phi(None)
+        self._fronts: dict[int, tuple[_Side, _Side]] = {}
 
     def _sides_best(self, lam: np.ndarray | None) -> tuple[np.ndarray, ...]:
         """Best depth-≤1 score of each root's two sides, positive leaves worth
@@ -231,9 +235,12 @@ class _Level2:
         return max(leaf, float((left + right)[self.ok].max(initial=-math.inf)))
 
     def sides(self, g: int) -> tuple[_Side, _Side]:
-        """The side fronts of root ``g`` (x_g = 0, x_g = 1)."""
-        return (_Side(self.T - self.S1[g], self.S1 - self.M[g], self.pen, self.m, self.cls),
+        """The side fronts of root ``g`` (x_g = 0, x_g = 1), kept for the next floor."""
+        if g not in self._fronts:
+            self._fronts[g] = (
+                _Side(self.T - self.S1[g], self.S1 - self.M[g], self.pen, self.m, self.cls),
                 _Side(self.S1[g], self.M[g], self.pen, self.m, self.cls))
+        return self._fronts[g]
 
     def front(self, floor: float, lo: np.ndarray, hi: np.ndarray,
               partner: _Partner | None = None) -> _Front:
