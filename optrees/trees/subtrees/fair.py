@@ -45,8 +45,8 @@ MAX_FAIR_DEPTH = 3
 MAX_FAIR_COORDINATES = 8
 """Most gap coordinates (groups - 1 per cell) the estimators give the front search; fronts
 are keyed by all of them, so they grow with their number (adult, five races, 30,162 rows:
-equalized odds (8) at depth 2 in 0.8 s; statistical parity (4) at depth 3 in 86-170 s,
-where the MIP proves neither within 300 s)."""
+equalized odds (8) at depth 2 in 0.8 s; statistical parity (4) at depth 3 in 29 s, where
+the MIP proves neither within 300 s)."""
 
 _C = -1                    # last column of a total: rows (before: class weights, gap coords)
 _KEY = 1e11                # d values closer than 1/_KEY count as one (d lies in [-1, 1])
