@@ -153,8 +153,9 @@ class _Classes:
 
 
 class _Side:
-    """The depth-≤1 front of one row set from its totals ``T`` (K+2,) and, per feature h,
-    the totals ``Q1`` (F x K+2) of its rows with x_h = 1.  Point 0 is the other-class leaf,
+    """The depth-≤1 front of one row set from its totals ``T`` (class weights, D gap
+    coordinates, rows) and, per feature h, the totals ``Q1`` (F x ...) of its rows with
+    x_h = 1.  Point 0 is the other-class leaf,
     1 the positive leaf, ``2 + 3h`` the split on h with a positive right leaf, ``3 + 3h`` the
     split with a positive left leaf, ``4 + 3h`` (more than two classes) the split with two
     other-class leaves; splits leaving fewer than ``m`` rows on a side are left out."""
@@ -191,8 +192,9 @@ class _Side:
 
 
 class _Level2:
-    """Depth-≤2 subtrees of one row set from its totals ``T`` (4), its totals with x_g = 1
-    ``S1`` (F x 4) and with x_g = x_h = 1 ``M`` (F x F x 4)."""
+    """Depth-≤2 subtrees of one row set from its totals ``T`` (class weights, D gap
+    coordinates, rows), its totals with x_g = 1 ``S1`` (F x ...) and with x_g = x_h = 1
+    ``M`` (F x F x ...)."""
 
     def __init__(self, T: np.ndarray, S1: np.ndarray, M: np.ndarray, pen: float,
                  m: int, cls: _Classes) -> None:
