@@ -286,18 +286,20 @@ def _class_weight(text: str, y: pd.Series) -> Any:
     return weights
 
 
-def _pop_weights(args: argparse.Namespace, parts: list[Any]) -> Any:
-    """``--weight-column``: the training rows' weights, the column removed from X."""
+def _pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None:
+    """``--weight-column``: the training and test rows' weights (None: no test part), the
+    column removed from X."""
     column = args.weight_column
     if column is None:
         return None
     if column not in parts[0].columns:
         raise _UsageError(f"--weight-column {column!r} is not a column of the data "
                           f"(columns: {list(parts[0].columns)})")
-    weights = parts[0][column].to_numpy()
-    parts[0] = parts[0].drop(columns=[column])
-    if parts[1] is not None:
-        parts[1] = parts[1].drop(columns=[column])
+    weights = []
+    for k in (0, 1):
+        weights.append(None if parts[k] is None else parts[k][column].to_numpy())
+        if parts[k] is not None:
+            parts[k] = parts[k].drop(columns=[column])
     return weights
 
 
@@ -345,12 +347,13 @@ def cmd_fit(args: argparse.Namespace) -> int:
         est.set_params(class_weight=_class_weight(args.class_weight, y))
     parts = _split(X, y, args.test_size, args.seed)
     weights = _pop_weights(args, parts)
-    cli_report.fit_quietly(est, parts[0], parts[2], weights)
+    cli_report.fit_quietly(est, parts[0], parts[2], None if weights is None else weights[0])
     if args.method == "rug":
-        cli_report.report_rug(est, parts, getattr(args, "sensitive", None))
+        cli_report.report_rug(est, parts, getattr(args, "sensitive", None), weights)
     else:
         cli_report.report_tree(est, parts, cli_report.SUMMARIES.get(args.method,
-                                                                  cli_report.mip_summary))
+                                                                  cli_report.mip_summary),
+                               weights)
     cli_report.save(est, args.out)
     return 0
 

@@ -60,33 +60,49 @@ def fit_quietly(est: Any, X: pd.DataFrame, y: pd.Series, sample_weight: Any = No
             est.fit(X, y, sample_weight=sample_weight)
 
 
-def report_tree(est: Any, parts: list[Any], summary: Callable[[Any], list[str]]) -> None:
-    """Print the tree, the ``summary`` lines, accuracies and time."""
+def accuracy_line(name: str, est: Any, X: pd.DataFrame, y: Any, w: Any = None) -> str:
+    """``train accuracy  : 0.9123  (n=300)``, with the weighted accuracy when the rows have
+    weights ``w`` (what the weighted fit maximizes)."""
+    line = f"{name + ' accuracy':<16}: {est.score(X, y):.4f}  (n={len(y)}"
+    if w is not None:
+        line += f"; weighted {est.score(X, y, sample_weight=w):.4f}"
+    return line + ")"
+
+
+def report_tree(est: Any, parts: list[Any], summary: Callable[[Any], list[str]],
+                weights: list[Any] | None = None) -> None:
+    """Print the tree, the ``summary`` lines, accuracies (``weights``: of the training and
+    test rows) and time."""
     X_tr, X_te, y_tr, y_te = parts
+    w_tr, w_te = weights or (None, None)
     print(est.tree_.export_text())
     print()
     print("\n".join(summary(est)))
-    print(f"train accuracy  : {est.score(X_tr, y_tr):.4f}  (n={len(y_tr)})")
+    print(accuracy_line("train", est, X_tr, y_tr, w_tr))
     if X_te is not None and len(y_te):
-        print(f"test accuracy   : {est.score(X_te, y_te):.4f}  (n={len(y_te)})")
+        print(accuracy_line("test", est, X_te, y_te, w_te))
     detail = ""
     if hasattr(est, "n_bb_nodes_"):  # branch-and-bound methods
         detail = f" (solver {est.solve_seconds_:.2f}s, {est.n_bb_nodes_} B&B nodes)"
     print(f"time            : {est.fit_seconds_:.2f}s{detail}")
 
 
-def report_rug(est: Any, parts: list[Any], sensitive: str | None) -> None:
-    """RUG / FairRUG: print the rules, interpretability metrics and fairness scores."""
+def report_rug(est: Any, parts: list[Any], sensitive: str | None,
+               weights: list[Any] | None = None) -> None:
+    """RUG / FairRUG: print the rules, accuracies (``weights``: of the training and test
+    rows), interpretability metrics and fairness scores."""
     from . import metrics
 
     X_tr, X_te, y_tr, y_te = parts
+    w_tr, w_te = weights or (None, None)
     print(est.export_text())
     print()
     print(f"status          : {est.status_}  ({est.n_rmp_calls_} master LPs, "
           f"{est.fit_seconds_:.2f}s)")
-    named = [("train", X_tr, y_tr)] + ([("test", X_te, y_te)] if X_te is not None else [])
-    for name, X, y in named:
-        print(f"{name} accuracy  : {est.score(X, y):.4f}  (n={len(y)})")
+    named = [("train", X_tr, y_tr, w_tr)] + ([("test", X_te, y_te, w_te)]
+                                             if X_te is not None else [])
+    for name, X, y, w in named:
+        print(accuracy_line(name, est, X, y, w))
         info = metrics.interpretability(est, X)
         print("                  " + "  ".join(f"{k} {v:.2f}" for k, v in info.items()))
         if sensitive is not None:

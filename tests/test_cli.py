@@ -184,6 +184,15 @@ def test_weight_column_and_class_weight(tmp_path, capsys):
     text = capsys.readouterr().out
     assert " w " not in text and "w <=" not in text  # not a feature of the tree
     assert load_model(tmp_path / "m.json").columns.labels == ["a"]
+    # the accuracy the weighted fit maximizes is printed beside the plain one
+    est = load_model(tmp_path / "m.json")
+    weighted = float(np.average(est.predict(df[["a"]]) == df.label, weights=df.w))
+    assert f"(n={n}; weighted {weighted:.4f})" in text
+    split = ["fit", "--csv", str(csv), "--target", "label", "--method", "bendoct", "--depth",
+             "1", "--test-size", "0.3", "--weight-column", "w"]
+    assert main(split) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "accuracy" in ln]
+    assert len(lines) == 2 and all("; weighted " in ln for ln in lines)
     assert main([*base, "--class-weight", "maybe=2"]) == 2
     assert "not a label" in capsys.readouterr().err
     assert main([*base, "--weight-column", "nope"]) == 2
