@@ -295,11 +295,8 @@ def _pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None
     if column not in parts[0].columns:
         raise _UsageError(f"--weight-column {column!r} is not a column of the data "
                           f"(columns: {list(parts[0].columns)})")
-    weights = []
-    for k in (0, 1):
-        weights.append(None if parts[k] is None else parts[k][column].to_numpy())
-        if parts[k] is not None:
-            parts[k] = parts[k].drop(columns=[column])
+    weights = [None if X is None else X[column].to_numpy() for X in parts[:2]]
+    parts[:2] = [None if X is None else X.drop(columns=[column]) for X in parts[:2]]
     return weights
 
 

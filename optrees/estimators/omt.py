@@ -412,9 +412,8 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
             return None
         K = len(classes)
         if cw is None or isinstance(cw, str):  # "balanced" (the default of "weighted")
-            W = np.bincount(y, weights=w, minlength=K)
-            with np.errstate(divide="ignore"):
-                return np.where(W > 0, W.sum() / (K * np.where(W > 0, W, 1.0)), 0.0)
+            W = np.bincount(y, weights=w, minlength=K)  # a class may weigh 0 (weight-0 rows)
+            return np.where(W > 0, W.sum() / (K * np.where(W > 0, W, 1.0)), 0.0)
         missing = [c for c in classes if c not in cw]
         if missing:
             raise OptreesInputError(f"class_weight has no weight for classes {missing}")

@@ -59,14 +59,20 @@ class TreeFairness:
         difference is ``coef @ q``."""
         out = []
         for cell in self.cells(y):
-            share = {}
-            for g in np.unique(self.groups[cell]):
-                member = cell & (self.groups == g)
-                total = float(w[member].sum())
-                if total > 0:
-                    share[g] = np.where(member, w, 0.0) / total
-            out += [share[a] - share[b] for a, b in combinations(sorted(share), 2)]
+            share = self._shares(cell, w)
+            out += [share[a] - share[b] for a, b in combinations(share, 2)]
         return out
+
+    def _shares(self, cell: np.ndarray, w: np.ndarray) -> dict:
+        """Each group with weight in ``cell`` (in sorted order) -> its rows' share of that
+        weight (zero elsewhere): the group's rate is ``share @ q``."""
+        share = {}
+        for g in np.unique(self.groups[cell]):
+            member = cell & (self.groups == g)
+            total = float(w[member].sum())
+            if total > 0:
+                share[g] = np.where(member, w, 0.0) / total
+        return share
 
     def coordinates(self, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
         """The gap coordinates of every row (n x D) and the columns of each cell: in a cell
@@ -76,13 +82,8 @@ class TreeFairness:
         minus the smallest)."""
         columns, cells = [], []
         for cell in self.cells(y):
-            share = {}
-            for g in np.unique(self.groups[cell]):
-                member = cell & (self.groups == g)
-                total = float(w[member].sum())
-                if total > 0:
-                    share[g] = np.where(member, w, 0.0) / total
-            ref, *rest = sorted(share) or [None]
+            share = self._shares(cell, w)
+            ref, *rest = list(share) or [None]
             cells.append(list(range(len(columns), len(columns) + len(rest))))
             columns += [share[g] - share[ref] for g in rest]
         cells = [c for c in cells if c]
