@@ -101,6 +101,42 @@ def test_backends_agree_on_continuous_data():
         assert a.score == pytest.approx(b.score)
 
 
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_compiled_root_search_resumes_to_the_same_split(monkeypatch):
+    """The compiled root search paused after every evaluation (a deadline check each time)
+    finds the split, score and evaluation count of an unpaused run and of the Python loop."""
+    from optrees.trees.numeric import search
+    from optrees.trees.numeric.depth1 import best_child, class_weights
+    from optrees.trees.numeric.evaluate import StumpFinder, make_evaluator
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 9, size=(150, 4)).astype(float)
+    y = ((X[:, 0] > 3) ^ (X[:, 1] < 5) | (rng.random(150) < 0.2)).astype(int)
+    w = rng.uniform(0.5, 2.0, 150)
+    view = NumericData(X).view(None)
+    cw = class_weights(y, w, 2)
+    finder = StumpFinder(view, y, w, cw, "numba")
+    whole = finder()
+    start = best_child(whole, 0.5).objective
+    compiled = make_evaluator(view, y, w, cw, 0.5, 1e-9, "numba",
+                              np.argsort(-whole.correct, kind="stable"), finder.arrays)
+
+    def python_loop(f, r, floor_l, floor_r):
+        return compiled(f, r, floor_l, floor_r)      # no kernel_ctx: the Python search
+
+    def run(evaluate, check=None):
+        found = search.search_root(view, w, whole, start, 0.5, start, evaluate, 1e-9,
+                                   check=check)
+        return found.objective, found.feature, found.rank, found.evaluations
+
+    checks = []
+    monkeypatch.setattr(search, "CELLS_PER_CHECK", 1)        # a batch of one evaluation
+    paused = run(compiled, lambda: checks.append(1))
+    assert paused == run(compiled) == run(python_loop)
+    assert paused[3] > 5 and paused[3] <= len(checks) <= paused[3] + 1
+
+
 def _contree_accuracy(X, y, depth):
     """Training accuracy of ConTree's optimal tree (an independent exact solver)."""
     pycontree = pytest.importorskip("pycontree")

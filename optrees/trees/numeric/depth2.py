@@ -63,17 +63,11 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
     # a tree with a root split and a split below has ≥ 3 leaves
     if sub.view.n < 3 or min(ceiling, sub.total - 3.0 * pen) <= best_val + eps:
         return best_val, best_tree
-    raw = make_evaluator(sub.view, sub.ys, sub.ws, sub.cw, pen, eps, ctx.backend,
-                         np.argsort(-whole.correct, kind="stable"), finder.arrays)
-
-    def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
-        """The compiled or vectorized evaluator behind a deadline check."""
-        ctx.check()
-        ctx.evaluations += 1
-        return raw(f, r, floor_l, floor_r)
-
+    evaluate = make_evaluator(sub.view, sub.ys, sub.ws, sub.cw, pen, eps, ctx.backend,
+                              np.argsort(-whole.correct, kind="stable"), finder.arrays)
     found = search_root(sub.view, sub.ws, whole, shallow.objective, pen, best_val, evaluate,
-                        eps, ceiling)
+                        eps, ceiling, check=ctx.check)
+    ctx.evaluations += found.evaluations
     if found.feature < 0:
         return best_val, best_tree
     return found.objective, _root_split_tree(ctx, sub, finder, found.feature, found.rank)

@@ -73,6 +73,8 @@ def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarra
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Compiled pass over every column for both children."""
             return child_objectives(f, r, floor_l, floor_r, ctx)
+
+        evaluate.kernel_ctx = ctx    # lets :func:`.search.search_root` run compiled as a whole
     else:
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Two vectorized depth-1 sweeps, one per child."""

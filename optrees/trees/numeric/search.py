@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,24 +43,56 @@ class RootSearch:
     evaluations: int = 0
 
 
+CELLS_PER_CHECK = 4_000_000
+"""Compiled evaluations between two deadline checks cover about this many (row, column)
+cells (a few milliseconds)."""
+
+
 def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bound: float,
                 penalty: float, incumbent: float, evaluate: Evaluator,
-                eps: float, ceiling: float = np.inf) -> RootSearch:
+                eps: float, ceiling: float = np.inf,
+                check: Callable[[], None] | None = None) -> RootSearch:
     """Best root split with children of depth ≤ 1 that beats ``incumbent`` by more than eps.
 
     ``whole`` holds the best stump per feature of the view (feature order and seeds);
     ``child_bound`` bounds the objective of any child (the view's own best depth-≤1 tree).
     ``ceiling``: a known upper bound on the optimum; the search stops once it is reached.
+    ``check``: called between evaluations (it raises to stop the search).  A compiled
+    evaluator (:func:`.evaluate.make_evaluator` with numba) runs the whole search compiled
+    (:mod:`.root_kernel`), checking between batches of evaluations.
     """
+    features = [int(f) for f in np.argsort(-whole.correct, kind="stable")
+                if np.isfinite(whole.correct[f])]        # a constant column has no split
+    kernel_ctx = getattr(evaluate, "kernel_ctx", None)
+    if kernel_ctx is not None:
+        return _search_compiled(kernel_ctx, features, whole, float(w.sum()), child_bound,
+                                incumbent, ceiling, check)
     best = RootSearch(incumbent)
-    for f in np.argsort(-whole.correct, kind="stable"):
+    for f in features:
         if best.objective >= ceiling - eps:
             break
-        if not np.isfinite(whole.correct[f]):
-            continue  # constant on the view: no split point
-        _search_feature(view, w, int(f), int(whole.n_left[f]), child_bound, penalty, best,
-                        evaluate, eps, ceiling)
+        _search_feature(view, w, f, int(whole.n_left[f]), child_bound, penalty, best,
+                        evaluate, eps, ceiling, check)
     return best
+
+
+def _search_compiled(kernel_ctx: tuple, features: list[int], whole: FeatureSplits,
+                     total: float, child_bound: float, incumbent: float, ceiling: float,
+                     check: Callable[[], None] | None) -> RootSearch:
+    """:func:`search_root` by :func:`.root_kernel.root_search`, resumed after each check."""
+    from .root_kernel import RootState, root_search
+
+    m, p = kernel_ctx[1].shape[1], kernel_ctx[1].shape[0]
+    state = RootState(m, incumbent)
+    batch = max(1, CELLS_PER_CHECK // max(1, m * p)) if check is not None else 2**62
+    feats = np.asarray(features, dtype=np.int64)
+    seeds = np.ascontiguousarray(whole.n_left, dtype=np.int64)
+    while True:
+        if check is not None:
+            check()
+        if root_search(kernel_ctx, feats, seeds, total, child_bound, ceiling, state.arrays,
+                       batch):
+            return RootSearch(state.objective, state.feature, state.rank, state.evaluations)
 
 
 def split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +106,8 @@ def split_points(view: SubsetView, w: np.ndarray, f: int) -> tuple[np.ndarray, n
 
 def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
                     child_bound: float, penalty: float, best: RootSearch,
-                    evaluate: Evaluator, eps: float, ceiling: float = np.inf) -> None:
+                    evaluate: Evaluator, eps: float, ceiling: float = np.inf,
+                    check: Callable[[], None] | None = None) -> None:
     """Interval search over the split points of ``f``, improving ``best`` in place.
 
     Runs once per feature and node of a deep search (thousands of times): Python lists and
@@ -113,6 +147,8 @@ def _search_feature(view: SubsetView, w: np.ndarray, f: int, seed_left: int,
         # a child needs more than best − (most the other child can score) to matter
         floor_l = best.objective - (total - cw[mid] - min_loss)
         floor_r = best.objective - (cw[mid] - min_loss)
+        if check is not None:
+            check()
         lv, rv = evaluate(f, r, floor_l, floor_r)
         left_obj[mid], right_obj[mid] = float(lv), float(rv)
         best.evaluations += 1

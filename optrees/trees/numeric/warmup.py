@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from .. import compiled
 
-KERNELS = ("child_objectives", "member_stumps")
-"""The compiled entry points of :mod:`.kernels` called from Python."""
+KERNELS = {"kernels": ("child_objectives", "member_stumps"), "root_kernel": ("root_search",)}
+"""The compiled entry points called from Python, per module."""
 
 
 def kernels_ready() -> bool:
     """The numeric kernels are compiled in this process or cached on disk."""
     if not compiled.numba_available():
         return False
-    from . import kernels
+    from . import kernels, root_kernel
 
-    return compiled.kernels_ready(kernels, KERNELS)
+    modules = {"kernels": kernels, "root_kernel": root_kernel}
+    return all(compiled.kernels_ready(modules[name], entries)
+               for name, entries in KERNELS.items())
 
 
 def compile_kernels() -> None:
