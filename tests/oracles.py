@@ -51,11 +51,13 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
                 min(2**depth, max_leaves if max_leaves is not None else 2**depth))
 
 
-def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int) -> float:
+def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int,
+                         min_leaf: int = 1) -> float:
     """Max over all trees of depth <= ``depth`` whose internal nodes are any of ``tests``
     (boolean masks over the rows: True goes left) of the sum of ``leaf_value(member)`` over
     their leaves (member: boolean mask of the rows in the leaf).  Memoized on the row set;
-    a test that leaves one side empty is skipped (it is the leaf itself)."""
+    a test that leaves one side empty is skipped (it is the leaf itself), and so is one that
+    leaves a side fewer than ``min_leaf`` rows."""
     memo: dict = {}
 
     def best(member: np.ndarray, d: int) -> float:
@@ -64,7 +66,7 @@ def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int) -> flo
             score = leaf_value(member)
             for left in tests if d else []:
                 lm, rm = member & left, member & ~left
-                if lm.any() and rm.any():
+                if min(lm.sum(), rm.sum()) >= max(1, min_leaf):
                     score = max(score, best(lm, d - 1) + best(rm, d - 1))
             memo[key] = score
         return memo[key]

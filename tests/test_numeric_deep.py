@@ -15,8 +15,9 @@ BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
     not numba_available(), reason="numba not installed"))]
 
 
-def _brute_force(X, y, w, n_classes, pen, depth):
-    """Best score over every threshold tree of depth ≤ ``depth`` (memoized enumeration)."""
+def _brute_force(X, y, w, n_classes, pen, depth, min_leaf=1):
+    """Best score over every threshold tree of depth ≤ ``depth`` whose splits leave
+    ``min_leaf`` rows or more on each side (memoized enumeration)."""
     onehot_w = np.zeros((len(y), n_classes))
     onehot_w[np.arange(len(y)), y] = w
     cuts = [X[:, f] <= (a + b) / 2 for f in range(X.shape[1])
@@ -24,7 +25,7 @@ def _brute_force(X, y, w, n_classes, pen, depth):
     if not cuts:
         return float(onehot_w.sum(axis=0).max()) - pen
     return best_tree_over_tests(
-        cuts, lambda m: float((onehot_w * m[:, None]).sum(axis=0).max()) - pen, depth)
+        cuts, lambda m: float((onehot_w * m[:, None]).sum(axis=0).max()) - pen, depth, min_leaf)
 
 
 def _random_problem(seed: int, n_classes: int, weighted: bool, n_max: int = 24, p_max: int = 3):
@@ -44,6 +45,57 @@ def test_depth3_matches_brute_force(backend, n_classes):
                 (seed, pen)
             assert res.optimal and res.upper_bound == pytest.approx(res.score)
             check_tree(res, X, y, w, pen)
+
+
+
+def _leaf_sizes(res, X) -> np.ndarray:
+    """Rows reaching each leaf of a returned tree."""
+    return np.unique(res.terminal(X), return_counts=True)[1]
+
+
+def _min_leaf_problem(seed: int):
+    """Integer columns of 12 levels on 8-25 rows: fine enough that a minimum leaf size
+    decides between neighbouring thresholds (seeds 17, 55, 80, 92 at depth 2 and 7, 50 at
+    depth 3 caught searches that kept the similarity bound under min_leaf)."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(8, 26)), int(rng.integers(1, 3))
+    X = rng.integers(0, 12, size=(n, p)).astype(float)
+    n_classes = 2 + seed % 2
+    y = rng.integers(0, n_classes, n)
+    w = rng.integers(1, 4, n).astype(float) if seed % 3 == 1 else np.ones(n)
+    return X, y, w, n_classes
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_min_leaf_matches_brute_force(backend, depth):
+    """With a minimum leaf size the optimum equals the enumeration of the trees whose leaves
+    all keep that many rows, and the returned tree's leaves do; with and without a deadline
+    (the deadline takes the depth-2 path of the deep search), weights and penalties."""
+    for seed in (7, 17, 50, 55, 80, 92, 1, 2, 3, 4):
+        X, y, w, n_classes = _min_leaf_problem(seed)
+        for min_leaf, pen in ((2, 0.0), (3, 0.0), (4, 0.0), (4, 0.5), (7, 1.0)):
+            expect = _brute_force(X, y, w, n_classes, pen, depth, min_leaf)
+            for deadline in (None, Deadline(60)) if depth == 2 else (None,):
+                res = solve_numeric(X, y, n_classes=n_classes, sample_weight=w,
+                                    leaf_penalty=pen, max_depth=depth, backend=backend,
+                                    min_leaf=min_leaf, deadline=deadline)
+                assert res.score == pytest.approx(expect), (seed, min_leaf, pen, deadline)
+                assert res.optimal
+                check_tree(res, X, y, w, pen)
+                if res.n_leaves > 1:
+                    assert _leaf_sizes(res, X).min() >= min_leaf, (seed, min_leaf)
+
+
+def test_min_leaf_is_binding():
+    """The cases above are not trivially unconstrained: the minimum leaf size lowers the
+    optimum on most of them."""
+    lowered = 0
+    for seed in (7, 17, 50, 55, 80, 92, 1, 2, 3, 4):
+        X, y, w, n_classes = _min_leaf_problem(seed)
+        free = _brute_force(X, y, w, n_classes, 0.0, 2)
+        lowered += _brute_force(X, y, w, n_classes, 0.0, 2, 4) < free - 1e-9
+    assert lowered >= 5
 
 
 def test_depth4_matches_brute_force():

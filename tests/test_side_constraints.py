@@ -156,16 +156,26 @@ def test_max_leaves_matches_pystreed():
         assert (est.predict(Xb) == y_idx).sum() == (ref.predict(Xb) == y_idx).sum()
 
 
-def test_fraction_counts_rows_and_numeric_columns_take_the_binarizer():
+def test_fraction_counts_rows_and_numeric_columns_keep_every_threshold():
+    """min_samples_leaf (a fraction: rows) is searched over every threshold of numeric
+    columns and certified; the result is never below CART with the same leaf size; a leaf
+    budget still takes the binarizer's thresholds and says so."""
+    from sklearn.tree import DecisionTreeClassifier
+
     rng = np.random.default_rng(0)
     Xn = rng.normal(size=(200, 3))
     yn = (Xn[:, 0] + 0.3 * rng.normal(size=200) > 0).astype(int)
-    est = BendOCTClassifier(depth=2, lam=0.0, min_samples_leaf=0.1, time_limit=30).fit(Xn, yn)
-    assert _leaf_rows(est, Xn).min() >= 20
-    assert est.thresholds_ == "binarized"  # every-threshold search does not take constraints
-    assert est.status_ == "optimal"
-    free = BendOCTClassifier(depth=2, lam=0.0, time_limit=30).fit(Xn, yn)
-    assert free.thresholds_ == "all"
+    for depth in (2, 3):
+        est = BendOCTClassifier(depth=depth, lam=0.0, min_samples_leaf=0.1,
+                                time_limit=60).fit(Xn, yn)
+        assert _leaf_rows(est, Xn).min() >= 20
+        assert est.thresholds_ == "all" and est.status_ == "optimal"
+        assert est.stats_["side_constraints"] == "min_samples_leaf=20"
+        cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=20, random_state=0)
+        assert est.score(Xn, yn) >= cart.fit(Xn, yn).score(Xn, yn)
+    budget = BendOCTClassifier(depth=2, lam=0.0, max_leaves=3, time_limit=30).fit(Xn, yn)
+    assert budget.thresholds_ == "binarized"
+    assert budget.stats_["every_threshold"] == "off: max_leaves or fairness"
 
 
 @pytest.mark.parametrize("params, words", [

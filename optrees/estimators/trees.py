@@ -207,14 +207,13 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         min_leaf = min_leaf_rows(p.get("min_samples_leaf", 1), len(y))
         max_leaves = p.get("max_leaves")
         fair = self._tree_fairness(df, y, classes, p)
-        constrained = min_leaf > 1 or max_leaves is not None or fair is not None
         self._tree_columns = None
         if fair is not None and p.drop_sensitive:  # the groups stay, the column goes
             df = df.drop(columns=[str(p.sensitive)])
             self._tree_columns = list(df.columns)
         every = self._every_threshold(df, p)
-        if every and not constrained:
-            return self._solve_numeric(df, y, w, classes, p, deadline)
+        if every and max_leaves is None and fair is None:  # the numeric search takes min_leaf
+            return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf)
         self.encoder_ = None
         Xb = self._fit_binary(df, w)
         self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
@@ -236,8 +235,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             result = solve_tree(problem, form, deadline, classes,
                                 (self.feature_names_, self.negated_names_), p.random_state,
                                 p.verbose, p.warm_start, search=self._search(p))
-        if every:  # the numeric search takes no side constraint: the binarizer's thresholds
-            result.stats["every_threshold"] = "off: side constraints"
+        if every:  # the numeric search takes neither: the binarizer's thresholds
+            result.stats["every_threshold"] = "off: max_leaves or fairness"
         return result
 
     def _tree_fairness(self, df: Any, y: np.ndarray, classes: np.ndarray,
@@ -279,8 +278,10 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                 and p.depth <= MAX_NUMERIC_DEPTH and has_numeric_column(df))
 
     def _solve_numeric(self, df: Any, y: np.ndarray, w: np.ndarray | None,
-                       classes: np.ndarray, p: Params, deadline: Deadline) -> FitResult:
-        """Solve over every threshold of the numeric columns (categoricals one-hot)."""
+                       classes: np.ndarray, p: Params, deadline: Deadline,
+                       min_leaf: int = 1) -> FitResult:
+        """Solve over every threshold of the numeric columns (categoricals one-hot), leaves
+        of at least ``min_leaf`` rows."""
         self.encoder_ = ThresholdColumns(df, "onehot")
         self.binarizer_ = None
         self.feature_names_ = list(self.encoder_.names)
@@ -289,7 +290,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         with stop_on_ctrl_c(deadline):
             return solve_numeric_tree(self.encoder_.transform(df), y, classes, p.depth, p.lam,
                                       self._penalty(p), deadline,
-                                      (self.feature_names_, self.negated_names_), w)
+                                      (self.feature_names_, self.negated_names_), w,
+                                      min_leaf)
 
     def _fitted_frame(self, X: Any) -> Any:
         """X checked against the fit-time columns, without a dropped sensitive column."""

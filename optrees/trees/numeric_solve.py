@@ -30,17 +30,20 @@ branch-and-bound is tested to depth 4 and its open bound says little above it)."
 def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
                        lam: float, penalty: str, deadline: Deadline,
                        names: tuple[list[str], list[str]],
-                       sample_weight: np.ndarray | None = None) -> FitResult:
+                       sample_weight: np.ndarray | None = None,
+                       min_leaf: int = 1) -> FitResult:
     """Best tree of depth ``depth`` over every threshold of the float matrix ``X`` for the
-    objective of ``TreeProblem(.., lam, penalty, sample_weight)``; "optimal" when proved
-    within ``deadline``, else "time_limit" with the best tree and a valid upper bound."""
+    objective of ``TreeProblem(.., lam, penalty, sample_weight, min_leaf)``; "optimal" when
+    proved within ``deadline``, else "time_limit" with the best tree and a valid upper
+    bound."""
     problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty,
-                          sample_weight)
+                          sample_weight, min_leaf)
     backend = backend_for(deadline, kernels_ready, compile_kernels)
     t0 = time.perf_counter()
     found = solve_numeric(X, problem.y, n_classes=len(classes),
                           sample_weight=problem.row_weights, leaf_penalty=problem.leaf_penalty,
-                          max_depth=depth, backend=backend, deadline=deadline)
+                          max_depth=depth, backend=backend, deadline=deadline,
+                          min_leaf=min_leaf)
     seconds = time.perf_counter() - t0
     tree = numeric_binary_tree(found, classes, names, X, problem.y, problem.row_weights)
     objective = tree_objective(tree, problem, X)
@@ -51,6 +54,8 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
              nodes=found.evaluations, proved=found.optimal)
     stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
              "search_optimal": found.optimal, "search_backend": backend, "thresholds": "all"}
+    if problem.constrained:
+        stats["side_constraints"] = problem.constraint_text()
     return FitResult(tree, "optimal" if found.optimal else "time_limit", objective, bound,
                      seconds, stats)
 

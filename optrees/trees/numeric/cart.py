@@ -29,10 +29,13 @@ def cart_incumbent(ctx: Context, sub: Subset, depth: int,
     from sklearn.tree import DecisionTreeClassifier
 
     X = sub.view.X
-    cart = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
+    cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=ctx.min_leaf,
+                                  random_state=random_state)
     cart.fit(X, sub.ys, sample_weight=sub.ws)
     X32 = X.astype(np.float32)
-    return _convert(cart.tree_, 0, np.arange(sub.view.n), X, X32, sub.cw, ctx.pen)
+    found = _convert(cart.tree_, 0, np.arange(sub.view.n), X, X32, sub.cw, ctx.pen)
+    return found if _leaves_large_enough(found[1], X, np.arange(sub.view.n), ctx.min_leaf) \
+        else None
 
 
 def _convert(t, k: int, rows: np.ndarray, X: np.ndarray, X32: np.ndarray, cw: np.ndarray,
@@ -55,3 +58,15 @@ def _convert(t, k: int, rows: np.ndarray, X: np.ndarray, X32: np.ndarray, cw: np
         return leaf
     thr = float(midpoint(X[lrows, f].max(), X[rrows, f].min()))
     return ls + rs, Node(int(totals.argmax()), f, thr, ln, rn)
+
+
+def _leaves_large_enough(node: Node, X: np.ndarray, rows: np.ndarray, min_leaf: int) -> bool:
+    """Every split of ``node`` leaves at least ``min_leaf`` of ``rows`` on each side
+    (sklearn's float32 partition is re-expressed in float64: checked, not assumed)."""
+    if node.feature < 0:
+        return True                    # the whole subset as a leaf: always allowed
+    go_left = X[rows, node.feature] <= node.threshold
+    if min(np.count_nonzero(go_left), np.count_nonzero(~go_left)) < min_leaf:
+        return False
+    return (_leaves_large_enough(node.left, X, rows[go_left], min_leaf)
+            and _leaves_large_enough(node.right, X, rows[~go_left], min_leaf))

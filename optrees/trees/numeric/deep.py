@@ -23,11 +23,18 @@ split points re-fitted to its rows (:func:`.tree.refit`; neighbours differ by a 
 this is often already optimal) and a ceiling from the neighbours' values (both bounds above
 applied to one child), at which its search stops.  Every evaluation checks the deadline;
 :meth:`NodeSearch.open_bound` then bounds what was left unsearched.
+
+With a minimum leaf size the candidates are the split points leaving enough rows on both
+sides, and the bounds that restrict a tree to fewer rows (similarity, the loss half of the
+subinterval bound) take the children's optima without the minimum leaf size, as in
+:mod:`.search`: each evaluated child is also searched without it, only to beat its
+constrained value (:meth:`NodeSearch._free`).
 """
 
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 
@@ -73,6 +80,8 @@ class NodeSearch:
         self.queue: deque = deque()                    # open intervals of the current feature
         self.current = -np.inf                         # bound of the interval being evaluated
         self.started = False
+        # the same problem without the minimum leaf size (None: there is none)
+        self.free_ctx = replace(ctx, min_leaf=1) if ctx.min_leaf > 1 else None
 
     # ------------------------------------------------------------------ bounds
     def open_bound(self) -> float:
@@ -95,7 +104,7 @@ class NodeSearch:
         leaf = sub.leaf_correct - ctx.pen
         if leaf > self.best + eps:
             self.best, self.tree = leaf, leaf_node(sub)
-        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend)
+        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend, ctx.min_leaf)
         whole = finder()
         if self.depth == 3:
             # the depth-2 optimum is a depth-3 candidate and bounds every depth-2 child
@@ -118,13 +127,14 @@ class NodeSearch:
         return self.best, self.tree
 
     def _push(self, lo: int, hi: int, a: int, b: int, cw: np.ndarray, left_ub: np.ndarray,
-              right_ub: np.ndarray) -> None:
+              right_ub: np.ndarray, free: tuple[np.ndarray, np.ndarray]) -> None:
         """Queue the split points ``lo..hi`` between evaluated points ``a`` and ``b`` (``-1``:
-        none) with their subinterval bound, unless it already rules them out."""
+        none) with their subinterval bound, unless it already rules them out; ``free``: the
+        children's bounds without the minimum leaf size."""
         pen, total, cb = self.ctx.pen, self.sub.total, self.child_bound
         # losses (weight − objective) only grow with the row set: left(c) ⊇ left(a) ...
-        loss = (cw[a] - left_ub[a] if a >= 0 else pen) + \
-            (total - cw[b] - right_ub[b] if b >= 0 else pen)
+        loss = (cw[a] - free[0][a] if a >= 0 else pen) + \
+            (total - cw[b] - free[1][b] if b >= 0 else pen)
         # ... and objectives too: left(c) ⊆ left(b), right(c) ⊆ right(a)
         ub = min(total - loss, (left_ub[b] if b >= 0 else cb) + (right_ub[a] if a >= 0 else cb))
         if ub > self.best + self.ctx.eps:
@@ -134,16 +144,19 @@ class NodeSearch:
         """Interval search over the split points of ``f``, improving the incumbent in place."""
         ctx, sub, eps, pen = self.ctx, self.sub, self.ctx.eps, self.ctx.pen
         view = sub.view
-        points, cw = split_points(view, sub.ws, f)
+        points, cw = split_points(view, sub.ws, f, ctx.min_leaf)
         ranks = view.rank[f, view.order[f]]
         left_ub = np.empty(len(points))
         right_ub = np.empty(len(points))
+        # bounds without the minimum leaf size: the similarity bounds need them
+        free = (left_ub, right_ub) if self.free_ctx is None else \
+            (np.empty(len(points)), np.empty(len(points)))
         # optimal children found at evaluated points: head starts for their neighbours
         trees: list = [None] * len(points)
         seed = int(np.searchsorted(points, seed_left))
         total = sub.total
         self.queue.clear()
-        self._push(0, len(points) - 1, -1, -1, cw, left_ub, right_ub)
+        self._push(0, len(points) - 1, -1, -1, cw, left_ub, right_ub, free)
         while self.queue and self.best < self.ceiling - eps:
             lo, hi, a, b, ub = self.queue.popleft()
             if ub <= self.best + eps:
@@ -151,10 +164,10 @@ class NodeSearch:
             self.current = ub
             # similarity bounds from the evaluated neighbours shrink the interval
             if a >= 0:
-                gap = self.best - (left_ub[a] + right_ub[a])
+                gap = self.best - (free[0][a] + free[1][a])
                 lo = max(lo, int(np.searchsorted(cw, cw[a] + gap + eps, side="right")))
             if b >= 0:
-                gap = self.best - (left_ub[b] + right_ub[b])
+                gap = self.best - (free[0][b] + free[1][b])
                 hi = min(hi, int(np.searchsorted(cw, cw[b] - gap - eps, side="left")) - 1)
             if lo > hi:
                 self.current = -np.inf
@@ -168,26 +181,30 @@ class NodeSearch:
             l_ub = min(cw[mid] - pen, self.child_bound)
             r_ub = min(total - cw[mid] - pen, self.child_bound)
             if a >= 0:
-                l_ub = min(l_ub, left_ub[a] + cw[mid] - cw[a])
+                l_ub = min(l_ub, free[0][a] + cw[mid] - cw[a])
                 r_ub = min(r_ub, right_ub[a])
             if b >= 0:
                 l_ub = min(l_ub, left_ub[b])
-                r_ub = min(r_ub, right_ub[b] + cw[b] - cw[mid])
+                r_ub = min(r_ub, free[1][b] + cw[b] - cw[mid])
             near = [trees[k] for k in (a, b) if k >= 0 and trees[k] is not None]
-            left_ub[mid], right_ub[mid], trees[mid] = self._evaluate(f, r, l_ub, r_ub, near)
+            left_ub[mid], right_ub[mid], trees[mid], l_free, r_free = \
+                self._evaluate(f, r, l_ub, r_ub, near)
+            if self.free_ctx is not None:
+                free[0][mid], free[1][mid] = l_free, r_free
             self.current = -np.inf
             if lo < mid:
-                self._push(lo, mid - 1, a, mid, cw, left_ub, right_ub)
+                self._push(lo, mid - 1, a, mid, cw, left_ub, right_ub, free)
             if mid < hi:
-                self._push(mid + 1, hi, mid, b, cw, left_ub, right_ub)
+                self._push(mid + 1, hi, mid, b, cw, left_ub, right_ub, free)
 
     def _evaluate(self, f: int, r: int, l_ub: float, r_ub: float,
-                  near: list) -> tuple[float, float, tuple | None]:
+                  near: list) -> tuple[float, float, tuple | None, float, float]:
         """Upper bounds on the optimal children of the split ``rank[f] <= r`` (exact when
-        found) and the children's trees (None when pruned); the split becomes the incumbent
-        when it beats it.  ``l_ub``/``r_ub`` bound the children; ``near`` holds the children
-        trees of evaluated neighbouring split points, which re-fitted to these rows give each
-        child a head start (neighbouring children differ by a few rows only)."""
+        found), the children's trees (None when pruned) and, under a minimum leaf size, upper
+        bounds on the children's optima without it (:meth:`_free`); the split becomes the
+        incumbent when it beats it.  ``l_ub``/``r_ub`` bound the children; ``near`` holds the
+        children trees of evaluated neighbouring split points, which re-fitted to these rows
+        give each child a head start (neighbouring children differ by a few rows only)."""
         ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
         in_left = ctx.data.rank[f] <= r
         # Children must beat ``incumbent − (most the sibling can score) − slack`` to matter.
@@ -199,19 +216,29 @@ class NodeSearch:
         lv, lt = solve_subtree(ctx, left, self.depth - 1, self.best - r_ub - slack,
                                self._head_start(left, [t[0] for t in near]), l_ub)
         if lt is None:                 # the left child cannot make up the gap: split pruned
-            return min(lv, l_ub), r_ub, None
+            lv = min(lv, l_ub)
+            return lv, r_ub, None, self._free(left, lv), sub.total - left.total - ctx.pen
         right = ctx.subset(sub.mask & ~in_left)
         rv, rt = solve_subtree(ctx, right, self.depth - 1, self.best - lv - slack,
                                self._head_start(right, [t[1] for t in near]), r_ub)
         if rt is None:
-            return lv, min(rv, r_ub), None
+            rv = min(rv, r_ub)
+            return lv, rv, None, self._free(left, lv), self._free(right, rv)
         if lv + rv > self.best + eps:
             x = sub.view.X[:, f]
             below = sub.view.rank[f] <= r
             thr = float(midpoint(x[below].max(), x[~below].min()))
             self.best = lv + rv
             self.tree = Node(sub.majority, f, thr, lt, rt)
-        return lv, rv, (lt, rt)
+        return lv, rv, (lt, rt), self._free(left, lv), self._free(right, rv)
+
+    def _free(self, child: Subset, value: float) -> float:
+        """Upper bound on the child's optimum without the minimum leaf size, given an upper
+        bound ``value`` on its optimum with it: ``max(value, free optimum)``, by a search that
+        only has to beat ``value`` (``value`` itself when there is no minimum leaf size)."""
+        if self.free_ctx is None:
+            return value
+        return solve_subtree(self.free_ctx, child, self.depth - 1, value)[0]
 
     def _head_start(self, child: Subset, trees: list[Node]) -> tuple[float, Node] | None:
         """The best of ``trees`` re-fitted to the child's rows (:func:`.tree.refit`)."""
@@ -219,7 +246,7 @@ class NodeSearch:
         rows = np.arange(child.view.n)
         for tree in trees:
             cand = refit(tree, child.view.X, child.ys, child.ws, self.ctx.n_classes, rows,
-                         self.ctx.pen)
+                         self.ctx.pen, self.ctx.min_leaf)
             if best is None or cand[0] > best[0]:
                 best = cand
         return best

@@ -55,9 +55,10 @@ def class_weights(y: np.ndarray, w: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
-def best_splits(view: SubsetView, cw: np.ndarray,
-                member: np.ndarray | None = None) -> FeatureSplits:
-    """Best stump per feature for the view's samples with ``member`` true (all when ``None``)."""
+def best_splits(view: SubsetView, cw: np.ndarray, member: np.ndarray | None = None,
+                min_leaf: int = 1) -> FeatureSplits:
+    """Best stump per feature for the view's samples with ``member`` true (all when ``None``)
+    whose two leaves get at least ``min_leaf`` of them each."""
     p = view.p
     m = view.n if member is None else int(member.sum())
     order = view.order if member is None else view.order[member[view.order]].reshape(p, m)
@@ -70,20 +71,23 @@ def best_splits(view: SubsetView, cw: np.ndarray,
     block = max(1, _BLOCK_ENTRIES // (m * n_classes))
     for lo in range(0, p, block):
         fs = np.arange(lo, min(p, lo + block))
-        _sweep_block(view, cw, order[fs], fs, totals, out)
+        _sweep_block(view, cw, order[fs], fs, totals, out, min_leaf)
     return out
 
 
 def _sweep_block(view: SubsetView, cw: np.ndarray, order: np.ndarray, fs: np.ndarray,
-                 totals: np.ndarray, out: FeatureSplits) -> None:
+                 totals: np.ndarray, out: FeatureSplits, min_leaf: int) -> None:
     """:func:`best_splits` for the features ``fs`` (their sorted orders are ``order``)."""
     ranks = np.take_along_axis(view.rank[fs], order, axis=1)
     left = np.cumsum(cw[order[:, :-1]], axis=1)              # (b, m-1, K) prefix class weights
     correct = left.max(axis=2) + (totals - left).max(axis=2)
     correct[ranks[:, 1:] == ranks[:, :-1]] = -np.inf          # no split between equal values
+    m = order.shape[1]                                        # position j sends j + 1 left
+    correct[:, :max(0, min_leaf - 1)] = -np.inf
+    correct[:, max(0, m - min_leaf):] = -np.inf
     j = np.argmax(correct, axis=1)
     rows = np.arange(len(fs))
-    out.correct[fs] = correct[rows, j]
+    out.correct[fs] = correct[rows, j]       # -inf: no split point (constant or too few rows)
     lo_val = view.X[order[rows, j], fs]
     hi_val = view.X[order[rows, j + 1], fs]
     out.threshold[fs] = midpoint(lo_val, hi_val)

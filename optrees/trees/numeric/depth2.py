@@ -54,19 +54,21 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
         if best_val >= ceiling - eps:
             return best_val, best_tree
     if finder is None:
-        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend)
+        finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend, ctx.min_leaf)
     if whole is None:
         whole = finder()
     shallow = best_child(whole, pen)
     if shallow.objective > best_val + eps:
         best_val, best_tree = shallow.objective, stump_node(shallow, sub.majority)
     # a tree with a root split and a split below has ≥ 3 leaves
-    if sub.view.n < 3 or min(ceiling, sub.total - 3.0 * pen) <= best_val + eps:
+    if sub.view.n < max(3, 3 * ctx.min_leaf) or \
+            min(ceiling, sub.total - 3.0 * pen) <= best_val + eps:
         return best_val, best_tree
     evaluate = make_evaluator(sub.view, sub.ys, sub.ws, sub.cw, pen, eps, ctx.backend,
-                              np.argsort(-whole.correct, kind="stable"), finder.arrays)
+                              np.argsort(-whole.correct, kind="stable"), finder.arrays,
+                              ctx.min_leaf)
     found = search_root(sub.view, sub.ws, whole, shallow.objective, pen, best_val, evaluate,
-                        eps, ceiling, check=ctx.check)
+                        eps, ceiling, check=ctx.check, min_leaf=ctx.min_leaf)
     ctx.evaluations += found.evaluations
     if found.feature < 0:
         return best_val, best_tree

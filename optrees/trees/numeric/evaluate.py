@@ -26,8 +26,8 @@ class StumpFinder:
     once (``arrays``, shared with :func:`make_evaluator`) and the sweep is compiled."""
 
     def __init__(self, view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
-                 backend: str) -> None:
-        self.view, self.cw, self.backend = view, cw, backend
+                 backend: str, min_leaf: int = 1) -> None:
+        self.view, self.cw, self.backend, self.min_leaf = view, cw, backend, min_leaf
         self.arrays: tuple | None = None
         if backend == "numba":
             from .kernels import sorted_columns
@@ -37,14 +37,14 @@ class StumpFinder:
     def __call__(self, member: np.ndarray | None = None) -> FeatureSplits:
         """:func:`.depth1.best_splits` of the rows with ``member`` true (all when None)."""
         if self.arrays is None or self.view.p == 0 or self.view.n < 2:
-            return best_splits(self.view, self.cw, member)
+            return best_splits(self.view, self.cw, member, self.min_leaf)
         from .kernels import member_stumps
 
         order, _, rank_s, y_s, w_s = self.arrays
         if member is None:
             member = np.ones(self.view.n, dtype=np.bool_)
         totals, correct, lo, hi, lcls, rcls, n_left = member_stumps(
-            order, rank_s, y_s, w_s, member, self.cw.shape[1])
+            order, rank_s, y_s, w_s, member, self.cw.shape[1], self.min_leaf)
         fs = np.arange(self.view.p)
         X = self.view.X
         threshold = midpoint(X[order[fs, lo], fs], X[order[fs, hi], fs])
@@ -55,12 +55,25 @@ class StumpFinder:
 def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
                    leaf_penalty: float, eps: float, backend: str,
                    sweep_order: np.ndarray | None = None,
-                   arrays: tuple | None = None) -> Evaluator:
+                   arrays: tuple | None = None, min_leaf: int = 1) -> Evaluator:
     """``evaluate(f, r, floor_left, floor_right)`` → ``max(floor, objective)`` of the optimal
-    depth-≤1 children of the root split ``rank[f] <= r``; at or below its floor a child's
-    value is only a bound (the search needs no more).  ``sweep_order``: columns in the order
-    the compiled pass tries them (default 0..p-1); ``arrays``: the sorted columns of a
-    :class:`StumpFinder` of the same view (built here when None)."""
+    depth-≤1 children (leaves of ``min_leaf`` rows or more) of the root split
+    ``rank[f] <= r``; at or below its floor a child's value is only a bound (the search
+    needs no more).  ``sweep_order``: columns in the order the compiled pass tries them
+    (default 0..p-1); ``arrays``: the sorted columns of a :class:`StumpFinder` of the same
+    view (built here when None).  Under ``min_leaf`` > 1 its attribute ``free`` evaluates
+    without it (the bounds of :mod:`.search` that move rows need those optima)."""
+    evaluate = _evaluator(view, y, w, cw, leaf_penalty, eps, backend, sweep_order, arrays,
+                          min_leaf)
+    evaluate.free = evaluate if min_leaf <= 1 else _evaluator(
+        view, y, w, cw, leaf_penalty, eps, backend, sweep_order, arrays, 1)
+    return evaluate
+
+
+def _evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
+               leaf_penalty: float, eps: float, backend: str, sweep_order: np.ndarray | None,
+               arrays: tuple | None, min_leaf: int) -> Evaluator:
+    """:func:`make_evaluator` for one minimum leaf size."""
     if backend == "numba":
         from .kernels import child_objectives, sorted_columns
 
@@ -68,7 +81,7 @@ def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarra
         if arrays is None:
             arrays = sorted_columns(view.order, view.rank, y, w, sweep)[1:]
         ctx = (np.ascontiguousarray(sweep, dtype=np.int64),) + tuple(arrays) + (
-            cw.shape[1], leaf_penalty, eps)
+            cw.shape[1], leaf_penalty, eps, min_leaf)
 
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Compiled pass over every column for both children."""
@@ -79,6 +92,7 @@ def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarra
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Two vectorized depth-1 sweeps, one per child."""
             left = view.rank[f] <= r
-            return (max(floor_l, best_child(best_splits(view, cw, left), leaf_penalty).objective),
-                    max(floor_r, best_child(best_splits(view, cw, ~left), leaf_penalty).objective))
+            return tuple(max(floor, best_child(best_splits(view, cw, member, min_leaf),
+                                               leaf_penalty).objective)
+                         for floor, member in ((floor_l, left), (floor_r, ~left)))
     return evaluate

@@ -35,26 +35,31 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
     depth-≤1 children of the root split ``rank[root] <= root_rank``.
 
     A child whose optimum cannot exceed its floor is not searched exactly (as ConTree passes
-    its upper bound down); ``ctx`` = :func:`sorted_columns` + (K, penalty, eps).  The two
+    its upper bound down); ``ctx`` = :func:`sorted_columns` + (K, penalty, eps, min_leaf):
+    a stump's leaves get at least ``min_leaf`` rows each.  The skip rule bounds every
+    threshold, feasible or not, so it stays valid under ``min_leaf``.  The two
     sides' sweep states live in scalars, written out once per side (measured 10-25 % faster
     than two-element arrays indexed by the side).
     """
-    sweep, order, rank, rank_s, y_s, w_s, n_classes, penalty, eps = ctx
+    sweep, order, rank, rank_s, y_s, w_s, n_classes, penalty, eps, min_leaf = ctx
     p, m = order.shape
     side = np.empty(m, dtype=np.int8)
     totals = np.zeros((2, n_classes))
+    rows0 = 0
     for j in range(m):
         i = order[root, j]
         s = 0 if rank_s[root, j] <= root_rank else 1
         side[i] = s
+        rows0 += 1 - s
         totals[s, y_s[root, j]] += w_s[root, j]
+    rows1 = m - rows0
     size0 = totals[0].sum()
     size1 = totals[1].sum()
     # correct weight a stump must exceed to beat the leaf / the floor, per side
     best0 = max(totals[0].max() + penalty, floor_left + 2.0 * penalty)
     best1 = max(totals[1].max() + penalty, floor_right + 2.0 * penalty)
-    done0 = best0 >= size0 - eps
-    done1 = best1 >= size1 - eps
+    done0 = best0 >= size0 - eps or rows0 < 2 * min_leaf
+    done1 = best1 >= size1 - eps or rows1 < 2 * min_leaf
     cnt0 = np.zeros(n_classes)
     cnt1 = np.zeros(n_classes)
     tot0 = totals[0].copy()
@@ -68,6 +73,8 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
         prev1 = -1
         seen0 = 0.0
         seen1 = 0.0
+        left0 = 0                               # rows seen (left of the threshold), per side
+        left1 = 0
         add0 = 0.0
         add1 = 0.0
         need0 = -1.0
@@ -87,8 +94,12 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
                         break
                     continue
                 # evaluate the threshold before this row only if enough weight was added
-                # since the last one to beat the side's incumbent (the skip rule)
-                if r != prev0 and add0 > need0 and prev0 != -1:
+                # since the last one to beat the side's incumbent (the skip rule), and
+                # both leaves keep min_leaf rows
+                if left0 > rows0 - min_leaf:
+                    stop0 = True              # no feasible threshold further on
+                    continue
+                if r != prev0 and add0 > need0 and left0 >= min_leaf:
                     bl = -np.inf
                     br = -np.inf
                     for k in range(n_classes):
@@ -108,6 +119,7 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
                         continue
                 cnt0[yg[j]] += wt
                 seen0 += wt
+                left0 += 1
                 add0 += wt
                 prev0 = r
             else:                                   # the same for the right side
@@ -115,7 +127,10 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
                     if stop0:
                         break
                     continue
-                if r != prev1 and add1 > need1 and prev1 != -1:
+                if left1 > rows1 - min_leaf:
+                    stop1 = True
+                    continue
+                if r != prev1 and add1 > need1 and left1 >= min_leaf:
                     bl = -np.inf
                     br = -np.inf
                     for k in range(n_classes):
@@ -134,6 +149,7 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
                         continue
                 cnt1[yg[j]] += wt
                 seen1 += wt
+                left1 += 1
                 add1 += wt
                 prev1 = r
     return best0 - 2.0 * penalty, best1 - 2.0 * penalty
@@ -141,9 +157,10 @@ def child_objectives(root: int, root_rank: int, floor_left: float, floor_right: 
 
 @njit(cache=True, nogil=True)
 def member_stumps(order: np.ndarray, rank_s: np.ndarray, y_s: np.ndarray, w_s: np.ndarray,
-                  member: np.ndarray, n_classes: int) -> tuple:
+                  member: np.ndarray, n_classes: int, min_leaf: int) -> tuple:
     """Compiled :func:`.depth1.best_splits`: the best stump per feature of the rows with
-    ``member`` true, from the sorted arrays of :func:`sorted_columns`.
+    ``member`` true whose leaves get ``min_leaf`` of them each, from the sorted arrays of
+    :func:`sorted_columns`.
 
     Returns class totals ``(K,)`` and per feature: correct weight (``-inf`` if constant), the
     sorted positions of the last row left and the first row right of the best threshold, the
@@ -152,9 +169,11 @@ def member_stumps(order: np.ndarray, rank_s: np.ndarray, y_s: np.ndarray, w_s: n
     """
     p, m = order.shape
     totals = np.zeros(n_classes)
+    size = 0
     for j in range(m):
         if member[order[0, j]]:
             totals[y_s[0, j]] += w_s[0, j]
+            size += 1
     correct = np.full(p, -np.inf)
     lo = np.zeros(p, dtype=np.int64)
     hi = np.zeros(p, dtype=np.int64)
@@ -171,7 +190,9 @@ def member_stumps(order: np.ndarray, rank_s: np.ndarray, y_s: np.ndarray, w_s: n
             if not member[order[g, j]]:
                 continue
             r = rank_s[g, j]
-            if prev != -1 and r != prev:
+            if count > size - min_leaf:
+                break                                   # no feasible threshold further on
+            if count >= min_leaf and r != prev:
                 best_l, k_l, best_r, k_r = -np.inf, 0, -np.inf, 0
                 for k in range(n_classes):
                     if cnt[k] > best_l:

@@ -35,12 +35,15 @@ class RootState:
         self.ranks = np.empty(m, dtype=np.int64)    # rank left of each split point
         self.left = np.empty(m)                     # children objectives at evaluated points
         self.right = np.empty(m)
+        self.left_free = np.empty(m)                # the same without the minimum leaf size
+        self.right_free = np.empty(m)
         self.queue = np.empty((2 * m + 2, 4), dtype=np.int64)   # (lo, hi, a, b) per interval
 
     @property
     def arrays(self) -> tuple:
         """The arrays :func:`root_search` reads and writes."""
-        return self.ints, self.best, self.cw, self.ranks, self.left, self.right, self.queue
+        return (self.ints, self.best, self.cw, self.ranks, self.left, self.right,
+                self.left_free, self.right_free, self.queue)
 
     @property
     def objective(self) -> float:
@@ -60,15 +63,17 @@ class RootState:
 
 
 @njit(cache=True, nogil=True)
-def root_search(ctx: tuple, features: np.ndarray, seeds: np.ndarray, total: float,
-                child_bound: float, ceiling: float, state: tuple, max_evals: int) -> bool:
+def root_search(ctx: tuple, free_ctx: tuple, features: np.ndarray, seeds: np.ndarray,
+                total: float, child_bound: float, ceiling: float, state: tuple,
+                max_evals: int) -> bool:
     """Search the split points of ``features`` (in that order) for a root split whose
     optimal depth-≤1 children beat the incumbent in ``state``; ``seeds[f]``: rows left of
     ``f``'s best stump (its first point); ``total``: the rows' weight; ``ctx``:
-    :func:`.kernels.sorted_columns` + (K, penalty, eps).  True when done, False when paused
-    after ``max_evals`` evaluations."""
-    _, _, _, rank_s, _, w_s, _, penalty, eps = ctx
-    ints, best, cw, ranks, left, right, queue = state
+    :func:`.kernels.sorted_columns` + (K, penalty, eps, min_leaf), ``free_ctx`` the same with
+    min_leaf 1 (the bounds that move rows need the children's unconstrained optima).  True
+    when done, False when paused after ``max_evals`` evaluations."""
+    _, _, _, rank_s, _, w_s, _, penalty, eps, min_leaf = ctx
+    ints, best, cw, ranks, left, right, left_free, right_free, queue = state
     m = rank_s.shape[1]
     min_loss = penalty                          # a child has at least one leaf
     done = 0
@@ -82,7 +87,7 @@ def root_search(ctx: tuple, features: np.ndarray, seeds: np.ndarray, total: floa
             seed = -1
             for j in range(1, m):
                 acc += w_s[f, j - 1]
-                if rank_s[f, j] != rank_s[f, j - 1]:
+                if rank_s[f, j] != rank_s[f, j - 1] and min_leaf <= j <= m - min_leaf:
                     if seed < 0 and j >= seeds[f]:
                         seed = n_points         # first point with at least seed rows left
                     cw[n_points] = acc
@@ -100,18 +105,18 @@ def root_search(ctx: tuple, features: np.ndarray, seeds: np.ndarray, total: floa
             lo, hi, a, b = queue[head, 0], queue[head, 1], queue[head, 2], queue[head, 3]
             ints[_HEAD] += 1
             # subinterval bounds: losses and objectives grow with the child's rows
-            loss_lo = ((cw[a] - left[a]) if a >= 0 else min_loss) + \
-                ((total - cw[b] - right[b]) if b >= 0 else min_loss)
+            loss_lo = ((cw[a] - left_free[a]) if a >= 0 else min_loss) + \
+                ((total - cw[b] - right_free[b]) if b >= 0 else min_loss)
             ub = min(total - loss_lo, (left[b] if b >= 0 else child_bound) +
                      (right[a] if a >= 0 else child_bound))
             if ub <= best[0] + eps:
                 continue
             # similarity bounds from the evaluated neighbours shrink the interval
             if a >= 0:
-                gap = best[0] - (left[a] + right[a])
+                gap = best[0] - (left_free[a] + right_free[a])
                 lo = max(lo, np.searchsorted(cw[:n_points], cw[a] + gap + eps, side="right"))
             if b >= 0:
-                gap = best[0] - (left[b] + right[b])
+                gap = best[0] - (left_free[b] + right_free[b])
                 hi = min(hi, np.searchsorted(cw[:n_points], cw[b] - gap - eps) - 1)
             if lo > hi:
                 continue
@@ -122,6 +127,11 @@ def root_search(ctx: tuple, features: np.ndarray, seeds: np.ndarray, total: floa
             floor_l = best[0] - (total - cw[mid] - min_loss)
             floor_r = best[0] - (cw[mid] - min_loss)
             left[mid], right[mid] = child_objectives(f, r, floor_l, floor_r, ctx)
+            if min_leaf > 1:
+                left_free[mid], right_free[mid] = child_objectives(f, r, floor_l, floor_r,
+                                                                   free_ctx)
+            else:
+                left_free[mid], right_free[mid] = left[mid], right[mid]
             ints[_EVALS] += 1
             done += 1
             value = left[mid] + right[mid]

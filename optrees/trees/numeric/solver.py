@@ -27,8 +27,10 @@ __all__ = ["solve_numeric"]
 def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int | None = None,
                   sample_weight: np.ndarray | None = None, leaf_penalty: float = 0.0,
                   max_depth: int = 2, rows: np.ndarray | None = None,
-                  backend: str = "auto", deadline: Deadline | None = None) -> NumericSubtree:
-    """Tree of depth ≤ ``max_depth`` maximizing weighted correct − penalty · leaves.
+                  backend: str = "auto", deadline: Deadline | None = None,
+                  min_leaf: int = 1) -> NumericSubtree:
+    """Tree of depth ≤ ``max_depth`` maximizing weighted correct − penalty · leaves, every
+    leaf holding at least ``min_leaf`` of the selected rows (a leaf alone always qualifies).
 
     ``X`` is a float matrix or a :class:`NumericData` (presorted once, reused across calls on
     different ``rows``); ``y`` holds classes ``0..n_classes-1``; ``sample_weight`` ≥ 0
@@ -46,25 +48,33 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     data = X if isinstance(X, NumericData) else NumericData(X)
     n = data.shape[0]
     y, w, n_classes = _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth)
+    if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 1:
+        raise ValueError(f"min_leaf must be a positive integer, got {min_leaf!r}")
+    min_leaf = int(min_leaf)
+    if max_depth >= 3 and min_leaf > 1:
+        return _solve_min_leaf(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
+                               resolve_backend(backend), deadline, min_leaf)
     if max_depth >= 3 or (max_depth == 2 and deadline is not None):
         return _solve_deep(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
-                           resolve_backend(backend), deadline)
+                           resolve_backend(backend), deadline, min_leaf)
     view = data.view(rows)
     ys, ws = y[view.rows], w[view.rows]
     cw = class_weights(ys, ws, n_classes)
     pen = float(leaf_penalty)
     eps = 1e-9 * (1.0 + float(ws.sum()) + 4.0 * abs(pen))
     backend = resolve_backend(backend)
-    finder = StumpFinder(view if max_depth >= 1 else _no_features(view), ys, ws, cw, backend)
+    finder = StumpFinder(view if max_depth >= 1 else _no_features(view), ys, ws, cw, backend,
+                         min_leaf)
     whole = finder()
     shallow = best_child(whole, pen)             # optimal depth-≤1 tree (leaf or stump)
     root = (-1, -1)
     evaluations = 0
     if max_depth == 2 and view.n >= 2:
         evaluate = make_evaluator(view, ys, ws, cw, pen, eps, backend,
-                                  np.argsort(-whole.correct, kind="stable"), finder.arrays)
+                                  np.argsort(-whole.correct, kind="stable"), finder.arrays,
+                                  min_leaf)
         found = search_root(view, ws, whole, shallow.objective, pen, shallow.objective,
-                            evaluate, eps)
+                            evaluate, eps, min_leaf=min_leaf)
         root, evaluations = (found.feature, found.rank), found.evaluations
         expected = found.objective
     else:
@@ -155,20 +165,22 @@ def _finish(tree, view: SubsetView, ys: np.ndarray, ws: np.ndarray, pen: float,
 
 
 def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int, pen: float,
-                max_depth: int, rows, backend: str, deadline: Deadline | None) -> NumericSubtree:
+                max_depth: int, rows, backend: str, deadline: Deadline | None,
+                min_leaf: int, ceiling: float = np.inf) -> NumericSubtree:
     """:func:`solve_numeric` for ``max_depth`` ≥ 3 (or 2 with a deadline): CART, then
-    :class:`.deep.NodeSearch` (depth 2: :func:`.depth2.solve_depth2`)."""
+    :class:`.deep.NodeSearch` (depth 2: :func:`.depth2.solve_depth2`); ``ceiling``: a known
+    upper bound on the optimum (the search stops at a tree that reaches it)."""
     mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
     ws_all = w[mask]
     eps = 1e-9 * (1.0 + float(ws_all.sum()) + 4.0 * pen)
-    ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline)
+    ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline, min_leaf=min_leaf)
     sub = ctx.subset(mask)
     start: tuple[float, Node] = (sub.leaf_correct - pen, leaf_node(sub))
     if max_depth == 2:
         value, tree, optimal, bound = _depth2_until(ctx, sub, start)
     else:
         start = _better(start, cart_incumbent(ctx, sub, max_depth))
-        search = NodeSearch(ctx, sub, max_depth, start[0], start[1])
+        search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling)
         try:
             value, tree = search.run()
             optimal, bound = True, value
@@ -182,6 +194,39 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     out.optimal = optimal
     out.upper_bound = max(out.score, bound)
     return out
+
+
+FREE_SHARE = 0.5
+"""Share of the time the search without the minimum leaf size may use first."""
+
+
+def _solve_min_leaf(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
+                    pen: float, max_depth: int, rows, backend: str, deadline: Deadline | None,
+                    min_leaf: int) -> NumericSubtree:
+    """:func:`_solve_deep` under a minimum leaf size: the optimum without it first (up to
+    :data:`FREE_SHARE` of the time).  When that tree keeps every leaf large enough it is
+    optimal here too; otherwise its upper bound also bounds the constrained optimum, and the
+    constrained search, which gets the rest of the time, stops at a tree that reaches it
+    (measured: breast-cancer depth 3, min_leaf 5: 23 s without this, 18 s with it)."""
+    free = _solve_deep(data, y, w, n_classes, pen, max_depth, rows, backend,
+                       None if deadline is None else deadline.share(FREE_SHARE), 1)
+    if free.optimal and _leaves_hold(free, data, min_leaf):
+        return free
+    out = _solve_deep(data, y, w, n_classes, pen, max_depth, rows, backend, deadline, min_leaf,
+                      free.upper_bound)
+    if free.upper_bound < out.upper_bound:
+        out.upper_bound = max(out.score, free.upper_bound)
+        eps = 1e-9 * (1.0 + float(w[out.rows].sum()) + 4.0 * pen)
+        out.optimal = out.optimal or out.upper_bound <= out.score + eps
+    return out
+
+
+def _leaves_hold(found: NumericSubtree, data: NumericData, min_leaf: int) -> bool:
+    """Every leaf of ``found`` gets at least ``min_leaf`` of its rows (or it is one leaf)."""
+    if found.n_leaves <= 1:
+        return True
+    return bool(np.unique(found.terminal(data.X[found.rows]), return_counts=True)[1].min()
+                >= min_leaf)
 
 
 DEPTH2_SHARE = 0.8

@@ -71,12 +71,13 @@ def _fill_below(k: int, cls: int, label: np.ndarray) -> None:
 
 
 def refit(node: Node, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
-          rows: np.ndarray, pen: float) -> tuple[float, Node]:
+          rows: np.ndarray, pen: float, min_leaf: int = 1) -> tuple[float, Node]:
     """``(score, tree)``: ``node`` carried over to the local ``rows`` (of ``X``, labels ``y``,
     weights ``w``) — same partitions, thresholds re-placed at the midpoint between the rows
     on either side, leaves relabelled to their majority, and splits that send every row one
     way or do not pay for their extra leaf collapsed.  Each step can only raise the score,
-    so the result is at least ``node``'s score on these rows.
+    so the result is at least ``node``'s score on these rows.  A split that leaves a side
+    fewer than ``min_leaf`` rows becomes a leaf (the result keeps every leaf that large).
     """
     totals = np.bincount(y[rows], weights=w[rows], minlength=n_classes)
     majority = int(totals.argmax())
@@ -87,11 +88,13 @@ def refit(node: Node, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: in
     go_left = x <= node.threshold
     n_left = int(np.count_nonzero(go_left))
     if n_left == len(rows):
-        return refit(node.left, X, y, w, n_classes, rows, pen)
+        return refit(node.left, X, y, w, n_classes, rows, pen, min_leaf)
     if n_left == 0:
-        return refit(node.right, X, y, w, n_classes, rows, pen)
-    ls, ln = refit(node.left, X, y, w, n_classes, rows[go_left], pen)
-    rs, rn = refit(node.right, X, y, w, n_classes, rows[~go_left], pen)
+        return refit(node.right, X, y, w, n_classes, rows, pen, min_leaf)
+    if min(n_left, len(rows) - n_left) < min_leaf:
+        return leaf
+    ls, ln = refit(node.left, X, y, w, n_classes, rows[go_left], pen, min_leaf)
+    rs, rn = refit(node.right, X, y, w, n_classes, rows[~go_left], pen, min_leaf)
     if not ls + rs > leaf[0]:
         return leaf
     lo, hi = x[go_left].max(), x[~go_left].min()
