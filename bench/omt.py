@@ -19,8 +19,9 @@ once (timings are then taken on a loaded machine).  ``--csv`` is the harness's r
 Scale: ``--scale N`` draws N rows with ``--scale-features`` numeric features whose label is a
 noisy depth-3 tree, fits at ``--scale-depth`` and reports seconds, peak memory (RSS), train
 accuracy and test accuracy on an independent draw, next to scikit-learn CART of the same
-depth on the same data (OMT sees ``--n-bins`` quantile bins per feature, CART exact
-thresholds).  Large data uses the merged-row master of :mod:`optrees.omt.master`.
+depth on the same data (OMT sees ``--n-bins`` quantile bins per feature, by default "auto":
+more with more rows, plus the thresholds of a CART tree; CART exact thresholds).  Large
+data uses the merged-row master of :mod:`optrees.omt.master`.
 
     python bench/omt.py --datasets monk1,car-evaluation --depths 4 --seeds 5
     python bench/omt.py --depths 4,5 --ordinal --categorical-nodes complements \
@@ -99,6 +100,11 @@ def print_rows(rows: pd.DataFrame, order: list[str]) -> None:
               f"per-dataset medians {med.round(2).to_dict()}")
 
 
+def _bins(text: str) -> int | str:
+    """``--n-bins``: "auto" or a count."""
+    return text if text == "auto" else int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=",".join(OMT_DATASETS))
@@ -107,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=1200.0)
     ap.add_argument("--k-best", type=int, default=None, help="K (default 1000, large: 100)")
     ap.add_argument("--beam", type=int, default=None)
-    ap.add_argument("--n-bins", type=int, default=8)
+    ap.add_argument("--n-bins", type=_bins, default="auto", help="'auto' or an integer")
     ap.add_argument("--categorical-nodes", default="values")
     ap.add_argument("--ordinal", action="store_true")
     ap.add_argument("--leaf-penalties", default="0",

@@ -42,7 +42,7 @@ def scale_data(n: int, k: int) -> tuple[tuple[pd.DataFrame, np.ndarray],
 
 
 def scale_omt(train: tuple[pd.DataFrame, np.ndarray], test: tuple[pd.DataFrame, np.ndarray],
-              depth: int, k_best: int | None, beam: int | None, n_bins: int,
+              depth: int, k_best: int | None, beam: int | None, n_bins: int | str,
               time_limit: float | None) -> dict[str, Any]:
     """Fit OMT (K = 100 unless given); seconds, accuracies, solver statistics and the peak RSS
     taken right after the fit."""

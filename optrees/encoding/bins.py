@@ -1,21 +1,32 @@
 """OMT's binning of raw columns into elementary codes ([OMT] §3, §5).
 
-A numeric column is cut into at most kappa quantile bins; an ordinal column (ordered categories)
-is binned the same way over its category positions; a nominal column keeps one code per observed
-value.  :func:`bin_runs` gives the code sets a numeric level offers as branches: single bins
-("plain") or every run of consecutive bins ("cumulative", §5).
+A numeric column is cut into at most kappa quantile bins (``n_bins="auto"``: kappa from the
+rows, :func:`auto_bins`, plus the thresholds of a CART tree, :func:`tree_thresholds`); an
+ordinal column (ordered categories) is binned the same way over its category positions; a
+nominal column keeps one code per observed value.  :func:`bin_runs` gives the code sets a
+numeric level offers as branches: single bins ("plain") or every run of consecutive bins
+("cumulative", §5).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 import pandas as pd
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from .common import plain
 
 BINNINGS = ("cumulative", "plain")
+
+AUTO_MIN_BINS = 8
+"""Fewest quantile bins of ``n_bins="auto"`` (the former fixed default)."""
+
+AUTO_MAX_BINS = 32
+"""Most quantile bins of ``n_bins="auto"``: a cumulative level has kappa(kappa+1)/2 - 1 nodes,
+so pricing grows with the square of the bins."""
 
 
 def weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray,
@@ -34,12 +45,13 @@ def weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray,
     return at(lo) if lower else at(lo) + (h - lo) * (at(lo + 1) - at(lo))
 
 
-def quantile_cuts(x: np.ndarray, n_bins: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """Cut points of ``n_bins`` quantile bins (halfway between distinct values; fewer if ties);
-    ``weights``: row weights (integer weights give the cuts of duplicated rows)."""
-    uniq = np.unique(x)
+def quantile_positions(x: np.ndarray, uniq: np.ndarray, n_bins: int,
+                       weights: np.ndarray | None = None) -> np.ndarray:
+    """Indices into the distinct values ``uniq`` of ``x`` after which ``n_bins`` quantile bins
+    cut (fewer if ties); ``weights``: row weights (integer weights give the cuts of
+    duplicated rows)."""
     if len(uniq) <= n_bins:
-        return (uniq[:-1] + uniq[1:]) / 2.0
+        return np.arange(len(uniq) - 1)
     levels = np.linspace(0, 1, n_bins + 1)[1:-1]
     if weights is None:
         q = np.quantile(x, levels, method="lower")
@@ -47,8 +59,59 @@ def quantile_cuts(x: np.ndarray, n_bins: int, weights: np.ndarray | None = None)
         order = np.argsort(x, kind="stable")
         q = weighted_quantile(x[order], np.asarray(weights, dtype=float)[order], levels, True)
     pos = np.unique(np.searchsorted(uniq, q))  # cut just above these distinct values
-    pos = pos[pos < len(uniq) - 1]
+    return pos[pos < len(uniq) - 1]
+
+
+def midpoints(uniq: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Cut points halfway between ``uniq[pos]`` and the next distinct value (one formula for
+    every source of cuts, so equal cuts are equal floats)."""
+    pos = np.unique(np.asarray(pos, dtype=np.int64))
     return (uniq[pos] + uniq[pos + 1]) / 2.0
+
+
+def quantile_cuts(x: np.ndarray, n_bins: int, weights: np.ndarray | None = None,
+                  extra: np.ndarray | None = None) -> np.ndarray:
+    """Cut points of ``n_bins`` quantile bins (halfway between distinct values; fewer if ties);
+    ``weights``: row weights (integer weights give the cuts of duplicated rows); ``extra``:
+    further thresholds, each moved to the midpoint of the gap between distinct values it
+    falls in (see :func:`threshold_positions`)."""
+    uniq = np.unique(x)
+    pos = quantile_positions(x, uniq, n_bins, weights)
+    if extra is not None and len(extra):
+        pos = np.concatenate([pos, threshold_positions(uniq, extra)])
+    return midpoints(uniq, pos)
+
+
+def threshold_positions(uniq: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """Index i of the gap (uniq[i], uniq[i + 1]] holding each threshold t, read as the split
+    ``float32(x) <= t`` of scikit-learn's trees (their data are float32); thresholds that
+    leave every value on one side are dropped."""
+    u32 = uniq.astype(np.float32).astype(float)
+    k = np.searchsorted(u32, np.asarray(thresholds, dtype=float), side="right")
+    return k[(k >= 1) & (k < len(uniq))] - 1
+
+
+def auto_bins(n_rows: float) -> int:
+    """Quantile bins of ``n_bins="auto"`` for ``n_rows`` training rows (their total weight):
+    ``sqrt(n) / 4`` within [:data:`AUTO_MIN_BINS`, :data:`AUTO_MAX_BINS`], so bins stay coarse
+    where few rows back each one and get finer as the rows grow (8 up to 1,024 rows, 32 from
+    16,384)."""
+    return int(np.clip(round(math.sqrt(max(n_rows, 0.0)) / 4.0), AUTO_MIN_BINS, AUTO_MAX_BINS))
+
+
+def tree_thresholds(X: pd.DataFrame, y: np.ndarray, depth: int, regression: bool,
+                    weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Thresholds per column of a CART tree of ``depth`` on the numeric table ``X``: cuts a
+    greedy tree places exactly where quantile bins only come near ([CGH] §5 takes its
+    thresholds from CART trees the same way).  ``weights``: row weights of the tree."""
+    if X.shape[1] == 0 or len(X) < 2:
+        return {}
+    big = float(np.finfo(np.float32).max)
+    X32 = np.clip(X.to_numpy(dtype=float), -big, big).astype(np.float32)
+    cls = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    tree = cls(max_depth=depth, random_state=0).fit(X32, y, sample_weight=weights).tree_
+    inner = tree.children_left >= 0
+    return {str(c): tree.threshold[inner & (tree.feature == j)] for j, c in enumerate(X.columns)}
 
 
 def bin_runs(n_codes: int, binning: str) -> np.ndarray:

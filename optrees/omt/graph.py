@@ -8,7 +8,9 @@ SKIP is implicit: a path that does not use a level skips it.
   complements "!= v" or every proper value subset;
 * numeric or ordinal column: quantile bins, with single bins or every run of bins as nodes
   (runs are closed under intersection, so refining an interval as a binary tree does by
-  splitting twice on one feature stays a single node).
+  splitting twice on one feature stays a single node).  With ``n_bins="auto"`` the number of
+  bins grows with the rows and a numeric column also gets the thresholds of a CART tree
+  (:func:`data_thresholds`), so that bins follow the data at scale.
 
 A column with a single observed value has no useful node and is dropped (``Graph.dropped``).
 """
@@ -24,10 +26,12 @@ import pandas as pd
 from .._validation import OptreesInputError
 from ..encoding.bins import (
     BINNINGS,
+    auto_bins,
     bin_runs,
     observed_categories,
     ordinal_categories,
     quantile_cuts,
+    tree_thresholds,
 )
 from ..encoding.common import is_numeric
 from ..models.level import Level
@@ -65,7 +69,7 @@ def category_nodes(n_codes: int, mode: str, max_subset_values: int = 5) -> np.nd
     return np.vstack([eye, ~eye])  # values and their complements ("!= v")
 
 
-def _check_options(n_bins: int, binning: str, nodes: str, ordinal: bool | str) -> None:
+def _check_options(n_bins: int | str, binning: str, nodes: str, ordinal: bool | str) -> None:
     if not (isinstance(ordinal, bool) or ordinal == "auto"):
         raise OptreesInputError(f"ordinal must be True, False or 'auto', got {ordinal!r}")
     if binning not in BINNINGS:
@@ -73,8 +77,10 @@ def _check_options(n_bins: int, binning: str, nodes: str, ordinal: bool | str) -
     if nodes not in CATEGORICAL_NODES:
         raise OptreesInputError(
             f"categorical_nodes must be one of {CATEGORICAL_NODES}, got {nodes!r}")
+    if n_bins == "auto":
+        return
     if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 2:
-        raise OptreesInputError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+        raise OptreesInputError(f"n_bins must be 'auto' or an integer >= 2, got {n_bins!r}")
 
 
 def _column_order(cols: list, feature_order: list | None) -> list:
@@ -89,8 +95,10 @@ def _column_order(cols: list, feature_order: list | None) -> list:
 
 
 def _level(s: pd.Series, name: str, n_bins: int, binning: str, nodes: str,
-           ordinal: bool | str, weights: np.ndarray | None = None) -> Level:
-    """The level of one raw column (``weights``: row weights of the quantile bins)."""
+           ordinal: bool | str, weights: np.ndarray | None = None,
+           thresholds: np.ndarray | None = None) -> Level:
+    """The level of one raw column (``weights``: row weights of the quantile bins;
+    ``thresholds``: further cuts of a numeric column)."""
     order = ordinal_categories(s, ordinal)
     if order is not None:
         lv = Level(name, "numeric", categories=order)
@@ -98,7 +106,7 @@ def _level(s: pd.Series, name: str, n_bins: int, binning: str, nodes: str,
         lv.nodes = bin_runs(lv.n_codes, binning)
     elif is_numeric(s):
         x = np.asarray(s.astype(float).to_numpy(dtype=float))
-        lv = Level(name, "numeric", cuts=quantile_cuts(x, n_bins, weights))
+        lv = Level(name, "numeric", cuts=quantile_cuts(x, n_bins, weights, thresholds))
         lv.nodes = bin_runs(lv.n_codes, binning)
     else:
         lv = Level(name, "categorical", categories=observed_categories(s))
@@ -106,23 +114,54 @@ def _level(s: pd.Series, name: str, n_bins: int, binning: str, nodes: str,
     return lv
 
 
-def build_graph(df: pd.DataFrame, feature_order: list | None = None, n_bins: int = 8,
-                binning: str = "cumulative", categorical_nodes: str = "values",
-                ordinal: bool | str = "auto", weights: np.ndarray | None = None) -> Graph:
+def numeric_columns(df: pd.DataFrame, ordinal: bool | str = "auto") -> list:
+    """Columns binned over their values (numeric and not ordinal categories)."""
+    return [c for c in df.columns
+            if ordinal_categories(df[c], ordinal) is None and is_numeric(df[c])]
+
+
+def data_thresholds(df: pd.DataFrame, y: np.ndarray, depth: int, regression: bool,
+                    ordinal: bool | str = "auto", weights: np.ndarray | None = None
+                    ) -> dict[str, np.ndarray]:
+    """Cuts of ``n_bins="auto"`` beyond the quantile bins: the thresholds of a CART tree of
+    ``depth`` on the numeric columns (:func:`~optrees.encoding.bins.tree_thresholds`)."""
+    cols = numeric_columns(df, ordinal)
+    X = df[cols].astype(float)
+    return tree_thresholds(X, y, depth, regression, weights)
+
+
+def _bin_count(n_bins: int | str, n_rows: int, weights: np.ndarray | None) -> int:
+    """Quantile bins per column: ``n_bins``, or for "auto" :func:`auto_bins` of the rows'
+    total weight (so integer weights bin as duplicated rows)."""
+    if n_bins != "auto":
+        return int(n_bins)
+    return auto_bins(n_rows if weights is None else float(np.sum(weights)))
+
+
+def build_graph(df: pd.DataFrame, feature_order: list | None = None,
+                n_bins: int | str = "auto", binning: str = "cumulative",
+                categorical_nodes: str = "values", ordinal: bool | str = "auto",
+                weights: np.ndarray | None = None,
+                thresholds: dict[str, np.ndarray] | None = None) -> Graph:
     """Build the feature graph of a raw table; ``feature_order`` lists columns first in order
     (attribute hierarchy, [OMT] §5), the remaining columns follow in table order.
 
+    ``n_bins``: quantile bins per numeric or ordinal column, or "auto" (:func:`_bin_count`).
     ``categorical_nodes``: "values" (one node per value, the paper's graph), "complements"
     (also "!= v" nodes) or "subsets" (every proper value subset for <= 5 values, else
     complements).  ``ordinal``: "auto" bins ordered categoricals like numeric columns over
     their category order, True also categoricals whose categories are all numbers, False
     treats every categorical as nominal.  ``weights``: row weights of the quantile bins
-    (integer weights give the bins of duplicated rows)."""
+    (integer weights give the bins of duplicated rows).  ``thresholds``: further cuts per
+    numeric column (:func:`data_thresholds`)."""
     _check_options(n_bins, binning, categorical_nodes, ordinal)
+    bins = _bin_count(n_bins, len(df), weights)
+    thresholds = thresholds or {}
     levels: list[Level] = []
     dropped: list[str] = []
     for c in _column_order(list(df.columns), feature_order):
-        lv = _level(df[c], str(c), int(n_bins), binning, categorical_nodes, ordinal, weights)
+        lv = _level(df[c], str(c), bins, binning, categorical_nodes, ordinal, weights,
+                    thresholds.get(str(c)))
         if lv.n_codes < 2:
             dropped.append(str(c))
         else:
