@@ -309,6 +309,35 @@ def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count, node
     assert len(r.steps) <= leaves and np.all(cov == 1)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_heuristic_pricing_lp_is_a_bound(seed):
+    """Issue #22: a beam that drops improving partial paths must not end column generation:
+    an exact round decides, so nu_LP is the LP optimum (that of exact pricing) and a lower
+    bound of the enumerated optimum; the objective is the re-scored loss of the rules."""
+    X, y = tiny_categorical(seed, n=40, k=4)
+    want = oracle_misclassification(X, y, 3, 4, 2)
+    g = build_graph(X)
+    kw = dict(task="classification", loss="misclassification", n_classes=2, depth=3,
+              leaves=4, min_count=2)
+    r = select_rules(g, y, k_best=2, beam=1, max_stall=0, **kw).result
+    exact = select_rules(g, y, exact_pricing=True, **kw).result
+    assert r.lp_exact and r.stats["exact_rounds"] >= 1
+    assert r.lp_bound <= want + 1e-6
+    assert math.isclose(r.lp_bound, exact.lp_bound, rel_tol=1e-3, abs_tol=1e-6)
+    errors = sum(cover(g, g.codes, st).sum() - np.bincount(y[cover(g, g.codes, st)]).max()
+                 for st in r.steps)
+    assert r.uncovered == 0 and math.isclose(r.objective, errors, abs_tol=1e-6)
+
+
+def test_stall_rule_counts_only_rounds_without_progress():
+    """The first master LP is progress (the stall test compared with inf - tol * inf = nan,
+    so every round counted as stalled and generation always ended after max_stall LPs)."""
+    X, y = tiny_categorical(0, n=40, k=4)
+    r = select_rules(build_graph(X), y, task="classification", loss="misclassification",
+                     n_classes=2, depth=3, leaves=4, min_count=2, max_stall=1).result
+    assert r.stats["iterations"] >= 1  # was 0: stalled after the first LP
+
+
 @pytest.mark.parametrize("seed,penalty", [(0, 0.02), (1, 0.05), (3, 0.1)])
 def test_leaf_penalty_exact_equals_enumerated_optimum(seed, penalty):
     X, y = tiny_categorical(seed, n=24)

@@ -60,6 +60,7 @@ class _Generation:
     lp_exact: bool
     iterations: int = 0
     priced: int = 0
+    exact_rounds: int = 0           # exact pricing rounds after an empty heuristic one
     lp_seconds: float = 0.0
     pricing_seconds: float = 0.0
 
@@ -204,7 +205,9 @@ class OMTSolver:
             if res.status != "optimal" or "duals" not in res.stats:
                 raise RuntimeError(f"OMT master LP not solved: {res.status}")
             cg.lp_obj = float(res.objective)
-            if cg.lp_obj < best_lp - self.cg_tol * max(1.0, abs(best_lp)):
+            # (the first LP counts as progress: inf - cg_tol * inf is nan, which made every
+            # round a stalled one and stopped all generation after max_stall rounds)
+            if best_lp == math.inf or cg.lp_obj < best_lp - self.cg_tol * max(1.0, abs(best_lp)):
                 best_lp, stall = cg.lp_obj, 0
             else:
                 stall += 1
@@ -228,11 +231,15 @@ class OMTSolver:
             if deadline.expired():  # pricing may have been cut short: its paths are dropped
                 cg.status = "time_limit"  # (LP values and reduced costs must match the master)
                 return cg
-            if not self._add_priced(metric, cg, paths, penalty):
-                cg.lp_exact = self.exact
+            added = self._add_priced(metric, cg, paths, penalty)
+            if not added and not self.exact:
+                added = self._verify(metric, cg, deadline, penalty)
+                if added is None:
+                    return cg
+            if not added:
+                cg.lp_exact = True  # exact pricing found no column: nu_LP is the LP optimum
                 return cg
-            min_rc = paths[0].rc
-            if self.exact and self.leaves * min_rc > -self.cg_tol * max(abs(cg.lp_obj), 1.0):
+            if self.exact and self.leaves * paths[0].rc > -self.cg_tol * max(abs(cg.lp_obj), 1.0):
                 # Lagrangian bound nu_RMP + l * min rc is within cg_tol: LP converged
                 res = cg.lp = cg.model.solve(deadline)
                 if res.status != "optimal":  # time limit / stop during this last re-solve
@@ -241,6 +248,24 @@ class OMTSolver:
                 cg.lp_exact = False  # within tolerance, not exactly
                 cg.status = "converged"
                 return cg
+
+    def _verify(self, metric: Metric, cg: _Generation, deadline: Deadline,
+                penalty: float) -> bool | None:
+        """One exact pricing round after heuristic pricing found no new column: the beam may
+        drop the partial paths of every improving rule (breast-cancer d = 4: "converged" at
+        nu_LP = 8.00, the LP over all paths is 4.87), so an empty heuristic answer proves
+        nothing.  True: columns added (generation goes on); False: none prices out (converged);
+        None: cut short by its time share (half of the time left), not a proof."""
+        t0 = time.perf_counter()
+        share = deadline.share(0.5)
+        paths = self._price(metric, cg.lp.stats["duals"], self.k_best, True, self.tol,
+                            stop=share.expired, info=cg.info)
+        cg.pricing_seconds += time.perf_counter() - t0
+        cg.exact_rounds += 1
+        if share.expired():  # partial answer: its paths are not the K best, and no proof
+            cg.status = "time_limit" if deadline.expired() else "stalled"
+            return None
+        return self._add_priced(metric, cg, paths, penalty)
 
     def _add_priced(self, metric: Metric, cg: _Generation, paths: list[PricedPath],
                     penalty: float) -> bool:
@@ -340,6 +365,7 @@ class OMTSolver:
         gap = ((obj - lp_obj) / abs(obj) if abs(obj) > 1e-9
                else (0.0 if lp_obj > -1e-6 else math.inf))
         stats = {"iterations": cg.iterations, "columns": len(self.pool), "priced": cg.priced,
+                 "exact_rounds": cg.exact_rounds,
                  "lp_seconds": cg.lp_seconds, "pricing_seconds": cg.pricing_seconds,
                  "mip_seconds": mip.seconds, "mip_status": mres.status,
                  "units": len(self.n_count), "fixed": mip.fixed,
