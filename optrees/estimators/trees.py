@@ -216,7 +216,10 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf)
         self.encoder_ = None
         Xb = self._fit_binary(df, w)
-        self.thresholds_ = "binarized" if self.binarizer_ is not None else "all"
+        # one-hot categorical and 0/1 columns lose nothing: only cut numeric columns do
+        lossy = self.binarizer_ is not None and \
+            "numeric" in self.binarizer_.column_kinds_.values()
+        self.thresholds_ = "binarized" if lossy else "all"
         problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
                               min_leaf, max_leaves, fair)
         if fair is not None and len(classes) > 2:  # only the front search takes it
