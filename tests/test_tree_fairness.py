@@ -217,3 +217,26 @@ def test_multiclass_fairness_stopped_by_the_time_limit_returns_a_fair_tree():
                                 epsilon=0.0, sensitive="x0", time_limit=0.01).fit(X, y)
     assert est.status_ == "time_limit" and est.bound_ >= est.objective_
     assert fairness_gap("statistical_parity", y, est.predict(X), X.x0, positive=2) <= 1e-9
+
+
+def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_runs():
+    """binarizer="auto" under fairness cuts numeric columns into FAIR_BINS quantiles when the
+    front search takes the fit (and the finer cuts can only help its certified optimum), and
+    into the default 5 where the MIP does (depth 4); an explicit Binarizer is kept."""
+    from optrees import Binarizer
+    from optrees.estimators.trees import FAIR_BINS
+
+    rng = np.random.default_rng(5)
+    n = 300
+    X = pd.DataFrame({"s": rng.integers(0, 2, n), "x": rng.normal(size=n),
+                      "z": rng.normal(size=n)})
+    y = ((X.x > 0.83) ^ (X.z < -0.4) | (rng.random(n) < 0.1)).astype(int)
+    params = dict(lam=0.0, fairness="statistical_parity", epsilon=0.1, sensitive="s",
+                  time_limit=60)
+    fine = BendOCTClassifier(depth=2, **params).fit(X, y)
+    assert fine.binarizer_.n_bins == FAIR_BINS and fine.status_ == "optimal"
+    coarse = BendOCTClassifier(depth=2, binarizer=Binarizer(), **params).fit(X, y)
+    assert coarse.binarizer_.n_bins == 5 and coarse.status_ == "optimal"
+    assert fine.objective_ >= coarse.objective_ - 1e-9
+    deep = BendOCTClassifier(depth=4, **{**params, "time_limit": 5}).fit(X, y)
+    assert deep.binarizer_.n_bins == 5

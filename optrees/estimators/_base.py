@@ -236,10 +236,11 @@ def has_numeric_column(df: pd.DataFrame) -> bool:
 class _BinaryInput:
     """Turns raw X into the 0/1 matrix the tree MIPs need (fit once, reuse at predict)."""
 
-    def _fit_binary(self, df: pd.DataFrame, sample_weight: np.ndarray | None = None
-                    ) -> np.ndarray:
+    def _fit_binary(self, df: pd.DataFrame, sample_weight: np.ndarray | None = None,
+                    n_bins: int | None = None) -> np.ndarray:
         """0/1 matrix of a frame checked by :func:`fit_frame` (a binarizer that takes
-        ``sample_weight`` in ``fit`` gets the rows' weights)."""
+        ``sample_weight`` in ``fit`` gets the rows' weights); ``n_bins``: the quantile cuts
+        of ``binarizer="auto"`` (None: the :class:`Binarizer` default)."""
         self._categories = seen_categories(df)
         spec = self.binarizer
         if spec is None or (isinstance(spec, str) and spec == "auto" and _is_binary_frame(df)):
@@ -254,7 +255,7 @@ class _BinaryInput:
                 raise OptreesInputError(
                     f"binarizer must be 'auto', None or a Binarizer, got {spec!r}"
                 )
-            spec = Binarizer()
+            spec = Binarizer() if n_bins is None else Binarizer(n_bins=n_bins)
         self.binarizer_ = clone(spec)
         if sample_weight is not None and has_fit_parameter(self.binarizer_, "sample_weight"):
             Xb = self.binarizer_.fit(df, sample_weight=sample_weight).transform(df)

@@ -59,6 +59,14 @@ from ._base import (
     warn_unseen,
 )
 
+FAIR_BINS = 20
+"""Quantile cuts per numeric column of ``binarizer="auto"`` under fairness when the exact front
+search takes the fit (depth <= 3, no max_leaves); the MIP fallback keeps the default 5.
+Measured on adult (70 % for training, lam = 0, every fit proved; 2-core machine under load):
+over sex / race, statistical parity, equal opportunity and equalized odds, depths 2 and 3,
+20 cuts gained 0.4-3.7 test points (race, parity 0.05, depth 2: 0.7693 -> 0.7980; sex,
+parity 0.05, depth 3: 0.8138 -> 0.8257) for 1-3x the time (race, depth 3: 41 s -> 129 s)."""
+
 
 def _binarizer(value: Any) -> Any:
     if value is None or (isinstance(value, str) and value == "auto") or hasattr(
@@ -215,13 +223,19 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         if every and max_leaves is None and fair is None:  # the numeric search takes min_leaf
             return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf)
         self.encoder_ = None
-        Xb = self._fit_binary(df, w)
+        fine = fair is not None and max_leaves is None and self._every_threshold(df, p) and \
+            p.depth <= MAX_FAIR_DEPTH
+        Xb = self._fit_binary(df, w, FAIR_BINS if fine else None)
+        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
+                              min_leaf, max_leaves, fair)
+        if fine and search_off(problem) is not None:  # the MIP gets the default cuts
+            Xb = self._fit_binary(df, w)
+            problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
+                                  min_leaf, max_leaves, fair)
         # one-hot categorical and 0/1 columns lose nothing: only cut numeric columns do
         lossy = self.binarizer_ is not None and \
             "numeric" in self.binarizer_.column_kinds_.values()
         self.thresholds_ = "binarized" if lossy else "all"
-        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
-                              min_leaf, max_leaves, fair)
         if fair is not None and len(classes) > 2:  # only the front search takes it
             why = search_off(problem) if self._search(p) else "not with this estimator"
             if why is not None:
