@@ -522,7 +522,8 @@ def test_master_equals_a_dense_lp_of_eq3_built_from_the_label_vectors(K, seed):
     for lits, k in cols:
         master.add(raw.cover(lits), k, float(len(lits)))
     assert master.solve().objective == pytest.approx(dense.fun, rel=1e-9, abs=1e-9)
-    gen = RuleGeneration(raw, y, K, pen_par=pen_par)
+    # a pricer passed in prices (rule, class) pairs (tree pricing keeps one class per cover)
+    gen = RuleGeneration(raw, y, K, pen_par=pen_par, pricer=lambda beta: rules)
     for k in range(K):  # every rule with class k, if it covers a sample of class k (else
         # its column is <= 0 and useless)
         gen._add_candidates(rules, (y == k).astype(float) + 1e-3, require_negative=False)

@@ -3,7 +3,16 @@ trees (§3.4) or exactly (§3.3), until no rule prices out, the round limit or t
 
 Every leaf rule of a pricing tree with negative reduced cost (5) enters the pool, with the
 class that minimizes its reduced cost (the beta-weighted majority class of the samples it
-covers).  Any other pricer (e.g. exhaustive enumeration in the tests) can be passed in.
+covers), unless a pool rule already covers the same training samples: with tree pricing a
+coverage is one column of (3), with one class (the paper's code labels a leaf by the
+majority class of its samples, ruleopt keeps a conjunction once).  Else, for K > 2, the same
+coverage with two classes k, l at weight 2 each meets the margin of (2) of every covered
+sample of k or l (its own vote 2 minus the mean 1 of the others): the LP pays nothing for
+these exact ties, and argmax gives them all to the first class (hayes-roth, seed 3:
+training accuracy 0.62).
+
+Exact pricing (§3.3, PSP (8) one class at a time) and any other pricer passed in (e.g.
+exhaustive enumeration in the tests) price (rule, class) pairs: (3) over all of them.
 """
 
 from __future__ import annotations
@@ -92,7 +101,8 @@ class RuleGeneration:
             base = base * (int(fairness.groups.max()) + 1) + fairness.groups
         self._cell_key = np.unique(base, return_inverse=True)[1].astype(np.int64)
         self._n_cells = int(self._cell_key.max()) + 1 if len(base) else 0
-        self._keys: set = set()
+        self._keys: set = set()  # (literals, class) of each pool rule
+        self._covers: set[bytes] = set()  # training coverage of each pool rule
         self._masks: list[np.ndarray] = []
         self._literals: list[tuple[Literal, ...]] = []
         self._labels: list[int] = []
@@ -115,6 +125,9 @@ class RuleGeneration:
             cover = np.flatnonzero(mask)
             if len(cover) == 0:
                 continue
+            cover_key = np.packbits(mask).tobytes()
+            if self.pricer is None and cover_key in self._covers:
+                continue  # tree pricing: one column (and class) per coverage, see module doc
             score = class_scores(self.y[cover], beta[cover], self.K)
             label = int(np.argmax(score))  # the class minimizing (5)
             key = (lits, label)
@@ -125,6 +138,7 @@ class RuleGeneration:
                     and reduced_cost(self.pen_par, c, float(score[label])) >= -RC_TOL):
                 continue
             self._keys.add(key)
+            self._covers.add(cover_key)
             self._literals.append(lits)
             self._masks.append(mask)
             self._labels.append(label)

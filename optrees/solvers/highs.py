@@ -107,6 +107,13 @@ def _stdout_fd_silenced() -> Iterator[None]:
         os.close(devnull)
 
 
+LP_WATCH_NONZEROS = 20_000
+"""LPs with fewer constraint nonzeros run without interrupt callbacks: they solve in
+milliseconds, and HiGHS calls the interior-point callback at every inner iteration (about 480
+times per RUG master LP on glass, a third of the fit time in Python overhead).  Their time
+limit is HiGHS's own; a stop request (Ctrl-C) takes effect when the solve returns."""
+
+
 def _reset_thread_scheduler() -> None:
     """Drop HiGHS's process-wide thread scheduler so the next run starts one with its own
     ``threads`` option (HiGHS refuses to run when another user started it with another
@@ -136,8 +143,9 @@ class HighsModel:
         # 7.0 s ran 10.3 s, OMT car-evaluation d = 5)
         self._deadline = math.inf
         self._stop: Deadline | None = None
-        for cb in (self.h.cbSimplexInterrupt, self.h.cbIpmInterrupt, self.h.cbMipInterrupt):
-            cb.subscribe(self._interrupt)
+        # (MIPs always; LPs only from LP_WATCH_NONZEROS nonzeros on, see _watch_lp)
+        self.h.cbMipInterrupt.subscribe(self._interrupt)
+        self._lp_watched = False
         # simplex strategy for re-solves (4 = primal, see module docstring; 1 = dual)
         self.resolve_strategy = 4
 
@@ -157,6 +165,16 @@ class HighsModel:
         self.h.setOptionValue("run_crossover", "off")
         self.h.setOptionValue("presolve", "off")
         self.h.setOptionValue("ipm_optimality_tolerance", float(tolerance))
+
+    def _watch_lp(self, watch: bool) -> None:
+        """(Un)subscribe the LP interrupt callbacks (simplex and interior point)."""
+        if watch != self._lp_watched:
+            for cb in (self.h.cbSimplexInterrupt, self.h.cbIpmInterrupt):
+                if watch:
+                    cb.subscribe(self._interrupt)
+                else:
+                    cb.unsubscribe(self._interrupt)
+            self._lp_watched = watch
 
     def _interrupt(self, event) -> None:
         stopped = self._stop is not None and self._stop.stopped
@@ -281,6 +299,7 @@ class HighsModel:
         # far, a MIP's with the time of this run (both measured), so an LP re-solve in column
         # generation gets the time spent before added, a MIP does not
         has_integers = self._has_integers()
+        self._watch_lp(has_integers or self.h.getNumNz() >= LP_WATCH_NONZEROS)
         offset = 0.0 if has_integers else float(self.h.getRunTime())
         self.h.setOptionValue("time_limit", offset + float(limit) if limit is not None else INF)
         gap = self.options.mip_gap if mip_gap is None else mip_gap
