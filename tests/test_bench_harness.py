@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from optrees import OptreesInputError
+from optrees import OptreesInputError, load_dataset
 from optrees.bench import (
     PROTOCOLS,
     TIMING_COLUMNS,
@@ -428,3 +428,47 @@ def test_ruleopt_and_fairness_summaries():
     assert t.loc["dmc", "better"] == 1 and t.loc["dmc", "max_ratio"] == 3.0
     assert t.loc["None", "dmc"] == 65.0
     assert peers.fastest(iter([("a", 2.0), ("b", 1.0), ("c", 1.0)]).__next__, 3)[0] == "b"
+
+
+# ------------------------------------------------------------ [RUG] Tables 2 / 4 (issue #22)
+def test_rug_paper_protocol_splits_80_20_and_tunes_on_the_papers_grid():
+    from optrees.bench.protocols import Config, _rug
+    from optrees.bench.tasks import split_data
+
+    cfg = Config("rug-multiclass", False, ("wine", "nursery"), ("rug-paper", "ruleopt-paper"),
+                 (3,), (0, 1), (), None)
+    tasks = _rug(cfg, None)
+    assert len(tasks) == 8
+    assert {(t.param["split"], t.param["tune"]) for t in tasks} == {("80/20", "cv5-paper")}
+    # Table 4 (nursery) searched 5, 10, 15 pricing rounds, Table 2 (wine) 5, 15, 30
+    assert {t.dataset: t.param.get("calls_grid") for t in tasks} == {"wine": None,
+                                                                     "nursery": "5/10/15"}
+    assert set(PROTOCOLS["rug-multiclass"].full.seeds) == set(range(5))
+    assert {"rug-paper", "ruleopt-paper"} <= set(PROTOCOLS["rug"].allowed_methods)
+    X, y = load_dataset("balance-scale")
+    (_, y_tr), _, (_, y_te) = split_data(X, y, "80/20", 0)
+    assert len(y_te) == 125 and len(y_tr) == 500
+
+
+def test_paper_rug_takes_the_papers_units():
+    """pen_par is scaled by 1 / (longest rule of the first tree), max_rmp_calls counts the
+    pricing rounds after the first LP (the paper's code, ruleopt)."""
+    from optrees.bench.rug import PaperRUG
+
+    X, y = load_dataset("balance-scale")
+    est = PaperRUG(max_depth=3, pen_par=1.0, max_rmp_calls=4, random_state=0).fit(X, y)
+    assert est.model_.pen_par == pytest.approx(1 / 3)
+    assert est.model_.max_rmp_calls == 5 and est.n_rmp_calls_ <= 5
+    assert est.score(X, y) > 0.7 and len(est.rules_) > 0
+
+
+def test_rug_paper_table_pairs_the_splits():
+    from optrees.bench.report import rug_paper_table
+
+    rows = [{"dataset": "wine", "method": m, "seed": s, "test_acc": a, "fit_seconds": 1.0,
+             "n_rules": 10, "error": ""}
+            for s, (ours, peer) in enumerate([(0.97, 0.94), (1.0, 1.0), (0.94, 0.97)])
+            for m, a in (("rug-paper", ours), ("ruleopt-paper", peer))]
+    t = rug_paper_table(pd.DataFrame(rows)).loc["wine"]
+    assert t["splits"] == 3 and t["RUG - ruleopt"] == "+0.00 ± 1.73"
+    assert t["paper RUG"] == 97.22 and t["RUG - paper"] == pytest.approx(97.0 - 97.22)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._validation import OptreesInputError
 from . import omt, rug
+from .papers import RUG_TABLE4
 from .tasks import ENCODINGS, METHODS, Task, accel_file, load_data
 from .variants import ACCEL_ABLATION, ACCEL_VARIANTS, CUT_VARIANTS
 
@@ -42,6 +43,14 @@ RUG_DATASETS = ("monk1", "monk2", "monk3", "house-votes-84", "tic-tac-toe", "bal
 
 RUG_FAIR = {"adult": "sex", "compas": "Race"}
 """FairRUG datasets and their sensitive attribute."""
+
+RUG_MULTICLASS = ("ecoli", "glass", "seeds", "wine", "nursery")
+"""[RUG] Table 2 (ecoli, glass, seeds, wine; sensorless is not in the data directory) and the
+multi-class data set of Table 4 that RUG rows report, nursery (student, law, attrition can be
+named with --datasets)."""
+RUG_PAPER_METHODS = ("rug-paper", "ruleopt-paper")
+"""RUG (optrees) and its peer ruleopt with the paper's multi-class protocol: stratified
+80/20 split, grid :data:`~optrees.bench.tasks.RUG_PAPER_GRID` by shuffled 5-fold CV."""
 
 ACCEL_CATEGORICAL = ("balance-scale", "breast-cancer", "car_evaluation", "hayes-roth",
                      "house-votes-84", "kr-vs-kp", "monk1", "monk2", "monk3", "soybean-small",
@@ -228,6 +237,11 @@ def _rug(cfg: Config, _: pd.DataFrame) -> list[Task]:
                 elif method in ("rug", "rug-cv"):
                     tasks.append(rug.rug_task(ds, seed, grid=method == "rug-cv", depth=depth,
                                               **where))
+                elif method in RUG_PAPER_METHODS:
+                    params = {"split": "80/20", "tune": "cv5-paper"}
+                    if ds in RUG_TABLE4:  # the paper's fairness grid: 5, 10, 15 rounds
+                        params["calls_grid"] = "5/10/15"
+                    tasks.append(_task(cfg, "test", method, ds, seed, params))
                 elif method == "fairrug":
                     if ds not in RUG_FAIR:
                         continue
@@ -239,6 +253,13 @@ def _rug(cfg: Config, _: pd.DataFrame) -> list[Task]:
                             params.update(fairness=fairness, epsilon=0.025)
                         tasks.append(_task(cfg, "test", method, ds, seed, params))
     return tasks
+
+
+_RUG_PARAMS = ("split", "depth", "features", "max_depth", "pen_par", "max_rmp_calls", "tune",
+               "calls_grid", "fairness", "epsilon", "sensitive", "threshold",
+               "rule_length_cost")
+_RUG_METRICS = ("test_f1", "n_rules", "avg_rule_length", "rules_per_sample",
+                "rule_length_per_sample", "n_rmp_calls", "tuned", "dmc", "eop")
 
 
 # ----------------------------------------------------------------------------- script grids
@@ -351,12 +372,23 @@ PROTOCOLS: dict[str, Protocol] = {
         quick=Config("rug", True, ("monk1", "tic-tac-toe", "car-evaluation"), ("rug", "cart"),
                      (3,), (0,), (), 10.0),
         stages=(("test", _rug),),
-        param_columns=("split", "depth", "features", "max_depth", "pen_par", "max_rmp_calls",
-                       "tune", "fairness", "epsilon", "sensitive", "threshold",
-                       "rule_length_cost"),
-        metric_columns=("test_f1", "n_rules", "avg_rule_length", "rules_per_sample",
-                        "rule_length_per_sample", "n_rmp_calls", "tuned", "dmc", "eop"),
-        allowed_methods=("rug", "rug-cv", "cart", "fairrug"),
+        param_columns=_RUG_PARAMS,
+        metric_columns=_RUG_METRICS,
+        allowed_methods=("rug", "rug-cv", "cart", "fairrug", *RUG_PAPER_METHODS),
+    ),
+    "rug-multiclass": Protocol(
+        name="rug-multiclass",
+        description="RUG vs ruleopt on [RUG] Tables 2 and 4 (multi-class): stratified 80/20 "
+                    "splits, 5-fold CV grid max_depth {3, 5} x pen_par {0.1, 1, 10} x "
+                    "max_rmp_calls {5, 15, 30} (Table 4: {5, 10, 15}); paired accuracy",
+        full=Config("rug-multiclass", False, RUG_MULTICLASS, RUG_PAPER_METHODS, (3,),
+                    tuple(range(5)), (), 300.0),  # the paper's time limit per fit
+        quick=Config("rug-multiclass", True, ("wine", "seeds"), RUG_PAPER_METHODS, (3,),
+                     (0,), (), 60.0),
+        stages=(("test", _rug),),
+        param_columns=_RUG_PARAMS,
+        metric_columns=_RUG_METRICS,
+        allowed_methods=RUG_PAPER_METHODS,
     ),
 }
 """Protocol name -> :class:`Protocol`."""

@@ -229,3 +229,35 @@ def summary_markdown(protocol: str, description: str, df: pd.DataFrame,
         lines += [f"![{f}]({f})" for f in figures]
         lines.append("")
     return "\n".join(lines) + errors_section(df)
+
+
+def rug_paper_table(df: pd.DataFrame) -> pd.DataFrame:
+    """[RUG] Tables 2 / 4 protocol: per data set, test accuracy (%) of RUG (``rug-paper``) and
+    ruleopt (``ruleopt-paper``) as mean ± standard error over the splits, their paired
+    difference (points), the paper's RUG row, rules and seconds (fit with its CV)."""
+    from .papers import RUG_TABLE2, RUG_TABLE4
+
+    paper = {**RUG_TABLE2, **RUG_TABLE4}
+    ok = df[(df["error"] == "") & df["method"].isin(["rug-paper", "ruleopt-paper"])]
+    rows = []
+    for name, g in ok.groupby("dataset", sort=False):
+        acc = g.pivot_table(index="seed", columns="method", values="test_acc") * 100
+        secs = g.groupby("method")["fit_seconds"].mean()
+        rules = g.groupby("method")["n_rules"].mean() if "n_rules" in g else {}
+        row: dict[str, object] = {"dataset": name, "splits": len(acc)}
+        for method, short in (("rug-paper", "RUG"), ("ruleopt-paper", "ruleopt")):
+            if method in acc:
+                a = acc[method].dropna()
+                se = a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else np.nan
+                row[f"{short} acc"] = f"{a.mean():.2f} ± {se:.2f}"
+                row[f"{short} rules"] = rules.get(method, np.nan)
+                row[f"{short} s"] = secs.get(method, np.nan)
+        if {"rug-paper", "ruleopt-paper"} <= set(acc.columns):
+            d = (acc["rug-paper"] - acc["ruleopt-paper"]).dropna()
+            se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else np.nan
+            row["RUG - ruleopt"] = f"{d.mean():+.2f} ± {se:.2f}"
+        if name in paper and "rug-paper" in acc:
+            row["paper RUG"] = paper[name]
+            row["RUG - paper"] = acc["rug-paper"].mean() - paper[name]
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("dataset") if rows else pd.DataFrame()

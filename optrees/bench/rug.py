@@ -1,5 +1,6 @@
 """[RUG] §4: RUG (fixed or tuned by 5-fold CV) against CART, and FairRUG against RUG, on one
-stratified 70/30 split (``optrees bench rug``, ``bench/rug.py``, ``bench/rug_vs_ruleopt.py``)."""
+stratified 70/30 split (``optrees bench rug``, ``bench/rug.py``, ``bench/rug_vs_ruleopt.py``);
+:class:`PaperRUG`: RUGClassifier with the paper's parameter units (Tables 2 and 4)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.tree import DecisionTreeClassifier
 
 from .._validation import OptreesInputError
 from .peers import fastest
@@ -37,6 +40,49 @@ with two groups; Table 4: DMC / ODM for the others)."""
 
 EPSILONS = (0.0, 0.01, 0.025, 0.05)
 """The paper's grid of FairRUG's epsilon."""
+
+
+class PaperRUG(ClassifierMixin, BaseEstimator):
+    """RUGClassifier with the parameters in the units of the paper's code (and ruleopt), for
+    its grid (:data:`optrees.bench.tasks.RUG_PAPER_GRID`): ``pen_par`` scaled by 1 / (largest
+    rule cost of the first tree), ``max_rmp_calls`` pricing rounds after the first LP, rule
+    cost = length, rules lighter than ``threshold`` times the largest weight dropped."""
+
+    def __init__(self, max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
+                 threshold: float = 0.05, random_state: int | None = None,
+                 time_limit: float | None = None) -> None:
+        self.max_depth = max_depth
+        self.pen_par = pen_par
+        self.max_rmp_calls = max_rmp_calls
+        self.threshold = threshold
+        self.random_state = random_state
+        self.time_limit = time_limit
+
+    def fit(self, X: pd.DataFrame, y: Any) -> PaperRUG:
+        """Fit RUGClassifier with ``pen_par / depth of the first (unweighted) tree`` (its
+        longest rule) and ``max_rmp_calls + 1`` master LPs."""
+        from ..encoding.columns import RawColumns
+        from ..estimators.rules import RUGClassifier
+
+        first = DecisionTreeClassifier(max_depth=self.max_depth, random_state=self.random_state)
+        longest = max(1, first.fit(RawColumns(X).matrix, np.asarray(y)).get_depth())
+        self.model_ = RUGClassifier(max_depth=self.max_depth, pen_par=self.pen_par / longest,
+                                    max_rmp_calls=self.max_rmp_calls + 1,
+                                    threshold=self.threshold, rule_length_cost=True,
+                                    random_state=self.random_state, time_limit=self.time_limit)
+        self.model_.fit(X, y)
+        self.classes_ = self.model_.classes_
+        self.rules_ = self.model_.rules_
+        self.status_ = self.model_.status_
+        self.n_rmp_calls_ = self.model_.n_rmp_calls_
+        return self
+
+    def _frame(self, X: Any) -> pd.DataFrame:
+        return self.model_._frame(X)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The fitted RUGClassifier's prediction."""
+        return self.model_.predict(X)
 
 
 def rug_task(dataset: str, seed: int, *, grid: bool = False, depth: int = 3,

@@ -153,9 +153,13 @@ def _sections(proto: Protocol, cfg: Config, df: pd.DataFrame) -> list[tuple[str,
                  + f"\nWithin {report.CGH_WITHIN} points of the paper's CGH test accuracy: "
                    f"{len(agree['close'])} of {len(agree['compared'])} (dataset, depth) "
                    "pairs.\n")]
+    if name == "rug-multiclass":
+        return [("RUG vs ruleopt and the paper ([RUG] Tables 2 / 4): test accuracy (%), mean "
+                 "± standard error over the splits, paired difference, rules, seconds",
+                 report.md_table(report.rug_paper_table(df)))]
     if name == "rug":
         ok = _ok(df)
-        plain = ok[ok["method"] != "fairrug"]
+        plain = ok[~ok["method"].isin(["fairrug", "rug-paper", "ruleopt-paper"])]
         cols = {"test_acc": "mean", "test_f1": "mean", "n_rules": "mean",
                 "avg_rule_length": "mean", "rules_per_sample": "mean", "fit_seconds": "mean"}
         cols = {k: v for k, v in cols.items() if k in plain}
@@ -169,6 +173,9 @@ def _sections(proto: Protocol, cfg: Config, df: pd.DataFrame) -> list[tuple[str,
                 f.groupby(["dataset", "fairness"], sort=False)[
                     ["test_acc", "test_f1", "dmc", "eop", "n_rules", "fit_seconds"]].mean(),
                 digits=3)))
+        if ok["method"].isin(["rug-paper", "ruleopt-paper"]).any():
+            out.append(("RUG vs ruleopt, the paper's multi-class protocol ([RUG] Tables 2 / 4)",
+                        report.md_table(report.rug_paper_table(df))))
         return out
     return []
 
@@ -217,7 +224,7 @@ def _figures(proto: Protocol, cfg: Config, df: pd.DataFrame, out: Path,
         figs += plots.gap_vs_size(df, out / f"{stem}_gap_vs_size", by="variant")
         figs += plots.table_figure(report.solved_table(df, ["variant"]),
                                    out / f"{stem}_ablation", "ablation")
-    elif name in ("omt", "cgh", "rug"):
+    elif name in ("omt", "cgh", "rug", "rug-multiclass"):
         df = df[df["stage"] == "test"]
         mips = df[df["method"] != "cart"]
         if name == "omt":
@@ -225,7 +232,7 @@ def _figures(proto: Protocol, cfg: Config, df: pd.DataFrame, out: Path,
             figs += plots.performance_profile(mips, out / f"{stem}_profile",
                                               time_limit=cfg.time_limit,
                                               title="instances solved vs time")
-        index = ["dataset", "depth"] if name != "rug" else ["dataset"]
+        index = ["dataset", "depth"] if name not in ("rug", "rug-multiclass") else ["dataset"]
         plain = df[df["method"] != "fairrug"]
         figs += plots.table_figure(report.accuracy_table(plain, index, order=cfg.methods),
                                    out / f"{stem}_accuracy", "test accuracy (%)")

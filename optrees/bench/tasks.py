@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.metrics import f1_score
-from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from .._validation import OptreesInputError
@@ -40,6 +40,8 @@ METHODS: dict[str, str] = {
     # protocol variants of registry methods (tuning and fairness are task parameters)
     "rug-cv": REGISTRY["rug"].target,
     "fairrug": REGISTRY["rug"].target,
+    "rug-paper": "optrees.bench.rug:PaperRUG",
+    "ruleopt-paper": "optrees.bench.peers:RuleoptRUG",
     "cart": "optrees.bench.tasks:CARTBaseline",
 }
 """Method name -> ``module:Class``, imported only when a task of that method runs: the
@@ -52,8 +54,16 @@ METHOD_PARAMS: dict[str, dict[str, Any]] = {name: dict(m.params) for name, m in 
 RUG_CV_GRID = {"max_depth": [3, 5], "pen_par": [0.1, 1.0, 10.0], "max_rmp_calls": [5, 10, 15]}
 """[RUG] §4: 5-fold CV grid of RUG (``tune="cv5"``)."""
 
-SPLITS = ("50/25/25", "50/25/25-random", "50/25", "70/30", "50/50", "train=F", "all")
-META_KEYS = ("split", "fit_on", "encoding", "variant", "tune", "sensitive")
+RUG_PAPER_GRID = {"max_depth": [3, 5], "pen_par": [0.1, 1.0, 10.0],
+                  "max_rmp_calls": [5, 15, 30]}
+"""[RUG] Table 2's grid (``tune="cv5-paper"``), in the paper's units: ``pen_par`` is scaled by
+1 / (largest rule cost of the first tree) and ``max_rmp_calls`` counts pricing rounds after the
+first LP, as in the paper's code and ruleopt (:class:`optrees.bench.rug.PaperRUG` maps them
+onto RUGClassifier).  Table 4 (fairness data sets) used ``max_rmp_calls`` 5, 10, 15."""
+
+SPLITS = ("50/25/25", "50/25/25-random", "50/25", "70/30", "80/20", "50/50", "train=F",
+          "all")
+META_KEYS = ("split", "fit_on", "encoding", "variant", "tune", "sensitive", "calls_grid")
 """Task params that steer the harness; all other params are estimator keyword arguments."""
 STAT_COLUMNS = ("iterations", "columns", "cg_seconds", "mip_seconds")
 """Entries of a column-generation estimator's ``stats_`` copied into the row."""
@@ -211,7 +221,8 @@ def split_data(X: pd.DataFrame, y: pd.Series, scheme: str,
     ``50/25/25``: stratified train/validation/test ([FlowOCT] §4);
     ``50/25/25-random``: random train/validation/test ([OMT] §6: "5 random splits");
     ``50/25``: its train and test parts, validation unused ([CGH] §7.2);
-    ``70/30``: stratified train/test ([RUG] §4); ``50/50``: stratified halves;
+    ``70/30``: stratified train/test ([RUG] §4); ``80/20``: the same with a 20 % test part
+    ([RUG] Tables 2 and 4, the paper's code); ``50/50``: stratified halves;
     ``train=F``: random fraction F (0 < F < 1) to train, the rest to test; ``all``: train on
     every row.
     """
@@ -242,9 +253,9 @@ def split_data(X: pd.DataFrame, y: pd.Series, scheme: str,
                                                   random_state=seed)
         val = (X_va, y_va) if scheme == "50/25/25-random" else None
         return (X_tr, y_tr), val, (X_te, y_te)
-    if scheme == "70/30":
+    if scheme in ("70/30", "80/20"):
         X_tr, X_te, y_tr, y_te = train_test_split(
-            X, y, test_size=0.3, stratify=y, random_state=seed)
+            X, y, test_size=0.3 if scheme == "70/30" else 0.2, stratify=y, random_state=seed)
         return (X_tr, y_tr), None, (X_te, y_te)
     raise OptreesInputError(f"unknown split {scheme!r}; choose from {SPLITS}")
 
@@ -371,12 +382,22 @@ def _f1(y: Any, pred: Any) -> float:
 
 def _tune(est: Any, task: Task, X: pd.DataFrame, y: pd.Series) -> dict[str, Any]:
     """``tune="cv5"``: set the parameters of the best 5-fold CV score on :data:`RUG_CV_GRID`
-    and return them (``{}`` without ``tune``)."""
-    if task.param.get("tune") is None:
+    and return them (``{}`` without ``tune``); ``"cv5-paper"``: the same on
+    :data:`RUG_PAPER_GRID` (``max_rmp_calls`` from the task's ``calls_grid`` if given) with
+    shuffled 5-fold CV, as the paper's code."""
+    tune = task.param.get("tune")
+    if tune is None:
         return {}
-    if task.param["tune"] != "cv5":
-        raise OptreesInputError(f"unknown tune {task.param['tune']!r}; only 'cv5'")
-    search = GridSearchCV(est, RUG_CV_GRID, cv=5, n_jobs=1)
+    if tune not in ("cv5", "cv5-paper"):
+        raise OptreesInputError(f"unknown tune {tune!r}; 'cv5' or 'cv5-paper'")
+    grid: dict[str, list[Any]] = RUG_CV_GRID
+    cv: Any = 5
+    if tune == "cv5-paper":
+        calls = task.param.get("calls_grid")
+        grid = {**RUG_PAPER_GRID, **({"max_rmp_calls": [int(c) for c in str(calls).split("/")]}
+                                     if calls else {})}
+        cv = KFold(5, shuffle=True, random_state=task.seed)
+    search = GridSearchCV(est, grid, cv=cv, n_jobs=1)
     search.fit(X, y)
     est.set_params(**search.best_params_)
     return dict(search.best_params_)
@@ -407,6 +428,8 @@ def _describe(est: Any, X_te: pd.DataFrame | None) -> dict[str, Any]:
     if isinstance(getattr(est, "stats_", None), dict):
         row["stats"] = dict(est.stats_)
         row.update({k: est.stats_[k] for k in STAT_COLUMNS if k in est.stats_})
+    if hasattr(est, "n_rules_"):  # a peer's rule model (ruleopt)
+        row["n_rules"] = int(est.n_rules_)
     if hasattr(est, "paths_"):  # OMT: one rule per root-to-leaf path
         row["n_rules"] = len(est.paths_)
     if hasattr(est, "feature_names_"):
