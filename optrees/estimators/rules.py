@@ -121,7 +121,9 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     positive_class
         The positive class for 'eop' (default: the last class in sorted order).
     pricing
-        'tree' (the proxy PSP of §3.4: dual-weighted decision trees) or an exact
+        'tree' (the proxy PSP of §3.4: dual-weighted decision trees; a leaf whose training
+        coverage is already in the pool does not enter again, not even for another class:
+        see ``optrees.rug.generation``) or an exact
         solution of PSP (8) over conjunctions of at most ``max_depth`` literals
         (``x <= t`` / ``x > t`` at ``n_thresholds`` quantiles, ``x == v`` / ``x != v``):
         'enumerate', 'milp' (HiGHS) or 'exact' (enumeration when small, else the MILP).
