@@ -223,15 +223,16 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         if every and max_leaves is None and fair is None:  # the numeric search takes min_leaf
             return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf)
         self.encoder_ = None
-        fine = fair is not None and max_leaves is None and self._every_threshold(df, p) and \
-            p.depth <= MAX_FAIR_DEPTH
-        Xb = self._fit_binary(df, w, FAIR_BINS if fine else None)
-        problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
-                              min_leaf, max_leaves, fair)
+
+        def binarized(n_bins: int | None) -> TreeProblem:
+            """The problem over the 0/1 columns of ``n_bins`` cuts (None: the default)."""
+            return TreeProblem(self._fit_binary(df, w, n_bins), y, len(classes), p.depth,
+                               p.lam, self._penalty(p), w, min_leaf, max_leaves, fair)
+
+        fine = every and fair is not None and max_leaves is None and p.depth <= MAX_FAIR_DEPTH
+        problem = binarized(FAIR_BINS if fine else None)
         if fine and search_off(problem) is not None:  # the MIP gets the default cuts
-            Xb = self._fit_binary(df, w)
-            problem = TreeProblem(Xb, y, len(classes), p.depth, p.lam, self._penalty(p), w,
-                                  min_leaf, max_leaves, fair)
+            problem = binarized(None)
         # one-hot categorical and 0/1 columns lose nothing: only cut numeric columns do
         lossy = self.binarizer_ is not None and \
             "numeric" in self.binarizer_.column_kinds_.values()

@@ -68,7 +68,7 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
                               np.argsort(-whole.correct, kind="stable"), finder.arrays,
                               ctx.min_leaf)
     found = search_root(sub.view, sub.ws, whole, shallow.objective, pen, best_val, evaluate,
-                        eps, ceiling, check=ctx.check, min_leaf=ctx.min_leaf)
+                        eps, ceiling, check=ctx.check)
     ctx.evaluations += found.evaluations
     if found.feature < 0:
         return best_val, best_tree

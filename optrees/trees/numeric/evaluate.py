@@ -63,23 +63,24 @@ def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarra
     (default 0..p-1); ``arrays``: the sorted columns of a :class:`StumpFinder` of the same
     view (built here when None).  Under ``min_leaf`` > 1 its attribute ``free`` evaluates
     without it (the bounds of :mod:`.search` that move rows need those optima)."""
-    evaluate = _evaluator(view, y, w, cw, leaf_penalty, eps, backend, sweep_order, arrays,
-                          min_leaf)
+    sweep = np.arange(view.p) if sweep_order is None else sweep_order
+    if backend == "numba" and arrays is None:
+        from .kernels import sorted_columns
+
+        arrays = sorted_columns(view.order, view.rank, y, w, sweep)[1:]
+    evaluate = _evaluator(view, cw, leaf_penalty, eps, backend, sweep, arrays, min_leaf)
     evaluate.free = evaluate if min_leaf <= 1 else _evaluator(
-        view, y, w, cw, leaf_penalty, eps, backend, sweep_order, arrays, 1)
+        view, cw, leaf_penalty, eps, backend, sweep, arrays, 1)
     return evaluate
 
 
-def _evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
-               leaf_penalty: float, eps: float, backend: str, sweep_order: np.ndarray | None,
-               arrays: tuple | None, min_leaf: int) -> Evaluator:
-    """:func:`make_evaluator` for one minimum leaf size."""
+def _evaluator(view: SubsetView, cw: np.ndarray, leaf_penalty: float, eps: float,
+               backend: str, sweep: np.ndarray, arrays: tuple | None,
+               min_leaf: int) -> Evaluator:
+    """:func:`make_evaluator` for one minimum leaf size (``evaluate.min_leaf``)."""
     if backend == "numba":
-        from .kernels import child_objectives, sorted_columns
+        from .kernels import child_objectives
 
-        sweep = np.arange(view.p) if sweep_order is None else sweep_order
-        if arrays is None:
-            arrays = sorted_columns(view.order, view.rank, y, w, sweep)[1:]
         ctx = (np.ascontiguousarray(sweep, dtype=np.int64),) + tuple(arrays) + (
             cw.shape[1], leaf_penalty, eps, min_leaf)
 
@@ -95,4 +96,5 @@ def _evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
             return tuple(max(floor, best_child(best_splits(view, cw, member, min_leaf),
                                                leaf_penalty).objective)
                          for floor, member in ((floor_l, left), (floor_r, ~left)))
+    evaluate.min_leaf = min_leaf
     return evaluate

@@ -58,14 +58,14 @@ cells (a few milliseconds)."""
 def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bound: float,
                 penalty: float, incumbent: float, evaluate: Evaluator,
                 eps: float, ceiling: float = np.inf,
-                check: Callable[[], None] | None = None, min_leaf: int = 1) -> RootSearch:
+                check: Callable[[], None] | None = None) -> RootSearch:
     """Best root split with children of depth ≤ 1 that beats ``incumbent`` by more than eps.
 
     ``whole`` holds the best stump per feature of the view (feature order and seeds);
     ``child_bound`` bounds the objective of any child (the view's own best depth-≤1 tree).
     ``ceiling``: a known upper bound on the optimum; the search stops once it is reached.
-    ``check``: called between evaluations (it raises to stop the search); ``min_leaf``: the
-    rows each leaf keeps (the evaluator's own).  A compiled evaluator
+    ``check``: called between evaluations (it raises to stop the search).  The minimum leaf
+    size is the evaluator's own (``evaluate.min_leaf``, 1 when absent).  A compiled evaluator
     (:func:`.evaluate.make_evaluator` with numba) runs the whole search compiled
     (:mod:`.root_kernel`), checking between batches of evaluations.
     """
@@ -73,6 +73,7 @@ def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bou
                 if np.isfinite(whole.correct[f])]        # a constant column has no split
     kernel_ctx = getattr(evaluate, "kernel_ctx", None)
     free = getattr(evaluate, "free", evaluate)
+    min_leaf = getattr(evaluate, "min_leaf", 1)
     if kernel_ctx is not None:
         return _search_compiled(kernel_ctx, free.kernel_ctx, features, whole, float(w.sum()),
                                 child_bound, incumbent, ceiling, check)

@@ -61,7 +61,7 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     ys, ws = y[view.rows], w[view.rows]
     cw = class_weights(ys, ws, n_classes)
     pen = float(leaf_penalty)
-    eps = 1e-9 * (1.0 + float(ws.sum()) + 4.0 * abs(pen))
+    eps = _tolerance(float(ws.sum()), pen)
     backend = resolve_backend(backend)
     finder = StumpFinder(view if max_depth >= 1 else _no_features(view), ys, ws, cw, backend,
                          min_leaf)
@@ -74,13 +74,19 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
                                   np.argsort(-whole.correct, kind="stable"), finder.arrays,
                                   min_leaf)
         found = search_root(view, ws, whole, shallow.objective, pen, shallow.objective,
-                            evaluate, eps, min_leaf=min_leaf)
+                            evaluate, eps)
         root, evaluations = (found.feature, found.rank), found.evaluations
         expected = found.objective
     else:
         expected = shallow.objective
     tree = _assemble(view, cw, pen, shallow, root, finder)
     return _finish(tree, view, ys, ws, pen, expected, eps, evaluations)
+
+
+def _tolerance(total: float, pen: float) -> float:
+    """Score tolerance of a search over rows of total weight ``total``: relative to the
+    largest score and penalty sum it compares."""
+    return 1e-9 * (1.0 + total + 4.0 * abs(pen))
 
 
 def _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth):
@@ -172,7 +178,7 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     upper bound on the optimum (the search stops at a tree that reaches it)."""
     mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
     ws_all = w[mask]
-    eps = 1e-9 * (1.0 + float(ws_all.sum()) + 4.0 * pen)
+    eps = _tolerance(float(ws_all.sum()), pen)
     ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline, min_leaf=min_leaf)
     sub = ctx.subset(mask)
     start: tuple[float, Node] = (sub.leaf_correct - pen, leaf_node(sub))
@@ -216,8 +222,8 @@ def _solve_min_leaf(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: 
                       free.upper_bound)
     if free.upper_bound < out.upper_bound:
         out.upper_bound = max(out.score, free.upper_bound)
-        eps = 1e-9 * (1.0 + float(w[out.rows].sum()) + 4.0 * pen)
-        out.optimal = out.optimal or out.upper_bound <= out.score + eps
+        out.optimal = out.optimal or \
+            out.upper_bound <= out.score + _tolerance(float(w[out.rows].sum()), pen)
     return out
 
 

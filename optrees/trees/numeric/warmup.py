@@ -13,10 +13,9 @@ def kernels_ready() -> bool:
     """The numeric kernels are compiled in this process or cached on disk."""
     if not compiled.numba_available():
         return False
-    from . import kernels, root_kernel
+    from importlib import import_module
 
-    modules = {"kernels": kernels, "root_kernel": root_kernel}
-    return all(compiled.kernels_ready(modules[name], entries)
+    return all(compiled.kernels_ready(import_module(f".{name}", __package__), entries)
                for name, entries in KERNELS.items())
 
 
