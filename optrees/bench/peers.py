@@ -164,18 +164,26 @@ def fastest(fit: Callable[[], tuple[Any, float]], repeat: int) -> tuple[Any, ...
     return min(runs, key=lambda out: out[1])
 
 
-def ruleopt_fit(X: np.ndarray, y: np.ndarray, depth: int, calls: int, penalty: float,
-                seed: int) -> tuple[Any, float, float]:
-    """ruleopt's RUGClassifier with rule cost = length: ``(model, seconds, pen_par)``, where
-    ``pen_par`` is ruleopt's objective weight ``penalty / max(costs of the first tree's
-    rules)`` as optrees' ``pen_par``."""
+def ruleopt_model(depth: int, calls: int, penalty: float, seed: int | None,
+                  **options: Any) -> Any:
+    """ruleopt's RUGClassifier as every bench run sets it up: HiGHS with objective weight
+    ``penalty``, rule cost = length, ``calls`` pricing rounds (``options``: further
+    parameters of ruleopt, e.g. ``threshold``)."""
     from ruleopt import RUGClassifier as RuleoptRUG
     from ruleopt.rule_cost import Length
     from ruleopt.solver import HiGHSSolver
 
+    return RuleoptRUG(solver=HiGHSSolver(penalty=penalty), rule_cost=Length(),
+                      max_rmp_calls=calls, max_depth=depth, random_state=seed, **options)
+
+
+def ruleopt_fit(X: np.ndarray, y: np.ndarray, depth: int, calls: int, penalty: float,
+                seed: int) -> tuple[Any, float, float]:
+    """ruleopt's RUGClassifier (:func:`ruleopt_model`): ``(model, seconds, pen_par)``, where
+    ``pen_par`` is ruleopt's objective weight ``penalty / max(costs of the first tree's
+    rules)`` as optrees' ``pen_par``."""
     t0 = time.perf_counter()
-    model = RuleoptRUG(solver=HiGHSSolver(penalty=penalty), rule_cost=Length(),
-                       max_rmp_calls=calls, max_depth=depth, random_state=seed)
+    model = ruleopt_model(depth, calls, penalty, seed)
     model.fit(X, y)
     seconds = time.perf_counter() - t0
     costs = np.asarray(model.coefficients_.costs)
@@ -246,18 +254,12 @@ class RuleoptRUG(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: Any) -> RuleoptRUG:
         """Fit ruleopt on the encoded ``X``."""
-        from ruleopt import RUGClassifier as RuleoptClassifier
-        from ruleopt.rule_cost import Length
-        from ruleopt.solver import HiGHSSolver
-
         from ..encoding.columns import RawColumns
 
         self.raw_ = RawColumns(X)
         self.classes_, y_idx = np.unique(np.asarray(y), return_inverse=True)
-        self.model_ = RuleoptClassifier(
-            solver=HiGHSSolver(penalty=self.pen_par), rule_cost=Length(),
-            max_rmp_calls=self.max_rmp_calls, max_depth=self.max_depth,
-            threshold=self.threshold, random_state=self.random_state)
+        self.model_ = ruleopt_model(self.max_depth, self.max_rmp_calls, self.pen_par,
+                                    self.random_state, threshold=self.threshold)
         self.model_.fit(self.raw_.matrix, y_idx)
         self.n_rules_ = len(self.model_.decision_rules_)
         self.status_ = "heuristic"
