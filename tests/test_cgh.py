@@ -201,11 +201,11 @@ def test_column_generation_leaves_time_for_the_master_mip():
     y = (X[:, 0] * X[:, 1] + rng.normal(size=3000) > 0).astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        m = CGHClassifier(depth=4, time_limit=4.0, random_state=0).fit(X, y)
+        m = CGHClassifier(depth=4, time_limit=6.0, random_state=0).fit(X, y)
     assert m.status_ == "time_limit" and m.stats_["stop"] != "converged"
     assert m.stats_["mip_status"] is not None  # the master MIP ran
     # its share: column generation stopped at about 80 % of the limit (the margin is for a
     # loaded machine, where a master LP in flight may overrun it; the MIP itself may finish
     # at once; the honoured limit itself is benchmarked in bench/)
-    assert m.stats_["cg_seconds"] <= 0.8 * 4.0 + 0.5
-    assert m.fit_seconds_ <= 4.0 + 1.5
+    assert m.stats_["cg_seconds"] <= 0.8 * 6.0 + 0.5
+    assert m.fit_seconds_ <= 6.0 + 1.5
