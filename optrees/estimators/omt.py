@@ -468,16 +468,20 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     with a :class:`TimeLimitWarning` / :class:`InterruptedWarning`).  ``tie_break``: every
     rule costs tie_break * (1 + length) / (leaves * (depth + 1)) extra (at most tie_break in
     total, < 1 error), so among equally accurate trees the smaller one wins (0 = the paper).
-    ``leaf_penalty`` (>= 0; 0 = the paper): every rule costs leaf_penalty x the number of
-    training samples (the sum of their class weights), i.e. the objective is error rate +
-    leaf_penalty x rules as in BendOCT; for regression leaf_penalty x the one-leaf tree's
-    loss.  Choose it on held-out data against overfitting small training sets.
+    ``leaf_penalty`` (>= 0; 0 = the paper's objective): every rule costs leaf_penalty x the
+    number of training samples (the sum of their class weights), i.e. the objective is error
+    rate + leaf_penalty x rules as in BendOCT; for regression leaf_penalty x the one-leaf
+    tree's loss.  "auto" (default): each of ``AUTO_PENALTIES`` is fitted on about 75 % of the
+    training weight (groups of identical rows held out whole, seeded by ``random_state``) and
+    scored on the rest; the best (ties: the larger) is refitted on all rows, every fit sharing
+    ``time_limit``; 0 for loss="f1" or fewer than two distinct rows.
 
     Fitted: ``tree_`` (:class:`MultiwayTree`), ``paths_``, ``objective_`` (nu_IP),
     ``bound_`` (nu_LP), ``gap_`` ((nu_IP - nu_LP) / nu_IP), ``mip_gap_``, ``lp_exact_``,
     ``status_`` ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
     "time_limit" or
-    "interrupted"), ``n_uncovered_``, ``f1_`` (loss="f1"), ``n_iter_`` (column-generation
+    "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_`` ("auto":
+    {penalty: held-out accuracy, or minus the mean loss}), ``n_uncovered_``, ``f1_`` (loss="f1"), ``n_iter_`` (column-generation
     rounds of the last master solve), ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
     """
