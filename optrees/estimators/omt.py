@@ -480,9 +480,9 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     ``bound_`` (nu_LP), ``gap_`` ((nu_IP - nu_LP) / nu_IP), ``mip_gap_``, ``lp_exact_``,
     ``status_`` ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
     "time_limit" or
-    "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_`` ("auto":
-    {penalty: held-out accuracy, or minus the mean loss}), ``n_uncovered_``, ``f1_`` (loss="f1"), ``n_iter_`` (column-generation
-    rounds of the last master solve), ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
+    "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_``
+    ("auto": {penalty: held-out accuracy, or minus the mean loss}), ``n_uncovered_``,
+    ``f1_`` (loss="f1"), ``n_iter_`` (column-generation rounds of the last master solve), ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
     """
 
