@@ -482,7 +482,8 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     "time_limit" or
     "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_``
     ("auto": {penalty: held-out accuracy, or minus the mean loss}), ``n_uncovered_``,
-    ``f1_`` (loss="f1"), ``n_iter_`` (column-generation rounds of the last master solve), ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
+    ``f1_`` (loss="f1"), ``n_iter_`` (column-generation rounds of the last master solve),
+    ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
     """
 
