@@ -603,8 +603,8 @@ def _auto_data(n: int = 80):
 
 def test_auto_penalty_is_the_best_hand_fitted_candidate():
     """Each candidate fitted by hand on the kept rows scores as ``validation_scores_`` says on
-    the held-out rows; the best (ties: the larger penalty) is refitted on all rows."""
-    from optrees.estimators.omt import AUTO_PENALTIES, holdout
+    the held-out rows; the best (ties: the lower median) is refitted on all rows."""
+    from optrees.estimators.omt import AUTO_PENALTIES, holdout, pick_penalty
 
     X, y = _auto_data()
     est = OMTClassifier(depth=2, random_state=3).fit(X, y)
@@ -615,7 +615,8 @@ def test_auto_penalty_is_the_best_hand_fitted_candidate():
         hand = OMTClassifier(depth=2, leaf_penalty=lam, random_state=3).fit(X[~held], y[~held])
         scores[lam] = hand.score(X[held], y[held])
     assert est.validation_scores_ == pytest.approx(scores, abs=1e-12)
-    assert est.leaf_penalty_ == max(scores, key=lambda lam: (scores[lam], lam))
+    assert est.leaf_penalty_ == pick_penalty(scores)
+    assert scores[est.leaf_penalty_] == max(scores.values())
     refit = OMTClassifier(depth=2, leaf_penalty=est.leaf_penalty_, random_state=3).fit(X, y)
     assert est.objective_ == pytest.approx(refit.objective_)
     np.testing.assert_array_equal(est.predict(X), refit.predict(X))

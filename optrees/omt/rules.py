@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..encoding.bins import weighted_quantile
 from ..solvers.deadline import Deadline
 from .constraints import RuleConstraint
 from .graph import Graph
@@ -79,15 +80,22 @@ def _dinkelbach(solver: OMTSolver, y: np.ndarray, inv: np.ndarray, n_units: np.n
 
 def target_scale(y: np.ndarray, w: np.ndarray, loss: str) -> tuple[float, float]:
     """Center and scale that make a regression target's one-leaf loss about its total
-    weight (squared: weighted mean and standard deviation; absolute: weighted mean and mean
-    absolute deviation; scale 1 for a constant target).  Column generation's tolerances are
-    relative to max(1, |objective|), as with error counts; an unscaled target of small spread
-    (glass's refractive index: variance 1e-5) made every round look stalled."""
-    center = float(w @ y / w.sum())
-    dev = y - center
-    spread = (math.sqrt(float(w @ dev ** 2 / w.sum())) if loss == "squared"
-              else float(w @ np.abs(dev) / w.sum()))
-    return center, spread if spread > 0 and math.isfinite(spread) else 1.0
+    weight: the weighted median, and the power of two nearest the root mean square (squared
+    loss) or mean absolute (absolute loss) deviation from it (1 for a constant target).
+
+    Column generation's tolerances are relative to max(1, |objective|), as with error
+    counts; an unscaled target of small spread (glass's refractive index: variance 1e-5) made
+    every round look stalled.  A data value and a power of two do not depend on the rows'
+    order or on weights against repeated rows, and leave integer targets' sums exact, so
+    integer weights keep giving the tree that duplicated rows give."""
+    order = np.argsort(y, kind="stable")
+    center = float(weighted_quantile(y[order], w[order], np.array([0.5]), lower=True)[0])
+    dev = np.abs(y - center)
+    spread = float(w @ (dev ** 2 if loss == "squared" else dev) / w.sum())
+    spread = math.sqrt(spread) if loss == "squared" else spread
+    if not (spread > 0 and math.isfinite(spread)):
+        return center, 1.0
+    return center, 2.0 ** round(math.log2(spread))
 
 
 def _unscaled(res: OMTResult, f: float, means: np.ndarray | None) -> OMTResult:
