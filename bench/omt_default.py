@@ -6,8 +6,9 @@ Classification (default): the [OMT] §6 splits (``optrees.bench.omt.SPLIT``: ran
 and validation) are fitted ``DecisionTreeClassifier(max_depth=d)`` on the one-hot (binarized)
 table as the ``cart`` baseline of the harness, and ``OMTClassifier(depth=d)`` with each
 ``--penalties`` value (``auto``: the default, the penalty chosen on an internal validation
-part; ``0``: the paper's objective).  Prints the mean test accuracy per depth next to the
-paper's Table 1 OMT column (d = 4, 5) and the median fit seconds.
+part; ``0``: the paper's objective) and ``--categorical-nodes`` when given.  Prints the mean
+test accuracy per depth next to the paper's Table 1 OMT column (d = 4, 5) and the median fit
+seconds.
 
 Regression (``--regression``): random 75/25 train/test splits (seeds 0..S-1) of diabetes
 (scikit-learn's bundled copy), bupa (target: drinks, as UCI recommends; the "selector" column
@@ -67,10 +68,14 @@ def _omt_row(est, fit, test, score) -> dict:
         warnings.simplefilter("ignore")
         est.fit(*fit)
     seconds = time.perf_counter() - t0
-    tree = getattr(est, "tree_", est)
+    if hasattr(est, "paths_"):
+        leaves = len(est.paths_)
+    elif hasattr(est, "get_n_leaves"):                  # scikit-learn's trees
+        leaves = est.get_n_leaves()
+    else:                                               # the harness's CART baseline
+        leaves = est.tree_.get_n_leaves()
     return {"test": score(est, test), "seconds": seconds,
-            "chosen": getattr(est, "leaf_penalty_", np.nan),
-            "leaves": len(est.paths_) if hasattr(est, "paths_") else tree.get_n_leaves(),
+            "chosen": getattr(est, "leaf_penalty_", np.nan), "leaves": leaves,
             "status": getattr(est, "status_", "")}
 
 
@@ -87,6 +92,9 @@ def tasks(args: argparse.Namespace):
     """(key, thunk) per fit: the baseline and OMT per penalty on every split and depth."""
     names = args.datasets.split(",") if args.datasets else (
         REGRESSION if args.regression else OMT_DATASETS)
+    nodes = {} if args.categorical_nodes is None else {
+        "categorical_nodes": args.categorical_nodes}
+    tag = "" if args.categorical_nodes is None else f":{args.categorical_nodes}"
     for name in names:
         if args.regression:
             X, y = regression_data(name)
@@ -113,9 +121,9 @@ def tasks(args: argparse.Namespace):
                                                                           _accuracy)
                 for lam in args.penalties:
                     est = cls(depth=depth, leaf_penalty=lam, time_limit=args.time_limit,
-                              random_state=0)
-                    yield (*key, f"omt:{lam}"), lambda e=est, f=fit, t=test, s=score: _omt_row(
-                        e, f, t, s)
+                              random_state=0, **nodes)
+                    yield (*key, f"omt:{lam}{tag}"), lambda e=est, f=fit, t=test, s=score: \
+                        _omt_row(e, f, t, s)
 
 
 def summary(rows: pd.DataFrame, regression: bool) -> None:
@@ -152,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--penalties", default="auto,0",
                     type=lambda s: [_penalty(v) for v in s.split(",")])
     ap.add_argument("--fit-on", default="train", choices=("train", "train+val"))
+    ap.add_argument("--categorical-nodes", default=None,
+                    choices=("values", "complements", "subsets"),
+                    help="OMT's categorical_nodes (default: the estimator's; the method name "
+                         "gets it as a suffix)")
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--csv", default=None)
     args = ap.parse_args(argv)

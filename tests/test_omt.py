@@ -405,7 +405,7 @@ def test_estimator_partition_tree_and_objective():
     txt = clf.export_text()
     assert "f0" in txt or "f1" in txt
     # deterministic
-    clf2 = OMTClassifier(depth=3, min_support=0.05, random_state=0).fit(X, y)
+    clf2 = OMTClassifier(depth=3, min_support=0.05, leaf_penalty=0, random_state=0).fit(X, y)
     assert clf2.paths_ == clf.paths_
 
 
@@ -483,7 +483,8 @@ def test_f1_dinkelbach_matches_enumeration():
                 fp = sum((1 - y[masks[j]]).sum() for j, lab in zip(combo, labels, strict=True)
                          if lab)
                 best = max(best, 2 * tp / (tp + fp + P))
-    clf = OMTClassifier(depth=2, leaves=3, min_support=1, loss="f1", exact_pricing=True)
+    clf = OMTClassifier(depth=2, leaves=3, min_support=1, loss="f1", exact_pricing=True,
+                        categorical_nodes="values")
     clf.fit(X, y)
     pred = clf.predict(X)
     tp = np.sum((pred == 1) & (y == 1))
@@ -506,7 +507,7 @@ def test_regression_squared_exact():
         costs.append(float(((yv[m] - yv[m].mean()) ** 2).sum()))
     want = partition_optimum(masks, costs, 3)
     reg = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True,
-                       leaf_penalty=0).fit(X, yv)
+                       leaf_penalty=0, categorical_nodes="values").fit(X, yv)
     assert reg.status_ == "optimal"
     assert math.isclose(reg.objective_, want, rel_tol=1e-7, abs_tol=1e-7)
     assert math.isclose(float(((reg.predict(X) - yv) ** 2).sum()), want, rel_tol=1e-7)
@@ -518,7 +519,7 @@ def test_regression_squared_exact():
     for pen in (0.05, 0.6):
         want_p = partition_optimum(masks, [c + pen * root for c in costs], 3)
         rp = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True,
-                          leaf_penalty=pen).fit(X, yv)
+                          leaf_penalty=pen, categorical_nodes="values").fit(X, yv)
         assert rp.status_ == "optimal"
         assert math.isclose(rp.objective_, want_p, rel_tol=1e-7, abs_tol=1e-7)
     assert len(rp.paths_) < len(reg.paths_)  # the larger penalty merges leaves
@@ -585,9 +586,11 @@ def test_column_generation_stops_when_the_lp_stalls():
     from optrees.datasets import load_dataset
 
     X, y = load_dataset("car-evaluation")
-    clf = OMTClassifier(depth=3, max_stall=2, time_limit=60, random_state=0).fit(X, y)
+    paper = dict(depth=3, leaf_penalty=0, categorical_nodes="values", time_limit=60,
+                 random_state=0)
+    clf = OMTClassifier(max_stall=2, **paper).fit(X, y)
     assert clf.status_ == "stalled" and clf.n_iter_ <= 12
-    full = OMTClassifier(depth=3, max_stall=0, time_limit=60, random_state=0).fit(X, y)
+    full = OMTClassifier(max_stall=0, **paper).fit(X, y)
     assert full.status_ == "converged" and full.n_iter_ > clf.n_iter_
     assert clf.objective_ >= full.objective_ - 1e-9  # stopping early never helps
 

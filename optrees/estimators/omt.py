@@ -197,7 +197,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
     loss: str = "misclassification"
     n_bins: int | str = "auto"
     binning: str = "cumulative"
-    categorical_nodes: str = "values"
+    categorical_nodes: str = "complements"
     ordinal: bool | str = "auto"
     feature_order: list | None = None
     feature_costs: dict | None = None
@@ -468,13 +468,14 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     exactly (a million rows: test accuracy 0.8995 as CART's, where 8 bins gave 0.835); an
     integer gives exactly that many quantile bins and nothing else.  ``binning``: the bins
     as every run of bins ("cumulative", [OMT] §5) or single bins ("plain").
-    ``categorical_nodes``: "values" (one graph node per category, the paper), "complements"
-    (also "!= v": the graph the paper's experiments had on one-hot encoded data; often more
-    accurate, e.g. +9 test points on balance-scale and tic-tac-toe at depth 4, but slower)
-    or "subsets" (all proper value subsets for <= 5 values).  ``ordinal``: "auto" (default)
-    bins ordered categoricals over their category order like numeric columns (nodes are runs
-    such as "safety >= med"; ``load_dataset`` marks ordered columns, e.g. car-evaluation's),
-    True also categoricals with numeric categories (monk's codes), False none.
+    ``categorical_nodes``: "complements" (default: one graph node per category and one per
+    "!= v", the graph the paper's experiments had on one-hot encoded data; monk3 at depth 2:
+    0.925 test accuracy against 0.613 with "values"), "values" (one node per category, the
+    paper's graph; faster) or "subsets" (all proper value subsets for <= 5 values).
+    ``ordinal``: "auto" (default) bins ordered categoricals over their category order like
+    numeric columns (nodes are runs such as "safety >= med"; ``load_dataset`` marks ordered
+    columns, e.g. car-evaluation's), True also categoricals with numeric categories (monk's
+    codes), False none.
     ``feature_order``: graph level order (attribute hierarchy).  Constraints ([OMT] §5):
     ``feature_costs`` {feature: cost} with ``rule_budget`` (per rule) and ``total_budget``
     (sum over selected rules); ``constraints``: list of {"coef": {feature: a}, "const": b,
