@@ -38,10 +38,18 @@ def cgh_summary(est: Any) -> list[str]:
 
 
 def omt_summary(est: Any) -> list[str]:
-    """Status lines of OMT (a multiway-split tree from a path MIP and column generation)."""
-    return [f"status          : {est.status_}",
-            f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
-            f"gap (IP-LP)/IP: {est.gap_:.2%}"]
+    """Status lines of OMT (a multiway-split tree from a path MIP and column generation);
+    the leaf penalty when not 0, with its validation accuracy when chosen by "auto"."""
+    lines = [f"status          : {est.status_}",
+             f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
+             f"gap (IP-LP)/IP: {est.gap_:.2%}"]
+    if est.validation_scores_:
+        score = est.validation_scores_[est.leaf_penalty_]
+        lines.append(f"leaf penalty    : {est.leaf_penalty_:g} per rule (auto: best validation "
+                     f"score {score:.4f} of {len(est.validation_scores_)} candidates)")
+    elif est.leaf_penalty_:
+        lines.append(f"leaf penalty    : {est.leaf_penalty_:g} per rule")
+    return lines
 
 
 SUMMARIES: dict[str, Callable[[Any], list[str]]] = {"cgh": cgh_summary, "omt": omt_summary}

@@ -110,18 +110,10 @@ SPECS: list[Spec] = [
     Spec(OMTClassifier, dict(depth=2, k_best=50, time_limit=5), backend="highs",
          exact=dict(depth=2, time_limit=60),
          hard=dict(depth=4, k_best=1000, time_limit=2.5), hard_data="kr-vs-kp",
-         # class_weight is honoured (the weighted training error is minimized exactly), but on
-         # the check's noisy 3-blob data the optimum still isolates leaves without class-0
-         # samples (each saves 0.0001 per sample): 74 % of test predictions are class 0, the
-         # check wants > 87 %.  scikit-learn's own trees pass only through
-         # min_weight_fraction_leaf=0.01, which the check sets when it exists; without it
-         # DecisionTreeClassifier(max_depth=2) gets 80 %.  OMT's class_weight weights the
-         # errors only (min_support counts sample weight, not class weight).
-         expected_failed_checks={
-             "check_class_weight_classifiers":
-                 "exact weighted-error optimum isolates pure minority leaves; the check needs "
-                 "min_weight_fraction_leaf, which OMT does not have",
-             **_SPARSE_WEIGHTS}),
+         # check_class_weight_classifiers passes since leaf_penalty="auto" (issue #22): with
+         # leaf_penalty=0 the exact weighted optimum isolates pure minority leaves on the
+         # check's noisy blobs (74 % class-0 test predictions, the check wants > 87 %)
+         expected_failed_checks=_SPARSE_WEIGHTS),
 ]
 
 SPEC_IDS = [s.id for s in SPECS]

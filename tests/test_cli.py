@@ -131,29 +131,35 @@ def test_newcomer_csv_with_string_labels_and_categories(method, tmp_path, capsys
 
 
 def test_omt_categorical_nodes(capsys):
-    """monk1 (y = a1 == a2 or a5 == 1) needs "!= v" nodes to be fitted exactly at depth 3."""
+    """monk1 (y = a1 == a2 or a5 == 1) needs "!= v" nodes (the default) to be fitted exactly
+    at depth 3."""
     argv = ["fit", "--dataset", "monk1", "--method", "omt", "--depth", "3", "--time-limit", "30"]
-    assert main(argv + ["--categorical-nodes", "complements"]) == 0
-    assert "train accuracy  : 1.0000" in capsys.readouterr().out
     assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "train accuracy  : 1.0000" in out and "a5 in {2, 3, 4}" in out
+    assert main(argv + ["--categorical-nodes", "values"]) == 0
     assert "train accuracy  : 1.0000" not in capsys.readouterr().out
 
 
 def test_omt_ordinal_and_leaf_penalty(capsys):
-    """car-evaluation's columns are ordered: by default a rule tests a run of categories; a
-    leaf penalty merges leaves that predict alike (4 -> 3 rules, same 279 training errors)."""
+    """car-evaluation's columns are ordered: a rule tests a run of categories; the paper's
+    objective (leaf penalty 0) keeps 4 rules with 279 training errors, the penalty that
+    "auto" chooses on held-out rows (0.01) merges leaves that predict alike (3 rules, same
+    errors)."""
     argv = ["fit", "--dataset", "car-evaluation", "--method", "omt", "--depth", "2",
             "--time-limit", "30"]
-    assert main(argv) == 0
+    assert main(argv + ["--leaf-penalty", "0"]) == 0
     out = capsys.readouterr().out
     assert "persons >= 4" in out and "objective       : 279 " in out
-    assert main(argv + ["--ordinal", "no"]) == 0
+    assert "[rule 3," in out and "[rule 4," not in out and "leaf penalty" not in out
+    assert main(argv + ["--ordinal", "no", "--leaf-penalty", "0"]) == 0
     out = capsys.readouterr().out
     assert ">= " not in out and "<= " not in out
-    assert main(argv + ["--leaf-penalty", "0.01"]) == 0
+    assert main(argv) == 0
     out = capsys.readouterr().out
     assert "safety >= med" in out and out.count("[rule ") == 3
     assert "objective       : 317.88 " in out  # 279 + 3 * 0.01 * 1296
+    assert "leaf penalty    : 0.01 per rule (auto: best validation score" in out
 
 
 def test_rug_fairness_and_lp_method_flags(tmp_path, capsys):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -391,7 +392,7 @@ def test_greedy_binary_partition_and_distinct_covers():
 
 def test_estimator_partition_tree_and_objective():
     X, y = tiny_categorical(5, n=120, k=4)
-    clf = OMTClassifier(depth=3, min_support=0.05, random_state=0).fit(X, y)
+    clf = OMTClassifier(depth=3, min_support=0.05, leaf_penalty=0, random_state=0).fit(X, y)
     assert clf.n_uncovered_ == 0 and len(clf.paths_) <= 8
     errors = int(np.sum(clf.predict(X) != y))
     assert errors == round(clf.objective_)
@@ -404,7 +405,7 @@ def test_estimator_partition_tree_and_objective():
     txt = clf.export_text()
     assert "f0" in txt or "f1" in txt
     # deterministic
-    clf2 = OMTClassifier(depth=3, min_support=0.05, random_state=0).fit(X, y)
+    clf2 = OMTClassifier(depth=3, min_support=0.05, leaf_penalty=0, random_state=0).fit(X, y)
     assert clf2.paths_ == clf.paths_
 
 
@@ -412,7 +413,7 @@ def test_real_dataset_monk1():
     from optrees import load_dataset
 
     X, y = load_dataset("monk1")
-    clf = OMTClassifier(depth=3, time_limit=30).fit(X, y)
+    clf = OMTClassifier(depth=3, leaf_penalty=0, time_limit=30).fit(X, y)
     assert clf.n_uncovered_ == 0
     assert np.mean(clf.predict(X) == y.to_numpy()) >= 0.8
     assert clf.objective_ == np.sum(clf.predict(X) != y.to_numpy())
@@ -482,7 +483,8 @@ def test_f1_dinkelbach_matches_enumeration():
                 fp = sum((1 - y[masks[j]]).sum() for j, lab in zip(combo, labels, strict=True)
                          if lab)
                 best = max(best, 2 * tp / (tp + fp + P))
-    clf = OMTClassifier(depth=2, leaves=3, min_support=1, loss="f1", exact_pricing=True)
+    clf = OMTClassifier(depth=2, leaves=3, min_support=1, loss="f1", exact_pricing=True,
+                        categorical_nodes="values")
     clf.fit(X, y)
     pred = clf.predict(X)
     tp = np.sum((pred == 1) & (y == 1))
@@ -504,18 +506,20 @@ def test_regression_squared_exact():
         masks.append(m)
         costs.append(float(((yv[m] - yv[m].mean()) ** 2).sum()))
     want = partition_optimum(masks, costs, 3)
-    reg = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True).fit(X, yv)
+    reg = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True,
+                       leaf_penalty=0, categorical_nodes="values").fit(X, yv)
     assert reg.status_ == "optimal"
     assert math.isclose(reg.objective_, want, rel_tol=1e-7, abs_tol=1e-7)
     assert math.isclose(float(((reg.predict(X) - yv) ** 2).sum()), want, rel_tol=1e-7)
-    absr = OMTRegressor(depth=2, leaves=3, loss="absolute", min_support=2).fit(X, yv)
+    absr = OMTRegressor(depth=2, leaves=3, loss="absolute", min_support=2,
+                        leaf_penalty=0).fit(X, yv)
     assert absr.objective_ <= np.abs(yv - np.median(yv)).sum() + 1e-9
     # leaf penalty in units of the one-leaf loss: exact optimum of loss + pen * root * rules
     root = float(((yv - yv.mean()) ** 2).sum())
     for pen in (0.05, 0.6):
         want_p = partition_optimum(masks, [c + pen * root for c in costs], 3)
         rp = OMTRegressor(depth=2, leaves=3, min_support=2, exact_pricing=True,
-                          leaf_penalty=pen).fit(X, yv)
+                          leaf_penalty=pen, categorical_nodes="values").fit(X, yv)
         assert rp.status_ == "optimal"
         assert math.isclose(rp.objective_, want_p, rel_tol=1e-7, abs_tol=1e-7)
     assert len(rp.paths_) < len(reg.paths_)  # the larger penalty merges leaves
@@ -559,7 +563,7 @@ def test_bad_input():
     with pytest.raises(OptreesInputError, match="leaves"):
         OMTClassifier(leaves=0).fit(X, y)
     with pytest.raises(OptreesInputError,
-                       match=r"leaf_penalty must be a number in \[0, inf\], got -0.1"):
+                       match=r"leaf_penalty must be 'auto' or a number in \[0, inf\], got -0.1"):
         OMTClassifier(leaf_penalty=-0.1).fit(X, y)
     with pytest.raises(OptreesInputError, match="leaf_penalty is not supported"):
         OMTClassifier(loss="f1", leaf_penalty=0.1).fit(X, y)
@@ -582,8 +586,80 @@ def test_column_generation_stops_when_the_lp_stalls():
     from optrees.datasets import load_dataset
 
     X, y = load_dataset("car-evaluation")
-    clf = OMTClassifier(depth=3, max_stall=2, time_limit=60, random_state=0).fit(X, y)
+    paper = dict(depth=3, leaf_penalty=0, categorical_nodes="values", time_limit=60,
+                 random_state=0)
+    clf = OMTClassifier(max_stall=2, **paper).fit(X, y)
     assert clf.status_ == "stalled" and clf.n_iter_ <= 12
-    full = OMTClassifier(depth=3, max_stall=0, time_limit=60, random_state=0).fit(X, y)
+    full = OMTClassifier(max_stall=0, **paper).fit(X, y)
     assert full.status_ == "converged" and full.n_iter_ > clf.n_iter_
     assert clf.objective_ >= full.objective_ - 1e-9  # stopping early never helps
+
+
+# --------------------------------------------------------------------------- leaf_penalty="auto"
+def _auto_data(n: int = 80):
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame({"a": rng.normal(size=n).round(2), "b": rng.integers(0, 4, n),
+                      "c": pd.Categorical(rng.choice(list("xyz"), n))})
+    y = np.where((X.a > 0.3) ^ (rng.random(n) < 0.25), "yes", "no")
+    return X, y
+
+
+def test_auto_penalty_is_the_best_hand_fitted_candidate():
+    """Each candidate fitted by hand on the kept rows scores as ``validation_scores_`` says on
+    the held-out rows; the best (ties: the lower median) is refitted on all rows."""
+    from optrees.estimators.omt import AUTO_PENALTIES, holdout, pick_penalty
+
+    X, y = _auto_data()
+    est = OMTClassifier(depth=2, random_state=3).fit(X, y)
+    held = holdout(X, np.unique(y, return_inverse=True)[1], None, 3)  # y as class indices
+    assert 0 < held.sum() < len(y)
+    scores = {}
+    for lam in AUTO_PENALTIES:
+        hand = OMTClassifier(depth=2, leaf_penalty=lam, random_state=3).fit(X[~held], y[~held])
+        scores[lam] = hand.score(X[held], y[held])
+    assert est.validation_scores_ == pytest.approx(scores, abs=1e-12)
+    assert est.leaf_penalty_ == pick_penalty(scores)
+    assert scores[est.leaf_penalty_] == max(scores.values())
+    refit = OMTClassifier(depth=2, leaf_penalty=est.leaf_penalty_, random_state=3).fit(X, y)
+    assert est.objective_ == pytest.approx(refit.objective_)
+    np.testing.assert_array_equal(est.predict(X), refit.predict(X))
+
+
+def test_auto_penalty_reproducible_and_paper_objective_kept():
+    X, y = _auto_data()
+    a = OMTClassifier(depth=2, random_state=5).fit(X, y)
+    b = OMTClassifier(depth=2, random_state=5).fit(X, y)
+    assert a.validation_scores_ == b.validation_scores_
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    from optrees.estimators.omt import holdout
+
+    assert not np.array_equal(holdout(X, y, None, 5), holdout(X, y, None, 6))
+    paper = OMTClassifier(depth=2, leaf_penalty=0, random_state=5).fit(X, y)
+    assert paper.leaf_penalty_ == 0.0 and paper.validation_scores_ == {}
+    f1 = OMTClassifier(depth=2, loss="f1", random_state=5).fit(X, y)  # no penalty with F1
+    assert f1.leaf_penalty_ == 0.0 and f1.validation_scores_ == {}
+    reg = OMTRegressor(depth=2, random_state=5).fit(X[["a", "b"]], X.a.to_numpy() ** 2)
+    assert reg.leaf_penalty_ in reg.validation_scores_
+    assert all(v <= 0 for v in reg.validation_scores_.values())  # minus the mean loss
+
+
+def test_auto_penalty_holdout_keeps_identical_rows_together():
+    from optrees.estimators.omt import holdout
+
+    X, y = _auto_data(40)
+    w = np.random.default_rng(2).integers(1, 4, len(y))
+    held_w = holdout(X, y, w.astype(float), 1)
+    held_rep = holdout(X.loc[X.index.repeat(w)], np.repeat(y, w), None, 1)
+    np.testing.assert_array_equal(np.repeat(held_w, w), held_rep)
+    assert holdout(X.iloc[[0, 0, 0]], y[[0, 0, 0]], None, 0) is None  # one distinct row
+
+
+def test_auto_penalty_honours_the_time_limit():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({f"f{j}": pd.Categorical(rng.integers(0, 4, 400).astype(str))
+                      for j in range(8)})
+    y = rng.integers(0, 2, 400)  # noise: a hard master MIP at depth 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TimeLimitWarning when the refit is cut short
+        est = OMTClassifier(depth=4, time_limit=1.5, random_state=0).fit(X, y)
+    assert est.fit_seconds_ < 1.5 + 1.0

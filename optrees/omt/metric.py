@@ -101,15 +101,19 @@ def f1_matrix(inv: np.ndarray, y: np.ndarray, n_units: int, gamma: float,
 
 
 def regression_metric(inv: np.ndarray, y: np.ndarray, n_units: int, loss: str,
-                      abs_grid: int = 64, weights: np.ndarray | None = None) -> Metric:
+                      abs_grid: int = 64, weights: np.ndarray | None = None,
+                      center: float = 0.0, scale: float = 1.0) -> Metric:
     """Squared loss (mean per rule) or absolute loss over candidate predictions: the distinct
     targets when there are at most ``abs_grid`` of them (exact), else ``abs_grid`` quantiles;
-    ``weights``: row weights (weighted losses, means and quantiles)."""
+    ``weights``: row weights (weighted losses, means and quantiles).  Losses are those of
+    (y - ``center``) / ``scale``; absolute loss predicts values of y itself, squared loss
+    means of the scaled target (see :func:`optrees.omt.rules.target_scale`)."""
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     n = np.bincount(inv, weights=w, minlength=n_units).astype(float)
     if loss == "squared":
-        S = np.column_stack([n, np.bincount(inv, weights=w * y, minlength=n_units),
-                             np.bincount(inv, weights=w * y * y, minlength=n_units)])
+        ys = (y - center) / scale
+        S = np.column_stack([n, np.bincount(inv, weights=w * ys, minlength=n_units),
+                             np.bincount(inv, weights=w * ys * ys, minlength=n_units)])
         return Metric("squared", S, n)
     vals = np.unique(y)
     if len(vals) > abs_grid:
@@ -117,5 +121,5 @@ def regression_metric(inv: np.ndarray, y: np.ndarray, n_units: int, loss: str,
         vals = np.unique(weighted_quantile(y[order], w[order], np.linspace(0, 1, abs_grid)))
     S = np.zeros((n_units, len(vals)))
     for c, v in enumerate(vals):
-        S[:, c] = np.bincount(inv, weights=w * np.abs(y - v), minlength=n_units)
+        S[:, c] = np.bincount(inv, weights=w * np.abs(y - v), minlength=n_units) / scale
     return Metric("loss", S, n, values=vals)

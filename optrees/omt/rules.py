@@ -11,10 +11,13 @@ same column generation and MIP (columns are kept and re-costed).
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..encoding.bins import weighted_quantile
 from ..solvers.deadline import Deadline
 from .constraints import RuleConstraint
 from .graph import Graph
@@ -75,6 +78,38 @@ def _dinkelbach(solver: OMTSolver, y: np.ndarray, inv: np.ndarray, n_units: np.n
     return res, f1, history
 
 
+def target_scale(y: np.ndarray, w: np.ndarray, loss: str) -> tuple[float, float]:
+    """Center and scale that make a regression target's one-leaf loss about its total
+    weight: the weighted median, and the power of two nearest the root mean square (squared
+    loss) or mean absolute (absolute loss) deviation from it (1 for a constant target).
+
+    Column generation's tolerances are relative to max(1, |objective|), as with error
+    counts; an unscaled target of small spread (glass's refractive index: variance 1e-5) made
+    every round look stalled.  A data value and a power of two do not depend on the rows'
+    order or on weights against repeated rows, and leave integer targets' sums exact, so
+    integer weights keep giving the tree that duplicated rows give."""
+    order = np.argsort(y, kind="stable")
+    center = float(weighted_quantile(y[order], w[order], np.array([0.5]), lower=True)[0])
+    dev = np.abs(y - center)
+    spread = float(w @ (dev ** 2 if loss == "squared" else dev) / w.sum())
+    spread = math.sqrt(spread) if loss == "squared" else spread
+    if not (spread > 0 and math.isfinite(spread)):
+        return center, 1.0
+    return center, 2.0 ** round(math.log2(spread))
+
+
+def _unscaled(res: OMTResult, f: float, means: np.ndarray | None) -> OMTResult:
+    """``res`` of the scaled target in the target's units (losses times ``f``), with the
+    rules' ``means`` as predictions when given."""
+    stats = dict(res.stats)
+    for key in ("penalty", "sub_mip_objective"):
+        if stats.get(key) is not None:
+            stats[key] = stats[key] * f
+    return dataclasses.replace(res, predictions=res.predictions if means is None else means,
+                               xi=np.asarray(res.xi) * f, objective=res.objective * f,
+                               lp_bound=res.lp_bound * f, stats=stats)
+
+
 def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes: int | None,
                  depth: int, leaves: int, min_count: float,
                  class_weights: np.ndarray | None = None, pos_label: int = 1,
@@ -108,9 +143,17 @@ def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes
                        max_master_columns=max_master_columns)
     f1, history = None, []
     if task == "regression":
-        metric = regression_metric(inv, np.asarray(y, dtype=float), P, loss, abs_grid, w)
+        y = np.asarray(y, dtype=float)
+        center, scale = target_scale(y, w, loss)
+        metric = regression_metric(inv, y, P, loss, abs_grid, w, center, scale)
         solver.leaf_cost = leaf_penalty * float(metric.err(metric.S.sum(axis=0)))
         res = solver.solve(metric, deadline, mip_gap)
+        means = None
+        if loss == "squared":  # the rules' means of y itself, not rescaled ones
+            sy = np.bincount(inv, weights=w * y, minlength=P)
+            means = np.array([sy[c].sum() / n_units[c].sum()
+                              for c in map(solver.pricer.cover, res.steps)])
+        res = _unscaled(res, scale ** (2 if loss == "squared" else 1), means)
     elif loss in ("misclassification", "weighted"):
         loss_w = w if class_weights is None else w * class_weights[y]
         S = class_loss_matrix(inv, y, P, n_classes, loss_w)

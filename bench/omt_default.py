@@ -1,0 +1,191 @@
+"""OMT's defaults against scikit-learn CART: what a user gets from ``OMTClassifier().fit`` and
+``OMTRegressor().fit`` (issue #22, items 3 and 5).
+
+Classification (default): the [OMT] §6 splits (``optrees.bench.omt.SPLIT``: random
+50/25/25, seeds 0..S-1) of its 12 data sets; on the train part (``--fit-on train+val``: train
+and validation) are fitted ``DecisionTreeClassifier(max_depth=d)`` on the one-hot (binarized)
+table as the ``cart`` baseline of the harness, and ``OMTClassifier(depth=d)`` with each
+``--penalties`` value (``auto``: the default, the penalty chosen on an internal validation
+part; ``0``: the paper's objective) and ``--categorical-nodes`` when given.  Prints the mean
+test accuracy per depth next to the paper's Table 1 OMT column (d = 4, 5) and the median fit
+seconds.
+
+Regression (``--regression``): random 75/25 train/test splits (seeds 0..S-1) of diabetes
+(scikit-learn's bundled copy), bupa (target: drinks, as UCI recommends; the "selector" column
+dropped) and glass (target: the refractive index RI from the oxides; the class dropped);
+``DecisionTreeRegressor(max_depth=d)`` against ``OMTRegressor(depth=d)`` per penalty, test
+R² mean ± standard error over the splits.
+
+    python bench/omt_default.py --depths 2,3,4,5 --seeds 5 --csv omt_default.csv
+    python bench/omt_default.py --regression --depths 3,4 --seeds 5
+
+Every fit is a row of ``--csv`` (resumable: rows already there are not refitted).  Timings
+are wall-clock seconds of ``fit`` on whatever load the machine has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_diabetes
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeRegressor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+from optrees import OMTClassifier, OMTRegressor  # noqa: E402
+from optrees.bench.omt import SPLIT, paper_value  # noqa: E402
+from optrees.bench.protocols import OMT_DATASETS  # noqa: E402
+from optrees.bench.tasks import CARTBaseline, load_data, split_data  # noqa: E402
+from optrees.datasets import load_dataset  # noqa: E402
+
+REGRESSION = ("diabetes", "bupa", "glass")
+
+
+def regression_data(name: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """X, y of a regression data set of this benchmark (see the module docstring)."""
+    if name == "diabetes":
+        X, y = load_diabetes(return_X_y=True, as_frame=True)
+        return X, y.to_numpy(dtype=float)
+    X, _ = load_dataset(name)
+    target = {"bupa": "drinks", "glass": "RI"}[name]
+    return X.drop(columns=[target]), X[target].to_numpy(dtype=float)
+
+
+def _penalty(text: str) -> float | str:
+    return text if text == "auto" else float(text)
+
+
+def _omt_row(est, fit, test, score) -> dict:
+    """Fit ``est`` on ``fit`` and score it on ``test``."""
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(*fit)
+    seconds = time.perf_counter() - t0
+    if hasattr(est, "paths_"):
+        leaves = len(est.paths_)
+    elif hasattr(est, "get_n_leaves"):                  # scikit-learn's trees
+        leaves = est.get_n_leaves()
+    else:                                               # the harness's CART baseline
+        leaves = est.tree_.get_n_leaves()
+    return {"test": score(est, test), "seconds": seconds,
+            "chosen": getattr(est, "leaf_penalty_", np.nan), "leaves": leaves,
+            "status": getattr(est, "status_", "")}
+
+
+def _accuracy(est, part) -> float:
+    return float(np.mean(est.predict(part[0]) == np.asarray(part[1])))
+
+
+def _r2(est, part) -> float:
+    y = np.asarray(part[1], dtype=float)
+    return 1.0 - float(np.sum((est.predict(part[0]) - y) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
+def tasks(args: argparse.Namespace):
+    """(key, thunk) per fit: the baseline and OMT per penalty on every split and depth."""
+    names = args.datasets.split(",") if args.datasets else (
+        REGRESSION if args.regression else OMT_DATASETS)
+    nodes = {} if args.categorical_nodes is None else {
+        "categorical_nodes": args.categorical_nodes}
+    tag = "" if args.categorical_nodes is None else f":{args.categorical_nodes}"
+    for name in names:
+        if args.regression:
+            X, y = regression_data(name)
+        else:
+            X, y = load_data(name)
+        for seed in range(args.seeds):
+            if args.regression:
+                X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25,
+                                                          random_state=seed)
+                fit, test = (X_tr, y_tr), (X_te, y_te)
+            else:
+                fit, val, test = split_data(X, y, SPLIT, seed)
+                if args.fit_on == "train+val":
+                    fit = (pd.concat([fit[0], val[0]]), pd.concat([fit[1], val[1]]))
+            for depth in args.depths:
+                key = (name, depth, seed)
+                if args.regression:
+                    yield (*key, "cart"), lambda f=fit, t=test, d=depth: _omt_row(
+                        DecisionTreeRegressor(max_depth=d, random_state=0), f, t, _r2)
+                else:
+                    yield (*key, "cart"), lambda f=fit, t=test, d=depth: _omt_row(
+                        CARTBaseline(depth=d, random_state=0), f, t, _accuracy)
+                cls, score = (OMTRegressor, _r2) if args.regression else (OMTClassifier,
+                                                                          _accuracy)
+                for lam in args.penalties:
+                    est = cls(depth=depth, leaf_penalty=lam, time_limit=args.time_limit,
+                              random_state=0, **nodes)
+                    yield (*key, f"omt:{lam}{tag}"), lambda e=est, f=fit, t=test, s=score: \
+                        _omt_row(e, f, t, s)
+
+
+def summary(rows: pd.DataFrame, regression: bool) -> None:
+    """Per depth and method: mean test score (± s.e. over splits of the per-split means),
+    median seconds; classification also the paper's Table 1 column and CART."""
+    for name, g in rows.groupby("dataset", sort=False):
+        for (depth, method), h in g.groupby(["depth", "method"]):
+            se = h["test"].std(ddof=1) / np.sqrt(len(h)) if len(h) > 1 else np.nan
+            paper = "" if regression else f" paper {paper_value(name, int(depth)):.3f}"
+            print(f"{name:15s} d={depth} {method:10s} test {h['test'].mean():.3f} ± {se:.3f}"
+                  f"{paper}  median {h['seconds'].median():6.2f}s  leaves "
+                  f"{h['leaves'].mean():5.1f}  lam {sorted(h['chosen'].dropna().round(4))}")
+    print()
+    for depth, g in rows.groupby("depth"):
+        means = g.groupby(["method", "dataset"])["test"].mean().unstack("dataset")
+        line = [f"d={depth}"]
+        for method, m in means.iterrows():
+            sec = g[g["method"] == method]["seconds"].median()
+            line.append(f"{method} {m.mean():.4f} (median {sec:.2f}s)")
+        if not regression:
+            ds = means.columns
+            paper = np.array([paper_value(n, int(depth)) for n in ds])
+            if np.isfinite(paper).all():
+                line.append(f"paper {paper.mean():.4f}")
+        print("  ".join(line))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--regression", action="store_true")
+    ap.add_argument("--datasets", default="")
+    ap.add_argument("--depths", default="2,3,4,5", type=lambda s: [int(v) for v in s.split(",")])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--penalties", default="auto,0",
+                    type=lambda s: [_penalty(v) for v in s.split(",")])
+    ap.add_argument("--fit-on", default="train", choices=("train", "train+val"))
+    ap.add_argument("--categorical-nodes", default=None,
+                    choices=("values", "complements", "subsets"),
+                    help="OMT's categorical_nodes (default: the estimator's; the method name "
+                         "gets it as a suffix)")
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--csv", default=None)
+    args = ap.parse_args(argv)
+    cols = ["dataset", "depth", "seed", "method"]
+    done = pd.read_csv(args.csv) if args.csv and Path(args.csv).exists() else pd.DataFrame()
+    have = set(map(tuple, done[cols].astype(str).to_numpy())) if len(done) else set()
+    rows = [done] if len(done) else []
+    for key, thunk in tasks(args):
+        if tuple(map(str, key)) in have:
+            continue
+        row = {**dict(zip(cols, key, strict=True)), **thunk()}
+        print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
+                       for k, v in row.items()), flush=True)
+        rows.append(pd.DataFrame([row]))
+        if args.csv:
+            pd.concat(rows).to_csv(args.csv, index=False)
+    table = pd.concat(rows)
+    table = table[table["dataset"].isin(args.datasets.split(",") if args.datasets else (
+        REGRESSION if args.regression else OMT_DATASETS)) & table["depth"].isin(args.depths)]
+    summary(table, args.regression)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
