@@ -17,7 +17,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from optrees import OMTRegressor
+from optrees import OMTClassifier, OMTRegressor
 
 # the fast instances stop at 0.3 s time limits on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::optrees.TimeLimitWarning")
@@ -41,6 +41,18 @@ def test_check_estimator(estimator, check):
                          expected_failed_checks=lambda _: _SPARSE_WEIGHTS)
 def test_check_estimator_regressor(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("check", ["check_class_weight_classifiers",
+                                   "check_sample_weight_equivalence_on_dense_data"])
+def test_classifier_defaults_pass_the_checks_auto_penalty_changes(check):
+    """The estimator matrix runs OMT with leaf_penalty=0 for time; the default "auto" passes
+    the class-weight check that the paper's objective fails, and keeps integer weights
+    equal to repeated rows."""
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, check)("OMTClassifier",
+                                     OMTClassifier(depth=2, k_best=50, time_limit=5))
 
 
 def test_regressor_auto_penalty_passes_the_sample_weight_check():
