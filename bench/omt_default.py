@@ -61,8 +61,9 @@ def _penalty(text: str) -> float | str:
     return text if text == "auto" else float(text)
 
 
-def _omt_row(est, fit, test, score) -> dict:
-    """Fit ``est`` on ``fit`` and score it on ``test``."""
+def _omt_row(est, fit, test) -> dict:
+    """Fit ``est`` on ``fit`` and score it on ``test`` (``est.score``: accuracy of a
+    classifier, R² of a regressor)."""
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -74,18 +75,9 @@ def _omt_row(est, fit, test, score) -> dict:
         leaves = est.get_n_leaves()
     else:                                               # the harness's CART baseline
         leaves = est.tree_.get_n_leaves()
-    return {"test": score(est, test), "seconds": seconds,
+    return {"test": est.score(*test), "seconds": seconds,
             "chosen": getattr(est, "leaf_penalty_", np.nan), "leaves": leaves,
             "status": getattr(est, "status_", "")}
-
-
-def _accuracy(est, part) -> float:
-    return float(np.mean(est.predict(part[0]) == np.asarray(part[1])))
-
-
-def _r2(est, part) -> float:
-    y = np.asarray(part[1], dtype=float)
-    return 1.0 - float(np.sum((est.predict(part[0]) - y) ** 2) / np.sum((y - y.mean()) ** 2))
 
 
 def tasks(args: argparse.Namespace):
@@ -111,19 +103,15 @@ def tasks(args: argparse.Namespace):
                     fit = (pd.concat([fit[0], val[0]]), pd.concat([fit[1], val[1]]))
             for depth in args.depths:
                 key = (name, depth, seed)
-                if args.regression:
-                    yield (*key, "cart"), lambda f=fit, t=test, d=depth: _omt_row(
-                        DecisionTreeRegressor(max_depth=d, random_state=0), f, t, _r2)
-                else:
-                    yield (*key, "cart"), lambda f=fit, t=test, d=depth: _omt_row(
-                        CARTBaseline(depth=d, random_state=0), f, t, _accuracy)
-                cls, score = (OMTRegressor, _r2) if args.regression else (OMTClassifier,
-                                                                          _accuracy)
+                cart = (DecisionTreeRegressor(max_depth=depth, random_state=0)
+                        if args.regression else CARTBaseline(depth=depth, random_state=0))
+                yield (*key, "cart"), lambda e=cart, f=fit, t=test: _omt_row(e, f, t)
+                cls = OMTRegressor if args.regression else OMTClassifier
                 for lam in args.penalties:
                     est = cls(depth=depth, leaf_penalty=lam, time_limit=args.time_limit,
                               random_state=0, **nodes)
-                    yield (*key, f"omt:{lam}{tag}"), lambda e=est, f=fit, t=test, s=score: \
-                        _omt_row(e, f, t, s)
+                    yield (*key, f"omt:{lam}{tag}"), lambda e=est, f=fit, t=test: \
+                        _omt_row(e, f, t)
 
 
 def summary(rows: pd.DataFrame, regression: bool) -> None:
