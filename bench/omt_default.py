@@ -77,7 +77,8 @@ def _omt_row(est, fit, test) -> dict:
         leaves = est.tree_.get_n_leaves()
     return {"test": est.score(*test), "seconds": seconds,
             "chosen": getattr(est, "leaf_penalty_", np.nan), "leaves": leaves,
-            "status": getattr(est, "status_", "")}
+            "status": getattr(est, "status_", ""),
+            "gap": getattr(est, "gap_", np.nan)}  # master LP-IP gap (nu_IP - nu_LP) / nu_IP
 
 
 def tasks(args: argparse.Namespace):
@@ -131,6 +132,11 @@ def summary(rows: pd.DataFrame, regression: bool) -> None:
         for method, m in means.iterrows():
             sec = g[g["method"] == method]["seconds"].median()
             line.append(f"{method} {m.mean():.4f} (median {sec:.2f}s)")
+        if "gap" in g:  # master LP-IP gap distribution over the fits (#22: median <= 1 %)
+            for method, h in g.dropna(subset=["gap"]).groupby("method"):
+                q = np.percentile(100 * h["gap"], [25, 50, 75, 90])
+                line.append(f"{method} LP-IP gap % quartiles {q[0]:.2f}/{q[1]:.2f}/{q[2]:.2f} "
+                            f"p90 {q[3]:.2f}")
         if not regression:
             ds = means.columns
             paper = np.array([paper_value(n, int(depth)) for n in ds])

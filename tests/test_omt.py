@@ -18,7 +18,7 @@ import pytest
 
 from optrees._validation import OptreesInputError
 from optrees.estimators import UnseenCategoryWarning
-from optrees.estimators.omt import OMTClassifier, OMTRegressor
+from optrees.estimators.omt import OMTClassifier, OMTRegressor, validate_params
 from optrees.models.multiway_tree import MultiwayTree
 from optrees.omt.constraints import RuleConstraint
 from optrees.omt.graph import build_graph
@@ -92,6 +92,10 @@ def partition_optimum(masks: list[np.ndarray], costs: list[float], leaves: int) 
 def oracle_misclassification(X, y, depth, leaves, min_count, categorical_nodes="values",
                              rule_cost=0.0):
     g = build_graph(X, categorical_nodes=categorical_nodes)
+    return oracle_on_graph(g, y, depth, leaves, min_count, rule_cost)
+
+
+def oracle_on_graph(g, y, depth, leaves, min_count, rule_cost=0.0):
     K = int(y.max()) + 1
     masks, costs = [], []
     for p in all_paths(g, depth):
@@ -357,6 +361,25 @@ def test_leaf_penalty_exact_equals_enumerated_optimum(seed, penalty):
     assert len(r.steps) <= len(r0.steps) and errors >= sum(r0.xi) - 1e-9
 
 
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_penalties_in_one_problem_equal_enumerated_optima(seed):
+    """``leaf_penalty="auto"`` solves its candidates in one :class:`RuleSelector`: a penalty
+    solved after others starts from their columns, re-costed.  Each must still be the
+    enumerated optimum of its own penalty (a column kept at an earlier penalty's cost fails)."""
+    from optrees.omt.rules import RuleSelector
+
+    X, y = tiny_categorical(seed, n=24)
+    sel = RuleSelector(build_graph(X), y, task="classification", loss="misclassification",
+                       n_classes=2, depth=2, leaves=4, min_count=1, exact_pricing=True)
+    for penalty in (0.1, 0.0, 0.05, 0.02):
+        r = sel.select(penalty).result
+        want = oracle_misclassification(X, y, 2, 4, 1, rule_cost=penalty * len(y))
+        assert r.status == "optimal"
+        assert math.isclose(r.objective, want, abs_tol=1e-6)
+        assert math.isclose(r.objective, sum(r.xi) + penalty * len(y) * len(r.steps),
+                            abs_tol=1e-6)
+
+
 def test_greedy_binary_partition_and_distinct_covers():
     """With "!= v" nodes the warm start includes a binary (CART-like) tree: here y = (f0 == 0)
     needs 3 leaves as a multiway split but 2 as a binary one; priced columns never repeat a
@@ -604,23 +627,32 @@ def _auto_data(n: int = 80):
     return X, y
 
 
-def test_auto_penalty_is_the_best_hand_fitted_candidate():
-    """Each candidate fitted by hand on the kept rows scores as ``validation_scores_`` says on
-    the held-out rows; the best (ties: the lower median) is refitted on all rows."""
-    from optrees.estimators.omt import AUTO_PENALTIES, holdout, pick_penalty
+def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
+    """The candidates, solved one after another on the kept rows (exact pricing: each is the
+    optimum of its penalty, whatever columns earlier ones left), score on the held-out rows
+    as ``validation_scores_`` says; the best (ties: the lower median) is refitted on all rows.
+    """
+    from optrees.estimators.omt import AUTO_PENALTIES, _Fit, holdout, pick_penalty
+    from optrees.solvers.deadline import Deadline
 
     X, y = _auto_data()
-    est = OMTClassifier(depth=2, random_state=3).fit(X, y)
-    held = holdout(X, np.unique(y, return_inverse=True)[1], None, 3)  # y as class indices
+    est = OMTClassifier(depth=2, random_state=3, exact_pricing=True).fit(X, y)
+    classes, yi = np.unique(y, return_inverse=True)
+    held = holdout(X, yi, None, 3)
     assert 0 < held.sum() < len(y)
+    fit = _Fit(est, validate_params(est), classes, None, 1)
+    graph, problem = fit.problem(X[~held], yi[~held], None)
     scores = {}
     for lam in AUTO_PENALTIES:
-        hand = OMTClassifier(depth=2, leaf_penalty=lam, random_state=3).fit(X[~held], y[~held])
-        scores[lam] = hand.score(X[held], y[held])
+        result = problem.solve(lam, Deadline())
+        want = oracle_on_graph(graph, yi[~held], 2, 4, 1, rule_cost=lam * (~held).sum())
+        assert result.status == "optimal" and result.objective == pytest.approx(want)
+        scores[lam] = float(np.mean(result.model.predict_index(X[held]) == yi[held]))
     assert est.validation_scores_ == pytest.approx(scores, abs=1e-12)
     assert est.leaf_penalty_ == pick_penalty(scores)
     assert scores[est.leaf_penalty_] == max(scores.values())
-    refit = OMTClassifier(depth=2, leaf_penalty=est.leaf_penalty_, random_state=3).fit(X, y)
+    refit = OMTClassifier(depth=2, leaf_penalty=est.leaf_penalty_, random_state=3,
+                          exact_pricing=True).fit(X, y)
     assert est.objective_ == pytest.approx(refit.objective_)
     np.testing.assert_array_equal(est.predict(X), refit.predict(X))
 

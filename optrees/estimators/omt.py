@@ -42,7 +42,7 @@ from .._validation import OptreesInputError, check_target, fit_weights
 from ..models.result import FitResult
 from ..omt.constraints import UserConstraints
 from ..omt.graph import build_graph, data_thresholds
-from ..omt.solve import solve_omt
+from ..omt.solve import OMTProblem
 from ._base import (
     Deadline,
     _TreeOutput,
@@ -241,7 +241,8 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             # so the best of the MIP start and the MIP incumbent so far is returned.
             penalty, scores = fit.choose_penalty(df, y, deadline, w)
             try:
-                graph, result = fit.solve(df, y, deadline, w, penalty)
+                graph, problem = fit.problem(df, y, w)
+                result = problem.solve(penalty, deadline)
             except RuntimeError:
                 if deadline.stopped:  # stopped before any rule set existed: nothing to return
                     raise KeyboardInterrupt from None
@@ -374,9 +375,9 @@ class _Fit:
         self.class_weights = class_weights
         self.pos = pos
 
-    def solve(self, df: pd.DataFrame, y: np.ndarray, deadline: Deadline, w: np.ndarray | None,
-              penalty: float) -> tuple[Any, FitResult]:
-        """Feature graph and OMT tree of ``df``, ``y`` (weights ``w``) with ``penalty``."""
+    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
+                ) -> tuple[Any, OMTProblem]:
+        """Feature graph of ``df`` and the OMT problem of ``df``, ``y`` (weights ``w``)."""
         p = self.p
         min_count = _min_count(p.min_support, len(df), w)
         thresholds = self._thresholds(df, y, w) if p.n_bins == "auto" else None
@@ -384,15 +385,14 @@ class _Fit:
                             p.ordinal, w, thresholds)
         user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
                                p.forbidden, p.requires)
-        result = solve_omt(graph, y, deadline, task=self.task, loss=p.loss, classes=self.classes,
-                           depth=p.depth, leaves=_leaves(p), min_count=min_count, user=user,
-                           class_weights=self.class_weights, pos_label=self.pos,
-                           k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
-                           max_iter=p.max_iter, max_columns=p.max_columns,
-                           max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
-                           tie_break=p.tie_break, leaf_penalty=penalty, seed=p.random_state,
-                           sample_weight=w)
-        return graph, result
+        problem = OMTProblem(graph, y, task=self.task, loss=p.loss, classes=self.classes,
+                             depth=p.depth, leaves=_leaves(p), min_count=min_count, user=user,
+                             class_weights=self.class_weights, pos_label=self.pos,
+                             k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
+                             max_iter=p.max_iter, max_columns=p.max_columns,
+                             max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
+                             tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
+        return graph, problem
 
     def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
                     ) -> dict[str, np.ndarray]:
@@ -421,8 +421,10 @@ class _Fit:
         """The leaf penalty to fit with and the validation score of each candidate.
 
         "auto": every candidate is fitted on the rows :func:`holdout` keeps and scored on
-        those it holds out (ties: see :func:`pick_penalty`); each fit may use an
-        equal share of the time left with the final fit on all rows.  0 (no choice) for
+        those it holds out (ties: see :func:`pick_penalty`); the candidates are solved one
+        after another in one :class:`OMTProblem`, each starting from the columns of the
+        earlier ones, and each may use an equal share of the time left with the final fit
+        on all rows.  0 (no choice) for
         loss="f1", too few distinct rows, or a ``min_support`` count the kept rows lack."""
         p = self.p
         if p.leaf_penalty != "auto":
@@ -431,15 +433,18 @@ class _Fit:
         if held is None:
             return 0.0, {}
         kept = ~held
+        try:
+            _, problem = self.problem(df[kept], y[kept], None if w is None else w[kept])
+        except OptreesInputError:  # min_support above the kept rows' weight
+            return 0.0, {}
         scores: dict[float, float] = {}
         for i, penalty in enumerate(AUTO_PENALTIES):
             if deadline.expired():
                 break
             stage = deadline.share(1.0 / (len(AUTO_PENALTIES) - i + 1))
             try:
-                _, result = self.solve(df[kept], y[kept], stage,
-                                       None if w is None else w[kept], penalty)
-            except OptreesInputError:  # min_support above the kept rows' weight
+                result = problem.solve(penalty, stage)
+            except OptreesInputError:  # rule constraints the kept rows cannot meet
                 return 0.0, {}
             except RuntimeError:  # stopped before any rule set existed
                 break
@@ -495,9 +500,10 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     number of training samples (the sum of their class weights), i.e. the objective is error
     rate + leaf_penalty x rules as in BendOCT; for regression leaf_penalty x the one-leaf
     tree's loss.  "auto" (default): each of ``AUTO_PENALTIES`` is fitted on about 75 % of the
-    training weight (groups of identical rows held out whole, seeded by ``random_state``) and
-    scored on the rest; the best (ties: the lower median) is refitted on all rows, every fit
-    sharing ``time_limit``; 0 for loss="f1" or fewer than two distinct rows.
+    training weight (groups of identical rows held out whole, seeded by ``random_state``),
+    one after another from the columns the earlier ones generated, and scored on the rest;
+    the best (ties: the lower median) is refitted on all rows, every fit sharing
+    ``time_limit``; 0 for loss="f1" or fewer than two distinct rows.
 
     Fitted: ``tree_`` (:class:`MultiwayTree`), ``paths_``, ``objective_`` (nu_IP),
     ``bound_`` (nu_LP), ``gap_`` ((nu_IP - nu_LP) / nu_IP), ``mip_gap_``, ``lp_exact_``,

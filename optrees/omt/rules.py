@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -110,8 +111,15 @@ def _unscaled(res: OMTResult, f: float, means: np.ndarray | None) -> OMTResult:
                                lp_bound=res.lp_bound * f, stats=stats)
 
 
-def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes: int | None,
-                 depth: int, leaves: int, min_count: float,
+class RuleSelector:
+    """Rule selection on one graph and target: the units, the rule loss and the column-generation
+    solver, kept from one leaf penalty to the next, so a later penalty starts from every column
+    the earlier ones generated (``leaf_penalty="auto"`` fits several on the same rows; the
+    penalty only adds a constant to every column's cost).  Arguments: see :func:`select_rules`.
+    """
+
+    def __init__(self, graph: Graph, y: np.ndarray, *, task: str, loss: str,
+                 n_classes: int | None, depth: int, leaves: int, min_count: float,
                  class_weights: np.ndarray | None = None, pos_label: int = 1,
                  constraints: list[RuleConstraint] | None = None,
                  feature_costs: np.ndarray | None = None, rule_budget: float | None = None,
@@ -119,50 +127,76 @@ def select_rules(graph: Graph, y: np.ndarray, *, task: str, loss: str, n_classes
                  requires: list[np.ndarray] | None = None, k_best: int = 1000,
                  beam: int | None = None, exact_pricing: bool = False, max_iter: int = 40,
                  max_columns: int = 10_000, cg_tol: float = 1e-4, mip_gap: float = 0.0,
-                 abs_grid: int = 64, deadline: Deadline | None = None, seed: int = 0,
-                 max_dinkelbach: int = 20, tie_break: float = 0.0, leaf_penalty: float = 0.0,
-                 max_stall: int = 10, merge_min_units: int = 20_000,
+                 abs_grid: int = 64, seed: int = 0, max_dinkelbach: int = 20,
+                 tie_break: float = 0.0, max_stall: int = 10, merge_min_units: int = 20_000,
                  max_master_columns: int = 300,
-                 sample_weight: np.ndarray | None = None) -> RuleSelection:
-    """Graph + targets -> selected rules.  ``y``: class indices or regression values.
+                 sample_weight: np.ndarray | None = None) -> None:
+        self.graph, self.task, self.loss = graph, task, loss
+        self.pos_label, self.mip_gap, self.max_dinkelbach = pos_label, mip_gap, max_dinkelbach
+        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        ucodes, inv, n_units = unit_table(graph.codes, w)
+        self.w, self.inv, self.n_units = w, inv, n_units
+        P = len(n_units)
+        self.solver = OMTSolver(graph, n_units, depth, leaves, min_count,
+                                constraints=constraints, feature_costs=feature_costs,
+                                rule_budget=rule_budget, forbidden=forbidden, requires=requires,
+                                k_best=k_best, beam=beam, exact_pricing=exact_pricing,
+                                max_iter=max_iter, max_columns=max_columns, cg_tol=cg_tol,
+                                seed=seed, unit_codes=ucodes,
+                                tie_break=0.0 if loss == "f1" else tie_break,
+                                max_stall=max_stall, merge_min_units=merge_min_units,
+                                max_master_columns=max_master_columns)
+        self.counts = None
+        if task == "regression":
+            self.y = np.asarray(y, dtype=float)
+            self.center, self.scale = target_scale(self.y, w, loss)
+            self.metric = regression_metric(inv, self.y, P, loss, abs_grid, w, self.center,
+                                            self.scale)
+            # each rule costs leaf_penalty x the loss of the one-leaf tree
+            self.rule_unit = float(self.metric.err(self.metric.S.sum(axis=0)))
+        elif loss in ("misclassification", "weighted"):
+            self.y = y
+            loss_w = w if class_weights is None else w * class_weights[y]
+            self.metric = Metric("loss", class_loss_matrix(inv, y, P, n_classes, loss_w),
+                                 n_units)
+            self.counts = n_units[:, None] - class_loss_matrix(inv, y, P, n_classes, w)
+            self.rule_unit = float(loss_w.sum())    # leaf_penalty is in error rate
+        else:
+            self.y, self.metric, self.rule_unit = y, None, 0.0
+
+    def select(self, leaf_penalty: float = 0.0, deadline: Deadline | None = None
+               ) -> RuleSelection:
+        """The rules for ``leaf_penalty`` within ``deadline`` (None = no limit)."""
+        deadline = Deadline() if deadline is None else deadline
+        solver, inv, n_units, w = self.solver, self.inv, self.n_units, self.w
+        solver.leaf_cost = leaf_penalty * self.rule_unit
+        f1, history = None, []
+        if self.task == "regression":
+            res = solver.solve(self.metric, deadline, self.mip_gap)
+            means = None
+            if self.loss == "squared":  # the rules' means of y itself, not rescaled ones
+                sy = np.bincount(inv, weights=w * self.y, minlength=len(n_units))
+                means = np.array([sy[c].sum() / n_units[c].sum()
+                                  for c in map(solver.pricer.cover, res.steps)])
+            res = _unscaled(res, self.scale ** (2 if self.loss == "squared" else 1), means)
+        elif self.metric is not None:
+            res = solver.solve(self.metric, deadline, self.mip_gap, class_counts=self.counts)
+        else:
+            res, f1, history = _dinkelbach(solver, self.y, inv, n_units, self.pos_label,
+                                           deadline, self.mip_gap, self.max_dinkelbach, w)
+        conditions = [{g: self.graph.levels[g].nodes[v] for g, v in st} for st in res.steps]
+        support = [float(n_units[solver.pricer.cover(st)].sum()) for st in res.steps]
+        return RuleSelection(res, self.graph, conditions, np.asarray(support), solver, inv, f1,
+                             history)
+
+
+def select_rules(graph: Graph, y: np.ndarray, *, leaf_penalty: float = 0.0,
+                 deadline: Deadline | None = None, **kwargs: Any) -> RuleSelection:
+    """Graph + targets -> selected rules.  ``y``: class indices or regression values;
+    ``task``, ``loss``, ``n_classes``, ``depth``, ``leaves`` and ``min_count`` are required.
     ``leaf_penalty``: every rule costs leaf_penalty x (classification) the total sample
     weight, so the objective is error rate + leaf_penalty x rules, or (regression) the loss
     of the one-leaf tree.  ``deadline``: None = no limit.  ``sample_weight``: row weights;
-    losses, supports (``min_count``) and the rules' samples are weights then."""
-    deadline = Deadline() if deadline is None else deadline
-    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    ucodes, inv, n_units = unit_table(graph.codes, w)
-    P = len(n_units)
-    solver = OMTSolver(graph, n_units, depth, leaves, min_count,
-                       constraints=constraints, feature_costs=feature_costs,
-                       rule_budget=rule_budget, forbidden=forbidden, requires=requires,
-                       k_best=k_best, beam=beam, exact_pricing=exact_pricing,
-                       max_iter=max_iter, max_columns=max_columns, cg_tol=cg_tol, seed=seed,
-                       unit_codes=ucodes, tie_break=0.0 if loss == "f1" else tie_break,
-                       max_stall=max_stall, merge_min_units=merge_min_units,
-                       max_master_columns=max_master_columns)
-    f1, history = None, []
-    if task == "regression":
-        y = np.asarray(y, dtype=float)
-        center, scale = target_scale(y, w, loss)
-        metric = regression_metric(inv, y, P, loss, abs_grid, w, center, scale)
-        solver.leaf_cost = leaf_penalty * float(metric.err(metric.S.sum(axis=0)))
-        res = solver.solve(metric, deadline, mip_gap)
-        means = None
-        if loss == "squared":  # the rules' means of y itself, not rescaled ones
-            sy = np.bincount(inv, weights=w * y, minlength=P)
-            means = np.array([sy[c].sum() / n_units[c].sum()
-                              for c in map(solver.pricer.cover, res.steps)])
-        res = _unscaled(res, scale ** (2 if loss == "squared" else 1), means)
-    elif loss in ("misclassification", "weighted"):
-        loss_w = w if class_weights is None else w * class_weights[y]
-        S = class_loss_matrix(inv, y, P, n_classes, loss_w)
-        counts = n_units[:, None] - class_loss_matrix(inv, y, P, n_classes, w)
-        solver.leaf_cost = leaf_penalty * float(loss_w.sum())
-        res = solver.solve(Metric("loss", S, n_units), deadline, mip_gap, class_counts=counts)
-    else:
-        res, f1, history = _dinkelbach(solver, y, inv, n_units, pos_label, deadline, mip_gap,
-                                       max_dinkelbach, w)
-    conditions = [{g: graph.levels[g].nodes[v] for g, v in st} for st in res.steps]
-    support = [float(n_units[solver.pricer.cover(st)].sum()) for st in res.steps]
-    return RuleSelection(res, graph, conditions, np.asarray(support), solver, inv, f1, history)
+    losses, supports (``min_count``) and the rules' samples are weights then.  The other
+    keywords: see :class:`RuleSelector` and :class:`OMTSolver`."""
+    return RuleSelector(graph, y, **kwargs).select(leaf_penalty, deadline)
