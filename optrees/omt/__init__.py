@@ -1,5 +1,6 @@
 """OMT ([OMT]): optimal multiway-split trees by a path-based set-partitioning MIP and column
-generation; :func:`optrees.omt.solve.solve_omt` is the one entry point.
+generation; :func:`optrees.omt.solve.solve_omt` is the one entry point
+(:class:`optrees.omt.solve.OMTProblem` the same for several leaf penalties on one column pool).
 
 Files by role: ``graph`` (feature graph), ``metric`` (rule losses), ``constraints`` (path-level
 constraints), ``pricing`` (K-shortest-path pricing), ``pool`` (generated columns), ``master``
