@@ -641,7 +641,8 @@ def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
     held = holdout(X, yi, None, 3)
     assert 0 < held.sum() < len(y)
     fit = _Fit(est, validate_params(est), classes, None, 1)
-    graph, problem = fit.problem(X[~held], yi[~held], None)
+    problem = fit.problem(X[~held], yi[~held], None)
+    graph = problem.graph
     scores = {}
     for lam in AUTO_PENALTIES:
         result = problem.solve(lam, Deadline())

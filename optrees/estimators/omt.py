@@ -241,7 +241,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             # so the best of the MIP start and the MIP incumbent so far is returned.
             penalty, scores = fit.choose_penalty(df, y, deadline, w)
             try:
-                graph, problem = fit.problem(df, y, w)
+                problem = fit.problem(df, y, w)
                 result = problem.solve(penalty, deadline)
             except RuntimeError:
                 if deadline.stopped:  # stopped before any rule set existed: nothing to return
@@ -249,11 +249,11 @@ class _OMTBase(_TreeOutput, BaseEstimator):
                 raise
         if classes is not None:
             self.classes_ = classes
-        self.graph_ = graph
+        self.graph_ = problem.graph
         self.leaf_penalty_ = penalty
         self.validation_scores_ = scores
         # categories a rule can test (unseen ones at predict time make every test false)
-        self._categories = {lv.name: list(lv.categories) for lv in graph.levels
+        self._categories = {lv.name: list(lv.categories) for lv in self.graph_.levels
                             if lv.categories}
         self._store(result, deadline)
         return self
@@ -375,9 +375,8 @@ class _Fit:
         self.class_weights = class_weights
         self.pos = pos
 
-    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
-                ) -> tuple[Any, OMTProblem]:
-        """Feature graph of ``df`` and the OMT problem of ``df``, ``y`` (weights ``w``)."""
+    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None) -> OMTProblem:
+        """The OMT problem of ``df``, ``y`` (weights ``w``) on the feature graph of ``df``."""
         p = self.p
         min_count = _min_count(p.min_support, len(df), w)
         thresholds = self._thresholds(df, y, w) if p.n_bins == "auto" else None
@@ -385,14 +384,13 @@ class _Fit:
                             p.ordinal, w, thresholds)
         user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
                                p.forbidden, p.requires)
-        problem = OMTProblem(graph, y, task=self.task, loss=p.loss, classes=self.classes,
-                             depth=p.depth, leaves=_leaves(p), min_count=min_count, user=user,
-                             class_weights=self.class_weights, pos_label=self.pos,
-                             k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
-                             max_iter=p.max_iter, max_columns=p.max_columns,
-                             max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
-                             tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
-        return graph, problem
+        return OMTProblem(graph, y, task=self.task, loss=p.loss, classes=self.classes,
+                          depth=p.depth, leaves=_leaves(p), min_count=min_count, user=user,
+                          class_weights=self.class_weights, pos_label=self.pos,
+                          k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
+                          max_iter=p.max_iter, max_columns=p.max_columns,
+                          max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
+                          tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
 
     def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
                     ) -> dict[str, np.ndarray]:
@@ -434,7 +432,7 @@ class _Fit:
             return 0.0, {}
         kept = ~held
         try:
-            _, problem = self.problem(df[kept], y[kept], None if w is None else w[kept])
+            problem = self.problem(df[kept], y[kept], None if w is None else w[kept])
         except OptreesInputError:  # min_support above the kept rows' weight
             return 0.0, {}
         scores: dict[float, float] = {}

@@ -146,23 +146,22 @@ class RuleSelector:
                                 tie_break=0.0 if loss == "f1" else tie_break,
                                 max_stall=max_stall, merge_min_units=merge_min_units,
                                 max_master_columns=max_master_columns)
+        self.y = np.asarray(y, dtype=float) if task == "regression" else y
         self.counts = None
         if task == "regression":
-            self.y = np.asarray(y, dtype=float)
-            self.center, self.scale = target_scale(self.y, w, loss)
-            self.metric = regression_metric(inv, self.y, P, loss, abs_grid, w, self.center,
+            center, self.scale = target_scale(self.y, w, loss)
+            self.metric = regression_metric(inv, self.y, P, loss, abs_grid, w, center,
                                             self.scale)
             # each rule costs leaf_penalty x the loss of the one-leaf tree
             self.rule_unit = float(self.metric.err(self.metric.S.sum(axis=0)))
         elif loss in ("misclassification", "weighted"):
-            self.y = y
             loss_w = w if class_weights is None else w * class_weights[y]
             self.metric = Metric("loss", class_loss_matrix(inv, y, P, n_classes, loss_w),
                                  n_units)
             self.counts = n_units[:, None] - class_loss_matrix(inv, y, P, n_classes, w)
             self.rule_unit = float(loss_w.sum())    # leaf_penalty is in error rate
-        else:
-            self.y, self.metric, self.rule_unit = y, None, 0.0
+        else:                                       # F1: Dinkelbach builds its metrics
+            self.metric, self.rule_unit = None, 0.0
 
     def select(self, leaf_penalty: float = 0.0, deadline: Deadline | None = None
                ) -> RuleSelection:

@@ -33,7 +33,7 @@ class OMTProblem:
                  max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
                  tie_break: float = 0.0, seed: int = 0,
                  sample_weight: np.ndarray | None = None) -> None:
-        self.y, self.classes, self.sample_weight = y, classes, sample_weight
+        self.graph, self.y, self.classes, self.sample_weight = graph, y, classes, sample_weight
         self.limits = rule_limits(graph, user or UserConstraints())
         lim = self.limits
         self.selector = RuleSelector(
