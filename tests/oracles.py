@@ -52,26 +52,29 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
 
 
 def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int,
-                         min_leaf: int = 1) -> float:
-    """Max over all trees of depth <= ``depth`` whose internal nodes are any of ``tests``
-    (boolean masks over the rows: True goes left) of the sum of ``leaf_value(member)`` over
-    their leaves (member: boolean mask of the rows in the leaf).  Memoized on the row set;
-    a test that leaves one side empty is skipped (it is the leaf itself), and so is one that
-    leaves a side fewer than ``min_leaf`` rows."""
+                         min_leaf: int = 1, max_leaves: int | None = None) -> float:
+    """Max over all trees of depth <= ``depth`` and at most ``max_leaves`` leaves (None: any)
+    whose internal nodes are any of ``tests`` (boolean masks over the rows: True goes left)
+    of the sum of ``leaf_value(member)`` over their leaves (member: boolean mask of the rows
+    in the leaf).  Memoized on the row set; a test that leaves one side empty is skipped (it
+    is the leaf itself), and so is one that leaves a side fewer than ``min_leaf`` rows."""
     memo: dict = {}
 
-    def best(member: np.ndarray, d: int) -> float:
-        key = (member.tobytes(), d)
+    def best(member: np.ndarray, d: int, budget: int) -> float:
+        budget = min(budget, 2**d)
+        key = (member.tobytes(), d, budget)
         if key not in memo:
             score = leaf_value(member)
-            for left in tests if d else []:
+            for left in tests if d and budget >= 2 else []:
                 lm, rm = member & left, member & ~left
                 if min(lm.sum(), rm.sum()) >= max(1, min_leaf):
-                    score = max(score, best(lm, d - 1) + best(rm, d - 1))
+                    for k in range(1, budget):
+                        score = max(score, best(lm, d - 1, k) + best(rm, d - 1, budget - k))
             memo[key] = score
         return memo[key]
 
-    return best(np.ones(len(tests[0]) if tests else 0, dtype=bool), depth)
+    return best(np.ones(len(tests[0]) if tests else 0, dtype=bool), depth,
+                2**depth if max_leaves is None else max_leaves)
 
 
 def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.ndarray,

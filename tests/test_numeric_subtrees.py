@@ -103,6 +103,40 @@ def test_backends_agree_on_continuous_data():
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed")
+def test_binary_kernel_equals_general_kernel():
+    """The two-class child kernel returns what the any-K kernel returns for the same root
+    split and floors (weights, penalties, minimum leaf sizes, floors above and below the
+    optimum, either side kept a leaf or none), so the skip rule is applied the same way in
+    both."""
+    from optrees.trees.numeric.kernels import (
+        _binary_children,
+        _multiclass_children,
+        sorted_columns,
+    )
+
+    rng = np.random.default_rng(3)
+    checked = 0
+    for seed in range(40):
+        n, p = int(rng.integers(5, 60)), int(rng.integers(1, 5))
+        X = rng.integers(0, int(rng.integers(2, 15)), size=(n, p)).astype(float)
+        y = rng.integers(0, 2, n)
+        w = rng.uniform(0, 3, n) if seed % 2 else np.ones(n)
+        data = NumericData(X)
+        arrays = sorted_columns(data.order, data.rank, y, w, rng.permutation(p))
+        for pen, min_leaf in ((0.0, 1), (0.7, 1), (0.0, 3), (1.5, 2)):
+            ctx = arrays + (2, pen, 1e-9, min_leaf, int(rng.integers(-1, 2)))
+            for _ in range(6):
+                f = int(rng.integers(p))
+                r = int(rng.integers(data.rank[f].max() + 1))
+                fl, fr = (rng.uniform(-1, 0.8, 2) * w.sum() / 2).tolist()
+                a = _binary_children(f, r, fl, fr, ctx)
+                b = _multiclass_children(f, r, fl, fr, ctx)
+                assert a == pytest.approx(b, abs=1e-9), (seed, pen, min_leaf, f, r)
+                checked += 1
+    assert checked == 40 * 4 * 6
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed")
 def test_compiled_root_search_resumes_to_the_same_split(monkeypatch):
     """The compiled root search paused after every evaluation (a deadline check each time)
     finds the split, score and evaluation count of an unpaused run and of the Python loop."""

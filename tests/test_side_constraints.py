@@ -5,6 +5,7 @@ pystreed's min_leaf_node_size / max_num_nodes agree on real data."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from oracles import exhaustive_objective
 
@@ -157,9 +158,9 @@ def test_max_leaves_matches_pystreed():
 
 
 def test_fraction_counts_rows_and_numeric_columns_keep_every_threshold():
-    """min_samples_leaf (a fraction: rows) is searched over every threshold of numeric
-    columns and certified; the result is never below CART with the same leaf size; a leaf
-    budget still takes the binarizer's thresholds and says so."""
+    """min_samples_leaf (a fraction: rows) and max_leaves are searched over every threshold
+    of numeric columns and certified; the result is never below CART with the same leaf size
+    or leaf budget; with fairness the binarizer's thresholds are used, and stats_ says so."""
     from sklearn.tree import DecisionTreeClassifier
 
     rng = np.random.default_rng(0)
@@ -173,9 +174,21 @@ def test_fraction_counts_rows_and_numeric_columns_keep_every_threshold():
         assert est.stats_["side_constraints"] == "min_samples_leaf=20"
         cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=20, random_state=0)
         assert est.score(Xn, yn) >= cart.fit(Xn, yn).score(Xn, yn)
-    budget = BendOCTClassifier(depth=2, lam=0.0, max_leaves=3, time_limit=30).fit(Xn, yn)
-    assert budget.thresholds_ == "binarized"
-    assert budget.stats_["every_threshold"] == "off: max_leaves or fairness"
+    for depth, leaves, m in ((2, 3, 1), (3, 3, 1), (3, 5, 1), (3, 4, 10)):
+        est = BendOCTClassifier(depth=depth, lam=0.0, max_leaves=leaves, min_samples_leaf=m,
+                                time_limit=60).fit(Xn, yn)
+        assert est.thresholds_ == "all" and est.status_ == "optimal"
+        assert est.tree_.n_leaves <= leaves and _leaf_rows(est, Xn).min() >= m
+        assert est.stats_["side_constraints"].endswith(f"max_leaves={leaves}")
+        cart = DecisionTreeClassifier(max_depth=depth, max_leaf_nodes=leaves,
+                                      min_samples_leaf=m, random_state=0)
+        assert est.score(Xn, yn) >= cart.fit(Xn, yn).score(Xn, yn)
+    groups = pd.Series(rng.integers(0, 2, 200).astype(str))
+    fair = BendOCTClassifier(depth=2, lam=0.0, fairness="statistical_parity", epsilon=0.2,
+                             sensitive="g", time_limit=30).fit(
+        pd.DataFrame(Xn, columns=["a", "b", "c"]).assign(g=groups), yn)
+    assert fair.thresholds_ == "binarized"
+    assert fair.stats_["every_threshold"] == "off: fairness"
 
 
 @pytest.mark.parametrize("params, words", [

@@ -220,8 +220,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             df = df.drop(columns=[str(p.sensitive)])
             self._tree_columns = list(df.columns)
         every = self._every_threshold(df, p)
-        if every and max_leaves is None and fair is None:  # the numeric search takes min_leaf
-            return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf)
+        if every and fair is None:  # the numeric search takes min_leaf and max_leaves
+            return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf, max_leaves)
         self.encoder_ = None
 
         def binarized(n_bins: int | None) -> TreeProblem:
@@ -253,8 +253,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             result = solve_tree(problem, form, deadline, classes,
                                 (self.feature_names_, self.negated_names_), p.random_state,
                                 p.verbose, p.warm_start, search=self._search(p))
-        if every:  # the numeric search takes neither: the binarizer's thresholds
-            result.stats["every_threshold"] = "off: max_leaves or fairness"
+        if every:  # the numeric search does not take fairness: the binarizer's thresholds
+            result.stats["every_threshold"] = "off: fairness"
         return result
 
     def _tree_fairness(self, df: Any, y: np.ndarray, classes: np.ndarray,
@@ -297,9 +297,9 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
 
     def _solve_numeric(self, df: Any, y: np.ndarray, w: np.ndarray | None,
                        classes: np.ndarray, p: Params, deadline: Deadline,
-                       min_leaf: int = 1) -> FitResult:
+                       min_leaf: int = 1, max_leaves: int | None = None) -> FitResult:
         """Solve over every threshold of the numeric columns (categoricals one-hot), leaves
-        of at least ``min_leaf`` rows."""
+        of at least ``min_leaf`` rows, at most ``max_leaves`` leaves (None: any)."""
         self.encoder_ = ThresholdColumns(df, "onehot")
         self.binarizer_ = None
         self.feature_names_ = list(self.encoder_.names)
@@ -309,7 +309,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             return solve_numeric_tree(self.encoder_.transform(df), y, classes, p.depth, p.lam,
                                       self._penalty(p), deadline,
                                       (self.feature_names_, self.negated_names_), w,
-                                      min_leaf)
+                                      min_leaf, max_leaves)
 
     def _fitted_frame(self, X: Any) -> Any:
         """X checked against the fit-time columns, without a dropped sensitive column."""

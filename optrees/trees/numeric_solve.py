@@ -31,19 +31,19 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
                        lam: float, penalty: str, deadline: Deadline,
                        names: tuple[list[str], list[str]],
                        sample_weight: np.ndarray | None = None,
-                       min_leaf: int = 1) -> FitResult:
+                       min_leaf: int = 1, max_leaves: int | None = None) -> FitResult:
     """Best tree of depth ``depth`` over every threshold of the float matrix ``X`` for the
-    objective of ``TreeProblem(.., lam, penalty, sample_weight, min_leaf)``; "optimal" when
-    proved within ``deadline``, else "time_limit" with the best tree and a valid upper
-    bound."""
+    objective of ``TreeProblem(.., lam, penalty, sample_weight, min_leaf, max_leaves)``;
+    "optimal" when proved within ``deadline``, else "time_limit" with the best tree and a
+    valid upper bound."""
     problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty,
-                          sample_weight, min_leaf)
+                          sample_weight, min_leaf, max_leaves)
     backend = backend_for(deadline, kernels_ready, compile_kernels)
     t0 = time.perf_counter()
     found = solve_numeric(X, problem.y, n_classes=len(classes),
                           sample_weight=problem.row_weights, leaf_penalty=problem.leaf_penalty,
                           max_depth=depth, backend=backend, deadline=deadline,
-                          min_leaf=min_leaf)
+                          min_leaf=min_leaf, max_leaves=problem.max_leaves)
     seconds = time.perf_counter() - t0
     tree = numeric_binary_tree(found, classes, names, X, problem.y, problem.row_weights)
     objective = tree_objective(tree, problem, X)

@@ -8,8 +8,8 @@ depth-2 search and the general-depth branch-and-bound (CART as first incumbent, 
 an honest optimality flag and upper bound) follow ConTree (Brita, van der Linden & Demirović,
 arXiv 2501.07903).
 
-Modules: ``data`` (presorting), ``depth1`` (stumps), ``kernels``/``evaluate`` (one root split of
-a depth-2 tree), ``search`` (depth-2 root search; ``root_kernel`` is its compiled form),
+Modules: ``data`` (presorting), ``depth1`` (stumps), ``evaluate`` (one root split of a
+depth-2 tree), ``search`` (depth-2 root search), ``kernels`` (both compiled),
 ``depth2`` (depth 2 against a floor), ``deep`` (depth ≥ 3), ``cart`` (CART incumbent),
 ``tree``/``result`` (trees), ``solver``, ``warmup`` (numba's first compilation).
 BendOCT / BendersOCT use it through ``optrees.trees.numeric_solve``.

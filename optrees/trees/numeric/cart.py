@@ -20,17 +20,18 @@ from .tree import Node
 __all__ = ["cart_incumbent"]
 
 
-def cart_incumbent(ctx: Context, sub: Subset, depth: int,
-                   random_state: int = 0) -> tuple[float, Node] | None:
-    """``(score, tree)`` of CART of depth ``depth`` on the subset, or None when it has fewer
-    than two rows or no positive weight (nothing to fit)."""
-    if sub.view.n < 2 or sub.total <= 0:
+def cart_incumbent(ctx: Context, sub: Subset, depth: int, random_state: int = 0,
+                   max_leaves: int | None = None) -> tuple[float, Node] | None:
+    """``(score, tree)`` of CART of depth ``depth`` (grown best first to ``max_leaves``
+    leaves when given, as sklearn's ``max_leaf_nodes``) on the subset, or None when it has
+    fewer than two rows or no positive weight (nothing to fit)."""
+    if sub.view.n < 2 or sub.total <= 0 or (max_leaves is not None and max_leaves < 2):
         return None
     from sklearn.tree import DecisionTreeClassifier
 
     X = sub.view.X
     cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=ctx.min_leaf,
-                                  random_state=random_state)
+                                  max_leaf_nodes=max_leaves, random_state=random_state)
     cart.fit(X, sub.ys, sample_weight=sub.ws)
     X32 = X.astype(np.float32)
     found = _convert(cart.tree_, 0, np.arange(sub.view.n), X, X32, sub.cw, ctx.pen)

@@ -60,7 +60,7 @@ class Context:
 
     def subset(self, mask: np.ndarray) -> Subset:
         """The :class:`Subset` of the rows where the global boolean ``mask`` is true."""
-        view = self.data.view(mask)
+        view = self.data.view(None if mask.all() else mask)   # all rows: no filtering copy
         ys, ws = self.y[view.rows], self.w[view.rows]
         return Subset(mask, view, ys, ws, class_weights(ys, ws, self.n_classes),
                       float(ws.sum()))

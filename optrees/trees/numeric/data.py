@@ -15,15 +15,15 @@ import numpy as np
 __all__ = ["NumericData", "SubsetView"]
 
 
-def _dense_ranks(column: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Rank of every value among the column's distinct values (equal values, equal rank)."""
-    sorted_vals = column[order]
-    step = np.empty(len(order), dtype=np.int32)
-    if len(order):
-        step[0] = 0
-        np.not_equal(sorted_vals[1:], sorted_vals[:-1], out=step[1:])
-    ranks = np.empty(len(order), dtype=np.int32)
-    ranks[order] = np.cumsum(step, dtype=np.int32)
+def _dense_ranks(X: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``(p, n)`` rank of every value among its column's distinct values (equal values, equal
+    rank), given each column's sorting permutation ``order`` (``(p, n)``)."""
+    p, n = order.shape
+    sorted_vals = np.take_along_axis(X.T, order, axis=1)
+    step = np.zeros((p, n), dtype=np.int32)
+    np.not_equal(sorted_vals[:, 1:], sorted_vals[:, :-1], out=step[:, 1:])
+    ranks = np.empty((p, n), dtype=np.int32)
+    np.put_along_axis(ranks, order, np.cumsum(step, axis=1, dtype=np.int32), axis=1)
     return ranks
 
 
@@ -41,12 +41,10 @@ class NumericData:
         if not np.isfinite(X).all():
             raise ValueError("X must be finite (no NaN or inf)")
         self.X = np.ascontiguousarray(X)
-        n, p = X.shape
-        self.order = np.empty((p, n), dtype=np.int32)
-        self.rank = np.empty((p, n), dtype=np.int32)
-        for f in range(p):
-            self.order[f] = np.argsort(X[:, f], kind="stable")
-            self.rank[f] = _dense_ranks(X[:, f], self.order[f])
+        # a stable sort of every column, on a column-major copy (each sorted row contiguous)
+        self.order = np.argsort(np.ascontiguousarray(X.T), axis=1, kind="stable")
+        self.order = self.order.astype(np.int32, copy=False)
+        self.rank = _dense_ranks(self.X, self.order)
 
     @property
     def shape(self) -> tuple[int, int]:

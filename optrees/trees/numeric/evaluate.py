@@ -55,34 +55,37 @@ class StumpFinder:
 def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarray,
                    leaf_penalty: float, eps: float, backend: str,
                    sweep_order: np.ndarray | None = None,
-                   arrays: tuple | None = None, min_leaf: int = 1) -> Evaluator:
+                   arrays: tuple | None = None, min_leaf: int = 1,
+                   leaf_side: int = -1) -> Evaluator:
     """``evaluate(f, r, floor_left, floor_right)`` → ``max(floor, objective)`` of the optimal
     depth-≤1 children (leaves of ``min_leaf`` rows or more) of the root split
     ``rank[f] <= r``; at or below its floor a child's value is only a bound (the search
     needs no more).  ``sweep_order``: columns in the order the compiled pass tries them
     (default 0..p-1); ``arrays``: the sorted columns of a :class:`StumpFinder` of the same
     view (built here when None).  Under ``min_leaf`` > 1 its attribute ``free`` evaluates
-    without it (the bounds of :mod:`.search` that move rows need those optima)."""
+    without it (the bounds of :mod:`.search` that move rows need those optima).
+    ``leaf_side`` 0 or 1 keeps that child a leaf (trees of three leaves, :mod:`.budget`)."""
     sweep = np.arange(view.p) if sweep_order is None else sweep_order
     if backend == "numba" and arrays is None:
         from .kernels import sorted_columns
 
         arrays = sorted_columns(view.order, view.rank, y, w, sweep)[1:]
-    evaluate = _evaluator(view, cw, leaf_penalty, eps, backend, sweep, arrays, min_leaf)
+    evaluate = _evaluator(view, cw, leaf_penalty, eps, backend, sweep, arrays, min_leaf,
+                          leaf_side)
     evaluate.free = evaluate if min_leaf <= 1 else _evaluator(
-        view, cw, leaf_penalty, eps, backend, sweep, arrays, 1)
+        view, cw, leaf_penalty, eps, backend, sweep, arrays, 1, leaf_side)
     return evaluate
 
 
 def _evaluator(view: SubsetView, cw: np.ndarray, leaf_penalty: float, eps: float,
                backend: str, sweep: np.ndarray, arrays: tuple | None,
-               min_leaf: int) -> Evaluator:
+               min_leaf: int, leaf_side: int) -> Evaluator:
     """:func:`make_evaluator` for one minimum leaf size (``evaluate.min_leaf``)."""
     if backend == "numba":
         from .kernels import child_objectives
 
         ctx = (np.ascontiguousarray(sweep, dtype=np.int64),) + tuple(arrays) + (
-            cw.shape[1], leaf_penalty, eps, min_leaf)
+            cw.shape[1], leaf_penalty, eps, min_leaf, leaf_side)
 
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Compiled pass over every column for both children."""
@@ -93,8 +96,17 @@ def _evaluator(view: SubsetView, cw: np.ndarray, leaf_penalty: float, eps: float
         def evaluate(f: int, r: int, floor_l: float, floor_r: float) -> tuple[float, float]:
             """Two vectorized depth-1 sweeps, one per child."""
             left = view.rank[f] <= r
-            return tuple(max(floor, best_child(best_splits(view, cw, member, min_leaf),
-                                               leaf_penalty).objective)
-                         for floor, member in ((floor_l, left), (floor_r, ~left)))
+            return tuple(max(floor, _child(view, cw, member, min_leaf, leaf_penalty,
+                                           side == leaf_side))
+                         for side, (floor, member) in enumerate(((floor_l, left),
+                                                                 (floor_r, ~left))))
     evaluate.min_leaf = min_leaf
     return evaluate
+
+
+def _child(view: SubsetView, cw: np.ndarray, member: np.ndarray, min_leaf: int,
+           leaf_penalty: float, leaf_only: bool) -> float:
+    """Objective of the optimal depth-≤1 tree (a leaf when ``leaf_only``) of ``member``."""
+    if leaf_only:
+        return float(cw[member].sum(axis=0).max(initial=0.0)) - leaf_penalty
+    return best_child(best_splits(view, cw, member, min_leaf), leaf_penalty).objective

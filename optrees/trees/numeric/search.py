@@ -67,7 +67,7 @@ def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bou
     ``check``: called between evaluations (it raises to stop the search).  The minimum leaf
     size is the evaluator's own (``evaluate.min_leaf``, 1 when absent).  A compiled evaluator
     (:func:`.evaluate.make_evaluator` with numba) runs the whole search compiled
-    (:mod:`.root_kernel`), checking between batches of evaluations.
+    (:func:`.kernels.root_search`), checking between batches of evaluations.
     """
     features = [int(f) for f in np.argsort(-whole.correct, kind="stable")
                 if np.isfinite(whole.correct[f])]        # a constant column has no split
@@ -89,8 +89,8 @@ def search_root(view: SubsetView, w: np.ndarray, whole: FeatureSplits, child_bou
 def _search_compiled(kernel_ctx: tuple, free_ctx: tuple, features: list[int],
                      whole: FeatureSplits, total: float, child_bound: float, incumbent: float,
                      ceiling: float, check: Callable[[], None] | None) -> RootSearch:
-    """:func:`search_root` by :func:`.root_kernel.root_search`, resumed after each check."""
-    from .root_kernel import RootState, root_search
+    """:func:`search_root` by :func:`.kernels.root_search`, resumed after each check."""
+    from .kernels import RootState, root_search
 
     m, p = kernel_ctx[1].shape[1], kernel_ctx[1].shape[0]
     state = RootState(m, incumbent)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...solvers.deadline import Deadline
+from .budget import BudgetSearch
 from .cart import cart_incumbent
 from .context import Context, Interrupted
 from .data import NumericData, SubsetView
@@ -28,9 +29,10 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
                   sample_weight: np.ndarray | None = None, leaf_penalty: float = 0.0,
                   max_depth: int = 2, rows: np.ndarray | None = None,
                   backend: str = "auto", deadline: Deadline | None = None,
-                  min_leaf: int = 1) -> NumericSubtree:
+                  min_leaf: int = 1, max_leaves: int | None = None) -> NumericSubtree:
     """Tree of depth ≤ ``max_depth`` maximizing weighted correct − penalty · leaves, every
-    leaf holding at least ``min_leaf`` of the selected rows (a leaf alone always qualifies).
+    leaf holding at least ``min_leaf`` of the selected rows (a leaf alone always qualifies),
+    with at most ``max_leaves`` leaves (None: any; :mod:`.budget`).
 
     ``X`` is a float matrix or a :class:`NumericData` (presorted once, reused across calls on
     different ``rows``); ``y`` holds classes ``0..n_classes-1``; ``sample_weight`` ≥ 0
@@ -51,6 +53,15 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 1:
         raise ValueError(f"min_leaf must be a positive integer, got {min_leaf!r}")
     min_leaf = int(min_leaf)
+    if max_leaves is not None:
+        if not isinstance(max_leaves, (int, np.integer)) or max_leaves < 1:
+            raise ValueError(f"max_leaves must be None or a positive integer, got "
+                             f"{max_leaves!r}")
+        max_depth = min(max_depth, int(max_leaves) - 1)  # B leaves: at most B − 1 deep
+        if max_leaves < 2 ** max_depth:
+            return _solve_budget(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
+                                 resolve_backend(backend), deadline, min_leaf,
+                                 int(max_leaves))
     if max_depth >= 3 and min_leaf > 1:
         return _solve_min_leaf(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
                                resolve_backend(backend), deadline, min_leaf)
@@ -197,6 +208,36 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     feature, threshold, label = to_heap(tree, max_depth)
     out = _finish((feature, threshold, label), sub.view, sub.ys, sub.ws, pen, value, eps,
                   ctx.evaluations)
+    out.optimal = optimal
+    out.upper_bound = max(out.score, bound)
+    return out
+
+
+def _solve_budget(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
+                  pen: float, max_depth: int, rows, backend: str, deadline: Deadline | None,
+                  min_leaf: int, max_leaves: int) -> NumericSubtree:
+    """:func:`solve_numeric` under a leaf budget with ``max_depth < max_leaves < 2**max_depth``:
+    the better of the leaf and CART grown to ``max_leaves`` leaves first, then
+    :class:`.budget.BudgetSearch`; stopped by ``deadline``, its best tree with the search's
+    upper bound."""
+    mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
+    eps = _tolerance(float(w[mask].sum()), pen)
+    ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline, min_leaf=min_leaf)
+    sub = ctx.subset(mask)
+    start = _better((sub.leaf_correct - pen, leaf_node(sub)),
+                    cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
+    search = BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1])
+    try:
+        value, tree = search.run()
+        optimal, bound = True, value
+    except Interrupted:
+        value, tree = search.best, search.tree
+        bound = search.open_bound()
+        optimal = bound <= value + eps
+    if tree.n_leaves > max_leaves:  # pragma: no cover - would be a solver bug
+        raise AssertionError(f"tree has {tree.n_leaves} leaves, budget {max_leaves}")
+    out = _finish(to_heap(tree, max(2, max_depth)), sub.view, sub.ys, sub.ws, pen, value,
+                  eps, ctx.evaluations)
     out.optimal = optimal
     out.upper_bound = max(out.score, bound)
     return out

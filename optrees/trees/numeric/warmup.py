@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import compiled
 
-KERNELS = {"kernels": ("child_objectives", "member_stumps"), "root_kernel": ("root_search",)}
+KERNELS = {"kernels": ("child_objectives", "member_stumps", "root_search")}
 """The compiled entry points called from Python, per module."""
 
 
