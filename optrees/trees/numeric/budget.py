@@ -6,9 +6,9 @@ budget between its children, ``V(L_c, d−1, k) + V(R_c, d−1, B−k)`` (STreeD
 recursion, here over numeric thresholds).  A budget of ``2^d`` or more constrains nothing; the
 unbudgeted searches of :mod:`.deep` and :mod:`.depth2` take it.
 
-Per root feature the split points are searched interval by interval from the best stump's
-threshold, as in :mod:`.deep`, with the same two bounds; both hold for every division ``k`` of
-the budget, so for the maximum over divisions too:
+Per root feature the split points are searched interval by interval from the middle, as in
+:mod:`.deep`, with the same two bounds; both hold for every division ``k`` of the budget, so
+for the maximum over divisions too:
 
 * subinterval: for ``a < c < b``, ``L_c ⊆ L_b`` and ``R_c ⊆ R_a``, and ``V(·, d, k)`` only grows
   with the row set (a tree of the smaller set, applied to the larger, has as many leaves and
@@ -110,7 +110,7 @@ class BudgetSearch:
                      if np.isfinite(whole.correct[f])]
         self.started = True
         while self.todo and sub.total - 2.0 * ctx.pen > self.best + eps:
-            self._search_feature(self.todo[0], int(whole.n_left[self.todo[0]]))
+            self._search_feature(self.todo[0])
             self.todo.pop(0)
         self.todo = []
         return self.best, self.tree
@@ -160,8 +160,9 @@ class BudgetSearch:
                        + (total - cw[b] - rv[b, k1] if b >= 0 else pen))
         return min(objective, total - loss) if self.similar else objective
 
-    def _search_feature(self, f: int, seed_left: int) -> None:
-        """Interval search over the split points of ``f``, improving the incumbent."""
+    def _search_feature(self, f: int) -> None:
+        """Interval search over the split points of ``f``, improving the incumbent; each
+        interval from its middle point, as in :mod:`.deep`."""
         ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
         points, cw = split_points(sub.view, sub.ws, f, ctx.min_leaf)
         ranks = sub.view.rank[f, sub.view.order[f]]
@@ -169,7 +170,6 @@ class BudgetSearch:
         lv = np.full((n, self.budget + 1), np.inf)   # bounds on the children per leaf count
         rv = np.full((n, self.budget + 1), np.inf)
         value = np.full(n, np.inf)                   # bound on each evaluated point's optimum
-        seed = int(np.searchsorted(points, seed_left))
         self.queue.clear()
         self.queue.append((0, n - 1, -1, -1, self._bound(-1, -1, cw, lv, rv)))
         while self.queue:
@@ -187,8 +187,7 @@ class BudgetSearch:
             if lo > hi:
                 self.current = -np.inf
                 continue
-            mid = seed if lo <= seed <= hi else (lo + hi) // 2
-            seed = -1
+            mid = (lo + hi) // 2
             ctx.check()
             self._evaluate(f, int(ranks[points[mid] - 1]), mid, a, b, cw, lv, rv)
             ctx.evaluations += 1

@@ -54,9 +54,6 @@ class Context:
     deadline: Deadline | None = None
     evaluations: int = 0
     min_leaf: int = 1             # rows every leaf keeps (1: no constraint)
-    # children of depth ≥ 3 are asked to beat ``floor − slack · weight of the node``: a
-    # child that fails then still proves a gap the similarity bound can use (see deep.py)
-    slack: float = 0.0
 
     def subset(self, mask: np.ndarray) -> Subset:
         """The :class:`Subset` of the rows where the global boolean ``mask`` is true."""
