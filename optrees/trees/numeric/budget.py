@@ -189,7 +189,8 @@ class BudgetSearch:
                 continue
             mid = (lo + hi) // 2
             ctx.check()
-            self._evaluate(f, int(ranks[points[mid] - 1]), mid, a, b, cw, lv, rv)
+            half = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+            self._evaluate(f, int(ranks[points[mid] - 1]), mid, a, b, cw, lv, rv, half)
             ctx.evaluations += 1
             value[mid] = max(lv[mid, k0] + rv[mid, k1] for k0, k1 in self.divisions)
             self.current = -np.inf
@@ -200,9 +201,10 @@ class BudgetSearch:
                         self.queue.append((lo2, hi2, a2, b2, bound))
 
     def _evaluate(self, f: int, r: int, mid: int, a: int, b: int, cw: np.ndarray,
-                  lv: np.ndarray, rv: np.ndarray) -> None:
+                  lv: np.ndarray, rv: np.ndarray, half: float) -> None:
         """Children of the split ``rank[f] <= r`` for every division of the budget: their
-        bounds into ``lv[mid]``/``rv[mid]``, and the split as incumbent when it beats it."""
+        bounds into ``lv[mid]``/``rv[mid]``, and the split as incumbent when it beats it;
+        ``half``: the weight between this point and the far end of its interval."""
         ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
         pen, total = ctx.pen, sub.total
         # what the neighbours allow each child per leaf count (subinterval, similarity)
@@ -220,20 +222,29 @@ class BudgetSearch:
         k0s, k1s = [k0 for k0, _ in self.divisions], [k1 for _, k1 in self.divisions]
         children.solve(0, max(k0s), self.best - r_ub[k1s].max(), l_ub[max(k0s)])
         children.solve(1, max(k1s), self.best - l_ub[k0s].max(), r_ub[max(k1s)])
-        for k0, k1 in self.divisions:
-            lval, ltree = children.solve(0, k0, self.best - r_ub[k1], l_ub[k0])
-            lv[mid, k0] = min(lv[mid, k0], lval)
-            if ltree is None:              # the left child cannot make up the gap
-                rv[mid, k1] = min(rv[mid, k1], r_ub[k1], children.bound(1, k1))
-                continue
-            rval, rtree = children.solve(1, k1, self.best - lval, r_ub[k1])
-            rv[mid, k1] = min(rv[mid, k1], rval)
-            if rtree is not None and lval + rval > self.best + eps:
+        # per division ConTree's order of :meth:`.deep.NodeSearch._evaluate`: the heavier
+        # child first, the lighter one with the slack ``half`` (one failure closes the
+        # interval when every division fails)
+        first = 0 if cw[mid] >= total - cw[mid] else 1
+        second = 1 - first
+        ubs, stored = (l_ub, r_ub), (lv, rv)
+        for division in self.divisions:
+            k1, k2 = division[first], division[second]
+            v1, t1 = children.solve(first, k1, self.best - ubs[second][k2], ubs[first][k1])
+            floor2 = self.best - v1 - half
+            if t1 is None and floor2 >= ubs[second][k2] - eps:
+                v2, t2 = min(ubs[second][k2], children.bound(second, k2)), None
+            else:
+                v2, t2 = children.solve(second, k2, floor2, ubs[second][k2])
+            stored[first][mid, k1] = min(stored[first][mid, k1], v1)
+            stored[second][mid, k2] = min(stored[second][mid, k2], v2)
+            if t1 is not None and t2 is not None and v1 + v2 > self.best + eps:
                 x = sub.view.X[:, f]
                 below = sub.view.rank[f] <= r
                 thr = float(midpoint(x[below].max(), x[~below].min()))
-                self.best = lval + rval
-                self.tree = Node(sub.majority, f, thr, ltree, rtree)
+                left, right = (t1, t2) if first == 0 else (t2, t1)
+                self.best = v1 + v2
+                self.tree = Node(sub.majority, f, thr, left, right)
 
 
 class _Children:
