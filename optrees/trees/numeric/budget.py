@@ -34,7 +34,7 @@ from .deep import solve_subtree
 from .depth1 import FeatureSplits, best_child, midpoint
 from .depth2 import leaf_node, stump_node
 from .evaluate import StumpFinder, make_evaluator
-from .search import search_root, split_points
+from .search import search_root, similar_interval, split_points
 from .tree import Node
 
 __all__ = ["BudgetSearch", "solve_budget"]
@@ -75,9 +75,9 @@ class BudgetSearch:
                  incumbent: Node | None = None) -> None:
         self.ctx, self.sub, self.depth, self.budget = ctx, sub, depth, budget
         self.best, self.tree = floor, incumbent     # ``incumbent`` scores ``floor`` if given
-        half = 2 ** (depth - 1)                     # most leaves a child can have
-        self.divisions = [(k, budget - k) for k in range(max(1, budget - half),
-                                                          min(half, budget - 1) + 1)]
+        most = 2 ** (depth - 1)                     # most leaves a child can have
+        self.divisions = [(k, budget - k) for k in range(max(1, budget - most),
+                                                          min(most, budget - 1) + 1)]
         self.similar = ctx.min_leaf <= 1            # similarity and loss bounds allowed
         self.todo: list[int] = []
         self.queue: deque = deque()
@@ -178,12 +178,8 @@ class BudgetSearch:
                 continue
             self.current = ub
             if self.similar:
-                if a >= 0:
-                    gap = self.best - value[a]
-                    lo = max(lo, int(np.searchsorted(cw, cw[a] + gap + eps, side="right")))
-                if b >= 0:
-                    gap = self.best - value[b]
-                    hi = min(hi, int(np.searchsorted(cw, cw[b] - gap - eps, side="left")) - 1)
+                lo, hi = similar_interval(cw, lo, hi, a, b, self.best - value[a],
+                                          self.best - value[b], eps)
             if lo > hi:
                 self.current = -np.inf
                 continue

@@ -44,7 +44,7 @@ from .context import Context, Subset
 from .depth1 import midpoint
 from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder
-from .search import split_points
+from .search import similar_interval, split_points
 from .tree import Node, refit
 
 __all__ = ["NodeSearch", "solve_subtree"]
@@ -166,12 +166,9 @@ class NodeSearch:
                 continue
             self.current = ub
             # similarity bounds from the evaluated neighbours shrink the interval
-            if a >= 0:
-                gap = self.best - (free[0][a] + free[1][a])
-                lo = max(lo, int(np.searchsorted(cw, cw[a] + gap + eps, side="right")))
-            if b >= 0:
-                gap = self.best - (free[0][b] + free[1][b])
-                hi = min(hi, int(np.searchsorted(cw, cw[b] - gap - eps, side="left")) - 1)
+            lo, hi = similar_interval(
+                cw, lo, hi, a, b, self.best - (free[0][a] + free[1][a]) if a >= 0 else 0.0,
+                self.best - (free[0][b] + free[1][b]) if b >= 0 else 0.0, eps)
             if lo > hi:
                 self.current = -np.inf
                 continue

@@ -37,7 +37,7 @@ from .data import SubsetView
 from .depth1 import FeatureSplits
 from .evaluate import Evaluator
 
-__all__ = ["RootSearch", "search_root", "split_points"]
+__all__ = ["RootSearch", "search_root", "similar_interval", "split_points"]
 
 
 @dataclass
@@ -103,6 +103,18 @@ def _search_compiled(kernel_ctx: tuple, free_ctx: tuple, features: list[int],
         if root_search(kernel_ctx, free_ctx, feats, seeds, total, child_bound, ceiling,
                        state.arrays, batch):
             return RootSearch(state.objective, state.feature, state.rank, state.evaluations)
+
+
+def similar_interval(cw: np.ndarray, lo: int, hi: int, a: int, b: int, gap_a: float,
+                     gap_b: float, eps: float) -> tuple[int, int]:
+    """The split points of ``lo..hi`` the similarity bound keeps: more than ``gap_a`` weight
+    right of evaluated point ``a`` and more than ``gap_b`` left of ``b`` (``-1``: none);
+    ``gap``: the incumbent less the point's value (bound), ``cw``: weight left of each point."""
+    if a >= 0:
+        lo = max(lo, int(np.searchsorted(cw, cw[a] + gap_a + eps, side="right")))
+    if b >= 0:
+        hi = min(hi, int(np.searchsorted(cw, cw[b] - gap_b - eps, side="left")) - 1)
+    return lo, hi
 
 
 def split_points(view: SubsetView, w: np.ndarray, f: int,

@@ -197,14 +197,8 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
         value, tree, optimal, bound = _depth2_until(ctx, sub, start)
     else:
         start = _better(start, cart_incumbent(ctx, sub, max_depth))
-        search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling)
-        try:
-            value, tree = search.run()
-            optimal, bound = True, value
-        except Interrupted:
-            value, tree = search.best, search.tree
-            bound = search.open_bound()
-            optimal = bound <= value + eps
+        value, tree, optimal, bound = _run(
+            NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling), eps)
     feature, threshold, label = to_heap(tree, max_depth)
     out = _finish((feature, threshold, label), sub.view, sub.ys, sub.ws, pen, value, eps,
                   ctx.evaluations)
@@ -226,14 +220,8 @@ def _solve_budget(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: in
     sub = ctx.subset(mask)
     start = _better((sub.leaf_correct - pen, leaf_node(sub)),
                     cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
-    search = BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1])
-    try:
-        value, tree = search.run()
-        optimal, bound = True, value
-    except Interrupted:
-        value, tree = search.best, search.tree
-        bound = search.open_bound()
-        optimal = bound <= value + eps
+    value, tree, optimal, bound = _run(
+        BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1]), eps)
     if tree.n_leaves > max_leaves:  # pragma: no cover - would be a solver bug
         raise AssertionError(f"tree has {tree.n_leaves} leaves, budget {max_leaves}")
     out = _finish(to_heap(tree, max(2, max_depth)), sub.view, sub.ys, sub.ws, pen, value,
@@ -241,6 +229,17 @@ def _solve_budget(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: in
     out.optimal = optimal
     out.upper_bound = max(out.score, bound)
     return out
+
+
+def _run(search: NodeSearch | BudgetSearch, eps: float) -> tuple[float, Node, bool, float]:
+    """``(value, tree, optimal, bound)`` of a search run to the end or to its deadline (then
+    its best tree, proved when its open bound allows)."""
+    try:
+        value, tree = search.run()
+        return value, tree, True, value
+    except Interrupted:
+        bound = search.open_bound()
+        return search.best, search.tree, bound <= search.best + eps, bound
 
 
 FREE_SHARE = 0.5
