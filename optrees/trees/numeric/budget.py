@@ -31,8 +31,8 @@ import numpy as np
 
 from .context import Context, Subset
 from .deep import solve_subtree
-from .depth1 import FeatureSplits, best_child, midpoint
-from .depth2 import leaf_node, stump_node
+from .depth1 import FeatureSplits, best_child, split_threshold
+from .depth2 import leaf_node, root_split_tree, stump_node
 from .evaluate import StumpFinder, make_evaluator
 from .search import search_root, similar_interval, split_points
 from .tree import Node
@@ -45,11 +45,8 @@ def solve_budget(ctx: Context, sub: Subset, depth: int, budget: int,
     """``(max(floor, v), tree)`` for the optimal objective ``v`` of a tree of depth ≤ ``depth``
     with at most ``budget`` leaves on the subset; ``tree`` is given when ``v > floor``."""
     depth = min(depth, budget - 1)        # a tree of B leaves is at most B − 1 deep
-    if budget >= 2 ** depth:
+    if budget >= 2 ** depth or sub.view.n < 2:   # (budget 1 gives depth 0: a leaf)
         return _unbudgeted(ctx, sub, depth, floor)
-    leaf = sub.leaf_correct - ctx.pen
-    if budget <= 1 or depth == 0 or sub.view.n < 2:
-        return (leaf, leaf_node(sub)) if leaf > floor + ctx.eps else (floor, None)
     return BudgetSearch(ctx, sub, depth, budget, floor).run()
 
 
@@ -130,21 +127,8 @@ class BudgetSearch:
             ctx.evaluations += found.evaluations
             if found.feature >= 0:
                 self.best = found.objective
-                self.tree = self._split_tree(found.feature, found.rank, leaf_side)
-
-    def _split_tree(self, f: int, r: int, leaf_side: int) -> Node:
-        """The root split ``rank[f] <= r`` with child ``leaf_side`` a leaf and the other its
-        optimal depth-≤1 tree."""
-        sub, pen = self.sub, self.ctx.pen
-        left = sub.view.rank[f] <= r
-        children = []
-        for side, member in enumerate((left, ~left)):
-            majority = int(sub.cw[member].sum(axis=0).argmax())
-            children.append(Node(majority) if side == leaf_side else
-                            stump_node(best_child(self.finder(member), pen), majority))
-        x = sub.view.X[:, f]
-        thr = float(midpoint(x[left].max(), x[~left].min()))
-        return Node(sub.majority, f, thr, children[0], children[1])
+                self.tree = root_split_tree(ctx, sub, self.finder, found.feature, found.rank,
+                                            leaf_side)
 
     def _bound(self, a: int, b: int, cw: np.ndarray, lv: np.ndarray, rv: np.ndarray) -> float:
         """Subinterval bound on the split points strictly between evaluated ``a`` and ``b``
@@ -235,9 +219,7 @@ class BudgetSearch:
             stored[first][mid, k1] = min(stored[first][mid, k1], v1)
             stored[second][mid, k2] = min(stored[second][mid, k2], v2)
             if t1 is not None and t2 is not None and v1 + v2 > self.best + eps:
-                x = sub.view.X[:, f]
-                below = sub.view.rank[f] <= r
-                thr = float(midpoint(x[below].max(), x[~below].min()))
+                thr = split_threshold(sub.view.X[:, f], sub.view.rank[f] <= r)
                 left, right = (t1, t2) if first == 0 else (t2, t1)
                 self.best = v1 + v2
                 self.tree = Node(sub.majority, f, thr, left, right)

@@ -41,7 +41,7 @@ from dataclasses import replace
 import numpy as np
 
 from .context import Context, Subset
-from .depth1 import midpoint
+from .depth1 import split_threshold
 from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder
 from .search import similar_interval, split_points
@@ -274,9 +274,7 @@ class NodeSearch:
 
     def _split_node(self, f: int, r: int, left: Node, right: Node) -> Node:
         """The node splitting this subset at ``rank[f] <= r`` into ``left`` and ``right``."""
-        x = self.sub.view.X[:, f]
-        below = self.sub.view.rank[f] <= r
-        thr = float(midpoint(x[below].max(), x[~below].min()))
+        thr = split_threshold(self.sub.view.X[:, f], self.sub.view.rank[f] <= r)
         return Node(self.sub.majority, f, thr, left, right)
 
     def _free(self, child: Subset, value: float) -> float:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .data import SubsetView
 
-__all__ = ["ChildTree", "FeatureSplits", "best_child", "best_splits"]
+__all__ = ["ChildTree", "FeatureSplits", "best_child", "best_splits", "split_threshold"]
 
 # cap (in float64 entries) on one block of prefix sums: p_block · m · K
 _BLOCK_ENTRIES = 1 << 22
@@ -105,6 +105,11 @@ def midpoint(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """
     mid = lo + (hi - lo) / 2.0
     return np.where(mid < hi, mid, lo)
+
+
+def split_threshold(x: np.ndarray, left: np.ndarray) -> float:
+    """Threshold of the split sending the rows with ``left`` true (values ``x``) left."""
+    return float(midpoint(x[left].max(), x[~left].min()))
 
 
 def best_child(splits: FeatureSplits, leaf_penalty: float) -> ChildTree:

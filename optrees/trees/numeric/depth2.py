@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from .context import Context, Subset
-from .depth1 import ChildTree, FeatureSplits, best_child, midpoint
+from .depth1 import ChildTree, FeatureSplits, best_child, split_threshold
 from .evaluate import StumpFinder, make_evaluator
 from .search import search_root
 from .tree import Node
 
-__all__ = ["leaf_node", "solve_depth2", "stump_node"]
+__all__ = ["leaf_node", "root_split_tree", "solve_depth2", "stump_node"]
 
 
 def leaf_node(sub: Subset) -> Node:
@@ -72,17 +72,18 @@ def solve_depth2(ctx: Context, sub: Subset, floor: float,
     ctx.evaluations += found.evaluations
     if found.feature < 0:
         return best_val, best_tree
-    return found.objective, _root_split_tree(ctx, sub, finder, found.feature, found.rank)
+    return found.objective, root_split_tree(ctx, sub, finder, found.feature, found.rank)
 
 
-def _root_split_tree(ctx: Context, sub: Subset, finder: StumpFinder, f: int, r: int) -> Node:
-    """The depth-2 tree splitting the subset at ``rank[f] <= r`` with optimal stump children."""
-    view = sub.view
-    left = view.rank[f] <= r
-    x = view.X[:, f]
+def root_split_tree(ctx: Context, sub: Subset, finder: StumpFinder, f: int, r: int,
+                    leaf_side: int = -1) -> Node:
+    """The depth-2 tree splitting the subset at ``rank[f] <= r`` with optimal depth-≤1
+    children (child ``leaf_side``, 0 or 1, a leaf; -1 none)."""
+    left = sub.view.rank[f] <= r
     children = []
-    for member in (left, ~left):
-        child = best_child(finder(member), ctx.pen)
-        children.append(stump_node(child, int(sub.cw[member].sum(axis=0).argmax())))
-    thr = float(midpoint(x[left].max(), x[~left].min()))
-    return Node(sub.majority, f, thr, children[0], children[1])
+    for side, member in enumerate((left, ~left)):
+        majority = int(sub.cw[member].sum(axis=0).argmax())
+        children.append(Node(majority) if side == leaf_side else
+                        stump_node(best_child(finder(member), ctx.pen), majority))
+    return Node(sub.majority, f, split_threshold(sub.view.X[:, f], left), children[0],
+                children[1])

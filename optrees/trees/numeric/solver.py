@@ -15,7 +15,7 @@ from .cart import cart_incumbent
 from .context import Context, Interrupted
 from .data import NumericData, SubsetView
 from .deep import NodeSearch
-from .depth1 import ChildTree, best_child, class_weights, midpoint
+from .depth1 import ChildTree, best_child, class_weights, split_threshold
 from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder, make_evaluator, resolve_backend
 from .result import NumericSubtree
@@ -59,9 +59,9 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
                              f"{max_leaves!r}")
         max_depth = min(max_depth, int(max_leaves) - 1)  # B leaves: at most B − 1 deep
         if max_leaves < 2 ** max_depth:
-            return _solve_budget(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
-                                 resolve_backend(backend), deadline, min_leaf,
-                                 int(max_leaves))
+            return _solve_deep(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
+                               resolve_backend(backend), deadline, min_leaf,
+                               max_leaves=int(max_leaves))
     if max_depth >= 3 and min_leaf > 1:
         return _solve_min_leaf(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
                                resolve_backend(backend), deadline, min_leaf)
@@ -138,8 +138,7 @@ def _assemble(view: SubsetView, cw: np.ndarray, pen: float, shallow: ChildTree,
         label[0] = int(cw.sum(axis=0).argmax()) if shallow.feature >= 0 else label[0]
         return feature, threshold, label
     left = view.rank[f] <= r
-    x = view.X[:, f]
-    feature[0], threshold[0] = f, midpoint(x[left].max(), x[~left].min())
+    feature[0], threshold[0] = f, split_threshold(view.X[:, f], left)
     label[0] = int(cw.sum(axis=0).argmax())
     for node, member in ((2, left), (3, ~left)):
         child = best_child(finder(member), pen)
@@ -183,49 +182,31 @@ def _finish(tree, view: SubsetView, ys: np.ndarray, ws: np.ndarray, pen: float,
 
 def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int, pen: float,
                 max_depth: int, rows, backend: str, deadline: Deadline | None,
-                min_leaf: int, ceiling: float = np.inf) -> NumericSubtree:
+                min_leaf: int, ceiling: float = np.inf,
+                max_leaves: int | None = None) -> NumericSubtree:
     """:func:`solve_numeric` for ``max_depth`` ≥ 3 (or 2 with a deadline): CART, then
     :class:`.deep.NodeSearch` (depth 2: :func:`.depth2.solve_depth2`); ``ceiling``: a known
-    upper bound on the optimum (the search stops at a tree that reaches it)."""
-    mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
-    ws_all = w[mask]
-    eps = _tolerance(float(ws_all.sum()), pen)
-    ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline, min_leaf=min_leaf)
-    sub = ctx.subset(mask)
-    start: tuple[float, Node] = (sub.leaf_correct - pen, leaf_node(sub))
-    if max_depth == 2:
-        value, tree, optimal, bound = _depth2_until(ctx, sub, start)
-    else:
-        start = _better(start, cart_incumbent(ctx, sub, max_depth))
-        value, tree, optimal, bound = _run(
-            NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling), eps)
-    feature, threshold, label = to_heap(tree, max_depth)
-    out = _finish((feature, threshold, label), sub.view, sub.ys, sub.ws, pen, value, eps,
-                  ctx.evaluations)
-    out.optimal = optimal
-    out.upper_bound = max(out.score, bound)
-    return out
-
-
-def _solve_budget(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
-                  pen: float, max_depth: int, rows, backend: str, deadline: Deadline | None,
-                  min_leaf: int, max_leaves: int) -> NumericSubtree:
-    """:func:`solve_numeric` under a leaf budget with ``max_depth < max_leaves < 2**max_depth``:
-    the better of the leaf and CART grown to ``max_leaves`` leaves first, then
-    :class:`.budget.BudgetSearch`; stopped by ``deadline``, its best tree with the search's
-    upper bound."""
+    upper bound on the optimum (the search stops at a tree that reaches it).  Under a leaf
+    budget (``max_depth < max_leaves < 2**max_depth``) CART is grown to ``max_leaves``
+    leaves and :class:`.budget.BudgetSearch` searches."""
     mask = np.ones(data.shape[0], dtype=bool) if rows is None else _mask_of(data, rows)
     eps = _tolerance(float(w[mask].sum()), pen)
     ctx = Context(data, y, w, n_classes, pen, eps, backend, deadline, min_leaf=min_leaf)
     sub = ctx.subset(mask)
-    start = _better((sub.leaf_correct - pen, leaf_node(sub)),
-                    cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
-    value, tree, optimal, bound = _run(
-        BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1]), eps)
-    if tree.n_leaves > max_leaves:  # pragma: no cover - would be a solver bug
+    start: tuple[float, Node] = (sub.leaf_correct - pen, leaf_node(sub))
+    if max_depth == 2 and max_leaves is None:
+        value, tree, optimal, bound = _depth2_until(ctx, sub, start)
+    else:
+        start = _better(start, cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
+        search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling) \
+            if max_leaves is None else \
+            BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1])
+        value, tree, optimal, bound = _run(search, eps)
+    if max_leaves is not None and tree.n_leaves > max_leaves:  # pragma: no cover - a bug
         raise AssertionError(f"tree has {tree.n_leaves} leaves, budget {max_leaves}")
-    out = _finish(to_heap(tree, max(2, max_depth)), sub.view, sub.ys, sub.ws, pen, value,
-                  eps, ctx.evaluations)
+    feature, threshold, label = to_heap(tree, max_depth)
+    out = _finish((feature, threshold, label), sub.view, sub.ys, sub.ws, pen, value, eps,
+                  ctx.evaluations)
     out.optimal = optimal
     out.upper_bound = max(out.score, bound)
     return out
