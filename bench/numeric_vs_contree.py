@@ -8,6 +8,8 @@ seconds.  A ConTree fit that returns before its limit proved optimality; ours re
 flag.  Columns: training accuracy of ConTree, ours and CART (sklearn, same depth), proved?,
 wall times (ours from the raw matrix, presorting and CART included) and ours / ConTree.
 Numeric columns only; breast-cancer is sklearn's (569 x 30).
+``--max-leaves 4 5``: ours under each leaf budget against CART grown to that many leaves
+(``max_leaf_nodes``); ConTree has no leaf budget and is not run.
 """
 
 from __future__ import annotations
@@ -35,20 +37,24 @@ def run_contree(X: np.ndarray, y: np.ndarray, depth: int, limit: float):
     return float((model.predict(X) == y).mean()), elapsed < limit - 0.5, elapsed
 
 
-def run_ours(X: np.ndarray, y: np.ndarray, depth: int, limit: float, backend: str):
+def run_ours(X: np.ndarray, y: np.ndarray, depth: int, limit: float, backend: str,
+             max_leaves: int | None = None):
     """Our training accuracy, optimality flag, wall time and upper bound on accuracy."""
     t0 = time.perf_counter()
-    res = solve_numeric(X, y, max_depth=depth, backend=backend, deadline=Deadline(limit))
+    res = solve_numeric(X, y, max_depth=depth, backend=backend, deadline=Deadline(limit),
+                        max_leaves=max_leaves)
     elapsed = time.perf_counter() - t0
     return (float((res.predict(X) == y).mean()), res.optimal, elapsed,
             res.upper_bound / len(y))
 
 
-def cart_accuracy(X: np.ndarray, y: np.ndarray, depth: int) -> float:
-    """Training accuracy of sklearn's CART of the same depth."""
+def cart_accuracy(X: np.ndarray, y: np.ndarray, depth: int,
+                  max_leaves: int | None = None) -> float:
+    """Training accuracy of sklearn's CART of the same depth (and leaf budget)."""
     from sklearn.tree import DecisionTreeClassifier
 
-    return float(DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y).score(X, y))
+    cart = DecisionTreeClassifier(max_depth=depth, max_leaf_nodes=max_leaves, random_state=0)
+    return float(cart.fit(X, y).score(X, y))
 
 
 def main() -> None:
@@ -59,6 +65,8 @@ def main() -> None:
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
     ap.add_argument("--backend", default="auto")
     ap.add_argument("--no-contree", action="store_true", help="run optrees only")
+    ap.add_argument("--max-leaves", type=int, nargs="+", default=None,
+                    help="leaf budgets (ours and CART only)")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
@@ -76,22 +84,29 @@ def main() -> None:
         X, y = data
         shape = f"{X.shape[0]} x {X.shape[1]}"
         for depth in args.depths:
-            if args.no_contree:
-                acc_c, proved_c, t_c = float("nan"), False, float("nan")
-            else:
-                acc_c, proved_c, t_c = run_contree(X, y, depth, args.time_limit)
-            acc_o, proved_o, t_o, ub_o = run_ours(X, y, depth, args.time_limit, args.backend)
-            acc_cart = cart_accuracy(X, y, depth)
-            flag = ""
-            if proved_c and proved_o and abs(acc_c - acc_o) > 1e-12:
-                flag = "  MISMATCH"
-            elif acc_o < acc_cart - 1e-12:
-                flag = "  BELOW CART"
-            print(f"{name:<15} {shape:>12} {y.max() + 1:3d} {depth:2d} {acc_c:7.4f} {acc_o:8.4f} "
-                  f"{acc_cart:8.4f} {ub_o:7.4f} {'yes' if proved_c else 'no':>5} "
-                  f"{'yes' if proved_o else 'no':>6} {t_c:7.2f} {t_o:7.2f} {t_o / t_c:6.2f}"
-                  f"{flag}", flush=True)
+            for leaves in args.max_leaves or [None]:
+                row(name, shape, X, y, depth, leaves, args)
 
+
+def row(name: str, shape: str, X: np.ndarray, y: np.ndarray, depth: int,
+        leaves: int | None, args: argparse.Namespace) -> None:
+    """Fit and print one data set, depth and leaf budget (None: any)."""
+    if args.no_contree or leaves is not None:
+        acc_c, proved_c, t_c = float("nan"), False, float("nan")
+    else:
+        acc_c, proved_c, t_c = run_contree(X, y, depth, args.time_limit)
+    acc_o, proved_o, t_o, ub_o = run_ours(X, y, depth, args.time_limit, args.backend, leaves)
+    acc_cart = cart_accuracy(X, y, depth, leaves)
+    flag = ""
+    if proved_c and proved_o and abs(acc_c - acc_o) > 1e-12:
+        flag = "  MISMATCH"
+    elif acc_o < acc_cart - 1e-12:
+        flag = "  BELOW CART"
+    label = f"{name}" if leaves is None else f"{name} L{leaves}"
+    print(f"{label:<15} {shape:>12} {y.max() + 1:3d} {depth:2d} {acc_c:7.4f} {acc_o:8.4f} "
+          f"{acc_cart:8.4f} {ub_o:7.4f} {'yes' if proved_c else 'no':>5} "
+          f"{'yes' if proved_o else 'no':>6} {t_c:7.2f} {t_o:7.2f} {t_o / t_c:6.2f}"
+          f"{flag}", flush=True)
 
 if __name__ == "__main__":
     main()
