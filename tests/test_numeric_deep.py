@@ -299,3 +299,47 @@ def test_depth3_degenerate_inputs():
     res = solve_numeric(X, y, rows=np.zeros(5, dtype=bool), leaf_penalty=1.0, max_depth=3)
     assert res.n_leaves == 1 and res.score == -1.0 and res.correct.size == 0
     assert len(res.feature) == 7 and len(res.label) == 15
+
+
+class _StopAfter(Deadline):
+    """A deadline that expires after ``checks`` calls of :meth:`expired`: a stop at a known
+    point of the search, the same on every run."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.left = checks
+
+    def expired(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_stopped_bound_holds_and_falls(depth):
+    """Stopped at a growing number of deadline checks, the search reports a bound that is
+    never below the optimum and never rises; at depth 3 it falls below the trivial bound
+    (every row correct with two leaves) before the search ends, as the root takes its
+    intervals best first (feature by feature it stays trivial at the same stops)."""
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(120, 4)), 1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=120) > 0).astype(int)
+    pen = 0.5
+    exact = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen)
+    assert exact.optimal
+    bounds, open_bounds = [], []
+    for checks in (2, 8, 32, 128, 512, 2048, 8192):
+        res = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen,
+                            deadline=_StopAfter(checks))
+        check_tree(res, X, y, np.ones(len(y)), pen)
+        assert res.score <= exact.score + 1e-9 <= res.upper_bound + 2e-9
+        bounds.append(res.upper_bound)
+        if res.optimal:
+            assert res.score == pytest.approx(exact.score)
+        else:
+            open_bounds.append(res.upper_bound)
+    assert all(b2 <= b1 + 1e-9 for b1, b2 in zip(bounds, bounds[1:], strict=False))
+    assert bounds[-1] == pytest.approx(exact.score)
+    if depth == 3:
+        assert min(open_bounds) < len(y) - 2 * pen - 1.0

@@ -198,7 +198,8 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
         value, tree, optimal, bound = _depth2_until(ctx, sub, start)
     else:
         start = _better(start, cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
-        search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling) \
+        search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling,
+                            best_first=True) \
             if max_leaves is None else \
             BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1])
         value, tree, optimal, bound = _run(search, eps)
