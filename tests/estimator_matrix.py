@@ -63,11 +63,20 @@ _MIP_CHECK = dict(depth=1, time_limit=30)
 _SPARSE_WEIGHTS = {
     "check_sample_weight_equivalence_on_sparse_data":
         "sparse X is refused with a clear error; scikit-learn 1.6 runs the check regardless"}
+# class weights {0: 1000, others: 1e-4} are honoured exactly: with no split penalty the
+# optimum spends its spare leaves on pure minority leaves, which also catch class-0 test
+# points (BendOCT's default leaf penalty of 0.01 keeps them merged; with lam = 0.001 FlowOCT
+# and OCT pass: test_sklearn_compat.py).  Binarizing with CART's cuts (binarizer="auto")
+# gives the depth-1 MIPs the cut that isolates such a leaf.
+_EXACT_WEIGHTS = {
+    "check_class_weight_classifiers":
+        "the exact weighted optimum (lam = 0) isolates pure minority leaves; the check needs "
+        "min_weight_fraction_leaf, which the tree MIPs do not have"}
 _DEPTH_ONE_FAILS = {
     "check_classifiers_train":
         "a depth-1 tree has two leaves: it cannot separate the check's three classes to the "
         "83 % accuracy the check asks for",
-    **_SPARSE_WEIGHTS}
+    **_EXACT_WEIGHTS, **_SPARSE_WEIGHTS}
 
 SPECS: list[Spec] = [
     Spec(FlowOCTClassifier, _MIP_CHECK, exact=dict(depth=1, time_limit=60),
@@ -76,14 +85,7 @@ SPECS: list[Spec] = [
     # at depth 8 in 20 s (the split-bound cuts alone prove depth 3 in 0.3 s)
     Spec(BendersOCTClassifier, _TREE_FAST, exact=dict(depth=2, time_limit=60),
          hard=dict(depth=8, lam=0.0, time_limit=3.0),
-         # class weights {0: 1000, others: 1e-4} are honoured exactly: with no split penalty
-         # the optimum spends its spare leaves on pure minority leaves, which also catch
-         # class-0 test points (BendOCT's default leaf penalty of 0.01 keeps them merged)
-         expected_failed_checks={
-             "check_class_weight_classifiers":
-                 "the exact weighted optimum (lam = 0) isolates pure minority leaves; the "
-                 "check needs min_weight_fraction_leaf, which the tree MIPs do not have",
-             **_SPARSE_WEIGHTS}),
+         expected_failed_checks={**_EXACT_WEIGHTS, **_SPARSE_WEIGHTS}),
     Spec(BendOCTClassifier, _TREE_FAST, exact=dict(depth=2, time_limit=60),
          hard=dict(depth=8, lam=0.0, time_limit=3.0), expected_failed_checks=_SPARSE_WEIGHTS),
     Spec(RUGClassifier, dict(max_depth=2, max_rmp_calls=5, time_limit=5), backend="highs",

@@ -301,3 +301,68 @@ def test_1m_rows() -> None:
     X = Binarizer().fit_transform(df)
     assert X.shape == (1_000_000, 40)
     np.testing.assert_allclose(X.mean(axis=0), np.tile([0.8, 0.6, 0.4, 0.2], 10), atol=1e-3)
+
+
+def test_extra_cuts_join_the_quantile_cuts() -> None:
+    """Extra cuts are added to a numeric column's quantile cuts (sorted, distinct); those at
+    or below the minimum or above the maximum add nothing; other columns keep theirs."""
+    df = pd.DataFrame({"x": np.arange(100.0), "z": np.arange(100.0) % 7})
+    plain = Binarizer(n_bins=4).fit(df)
+    b = Binarizer(n_bins=4, extra_cuts={"x": [7.5, -3.0, 0.0, 1000.0, 50.0, 99.0]}).fit(df)
+    expect = np.unique(np.r_[plain.thresholds_["x"], 7.5, 50.0, 99.0])
+    np.testing.assert_array_equal(b.thresholds_["x"], expect)
+    np.testing.assert_array_equal(b.thresholds_["z"], plain.thresholds_["z"])
+    Xb = b.transform(df)
+    names = [lit.name for lit in b.literals_]
+    np.testing.assert_array_equal(Xb[:, names.index("x >= 7.5")], df["x"] >= 7.5)
+    assert clone(b).get_params()["extra_cuts"] == {"x": [7.5, -3.0, 0.0, 1000.0, 50.0, 99.0]}
+    # a column named by a number is found by that number too
+    numbered = Binarizer(n_bins=4, extra_cuts={0: [7.5]}).fit(pd.DataFrame(df.to_numpy()))
+    assert 7.5 in numbered.thresholds_["0"]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"nope": [1.0]}, "not numeric columns of X: \\['nope'\\]"),
+    ({"color": [1.0]}, "not numeric columns of X: \\['color'\\]"),
+    ({"x": ["a"]}, "extra_cuts\\['x'\\] must hold numbers"),
+    ({"x": [np.nan]}, "extra_cuts\\['x'\\] must hold finite numbers"),
+    ([1.0], "extra_cuts"),
+])
+def test_extra_cuts_bad_input(extra, message) -> None:
+    """A cut for a column that is missing or categorical, or one that is not a finite
+    number, is one clear error."""
+    df = pd.DataFrame({"x": np.arange(10.0), "color": list("abcabcabca")})
+    with pytest.raises(OptreesInputError, match=message):
+        Binarizer(extra_cuts=extra).fit(df)
+
+
+def test_cart_cuts_express_carts_tree() -> None:
+    """Every split of CART (raw numeric columns, a categorical one one-hot) has a cut of
+    :func:`cart_cuts` that sends the same rows right: 0/1 columns holding them express
+    CART's tree."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from optrees.encoding.bins import cart_cuts
+
+    rng = np.random.default_rng(0)
+    n = 300
+    df = pd.DataFrame({"a": np.round(rng.normal(size=n), 2), "b": rng.exponential(size=n),
+                       "c": rng.choice(["u", "v", "w"], size=n),
+                       "d": rng.integers(0, 5, size=n)})
+    y = ((df["a"] > 0.3) ^ (df["c"] == "v") ^ (df["b"] > 1.1)).to_numpy().astype(int)
+    w = rng.integers(1, 4, size=n).astype(float)
+    cuts = cart_cuts(df, y, 4, w, min_samples_leaf=3)
+    X = pd.concat([df[["a", "b", "d"]], pd.get_dummies(df[["c"]].astype(str))], axis=1)
+    tree = DecisionTreeClassifier(max_depth=4, random_state=0, min_samples_leaf=3).fit(
+        X.to_numpy(dtype=np.float32), y, sample_weight=w).tree_
+    numeric_splits = 0
+    for node in np.flatnonzero(tree.children_left >= 0):
+        j = tree.feature[node]
+        if j >= 3:                                   # a one-hot column: already exact
+            continue
+        numeric_splits += 1
+        column = ["a", "b", "d"][j]
+        right = df[column].to_numpy(dtype=np.float32) > tree.threshold[node]
+        assert any(np.array_equal(df[column].to_numpy() >= t, right) for t in cuts[column])
+    assert numeric_splits >= 3
+    assert set(cuts) <= {"a", "b", "d"}

@@ -205,3 +205,40 @@ def test_warning_free_when_optimal():
         BendersOCTClassifier(depth=1).fit(X, y)
 
 
+
+
+def _mixed_problem(seed: int, n: int = 150):
+    """Two continuous columns, a categorical one and a noisy label that needs all three."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.exponential(size=n),
+                       "c": rng.choice(["u", "v", "w"], size=n)})
+    y = ((df["a"] + 0.8 * (df["c"] == "v") - 0.5 * df["b"] + rng.normal(scale=0.6, size=n))
+         > 0).to_numpy().astype(int)
+    return df, y
+
+
+@pytest.mark.parametrize("name", ["flow", "benders", "bend"])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_binarized_mip_never_below_cart(name, depth):
+    """``binarizer="auto"`` adds CART's cuts to the quantile cuts, so the MIP's tree (here
+    stopped after 1 s) is at least CART's on training data, with sample weights and a
+    minimum leaf size too (CART given the same ones, its columns one-hot)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    make = {"flow": FlowOCTClassifier, "benders": BendersOCTClassifier,
+            "bend": BendOCTClassifier}[name]
+    extra = {} if name == "flow" else {"subtree_search": False}
+    for seed in range(3):
+        df, y = _mixed_problem(seed)
+        w = np.random.default_rng(seed).integers(1, 4, size=len(y)).astype(float) \
+            if seed == 1 else None
+        leaf = 6 if seed == 2 else 1
+        X = pd.concat([df[["a", "b"]], pd.get_dummies(df[["c"]])], axis=1).to_numpy(float)
+        cart = DecisionTreeClassifier(max_depth=depth, min_samples_leaf=leaf, random_state=0)
+        cart_acc = cart.fit(X, y, sample_weight=w).score(X, y, sample_weight=w)
+        est = make(depth=depth, lam=0, time_limit=1, min_samples_leaf=leaf, **extra)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TimeLimitWarning)
+            est.fit(df, y, sample_weight=w)
+        assert est.thresholds_ == "binarized"
+        assert est.score(df, y, sample_weight=w) >= cart_acc - 1e-12, (seed, cart_acc)

@@ -17,7 +17,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from optrees import OMTClassifier, OMTRegressor
+from optrees import FlowOCTClassifier, OCTClassifier, OMTClassifier, OMTRegressor
 
 # the fast instances stop at 0.3 s time limits on purpose
 pytestmark = pytest.mark.filterwarnings("ignore::optrees.TimeLimitWarning")
@@ -53,6 +53,15 @@ def test_classifier_defaults_pass_the_checks_auto_penalty_changes(check):
 
     getattr(estimator_checks, check)("OMTClassifier",
                                      OMTClassifier(depth=2, k_best=50, time_limit=5))
+
+
+@pytest.mark.parametrize("cls", [FlowOCTClassifier, OCTClassifier])
+def test_tree_mips_with_a_split_penalty_pass_the_class_weight_check(cls):
+    """The class-weight check fails the depth-1 MIPs only through their zero default penalty
+    (estimator_matrix._EXACT_WEIGHTS): with lam = 0.001 the same fit passes it."""
+    from sklearn.utils.estimator_checks import check_class_weight_classifiers
+
+    check_class_weight_classifiers(cls.__name__, cls(depth=1, time_limit=30, lam=0.001))
 
 
 def test_regressor_auto_penalty_passes_the_sample_weight_check():

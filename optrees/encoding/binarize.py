@@ -168,6 +168,13 @@ def _numeric_values(s: pd.Series, name: str) -> np.ndarray:
         ) from exc
 
 
+def _cut_dict(value: Any) -> Any:
+    """``extra_cuts`` as given when it is None or a dict (else ValueError)."""
+    if value is not None and not isinstance(value, dict):
+        raise ValueError(value)
+    return value
+
+
 class Binarizer(TransformerMixin, BaseEstimator):
     """Binarize a raw table into 0/1 features.
 
@@ -190,6 +197,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
     max_categories : int or None, default None
         If set, a categorical column keeps only its ``max_categories`` most frequent categories
         (ties: category order); rows with any other category get all zeros for that column.
+    extra_cuts : dict or None, default None
+        Cut points added to those of the quantiles, per numeric column name (``{"age": [65]}``
+        adds ``age >= 65``).  Cuts at or below a column's minimum or above its maximum add
+        nothing.  The tree estimators' ``binarizer="auto"`` puts CART's thresholds here, so
+        CART's tree is among the trees their MIP searches.
 
     Notes
     -----
@@ -225,11 +237,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         n_bins: int = 5,
         categorical: str | Sequence[str] = "auto",
         max_categories: int | None = None,
+        extra_cuts: dict[str, Sequence[float]] | None = None,
     ) -> None:
         self.numeric = numeric
         self.n_bins = n_bins
         self.categorical = categorical
         self.max_categories = max_categories
+        self.extra_cuts = extra_cuts
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -245,6 +259,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
                              "columns to one-hot encode ('auto': the non-numeric ones)"),
         "max_categories": Param(optional(Integer(1)), "most frequent values kept per "
                                 "categorical column"),
+        "extra_cuts": Param(Check("None or a dict of column name -> cut points", _cut_dict),
+                            "cut points added per numeric column"),
     }
 
     def _check_params(self, columns: list[str]) -> set[str]:
@@ -344,9 +360,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 cuts = np.unique(np.quantile(x, levels) if w is None
                                  else weighted_quantile(x, w[order], levels))
                 cuts = cuts[cuts > x[0]]
+            cuts = self._with_extra_cuts(name, cuts, x[0], x[-1])
             kinds[name] = "numeric"
             thresholds[name] = cuts
             literals.extend(self._numeric_literals(name, cuts))
+
+        unknown = sorted(str(c) for c in (self.extra_cuts or {})
+                         if kinds.get(str(c)) not in ("numeric", "binary", "constant"))
+        if unknown:
+            raise OptreesInputError(f"extra_cuts names columns that are not numeric columns of "
+                                    f"X: {unknown[:5]}")
 
         # Make output names unique (only odd column names can collide, e.g. a column "x >= 1").
         seen: dict[str, int] = {}
@@ -365,6 +388,21 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.dropped_columns_ = [n for n in names if kinds[n] == "constant"]
         self.literals_ = literals
         return self
+
+    def _with_extra_cuts(self, name: str, cuts: np.ndarray, lo: float,
+                         hi: float) -> np.ndarray:
+        """``cuts`` and the column's ``extra_cuts`` within ``(lo, hi]``, sorted, distinct."""
+        extra = {str(c): v for c, v in (self.extra_cuts or {}).items()}.get(name)
+        if extra is None:
+            return cuts
+        try:
+            extra = np.asarray(extra, dtype=float).ravel()
+        except (TypeError, ValueError) as exc:
+            raise OptreesInputError(f"extra_cuts[{name!r}] must hold numbers, got "
+                                    f"{extra!r}") from exc
+        if not np.isfinite(extra).all():
+            raise OptreesInputError(f"extra_cuts[{name!r}] must hold finite numbers")
+        return np.unique(np.r_[cuts, extra[(extra > lo) & (extra <= hi)]])
 
     def _numeric_literals(self, name: str, cuts: np.ndarray) -> list[BinaryLiteral]:
         texts = _fmt_thresholds(cuts)

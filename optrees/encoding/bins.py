@@ -5,19 +5,21 @@ rows, :func:`auto_bins`, plus the thresholds of a CART tree, :func:`tree_thresho
 ordinal column (ordered categories) is binned the same way over its category positions; a
 nominal column keeps one code per observed value.  :func:`bin_runs` gives the code sets a
 numeric level offers as branches: single bins ("plain") or every run of consecutive bins
-("cumulative", §5).
+("cumulative", §5).  :func:`cart_cuts` gives the binary-tree estimators' binarizer CART's
+cuts the same way.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from .common import plain
+from .common import is_numeric, plain
 
 BINNINGS = ("cumulative", "plain")
 
@@ -100,18 +102,45 @@ def auto_bins(n_rows: float) -> int:
 
 
 def tree_thresholds(X: pd.DataFrame, y: np.ndarray, depth: int, regression: bool,
-                    weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
+                    weights: np.ndarray | None = None, **tree_params: Any
+                    ) -> dict[str, np.ndarray]:
     """Thresholds per column of a CART tree of ``depth`` on the numeric table ``X``: cuts a
     greedy tree places exactly where quantile bins only come near ([CGH] §5 takes its
-    thresholds from CART trees the same way).  ``weights``: row weights of the tree."""
+    thresholds from CART trees the same way).  ``weights``: row weights of the tree;
+    ``tree_params``: further scikit-learn tree parameters (``min_samples_leaf``, ...)."""
     if X.shape[1] == 0 or len(X) < 2:
         return {}
     big = float(np.finfo(np.float32).max)
     X32 = np.clip(X.to_numpy(dtype=float), -big, big).astype(np.float32)
     cls = DecisionTreeRegressor if regression else DecisionTreeClassifier
-    tree = cls(max_depth=depth, random_state=0).fit(X32, y, sample_weight=weights).tree_
+    tree = cls(max_depth=depth, random_state=0, **tree_params).fit(
+        X32, y, sample_weight=weights).tree_
     inner = tree.children_left >= 0
     return {str(c): tree.threshold[inner & (tree.feature == j)] for j, c in enumerate(X.columns)}
+
+
+def cart_cuts(df: pd.DataFrame, y: np.ndarray, depth: int, weights: np.ndarray | None = None,
+              **tree_params: Any) -> dict[str, np.ndarray]:
+    """Per numeric column of ``df``, the cut points ``x >= t`` (data values) of the splits a
+    CART classifier of ``depth`` makes on ``df`` (other columns one-hot, as a user would give
+    them to scikit-learn): 0/1 columns that hold these cuts can express CART's tree."""
+    numeric = [c for c in df.columns if is_numeric(df[c])]
+    if not numeric:
+        return {}
+    values = df[numeric].to_numpy(dtype=float)
+    others = [c for c in df.columns if not is_numeric(df[c])]
+    parts = [values] if not others else \
+        [values, pd.get_dummies(df[others].astype(str)).to_numpy(dtype=float)]
+    # positional column names: a one-hot name cannot clash with a numeric column's
+    thresholds = tree_thresholds(pd.DataFrame(np.hstack(parts)), y, depth, False, weights,
+                                 **tree_params)
+    cuts = {}
+    for j, name in enumerate(numeric):
+        found = thresholds.get(str(j), ())
+        if len(found):
+            uniq = np.unique(values[:, j])
+            cuts[str(name)] = uniq[threshold_positions(uniq, found) + 1]
+    return cuts
 
 
 def bin_runs(n_codes: int, binning: str) -> np.ndarray:

@@ -237,10 +237,12 @@ class _BinaryInput:
     """Turns raw X into the 0/1 matrix the tree MIPs need (fit once, reuse at predict)."""
 
     def _fit_binary(self, df: pd.DataFrame, sample_weight: np.ndarray | None = None,
-                    n_bins: int | None = None) -> np.ndarray:
+                    n_bins: int | None = None,
+                    extra_cuts: dict[str, np.ndarray] | None = None) -> np.ndarray:
         """0/1 matrix of a frame checked by :func:`fit_frame` (a binarizer that takes
         ``sample_weight`` in ``fit`` gets the rows' weights); ``n_bins``: the quantile cuts
-        of ``binarizer="auto"`` (None: the :class:`Binarizer` default)."""
+        of ``binarizer="auto"`` (None: the :class:`Binarizer` default), ``extra_cuts`` its
+        added cut points (:class:`Binarizer`)."""
         self._categories = seen_categories(df)
         spec = self.binarizer
         if spec is None or (isinstance(spec, str) and spec == "auto" and _is_binary_frame(df)):
@@ -255,7 +257,8 @@ class _BinaryInput:
                 raise OptreesInputError(
                     f"binarizer must be 'auto', None or a Binarizer, got {spec!r}"
                 )
-            spec = Binarizer() if n_bins is None else Binarizer(n_bins=n_bins)
+            spec = Binarizer(extra_cuts=extra_cuts) if n_bins is None else \
+                Binarizer(n_bins=n_bins, extra_cuts=extra_cuts)
         self.binarizer_ = clone(spec)
         if sample_weight is not None and has_fit_parameter(self.binarizer_, "sample_weight"):
             Xb = self.binarizer_.fit(df, sample_weight=sample_weight).transform(df)

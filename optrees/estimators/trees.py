@@ -33,6 +33,7 @@ from .._validation import (
     fit_weights,
     positive_class_index,
 )
+from ..encoding.bins import cart_cuts
 from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
@@ -223,11 +224,13 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         if every and fair is None:  # the numeric search takes min_leaf and max_leaves
             return self._solve_numeric(df, y, w, classes, p, deadline, min_leaf, max_leaves)
         self.encoder_ = None
+        cuts = self._cart_cuts(df, y, w, p, min_leaf, max_leaves)
 
         def binarized(n_bins: int | None) -> TreeProblem:
-            """The problem over the 0/1 columns of ``n_bins`` cuts (None: the default)."""
-            return TreeProblem(self._fit_binary(df, w, n_bins), y, len(classes), p.depth,
-                               p.lam, self._penalty(p), w, min_leaf, max_leaves, fair)
+            """The problem over the 0/1 columns of ``n_bins`` cuts (None: the default) and
+            CART's."""
+            return TreeProblem(self._fit_binary(df, w, n_bins, cuts), y, len(classes),
+                               p.depth, p.lam, self._penalty(p), w, min_leaf, max_leaves, fair)
 
         fine = every and fair is not None and max_leaves is None and p.depth <= MAX_FAIR_DEPTH
         problem = binarized(FAIR_BINS if fine else None)
@@ -284,6 +287,19 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             legit = pd.factorize(df[str(p.legitimate)], use_na_sentinel=False)[0]
         return TreeFairness(kind, float(p.epsilon), groups,
                             positive_class_index(p.positive_class, classes), legit)
+
+    def _cart_cuts(self, df: Any, y: np.ndarray, w: np.ndarray | None, p: Params,
+                   min_leaf: int, max_leaves: int | None) -> dict[str, np.ndarray] | None:
+        """Under ``binarizer="auto"``, the cuts of CART of the fit's depth, leaf size and leaf
+        budget (:func:`~optrees.encoding.bins.cart_cuts`), added to the quantile cuts: the
+        warm start (CART on the 0/1 columns) then finds CART's own tree, so the MIP's tree is
+        never below CART's on training data (ties between equally good splits aside)."""
+        if not (isinstance(p.binarizer, str) and p.binarizer == "auto") or \
+                not has_numeric_column(df):
+            return None
+        return cart_cuts(df, y, p.depth, w, min_samples_leaf=min_leaf,
+                         max_leaf_nodes=max_leaves if max_leaves is None or max_leaves > 1
+                         else 2)
 
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
