@@ -137,7 +137,7 @@ def test_tree_leaf_rules_reproduce_the_tree():
     from optrees.rug.pricing import tree_leaf_rules
 
     tree = DecisionTreeClassifier(max_depth=3, random_state=0).fit(raw.matrix, y)
-    rules = tree_leaf_rules(tree, raw)
+    rules = tree_leaf_rules(tree.tree_, raw)
     leaves = tree.apply(raw.matrix)
     assert len(rules) == len(np.unique(leaves))
     covered = np.zeros(len(y), dtype=int)
@@ -218,10 +218,14 @@ def test_determinism_with_random_state():
     assert a.objective_ == b.objective_
 
 
-def test_time_limit_returns_model_with_warning():
+@pytest.mark.parametrize("limit", [0.05, 1e-4])
+def test_time_limit_returns_model_with_warning(limit):
+    """Stopped by the time limit, even when it ends before the first LP (1e-4 s; that LP
+    still gets 1 ms, and a loaded machine once made it end without a solution, which
+    raised), RUG returns a model and warns."""
     X, y = load_dataset("kr-vs-kp")
     with pytest.warns(TimeLimitWarning):
-        m = RUGClassifier(max_depth=3, max_rmp_calls=1000, time_limit=0.05,
+        m = RUGClassifier(max_depth=3, max_rmp_calls=1000, time_limit=limit,
                           random_state=0).fit(X, y)
     assert m.status_ == "time_limit"
     assert len(m.predict(X)) == len(X)
@@ -594,3 +598,54 @@ def test_multiclass_nursery_not_far_below_ruleopt():
                            random_state=seed).fit(Xtr, ytr)
         diffs.append(100 * (ot.score(Xte, yte) - ro_acc))
     assert np.mean(diffs) >= -5.0, diffs
+
+
+def _leaf_partition(t, X: np.ndarray) -> list[tuple[int, ...]]:
+    """The rows of each leaf of a tree in scikit-learn's ``tree_`` layout, sorted."""
+    node = np.zeros(len(X), dtype=int)
+    for _ in range(len(t.children_left)):
+        inner = t.children_left[node] >= 0
+        if not inner.any():
+            break
+        go_left = X[np.arange(len(X)), np.maximum(t.feature[node], 0)] <= t.threshold[node]
+        node = np.where(inner, np.where(go_left, t.children_left[node],
+                                        t.children_right[node]), node)
+    return sorted(tuple(np.flatnonzero(node == v)) for v in np.unique(node))
+
+
+def test_compiled_pricing_tree_is_sklearns_tree():
+    """The compiled greedy tree splits the rows as scikit-learn's DecisionTreeClassifier
+    does (weights with zeros, 2-4 classes, repeated values), once scikit-learn's splits of
+    nodes that are pure up to rounding (impurity ~1e-16) are undone."""
+    from optrees.rug.greedy_tree import Presorted, grow_tree
+
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        n, p, k = int(rng.integers(20, 150)), int(rng.integers(1, 5)), int(rng.integers(2, 5))
+        X = np.round(rng.normal(size=(n, p)), 1)
+        y = rng.integers(0, k, n)
+        w = rng.random(n) * (rng.random(n) > 0.2)
+        depth = int(rng.integers(1, 5))
+        ours = grow_tree(Presorted.of(X), y, w, k, depth, np.arange(p))
+        keep = w > 0
+        sk = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(
+            X[keep], y[keep], sample_weight=w[keep]).tree_
+        sk_left = np.where(sk.impurity < 1e-12, -1, sk.children_left)
+
+        class _Pure:
+            children_left, children_right = sk_left, sk.children_right
+            feature, threshold = sk.feature, sk.threshold
+
+        assert _leaf_partition(ours, X[keep]) == _leaf_partition(_Pure, X[keep]), seed
+
+
+def test_compiled_pricing_tree_breaks_ties_by_column_order():
+    """Of two equally good columns the tree splits on the first in ``columns``."""
+    from optrees.rug.greedy_tree import Presorted, grow_tree
+
+    x = np.arange(10.0)
+    data = Presorted.of(np.c_[x, x])
+    y = (x > 4).astype(int)
+    for columns in ([0, 1], [1, 0]):
+        tree = grow_tree(data, y, np.ones(10), 2, 1, np.array(columns))
+        assert tree.feature[0] == columns[0] and tree.threshold[0] == 4.5

@@ -91,8 +91,8 @@ class RuleGeneration:
         self.fairness = fairness
         self.random_state = random_state
         self.pricer = pricer
-        self.tree_pricer = TreePricer(raw, self.y, max_depth, random_state)
         self.deadline = Deadline() if deadline is None else deadline
+        self.tree_pricer = TreePricer(raw, self.y, max_depth, random_state, self.deadline)
         # sample-level fairness sets (validated once, up front)
         self._fair_sets = None if fairness is None else [fam for _, fam in
                                                          fairness.sets(self.y, self.K)]
@@ -206,6 +206,8 @@ class RuleGeneration:
                 frac = res.stats["duals"][: master.n] / master.counts
                 prev = (cell, res.stats["basis"], len(master.cols), frac)
             if res.status != "optimal" or "duals" not in res.stats:
+                if res.status == "no_solution" and self.deadline.expired():
+                    res.status = "time_limit"        # the time was up before the LP began
                 if best is None and res.status in ("time_limit", "interrupted"):
                     # no LP solution in time (or Ctrl-C during the first LP): the initial
                     # rules, each with weight 1
