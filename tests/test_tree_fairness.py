@@ -150,7 +150,7 @@ def test_bad_fairness_settings_get_one_clear_error(params, words):
         BendOCTClassifier(depth=1, **params).fit(X, [0, 1, 1, 0, 1, 0])
 
 
-def test_fairness_needs_two_groups_and_more_classes_need_the_front_search():
+def test_fairness_needs_two_groups_and_takes_any_class_count():
     X = pd.DataFrame({"s": [0, 1, 0, 1, 1, 0], "a": [1, 1, 0, 0, 1, 0]})
     est = BendOCTClassifier(depth=1, fairness="statistical_parity", sensitive="s")
     with pytest.raises(OptreesInputError, match="single group"):
@@ -159,15 +159,46 @@ def test_fairness_needs_two_groups_and_more_classes_need_the_front_search():
     assert est.fit(X, three).status_ == "optimal"  # the front search takes any class count
     odds = est.set_params(fairness="equalized_odds").fit(X, three)  # and two cells
     assert odds.status_ == "optimal" and odds.stats_["search_backend"] == "fronts"
-    for other, words in [(FlowOCTClassifier(depth=1), "not with this estimator"),
-                         (BendOCTClassifier(depth=1, subtree_search=False),
-                          "not with this estimator"),
-                         (BendOCTClassifier(depth=4), "depth > 3"),
-                         (BendOCTClassifier(depth=1, max_leaves=1), "max_leaves")]:
-        params = {**other.get_params(), "sensitive": "s",
-                  "fairness": other.fairness or "statistical_parity"}
-        with pytest.raises(OptreesInputError, match=f"3 classes.*{words}"):
-            type(other)(**params).fit(X, three)
+    # and so do the MIPs, where the front search does not run
+    for other in (FlowOCTClassifier(depth=1), BendOCTClassifier(depth=1, subtree_search=False),
+                  BendOCTClassifier(depth=4), BendOCTClassifier(depth=1, max_leaves=1)):
+        params = {**other.get_params(), "sensitive": "s", "fairness": "statistical_parity",
+                  "time_limit": 60}
+        fit = type(other)(**params).fit(X, three)
+        assert fit.status_ == "optimal" and "search_backend" not in fit.stats_, other
+        assert fairness_gap("statistical_parity", three, fit.predict(X), X.s,
+                            positive=1) <= 0.05 + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_multiclass_fairness_mip_equals_enumeration(seed):
+    """Three or four classes in the MIPs (FlowOCT; BendersOCT and BendOCT without the front
+    search), two or three groups, one or two cells: the certified optimum equals the
+    enumeration of every subtree and the tree meets the bound on the training rows."""
+    rng = np.random.default_rng(100 + seed)
+    n, K = 36, 3 + seed % 2
+    X = pd.DataFrame(rng.integers(0, 2, (n, 3)), columns=["a", "b", "c"])
+    y = ((X.a + 2 * X.b + X.c + (rng.random(n) < 0.3)) % K).to_numpy()
+    X["s"] = (X.a.to_numpy() + rng.integers(0, 2 + seed % 2, n)) % (2 + seed % 2)
+    kind = ["statistical_parity", "equalized_odds", "predictive_equality",
+            "equal_opportunity"][seed % 4]
+    positive, depth, eps = int(seed % K), 1 + seed % 2, 0.1
+    w = rng.integers(1, 3, n).astype(float) if seed % 3 == 0 else None
+    make = [FlowOCTClassifier, BendersOCTClassifier, BendOCTClassifier][seed % 3]
+    extra = {} if make is FlowOCTClassifier else {"subtree_search": False}
+    est = make(depth=depth, lam=0.0, binarizer=None, fairness=kind, epsilon=eps,
+               sensitive="s", positive_class=positive, drop_sensitive=True, time_limit=60,
+               **extra).fit(X, y, sample_weight=w)
+    weights = np.ones(n) if w is None else w
+    coef, cells = TreeFairness(kind, eps, X.s.to_numpy(), positive).coordinates(y, weights)
+    best = exhaustive_fair_score(X[["a", "b", "c"]].to_numpy(), y, depth, coef, eps, positive,
+                                 sample_weight=w, cells=cells)
+    assert est.status_ == "optimal"
+    pred = est.predict(X)
+    assert float(weights[pred == y].sum()) == pytest.approx(best, abs=1e-7)  # lam = 0
+    gap = fairness_gap(kind, y, pred, X.s, positive=positive, sample_weight=w)
+    assert gap <= eps + 1e-9
+    assert est.stats_["fairness_gap"] == pytest.approx(gap, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -207,7 +238,8 @@ def test_dropped_sensitive_column_is_no_test_and_the_model_file_predicts(tmp_pat
 
 
 def test_multiclass_fairness_stopped_by_the_time_limit_returns_a_fair_tree():
-    """No MIP follows the front search with three classes: its best tree and bound stand."""
+    """Three classes, stopped at once: a fair tree (the front search's or the MIP's) and a
+    valid bound."""
     rng = np.random.default_rng(0)
     n = 3000
     X = pd.DataFrame(rng.integers(0, 2, (n, 30)), columns=[f"x{j}" for j in range(30)])

@@ -45,7 +45,7 @@ from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
 from ..trees.problem import TreeProblem
 from ..trees.solve import search_off, solve_tree
-from ..trees.subtrees.fair import MAX_FAIR_COORDINATES, MAX_FAIR_DEPTH
+from ..trees.subtrees.fair import MAX_FAIR_DEPTH
 from ._base import (
     Deadline,
     _BinaryInput,
@@ -240,15 +240,6 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         lossy = self.binarizer_ is not None and \
             "numeric" in self.binarizer_.column_kinds_.values()
         self.thresholds_ = "binarized" if lossy else "all"
-        if fair is not None and len(classes) > 2:  # only the front search takes it
-            why = search_off(problem) if self._search(p) else "not with this estimator"
-            if why is not None:
-                raise OptreesInputError(
-                    f"fairness with {len(classes)} classes is solved by the front search "
-                    "only: BendOCT or BendersOCT with subtree_search=True, depth <= "
-                    f"{MAX_FAIR_DEPTH}, at most {MAX_FAIR_COORDINATES} group differences "
-                    "(groups - 1, summed over the cells compared), no max_leaves; here "
-                    f"{why.removeprefix('off: ')}")
         form = self._formulation(problem, p)
         check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
                          f"{problem.n_samples} samples x {problem.n_features} binary features")

@@ -290,6 +290,8 @@ class BendersOCT(TreeFormulation):
         x[self.g] = tree.label[stop - 1] == p.y
         if self.eqp_rows is not None:  # beta and G of the EQP rows, else the start breaks them
             self.eqp_rows.complete(x)
+        if self.fair_cuts is not None:  # q of the fairness rows (more than two classes)
+            self.fair_cuts.complete(x, tree)
         return x
 
     @property

@@ -137,4 +137,6 @@ class FlowOCT(TreeFormulation):
             while n >= 1:
                 x[self.z_in[i, n - 1]] = 1
                 n //= 2
+        if self.fair_cuts is not None:  # q of the fairness rows (more than two classes)
+            self.fair_cuts.complete(x, tree)
         return x

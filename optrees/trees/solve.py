@@ -73,18 +73,10 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
 
     ``search``: first solve by the exact subtree search (:mod:`optrees.trees.subtrees`) with
     :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
-    its tree is the warm start (when better than CART) and its bound caps the MIP's.
-    Fairness with more than two classes has no MIP (its rows take two): the front search
-    gets all the time and its answer stands, proved or not (the caller checks
-    :func:`search_off` first)."""
+    its tree is the warm start (when better than CART) and its bound caps the MIP's."""
     off = search_off(problem) if search else "off"
-    alone = problem.fairness is not None and problem.n_classes > 2
-    if alone and off is not None:
-        raise ValueError(f"fairness with {problem.n_classes} classes needs the front search "
-                         f"({off})")
-    found = (_search(problem, deadline, 1.0 if alone else SEARCH_SHARE) if off is None
-             else None)
-    if found is not None and (found.optimal or alone):
+    found = _search(problem, deadline, SEARCH_SHARE) if off is None else None
+    if found is not None and found.optimal:
         return _constrained(problem, _searched(problem, found, classes, names))
     start = cart_heap_tree(problem, seed) if warm_start else None
     if start is not None and not start.feasible(problem):  # e.g. CART is unfair
