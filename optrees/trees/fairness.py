@@ -230,9 +230,10 @@ class PredictionCuts(CorrectnessCuts):
         tree, low, high = self._wrong(x)
         form, p = self.form, self.form.p
         pos = p.fairness.positive
-        for k, upper in [(k, False) for k in low.tolist()] + [(k, True) for k in high.tolist()]:
-            i = int(self.rows[k])
-            t = int(tree.terminal(p.X[i:i + 1])[0])
+        ks = np.r_[low, high]
+        stops = tree.terminal(p.X[self.rows[ks]]).tolist()
+        for k, t, upper in zip(ks.tolist(), stops, [False] * len(low) + [True] * len(high),
+                               strict=True):
             path = form.path_branches(tree, t)
             if not upper:                                                      # (Q-)
                 out.append(Row(np.r_[self.q[k], form.w[t - 1, pos], path],
