@@ -59,3 +59,22 @@ def test_stop_while_the_solve_is_set_up_leaves_scip_no_time(monkeypatch):
     result = m.solve(deadline)
     assert time.perf_counter() - t0 < 5.0
     assert result.status != "optimal"
+
+
+def test_no_bound_before_the_root_lp_is_none_not_scips_infinity():
+    """A solve stopped before SCIP has a dual bound reports none (``bound`` None, shown as an
+    infinite bound and gap), not SCIP's infinity 1e20 (a FlowOCT fit on nursery stopped at
+    60 s once reported ``bound_ = 1e20``)."""
+    from optrees.solvers.deadline import Deadline
+
+    rng = np.random.default_rng(0)
+    m = ScipModel(maximize=True)
+    n, k = 120, 40
+    A = rng.integers(0, 100, (k, n)).astype(float)
+    x = m.add_vars(n, "B", obj=rng.random(n), name="x")
+    for row in A:
+        m.add_row(x, row, lhs=float(row.sum() // 2), rhs=float(row.sum() // 2 + 3))
+    deadline = Deadline(60)
+    deadline.stop()                    # stopped before it starts: no LP is solved
+    result = m.solve(deadline)
+    assert result.bound is None or abs(result.bound) < 1e19

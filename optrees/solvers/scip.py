@@ -269,8 +269,8 @@ class ScipModel:
             bound = self.m.getDualbound()
         except Exception:  # noqa: BLE001 - no bound when solving stopped before the LP
             bound = None
-        if bound is not None and not math.isfinite(bound):
-            bound = None
+        if bound is not None and (not math.isfinite(bound) or self.m.isInfinity(abs(bound))):
+            bound = None                 # SCIP's infinity (1e20): no bound yet
         if values is None and status in ("time_limit", "gap_limit", "interrupted"):
             status = "no_solution"
         return SolveResult(status, objective, bound, seconds, int(self.m.getNTotalNodes()), values,
