@@ -316,21 +316,22 @@ class _StopAfter(Deadline):
         return self.left < 0
 
 
-@pytest.mark.parametrize("depth", [3, 4])
-def test_stopped_bound_holds_and_falls(depth):
-    """Stopped at a growing number of deadline checks, the search reports a bound that is
-    never below the optimum and never rises; at depth 3 it falls below the trivial bound
-    (every row correct with two leaves) before the search ends, as the root takes its
-    intervals best first (feature by feature it stays trivial at the same stops)."""
+@pytest.mark.parametrize(("depth", "budget"), [(3, None), (4, None), (3, 5)])
+def test_stopped_bound_holds_and_falls(depth, budget):
+    """Stopped at a growing number of deadline checks, the search (with a leaf budget too)
+    reports a bound that is never below the optimum and never rises; at depth 3 it falls
+    below the trivial bound (every row correct with two leaves) before the search ends, as
+    the root takes its intervals best first (feature by feature it stays trivial at the same
+    stops)."""
     rng = np.random.default_rng(3)
     X = np.round(rng.normal(size=(120, 4)), 1)
     y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=120) > 0).astype(int)
     pen = 0.5
-    exact = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen)
+    exact = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen, max_leaves=budget)
     assert exact.optimal
     bounds, open_bounds = [], []
     for checks in (2, 8, 32, 128, 512, 2048, 8192):
-        res = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen,
+        res = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen, max_leaves=budget,
                             deadline=_StopAfter(checks))
         check_tree(res, X, y, np.ones(len(y)), pen)
         assert res.score <= exact.score + 1e-9 <= res.upper_bound + 2e-9

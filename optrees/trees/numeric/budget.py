@@ -25,7 +25,7 @@ two restrict a tree to fewer rows, where its leaves may become too small.
 
 from __future__ import annotations
 
-from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from .deep import solve_subtree
 from .depth1 import FeatureSplits, best_child, split_threshold
 from .depth2 import leaf_node, root_split_tree, stump_node
 from .evaluate import StumpFinder, make_evaluator
-from .search import search_root, similar_interval, split_points
+from .search import Intervals, search_root, similar_interval, split_points
 from .tree import Node
 
 __all__ = ["BudgetSearch", "solve_budget"]
@@ -64,32 +64,53 @@ def _unbudgeted(ctx: Context, sub: Subset, depth: int, floor: float
     return (value, tree) if value > floor + ctx.eps else (floor, None)
 
 
+@dataclass
+class _Feature:
+    """A started root feature: its split points and bounds on the children of each evaluated
+    point per leaf count (``lv``/``rv``) and on the point's optimum (``value``)."""
+
+    points: np.ndarray
+    cw: np.ndarray            # weight left of each point
+    ranks: np.ndarray         # rank of the last row left of each point
+    lv: np.ndarray
+    rv: np.ndarray
+    value: np.ndarray
+
+    @classmethod
+    def of(cls, sub: Subset, f: int, min_leaf: int, budget: int) -> _Feature:
+        """Feature ``f`` of the subset, nothing evaluated yet."""
+        points, cw = split_points(sub.view, sub.ws, f, min_leaf)
+        n = len(points)
+        return cls(points, cw, sub.view.rank[f, sub.view.order[f]][points - 1],
+                   np.full((n, budget + 1), np.inf), np.full((n, budget + 1), np.inf),
+                   np.full(n, np.inf))
+
+
 class BudgetSearch:
     """The search at one node for ``2 ≤ budget < 2^depth``; its state (incumbent, open
-    intervals) stays readable after :class:`.context.Interrupted` (:meth:`open_bound`)."""
+    intervals) stays readable after :class:`.context.Interrupted` (:meth:`open_bound`).
+    ``best_first``: the root of the whole problem takes its intervals highest bound first
+    (:class:`.search.Intervals`)."""
 
     def __init__(self, ctx: Context, sub: Subset, depth: int, budget: int, floor: float,
-                 incumbent: Node | None = None) -> None:
+                 incumbent: Node | None = None, best_first: bool = False) -> None:
         self.ctx, self.sub, self.depth, self.budget = ctx, sub, depth, budget
         self.best, self.tree = floor, incumbent     # ``incumbent`` scores ``floor`` if given
         most = 2 ** (depth - 1)                     # most leaves a child can have
         self.divisions = [(k, budget - k) for k in range(max(1, budget - most),
                                                           min(most, budget - 1) + 1)]
         self.similar = ctx.min_leaf <= 1            # similarity and loss bounds allowed
-        self.todo: list[int] = []
-        self.queue: deque = deque()
+        self.queue = Intervals(best_first, depth)
+        self.features: dict[int, _Feature] = {}
         self.current = -np.inf
         self.started = False
 
     def open_bound(self) -> float:
         """Upper bound on the node's optimum from everything not yet searched."""
-        split = self.sub.total - 2.0 * self.ctx.pen      # a split has two leaves at least
         if not self.started:
-            return max(self.best, self.sub.leaf_correct - self.ctx.pen, split)
-        bounds = [self.best, self.current] + [item[4] for item in self.queue]
-        if self.todo:
-            bounds.append(split)
-        return max(bounds)
+            return max(self.best, self.sub.leaf_correct - self.ctx.pen,
+                       self.sub.total - 2.0 * self.ctx.pen)   # a split has two leaves
+        return max(self.best, self.current, self.queue.bound())
 
     def run(self) -> tuple[float, Node | None]:
         """Search every root feature; ``(best, tree)`` (tree None if nothing beat the floor)."""
@@ -103,13 +124,15 @@ class BudgetSearch:
             self.started = True
             self._three_leaves(whole)
             return self.best, self.tree
-        self.todo = [int(f) for f in np.argsort(-whole.correct, kind="stable")
-                     if np.isfinite(whole.correct[f])]
+        order = [int(f) for f in np.argsort(-whole.correct, kind="stable")
+                 if np.isfinite(whole.correct[f])]
         self.started = True
-        while self.todo and sub.total - 2.0 * ctx.pen > self.best + eps:
-            self._search_feature(self.todo[0])
-            self.todo.pop(0)
-        self.todo = []
+        start = self._bound(-1, -1, None, None, None)
+        if start > self.best + eps:
+            for place, f in enumerate(order):
+                self.queue.push(place, f, 0, None, -1, -1, start)
+        while self.queue:
+            self._step(*self.queue.pop())
         return self.best, self.tree
 
     def _three_leaves(self, whole: FeatureSplits) -> None:
@@ -144,41 +167,37 @@ class BudgetSearch:
                        + (total - cw[b] - rv[b, k1] if b >= 0 else pen))
         return min(objective, total - loss) if self.similar else objective
 
-    def _search_feature(self, f: int) -> None:
-        """Interval search over the split points of ``f``, improving the incumbent; each
-        interval from its middle point, as in :mod:`.deep`."""
-        ctx, sub, eps = self.ctx, self.sub, self.ctx.eps
-        points, cw = split_points(sub.view, sub.ws, f, ctx.min_leaf)
-        ranks = sub.view.rank[f, sub.view.order[f]]
-        n = len(points)
-        lv = np.full((n, self.budget + 1), np.inf)   # bounds on the children per leaf count
-        rv = np.full((n, self.budget + 1), np.inf)
-        value = np.full(n, np.inf)                   # bound on each evaluated point's optimum
-        self.queue.clear()
-        self.queue.append((0, n - 1, -1, -1, self._bound(-1, -1, cw, lv, rv)))
-        while self.queue:
-            lo, hi, a, b, ub = self.queue.popleft()
-            if ub <= self.best + eps:
-                continue
-            self.current = ub
-            if self.similar:
-                lo, hi = similar_interval(cw, lo, hi, a, b, self.best - value[a],
-                                          self.best - value[b], eps)
-            if lo > hi:
-                self.current = -np.inf
-                continue
-            mid = (lo + hi) // 2
-            ctx.check()
-            half = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
-            self._evaluate(f, int(ranks[points[mid] - 1]), mid, a, b, cw, lv, rv, half)
-            ctx.evaluations += 1
-            value[mid] = max(lv[mid, k0] + rv[mid, k1] for k0, k1 in self.divisions)
-            self.current = -np.inf
-            for lo2, hi2, a2, b2 in ((lo, mid - 1, a, mid), (mid + 1, hi, mid, b)):
-                if lo2 <= hi2:
-                    bound = self._bound(a2, b2, cw, lv, rv)
-                    if bound > self.best + eps:
-                        self.queue.append((lo2, hi2, a2, b2, bound))
+    def _step(self, place: int, f: int, lo: int, hi: int | None, a: int, b: int,
+              ub: float) -> None:
+        """Evaluate the middle split point of an open interval, as in :mod:`.deep`, and
+        queue the two halves left of it and right of it."""
+        ctx, eps = self.ctx, self.ctx.eps
+        if ub <= self.best + eps:
+            return
+        feat = self.features.get(f)
+        if feat is None:
+            feat = self.features[f] = _Feature.of(self.sub, f, ctx.min_leaf, self.budget)
+        if hi is None:
+            hi = len(feat.points) - 1
+        cw, lv, rv, value = feat.cw, feat.lv, feat.rv, feat.value
+        if self.similar:
+            lo, hi = similar_interval(cw, lo, hi, a, b, self.best - value[a],
+                                      self.best - value[b], eps)
+        if lo > hi:
+            return
+        self.current = ub
+        mid = (lo + hi) // 2
+        ctx.check()
+        half = max(cw[mid] - cw[lo], cw[hi] - cw[mid])
+        self._evaluate(f, int(feat.ranks[mid]), mid, a, b, cw, lv, rv, half)
+        ctx.evaluations += 1
+        value[mid] = max(lv[mid, k0] + rv[mid, k1] for k0, k1 in self.divisions)
+        self.current = -np.inf
+        for lo2, hi2, a2, b2 in ((lo, mid - 1, a, mid), (mid + 1, hi, mid, b)):
+            if lo2 <= hi2:
+                bound = min(ub, self._bound(a2, b2, cw, lv, rv))
+                if bound > self.best + eps:
+                    self.queue.push(place, f, lo2, hi2, a2, b2, bound)
 
     def _evaluate(self, f: int, r: int, mid: int, a: int, b: int, cw: np.ndarray,
                   lv: np.ndarray, rv: np.ndarray, half: float) -> None:

@@ -36,7 +36,6 @@ constrained value (:meth:`NodeSearch._free`).
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -45,7 +44,7 @@ from .context import Context, Subset
 from .depth1 import split_threshold
 from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder
-from .search import similar_interval, split_points
+from .search import Intervals, similar_interval, split_points
 from .tree import Node, refit
 
 __all__ = ["NodeSearch", "solve_subtree"]
@@ -94,15 +93,12 @@ class NodeSearch:
     """The search at one node; its state (incumbent, open intervals) stays readable after an
     :class:`.context.Interrupted` so the caller can still report a tree and an upper bound.
 
-    Below the root of the whole problem the intervals are taken feature by feature, each
-    feature's breadth first (ConTree's order).  At the root (``best_first``) they are taken
-    highest bound first across features, so that a search stopped by its deadline has
-    touched every feature and :meth:`open_bound` is the lowest it can be; at depth ≥ 4 the
-    first feature (the best stump's) is searched to its end before.  Measured (evaluations
-    of depth-2 root splits, against feature by feature): depth 3 breast-cancer 42,850 →
-    37,977, seismic-bumps 98,921 → 87,382, letter 8,412 → 8,308, ionosphere 68,070 → 68,082;
-    HTRU_2 depth 3 stopped at 60 s with 0.9808 and bound 0.9810 instead of 1.0.  Depth 4
-    best first from the start cost 3-7× where one feature holds a perfect tree
+    Intervals are taken in :class:`.search.Intervals`' order: feature by feature below the
+    root of the whole problem, highest bound first at it (``best_first``).  Measured
+    (evaluations of depth-2 root splits, against feature by feature): depth 3 breast-cancer
+    42,850 → 37,977, seismic-bumps 98,921 → 87,382, letter 8,412 → 8,308, ionosphere 68,070
+    → 68,082; HTRU_2 depth 3 stopped at 60 s with 0.9808 and bound 0.9810 instead of 1.0.
+    Depth 4 best first from the start cost 3-7× where one feature holds a perfect tree
     (breast-cancer 32,006 → 210,199, banknote 2,909 → 8,729); with the first feature first
     it is unchanged there and ionosphere takes 1,255,729 against 1,227,977."""
 
@@ -116,12 +112,8 @@ class NodeSearch:
         # any child's depth-(d-1) objective is at most this (refined for d = 3 in run())
         self.child_bound = sub.total - pen
         self.feature_bound = sub.total - 2.0 * pen    # a root split has ≥ 2 leaves
-        # open intervals, a heap of (key, seq, place, feature, lo, hi, a, b, bound); a feature
-        # not started has one with hi = None; key: see the class docstring
-        self.queue: list[tuple] = []
+        self.queue = Intervals(best_first, depth)      # open intervals
         self.features: dict[int, _Feature] = {}        # the started features' points
-        self.best_first = best_first
-        self._seq = 0                                  # queue order among equal keys
         self.current = -np.inf                         # bound of the interval being evaluated
         self.started = False
         # the same problem without the minimum leaf size (None: there is none)
@@ -132,7 +124,7 @@ class NodeSearch:
         """Upper bound on the node's optimum from everything not yet searched."""
         if not self.started:
             return max(self.best, self.sub.total - self.ctx.pen)
-        return max([self.best, self.current] + [item[-1] for item in self.queue])
+        return max(self.best, self.current, self.queue.bound())
 
     # ------------------------------------------------------------------ search
     def run(self) -> tuple[float, Node | None]:
@@ -160,20 +152,16 @@ class NodeSearch:
             for place, f in enumerate(order):
                 self._queue(place, f, 0, None, -1, -1, start)
         while self.queue and self.best < self.ceiling - eps:
-            self._step(*heapq.heappop(self.queue)[2:])
-        self.queue = []
+            self._step(*self.queue.pop())
+        self.queue = Intervals()
         return self.best, self.tree
 
     def _queue(self, place: int, f: int, lo: int, hi: int | None, a: int, b: int,
                ub: float) -> None:
-        """Queue the split points ``lo..hi`` of the feature in ``place`` (``hi`` None: all of
-        them, the feature not started), between evaluated points ``a`` and ``b`` (``-1``:
-        none), unless their bound ``ub`` already rules them out."""
+        """Queue an interval (:class:`.search.Intervals`) unless its bound ``ub`` already
+        rules it out."""
         if ub > self.best + self.ctx.eps:
-            key = (0, place) if not self.best_first or (place == 0 and self.depth > 3) \
-                else (1, -ub)
-            self._seq += 1
-            heapq.heappush(self.queue, (key, self._seq, place, f, lo, hi, a, b, ub))
+            self.queue.push(place, f, lo, hi, a, b, ub)
 
     def _push(self, place: int, f: int, feat: _Feature, lo: int, hi: int, a: int,
               b: int, outer: float) -> None:

@@ -26,6 +26,7 @@ they bound the constrained optima from above, and the arguments above hold for t
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable
@@ -37,7 +38,7 @@ from .data import SubsetView
 from .depth1 import FeatureSplits
 from .evaluate import Evaluator
 
-__all__ = ["RootSearch", "search_root", "similar_interval", "split_points"]
+__all__ = ["Intervals", "RootSearch", "search_root", "similar_interval", "split_points"]
 
 
 @dataclass
@@ -103,6 +104,44 @@ def _search_compiled(kernel_ctx: tuple, free_ctx: tuple, features: list[int],
         if root_search(kernel_ctx, free_ctx, feats, seeds, total, child_bound, ceiling,
                        state.arrays, batch):
             return RootSearch(state.objective, state.feature, state.rank, state.evaluations)
+
+
+class Intervals:
+    """The open intervals of a node's root features, ``(place, feature, lo, hi, a, b,
+    bound)``: split points ``lo..hi`` of the feature in ``place`` of the node's feature order
+    (``hi`` None: all of them, the feature not started) between evaluated points ``a`` and
+    ``b`` (``-1``: none), whose optima are at most ``bound``.
+
+    Taken feature by feature, each feature's breadth first (ConTree's order), or, with
+    ``best_first`` (the root of the whole problem), highest bound first across features, so
+    that a search stopped by its deadline has touched every feature and :meth:`bound` is as
+    low as it can be; at depth ≥ 4 the first feature (the best stump's) still goes to its
+    end first (:class:`.deep.NodeSearch` gives the measurements)."""
+
+    def __init__(self, best_first: bool = False, depth: int = 3) -> None:
+        self.items: list[tuple] = []
+        self.best_first = best_first
+        self.depth = depth
+        self.seq = 0                                   # order among equal keys
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def push(self, place: int, f: int, lo: int, hi: int | None, a: int, b: int,
+             bound: float) -> None:
+        """Queue one interval (the caller has checked that its bound matters)."""
+        key = (0, place) if not self.best_first or (place == 0 and self.depth > 3) \
+            else (1, -bound)
+        self.seq += 1
+        heapq.heappush(self.items, (key, self.seq, place, f, lo, hi, a, b, bound))
+
+    def pop(self) -> tuple:
+        """The next interval ``(place, feature, lo, hi, a, b, bound)``."""
+        return heapq.heappop(self.items)[2:]
+
+    def bound(self) -> float:
+        """The largest bound of the queued intervals (-inf: none)."""
+        return max((item[-1] for item in self.items), default=-np.inf)
 
 
 def similar_interval(cw: np.ndarray, lo: int, hi: int, a: int, b: int, gap_a: float,

@@ -201,7 +201,7 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
         search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling,
                             best_first=True) \
             if max_leaves is None else \
-            BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1])
+            BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1], best_first=True)
         value, tree, optimal, bound = _run(search, eps)
     if max_leaves is not None and tree.n_leaves > max_leaves:  # pragma: no cover - a bug
         raise AssertionError(f"tree has {tree.n_leaves} leaves, budget {max_leaves}")
