@@ -110,6 +110,9 @@ class ScipModel:
     ) -> None:
         """Add ``lhs <= sum(coefs * x[ids]) <= rhs`` (use ±inf for a missing side)."""
         expr = self._expr(ids, coefs)
+        # Python floats: a numpy scalar on the left of ``<=`` takes the comparison over and
+        # asks the constraint for a truth value (PySCIPOpt 6.1 with numpy 1.x raises)
+        lhs, rhs = float(lhs), float(rhs)
         if lhs == rhs:
             self.m.addCons(expr == rhs)
         elif math.isinf(lhs):

@@ -134,7 +134,7 @@ def add_fairness_rows(form: Any, m: Any) -> CorrectnessCuts | None:
                 vals.append(coef[i] * t_vals)
             else:                            # two classes: q_i = 1 - c_i
                 vals.append(-coef[i] * t_vals)
-                const += coef[i]
+                const += float(coef[i])
         m.add_row(np.concatenate(ids), np.concatenate(vals), -fair.epsilon - const,
                   fair.epsilon - const)
     return PredictionCuts(form, q) if q else CorrectnessCuts(form)
