@@ -344,3 +344,18 @@ def test_stopped_bound_holds_and_falls(depth, budget):
     assert bounds[-1] == pytest.approx(exact.score)
     if depth == 3:
         assert min(open_bounds) < len(y) - 2 * pen - 1.0
+
+
+def test_intervals_order():
+    """Feature by feature inside the search; highest bound first at the root, where at depth
+    4 the first feature goes first."""
+    from optrees.trees.numeric.search import Intervals
+
+    def order(queue):
+        for place, bound in [(0, 5.0), (1, 9.0), (0, 7.0), (2, 8.0)]:
+            queue.push(place, place, 0, 1, -1, -1, bound)
+        return [queue.pop()[-1] for _ in range(4)]
+
+    assert order(Intervals()) == [5.0, 7.0, 9.0, 8.0]
+    assert order(Intervals(True, 3)) == [9.0, 8.0, 7.0, 5.0]
+    assert order(Intervals(True, 4)) == [5.0, 7.0, 9.0, 8.0]
