@@ -79,11 +79,10 @@ class _Feature:
     @classmethod
     def of(cls, sub: Subset, f: int, min_leaf: int, budget: int) -> _Feature:
         """Feature ``f`` of the subset, nothing evaluated yet."""
-        points, cw = split_points(sub.view, sub.ws, f, min_leaf)
+        points, cw, ranks = split_points(sub.view, sub.ws, f, min_leaf)
         n = len(points)
-        return cls(points, cw, sub.view.rank[f, sub.view.order[f]][points - 1],
-                   np.full((n, budget + 1), np.inf), np.full((n, budget + 1), np.inf),
-                   np.full(n, np.inf))
+        return cls(points, cw, ranks, np.full((n, budget + 1), np.inf),
+                   np.full((n, budget + 1), np.inf), np.full(n, np.inf))
 
 
 class BudgetSearch:

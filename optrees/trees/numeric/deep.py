@@ -80,9 +80,7 @@ class _Feature:
     @classmethod
     def of(cls, sub: Subset, f: int, min_leaf: int, separate_free: bool) -> _Feature:
         """Feature ``f`` of the subset, nothing evaluated yet."""
-        view = sub.view
-        points, cw = split_points(view, sub.ws, f, min_leaf)
-        ranks = view.rank[f, view.order[f]][points - 1]
+        points, cw, ranks = split_points(sub.view, sub.ws, f, min_leaf)
         left_ub, right_ub = np.empty(len(points)), np.empty(len(points))
         free = (np.empty(len(points)), np.empty(len(points))) if separate_free else \
             (left_ub, right_ub)
