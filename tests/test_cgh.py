@@ -209,3 +209,36 @@ def test_column_generation_leaves_time_for_the_master_mip():
     # at once; the honoured limit itself is benchmarked in bench/)
     assert m.stats_["cg_seconds"] <= 0.8 * 6.0 + 0.5
     assert m.fit_seconds_ <= 6.0 + 1.5
+
+
+def test_a_last_master_lp_cut_short_keeps_the_master_mip(monkeypatch):
+    """When the deadline cuts the last master LP short (no solution, as HiGHS returns from an
+    interrupted simplex), the master MIP still runs over every generated path, rounding the
+    last LP solved to optimality (before, it did not run: seen on a loaded machine)."""
+    import optrees.cgh.solve as cgh_solve
+    from optrees.solvers.base import SolveResult
+
+    generate = cgh_solve._generate_columns
+    cut = []
+
+    def generate_then_cut(space, master, *args, **kwargs):
+        out = generate(space, master, *args, **kwargs)
+        rng = np.random.default_rng(0)
+        for _ in range(20):  # the columns of one more round: the paths of random trees
+            tree = {j: int(rng.integers(len(ids))) for j, ids in space.node_ids.items()}
+            cut.append(master.add_paths(np.arange(space.n_leaves), space.tree_paths(tree)))
+        solve = master.model.solve
+        master.model.solve = lambda deadline: SolveResult("time_limit", None, None, 0.0)
+        master.solve(None)  # and its LP, cut short
+        master.model.solve = solve
+        return out
+
+    monkeypatch.setattr(cgh_solve, "_generate_columns", generate_then_cut)
+    X, y = load_dataset("banknote")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = CGHClassifier(depth=3, time_limit=30, random_state=0).fit(X, y)
+    assert sum(cut) > 0  # the last LP had paths the one before it did not
+    assert m.stats_["mip_status"] == "optimal" and not m.stats_["lp_integral"]
+    assert m.objective_ == np.sum(m.predict(X) == np.asarray(y))
+    assert m.objective_ >= m.stats_["cart_objective"]

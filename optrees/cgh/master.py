@@ -57,6 +57,7 @@ class Master:
         self.col_index: list[int] = []
         self.keys: dict[tuple, int] = {}
         self.last: SolveResult | None = None
+        self.last_optimal: SolveResult | None = None
 
     @property
     def n_paths(self) -> int:
@@ -98,7 +99,21 @@ class Master:
     def solve(self, deadline: Deadline) -> SolveResult:
         """Solve the LP (or, after :meth:`make_integer`, the MIP) within ``deadline``."""
         self.last = self.model.solve(deadline)
+        if self.last.status == "optimal":
+            self.last_optimal = self.last
         return self.last
+
+    def lp_solution(self) -> tuple[np.ndarray, float, bool] | None:
+        """Values and objective of the last LP solved to optimality (None: none was), with
+        zeros for the paths added since, which keeps them a solution of the grown master (so
+        a last LP cut short by the deadline does not cost the paths' MIP), and whether no
+        path was added since (the values are then an optimum of the current master)."""
+        res = self.last_optimal
+        if res is None or res.values is None:
+            return None
+        values = np.zeros(self.model.n_cols)
+        values[:len(res.values)] = res.values
+        return values, float(res.objective), len(res.values) == self.model.n_cols
 
     def make_integer(self, start: dict[int, int]) -> None:
         """Turn the path columns integer (§6), with the tree ``start`` as a MIP start."""

@@ -143,15 +143,16 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
     stats.update(stop=stop, n_paths=master.n_paths, cg_seconds=time.perf_counter() - t0)
 
     # -------- §6: integer solution
-    last = master.last
-    lp_values = last.values if last is not None else None
-    lp_objective = float(last.objective) if lp_values is not None else cart_objective
+    lp = master.lp_solution()
+    lp_values, lp_objective, current = lp if lp is not None else (None, cart_objective, True)
     candidates = [cart_choice]
     lp_integral = False
-    if lp_values is not None and last.status == "optimal":
+    if lp_values is not None:
         x = master.path_values(lp_values)
-        lp_integral = bool(np.all(np.minimum(x, 1 - x) <= INT_TOL))
-        if lp_integral:
+        integral = bool(np.all(np.minimum(x, 1 - x) <= INT_TOL))
+        # an integral LP over fewer paths than the master now has does not end the search
+        lp_integral = integral and current
+        if integral:
             candidates.append(choice_from_paths(space, master, x))
         else:
             rounded = round_lp(space, master, lp_values)

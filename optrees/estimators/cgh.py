@@ -71,8 +71,8 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
     correctly classified; their weight with ``sample_weight`` / ``class_weight``),
-    ``lp_bound_`` (final master LP value; an upper bound for the restricted split sets
-    when ``status_ == "converged"``; also in ``bound_``, with ``gap_``
+    ``lp_bound_`` (value of the last master LP solved to optimality; an upper bound for the
+    restricted split sets when ``status_ == "converged"``; also in ``bound_``, with ``gap_``
     relative to it), ``lp_integral_``, ``cart_objective_``, ``status_`` ("converged",
     "heuristic", "time_limit" or "interrupted": Ctrl-C, the best tree found so far is
     returned), ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
