@@ -57,13 +57,15 @@ def cases() -> list[Case]:
     """The reported cases of #20 first, then one hard instance per estimator."""
     return [
         Case("OCT", "kr-vs-kp", 5, lambda t: OCTClassifier(depth=5, time_limit=t)),
-        Case("FlowOCT", "kr-vs-kp", 7, lambda t: FlowOCTClassifier(depth=7, time_limit=t)),
+        Case("FlowOCT", "kr-vs-kp", 7, lambda t: FlowOCTClassifier(depth=7, time_limit=t,
+                                                                subtree_search=False)),
         Case("CGH", "kr-vs-kp", 12, lambda t: CGHClassifier(depth=12, time_limit=t)),
         Case("BinOCT", "kr-vs-kp", 3, lambda t: BinOCTClassifier(depth=3, time_limit=t)),
         Case("BinOCT", "kr-vs-kp", 5, lambda t: BinOCTClassifier(depth=5, time_limit=t)),
         Case("BinOCT raw", "magic", 3,
              lambda t: BinOCTClassifier(depth=3, time_limit=t, raw_thresholds=True)),
-        Case("FlowOCT", "kr-vs-kp", 4, lambda t: FlowOCTClassifier(depth=4, time_limit=t)),
+        Case("FlowOCT", "kr-vs-kp", 4, lambda t: FlowOCTClassifier(depth=4, time_limit=t,
+                                                                subtree_search=False)),
         Case("BendersOCT", "kr-vs-kp", 6,
              lambda t: BendersOCTClassifier(depth=6, time_limit=t)),
         Case("BendOCT", "kr-vs-kp", 8, lambda t: BendOCTClassifier(depth=8, time_limit=t)),

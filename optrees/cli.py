@@ -125,10 +125,10 @@ def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
         raise _unused(flag, args.method, [m for m in METHODS
                                           if _takes(_estimator_class(m), "binarizer")])
     if args.plain:
-        if not all(_takes(cls, n) for n in PLAIN):
-            raise _unused("--plain", args.method, [m for m in METHODS if all(
+        if not any(_takes(cls, n) for n in PLAIN):
+            raise _unused("--plain", args.method, [m for m in METHODS if any(
                 _takes(_estimator_class(m), n) for n in PLAIN)])
-        kwargs.update(dict.fromkeys(PLAIN, False))
+        kwargs.update(dict.fromkeys([n for n in PLAIN if _takes(cls, n)], False))
     return kwargs
 
 
@@ -411,7 +411,7 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--seed", type=int, default=0, help="random seed (split and solver)")
     fit.add_argument("--numeric", choices=["thresholds", "buckets"], default=None,
                      help="binarization of numeric columns (QT-k or QB-k); default: every "
-                          "threshold for bendoct / benders with the subtree search (depth "
+                          "threshold for bendoct / benders / flow with the subtree search (depth "
                           "<= 4), else QT-5")
     fit.add_argument("--bins", type=int, default=None, help="k of QT-k / QB-k (default 5)")
     fit.add_argument("--class-weight", default=None,
@@ -420,9 +420,9 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--weight-column", default=None,
                      help="column of row weights (>= 0), not a feature (default: none)")
     fit.add_argument("--plain", action="store_true",
-                     help="benders: the published method, without the subtree search, "
-                          "path-bound cuts, split-bound cuts and polishing that are on by "
-                          "default")
+                     help="benders, flow: the published method, without the subtree "
+                          "search (and, benders, the path-bound cuts, split-bound cuts and "
+                          "polishing) that are on by default")
     fit.add_argument("-v", "--verbose", action="count", default=0,
                      help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
     fit.add_argument("--out", help="write the fitted model as JSON (default: not saved)")

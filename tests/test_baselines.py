@@ -57,7 +57,7 @@ OCT_CASES = [(t, X, y, d, (0.0, 0.1, 0.3)[t % 3]) for t, X, y, d in _instances(8
 def test_oct_matches_flowoct_and_exhaustive_search(case):
     t, X, y, depth, lam = case
     best = exhaustive_objective(X, y, len(np.unique(y)), depth, lam)
-    flow = FlowOCTClassifier(depth=depth, lam=lam, binarizer=None).fit(X, y)
+    flow = FlowOCTClassifier(depth=depth, lam=lam, binarizer=None, subtree_search=False).fit(X, y)
     oct_ = OCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0).fit(X, y)
     _check_optimal(flow, X, y, lam, best, depth)
     _check_optimal(oct_, X, y, lam, best, depth)
@@ -71,7 +71,7 @@ BIN_CASES = list(_instances(8, seed=23))
 def test_binoct_matches_flowoct_at_lam0_and_exhaustive_search(case):
     t, X, y, depth = case
     best = exhaustive_objective(X, y, len(np.unique(y)), depth, 0.0)
-    flow = FlowOCTClassifier(depth=depth, lam=0.0, binarizer=None).fit(X, y)
+    flow = FlowOCTClassifier(depth=depth, lam=0.0, binarizer=None, subtree_search=False).fit(X, y)
     binoct = BinOCTClassifier(depth=depth, binarizer=None, warm_start=t % 2 == 1).fit(X, y)
     _check_optimal(binoct, X, y, 0.0, best, depth)
     assert binoct.objective_ == pytest.approx(flow.objective_, abs=1e-6)

@@ -305,12 +305,14 @@ def test_1m_rows() -> None:
 
 def test_extra_cuts_join_the_quantile_cuts() -> None:
     """Extra cuts are added to a numeric column's quantile cuts (sorted, distinct); those at
-    or below the minimum or above the maximum add nothing; other columns keep theirs."""
+    or below the minimum or above the maximum add nothing; one that splits the values as a
+    quantile cut does replaces it (50 the median 49.5: no value between them); other columns
+    keep theirs."""
     df = pd.DataFrame({"x": np.arange(100.0), "z": np.arange(100.0) % 7})
     plain = Binarizer(n_bins=4).fit(df)
+    np.testing.assert_array_equal(plain.thresholds_["x"], [24.75, 49.5, 74.25])
     b = Binarizer(n_bins=4, extra_cuts={"x": [7.5, -3.0, 0.0, 1000.0, 50.0, 99.0]}).fit(df)
-    expect = np.unique(np.r_[plain.thresholds_["x"], 7.5, 50.0, 99.0])
-    np.testing.assert_array_equal(b.thresholds_["x"], expect)
+    np.testing.assert_array_equal(b.thresholds_["x"], [7.5, 24.75, 50.0, 74.25, 99.0])
     np.testing.assert_array_equal(b.thresholds_["z"], plain.thresholds_["z"])
     Xb = b.transform(df)
     names = [lit.name for lit in b.literals_]

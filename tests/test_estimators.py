@@ -227,7 +227,7 @@ def test_binarized_mip_never_below_cart(name, depth):
 
     make = {"flow": FlowOCTClassifier, "benders": BendersOCTClassifier,
             "bend": BendOCTClassifier}[name]
-    extra = {} if name == "flow" else {"subtree_search": False}
+    extra = {"subtree_search": False}
     for seed in range(3):
         df, y = _mixed_problem(seed)
         w = np.random.default_rng(seed).integers(1, 4, size=len(y)).astype(float) \

@@ -73,6 +73,7 @@ ESTIMATORS = [
     pytest.param(lambda d: BendOCTClassifier(depth=d, lam=0.0), id="bendoct-lam0"),
     pytest.param(lambda d: BendOCTClassifier(depth=d, lam=0.04), id="bendoct-leaves"),
     pytest.param(lambda d: BendersOCTClassifier(depth=d, lam=0.3), id="bendersoct-splits"),
+    pytest.param(lambda d: FlowOCTClassifier(depth=d, lam=0.1), id="flowoct"),
 ]
 
 
@@ -147,13 +148,33 @@ def test_unseen_category_warns():
 @pytest.mark.parametrize("make", [
     pytest.param(lambda: BendOCTClassifier(depth=2, binarizer=Binarizer()), id="binarizer"),
     pytest.param(lambda: BendOCTClassifier(depth=2, subtree_search=False), id="no-search"),
-    pytest.param(lambda: FlowOCTClassifier(depth=2), id="flowoct"),
+    pytest.param(lambda: FlowOCTClassifier(depth=2, subtree_search=False), id="flowoct"),
 ])
 def test_binarized_path_kept(make):
-    df, y = _frame(4, categorical=False)
+    df, y = _continuous_frame()
     est = make().fit(df, y)
     assert est.thresholds_ == "binarized" and est.binarizer_ is not None
     assert est.encoder_ is None
+
+
+def _continuous_frame(n: int = 40) -> tuple[pd.DataFrame, np.ndarray]:
+    """More distinct values per column than 5 quantile cuts separate."""
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame(rng.normal(size=(n, 2)), columns=["x0", "x1"]).assign(
+        c=rng.choice(["a", "b", "c"], n))
+    return df, (df.x0 + rng.normal(size=n) > 0).to_numpy().astype(int)
+
+
+def test_binarized_optimum_over_every_value_is_over_every_threshold():
+    """A binarizer whose cuts separate every two values of each numeric column (here: 5
+    quantiles of columns with at most 4 values) loses no threshold: ``thresholds_`` says
+    "all", and the optimum is that of every threshold."""
+    df, y = _frame(4, categorical=True)
+    binarized = BendOCTClassifier(depth=2, lam=0.0, binarizer=Binarizer()).fit(df, y)
+    every = BendOCTClassifier(depth=2, lam=0.0).fit(df, y)
+    assert binarized.thresholds_ == every.thresholds_ == "all"
+    assert binarized.binarizer_ is not None and every.encoder_ is not None
+    assert binarized.objective_ == pytest.approx(every.objective_)
 
 
 def test_binary_table_is_every_threshold():
@@ -198,7 +219,7 @@ def test_status_line_says_which_thresholds():
     """The CLI's status line says over which thresholds an optimum holds."""
     from optrees.cli_report import mip_summary
 
-    df, y = _frame(4, categorical=True)
+    df, y = _continuous_frame()
     every = BendOCTClassifier(depth=2).fit(df, y)
     binarized = BendOCTClassifier(depth=2, binarizer=Binarizer()).fit(df, y)
     assert mip_summary(every)[0].endswith("optimal over every threshold")
@@ -206,15 +227,19 @@ def test_status_line_says_which_thresholds():
 
 
 @pytest.mark.parametrize("extra,line", [([], "optimal over every threshold"),
-                                        (["--bins", "5"], "optimal over the binarizer's")])
+                                        (["--bins", "5"], "optimal over the binarizer's"),
+                                        (["--method", "flow"], "optimal over every threshold"),
+                                        (["--method", "flow", "--plain", "--depth", "1"],
+                                         "optimal over the binarizer's")])
 def test_cli_default_is_every_threshold(extra, line, tmp_path, capsys):
-    """``optrees fit`` leaves ``binarizer="auto"`` unless --numeric / --bins is given."""
+    """``optrees fit`` leaves ``binarizer="auto"`` unless --numeric / --bins is given; FlowOCT
+    too, unless ``--plain`` asks for the published MIP alone."""
     from optrees.cli import main
 
     df, y = _breast_cancer(slice(None, None, 3))
     df.assign(label=y).to_csv(tmp_path / "bc.csv", index=False)
     code = main(["fit", "--method", "bendoct", "--csv", str(tmp_path / "bc.csv"), "--target",
-                 "label", "--depth", "2", "--lam", "0", *extra])
+                 "label", "--depth", "2", "--lam", "0", "--time-limit", "20", *extra])
     assert code == 0
     assert f"status          : {line}" in capsys.readouterr().out
 

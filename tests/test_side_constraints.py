@@ -72,7 +72,7 @@ def test_certified_optimum_equals_exhaustive_search(seed):
                                         **common),
                    BendersOCTClassifier(subtree_search=False, strengthened_cuts=True,
                                         eqp="recursive_da-group", **common),
-                   FlowOCTClassifier(**common)],
+                   FlowOCTClassifier(subtree_search=False, **common)],
     }
     for penalty, estimators in fits.items():
         best = exhaustive_objective(X, y, 2, depth, lam, penalty, w, min_leaf=m,
@@ -184,11 +184,12 @@ def test_fraction_counts_rows_and_numeric_columns_keep_every_threshold():
                                       min_samples_leaf=m, random_state=0)
         assert est.score(Xn, yn) >= cart.fit(Xn, yn).score(Xn, yn)
     groups = pd.Series(rng.integers(0, 2, 200).astype(str))
-    fair = BendOCTClassifier(depth=2, lam=0.0, fairness="statistical_parity", epsilon=0.2,
-                             sensitive="g", time_limit=30).fit(
-        pd.DataFrame(Xn, columns=["a", "b", "c"]).assign(g=groups), yn)
-    assert fair.thresholds_ == "binarized"
-    assert fair.stats_["every_threshold"] == "off: fairness"
+    frame = pd.DataFrame(Xn, columns=["a", "b", "c"]).assign(g=groups)
+    for depth, every in ((2, True), (3, False)):  # 598 threshold columns: depth 3 takes 200
+        fair = BendOCTClassifier(depth=depth, lam=0.0, fairness="statistical_parity",
+                                 epsilon=0.2, sensitive="g", time_limit=30).fit(frame, yn)
+        assert fair.thresholds_ == ("all" if every else "binarized")
+        assert fair.stats_["every_threshold"].startswith("fairness" if every else "off")
 
 
 @pytest.mark.parametrize("params, words", [
@@ -210,7 +211,8 @@ def test_unsatisfiable_min_leaf_gives_the_root_leaf():
     X = rng.integers(0, 2, (40, 4))
     y = X[:, 0]
     for est in (BendOCTClassifier(depth=2, min_samples_leaf=30, binarizer=None),
-                FlowOCTClassifier(depth=2, min_samples_leaf=30, binarizer=None)):
+                FlowOCTClassifier(depth=2, min_samples_leaf=30, binarizer=None,
+                                  subtree_search=False)):
         est.fit(X, y)
         assert est.status_ == "optimal" and est.tree_.n_leaves == 1
 

@@ -111,7 +111,7 @@ def test_flowoct_depth7_stops_in_time_with_its_warm_start(krkp, krkp_problem):
     limit = 2.0
     t = time.perf_counter()
     with pytest.warns(TimeLimitWarning):
-        est = FlowOCTClassifier(depth=7, time_limit=limit).fit(X, y)
+        est = FlowOCTClassifier(depth=7, time_limit=limit, subtree_search=False).fit(X, y)
     elapsed = time.perf_counter() - t
     assert elapsed < limit + 1.5
     assert est.status_ == "time_limit"

@@ -77,7 +77,7 @@ def test_certified_optimum_equals_exhaustive_search(seed):
             "splits": BendersOCTClassifier(subtree_search=False, polishing=False,
                                            path_bound_cuts=False, split_bound_cuts=False,
                                            **common)}
-    flow = FlowOCTClassifier(**common)
+    flow = FlowOCTClassifier(subtree_search=False, **common)
     weights = np.ones(len(y)) if w is None else w
     for penalty, est in [*fits.items(), ("splits", flow)]:
         best = _exhaustive(X.to_numpy(), y, depth, lam, penalty, w, kind, eps,
@@ -160,8 +160,9 @@ def test_fairness_needs_two_groups_and_takes_any_class_count():
     odds = est.set_params(fairness="equalized_odds").fit(X, three)  # and two cells
     assert odds.status_ == "optimal" and odds.stats_["search_backend"] == "fronts"
     # and so do the MIPs, where the front search does not run
-    for other in (FlowOCTClassifier(depth=1), BendOCTClassifier(depth=1, subtree_search=False),
-                  BendOCTClassifier(depth=4), BendOCTClassifier(depth=1, max_leaves=1)):
+    for other in (FlowOCTClassifier(depth=1, subtree_search=False),
+                  BendOCTClassifier(depth=1, subtree_search=False), BendOCTClassifier(depth=4),
+                  BendOCTClassifier(depth=1, max_leaves=1)):
         params = {**other.get_params(), "sensitive": "s", "fairness": "statistical_parity",
                   "time_limit": 60}
         fit = type(other)(**params).fit(X, three)
@@ -185,7 +186,7 @@ def test_multiclass_fairness_mip_equals_enumeration(seed):
     positive, depth, eps = int(seed % K), 1 + seed % 2, 0.1
     w = rng.integers(1, 3, n).astype(float) if seed % 3 == 0 else None
     make = [FlowOCTClassifier, BendersOCTClassifier, BendOCTClassifier][seed % 3]
-    extra = {} if make is FlowOCTClassifier else {"subtree_search": False}
+    extra = {"subtree_search": False}
     est = make(depth=depth, lam=0.0, binarizer=None, fairness=kind, epsilon=eps,
                sensitive="s", positive_class=positive, drop_sensitive=True, time_limit=60,
                **extra).fit(X, y, sample_weight=w)
@@ -252,11 +253,13 @@ def test_multiclass_fairness_stopped_by_the_time_limit_returns_a_fair_tree():
 
 
 def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_runs():
-    """binarizer="auto" under fairness cuts numeric columns into FAIR_BINS quantiles when the
-    front search takes the fit (and the finer cuts can only help its certified optimum), and
-    into the default 5 where the MIP does (depth 4); an explicit Binarizer is kept."""
+    """binarizer="auto" under fairness cuts numeric columns at every threshold when the front
+    search takes the fit and the columns stay few enough for its depth
+    (FAIR_EVERY_THRESHOLD), else into FAIR_BINS quantiles (and CART's cuts), and into the
+    default 5 where the MIP does (depth 4); an explicit Binarizer is kept.  Finer cuts can
+    only help the certified optimum."""
     from optrees import Binarizer
-    from optrees.estimators.trees import FAIR_BINS
+    from optrees.estimators.trees import FAIR_BINS, FAIR_EVERY_THRESHOLD
 
     rng = np.random.default_rng(5)
     n = 300
@@ -265,10 +268,50 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
     y = ((X.x > 0.83) ^ (X.z < -0.4) | (rng.random(n) < 0.1)).astype(int)
     params = dict(lam=0.0, fairness="statistical_parity", epsilon=0.1, sensitive="s",
                   time_limit=60)
-    fine = BendOCTClassifier(depth=2, **params).fit(X, y)
-    assert fine.binarizer_.n_bins == FAIR_BINS and fine.status_ == "optimal"
-    coarse = BendOCTClassifier(depth=2, binarizer=Binarizer(), **params).fit(X, y)
-    assert coarse.binarizer_.n_bins == 5 and coarse.status_ == "optimal"
-    assert fine.objective_ >= coarse.objective_ - 1e-9
+    assert FAIR_EVERY_THRESHOLD[3] < 2 * (n - 1) + 1 <= FAIR_EVERY_THRESHOLD[2]
+    every = BendOCTClassifier(depth=2, **params).fit(X, y)
+    assert every.thresholds_ == "all" and len(every.feature_names_) == 2 * (n - 1) + 1
+    assert every.status_ == "optimal"
+    for bins in (FAIR_BINS, 5):
+        coarse = BendOCTClassifier(depth=2, binarizer=Binarizer(n_bins=bins), **params)
+        coarse.fit(X, y)
+        assert coarse.thresholds_ == "binarized" and coarse.status_ == "optimal"
+        assert every.objective_ >= coarse.objective_ - 1e-9
+    fine = BendOCTClassifier(depth=3, **params).fit(X, y)
+    assert fine.binarizer_.n_bins == FAIR_BINS and fine.thresholds_ == "binarized"
+    assert len(fine.feature_names_) <= FAIR_EVERY_THRESHOLD[3]
     deep = BendOCTClassifier(depth=4, **{**params, "time_limit": 5}).fit(X, y)
     assert deep.binarizer_.n_bins == 5
+
+
+def _every_threshold_tests(X: pd.DataFrame) -> np.ndarray:
+    """0/1 columns of every threshold of every column of ``X``: ``x >= v`` for each value
+    ``v`` but the smallest (the same row split as the midpoint below it)."""
+    cols = [(X[c].to_numpy() >= v) for c in X.columns for v in np.unique(X[c])[1:]]
+    return np.column_stack(cols)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fair_fit_over_every_threshold_equals_enumeration(seed):
+    """On raw numeric columns (repeated values, weights), a fair fit takes every threshold
+    (``thresholds_ == "all"``) and its certified optimum equals the enumeration of every
+    tree over every threshold; before, 20 quantile cuts lost some of them."""
+    rng = np.random.default_rng(300 + seed)
+    n = 30 if seed < 4 else 18
+    X = pd.DataFrame({"a": rng.integers(0, 25, n), "b": rng.normal(size=n).round(1),
+                      "s": rng.integers(0, 2, n)})
+    y = ((X.a > 12) ^ (X.b > 0.3) ^ (rng.random(n) < 0.2)).astype(int).to_numpy()
+    kind = ["statistical_parity", "equal_opportunity", "equalized_odds"][seed % 3]
+    depth = [1, 2, 2, 2, 3, 3][seed]
+    w = rng.integers(1, 4, n).astype(float) if seed % 2 else None
+    make = [BendOCTClassifier, BendersOCTClassifier, FlowOCTClassifier][seed % 3]
+    est = make(depth=depth, lam=0.0, fairness=kind, epsilon=0.1, sensitive="s",
+               drop_sensitive=True, time_limit=60).fit(X, y, sample_weight=w)
+    assert est.thresholds_ == "all" and est.status_ == "optimal"
+    weights = np.ones(n) if w is None else w
+    coef, cells = TreeFairness(kind, 0.1, X.s.to_numpy(), 1).coordinates(y, weights)
+    best = exhaustive_fair_score(_every_threshold_tests(X[["a", "b"]]), y, depth, coef, 0.1,
+                                 sample_weight=w, cells=cells)
+    pred = est.predict(X)
+    assert float(weights[pred == y].sum()) == pytest.approx(best, abs=1e-7)
+    assert fairness_gap(kind, y, pred, X.s, sample_weight=w) <= 0.1 + 1e-9

@@ -44,7 +44,8 @@ def test_flow_and_benders_match_exhaustive_search(case):
     best = exhaustive_objective(X, y, K, depth, lam)
     variants = [
         FlowOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 0,
-                          strengthen=t % 4 == 1, symmetry_breaking=t % 3 != 2),
+                          strengthen=t % 4 == 1, symmetry_breaking=t % 3 != 2,
+                          subtree_search=False),
         BendersOCTClassifier(depth=depth, lam=lam, binarizer=None, warm_start=t % 2 == 1,
                              fractional_cuts=t % 4 == 2, symmetry_breaking=t % 5 != 3,
                              **PLAIN_BENDERS),
@@ -79,7 +80,8 @@ def _streed_accuracy(Xb: np.ndarray, y: np.ndarray, depth: int) -> int:
 @pytest.mark.parametrize(
     "name,rows,depth,method,kwargs",
     [pytest.param("monk3", 80, 3, BendersOCTClassifier, PLAIN_BENDERS, marks=pytest.mark.slow),
-     ("monk1", None, 2, FlowOCTClassifier, {}), ("monk3", None, 2, FlowOCTClassifier, {}),
+     ("monk1", None, 2, FlowOCTClassifier, {"subtree_search": False}),
+     ("monk3", None, 2, FlowOCTClassifier, {"subtree_search": False}),
      ("house-votes-84", None, 2, BendersOCTClassifier, PLAIN_BENDERS),
      ("monk2", None, 2, BendersOCTClassifier, PLAIN_BENDERS),
      ("monk2", None, 3, BendersOCTClassifier, {}),
@@ -153,7 +155,8 @@ def test_flowoct_cuts4_only_take_rows_sent_to_the_other_side():
                   [0, 1, 0, 1], [0, 1, 1, 1], [1, 0, 1, 1], [0, 0, 0, 0], [0, 1, 0, 0],
                   [0, 0, 0, 1]])
     y = np.array([0, 1, 2, 0, 2, 0, 0, 0, 1, 0, 0])
-    est = FlowOCTClassifier(depth=2, lam=0.05, binarizer=None, strengthen=True).fit(X, y)
+    est = FlowOCTClassifier(depth=2, lam=0.05, binarizer=None, strengthen=True,
+                            subtree_search=False).fit(X, y)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx(exhaustive_objective(X, y, 3, 2, 0.05))
 

@@ -19,8 +19,8 @@ from optrees.trees.problem import TreeProblem
 from optrees.trees.solve import solve_tree
 
 VARIANTS = {
-    "flow": (FlowOCTClassifier, {}),
-    "flow-strengthen": (FlowOCTClassifier, {"strengthen": True}),
+    "flow": (FlowOCTClassifier, {"subtree_search": False}),
+    "flow-strengthen": (FlowOCTClassifier, {"strengthen": True, "subtree_search": False}),
     "benders-plain": (BendersOCTClassifier, PLAIN_BENDERS),
     "benders-accel": (BendersOCTClassifier, {"subtree_search": False,
                                              "path_bound_cuts": "both"}),

@@ -200,8 +200,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
     extra_cuts : dict or None, default None
         Cut points added to those of the quantiles, per numeric column name (``{"age": [65]}``
         adds ``age >= 65``).  Cuts at or below a column's minimum or above its maximum add
-        nothing.  The tree estimators' ``binarizer="auto"`` puts CART's thresholds here, so
-        CART's tree is among the trees their MIP searches.
+        nothing, and an added cut replaces a quantile cut that splits the training values
+        the same way (no value between them).  The tree estimators' ``binarizer="auto"``
+        puts CART's thresholds here, so CART's tree is among the trees their MIP searches.
 
     Notes
     -----
@@ -360,7 +361,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 cuts = np.unique(np.quantile(x, levels) if w is None
                                  else weighted_quantile(x, w[order], levels))
                 cuts = cuts[cuts > x[0]]
-            cuts = self._with_extra_cuts(name, cuts, x[0], x[-1])
+            cuts = self._with_extra_cuts(name, cuts, x)
             kinds[name] = "numeric"
             thresholds[name] = cuts
             literals.extend(self._numeric_literals(name, cuts))
@@ -389,9 +390,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.literals_ = literals
         return self
 
-    def _with_extra_cuts(self, name: str, cuts: np.ndarray, lo: float,
-                         hi: float) -> np.ndarray:
-        """``cuts`` and the column's ``extra_cuts`` within ``(lo, hi]``, sorted, distinct."""
+    def _with_extra_cuts(self, name: str, cuts: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``cuts`` and the column's ``extra_cuts`` within ``(min, max]`` of its sorted
+        values ``x``, sorted, one per split of the values (an extra cut wins): two cuts
+        with no value between them make the same 0/1 column."""
         extra = {str(c): v for c, v in (self.extra_cuts or {}).items()}.get(name)
         if extra is None:
             return cuts
@@ -402,7 +404,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
                                     f"{extra!r}") from exc
         if not np.isfinite(extra).all():
             raise OptreesInputError(f"extra_cuts[{name!r}] must hold finite numbers")
-        return np.unique(np.r_[cuts, extra[(extra > lo) & (extra <= hi)]])
+        extra = np.unique(extra[(extra > x[0]) & (extra <= x[-1])])
+        both = np.r_[extra, cuts]
+        _, first = np.unique(np.searchsorted(x, both, "left"), return_index=True)
+        return np.sort(both[first])
 
     def _numeric_literals(self, name: str, cuts: np.ndarray) -> list[BinaryLiteral]:
         texts = _fmt_thresholds(cuts)
@@ -449,6 +454,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 f"X columns are in a different order than in fit; expected {fitted}"
             )
         return df.set_axis(fitted, axis=1)
+
+    def keeps_every_threshold(self, X: pd.DataFrame) -> bool:
+        """Whether the output separates every two distinct values of each numeric column of
+        ``X`` (the fitted frame) the way a threshold does: a cut ``x >= t`` between each two
+        consecutive values (buckets: at most two), so a tree over the output is as good as
+        one over every threshold of the raw values."""
+        check_is_fitted(self, "literals_")
+        X = X.set_axis([str(c) for c in X.columns], axis=1)
+        for name, cuts in self.thresholds_.items():
+            if self.numeric == "buckets" and len(cuts) > 1:
+                return False
+            x = np.unique(_numeric_values(X[name], name))
+            between = np.searchsorted(cuts, x[1:], "right") - np.searchsorted(cuts, x[:-1],
+                                                                               "right")
+            if np.any(between == 0):
+                return False
+        return True
 
     def transform(self, X: object) -> np.ndarray:
         """Binarize X; returns an (n_rows, n_outputs) uint8 matrix ordered as ``literals_``."""
