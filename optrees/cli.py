@@ -258,28 +258,35 @@ def _load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
         X, y = df.drop(columns=[args.target]), df[args.target]
     check_frame(X)
     check_target(y, len(X))
-    sensitive = getattr(args, "sensitive", None)  # a method option: absent unless given
-    if sensitive is not None and sensitive not in X.columns:
-        raise _UsageError(f"--sensitive column {sensitive!r} is not a feature column "
-                          f"(columns: {list(X.columns)})")
+    for flag in ("--sensitive", "--legitimate"):  # method options: absent unless given
+        column = getattr(args, flag[2:], None)
+        if column is not None and column not in X.columns:
+            raise _UsageError(f"{flag} column {column!r} is not a feature column "
+                              f"(columns: {list(X.columns)})")
     return X, y
+
+
+def _label(text: str, y: pd.Series, flag: str) -> Any:
+    """The label of ``y`` that prints as ``text`` (a CSV's labels may be numbers)."""
+    labels = {str(v): v for v in y.unique()}
+    if text not in labels:
+        raise _UsageError(f"{flag}: {text!r} is not a label of the target "
+                          f"(labels: {sorted(labels)[:10]})")
+    return labels[text]
 
 
 def _class_weight(text: str, y: pd.Series) -> Any:
     """``--class-weight``: "balanced", or "LABEL=W,LABEL=W" with labels as y prints them."""
     if text == "balanced":
         return "balanced"
-    labels = {str(v): v for v in y.unique()}
     weights = {}
     for part in text.split(","):
         label, eq, value = part.partition("=")
         if not eq:
             raise _UsageError(f"--class-weight takes 'balanced' or LABEL=WEIGHT,...; got {text!r}")
-        if label.strip() not in labels:
-            raise _UsageError(f"--class-weight: {label.strip()!r} is not a label of the target "
-                              f"(labels: {sorted(labels)[:10]})")
+        key = _label(label.strip(), y, "--class-weight")
         try:
-            weights[labels[label.strip()]] = float(value)
+            weights[key] = float(value)
         except ValueError as exc:
             raise _UsageError(f"--class-weight: weight {value!r} of {label!r} is not a "
                               "number") from exc
@@ -342,6 +349,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
     X, y = _load_data(args)
     if args.class_weight is not None:
         est.set_params(class_weight=_class_weight(args.class_weight, y))
+    if getattr(args, "positive_class", None) is not None:
+        est.set_params(positive_class=_label(args.positive_class, y, "--positive-class"))
     parts = _split(X, y, args.test_size, args.seed)
     weights = _pop_weights(args, parts)
     cli_report.fit_quietly(est, parts[0], parts[2], None if weights is None else weights[0])

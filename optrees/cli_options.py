@@ -56,6 +56,8 @@ class MethodOption:
         """The rule of its methods; several different ones (e.g. the fairness notions of
         FairRUG and of the trees) accept the union, and each estimator checks its own."""
         rules = list({id(u.param.rule): u.param.rule for u in self.users.values()}.values())
+        if all(isinstance(r, Boolean) for r in rules):
+            return rules[0]  # on / off, whichever method
         return rules[0] if len(rules) == 1 else Either(*rules)
 
 

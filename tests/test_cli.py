@@ -175,6 +175,56 @@ def test_rug_fairness_and_lp_method_flags(tmp_path, capsys):
     assert "--lp-method" in capsys.readouterr().err
 
 
+def test_fair_tree_with_leaf_constraints_from_the_command_line(tmp_path, capsys):
+    """The tree estimators' constraints on the command line (fairness with its positive
+    class, legitimate column and dropped sensitive column; minimum leaf size; leaf budget):
+    the status line names them, the saved model predicts, and they hold on the rows it was
+    fitted on."""
+    from optrees.metrics import fairness_gap
+
+    rng = np.random.default_rng(4)
+    n = 240
+    df = pd.DataFrame({"s": rng.choice(["a", "b"], n), "x": rng.normal(size=n).round(2),
+                       "z": rng.integers(0, 3, n)})
+    df["label"] = np.where((df.x > 0.2) ^ (df.s == "a") ^ (rng.random(n) < 0.1), "yes", "no")
+    csv, model = tmp_path / "f.csv", tmp_path / "m.json"
+    df.to_csv(csv, index=False)
+    X, y = df[["s", "x", "z"]], df.label.to_numpy()
+    base = ["fit", "--csv", str(csv), "--target", "label", "--depth", "2", "--lam", "0",
+            "--test-size", "0", "--sensitive", "s", "--epsilon", "0.05", "--out", str(model)]
+    cases = [
+        (["--method", "bendoct", "--fairness", "statistical_parity", "--min-samples-leaf", "20",
+          "--max-leaves", "3"], "statistical_parity", None),
+        (["--method", "flow", "--fairness", "equal_opportunity", "--positive-class", "no",
+          "--drop-sensitive"], "equal_opportunity", None),
+        (["--method", "benders", "--fairness", "conditional_parity", "--legitimate", "z"],
+         "statistical_parity", "z"),
+    ]
+    for extra, kind, legit in cases:
+        assert main([*base, *extra]) == 0
+        out = capsys.readouterr().out
+        assert "status          : optimal" in out and "<= 0.05" in out
+        pred = load_model(model).predict(X)
+        positive = "no" if "no" in extra else "yes"
+        groups = [df[legit] == v for v in (0, 1, 2)] if legit else [np.ones(n, dtype=bool)]
+        for g in groups:
+            gap = fairness_gap(kind, y[g], pred[g], df.s[g], positive=positive)
+            assert gap <= 0.05 + 1e-9
+        if "--drop-sensitive" in extra:
+            assert "s = " not in out and "s != " not in out
+        if "--max-leaves" in extra:
+            assert "under min_samples_leaf=20, max_leaves=3, statistical_parity" in out
+            assert load_model(model).tree.n_leaves <= 3
+            rows = [int(m) for m in re.findall(r"\(\d+/(\d+) correct\)", out)]
+            assert rows and min(rows) >= 20 and sum(rows) == n
+    assert main([*base, "--method", "bendoct", "--fairness", "statistical_parity",
+                 "--positive-class", "maybe"]) == 2
+    assert "'maybe' is not a label" in capsys.readouterr().err
+    assert main([*base, "--method", "bendoct", "--fairness", "conditional_parity",
+                 "--legitimate", "nope"]) == 2
+    assert "--legitimate column 'nope'" in capsys.readouterr().err
+
+
 def test_weight_column_and_class_weight(tmp_path, capsys):
     """--weight-column is a weight, not a feature (every method takes it, OMT too);
     --class-weight maps labels as printed; bad values get one line and exit 2."""

@@ -72,7 +72,7 @@ _PARAMETERS: dict[str, Param] = {
                        "sensitive attribute column; its fairness scores are printed"),
     "drop_sensitive": Param(_TRUTH, "keep the sensitive column out of the rules", cli=""),
     "positive_class": Param(Check("None or a class of y", as_given),
-                            "the positive class of 'eop' (None: the last class)", cli=""),
+                            "the positive class of 'eop' (None: the last class)"),
     "class_weight": CLASS_WEIGHT,
     "verbose": VERBOSE,
 }

@@ -133,11 +133,12 @@ FAIRNESS_PARAMS = {
     "sensitive": Param(Check("None or a column name of X", as_given),
                        "sensitive attribute column (its groups are compared)"),
     "positive_class": Param(Check("None or a class of y", as_given),
-                            "the class predicted 'positive' (None: the last class)", cli=""),
+                            "the class whose predictions fairness compares (None: the last "
+                            "class)"),
     "legitimate": Param(Check("None or a column name of X", as_given),
-                        "legitimate attribute of conditional_parity", cli=""),
-    "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests",
-                            cli=""),
+                        "legitimate attribute column of conditional_parity (parity within "
+                        "each of its values)"),
+    "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests"),
 }
 
 
