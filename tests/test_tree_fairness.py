@@ -159,14 +159,16 @@ def test_fairness_needs_two_groups_and_takes_any_class_count():
     assert est.fit(X, three).status_ == "optimal"  # the front search takes any class count
     odds = est.set_params(fairness="equalized_odds").fit(X, three)  # and two cells
     assert odds.status_ == "optimal" and odds.stats_["search_backend"] == "fronts"
-    # and so do the MIPs, where the front search does not run
+    # and so do the MIPs, where the front search does not run (with a leaf budget it runs
+    # without it, for a bound)
     for other in (FlowOCTClassifier(depth=1, subtree_search=False),
                   BendOCTClassifier(depth=1, subtree_search=False), BendOCTClassifier(depth=4),
                   BendOCTClassifier(depth=1, max_leaves=1)):
         params = {**other.get_params(), "sensitive": "s", "fairness": "statistical_parity",
                   "time_limit": 60}
         fit = type(other)(**params).fit(X, three)
-        assert fit.status_ == "optimal" and "search_backend" not in fit.stats_, other
+        assert fit.status_ == "optimal", other
+        assert ("search_backend" not in fit.stats_) == (other.max_leaves is None), other
         assert fairness_gap("statistical_parity", three, fit.predict(X), X.s,
                             positive=1) <= 0.05 + 1e-9
 
@@ -315,3 +317,30 @@ def test_fair_fit_over_every_threshold_equals_enumeration(seed):
     pred = est.predict(X)
     assert float(weights[pred == y].sum()) == pytest.approx(best, abs=1e-7)
     assert fairness_gap(kind, y, pred, X.s, sample_weight=w) <= 0.1 + 1e-9
+
+
+def test_fair_fit_with_a_leaf_budget_uses_the_front_search_without_it():
+    """The front search takes no leaf budget, so with ``max_leaves`` it solves the fair
+    problem without one: its tree is the answer when it keeps within the budget (no MIP),
+    and otherwise its optimum bounds the MIP's.  Either way the certified optimum equals
+    the MIP's alone and the enumeration of every tree within the budget."""
+    rng = np.random.default_rng(11)
+    n = 60
+    X = pd.DataFrame(rng.integers(0, 2, (n, 4)), columns=["s", "a", "b", "c"])
+    y = (X.a | (X.b & (rng.random(n) < 0.7))).to_numpy()
+    coef = TreeFairness("statistical_parity", 0.1, X.s.to_numpy(), 1).pairs(y, np.ones(n))[0]
+    for depth, leaves in ((2, 3), (3, 3), (3, 5)):
+        kwargs = dict(depth=depth, lam=0.0, binarizer=None, fairness="statistical_parity",
+                      epsilon=0.1, sensitive="s", max_leaves=leaves, time_limit=60)
+        est = BendOCTClassifier(**kwargs).fit(X, y)
+        mip = BendOCTClassifier(subtree_search=False, **kwargs).fit(X, y)
+        assert est.status_ == mip.status_ == "optimal"
+        assert est.objective_ == pytest.approx(mip.objective_, abs=1e-9)
+        assert est.tree_.n_leaves <= leaves
+        assert est.stats_["subtree_search"].startswith("fronts without max_leaves")
+        best = exhaustive_fair_score(X.to_numpy(), y, depth, coef, 0.1, max_leaves=leaves)
+        assert est.objective_ * n == pytest.approx(best, abs=1e-7)
+    within = BendOCTClassifier(depth=2, lam=0.0, binarizer=None, fairness="statistical_parity",
+                               epsilon=0.5, sensitive="s", max_leaves=3).fit(X, y)
+    assert within.stats_["subtree_search"].endswith("within it")
+    assert within.stats_["bb_nodes"] == 0 and within.status_ == "optimal"

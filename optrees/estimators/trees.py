@@ -252,6 +252,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         # side constraints (FlowOCT, BendersOCT, BendOCT; the OCT and BinOCT baselines have none)
         min_leaf = min_leaf_rows(p.get("min_samples_leaf", 1), len(y))
         max_leaves = p.get("max_leaves")
+        if max_leaves is not None and max_leaves >= 2**p.depth:
+            max_leaves = None  # every tree of the depth keeps within it
         fair = self._tree_fairness(df, y, classes, p)
         self._tree_columns = None
         if fair is not None and p.drop_sensitive:  # the groups stay, the column goes

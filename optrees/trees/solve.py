@@ -75,9 +75,16 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
     its tree is the warm start (when better than CART) and its bound caps the MIP's."""
     off = search_off(problem) if search else "off"
-    found = _search(problem, deadline, SEARCH_SHARE) if off is None else None
-    if found is not None and found.optimal:
-        return _constrained(problem, _searched(problem, found, classes, names))
+    # the front search takes no leaf budget: without it, it bounds the budgeted optimum, and
+    # its tree is that optimum when it keeps within the budget
+    relaxed = search and off is not None and problem.fairness is not None and \
+        search_off(problem, budget=False) is None
+    found = _search(problem, deadline, SEARCH_SHARE) if off is None or relaxed else None
+    if found is not None and found.optimal and found.tree.feasible(problem):
+        fit = _searched(problem, found, classes, names)
+        if relaxed:
+            fit.stats["subtree_search"] = "fronts without max_leaves: within it"
+        return _constrained(problem, fit)
     start = cart_heap_tree(problem, seed) if warm_start else None
     if start is not None and not start.feasible(problem):  # e.g. CART is unfair
         start = None
@@ -86,8 +93,11 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
         search_stats = {"subtree_search": off}
     if found is not None:
         search_bound = problem.correct_weight * found.bound + problem.split_cost
-        search_stats = _search_stats(found)
-        if start is None or found.tree.objective(problem) > start.objective(problem):
+        search_stats = {**search_stats, **_search_stats(found)}
+        if relaxed:
+            search_stats["subtree_search"] = "fronts without max_leaves: a bound"
+        if found.tree.feasible(problem) and (
+                start is None or found.tree.objective(problem) > start.objective(problem)):
             start = found.tree
 
     def add_start(model: ScipModel) -> None:
@@ -131,16 +141,17 @@ SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
 
 
-def search_off(problem: TreeProblem) -> str | None:
+def search_off(problem: TreeProblem, budget: bool = True) -> str | None:
     """Why no exact search can solve ``problem`` (None: one can): the subtree search takes
     leaf sizes and budgets; under fairness the front search takes depth ≤ 3, at most
-    MAX_FAIR_COORDINATES group differences and no leaf budget."""
+    MAX_FAIR_COORDINATES group differences and no leaf budget (``budget=False``: whether
+    it could solve ``problem`` without its budget)."""
     fair = problem.fairness
     if fair is None:
         return None
     if problem.depth > MAX_FAIR_DEPTH:
         return f"off: fairness at depth > {MAX_FAIR_DEPTH}"
-    if problem.max_leaves is not None:
+    if budget and problem.max_leaves is not None:
         return "off: fairness with max_leaves"
     if fair.coordinates(problem.y, problem.weights)[0].shape[1] > MAX_FAIR_COORDINATES:
         return (f"off: fairness over more than {MAX_FAIR_COORDINATES} group differences "
