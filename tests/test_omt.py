@@ -629,8 +629,9 @@ def _auto_data(n: int = 80):
 
 def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
     """The candidates, solved one after another on the kept rows (exact pricing: each is the
-    optimum of its penalty, whatever columns earlier ones left), score on the held-out rows
-    as ``validation_scores_`` says; the best (ties: the lower median) is refitted on all rows.
+    optimum of its penalty, whatever columns and MIP starts earlier ones left), score on the
+    held-out rows as ``validation_scores_`` says; the best (ties: the lower median) is
+    refitted on all rows.
     """
     from optrees.estimators.omt import AUTO_PENALTIES, _Fit, holdout, pick_penalty
     from optrees.solvers.deadline import Deadline
@@ -649,6 +650,8 @@ def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
         want = oracle_on_graph(graph, yi[~held], 2, 4, 1, rule_cost=lam * (~held).sum())
         assert result.status == "optimal" and result.objective == pytest.approx(want)
         scores[lam] = float(np.mean(result.model.predict_index(X[held]) == yi[held]))
+    # each candidate's rules became a MIP start of the ones after it
+    assert len(problem.selector.solver.selected) == len(AUTO_PENALTIES)
     assert est.validation_scores_ == pytest.approx(scores, abs=1e-12)
     assert est.leaf_penalty_ == pick_penalty(scores)
     assert scores[est.leaf_penalty_] == max(scores.values())

@@ -421,9 +421,9 @@ class _Fit:
         "auto": every candidate is fitted on the rows :func:`holdout` keeps and scored on
         those it holds out (ties: see :func:`pick_penalty`); the candidates are solved one
         after another in one :class:`OMTProblem`, each starting from the columns of the
-        earlier ones, and each may use an equal share of the time left with the final fit
-        on all rows.  0 (no choice) for
-        loss="f1", too few distinct rows, or a ``min_support`` count the kept rows lack."""
+        earlier ones (and their rules as MIP starts), and each may use an equal share of
+        the time left with the final fit on all rows.  0 (no choice) for loss="f1", too
+        few distinct rows, or a ``min_support`` count the kept rows lack."""
         p = self.p
         if p.leaf_penalty != "auto":
             return float(p.leaf_penalty), {}

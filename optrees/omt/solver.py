@@ -108,6 +108,8 @@ class OMTSolver:
                                     max_master_columns)
         self.greedy = GreedyTrees(graph, self.pricer, unit_codes, self.n_count, depth, leaves,
                                   float(min_count))
+        # rule sets selected by earlier solves on this pool (other leaf penalties): starts
+        self.selected: list[list[Steps]] = []
 
     # ------------------------------------------------------------------ the parts
     @property
@@ -176,6 +178,9 @@ class OMTSolver:
         t_start = time.perf_counter()
         if greedy is None:
             greedy = self.greedy_partitions(metric, class_counts)
+        # an earlier solve's rules (a neighbouring leaf penalty) are often near the optimum:
+        # as a MIP start they let reduced-cost fixing drop most columns
+        greedy = [*greedy, *self.selected]
         self.add_to_pool(())
         for part in greedy:
             for st in part:
@@ -186,7 +191,9 @@ class OMTSolver:
         penalty = root_xi + self.pool.extra_cost(()) - metric.lower() + 1.0
         cg = self._generate(metric, deadline, penalty)
         mip = self._master_mip(metric, deadline, mip_gap, penalty, greedy, cg)
-        return self._result(metric, cg, mip, penalty, time.perf_counter() - t_start)
+        result = self._result(metric, cg, mip, penalty, time.perf_counter() - t_start)
+        self.selected.append(list(result.steps))
+        return result
 
     def _generate(self, metric: Metric, deadline: Deadline, penalty: float) -> _Generation:
         """Re-solve the master LP and add priced columns until none prices out or a limit
