@@ -77,8 +77,7 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     off = search_off(problem) if search else "off"
     # the front search takes no leaf budget: without it, it bounds the budgeted optimum, and
     # its tree is that optimum when it keeps within the budget
-    relaxed = search and off is not None and problem.fairness is not None and \
-        search_off(problem, budget=False) is None
+    relaxed = off == BUDGET_OFF
     found = _search(problem, deadline, SEARCH_SHARE) if off is None or relaxed else None
     if found is not None and found.optimal and found.tree.feasible(problem):
         fit = _searched(problem, found, classes, names)
@@ -141,21 +140,25 @@ SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
 
 
-def search_off(problem: TreeProblem, budget: bool = True) -> str | None:
+BUDGET_OFF = "off: fairness with max_leaves"
+""":func:`search_off`'s reason when the leaf budget alone keeps the front search off."""
+
+
+def search_off(problem: TreeProblem) -> str | None:
     """Why no exact search can solve ``problem`` (None: one can): the subtree search takes
     leaf sizes and budgets; under fairness the front search takes depth ≤ 3, at most
-    MAX_FAIR_COORDINATES group differences and no leaf budget (``budget=False``: whether
-    it could solve ``problem`` without its budget)."""
+    MAX_FAIR_COORDINATES group differences and no leaf budget (checked last, so
+    :data:`BUDGET_OFF` means the front search could solve ``problem`` without it)."""
     fair = problem.fairness
     if fair is None:
         return None
     if problem.depth > MAX_FAIR_DEPTH:
         return f"off: fairness at depth > {MAX_FAIR_DEPTH}"
-    if budget and problem.max_leaves is not None:
-        return "off: fairness with max_leaves"
     if fair.coordinates(problem.y, problem.weights)[0].shape[1] > MAX_FAIR_COORDINATES:
         return (f"off: fairness over more than {MAX_FAIR_COORDINATES} group differences "
                 "(groups - 1, summed over the cells)")
+    if problem.max_leaves is not None:
+        return BUDGET_OFF
     return None
 
 
