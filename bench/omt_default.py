@@ -2,13 +2,19 @@
 ``OMTRegressor().fit`` (issue #22, items 3 and 5).
 
 Classification (default): the [OMT] §6 splits (``optrees.bench.omt.SPLIT``: random
-50/25/25, seeds 0..S-1) of its 12 data sets; on the train part (``--fit-on train+val``: train
-and validation) are fitted ``DecisionTreeClassifier(max_depth=d)`` on the one-hot (binarized)
-table as the ``cart`` baseline of the harness, and ``OMTClassifier(depth=d)`` with each
+50/25/25, seeds 0..S-1) of its 12 data sets.  On train and validation (the default
+``--fit-on train+val``; ``--fit-on train``: the train part only) are fitted
+``DecisionTreeClassifier(max_depth=d)`` on the one-hot (binarized) table as the ``cart``
+baseline of the harness, and ``OMTClassifier(depth=d)`` with each
 ``--penalties`` value (``auto``: the default, the penalty chosen on an internal validation
 part; ``0``: the paper's objective) and ``--categorical-nodes`` when given.  Prints the mean
 test accuracy per depth next to the paper's Table 1 OMT column (d = 4, 5) and the median fit
 seconds.
+
+Why train and validation: [OMT] §6 "closely follows" the setup of [FlowOCT] §4, which tunes
+on the validation part and fits its final trees on train and validation; [OMT] does not say
+what its validation part is for.  A default estimator tunes itself inside ``fit`` and needs no
+validation part of its own, so it gets all rows but the test part, as CART does.
 
 Regression (``--regression``): random 75/25 train/test splits (seeds 0..S-1) of diabetes
 (scikit-learn's bundled copy), bupa (target: drinks, as UCI recommends; the "selector" column
@@ -153,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--penalties", default="auto,0",
                     type=lambda s: [_penalty(v) for v in s.split(",")])
-    ap.add_argument("--fit-on", default="train", choices=("train", "train+val"))
+    ap.add_argument("--fit-on", default="train+val", choices=("train", "train+val"),
+                    help="classification: the part the trees are fitted on (see above)")
     ap.add_argument("--categorical-nodes", default=None,
                     choices=("values", "complements", "subsets"),
                     help="OMT's categorical_nodes (default: the estimator's; the method name "
