@@ -359,3 +359,113 @@ def test_intervals_order():
     assert order(Intervals()) == [5.0, 7.0, 9.0, 8.0]
     assert order(Intervals(True, 3)) == [9.0, 8.0, 7.0, 5.0]
     assert order(Intervals(True, 4)) == [5.0, 7.0, 9.0, 8.0]
+
+
+def _context(X, y, w, n_classes, pen, min_leaf=1):
+    """The deep search's context and its subset of all rows."""
+    from optrees.trees.numeric.context import Context
+
+    ctx = Context(NumericData(X), y, w, n_classes, pen, 1e-9, "numpy", min_leaf=min_leaf)
+    return ctx, ctx.subset(np.ones(len(y), dtype=bool))
+
+
+def test_coarse_cuts_sit_between_distinct_values():
+    """The coarse incumbent's cuts: at most QUANTILE_CUTS per column plus the extra tree's,
+    each strictly between two distinct values of its column, none repeated; every cut of a
+    column with few values."""
+    from optrees.trees.numeric.coarse import QUANTILE_CUTS, _cuts
+    from optrees.trees.numeric.tree import Node
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack([rng.normal(size=200), rng.integers(0, 4, 200), np.full(200, 2.0)])
+    data = NumericData(X)
+    extra = Node(0, 0, 0.123, Node(0), Node(1, 1, 1.5, Node(1), Node(0)))
+    feats, cuts = _cuts(X, data.order, extra, 256)
+    pairs = list(zip(feats.tolist(), cuts.tolist(), strict=True))
+    assert len(set(pairs)) == len(pairs)
+    assert (0, 0.123) in pairs and (1, 1.5) in pairs
+    assert not any(f == 2 for f in feats)                      # a constant column: no cut
+    assert sum(f == 0 for f in feats) <= QUANTILE_CUTS + 1
+    assert sorted(t for f, t in pairs if f == 1) == [0.5, 1.5, 2.5]  # every cut of 4 values
+    for f, t in pairs:
+        assert (X[:, f] <= t).any() and (X[:, f] > t).any()
+        assert not np.isin(t, X[:, f])
+    feats, _ = _cuts(X, data.order, None, 4)                   # 4 // 3 columns: one cut each
+    assert np.bincount(feats).tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_coarse_incumbent_is_optimal_over_few_values(depth):
+    """With at most QUANTILE_CUTS + 1 values per column the coarse cuts are every threshold,
+    so the coarse incumbent is the optimum of the enumeration; its score re-scores."""
+    from optrees.trees.numeric.coarse import coarse_incumbent
+    from optrees.trees.numeric.tree import to_heap
+
+    for seed in range(4):
+        X, y, w = _random_problem(seed + 30, 2 + seed % 2, weighted=seed % 2 == 1,
+                                  n_max=16 if depth == 4 else 24, p_max=2)
+        for pen in (0.0, 1.0):
+            ctx, sub = _context(X, y, w, 3, pen)
+            score, tree = coarse_incumbent(ctx, sub, depth, None)
+            assert score == pytest.approx(_brute_force(X, y, w, 3, pen, depth)), (seed, pen)
+            feature, threshold, _ = to_heap(tree, depth)
+            node = np.ones(len(y), dtype=np.int64)
+            for _ in range(depth):
+                inner = node <= len(feature)
+                f = np.where(inner, feature[np.minimum(node, len(feature)) - 1], -1)
+                go = f >= 0
+                rows = np.flatnonzero(go)
+                node[go] = 2 * node[go] + (X[rows, f[go]] > threshold[node[go] - 1])
+            leaves = np.unique(node)
+            correct = sum(np.bincount(y[node == k], weights=w[node == k], minlength=3).max()
+                          for k in leaves)
+            assert score == pytest.approx(correct - pen * len(leaves))
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_stopped_search_keeps_the_late_coarse_incumbent(monkeypatch, depth):
+    """A deep search stopped right after the coarse incumbent was computed returns it (CART
+    removed here, so nothing else scores as high), with a bound above it.  At depth 3 it is
+    computed in the root's depth-2 search and adopted by the loop; at depth 4 in the first
+    step, and adopted after the stop."""
+    import optrees.trees.numeric.solver as numeric_solver
+    from optrees.trees.numeric.coarse import coarse_incumbent
+    from optrees.trees.numeric.context import Interrupted
+
+    rng = np.random.default_rng(4)
+    X = rng.random((300, 3))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5) ^ (X[:, 2] > 0.5)).astype(int)   # parity of 3
+    ctx, sub = _context(X, y, np.ones(300), 2, 0.0)
+    expect = coarse_incumbent(ctx, sub, depth, None)[0]
+    # above the depth-2 optimum, which the depth-3 search computes first
+    assert expect > solve_numeric(X, y, max_depth=2).score + 30
+
+    def stop(self, *args):
+        self.ctx.check()                                        # the late incumbent fires
+        raise Interrupted
+
+    monkeypatch.setattr(numeric_solver, "COARSE_AFTER", 0.0)
+    monkeypatch.setattr(numeric_solver, "cart_incumbent", lambda *a, **k: None)
+    monkeypatch.setattr(numeric_solver.NodeSearch, "_step", stop)
+    res = solve_numeric(X, y, max_depth=depth, deadline=Deadline(60), backend="numpy")
+    assert res.score == pytest.approx(expect)
+    assert res.upper_bound >= res.score and not res.optimal
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+def test_late_coarse_incumbent_keeps_the_optimum(monkeypatch, depth):
+    """Adopted in the middle of a search (at its first check), the coarse incumbent changes
+    no optimum: weights, penalties, values finer than the coarse cuts."""
+    import optrees.trees.numeric.solver as numeric_solver
+
+    monkeypatch.setattr(numeric_solver, "COARSE_AFTER", 0.0)
+    for seed in range(6 if depth == 3 else 3):
+        X, y, w = _random_problem(seed + 70, 2 + seed % 2, weighted=seed % 2 == 0,
+                                  n_max=24 if depth == 3 else 13, p_max=2)
+        X = X + np.random.default_rng(seed).integers(0, 4, X.shape) * 0.1   # 20+ values
+        for pen in (0.0, 1.0):
+            res = solve_numeric(X, y, sample_weight=w, leaf_penalty=pen, max_depth=depth,
+                                n_classes=3, deadline=Deadline(60))
+            assert res.optimal
+            assert res.score == pytest.approx(_brute_force(X, y, w, 3, pen, depth)), (seed, pen)
+            check_tree(res, X, y, w, pen)

@@ -11,6 +11,7 @@ arXiv 2501.07903).
 Modules: ``data`` (presorting), ``depth1`` (stumps), ``evaluate`` (one root split of a
 depth-2 tree), ``search`` (depth-2 root search), ``kernels`` (both compiled),
 ``depth2`` (depth 2 against a floor), ``deep`` (depth ≥ 3), ``cart`` (CART incumbent),
+``coarse`` (the incumbent over a few thresholds per column, for searches that run long),
 ``tree``/``result`` (trees), ``solver``, ``warmup`` (numba's first compilation).
 BendOCT / BendersOCT use it through ``optrees.trees.numeric_solve``.
 """

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +12,7 @@ from ...solvers.deadline import Deadline
 from .data import NumericData, SubsetView
 from .depth1 import class_weights
 
-__all__ = ["Context", "Interrupted", "Subset"]
+__all__ = ["Context", "Interrupted", "LateIncumbent", "Subset"]
 
 
 class Interrupted(Exception):
@@ -40,6 +42,23 @@ class Subset:
         return float(self.cw.sum(axis=0).max()) if self.cw.size else 0.0
 
 
+class LateIncumbent:
+    """A tree of the whole problem computed once, at the first deadline check after time
+    ``at`` (``make()`` → ``(score, tree)`` or None), for the root search to adopt: searches
+    that prove quickly never pay for it (:mod:`.coarse`)."""
+
+    def __init__(self, at: float, make: Callable[[], tuple | None]) -> None:
+        self.at, self.make = at, make
+        self.fired = False
+        self.result: tuple | None = None
+
+    def poll(self) -> None:
+        """Compute the tree if its time has come and it was not computed yet."""
+        if not self.fired and time.perf_counter() >= self.at:
+            self.fired = True
+            self.result = self.make()
+
+
 @dataclass
 class Context:
     """Everything fixed during one :func:`.solver.solve_numeric` call."""
@@ -54,6 +73,7 @@ class Context:
     deadline: Deadline | None = None
     evaluations: int = 0
     min_leaf: int = 1             # rows every leaf keeps (1: no constraint)
+    late: LateIncumbent | None = None
 
     def subset(self, mask: np.ndarray) -> Subset:
         """The :class:`Subset` of the rows where the global boolean ``mask`` is true."""
@@ -63,6 +83,9 @@ class Context:
                       float(ws.sum()))
 
     def check(self) -> None:
-        """Raise :class:`Interrupted` once the deadline has expired."""
+        """Raise :class:`Interrupted` once the deadline has expired (after computing the
+        late incumbent when its time has come)."""
+        if self.late is not None:
+            self.late.poll()
         if self.deadline is not None and self.deadline.expired():
             raise Interrupted

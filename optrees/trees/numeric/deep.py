@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .context import Context, Subset
+from .context import Context, LateIncumbent, Subset
 from .depth1 import split_threshold
 from .depth2 import leaf_node, solve_depth2
 from .evaluate import StumpFinder
@@ -102,8 +102,9 @@ class NodeSearch:
 
     def __init__(self, ctx: Context, sub: Subset, depth: int, floor: float,
                  incumbent: Node | None = None, ceiling: float = np.inf,
-                 best_first: bool = False) -> None:
+                 best_first: bool = False, late: LateIncumbent | None = None) -> None:
         self.ctx, self.sub, self.depth = ctx, sub, depth
+        self.late = late                          # a tree of this node computed later
         self.best, self.tree = floor, incumbent   # ``incumbent`` scores ``floor`` if given
         self.ceiling = ceiling                    # known upper bound: stop once reached
         pen = ctx.pen
@@ -150,9 +151,19 @@ class NodeSearch:
             for place, f in enumerate(order):
                 self._queue(place, f, 0, None, -1, -1, start)
         while self.queue and self.best < self.ceiling - eps:
+            self.adopt_late()
             self._step(*self.queue.pop())
         self.queue = Intervals()
         return self.best, self.tree
+
+    def adopt_late(self) -> None:
+        """Take the late incumbent once it is computed and better (as if an evaluation had
+        found it: every bound stays valid, the pruning only gets stronger)."""
+        late = self.late
+        if late is not None and late.result is not None:
+            self.late = None
+            if late.result[0] > self.best + self.ctx.eps:
+                self.best, self.tree = late.result
 
     def _queue(self, place: int, f: int, lo: int, hi: int | None, a: int, b: int,
                ub: float) -> None:

@@ -2,17 +2,22 @@
 
 Depth ≤ 2 runs the dedicated depth-2 search (:mod:`.search`); deeper trees run the general
 branch-and-bound of :mod:`.deep` with CART (:mod:`.cart`) as the first incumbent and an
-optional deadline.
+optional deadline; a search still running after a tenth of its time also takes the optimal
+tree over a few thresholds per column (:mod:`.coarse`) as an incumbent (not under a leaf
+budget, whose search keeps its own incumbent in its depth-2 root search).
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
 from ...solvers.deadline import Deadline
 from .budget import BudgetSearch
 from .cart import cart_incumbent
-from .context import Context, Interrupted
+from .coarse import coarse_incumbent
+from .context import Context, Interrupted, LateIncumbent
 from .data import NumericData, SubsetView
 from .deep import NodeSearch
 from .depth1 import ChildTree, best_child, class_weights, split_threshold
@@ -42,10 +47,12 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     to fewer leaves.  ``backend``: ``"auto"``, ``"numba"`` or ``"numpy"`` (same answers).
 
     ``max_depth`` ≥ 3 runs a branch-and-bound whose first incumbent is CART of the same depth
-    (so the tree is never worse than CART); when ``deadline`` expires it returns the best tree
-    found with ``optimal=False`` and a valid ``upper_bound`` on the optimum.  Depth 2 with a
-    ``deadline`` starts from CART too and stops at the deadline (then its bound is only what
-    the number of leaves allows); depth ≤ 1 is linear after sorting and always optimal.
+    (so the tree is never worse than CART) and, when it runs past :data:`COARSE_AFTER` of
+    ``deadline``, the coarse incumbent of :mod:`.coarse`; when ``deadline`` expires it returns
+    the best tree found with ``optimal=False`` and a valid ``upper_bound`` on the optimum.
+    Depth 2 with a ``deadline`` starts from CART too and stops at the deadline (then its bound
+    is only what the number of leaves allows); depth ≤ 1 is linear after sorting and always
+    optimal.
     """
     data = X if isinstance(X, NumericData) else NumericData(X)
     n = data.shape[0]
@@ -198,11 +205,17 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
         value, tree, optimal, bound = _depth2_until(ctx, sub, start)
     else:
         start = _better(start, cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
+        late = ctx.late = _late_incumbent(ctx, sub, max_depth, start[1]) \
+            if max_leaves is None else None
         search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling,
-                            best_first=True) \
+                            best_first=True, late=late) \
             if max_leaves is None else \
             BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1], best_first=True)
         value, tree, optimal, bound = _run(search, eps)
+        if late is not None and not optimal:        # computed after the search's last step
+            search.adopt_late()
+            value, tree = search.best, search.tree
+            optimal = bound <= value + eps
     if max_leaves is not None and tree.n_leaves > max_leaves:  # pragma: no cover - a bug
         raise AssertionError(f"tree has {tree.n_leaves} leaves, budget {max_leaves}")
     feature, threshold, label = to_heap(tree, max_depth)
@@ -211,6 +224,25 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
     out.optimal = optimal
     out.upper_bound = max(out.score, bound)
     return out
+
+
+COARSE_AFTER = 0.1
+"""Share of the time after which a deep search not yet finished computes the coarse
+incumbent (:mod:`.coarse`): a search that proves sooner does not pay for it."""
+
+COARSE_SHARE = 0.25
+"""Share of the time then left that the coarse incumbent may use."""
+
+
+def _late_incumbent(ctx: Context, sub, depth: int, cart: Node) -> LateIncumbent | None:
+    """The coarse incumbent of the whole problem, computed once :data:`COARSE_AFTER` of the
+    time has passed (None without a time limit: the search then finishes anyway)."""
+    deadline = ctx.deadline
+    if deadline is None or not deadline.limited:
+        return None
+    return LateIncumbent(
+        time.perf_counter() + COARSE_AFTER * deadline.remaining(),
+        lambda: coarse_incumbent(ctx, sub, depth, deadline.share(COARSE_SHARE), cart))
 
 
 def _run(search: NodeSearch | BudgetSearch, eps: float) -> tuple[float, Node, bool, float]:
