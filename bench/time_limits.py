@@ -69,6 +69,9 @@ def cases() -> list[Case]:
         Case("BendersOCT", "kr-vs-kp", 6,
              lambda t: BendersOCTClassifier(depth=6, time_limit=t)),
         Case("BendOCT", "kr-vs-kp", 8, lambda t: BendOCTClassifier(depth=8, time_limit=t)),
+        # 30,000 rows: one Benders row per row at the first integer point
+        Case("BendOCT", "default-credit", 5,
+             lambda t: BendOCTClassifier(depth=5, lam=0.0, time_limit=t)),
         Case("OCT", "monk1", 4, lambda t: OCTClassifier(depth=4, time_limit=t)),
         Case("CGH", "magic", 6, lambda t: CGHClassifier(depth=6, time_limit=t)),
         Case("OMT", "kr-vs-kp", 6, lambda t: OMTClassifier(depth=6, time_limit=t)),

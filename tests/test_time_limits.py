@@ -162,3 +162,46 @@ def test_cgh_setup_stops_in_time_with_its_start_tree(krkp):
     assert any(issubclass(w.category, TimeLimitWarning) for w in caught)
     assert est.objective_ == est.cart_objective_
     assert est.objective_ > 0.9 * len(y)  # CART on kr-vs-kp, not a single leaf
+
+
+def test_plugin_rows_stop_at_the_deadline():
+    """Rows a plugin adds during a solve stop once its deadline has passed (after the first
+    64: any nonempty part of the rows cuts the separated point off)."""
+    from optrees.solvers.base import Row
+
+    model = ScipModel()
+    ids = model.add_vars(3, "B")
+    rows = [Row(ids.tolist(), [1.0, 1.0, 1.0], -np.inf, 2.0) for _ in range(200)]
+    assert model.add_rows_in_time(rows) == 200             # outside a solve: all
+    model._deadline = Deadline(60)
+    assert model.add_rows_in_time(rows) == 200
+    model._deadline = Deadline(0)
+    assert model.add_rows_in_time(rows) == 64
+    assert model.n_rows == 464
+    model.free()
+
+
+def test_lazy_rows_stop_at_the_deadline():
+    """A lazy-constraint callback that returns its rows after the deadline adds 64 of them,
+    not all 20,000, and the solve stops (Benders on 30,000 rows added one row per row in one
+    callback: default-credit, depth 5, a 10 s fit took 14.6 s)."""
+    from optrees.solvers.base import Row
+
+    class SlowRows:
+        def violated(self, x):
+            return x.sum() > 2.5
+
+        def separate(self, x, integral):
+            time.sleep(0.3)                      # past the deadline
+            row = Row(np.arange(3), np.ones(3), -np.inf, 2.0)
+            return [row] * 20_000 if self.violated(x) else []
+
+    model = ScipModel(maximize=True)
+    model.add_vars(3, "B", obj=1.0)
+    model.set_lazy(SlowRows())
+    t = time.perf_counter()
+    res = model.solve(Deadline(0.2))
+    assert time.perf_counter() - t < 1.5
+    assert model.n_rows == 64
+    assert res.objective is None or res.objective <= 2.0 + 1e-9
+    model.free()

@@ -63,6 +63,7 @@ class ScipModel:
         self._starts: list[np.ndarray] = []
         self._plugins: list = []  # keep Python plugin objects alive
         self.n_rows = 0
+        self._deadline: Deadline | None = None  # of the solve in progress (for the plugins)
 
     # ----------------------------------------------------------------- building
     @property
@@ -126,6 +127,22 @@ class ScipModel:
     def add_rows(self, rows: Sequence[Row]) -> None:
         for r in rows:
             self.add_row(r.ids, r.coefs, r.lhs, r.rhs)
+
+    def add_rows_in_time(self, rows: Sequence[Row]) -> int:
+        """Add ``rows`` from a plugin during a solve, stopping once the solve's deadline has
+        passed (every 64 rows, never before the first): the rows left out are found again
+        if SCIP goes on.  Returns how many were added.  Adding 30,000 Benders rows in one
+        callback took 4.8 s (default-credit, depth 5): a 10 s fit took 14.6 s."""
+        for k, r in enumerate(rows):
+            if self.out_of_time(k):
+                return k
+            self.add_row(r.ids, r.coefs, r.lhs, r.rhs)
+        return len(rows)
+
+    def out_of_time(self, added: int) -> bool:
+        """A plugin that has ``added`` rows of a batch stops adding (checked every 64)."""
+        return (added > 0 and added % 64 == 0 and self._deadline is not None
+                and self._deadline.expired())
 
     def set_branch_priority(self, ids: np.ndarray, priority: int) -> None:
         """Branch on these variables before any fractional variable of lower priority (0)."""
@@ -256,10 +273,14 @@ class ScipModel:
         if limit is not None:
             self.m.setParam("limits/time", max(float(limit), 0.01))
         t0 = time.perf_counter()
+        self._deadline = deadline
         # without the GIL, so that other Python threads run meanwhile (our plugins take it
         # back in their callbacks); with optimize() a thread that was to send a signal or
         # draw a progress bar waited for the whole solve
-        getattr(self.m, "optimizeNogil", self.m.optimize)()
+        try:
+            getattr(self.m, "optimizeNogil", self.m.optimize)()
+        finally:
+            self._deadline = None
         seconds = time.perf_counter() - t0
         raw = self.m.getStatus()
         status = _STATUS.get(raw, raw)
@@ -290,9 +311,8 @@ class _LazyHandler(Conshdlr):
         self._transformed: list | None = None  # transformed variables (same in every lock call)
 
     def _add(self, rows: list[Row]) -> None:
-        for r in rows:
-            self.owner.add_row(r.ids, r.coefs, r.lhs, r.rhs)
-        self.n_added += len(rows)
+        # each row is violated by the point separated: any nonempty part of them cuts it off
+        self.n_added += self.owner.add_rows_in_time(rows)
 
     def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason,
                   completely, **kwargs):
@@ -347,11 +367,13 @@ class _Separator(Sepa):
         if not rows:
             return {"result": SCIP_RESULT.DIDNOTFIND}
         if self.permanent:
-            self.owner.add_rows(rows)
-            self.n_cuts += len(rows)
+            self.n_cuts += self.owner.add_rows_in_time(rows)
             return {"result": SCIP_RESULT.CONSADDED}
         v = self.owner._vars
-        for r in rows:
+        for k, r in enumerate(rows):
+            if self.owner.out_of_time(k):        # as add_rows_in_time: the rest next round
+                rows = rows[:k]
+                break
             lhs = None if math.isinf(r.lhs) else r.lhs
             rhs = None if math.isinf(r.rhs) else r.rhs
             row = m.createEmptyRowSepa(self, "cut", lhs=lhs, rhs=rhs, local=False,
