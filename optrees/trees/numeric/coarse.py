@@ -23,22 +23,24 @@ from .tree import Node, refit
 __all__ = ["coarse_incumbent"]
 
 QUANTILE_CUTS = 8
-"""Thresholds per column at evenly spaced row quantiles (CART's are added to them) ..."""
+"""Most thresholds per column at evenly spaced row quantiles (CART's are added to them);
+fewer when the columns are many (:func:`max_columns`)."""
+
 
 def max_columns(depth: int) -> int:
-    """... fewer when the columns would give more 0/1 features than this in all: 256 at
-    depth 3, half as many per level deeper.  Measured at depth 4 (time of the programme /
-    training accuracy, 256 → 128 columns): ionosphere 13.1 s / 0.9858 → 1.6 s / 0.9744,
-    default-credit 30 s (stopped) / 0.8242 → 16.6 s / 0.8240, breast-cancer 7.5 → 1.0 s at
-    0.9965; magic, spambase, HTRU_2, letter, seismic-bumps the same tree."""
+    """Most quantile thresholds in all for a tree of ``depth``: 256 at depth 3, half as many
+    per level deeper, as the programme's time grows fast with depth.  Measured at depth 4
+    (programme time / training accuracy, 256 → 128): ionosphere 13.1 s / 0.9858 → 1.6 s /
+    0.9744, default-credit 30 s (stopped) / 0.8242 → 16.6 s / 0.8240, breast-cancer 7.5 →
+    1.0 s at 0.9965; magic, spambase, HTRU_2, letter and seismic-bumps the same tree."""
     return 2 ** max(11 - depth, 4)
 
 
 def coarse_incumbent(ctx: Context, sub: Subset, depth: int, deadline: Deadline | None,
                      extra: Node | None = None, max_leaves: int | None = None
                      ) -> tuple[float, Node] | None:
-    """``(score, tree)`` of the optimal depth-``depth`` tree on the subset over
-    :data:`QUANTILE_CUTS` thresholds per column plus those of ``extra`` (a tree, e.g. CART),
+    """``(score, tree)`` of the optimal depth-``depth`` tree on the subset over a few
+    quantile thresholds per column (:func:`_cuts`) plus those of ``extra`` (e.g. CART),
     found within ``deadline`` (its best tree when cut short), or None when there is no
     threshold to cut at."""
     view = sub.view
@@ -57,8 +59,8 @@ def coarse_incumbent(ctx: Context, sub: Subset, depth: int, deadline: Deadline |
 def _cuts(X: np.ndarray, order: np.ndarray, extra: Node | None, columns: int
           ) -> tuple[np.ndarray, np.ndarray]:
     """Columns and thresholds of the 0/1 features: per column, midpoints between distinct
-    values at :data:`QUANTILE_CUTS` evenly spaced row positions (fewer when ``p`` of them
-    would pass ``columns``), and ``extra``'s thresholds."""
+    values at :data:`QUANTILE_CUTS` evenly spaced row positions (fewer when ``p`` columns of
+    them would pass ``columns`` in all, at least one), and ``extra``'s thresholds."""
     n, p = X.shape
     feats, cuts = [], []
     k = int(np.clip(columns // max(p, 1), 1, QUANTILE_CUTS))

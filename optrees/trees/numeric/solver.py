@@ -17,7 +17,7 @@ from ...solvers.deadline import Deadline
 from .budget import BudgetSearch
 from .cart import cart_incumbent
 from .coarse import coarse_incumbent
-from .context import Context, Interrupted, LateIncumbent
+from .context import Context, Interrupted, LateIncumbent, Subset
 from .data import NumericData, SubsetView
 from .deep import NodeSearch
 from .depth1 import ChildTree, best_child, class_weights, split_threshold
@@ -234,7 +234,8 @@ COARSE_SHARE = 0.25
 """Share of the time then left that the coarse incumbent may use."""
 
 
-def _late_incumbent(ctx: Context, sub, depth: int, cart: Node) -> LateIncumbent | None:
+def _late_incumbent(ctx: Context, sub: Subset, depth: int, cart: Node
+                    ) -> LateIncumbent | None:
     """The coarse incumbent of the whole problem, computed once :data:`COARSE_AFTER` of the
     time has passed (None without a time limit: the search then finishes anyway)."""
     deadline = ctx.deadline
