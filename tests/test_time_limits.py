@@ -21,6 +21,7 @@ from optrees.estimators.trees import (
     BendOCTClassifier,
     FlowOCTClassifier,
 )
+from optrees.solvers.base import Row
 from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.solvers.scip import ScipModel
 from optrees.trees import formulation
@@ -167,8 +168,6 @@ def test_cgh_setup_stops_in_time_with_its_start_tree(krkp):
 def test_plugin_rows_stop_at_the_deadline():
     """Rows a plugin adds during a solve stop once its deadline has passed (after the first
     64: any nonempty part of the rows cuts the separated point off)."""
-    from optrees.solvers.base import Row
-
     model = ScipModel()
     ids = model.add_vars(3, "B")
     rows = [Row(ids.tolist(), [1.0, 1.0, 1.0], -np.inf, 2.0) for _ in range(200)]
@@ -185,8 +184,6 @@ def test_lazy_rows_stop_at_the_deadline():
     """A lazy-constraint callback that returns its rows after the deadline adds 64 of them,
     not all 20,000, and the solve stops (Benders on 30,000 rows added one row per row in one
     callback: default-credit, depth 5, a 10 s fit took 14.6 s)."""
-    from optrees.solvers.base import Row
-
     class SlowRows:
         def violated(self, x):
             return x.sum() > 2.5

@@ -37,8 +37,7 @@ def max_columns(depth: int) -> int:
 
 
 def coarse_incumbent(ctx: Context, sub: Subset, depth: int, deadline: Deadline | None,
-                     extra: Node | None = None, max_leaves: int | None = None
-                     ) -> tuple[float, Node] | None:
+                     extra: Node | None = None) -> tuple[float, Node] | None:
     """``(score, tree)`` of the optimal depth-``depth`` tree on the subset over a few
     quantile thresholds per column (:func:`_cuts`) plus those of ``extra`` (e.g. CART),
     found within ``deadline`` (its best tree when cut short), or None when there is no
@@ -49,8 +48,7 @@ def coarse_incumbent(ctx: Context, sub: Subset, depth: int, deadline: Deadline |
         return None
     B = (view.X[:, feats] > cuts).astype(np.uint8)           # x_f > t: right (1)
     found = solve_subtree(B, sub.ys, depth, ctx.pen, sub.ws, n_classes=ctx.n_classes,
-                          deadline=deadline, backend=ctx.backend, min_leaf=ctx.min_leaf,
-                          max_leaves=max_leaves)
+                          deadline=deadline, backend=ctx.backend, min_leaf=ctx.min_leaf)
     node = _from_heap(found.tree.split, found.tree.label, 1, feats, cuts)
     return refit(node, view.X, sub.ys, sub.ws, ctx.n_classes, np.arange(view.n), ctx.pen,
                  ctx.min_leaf)

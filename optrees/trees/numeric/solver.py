@@ -205,12 +205,14 @@ def _solve_deep(data: NumericData, y: np.ndarray, w: np.ndarray, n_classes: int,
         value, tree, optimal, bound = _depth2_until(ctx, sub, start)
     else:
         start = _better(start, cart_incumbent(ctx, sub, max_depth, max_leaves=max_leaves))
-        late = ctx.late = _late_incumbent(ctx, sub, max_depth, start[1]) \
-            if max_leaves is None else None
-        search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling,
-                            best_first=True, late=late) \
-            if max_leaves is None else \
-            BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1], best_first=True)
+        if max_leaves is None:
+            late = ctx.late = _late_incumbent(ctx, sub, max_depth, start[1])
+            search = NodeSearch(ctx, sub, max_depth, start[0], start[1], ceiling,
+                                best_first=True, late=late)
+        else:
+            late = None
+            search = BudgetSearch(ctx, sub, max_depth, max_leaves, start[0], start[1],
+                                  best_first=True)
         value, tree, optimal, bound = _run(search, eps)
         if late is not None and not optimal:        # computed after the search's last step
             search.adopt_late()
