@@ -113,19 +113,10 @@ SPECS: list[Spec] = [
          hard=dict(depth=3, time_limit=2.5), expected_failed_checks=_DEPTH_ONE_FAILS),
     Spec(BinOCTClassifier, _MIP_CHECK, exact=dict(depth=1, time_limit=60),
          hard=dict(depth=3, time_limit=2.5), expected_failed_checks=_DEPTH_ONE_FAILS),
-    # leaf_penalty=0: the default "auto" fits six trees per fit and made the shared tests
-    # 40 s slower; the checks "auto" changes run on the defaults in test_sklearn_compat.py
-    Spec(OMTClassifier, dict(depth=2, k_best=50, leaf_penalty=0, time_limit=5),
+    Spec(OMTClassifier, dict(depth=2, k_best=50, time_limit=5),
          backend="highs", exact=dict(depth=2, time_limit=60),
          hard=dict(depth=4, k_best=1000, time_limit=2.5), hard_data="kr-vs-kp",
-         # with leaf_penalty=0 the exact weighted optimum isolates pure minority leaves on the
-         # check's noisy blobs (74 % class-0 test predictions, the check wants > 87 %); the
-         # default leaf_penalty="auto" passes it (test_sklearn_compat.py)
-         expected_failed_checks={
-             "check_class_weight_classifiers":
-                 "with leaf_penalty=0 the exact weighted-error optimum isolates pure minority "
-                 "leaves; the default leaf_penalty='auto' passes",
-             **_SPARSE_WEIGHTS}),
+         expected_failed_checks=_SPARSE_WEIGHTS),
 ]
 
 SPEC_IDS = [s.id for s in SPECS]

@@ -143,9 +143,9 @@ def test_omt_categorical_nodes(capsys):
 
 def test_omt_ordinal_and_leaf_penalty(capsys):
     """car-evaluation's columns are ordered: a rule tests a run of categories; the paper's
-    objective (leaf penalty 0) keeps 4 rules with 279 training errors, the penalty that
-    "auto" chooses on held-out rows (0.01) merges leaves that predict alike (3 rules, same
-    errors)."""
+    objective (leaf penalty 0) keeps 4 rules with 279 training errors; the default penalty
+    (0.02) and the one "auto" chooses on held-out rows (0.01) merge leaves that predict alike
+    (3 rules, same errors)."""
     argv = ["fit", "--dataset", "car-evaluation", "--method", "omt", "--depth", "2",
             "--time-limit", "30"]
     assert main(argv + ["--leaf-penalty", "0"]) == 0
@@ -156,6 +156,11 @@ def test_omt_ordinal_and_leaf_penalty(capsys):
     out = capsys.readouterr().out
     assert ">= " not in out and "<= " not in out
     assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "safety >= med" in out and out.count("[rule ") == 3
+    assert "objective       : 356.76 " in out  # 279 + 3 * 0.02 * 1296
+    assert "leaf penalty    : 0.02 per rule\n" in out
+    assert main(argv + ["--leaf-penalty", "auto"]) == 0
     out = capsys.readouterr().out
     assert "safety >= med" in out and out.count("[rule ") == 3
     assert "objective       : 317.88 " in out  # 279 + 3 * 0.01 * 1296

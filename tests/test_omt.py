@@ -334,6 +334,36 @@ def test_heuristic_pricing_lp_is_a_bound(seed):
     assert r.uncovered == 0 and math.isclose(r.objective, errors, abs_tol=1e-6)
 
 
+def test_exact_round_cut_by_the_size_bound_proves_nothing(monkeypatch):
+    """An exact round that would materialise more unit indices than
+    ``Pricer.max_frontier_units`` stops (20,000 numeric rows once took 17 GB): neither the
+    exact round after an empty heuristic one nor exact pricing may then claim the LP
+    optimum, and the rules stay a feasible partition with their re-scored loss."""
+    from optrees.omt.pricing import Pricer
+
+    monkeypatch.setattr(Pricer, "max_frontier_units", 0)
+    X, y = tiny_categorical(0, n=40, k=4)
+    g = build_graph(X)
+    kw = dict(task="classification", loss="misclassification", n_classes=2, depth=3,
+              leaves=4, min_count=2)
+    for r in (select_rules(g, y, k_best=2, beam=1, max_stall=0, **kw).result,
+              select_rules(g, y, exact_pricing=True, **kw).result):
+        assert not r.lp_exact and r.status != "optimal"
+        errors = sum(cover(g, g.codes, st).sum() - np.bincount(y[cover(g, g.codes, st)]).max()
+                     for st in r.steps)
+        assert r.uncovered == 0 and math.isclose(r.objective, errors, abs_tol=1e-6)
+
+
+def test_large_data_skips_the_exact_round():
+    """With the merged master (large data) an empty heuristic round ends generation without
+    an exact round (none could finish there); the LP value is then not claimed exact."""
+    X, y = tiny_categorical(0, n=40, k=4)
+    r = select_rules(build_graph(X), y, task="classification", loss="misclassification",
+                     n_classes=2, depth=3, leaves=4, min_count=2, k_best=2, beam=1,
+                     max_stall=0, merge_min_units=1).result
+    assert r.stats["exact_rounds"] == 0 and not r.lp_exact
+
+
 def test_stall_rule_counts_only_rounds_without_progress():
     """The first master LP is progress (the stall test compared with inf - tol * inf = nan,
     so every round counted as stalled and generation always ended after max_stall LPs)."""
@@ -586,7 +616,8 @@ def test_bad_input():
     with pytest.raises(OptreesInputError, match="leaves"):
         OMTClassifier(leaves=0).fit(X, y)
     with pytest.raises(OptreesInputError,
-                       match=r"leaf_penalty must be 'auto' or a number in \[0, inf\], got -0.1"):
+                       match=r"leaf_penalty must be 'auto' or a number in \[0, inf\] or None, "
+                             r"got -0.1"):
         OMTClassifier(leaf_penalty=-0.1).fit(X, y)
     with pytest.raises(OptreesInputError, match="leaf_penalty is not supported"):
         OMTClassifier(loss="f1", leaf_penalty=0.1).fit(X, y)
@@ -637,7 +668,8 @@ def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
     from optrees.solvers.deadline import Deadline
 
     X, y = _auto_data()
-    est = OMTClassifier(depth=2, random_state=3, exact_pricing=True).fit(X, y)
+    est = OMTClassifier(depth=2, leaf_penalty="auto", random_state=3,
+                        exact_pricing=True).fit(X, y)
     classes, yi = np.unique(y, return_inverse=True)
     held = holdout(X, yi, None, 3)
     assert 0 < held.sum() < len(y)
@@ -663,8 +695,8 @@ def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
 
 def test_auto_penalty_reproducible_and_paper_objective_kept():
     X, y = _auto_data()
-    a = OMTClassifier(depth=2, random_state=5).fit(X, y)
-    b = OMTClassifier(depth=2, random_state=5).fit(X, y)
+    a = OMTClassifier(depth=2, leaf_penalty="auto", random_state=5).fit(X, y)
+    b = OMTClassifier(depth=2, leaf_penalty="auto", random_state=5).fit(X, y)
     assert a.validation_scores_ == b.validation_scores_
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     from optrees.estimators.omt import holdout
@@ -672,11 +704,39 @@ def test_auto_penalty_reproducible_and_paper_objective_kept():
     assert not np.array_equal(holdout(X, y, None, 5), holdout(X, y, None, 6))
     paper = OMTClassifier(depth=2, leaf_penalty=0, random_state=5).fit(X, y)
     assert paper.leaf_penalty_ == 0.0 and paper.validation_scores_ == {}
-    f1 = OMTClassifier(depth=2, loss="f1", random_state=5).fit(X, y)  # no penalty with F1
-    assert f1.leaf_penalty_ == 0.0 and f1.validation_scores_ == {}
+    for penalty in (None, "auto"):  # no penalty with F1
+        f1 = OMTClassifier(depth=2, loss="f1", leaf_penalty=penalty, random_state=5).fit(X, y)
+        assert f1.leaf_penalty_ == 0.0 and f1.validation_scores_ == {}
     reg = OMTRegressor(depth=2, random_state=5).fit(X[["a", "b"]], X.a.to_numpy() ** 2)
-    assert reg.leaf_penalty_ in reg.validation_scores_
+    assert reg.leaf_penalty_ in reg.validation_scores_  # None is "auto" for regression
     assert all(v <= 0 for v in reg.validation_scores_.values())  # minus the mean loss
+
+
+def test_default_penalty_of_classification_is_one_fit_with_the_fixed_penalty():
+    """``leaf_penalty=None`` (the default) fits once with :func:`default_penalty` of the
+    training weight (0.02 up to 2,500 samples, then 1 / sqrt(n)): the same tree and objective
+    as passing that number, and no held-out choice."""
+    from optrees.estimators.omt import CLASSIFICATION_PENALTY, default_penalty
+
+    assert default_penalty(80) == default_penalty(2500) == CLASSIFICATION_PENALTY == 0.02
+    assert default_penalty(10_000) == pytest.approx(0.01)
+    assert default_penalty(1e6) == pytest.approx(0.001)
+
+    X, y = _auto_data()
+    default = OMTClassifier(depth=2, random_state=5).fit(X, y)
+    fixed = OMTClassifier(depth=2, leaf_penalty=CLASSIFICATION_PENALTY,
+                          random_state=5).fit(X, y)
+    assert default.leaf_penalty_ == CLASSIFICATION_PENALTY and default.validation_scores_ == {}
+    assert default.objective_ == pytest.approx(fixed.objective_)
+    np.testing.assert_array_equal(default.predict(X), fixed.predict(X))
+    # the penalty is charged: objective = errors + penalty * n * rules (no slack left)
+    errors = float(np.sum(default.predict(X) != y))
+    assert default.objective_ == pytest.approx(
+        errors + CLASSIFICATION_PENALTY * len(y) * len(default.paths_))
+    # past 2,500 samples the penalty is 1 / sqrt(n); integer weights count as repeated rows
+    X, y = _auto_data(1000)
+    big = OMTClassifier(depth=1).fit(X, y, sample_weight=np.full(len(y), 3.0))
+    assert big.leaf_penalty_ == pytest.approx(3000 ** -0.5)
 
 
 def test_auto_penalty_holdout_keeps_identical_rows_together():

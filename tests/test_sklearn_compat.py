@@ -34,8 +34,9 @@ def test_check_estimator(estimator, check):
     check(estimator)
 
 
-# leaf_penalty=0: "auto" fits six trees per fit and would double the checks' time; the
-# check that "auto" could break (its held-out rows under weights) runs on its own below
+# leaf_penalty=0: the regressor's default "auto" fits six trees per fit and would double the
+# checks' time; the check that "auto" could break (its held-out rows under weights) runs on
+# its own below
 @pytest.mark.slow
 @parametrize_with_checks([OMTRegressor(depth=2, k_best=50, leaf_penalty=0, time_limit=5)],
                          expected_failed_checks=lambda _: _SPARSE_WEIGHTS)
@@ -45,14 +46,14 @@ def test_check_estimator_regressor(estimator, check):
 
 @pytest.mark.parametrize("check", ["check_class_weight_classifiers",
                                    "check_sample_weight_equivalence_on_dense_data"])
-def test_classifier_defaults_pass_the_checks_auto_penalty_changes(check):
-    """The estimator matrix runs OMT with leaf_penalty=0 for time; the default "auto" passes
-    the class-weight check that the paper's objective fails, and keeps integer weights
-    equal to repeated rows."""
+def test_classifier_auto_penalty_passes_the_checks_it_could_break(check):
+    """The estimator matrix runs OMT's defaults (one fit with a fixed penalty);
+    leaf_penalty="auto" chooses on held-out rows, which must not break the class-weight
+    check, and keeps integer weights equal to repeated rows."""
     from sklearn.utils import estimator_checks
 
-    getattr(estimator_checks, check)("OMTClassifier",
-                                     OMTClassifier(depth=2, k_best=50, time_limit=5))
+    getattr(estimator_checks, check)(
+        "OMTClassifier", OMTClassifier(depth=2, k_best=50, leaf_penalty="auto", time_limit=5))
 
 
 @pytest.mark.parametrize("cls", [FlowOCTClassifier, OCTClassifier])

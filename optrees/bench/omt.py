@@ -31,7 +31,7 @@ WITHIN = 0.015
 
 def omt_params(dataset: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """OMTClassifier keyword arguments of one data set's fits: the paper's objective and
-    graph (leaf penalty 0, one node per category; the estimator's defaults are "auto" and
+    graph (leaf penalty 0, one node per category; the estimator's defaults are a penalty and
     "complements") unless ``options`` (see :data:`OPTIONS`) or a stage says otherwise, with
     K = 1000, or 100 on :data:`LARGE` data, when ``k_best`` is None."""
     params = {"leaf_penalty": 0.0, "categorical_nodes": "values",

@@ -240,13 +240,19 @@ class OMTSolver:
                 return cg
             added = self._add_priced(metric, cg, paths, penalty)
             if not added and not self.exact:
+                if self.merged:  # large data: no exact round (nor exact closure), no proof
+                    return cg
                 added = self._verify(metric, cg, deadline, penalty)
                 if added is None:
                     return cg
+            if not added and self.exact and not self.pricer.complete:
+                cg.status = "stalled"  # the exact round hit the pricer's size bound: no proof
+                return cg
             if not added:
                 cg.lp_exact = True  # exact pricing found no column: nu_LP is the LP optimum
                 return cg
-            if self.exact and self.leaves * paths[0].rc > -self.cg_tol * max(abs(cg.lp_obj), 1.0):
+            if (self.exact and self.pricer.complete
+                    and self.leaves * paths[0].rc > -self.cg_tol * max(abs(cg.lp_obj), 1.0)):
                 # Lagrangian bound nu_RMP + l * min rc is within cg_tol: LP converged
                 res = cg.lp = cg.model.solve(deadline)
                 if res.status != "optimal":  # time limit / stop during this last re-solve
@@ -262,14 +268,15 @@ class OMTSolver:
         drop the partial paths of every improving rule (breast-cancer d = 4: "converged" at
         nu_LP = 8.00, the LP over all paths is 4.87), so an empty heuristic answer proves
         nothing.  True: columns added (generation goes on); False: none prices out (converged);
-        None: cut short by its time share (half of the time left), not a proof."""
+        None: cut short by its time share (half of the time left) or the pricer's size bound,
+        not a proof."""
         t0 = time.perf_counter()
         share = deadline.share(0.5)
         paths = self._price(metric, cg.lp.stats["duals"], self.k_best, True, self.tol,
                             stop=share.expired, info=cg.info)
         cg.pricing_seconds += time.perf_counter() - t0
         cg.exact_rounds += 1
-        if share.expired():  # partial answer: its paths are not the K best, and no proof
+        if share.expired() or not self.pricer.complete:  # partial: not the K best, no proof
             cg.status = "time_limit" if deadline.expired() else "stalled"
             return None
         return self._add_priced(metric, cg, paths, penalty)
