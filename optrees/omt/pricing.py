@@ -158,6 +158,7 @@ class Pricer:
             for states, g, node_agg in self._blocks(weights, fr, allow):
                 if stop is not None and stop():
                     stopped = True
+                    self.complete = False
                     break
                 c = self._candidates(states, g, node_agg, evaluate, fr, allow, const,
                                      level_extra[g], future[g])
@@ -169,7 +170,6 @@ class Pricer:
             pool_rc, pool_steps = self._update_pool(pool_rc, pool_steps, fr.steps, cs, cg, cv,
                                                     crc, k_best, tol)
             if t + 1 >= self.depth or stopped:
-                self.complete = not stopped
                 break
             thr = -tol if len(pool_rc) < k_best else max(pool_rc)
             keep = np.flatnonzero(clb < thr)
