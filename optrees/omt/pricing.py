@@ -175,11 +175,13 @@ class Pricer:
             keep = np.flatnonzero(clb < thr)
             if not exact and len(keep) > beam:
                 keep = keep[np.argsort(clb[keep], kind="stable")[:beam]]
-            if (stop is not None and stop()) or self._frontier_units(fr, cs[keep]) > \
+            parents, par = np.unique(cs[keep], return_inverse=True)
+            if (stop is not None and stop()) or self._frontier_units(fr, parents) > \
                     self.max_frontier_units:
                 self.complete = False
                 break
-            fr = self._next_frontier(fr, cs[keep], cg[keep], cv[keep], cn[keep], level_extra)
+            fr = self._next_frontier(fr, parents, par, cs[keep], cg[keep], cv[keep], cn[keep],
+                                     level_extra)
         order = np.argsort(pool_rc, kind="stable")
         return [PricedPath(pool_steps[i], float(pool_rc[i]), 0.0) for i in order]
 
@@ -226,15 +228,17 @@ class Pricer:
         g = fr.pg[s]
         return S if g < 0 else S[self.node_bool[g][fr.pv[s], self.codes_t[g][S]]]
 
-    def _frontier_units(self, fr: _Frontier, cs: np.ndarray) -> float:
-        """About how many unit indices the frontier of the extensions of states ``cs``
-        materialises (its parents' unit sets, from their counts)."""
-        return float(fr.count[np.unique(cs)].sum()) * self.n_units / max(fr.root_count, 1e-300)
+    def _frontier_units(self, fr: _Frontier, parents: np.ndarray) -> float:
+        """About how many unit indices a next frontier with these parent states (distinct)
+        materialises (their unit sets, from their counts)."""
+        return float(fr.count[parents].sum()) * self.n_units / max(fr.root_count, 1e-300)
 
-    def _next_frontier(self, fr: _Frontier, cs: np.ndarray, cg: np.ndarray, cv: np.ndarray,
-                       cn: np.ndarray, level_extra: np.ndarray) -> _Frontier:
-        """Kept extensions become the new states; their parents' unit sets are materialised."""
-        parents, par = np.unique(cs, return_inverse=True)
+    def _next_frontier(self, fr: _Frontier, parents: np.ndarray, par: np.ndarray,
+                       cs: np.ndarray, cg: np.ndarray, cv: np.ndarray, cn: np.ndarray,
+                       level_extra: np.ndarray) -> _Frontier:
+        """Kept extensions (of states ``cs``; ``parents`` the distinct ones, ``par`` the
+        index of each extension's state among them) become the new states; their parents'
+        unit sets are materialised."""
         psets = [self._state_set(fr, int(s)) for s in parents]
         used = fr.used[cs].copy()
         used[np.arange(len(cs)), cg] = True
