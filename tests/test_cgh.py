@@ -203,7 +203,9 @@ def test_column_generation_leaves_time_for_the_master_mip():
         warnings.simplefilter("ignore")
         m = CGHClassifier(depth=4, time_limit=6.0, random_state=0).fit(X, y)
     assert m.status_ == "time_limit" and m.stats_["stop"] != "converged"
-    assert m.stats_["mip_status"] is not None  # the master MIP ran
+    # the master MIP ran, unless the last master LP was integral (then it has nothing to do;
+    # how many rounds fit in the share depends on the machine's speed)
+    assert m.stats_["mip_status"] is not None or m.stats_["lp_integral"], m.stats_
     # its share: column generation stopped at about 80 % of the limit (the margin is for a
     # loaded machine, where a master LP or pricing round in flight may overrun it: 0.59 s
     # once beside two benchmark processes; the MIP itself may finish at once; the honoured
