@@ -24,6 +24,11 @@ from numba import njit
 
 __all__ = ["GreedyTree", "Presorted", "grow_tree"]
 
+TINY_SIDE = 1e-12
+"""A split one of whose sides holds at most this share of its node's weight is not taken: that
+side's weight is then the difference of two nearly equal sums, lost in rounding (duals of 1e-20
+beside ones of 1: FairRUG on nursery divided by zero), and the split separates nothing."""
+
 
 @dataclass
 class GreedyTree:
@@ -157,11 +162,14 @@ def _grow(X, order, values, high, y, w, n_classes, max_depth, columns):  # pragm
                 for v in range(level_start, level_end):
                     if best[v] != best[v] or side_n[v] == 0 or side_n[v] == count[v]:
                         continue
+                    lw = weight[v] - side_w[v]
+                    if lw <= TINY_SIDE * weight[v]:  # a side lost in rounding: no split
+                        continue
                     l_sq = 0.0
                     for k in range(n_classes):
                         lk = totals[v, k] - side[v, k]
                         l_sq += lk * lk
-                    proxy = l_sq / (weight[v] - side_w[v]) + side_sq[v] / side_w[v]
+                    proxy = l_sq / lw + side_sq[v] / side_w[v]
                     if proxy > best[v]:
                         best[v] = proxy
                         feature[v] = f
@@ -179,8 +187,8 @@ def _grow(X, order, values, high, y, w, n_classes, max_depth, columns):  # pragm
                 kept += 1
                 if best[v] != best[v]:                # a leaf of this level (NaN)
                     continue
-                if side_n[v] > 0 and x > last[v]:
-                    rw = weight[v] - side_w[v]
+                rw = weight[v] - side_w[v]
+                if side_n[v] > 0 and x > last[v] and rw > TINY_SIDE * weight[v]:
                     r_sq = total_sq[v] - 2.0 * side_dot[v] + side_sq[v]
                     proxy = side_sq[v] / side_w[v] + r_sq / rw
                     if proxy > best[v]:
