@@ -2,7 +2,8 @@
 
 Usage:  OPTREES_DATA=../shared/datasets python bench/rug_vs_ruleopt.py
         [--datasets skin,adult,magic] [--depth 3] [--calls 10] [--penalty 1.0] [--seeds 0]
-        [--lp-methods simplex,interior] [--repeat 1] [--fair] [--fair-cv]
+        [--lp-methods simplex,interior] [--rule-labels auto] [--repeat 1] [--fair]
+        [--fair-cv]
 
 ruleopt is a benchmark-only tool (``pip install ruleopt==1.2.1``), not an optrees dependency.
 
@@ -113,6 +114,8 @@ def main() -> None:
                     help="comma list of split seeds, or a range FIRST-LAST")
     ap.add_argument("--lp-methods", default="auto,simplex,interior",
                     help="optrees lp_method(s) to run against the same ruleopt fit")
+    ap.add_argument("--rule-labels", default="auto",
+                    help="optrees' rule_labels: auto, majority or duals (ruleopt's)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--fair", action="store_true")
     ap.add_argument("--fair-cv", action="store_true",
@@ -130,7 +133,8 @@ def main() -> None:
         for seed in seeds:
             pairs = peers.ruleopt_side_by_side(
                 name, seed, depth=args.depth, calls=args.calls, penalty=args.penalty,
-                lp_methods=args.lp_methods.split(","), repeat=args.repeat)
+                lp_methods=args.lp_methods.split(","), repeat=args.repeat,
+                rule_labels=args.rule_labels)
             for r in pairs:
                 print_pair(r)
             rows += pairs

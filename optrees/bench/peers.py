@@ -192,7 +192,7 @@ def ruleopt_fit(X: np.ndarray, y: np.ndarray, depth: int, calls: int, penalty: f
 
 
 def optrees_rug_fit(X: pd.DataFrame, y: np.ndarray, depth: int, calls: int, pen_par: float,
-                    seed: int, lp_method: str) -> tuple[Any, float]:
+                    seed: int, lp_method: str, rule_labels: str = "auto") -> tuple[Any, float]:
     """optrees' RUGClassifier with ruleopt's settings: ``calls + 1`` master LPs (ruleopt
     counts pricing rounds after the first LP), rule cost = length, threshold 1e-6."""
     from ..estimators.rules import RUGClassifier
@@ -202,16 +202,16 @@ def optrees_rug_fit(X: pd.DataFrame, y: np.ndarray, depth: int, calls: int, pen_
         warnings.simplefilter("ignore")
         model = RUGClassifier(max_depth=depth, pen_par=pen_par, max_rmp_calls=calls + 1,
                               threshold=1e-6, rule_length_cost=True, random_state=seed,
-                              lp_method=lp_method).fit(X, y)
+                              lp_method=lp_method, rule_labels=rule_labels).fit(X, y)
     return model, time.perf_counter() - t0
 
 
 def ruleopt_side_by_side(dataset: str, seed: int, *, depth: int = 3, calls: int = 10,
                          penalty: float = 1.0, lp_methods: Sequence[str] = ("simplex",),
-                         repeat: int = 1) -> list[dict[str, Any]]:
+                         repeat: int = 1, rule_labels: str = "auto") -> list[dict[str, Any]]:
     """One stratified 70/30 split: ruleopt once (on the matrix optrees' pricing trees see),
-    then optrees with each LP method; a row per method with both seconds (fastest of
-    ``repeat``), test accuracies and rule counts."""
+    then optrees with each LP method (and ``rule_labels``); a row per method with both
+    seconds (fastest of ``repeat``), test accuracies and rule counts."""
     from ..encoding.columns import RawColumns
     from .rug import split
 
@@ -226,7 +226,8 @@ def ruleopt_side_by_side(dataset: str, seed: int, *, depth: int = 3, calls: int 
     rows = []
     for method in lp_methods:
         ot, ot_s = fastest(
-            lambda m=method: optrees_rug_fit(Xtr, ytr, depth, calls, pen_par, seed, m), repeat)
+            lambda m=method: optrees_rug_fit(Xtr, ytr, depth, calls, pen_par, seed, m,
+                                             rule_labels), repeat)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # categories unseen in training
             ot_acc = float(np.mean(ot.predict(Xte) == yte))

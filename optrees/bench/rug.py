@@ -46,17 +46,19 @@ class PaperRUG(ClassifierMixin, BaseEstimator):
     """RUGClassifier with the parameters in the units of the paper's code (and ruleopt), for
     its grid (:data:`optrees.bench.tasks.RUG_PAPER_GRID`): ``pen_par`` scaled by 1 / (largest
     rule cost of the first tree), ``max_rmp_calls`` pricing rounds after the first LP, rule
-    cost = length, rules lighter than ``threshold`` times the largest weight dropped."""
+    cost = length, rules lighter than ``threshold`` times the largest weight dropped;
+    ``rule_labels`` as RUGClassifier's ('duals': the paper's)."""
 
     def __init__(self, max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
                  threshold: float = 0.05, random_state: int | None = None,
-                 time_limit: float | None = None) -> None:
+                 time_limit: float | None = None, rule_labels: str = "auto") -> None:
         self.max_depth = max_depth
         self.pen_par = pen_par
         self.max_rmp_calls = max_rmp_calls
         self.threshold = threshold
         self.random_state = random_state
         self.time_limit = time_limit
+        self.rule_labels = rule_labels
 
     def fit(self, X: pd.DataFrame, y: Any) -> PaperRUG:
         """Fit RUGClassifier with ``pen_par / depth of the first (unweighted) tree`` (its
@@ -69,7 +71,8 @@ class PaperRUG(ClassifierMixin, BaseEstimator):
         self.model_ = RUGClassifier(max_depth=self.max_depth, pen_par=self.pen_par / longest,
                                     max_rmp_calls=self.max_rmp_calls + 1,
                                     threshold=self.threshold, rule_length_cost=True,
-                                    random_state=self.random_state, time_limit=self.time_limit)
+                                    random_state=self.random_state, time_limit=self.time_limit,
+                                    rule_labels=self.rule_labels)
         self.model_.fit(X, y)
         self.classes_ = self.model_.classes_
         self.rules_ = self.model_.rules_

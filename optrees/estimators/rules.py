@@ -30,7 +30,7 @@ from .._params import (
 from .._validation import OptreesInputError, check_target, fit_weights, positive_class_index
 from ..encoding.columns import RawColumns
 from ..rug.fairness import Fairness
-from ..rug.solve import LP_METHODS, PRICING, solve_rug
+from ..rug.solve import LP_METHODS, PRICING, RULE_LABELS, solve_rug
 from ._base import (
     drop_weightless,
     fit_deadline,
@@ -64,6 +64,9 @@ _PARAMETERS: dict[str, Param] = {
     "lp_method": Param(Options(*LP_METHODS), "master LP by simplex (few rules), interior "
                        "point stopped near the optimum as ruleopt (weight on more rules), or "
                        "'auto': interior point for > 2 classes without fairness, else simplex"),
+    "rule_labels": Param(Options(*RULE_LABELS), "class of a pricing tree's rule: the heaviest "
+                         "class of its training rows ('majority'), the dual-weighted one "
+                         "('duals', the paper's), or 'auto': majority for > 2 classes"),
     "fairness": Param(optional(Options("dmc", "odm", "eop")),
                       "FairRUG constraint, needs --sensitive"),
     "rule_length_cost": Param(_TRUTH, "rule cost = its length (else 1)", cli=""),
@@ -140,6 +143,20 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         in (3), and a vertex ties votes exactly and hides those samples from the pricing
         trees (on nursery, mean test accuracy 0.47 by simplex, 0.68 by interior point, 0.66
         for ruleopt); see ``optrees.rug.solve.LP_METHODS``.
+    rule_labels
+        The class of a rule from a pricing tree's leaf.  'duals' (the paper's code and
+        ruleopt): the class minimizing its reduced cost, i.e. the dual-weighted majority of
+        the samples it covers.  'majority': the class with the most (weighted) training
+        samples it covers, so every rule's class is the most frequent one among its rows.
+        'auto' (default): 'majority' for more than two classes, else 'duals'.  With more
+        than two classes the LP counts a sample as met when its class's vote exceeds the
+        *mean* of the other votes, and dual labels let two rules of different classes on
+        nearly the same rows both count as right while the vote can pick only one (ecoli:
+        a rule for class 7 covering 112 rows of class 0 and 40 of class 7; test accuracy
+        0.40).  Over 20 splits in bench/rug_vs_ruleopt.py 'majority' raised mean test
+        accuracy on ecoli from 0.758 to 0.812 and on nursery from 0.677 to 0.760, with fewer
+        rules; for two classes the two agreed within noise.  Exact pricing prices every
+        (rule, class) pair, so it takes 'auto' (= 'duals') or 'duals' only.
     verbose
         0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.
     """
@@ -153,7 +170,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                  sensitive: Any = None, drop_sensitive: bool = False,
                  positive_class: Any = None, pricing: str = "tree", n_thresholds: int = 10,
                  lp_method: str = "auto", verbose: int = 0,
-                 class_weight: Any = None) -> None:
+                 class_weight: Any = None, rule_labels: str = "auto") -> None:
         self.max_depth = max_depth
         self.pen_par = pen_par
         self.max_rmp_calls = max_rmp_calls
@@ -171,6 +188,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.lp_method = lp_method
         self.verbose = verbose
         self.class_weight = class_weight
+        self.rule_labels = rule_labels
 
     # ------------------------------------------------------------------ fit
     @logged_fit
@@ -182,6 +200,10 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         master LP (fairness compares weighted group means); rows of weight 0 are left out
         (their ``v_`` is NaN)."""
         p = validate_params(self, _CHECKED_UP_FRONT)
+        if p.rule_labels == "majority" and p.pricing != "tree":
+            raise OptreesInputError(f"rule_labels='majority' needs pricing='tree' (got "
+                                    f"{p.pricing!r}): exact pricing prices every (rule, "
+                                    "class) pair")
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         self.classes_, y_enc = check_target(y, df.shape[0])
@@ -201,7 +223,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                                pen_par=p.pen_par, max_rmp_calls=p.max_rmp_calls,
                                rule_length_cost=p.rule_length_cost, fairness=fair,
                                pricing=p.pricing, n_thresholds=p.n_thresholds,
-                               lp_method=p.lp_method, seed=p.random_state,
+                               lp_method=p.lp_method, rule_labels=p.rule_labels,
+                               seed=p.random_state,
                                sample_weight=weights)
         self.all_rules_ = result.model
         self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()  # rule 0 = heaviest

@@ -4,12 +4,24 @@ trees (§3.4) or exactly (§3.3), until no rule prices out, the round limit or t
 Every leaf rule of a pricing tree with negative reduced cost (5) enters the pool, with the
 class that minimizes its reduced cost (the beta-weighted majority class of the samples it
 covers), unless a pool rule already covers the same training samples: with tree pricing a
-coverage is one column of (3), with one class (the paper's code labels a leaf by the
-majority class of its samples, ruleopt keeps a conjunction once).  Else, for K > 2, the same
-coverage with two classes k, l at weight 2 each meets the margin of (2) of every covered
-sample of k or l (its own vote 2 minus the mean 1 of the others): the LP pays nothing for
-these exact ties, and argmax gives them all to the first class (hayes-roth, seed 3:
-training accuracy 0.62).
+coverage is one column of (3), with one class (the paper's code and ruleopt label a leaf by
+the class its dual-weighted tree predicts there; ruleopt keeps a conjunction once).  Else,
+for K > 2, the same coverage with two classes k, l at weight 2 each meets the margin of (2)
+of every covered sample of k or l (its own vote 2 minus the mean 1 of the others): the LP
+pays nothing for these exact ties, and argmax gives them all to the first class
+(hayes-roth, seed 3: training accuracy 0.62).
+
+With ``majority_labels`` (the estimators' default for K > 2 with tree pricing) a leaf's class
+is instead the heaviest class among the training samples it covers (ties: the one minimizing
+(5)), and the rule enters only if that column prices out.  The margin of (2) for K > 2 is the
+own class's vote minus the *mean* vote of the others, so two rules of classes k and l on
+nearly the same rows, each at weight 7/6 (K = 8), give every covered sample of k and of l the
+margin 1 (zero loss), while the vote can give those rows only one class.  The duals make this
+cheap: once the rows of class k are met, the next leaf over them is labelled by its uncovered
+minority l.  Seen on ecoli (seed 9 of ``optrees bench rug-multiclass``): a rule "then class 7"
+covering 112 rows of class 0 and 40 of class 7, paired with a class-0 rule of weight 1.1660
+against its 1.1666; the vote gave 162 of 268 training rows to class 7 (test accuracy 0.40).
+A rule whose class is the majority of its own rows also reads true.
 
 Exact pricing (§3.3, PSP (8) one class at a time) and any other pricer passed in (e.g.
 exhaustive enumeration in the tests) price (rule, class) pairs: (3) over all of them.
@@ -76,9 +88,11 @@ class RuleGeneration:
                  pen_par: float = 1.0, max_rmp_calls: int = 10, rule_length_cost: bool = True,
                  fairness: Fairness | None = None, random_state: int = 0,
                  pricer: Pricer | None = None, deadline: Deadline | None = None,
-                 interior: bool = False, sample_weight: np.ndarray | None = None) -> None:
+                 interior: bool = False, sample_weight: np.ndarray | None = None,
+                 majority_labels: bool = False) -> None:
         self.raw = raw
         self.interior = interior
+        self.majority_labels = majority_labels
         self.y = np.asarray(y, dtype=np.int64)
         # row weights: sample i's slack costs w_i in (3), so its dual lies in [0, w_i]
         self.weighted = sample_weight is not None
@@ -129,7 +143,7 @@ class RuleGeneration:
             if self.pricer is None and cover_key in self._covers:
                 continue  # tree pricing: one column (and class) per coverage, see module doc
             score = class_scores(self.y[cover], beta[cover], self.K)
-            label = int(np.argmax(score))  # the class minimizing (5)
+            label = self._label(cover, score)
             key = (lits, label)
             if key in self._keys:
                 continue
@@ -146,6 +160,16 @@ class RuleGeneration:
             self._refine(mask)
             added += 1
         return added
+
+    def _label(self, cover: np.ndarray, score: np.ndarray) -> int:
+        """The class of a new rule covering samples ``cover`` (``score``: its
+        ``sum_i beta_i ahat_ik`` per class): the class minimizing (5), or with
+        ``majority_labels`` the heaviest class of its samples (see the module doc)."""
+        if not self.majority_labels:
+            return int(np.argmax(score))
+        mass = np.bincount(self.y[cover], weights=self.w[cover], minlength=self.K)
+        heaviest = mass >= mass.max() * (1.0 - 1e-12)
+        return int(np.argmax(np.where(heaviest, score, -np.inf)))
 
     def _refine(self, mask: np.ndarray) -> None:
         """Split every cell by a new rule's coverage (cells stay numbered in key order)."""
