@@ -107,6 +107,31 @@ def oracle_on_graph(g, y, depth, leaves, min_count, rule_cost=0.0):
     return partition_optimum(masks, costs, leaves)
 
 
+def raw_optimum(X: pd.DataFrame, y: np.ndarray, depth: int, leaves: int, min_count: int,
+                complements: bool = False) -> float:
+    """Fewest training errors of a partition of the rows into at most ``leaves`` rules, each a
+    conjunction of at most ``depth`` literals on distinct columns covering at least
+    ``min_count`` rows, read off the raw table (``x == v`` for each observed value v, also
+    ``x != v`` with ``complements``), not through the code's feature graph."""
+    literals = []
+    for c in X.columns:
+        values = X[c].astype(str).to_numpy()
+        for v in np.unique(values):
+            literals.append((c, values == v))
+            if complements:
+                literals.append((c, values != v))
+    rules = {np.ones(len(X), dtype=bool).tobytes(): np.ones(len(X), dtype=bool)}
+    for t in range(1, depth + 1):
+        for combo in itertools.combinations(literals, t):
+            if len({c for c, _ in combo}) == t:
+                m = np.logical_and.reduce([m for _, m in combo])
+                rules[m.tobytes()] = m
+    K = int(y.max()) + 1
+    masks = [m for m in rules.values() if m.sum() >= min_count]
+    costs = [float(m.sum() - np.bincount(y[m], minlength=K).max()) for m in masks]
+    return partition_optimum(masks, costs, leaves)
+
+
 # --------------------------------------------------------------------------- graph
 def test_cumulative_binning_nodes_and_text():
     X = pd.DataFrame({"x": np.arange(20, dtype=float), "c": ["a", "b"] * 10})
@@ -312,6 +337,32 @@ def test_cg_exact_equals_enumerated_optimum(seed, depth, leaves, min_count, node
         assert m.sum() >= min_count and len(st) <= depth
         cov += m
     assert len(r.steps) <= leaves and np.all(cov == 1)
+
+
+@pytest.mark.parametrize("seed,n,nodes,depth,leaves,min_count", [
+    (0, 18, "values", 2, 4, 3), (3, 16, "complements", 2, 3, 3), (77, 20, "values", 3, 5, 2)])
+def test_estimator_equals_enumeration_of_the_raw_table_at_its_limits(seed, n, nodes, depth,
+                                                                      leaves, min_count):
+    """Issue #22: OMTClassifier (exact pricing, no leaf penalty) has the fewest training
+    errors of any partition into rules enumerated from the raw table.  Each instance is one
+    where the limits bind: one more row of support, one leaf fewer or one level less each
+    cost errors (so a `>=` -> `>` slip in the support test, or a leaf or level lost, fails)."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"f{j}": pd.Categorical(rng.integers(0, 3, n).astype(str))
+                      for j in range(3)})
+    y = rng.integers(0, 2, n)
+    comp = nodes == "complements"
+    want = raw_optimum(X, y, depth, leaves, min_count, comp)
+    assert raw_optimum(X, y, depth, leaves, min_count + 1, comp) > want
+    assert raw_optimum(X, y, depth, leaves - 1, min_count, comp) > want
+    assert raw_optimum(X, y, depth - 1, leaves, min_count, comp) > want
+    est = OMTClassifier(depth=depth, leaves=leaves, min_support=min_count,
+                        categorical_nodes=nodes, exact_pricing=True, leaf_penalty=0).fit(X, y)
+    assert est.status_ == "optimal"
+    assert int((est.predict(X) != y).sum()) == want == est.objective_
+    nodes_reached, counts = np.unique(est.tree_.apply(X), return_counts=True)
+    assert len(nodes_reached) <= leaves and counts.min() >= min_count
+    assert est.tree_.depth <= depth
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
