@@ -307,6 +307,35 @@ def test_fairness_constraints_hold_on_training_v(kind):
     assert m.objective_ >= _pool_lp(m, X, y) - 1e-7
 
 
+@pytest.mark.parametrize("kind", ["dmc", "odm"])
+def test_fairness_caps_hold_on_the_papers_sets_multiclass(kind):
+    """Issue #22: the caps checked on sets built here from the paper's definitions, not by
+    the code's ``Fairness.sets``: DMC (11)-(12) compares, for each class k, the mean slack of
+    I_{k,g} = {i: y_i = k, G_i = g} over the groups g; ODM (15)-(16) that of each group.
+    Three classes, three groups; without the cap they differ by more."""
+    rng = np.random.default_rng(4)
+    n = 240
+    g = rng.choice(["a", "b", "c"], n, p=[0.3, 0.3, 0.4])
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    noise = np.select([g == "a", g == "b"], [1.2, 0.6], 0.2)
+    y = np.digitize(x1 + 0.5 * x2 + rng.normal(scale=noise, size=n), [-0.5, 0.5])
+    X = pd.DataFrame({"x1": x1, "x2": x2, "grp": g})
+    if kind == "dmc":
+        families = [[np.flatnonzero((y == k) & (g == h)) for h in "abc"] for k in range(3)]
+    else:
+        families = [[np.flatnonzero(g == h) for h in "abc"]]
+    eps = 0.02
+    free = RUGClassifier(max_depth=2, random_state=0).fit(X, y)
+    fair = RUGClassifier(max_depth=2, random_state=0, sensitive="grp", fairness=kind,
+                         epsilon=eps).fit(X, y)
+
+    def spread(v):
+        return max(max(_group_means(v, fam)) - min(_group_means(v, fam)) for fam in families)
+
+    assert spread(free.v_) > 5 * eps  # the cap has something to do
+    assert spread(fair.v_) <= eps + 1e-7
+
+
 def test_fairness_with_large_epsilon_equals_unconstrained():
     X, y = _fair_data()
     # Column generation is a heuristic whose path depends on which optimal duals HiGHS returns,
@@ -525,7 +554,13 @@ def test_master_equals_a_dense_lp_of_eq3_built_from_the_label_vectors(K, seed):
     master = RUGMaster(y, K, pen_par)
     for lits, k in cols:
         master.add(raw.cover(lits), k, float(len(lits)))
-    assert master.solve().objective == pytest.approx(dense.fun, rel=1e-9, abs=1e-9)
+    res = master.solve()
+    assert res.objective == pytest.approx(dense.fun, rel=1e-9, abs=1e-9)
+    # its duals, checked on the dense matrix: feasible for the dual of (3) and optimal
+    beta = res.stats["duals"][:n]
+    assert np.all(beta >= -1e-12) and np.all(beta <= 1 + 1e-9)
+    assert np.all(A.T @ beta <= pen_par * costs + 1e-9)
+    assert beta.sum() == pytest.approx(dense.fun, rel=1e-9, abs=1e-9)
     # a pricer passed in prices (rule, class) pairs (tree pricing keeps one class per cover)
     gen = RuleGeneration(raw, y, K, pen_par=pen_par, pricer=lambda beta: rules)
     for k in range(K):  # every rule with class k, if it covers a sample of class k (else
