@@ -155,7 +155,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         a rule for class 7 covering 112 rows of class 0 and 40 of class 7; test accuracy
         0.40).  Over 20 splits in bench/rug_vs_ruleopt.py 'majority' raised mean test
         accuracy on ecoli from 0.758 to 0.812 and on nursery from 0.677 to 0.760, with fewer
-        rules; for two classes the two agreed within noise.  Exact pricing prices every
+        rules; for two classes the two agreed within 0.1 points.  Exact pricing prices every
         (rule, class) pair, so it takes 'auto' (= 'duals') or 'duals' only.
     verbose
         0 silent, 1 a progress line per master LP solve, 2 also the HiGHS log.

@@ -23,7 +23,7 @@ RULE_LABELS = ("auto", "majority", "duals")
 paper's and ruleopt's), 'majority' (the heaviest training class of its samples; see
 :mod:`optrees.rug.generation`) or 'auto': 'majority' for more than two classes, else 'duals'.
 For two classes the margin of (2) is the vote's own margin, and on magic / adult / skin the
-two agree within noise; for more it decides ecoli (test accuracy 0.758 -> 0.812 over 20
+two agree within 0.1 points; for more it decides ecoli (test accuracy 0.758 -> 0.812 over 20
 splits) and nursery (0.677 -> 0.760); bench/README.md.  Exact pricing prices every
 (rule, class) pair."""
 LP_METHODS = ("auto", "simplex", "interior")
