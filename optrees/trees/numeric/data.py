@@ -41,8 +41,10 @@ class NumericData:
         if not np.isfinite(X).all():
             raise ValueError("X must be finite (no NaN or inf)")
         self.X = np.ascontiguousarray(X)
-        # a stable sort of every column, on a column-major copy (each sorted row contiguous)
-        self.order = np.argsort(np.ascontiguousarray(X.T), axis=1, kind="stable")
+        # every column sorted, on a column-major copy (each sorted row contiguous); not a
+        # stable sort: the solvers compare ranks, so the order among equal values does not
+        # matter, and the default sort is 4-5x faster (breast-cancer: 0.11 against 0.54 ms)
+        self.order = np.argsort(np.ascontiguousarray(X.T), axis=1)
         self.order = self.order.astype(np.int32, copy=False)
         self.rank = _dense_ranks(self.X, self.order)
 
