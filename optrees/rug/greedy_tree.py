@@ -187,10 +187,11 @@ def _grow(X, order, values, high, y, w, n_classes, max_depth, columns):  # pragm
                 kept += 1
                 if best[v] != best[v]:                # a leaf of this level (NaN)
                     continue
-                rw = weight[v] - side_w[v]
-                if side_n[v] > 0 and x > last[v] and rw > TINY_SIDE * weight[v]:
+                if side_n[v] > 0 and x > last[v]:
+                    rw = weight[v] - side_w[v]
                     r_sq = total_sq[v] - 2.0 * side_dot[v] + side_sq[v]
-                    proxy = side_sq[v] / side_w[v] + r_sq / rw
+                    proxy = (side_sq[v] / side_w[v] + r_sq / rw
+                             if rw > TINY_SIDE * weight[v] else -np.inf)
                     if proxy > best[v]:
                         best[v] = proxy
                         feature[v] = f
