@@ -460,17 +460,21 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``X`` (the fitted frame) the way a threshold does: a cut ``x >= t`` between each two
         consecutive values (buckets: at most two), so a tree over the output is as good as
         one over every threshold of the raw values."""
+        return not self.coarse_columns(X)
+
+    def coarse_columns(self, X: pd.DataFrame) -> list[str]:
+        """The numeric columns of ``X`` (the fitted frame) whose output does not separate
+        every two distinct values (see :meth:`keeps_every_threshold`)."""
         check_is_fitted(self, "literals_")
         X = X.set_axis([str(c) for c in X.columns], axis=1)
+        coarse = []
         for name, cuts in self.thresholds_.items():
-            if self.numeric == "buckets" and len(cuts) > 1:
-                return False
             x = np.unique(_numeric_values(X[name], name))
             between = np.searchsorted(cuts, x[1:], "right") - np.searchsorted(cuts, x[:-1],
                                                                                "right")
-            if np.any(between == 0):
-                return False
-        return True
+            if (self.numeric == "buckets" and len(cuts) > 1) or np.any(between == 0):
+                coarse.append(name)
+        return coarse
 
     def transform(self, X: object) -> np.ndarray:
         """Binarize X; returns an (n_rows, n_outputs) uint8 matrix ordered as ``literals_``."""

@@ -40,6 +40,11 @@ from ..models.result import FitResult
 from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
+from ..trees.fair_thresholds import (
+    MAX_CERTIFIED_DEPTH,
+    better_fair_stump,
+    certify_every_threshold,
+)
 from ..trees.fairness import FAIRNESS, TreeFairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
@@ -78,6 +83,12 @@ columns at depth 2 and their cube at depth 3; at depth 1 the 0/1 matrix itself (
 columns bytes) is what the budget bounds.  Measured on adult (statistical parity by
 sex, BendOCT, proved): depth 2, 22,621 rows, 490 columns, 1.0-2.1 s; depth 3, 30,162 rows,
 148 / 163 columns 9-11 s / 16-20 s (beside a test run), 482 columns not proved in 300 s."""
+
+CERTIFICATE_SECONDS = 10.0
+"""Time the certificate over every threshold of a fair depth-2 fit may take at least (else
+four times the fit so far), within the time limit: a fit that cannot be certified keeps
+most of its time.  Measured on adult (22,621 rows, ``fnlwgt`` coarse): 1.5 s per
+multiplier, 2-3 multipliers to certify."""
 
 
 def fair_cuts(df: pd.DataFrame, depth: int,
@@ -159,8 +170,9 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
     ``n_features_in_``, ``feature_names_in_`` (string column names of a DataFrame X),
     ``classes_`` (sorted labels of any type), ``thresholds_`` (over which thresholds the
     optimum holds: "all" = every threshold of the numeric columns, also when the
-    binarizer cut each of them between every two values, "binarized" = the binarizer's
-    thresholds only).  ``time_limit`` counts from ``fit`` entry
+    binarizer cut each of them between every two values, or when a fair fit over quantile
+    cuts is certified for every threshold, "binarized" = the binarizer's thresholds
+    only).  ``time_limit`` counts from ``fit`` entry
     (binarization, warm start and model build included); the same ``random_state`` gives
     the same tree whenever the solve finishes (a time-limited solve is not reproducible).
     """
@@ -273,26 +285,71 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
                                p.depth, p.lam, self._penalty(p), w, min_leaf, max_leaves, fair)
 
         fine = every and fair is not None and max_leaves is None and p.depth <= MAX_FAIR_DEPTH
-        problem = binarized(FAIR_BINS, fair_cuts(df, p.depth, cuts)) if fine else \
-            binarized(None)
-        if fine and search_off(problem) is not None:  # the MIP gets the default cuts
-            problem = binarized(None)
-        # one-hot categorical and 0/1 columns lose nothing, nor do numeric columns cut
-        # between every two values
-        lossy = self.binarizer_ is not None and not self.binarizer_.keeps_every_threshold(df)
-        self.thresholds_ = "binarized" if lossy else "all"
-        form = self._formulation(problem, p)
-        check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
-                         f"{problem.n_samples} samples x {problem.n_features} binary features")
-        with stop_on_ctrl_c(deadline):
-            result = solve_tree(problem, form, deadline, classes,
-                                (self.feature_names_, self.negated_names_), p.random_state,
-                                p.verbose, p.warm_start, search=self._search(p))
-        if every:  # the numeric search does not take fairness: the binarizer's thresholds
-            result.stats["every_threshold"] = ("off: fairness, over quantile cuts and CART's"
-                                               if lossy else "fairness: every threshold as "
-                                               "0/1 columns")
+        extra = fair_cuts(df, p.depth, cuts) if fine else None
+        for _ in range(3):  # at depth 1, each round adds the cut of a better fair stump
+            problem = binarized(FAIR_BINS, extra) if fine else binarized(None)
+            if fine and search_off(problem) is not None:  # the MIP gets the default cuts
+                problem = binarized(None)
+            # one-hot categorical and 0/1 columns lose nothing, nor do numeric columns cut
+            # between every two values
+            lossy = self.binarizer_ is not None and not self.binarizer_.keeps_every_threshold(df)
+            self.thresholds_ = "binarized" if lossy else "all"
+            form = self._formulation(problem, p)
+            check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
+                             f"{problem.n_samples} samples x {problem.n_features} binary "
+                             "features")
+            with stop_on_ctrl_c(deadline):
+                result = solve_tree(problem, form, deadline, classes,
+                                    (self.feature_names_, self.negated_names_), p.random_state,
+                                    p.verbose, p.warm_start, search=self._search(p))
+            if every:  # the numeric search does not take fairness: the binarizer's thresholds
+                result.stats["every_threshold"] = (
+                    "off: fairness, over quantile cuts and CART's" if lossy
+                    else "fairness: every threshold as 0/1 columns")
+            if not (fine and lossy and result.status == "optimal"):
+                break
+            more = self._certify_thresholds(df, problem, result, deadline)
+            if more is None:
+                break
+            extra = {**(extra or {}), more[0]: np.append((extra or {}).get(more[0], []),
+                                                         more[1])}
         return result
+
+    def _certify_thresholds(self, df: Any, problem: TreeProblem, result: FitResult,
+                            deadline: Deadline) -> tuple[str, float] | None:
+        """Whether a fair optimum over quantile cuts holds over every threshold (two
+        classes, depth <= 2; :mod:`optrees.trees.fair_thresholds`): no fair tree testing a
+        coarse column beats it (then ``thresholds_`` becomes "all").  At depth 1 the stumps
+        are enumerated: returns the cut ``(column, value)`` of a better fair stump, if any."""
+        fair = problem.fairness
+        if problem.n_classes != 2 or problem.depth > MAX_CERTIFIED_DEPTH:
+            return None
+        encoder = ThresholdColumns(df, "onehot")
+        coarse = set(self.binarizer_.coarse_columns(df))
+        mask: list[bool] = []  # one entry per feature of the encoder: a coarse column?
+        for kind, c, values in encoder.specs:
+            mask += [str(c) in coarse] if kind == "num" else [False] * len(values)
+        coords, cells = fair.coordinates(problem.y, problem.weights)
+        score = (result.objective - problem.split_cost) / problem.correct_weight
+        args = (encoder.transform(df), np.array(mask), problem.y, problem.weights, coords,
+                cells, fair.epsilon, fair.positive, score)
+        if problem.depth == 1:
+            better = better_fair_stump(*args, problem.leaf_penalty, problem.min_leaf)
+            if better is not None:
+                return encoder.names[better[0]], better[1]
+            how = "every stump on them enumerated"
+        elif certify_every_threshold(*args, problem.depth, problem.leaf_penalty,
+                                     result.stats.get("search_multipliers"),
+                                     deadline.within(max(CERTIFICATE_SECONDS,
+                                                         4.0 * deadline.elapsed()))) is None:
+            result.stats["every_threshold"] += "; not certified for every threshold"
+            return None
+        else:
+            how = "a Lagrangian bound"
+        self.thresholds_ = "all"
+        result.stats["every_threshold"] = ("fairness: over quantile cuts, certified optimal "
+                                           f"for every threshold by {how}")
+        return None
 
     def _tree_fairness(self, df: Any, y: np.ndarray, classes: np.ndarray,
                        p: Params) -> TreeFairness | None:

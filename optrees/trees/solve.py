@@ -193,7 +193,8 @@ def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
     s = found.stats
     return {"search_seconds": s["seconds"], "search_nodes": s["nodes"],
             "search_optimal": found.optimal, "search_cache": s["cache_entries"],
-            "search_backend": s["backend"]}
+            "search_backend": s["backend"],
+            **({"search_multipliers": s["multipliers"]} if "multipliers" in s else {})}
 
 
 def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,

@@ -38,7 +38,8 @@ from .counts import Counter, symmetric
 from .data import BinaryData
 from .solve import SubtreeSolution, solve_subtree
 
-__all__ = ["MAX_FAIR_COORDINATES", "MAX_FAIR_DEPTH", "solve_fair_subtree"]
+__all__ = ["MAX_FAIR_COORDINATES", "MAX_FAIR_DEPTH", "fair_price", "golden_min",
+           "meets_bound", "solve_fair_subtree"]
 
 MAX_FAIR_DEPTH = 3
 """Deepest tree the front search takes (deeper fronts grow too large to enumerate)."""
@@ -346,26 +347,19 @@ class _FairSearch:
         self.pairs = 0
         self.roots_pruned = 0
         self.root_bounds: np.ndarray | None = None  # depth 3: per root, -inf once solved
+        self.multipliers = np.zeros(D)  # of the last Lagrangian bound (:meth:`dual`)
 
     def check(self) -> None:
         if self.deadline is not None:
             self.deadline.check()
 
     def fair(self, d: np.ndarray) -> np.ndarray:
-        """Which rows of gap coordinates meet the bound: in every cell the largest rate minus
-        the smallest (the reference group's coordinate is 0) is at most eps."""
-        ok = np.ones(len(d), dtype=bool)
-        for cell in self.cells:
-            x = d[:, cell]
-            ok &= (np.maximum(x.max(axis=1), 0) - np.minimum(x.min(axis=1), 0)
-                   <= self.eps + self.dtol)
-        return ok
+        """:func:`meets_bound` of the rows of ``d``."""
+        return meets_bound(d, self.cells, self.eps + self.dtol)
 
     def price(self, lam: np.ndarray) -> float:
-        """eps x the multipliers' price: per cell, the positive parts of lam and of the
-        reference group's -sum(lam) (a fair tree has lam . d <= this)."""
-        return self.eps * sum(float(np.maximum(lam[c], 0).sum()) + max(-float(lam[c].sum()), 0)
-                              for c in self.cells)
+        """:func:`fair_price` of ``lam``."""
+        return fair_price(lam, self.cells, self.eps)
 
     def _quantities(self, Q: np.ndarray, C: np.ndarray) -> np.ndarray:
         """(class weights, gap coordinates, rows) from the pseudo-class totals ``Q``
@@ -411,8 +405,9 @@ class _FairSearch:
                 return h(x)
 
             lam = lam.copy()
-            lam[j] = _golden(along, -4 * self.scale, 4 * self.scale, steps)
+            lam[j] = golden_min(along, -4 * self.scale, 4 * self.scale, steps)
         totals = [sum(p) + q for p, q in zip(phis, prices, strict=True)]
+        self.multipliers = lams[int(np.argmin(totals))]
         L, P, Q = np.array(lams), np.array(phis), np.array(prices)
         partners = [_Partner(L, P[:, k], Q, levels[k].ub) for k in range(len(levels))]
         return min(totals), partners
@@ -528,7 +523,25 @@ class _FairSearch:
             self.best = (score, node)
 
 
-def _golden(f, a: float, b: float, steps: int) -> float:
+def meets_bound(d: np.ndarray, cells: list[list[int]], epsilon: float) -> np.ndarray:
+    """Which rows of gap coordinates ``d`` meet the bound: in every cell the largest rate
+    minus the smallest (the reference group's coordinate is 0) is at most ``epsilon``."""
+    ok = np.ones(len(d), dtype=bool)
+    for cell in cells:
+        x = d[:, cell]
+        ok &= np.maximum(x.max(axis=1), 0) - np.minimum(x.min(axis=1), 0) <= epsilon
+    return ok
+
+
+def fair_price(lam: np.ndarray, cells: list[list[int]], eps: float) -> float:
+    """eps x the multipliers' price: per cell, the positive parts of ``lam`` and of the
+    reference group's -sum(lam); a fair tree has ``-lam . d <= price``, so
+    ``score <= score + lam . d + price`` bounds it for any ``lam``."""
+    return eps * sum(float(np.maximum(lam[c], 0).sum()) + max(-float(lam[c].sum()), 0)
+                     for c in cells)
+
+
+def golden_min(f, a: float, b: float, steps: int) -> float:
     """Golden-section minimizer of a convex ``f`` on [a, b] after ``steps`` steps."""
     r = (math.sqrt(5) - 1) / 2
     c, d = b - r * (b - a), a + r * (b - a)
@@ -627,5 +640,6 @@ def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, posit
         bound = score
     stats = {"seconds": time.perf_counter() - t0, "nodes": search.pairs, "cache_entries": 0,
              "backend": "fronts", "unconstrained_fair": tree is free.tree,
-             "roots_pruned": search.roots_pruned}
+             "roots_pruned": search.roots_pruned,
+             "multipliers": search.multipliers.tolist()}
     return SubtreeSolution(tree, float(score), float(max(bound, score)), done, stats)

@@ -1,0 +1,144 @@
+"""Fair trees certified over every threshold (issue #18): the bound over the trees that test
+given features (:func:`optrees.trees.numeric.outside.best_using`) equals enumeration, and a
+fair fit whose numeric column kept only quantile cuts says ``thresholds_ == "all"`` only
+when its optimum is the optimum over every threshold (enumerated)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from oracles import exhaustive_fair_score
+
+from optrees import BendOCTClassifier
+from optrees.trees.fair_thresholds import certify_every_threshold
+from optrees.trees.fairness import TreeFairness
+from optrees.trees.numeric.data import NumericData
+from optrees.trees.numeric.outside import best_using
+
+
+def _tests(X: np.ndarray) -> tuple[list[np.ndarray], list[int]]:
+    """Every threshold of every column as a boolean test (True: left, x <= v) and its
+    column."""
+    tests, cols = [], []
+    for j in range(X.shape[1]):
+        for v in np.unique(X[:, j])[:-1]:
+            tests.append(X[:, j] <= v)
+            cols.append(j)
+    return tests, cols
+
+
+def _best_using_enumerated(X, y, w, uses, depth, pen):
+    """Max of weighted correct - pen * leaves over every tree of depth <= depth that tests a
+    column with ``uses`` true (-inf: none), by recursion over row sets."""
+    tests, cols = _tests(X)
+
+    def leaf(member):
+        return max(float(w[member & (y == k)].sum()) for k in (0, 1)) - pen
+
+    def best(member, d, must):
+        value = -np.inf if must else leaf(member)
+        for t, j in zip(tests, cols, strict=True) if d else []:
+            lm, rm = member & t, member & ~t
+            if not lm.any() or not rm.any():
+                continue
+            if uses[j] or not must:
+                value = max(value, best(lm, d - 1, False) + best(rm, d - 1, False))
+            else:  # one child must test such a column
+                value = max(value, best(lm, d - 1, True) + best(rm, d - 1, False),
+                            best(lm, d - 1, False) + best(rm, d - 1, True))
+        return value
+
+    return best(np.ones(len(y), dtype=bool), depth, True)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_best_using_equals_enumeration(seed):
+    """Depth 1 and 2, repeated values, weights, a leaf penalty: the value of the trees
+    that test a marked column equals enumeration, and the returned labels score it."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(8, 22)), int(rng.integers(2, 4))
+    X = rng.integers(0, int(rng.integers(3, 9)), (n, p)).astype(float)
+    y = rng.integers(0, 2, n)
+    w = rng.integers(1, 4, n).astype(float) if seed % 2 else np.ones(n)
+    uses = rng.random(p) < 0.5
+    uses[seed % p] = True
+    depth, pen = 1 + seed % 2, [0.0, 0.5, 1.5][seed % 3]
+    expected = _best_using_enumerated(X, y, w, uses, depth, pen)
+    for backend in ("numba", "numpy"):
+        found = best_using(NumericData(X), y, w, 2, uses, depth, pen, -1e9, backend)
+        assert found.value == pytest.approx(expected, abs=1e-9)
+        if np.isfinite(expected):
+            correct = float(w[found.labels == y].sum())
+            assert any(correct - pen * k == pytest.approx(expected, abs=1e-9)
+                       for k in (2, 3, 4))
+        # a floor above the value: nothing is returned but the floor
+        above = best_using(NumericData(X), y, w, 2, uses, depth, pen, expected + 1.0,
+                           backend)
+        assert above.value == expected + 1.0 and above.labels is None
+
+
+def _fair_instance(seed: int):
+    rng = np.random.default_rng(700 + seed)
+    n = 30
+    X = pd.DataFrame({"a": rng.permutation(n) + rng.normal(0, 0.1, n).round(2),
+                      "b": rng.integers(0, 4, n), "s": rng.integers(0, 2, n)})
+    y = ((X.a > n / 2) ^ (X.b > 1) ^ (rng.random(n) < 0.15)).to_numpy().astype(int)
+    y[X.s.to_numpy() == 1] |= (rng.random(int(X.s.sum())) < 0.3)
+    return X, y
+
+
+def _every_threshold(X: pd.DataFrame) -> np.ndarray:
+    return np.column_stack([(X[c].to_numpy() >= v) for c in X.columns
+                            for v in np.unique(X[c])[1:]])
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_fit_certified_over_every_threshold_is_the_optimum_over_every_threshold(
+        depth, monkeypatch):
+    """With a column budget that keeps column ``a`` (30 values) to quantile cuts, a fit
+    with ``thresholds_ == "all"`` scores the enumerated fair optimum over every threshold,
+    and every fit scores at most it; some fits are certified, and an uncertified one says
+    so.  At depth 1 every fit is: a better fair stump's cut joins the columns (before,
+    seeds 4 and 5 scored one row less than the optimum)."""
+    import optrees.estimators.trees as trees
+
+    monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, depth, 25)
+    certified = 0
+    for seed in range(6):
+        X, y = _fair_instance(seed)
+        kind = ["statistical_parity", "equal_opportunity"][seed % 2]
+        eps = [0.02, 0.1, 0.05][seed % 3]
+        est = BendOCTClassifier(depth=depth, fairness=kind, epsilon=eps, sensitive="s",
+                                time_limit=60).fit(X, y)
+        assert est.status_ == "optimal"
+        assert est.binarizer_.coarse_columns(X.drop(columns="s")) == ["a"]
+        coef, cells = TreeFairness(kind, eps, X.s.to_numpy(), 1).coordinates(y, np.ones(30))
+        best = exhaustive_fair_score(_every_threshold(X[["a", "b"]]), y, depth, coef, eps,
+                                     cells=cells)
+        score = float((est.predict(X) == y).sum())
+        assert score <= best + 1e-9
+        assert est.thresholds_ == "all" or depth == 2
+        if est.thresholds_ == "all":
+            certified += 1
+            assert score == pytest.approx(best, abs=1e-9)
+            assert "certified" in est.stats_["every_threshold"]
+        else:
+            assert "not certified" in est.stats_["every_threshold"]
+    assert certified >= 2
+
+
+def test_the_certificate_refuses_what_it_cannot_prove():
+    """A score above the fair optimum over every threshold is certified (nothing beats it);
+    one below a fair tree that tests the coarse column is not, at any multiplier."""
+    X, y = _fair_instance(0)
+    fair = TreeFairness("statistical_parity", 0.1, X.s.to_numpy(), 1)
+    coef, cells = fair.coordinates(y, np.ones(30))
+    Xn = X[["a", "b"]].to_numpy(dtype=float)
+    best = exhaustive_fair_score(_every_threshold(X[["a", "b"]]), y, 2, coef, 0.1,
+                                 cells=cells)
+    args = (Xn, np.array([True, False]), y, np.ones(30), coef, cells, 0.1, 1)
+    assert certify_every_threshold(*args, best + 1e-6, 2) == pytest.approx(best + 1e-6)
+    assert certify_every_threshold(*args, best - 0.5, 2) is None
+    with pytest.raises(ValueError, match="depth"):
+        certify_every_threshold(*args, best, 3)
