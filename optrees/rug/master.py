@@ -37,7 +37,8 @@ class RUGMaster:
     same rules): ``counts[i]`` samples share row i, its slack costs ``counts[i]`` and enters a
     fairness row with ``counts[i] / |I_set|``.  For a fixed ``w`` the optimal slacks of such
     samples are equal, so the aggregated LP has the same optimum, and ``beta_i / counts[i]`` is
-    an optimal dual of the per-sample LP.
+    an optimal dual of the per-sample LP (so is any split of ``beta_i`` over the cell's
+    samples within their bounds: :func:`.generation.fill_duals` hands out a vertex's).
 
     :meth:`solve` without fairness hands HiGHS the dual of (3) (one row per rule, one bounded
     column per row of (3))::
