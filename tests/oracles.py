@@ -133,3 +133,10 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
                    <= epsilon + 1e-9 for c in cells)
 
     return max(s for (x, _), s in points(tuple(range(len(y))), depth).items() if fair(x))
+
+
+def every_threshold_tests(X) -> np.ndarray:
+    """0/1 columns of every threshold of every column of the DataFrame ``X``: ``x >= v`` for
+    each value ``v`` but the smallest (the same row split as the midpoint below it)."""
+    return np.column_stack([(X[c].to_numpy() >= v) for c in X.columns
+                            for v in np.unique(X[c])[1:]])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import exhaustive_fair_score
+from oracles import every_threshold_tests, exhaustive_fair_score
 
 from optrees import BendOCTClassifier
 from optrees.trees.fair_thresholds import certify_every_threshold
@@ -88,11 +88,6 @@ def _fair_instance(seed: int):
     return X, y
 
 
-def _every_threshold(X: pd.DataFrame) -> np.ndarray:
-    return np.column_stack([(X[c].to_numpy() >= v) for c in X.columns
-                            for v in np.unique(X[c])[1:]])
-
-
 @pytest.mark.parametrize("depth", [1, 2])
 def test_a_fit_certified_over_every_threshold_is_the_optimum_over_every_threshold(
         depth, monkeypatch):
@@ -114,7 +109,7 @@ def test_a_fit_certified_over_every_threshold_is_the_optimum_over_every_threshol
         assert est.status_ == "optimal"
         assert est.binarizer_.coarse_columns(X.drop(columns="s")) == ["a"]
         coef, cells = TreeFairness(kind, eps, X.s.to_numpy(), 1).coordinates(y, np.ones(30))
-        best = exhaustive_fair_score(_every_threshold(X[["a", "b"]]), y, depth, coef, eps,
+        best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, depth, coef, eps,
                                      cells=cells)
         score = float((est.predict(X) == y).sum())
         assert score <= best + 1e-9
@@ -135,7 +130,7 @@ def test_the_certificate_refuses_what_it_cannot_prove():
     fair = TreeFairness("statistical_parity", 0.1, X.s.to_numpy(), 1)
     coef, cells = fair.coordinates(y, np.ones(30))
     Xn = X[["a", "b"]].to_numpy(dtype=float)
-    best = exhaustive_fair_score(_every_threshold(X[["a", "b"]]), y, 2, coef, 0.1,
+    best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 2, coef, 0.1,
                                  cells=cells)
     args = (Xn, np.array([True, False]), y, np.ones(30), coef, cells, 0.1, 1)
     assert certify_every_threshold(*args, best + 1e-6, 2) == pytest.approx(best + 1e-6)

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import exhaustive_fair_score
+from oracles import every_threshold_tests, exhaustive_fair_score
 
 from optrees import (
     BendersOCTClassifier,
@@ -286,13 +286,6 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
     assert deep.binarizer_.n_bins == 5
 
 
-def _every_threshold_tests(X: pd.DataFrame) -> np.ndarray:
-    """0/1 columns of every threshold of every column of ``X``: ``x >= v`` for each value
-    ``v`` but the smallest (the same row split as the midpoint below it)."""
-    cols = [(X[c].to_numpy() >= v) for c in X.columns for v in np.unique(X[c])[1:]]
-    return np.column_stack(cols)
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_fair_fit_over_every_threshold_equals_enumeration(seed):
     """On raw numeric columns (repeated values, weights), a fair fit takes every threshold
@@ -312,7 +305,7 @@ def test_fair_fit_over_every_threshold_equals_enumeration(seed):
     assert est.thresholds_ == "all" and est.status_ == "optimal"
     weights = np.ones(n) if w is None else w
     coef, cells = TreeFairness(kind, 0.1, X.s.to_numpy(), 1).coordinates(y, weights)
-    best = exhaustive_fair_score(_every_threshold_tests(X[["a", "b"]]), y, depth, coef, 0.1,
+    best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, depth, coef, 0.1,
                                  sample_weight=w, cells=cells)
     pred = est.predict(X)
     assert float(weights[pred == y].sum()) == pytest.approx(best, abs=1e-7)
