@@ -25,6 +25,10 @@ def mip_summary(est: Any) -> list[str]:
     lines = [f"status          : {status}",
              f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
              f"gap: {est.gap_:.2%}"]
+    if getattr(est, "thresholds_", None) == "binarized" and \
+            "every_threshold_bound" in est.stats_:
+        lines.append(f"every threshold : objective at most "
+                     f"{est.stats_['every_threshold_bound']:g} (not certified)")
     if "fairness_gap" in est.stats_:
         lines.append(f"fairness gap    : {est.stats_['fairness_gap']:.4f} (train, "
                      f"{est.fairness} between groups of {est.sensitive!r})")

@@ -160,7 +160,8 @@ def test_max_leaves_matches_pystreed():
 def test_fraction_counts_rows_and_numeric_columns_keep_every_threshold():
     """min_samples_leaf (a fraction: rows) and max_leaves are searched over every threshold
     of numeric columns and certified; the result is never below CART with the same leaf size
-    or leaf budget; with fairness the binarizer's thresholds are used, and stats_ says so."""
+    or leaf budget; with fairness the binarizer's thresholds are used (every one at depth 2;
+    quantile cuts certified over every threshold at depth 3), and stats_ says so."""
     from sklearn.tree import DecisionTreeClassifier
 
     rng = np.random.default_rng(0)
@@ -185,11 +186,12 @@ def test_fraction_counts_rows_and_numeric_columns_keep_every_threshold():
         assert est.score(Xn, yn) >= cart.fit(Xn, yn).score(Xn, yn)
     groups = pd.Series(rng.integers(0, 2, 200).astype(str))
     frame = pd.DataFrame(Xn, columns=["a", "b", "c"]).assign(g=groups)
-    for depth, every in ((2, True), (3, False)):  # 598 threshold columns: depth 3 takes 200
+    for depth in (2, 3):  # 598 threshold columns: depth 3 takes 200, then is certified
         fair = BendOCTClassifier(depth=depth, lam=0.0, fairness="statistical_parity",
                                  epsilon=0.2, sensitive="g", time_limit=30).fit(frame, yn)
-        assert fair.thresholds_ == ("all" if every else "binarized")
-        assert fair.stats_["every_threshold"].startswith("fairness" if every else "off")
+        assert fair.thresholds_ == "all"
+        assert fair.stats_["every_threshold"].startswith("fairness")
+        assert ("certified" in fair.stats_["every_threshold"]) == (depth == 3)
 
 
 @pytest.mark.parametrize("params, words", [

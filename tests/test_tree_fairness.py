@@ -257,8 +257,9 @@ def test_multiclass_fairness_stopped_by_the_time_limit_returns_a_fair_tree():
 def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_runs():
     """binarizer="auto" under fairness cuts numeric columns at every threshold when the front
     search takes the fit and the columns stay few enough for its depth
-    (FAIR_EVERY_THRESHOLD), else into FAIR_BINS quantiles (and CART's cuts), and into the
-    default 5 where the MIP does (depth 4); an explicit Binarizer is kept.  Finer cuts can
+    (FAIR_EVERY_THRESHOLD), else into FAIR_BINS quantiles (and CART's cuts; the depth-3 fit
+    is then certified over every threshold), and into the default 5 where the MIP does
+    (depth 4); an explicit Binarizer is kept.  Finer cuts can
     only help the certified optimum."""
     from optrees import Binarizer
     from optrees.estimators.trees import FAIR_BINS, FAIR_EVERY_THRESHOLD
@@ -280,7 +281,9 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
         assert coarse.thresholds_ == "binarized" and coarse.status_ == "optimal"
         assert every.objective_ >= coarse.objective_ - 1e-9
     fine = BendOCTClassifier(depth=3, **params).fit(X, y)
-    assert fine.binarizer_.n_bins == FAIR_BINS and fine.thresholds_ == "binarized"
+    assert fine.binarizer_.n_bins == FAIR_BINS  # over quantile cuts, certified over every
+    assert fine.thresholds_ == "all" and "certified" in fine.stats_["every_threshold"]
+    assert fine.objective_ >= every.objective_ - 1e-9  # threshold (fair_thresholds)
     assert len(fine.feature_names_) <= FAIR_EVERY_THRESHOLD[3]
     deep = BendOCTClassifier(depth=4, **{**params, "time_limit": 5}).fit(X, y)
     assert deep.binarizer_.n_bins == 5

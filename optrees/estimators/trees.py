@@ -42,8 +42,8 @@ from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
 from ..trees.fair_thresholds import (
     MAX_CERTIFIED_DEPTH,
+    Certificate,
     better_fair_stump,
-    certify_every_threshold,
 )
 from ..trees.fairness import FAIRNESS, TreeFairness
 from ..trees.flow import FlowOCT
@@ -85,10 +85,14 @@ sex, BendOCT, proved): depth 2, 22,621 rows, 490 columns, 1.0-2.1 s; depth 3, 30
 148 / 163 columns 9-11 s / 16-20 s (beside a test run), 482 columns not proved in 300 s."""
 
 CERTIFICATE_SECONDS = 10.0
-"""Time the certificate over every threshold of a fair depth-2 fit may take at least (else
-four times the fit so far), within the time limit: a fit that cannot be certified keeps
-most of its time.  Measured on adult (22,621 rows, ``fnlwgt`` coarse): 1.5 s per
-multiplier, 2-3 multipliers to certify."""
+"""Time the certificate over every threshold of a fair fit may take at least (else four
+times the fit so far), within the time limit: a fit that cannot be certified keeps most of
+its time.  Measured on adult (22,621 rows, ``fnlwgt`` coarse): depth 2, 1.5 s per
+multiplier, 2-3 multipliers to certify.  Depth 3 searches every threshold of all trees per
+multiplier (attrition, 1,102 rows: 12-14 s; adult: about 100 s), so its first attempt
+takes this time only: an adult fit of 6.5 s then takes 16.5 s and stays over its quantile
+cuts (with four times the fit: 31-34 s), while on attrition the first search, stopped,
+finds a better fair tree and the repeated fit, given four times the fit, certifies it."""
 
 
 def fair_cuts(df: pd.DataFrame, depth: int,
@@ -286,7 +290,9 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
 
         fine = every and fair is not None and max_leaves is None and p.depth <= MAX_FAIR_DEPTH
         extra = fair_cuts(df, p.depth, cuts) if fine else None
-        for _ in range(3):  # at depth 1, each round adds the cut of a better fair stump
+        certificate: list[Certificate] = []  # built by the first round that needs it
+        kept: tuple | None = None  # the round before: its result and binarization
+        for _ in range(3):  # at depth 1 and 3, each round adds the cuts of a better fair tree
             problem = binarized(FAIR_BINS, extra) if fine else binarized(None)
             if fine and search_off(problem) is not None:  # the MIP gets the default cuts
                 problem = binarized(None)
@@ -298,58 +304,89 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             check_model_size(form.model_size(), f"{type(self).__name__} at depth {p.depth} on "
                              f"{problem.n_samples} samples x {problem.n_features} binary "
                              "features")
+            started = deadline.elapsed()
             with stop_on_ctrl_c(deadline):
                 result = solve_tree(problem, form, deadline, classes,
                                     (self.feature_names_, self.negated_names_), p.random_state,
                                     p.verbose, p.warm_start, search=self._search(p))
+            if kept and result.status != "optimal" and \
+                    result.objective < kept[0].objective - 1e-12:
+                # a repeat stopped by the time limit below the round before: keep that one
+                result, (self.binarizer_, self.feature_names_, self.negated_names_) = kept
+                self.thresholds_ = "binarized"
+                break
             if every:  # the numeric search does not take fairness: the binarizer's thresholds
                 result.stats["every_threshold"] = (
                     "off: fairness, over quantile cuts and CART's" if lossy
                     else "fairness: every threshold as 0/1 columns")
             if not (fine and lossy and result.status == "optimal"):
                 break
-            more = self._certify_thresholds(df, problem, result, deadline)
-            if more is None:
+            # the certificate's time, leaving twice this round's for a repeat; depth 3's
+            # searches are long, so four times the fit only once one found a better tree
+            first = p.depth >= 3 and kept is None
+            within = deadline.reserve(2.0 * (deadline.elapsed() - started)).within(
+                CERTIFICATE_SECONDS if first else max(CERTIFICATE_SECONDS,
+                                                      4.0 * deadline.elapsed()))
+            more = self._certify_thresholds(df, problem, result, certificate, within)
+            if not more:
                 break
-            extra = {**(extra or {}), more[0]: np.append((extra or {}).get(more[0], []),
-                                                         more[1])}
+            kept = (result, (self.binarizer_, self.feature_names_, self.negated_names_))
+            extra = dict(extra or {})
+            for column, value in more:
+                extra[column] = np.append(extra.get(column, []), value)
         return result
 
     def _certify_thresholds(self, df: Any, problem: TreeProblem, result: FitResult,
-                            deadline: Deadline) -> tuple[str, float] | None:
+                            certificate: list[Certificate], deadline: Deadline
+                            ) -> list[tuple[str, float]]:
         """Whether a fair optimum over quantile cuts holds over every threshold (two
-        classes, depth <= 2; :mod:`optrees.trees.fair_thresholds`): no fair tree testing a
-        coarse column beats it (then ``thresholds_`` becomes "all").  At depth 1 the stumps
-        are enumerated: returns the cut ``(column, value)`` of a better fair stump, if any."""
+        classes, depth <= 3; :mod:`optrees.trees.fair_thresholds`): no fair tree (at depth
+        <= 2: testing a coarse column) beats it; then ``thresholds_`` becomes "all".  Returns
+        the cuts ``(column, value)`` (rows with ``x >= value`` on the right) of a better fair
+        tree found on the way (depth 1: every stump enumerated; depth 3: the certificate's
+        searches), for the next round; ``certificate`` keeps the certificate across rounds.
+        It stops at ``deadline``."""
         fair = problem.fairness
         if problem.n_classes != 2 or problem.depth > MAX_CERTIFIED_DEPTH:
-            return None
+            return []
         encoder = ThresholdColumns(df, "onehot")
         coarse = set(self.binarizer_.coarse_columns(df))
-        mask: list[bool] = []  # one entry per feature of the encoder: a coarse column?
+        column: list[str | None] = []  # per feature of the encoder: its coarse column
         for kind, c, values in encoder.specs:
-            mask += [str(c) in coarse] if kind == "num" else [False] * len(values)
+            column += [str(c) if str(c) in coarse else None] if kind == "num" else \
+                [None] * len(values)
+        X = encoder.transform(df)
         coords, cells = fair.coordinates(problem.y, problem.weights)
         score = (result.objective - problem.split_cost) / problem.correct_weight
-        args = (encoder.transform(df), np.array(mask), problem.y, problem.weights, coords,
-                cells, fair.epsilon, fair.positive, score)
+        args = (X, np.array([c is not None for c in column]), problem.y, problem.weights, coords,
+                cells, fair.epsilon, fair.positive)
         if problem.depth == 1:
-            better = better_fair_stump(*args, problem.leaf_penalty, problem.min_leaf)
+            better = better_fair_stump(*args, score, problem.leaf_penalty, problem.min_leaf)
             if better is not None:
-                return encoder.names[better[0]], better[1]
+                return [(encoder.names[better[0]], better[1])]
             how = "every stump on them enumerated"
-        elif certify_every_threshold(*args, problem.depth, problem.leaf_penalty,
-                                     result.stats.get("search_multipliers"),
-                                     deadline.within(max(CERTIFICATE_SECONDS,
-                                                         4.0 * deadline.elapsed()))) is None:
-            result.stats["every_threshold"] += "; not certified for every threshold"
-            return None
         else:
+            if not certificate:
+                certificate.append(Certificate(*args, problem.depth, problem.leaf_penalty,
+                                               problem.min_leaf))
+            cert = certificate[0]
+            done = cert.run(score, result.stats.get("search_multipliers"), deadline)
+            if math.isfinite(cert.bound):  # over every threshold, in the fit's units
+                top = min(cert.bound, float(problem.weights.sum()) - problem.leaf_penalty)
+                result.stats["every_threshold_bound"] = (problem.split_cost +
+                                                         problem.correct_weight * top)
+            if not done:
+                result.stats["every_threshold"] += "; not certified for every threshold"
+                if cert.better is None or cert.better.score <= score + cert.tol:
+                    return []
+                # x >= the value above t, for each test x <= t on a coarse column
+                return [(column[f], float(X[X[:, f] > t, f].min()))
+                        for f, t in cert.better.tests if column[f] is not None]
             how = "a Lagrangian bound"
         self.thresholds_ = "all"
         result.stats["every_threshold"] = ("fairness: over quantile cuts, certified optimal "
                                            f"for every threshold by {how}")
-        return None
+        return []
 
     def _tree_fairness(self, df: Any, y: np.ndarray, classes: np.ndarray,
                        p: Params) -> TreeFairness | None:

@@ -9,13 +9,18 @@ coordinates), and with two classes ``max_tree (score + lam . d)`` is an ordinary
 tree problem: a row worth ``a_i = w_i [y_i = positive] + lam . u_i`` when predicted
 positive and ``b_i = w_i [y_i != positive]`` otherwise is a row of class
 ``positive`` if ``a_i > b_i`` (else the other) and weight ``|a_i - b_i|``, plus the
-constant ``sum b - sum_{a < b} (b - a)``.  :func:`.numeric.outside.best_using` bounds the
-trees of that problem which test the coarse columns, over every threshold (depth ≤ 2).
-At depth 1 no bound is needed: :func:`better_fair_stump` enumerates the stumps on the coarse
-columns at every threshold.
+constant ``sum b - sum_{a < b} (b - a)``.  At depth ≤ 2 :func:`.numeric.outside.best_using`
+bounds the trees of that problem which test the coarse columns, over every threshold; at
+depth 3 the numeric search (:func:`.numeric.solver.solve_numeric`) bounds all trees, and a
+tree it finds that is fair and better than ``z`` is kept (its thresholds then join the
+columns).  At depth 1 no bound is needed: :func:`better_fair_stump` enumerates the stumps
+on the coarse columns at every threshold.
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,74 +28,141 @@ from ..solvers.deadline import Deadline, TimeUp
 from .compiled import resolve_backend
 from .numeric.data import NumericData
 from .numeric.outside import best_using
+from .numeric.solver import solve_numeric
 from .subtrees.fair import fair_price, golden_min, meets_bound
 
-__all__ = ["MAX_CERTIFIED_DEPTH", "better_fair_stump", "certify_every_threshold"]
+__all__ = ["MAX_CERTIFIED_DEPTH", "Certificate", "FairTree", "better_fair_stump"]
 
-MAX_CERTIFIED_DEPTH = 2
-"""Deepest tree the certificate takes (depth 3 would solve depth-2 searches per root)."""
+MAX_CERTIFIED_DEPTH = 3
+"""Deepest tree the certificate takes (depth ≤ 2: trees testing a coarse column; 3: all)."""
+
+ROUNDS = 8
+"""Most multipliers one :meth:`Certificate.run` tries (each one bound over every threshold)."""
 
 
-def certify_every_threshold(X: np.ndarray, coarse: np.ndarray, y: np.ndarray,
-                            w: np.ndarray, coords: np.ndarray, cells: list[list[int]],
-                            epsilon: float, positive: int, score: float, depth: int,
-                            leaf_penalty: float = 0.0, start: np.ndarray | None = None,
-                            deadline: Deadline | None = None,
-                            backend: str = "auto") -> float | None:
-    """A bound, at most ``score``, on the fair trees of depth ≤ ``depth`` over two classes
-    ``y`` (0/1) that test a column of the float matrix ``X`` with ``coarse`` true, at any
-    threshold (``score``: the fair optimum over the other trees, in weighted correct −
-    penalty · leaves); None when no multipliers found within :data:`ROUNDS` bring the
-    bound that low, or the deadline expires.  ``coords``/``cells``: the rows' gap
-    coordinates and their cells (:meth:`.fairness.TreeFairness.coordinates`), bounded by
-    ``epsilon``; ``start``: the first multipliers (default 0).
+@dataclass
+class FairTree:
+    """A fair tree over every threshold: its ``score`` (weighted correct − penalty ·
+    leaves) and its tests ``(feature, t)``, rows with ``x <= t`` going left."""
+
+    score: float
+    tests: list[tuple[int, float]]
+
+
+class Certificate:
+    """The Lagrangian certificate of one fair fit, kept across its rounds (a bound once
+    proved holds whatever the columns): is no fair tree of depth ≤ ``depth`` over two
+    classes ``y`` (0/1) better than a given score, at any threshold of the float matrix
+    ``X``?  At depth ≤ 2 only the trees that test a column with ``coarse`` true are bounded
+    (the score is then the optimum over the others); at depth 3 all trees are, with leaves
+    of at least ``min_leaf`` rows.  ``coords``/``cells``: the rows' gap coordinates and
+    their cells (:meth:`.fairness.TreeFairness.coordinates`), bounded by ``epsilon``.
 
     The multipliers follow Kelley's cutting planes: each bound's best tree T (score s_T,
     coordinates d_T) shows ``bound(lam) >= s_T + lam . d_T + price(lam)`` for every lam;
     the next lam minimizes the largest of these.  With one coordinate that minimum is
-    exact, and once it is above ``score`` no multiplier can certify."""
-    if depth > MAX_CERTIFIED_DEPTH or not 0 < depth:
-        raise ValueError(f"the certificate takes depth 1..{MAX_CERTIFIED_DEPTH}, got {depth}")
-    data = NumericData(X)
-    D = coords.shape[1]
-    tol = 1e-9 * (1.0 + float(w.sum()))
-    scale = 4.0 * max(1.0, float(w.sum()))           # the front search's range (its dual)
-    check = None if deadline is None else deadline.check
-    backend = resolve_backend(backend)
-    lam = np.zeros(D) if start is None else np.asarray(start, dtype=float)
-    center, least = lam, np.inf                      # the multipliers of the lowest bound
-    step = max(float(np.abs(lam).max(initial=0.0)), 0.05 * float(w.sum()))
-    points: list[tuple[float, np.ndarray]] = []     # (s_T, d_T) of the trees found
-    for _ in range(ROUNDS):
-        a = w * (y == positive) + coords @ lam
-        b = w * (y != positive)
-        c = a - b
-        label = np.where(c > 0, positive, 1 - positive).astype(np.int64)
-        base = float(b.sum() + c[c < 0].sum())       # max(a, b) = b + max(0, c) per leaf
-        price = fair_price(lam, cells, epsilon)
-        try:
-            found = best_using(data, label, np.abs(c), 2, coarse, depth, leaf_penalty,
-                               score - base - price, backend, check)
-        except TimeUp:
-            return None
-        if found.labels is None:                     # nothing above the floor
-            return score
-        if base + price + found.value < least:
-            center, least = lam, base + price + found.value
-        d = coords.T @ (found.labels == positive)
-        points.append((base + found.value - float(lam @ d), d))
-        if D == 1 and _model_minimum(points, cells, epsilon, 0.0, scale)[1] > score + tol:
-            return None                              # no multiplier brings it to score
-        # the next multipliers: the model's minimum within a box around the best so far,
-        # twice as wide while that minimum lies on its edge (Kelley's method, box step)
-        lam, _ = _model_minimum(points, cells, epsilon, center, step)
-        if np.abs(lam - center).max() >= 0.999 * step:
-            step *= 2.0
-    return None
+    exact, and once it is above the score no multiplier can certify."""
 
+    def __init__(self, X: np.ndarray, coarse: np.ndarray, y: np.ndarray, w: np.ndarray,
+                 coords: np.ndarray, cells: list[list[int]], epsilon: float, positive: int,
+                 depth: int, leaf_penalty: float = 0.0, min_leaf: int = 1,
+                 backend: str = "auto") -> None:
+        if not 0 < depth <= MAX_CERTIFIED_DEPTH:
+            raise ValueError(f"the certificate takes depth 1..{MAX_CERTIFIED_DEPTH}, got "
+                             f"{depth}")
+        self.X, self.data = X, NumericData(X)
+        self.coarse, self.y, self.w = np.asarray(coarse, dtype=bool), y, w
+        self.coords, self.cells, self.epsilon, self.positive = coords, cells, epsilon, positive
+        self.depth, self.pen, self.min_leaf = depth, float(leaf_penalty), int(min_leaf)
+        self.backend = resolve_backend(backend)
+        self.tol = 1e-9 * (1.0 + float(w.sum()))
+        self.bound = math.inf                        # the lowest bound proved so far
+        self.better: FairTree | None = None          # the best fair tree found (depth 3)
+        self.points: list[tuple[float, np.ndarray]] = []   # (s_T, d_T) of the trees found
+        self.tried: list[np.ndarray] = []           # multipliers whose search finished
+        self.center = np.zeros(coords.shape[1])      # the multipliers of the lowest bound
+        self.step = 0.05 * float(w.sum())
 
-ROUNDS = 8
-"""Most multipliers the certificate tries (each one bound over every threshold)."""
+    def run(self, score: float, start: np.ndarray | None = None,
+            deadline: Deadline | None = None) -> bool:
+        """Whether no fair tree (depth ≤ 2: testing a coarse column) scores more than
+        ``score``, trying at most :data:`ROUNDS` multipliers from ``start`` (when not tried
+        yet; else the model's minimum, or 0) until the bound falls to ``score``; False when
+        none does within them or the deadline expires (a search it stops still leaves its
+        tree and bound)."""
+        if self.bound <= score + self.tol:
+            return True
+        if deadline is not None and deadline.expired():
+            return False
+        D = self.coords.shape[1]
+        if start is not None and not any(np.array_equal(start, x) for x in self.tried):
+            lam = np.asarray(start, dtype=float)
+            self.step = max(self.step, float(np.abs(lam).max(initial=0.0)))
+        elif self.points:
+            lam = self._model_minimum(self.center, self.step)[0]
+        else:
+            lam = self.center
+        for _ in range(ROUNDS):
+            if D == 1 and self.points and \
+                    self._model_minimum(0.0, 4.0 * max(1.0, float(self.w.sum())))[1] > \
+                    score + self.tol:
+                return False                         # no multiplier brings it to score
+            a = self.w * (self.y == self.positive) + self.coords @ lam
+            b = self.w * (self.y != self.positive)
+            c = a - b
+            label = np.where(c > 0, self.positive, 1 - self.positive).astype(np.int64)
+            base = float(b.sum() + c[c < 0].sum())   # max(a, b) = b + max(0, c) per leaf
+            price = fair_price(lam, self.cells, self.epsilon)
+            try:
+                value, labels, s_t, stopped = self._bound(label, np.abs(c),
+                                                          score - base - price, deadline)
+            except TimeUp:
+                return False
+            if base + price + value < self.bound:
+                self.center, self.bound = lam, base + price + value
+            if self.bound <= score + self.tol:
+                return True
+            if labels is not None:
+                d = self.coords.T @ (labels == self.positive)
+                self.points.append((base + value - float(lam @ d) if s_t is None else s_t, d))
+            if stopped:
+                return False
+            self.tried.append(lam)
+            # the next multipliers: the model's minimum within a box around the best so far,
+            # twice as wide while that minimum lies on its edge (Kelley's method, box step)
+            lam, _ = self._model_minimum(self.center, self.step)
+            if np.abs(lam - self.center).max() >= 0.999 * self.step:
+                self.step *= 2.0
+        return False
+
+    def _bound(self, label: np.ndarray, weight: np.ndarray, floor: float,
+               deadline: Deadline | None
+               ) -> tuple[float, np.ndarray | None, float | None, bool]:
+        """The bound of the weighted problem, the labels of its best tree (None: nothing
+        above ``floor``), that tree's own score when the bound is not it (else None), and
+        whether a deadline stopped the search."""
+        if self.depth <= 2:
+            check = None if deadline is None else deadline.check
+            found = best_using(self.data, label, weight, 2, self.coarse, self.depth, self.pen,
+                               floor, self.backend, check)
+            return found.value, found.labels, None, False
+        tree = solve_numeric(self.data, label, n_classes=2, sample_weight=weight,
+                             leaf_penalty=self.pen, max_depth=self.depth, backend=self.backend,
+                             deadline=deadline, min_leaf=self.min_leaf)
+        labels = tree.predict(self.X)
+        score = float(self.w @ (labels == self.y)) - self.pen * tree.n_leaves
+        fair = meets_bound((self.coords.T @ (labels == self.positive))[None, :], self.cells,
+                           self.epsilon + 1e-9)[0]
+        if fair and (self.better is None or score > self.better.score + self.tol):
+            self.better = FairTree(score, [(int(f), float(t)) for f, t in
+                                           zip(tree.feature, tree.threshold, strict=True)
+                                           if f >= 0])
+        return tree.upper_bound, labels, score, not tree.optimal
+
+    def _model_minimum(self, center: np.ndarray | float,
+                       step: float) -> tuple[np.ndarray, float]:
+        """:func:`_model_minimum` over the trees found so far."""
+        return _model_minimum(self.points, self.cells, self.epsilon, center, step)
 
 
 def _model_minimum(points: list[tuple[float, np.ndarray]], cells: list[list[int]],
