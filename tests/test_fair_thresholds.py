@@ -202,3 +202,32 @@ def test_the_depth3_certificate_keeps_its_bounds_and_its_best_fair_tree():
     assert all(f in (0, 1) for f, _ in cert.better.tests) and cert.better.tests
     searched = len(cert.points)
     assert cert.run(best) and len(cert.points) == searched
+
+
+def test_depth3_certificate_under_min_samples_leaf_and_weights():
+    """With min_samples_leaf = 3 and integer row weights the certificate's searches keep
+    the leaf size, so a fit saying "all" scores the enumerated fair optimum over every
+    threshold under both (and every fit at most it)."""
+    import optrees.estimators.trees as trees
+
+    certified = 0
+    for seed in range(4):
+        X, y = _fair_instance(seed)
+        w = np.random.default_rng(seed).integers(1, 3, 30).astype(float)
+        fair = TreeFairness("statistical_parity", 0.1, X.s.to_numpy(), 1)
+        coef, cells = fair.coordinates(y, w)
+        best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 3, coef, 0.1,
+                                     sample_weight=w, min_leaf=3, cells=cells)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
+            est = BendOCTClassifier(depth=3, lam=0.0, fairness="statistical_parity",
+                                    epsilon=0.1, sensitive="s", drop_sensitive=True,
+                                    min_samples_leaf=3, time_limit=60).fit(X, y,
+                                                                           sample_weight=w)
+        score = float(w[est.predict(X) == y].sum())
+        assert score <= best + 1e-9
+        assert np.unique(est.apply(X), return_counts=True)[1].min() >= 3
+        if est.thresholds_ == "all":
+            certified += 1
+            assert score == pytest.approx(best, abs=1e-9)
+    assert certified >= 2
