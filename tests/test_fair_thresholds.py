@@ -204,12 +204,13 @@ def test_the_depth3_certificate_keeps_its_bounds_and_its_best_fair_tree():
     assert cert.run(best) and len(cert.points) == searched
 
 
-def test_depth3_certificate_under_min_samples_leaf_and_weights():
+def test_depth3_certificate_under_min_samples_leaf_and_weights(monkeypatch):
     """With min_samples_leaf = 3 and integer row weights the certificate's searches keep
     the leaf size, so a fit saying "all" scores the enumerated fair optimum over every
     threshold under both (and every fit at most it)."""
     import optrees.estimators.trees as trees
 
+    monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     certified = 0
     for seed in range(4):
         X, y = _fair_instance(seed)
@@ -218,12 +219,9 @@ def test_depth3_certificate_under_min_samples_leaf_and_weights():
         coef, cells = fair.coordinates(y, w)
         best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 3, coef, 0.1,
                                      sample_weight=w, min_leaf=3, cells=cells)
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
-            est = BendOCTClassifier(depth=3, lam=0.0, fairness="statistical_parity",
-                                    epsilon=0.1, sensitive="s", drop_sensitive=True,
-                                    min_samples_leaf=3, time_limit=60).fit(X, y,
-                                                                           sample_weight=w)
+        est = BendOCTClassifier(depth=3, lam=0.0, fairness="statistical_parity", epsilon=0.1,
+                                sensitive="s", drop_sensitive=True, min_samples_leaf=3,
+                                time_limit=60).fit(X, y, sample_weight=w)
         score = float(w[est.predict(X) == y].sum())
         assert score <= best + 1e-9
         assert np.unique(est.apply(X), return_counts=True)[1].min() >= 3
@@ -231,3 +229,32 @@ def test_depth3_certificate_under_min_samples_leaf_and_weights():
             certified += 1
             assert score == pytest.approx(best, abs=1e-9)
     assert certified >= 2
+
+
+def test_a_repeat_stopped_below_the_round_before_gives_that_round_back(monkeypatch):
+    """When the fit repeated with a better fair tree's cuts ends by the time limit below the
+    first round (simulated: its status and objective are changed), the estimator keeps the
+    first round's tree together with its own binarization, so the tree and its features
+    still agree."""
+    import optrees.estimators.trees as trees
+
+    monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
+    X, y = _fair_instance(9)
+    monkeypatch.setattr(trees, "MAX_CERTIFIED_DEPTH", 2)
+    first = _depth3_fit(X, y, "equal_opportunity", 0.05)     # the first round alone
+    monkeypatch.setattr(trees, "MAX_CERTIFIED_DEPTH", 3)
+    real, calls = trees.solve_tree, []
+
+    def stopped_repeat(*args, **kwargs):
+        result = real(*args, **kwargs)
+        calls.append(result)
+        if len(calls) == 2:
+            result.status, result.objective = "time_limit", first.objective_ - 0.5
+        return result
+
+    monkeypatch.setattr(trees, "solve_tree", stopped_repeat)
+    est = _depth3_fit(X, y, "equal_opportunity", 0.05)
+    assert len(calls) == 2 and est.thresholds_ == "binarized"
+    assert est.objective_ == pytest.approx(first.objective_)
+    assert est.feature_names_ == first.feature_names_
+    assert (est.predict(X) == first.predict(X)).all()

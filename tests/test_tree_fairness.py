@@ -259,8 +259,8 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
     search takes the fit and the columns stay few enough for its depth
     (FAIR_EVERY_THRESHOLD), else into FAIR_BINS quantiles (and CART's cuts; the depth-3 fit
     is then certified over every threshold), and into the default 5 where the MIP does
-    (depth 4); an explicit Binarizer is kept.  Finer cuts can
-    only help the certified optimum."""
+    (depth 4); an explicit Binarizer is kept.  Finer cuts can only help the certified
+    optimum."""
     from optrees import Binarizer
     from optrees.estimators.trees import FAIR_BINS, FAIR_EVERY_THRESHOLD
 
@@ -281,9 +281,10 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
         assert coarse.thresholds_ == "binarized" and coarse.status_ == "optimal"
         assert every.objective_ >= coarse.objective_ - 1e-9
     fine = BendOCTClassifier(depth=3, **params).fit(X, y)
-    assert fine.binarizer_.n_bins == FAIR_BINS  # over quantile cuts, certified over every
+    # over quantile cuts, certified over every threshold (trees/fair_thresholds.py)
+    assert fine.binarizer_.n_bins == FAIR_BINS
     assert fine.thresholds_ == "all" and "certified" in fine.stats_["every_threshold"]
-    assert fine.objective_ >= every.objective_ - 1e-9  # threshold (fair_thresholds)
+    assert fine.objective_ >= every.objective_ - 1e-9
     assert len(fine.feature_names_) <= FAIR_EVERY_THRESHOLD[3]
     deep = BendOCTClassifier(depth=4, **{**params, "time_limit": 5}).fit(X, y)
     assert deep.binarizer_.n_bins == 5

@@ -114,16 +114,15 @@ class Certificate:
             base = float(b.sum() + c[c < 0].sum())   # max(a, b) = b + max(0, c) per leaf
             price = fair_price(lam, self.cells, self.epsilon)
             try:
-                value, labels, s_t, stopped = self._bound(label, np.abs(c),
-                                                          score - base - price, deadline)
+                value, d, s_t, stopped = self._bound(label, np.abs(c), score - base - price,
+                                                     deadline)
             except TimeUp:
                 return False
             if base + price + value < self.bound:
                 self.center, self.bound = lam, base + price + value
             if self.bound <= score + self.tol:
                 return True
-            if labels is not None:
-                d = self.coords.T @ (labels == self.positive)
+            if d is not None:
                 self.points.append((base + value - float(lam @ d) if s_t is None else s_t, d))
             if stopped:
                 return False
@@ -138,26 +137,31 @@ class Certificate:
     def _bound(self, label: np.ndarray, weight: np.ndarray, floor: float,
                deadline: Deadline | None
                ) -> tuple[float, np.ndarray | None, float | None, bool]:
-        """The bound of the weighted problem, the labels of its best tree (None: nothing
-        above ``floor``), that tree's own score when the bound is not it (else None), and
-        whether a deadline stopped the search."""
+        """The bound of the weighted problem, the gap coordinates of its best tree (None:
+        nothing above ``floor``), that tree's own score when the bound is not it (else
+        None), and whether a deadline stopped the search."""
         if self.depth <= 2:
             check = None if deadline is None else deadline.check
             found = best_using(self.data, label, weight, 2, self.coarse, self.depth, self.pen,
                                floor, self.backend, check)
-            return found.value, found.labels, None, False
+            d = None if found.labels is None else self._coordinates(found.labels)
+            return found.value, d, None, False
         tree = solve_numeric(self.data, label, n_classes=2, sample_weight=weight,
                              leaf_penalty=self.pen, max_depth=self.depth, backend=self.backend,
                              deadline=deadline, min_leaf=self.min_leaf)
         labels = tree.predict(self.X)
         score = float(self.w @ (labels == self.y)) - self.pen * tree.n_leaves
-        fair = meets_bound((self.coords.T @ (labels == self.positive))[None, :], self.cells,
-                           self.epsilon + 1e-9)[0]
+        d = self._coordinates(labels)
+        fair = meets_bound(d[None, :], self.cells, self.epsilon + 1e-9)[0]
         if fair and (self.better is None or score > self.better.score + self.tol):
             self.better = FairTree(score, [(int(f), float(t)) for f, t in
                                            zip(tree.feature, tree.threshold, strict=True)
                                            if f >= 0])
-        return tree.upper_bound, labels, score, not tree.optimal
+        return tree.upper_bound, d, score, not tree.optimal
+
+    def _coordinates(self, labels: np.ndarray) -> np.ndarray:
+        """Gap coordinates of the tree that gives rows ``labels``."""
+        return self.coords.T @ (labels == self.positive)
 
     def _model_minimum(self, center: np.ndarray | float,
                        step: float) -> tuple[np.ndarray, float]:
