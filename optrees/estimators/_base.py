@@ -272,9 +272,15 @@ class _BinaryInput:
 
     def _features(self, X: Any) -> np.ndarray:
         df = self._fitted_frame(X)
+        warn_unseen(self, df, self._categories)
+        return self._encode(df)
+
+    def _encode(self, df: pd.DataFrame) -> np.ndarray:
+        """The features of a frame with the fit's columns, by the fitted encoding."""
+        if getattr(self, "encoder_", None) is not None:
+            return self.encoder_.transform(df)
         if self.binarizer_ is None:
             return check_binary_matrix(df, checked=True)
-        warn_unseen(self, df, self._categories)
         return self.binarizer_.transform(df)
 
 

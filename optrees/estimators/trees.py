@@ -49,6 +49,8 @@ from ..trees.fairness import FAIRNESS, TreeFairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
+from ..trees.objectives import MisclassificationCosts
+from ..trees.objectives.solve import solve_costs
 from ..trees.problem import TreeProblem
 from ..trees.solve import search_off, solve_tree
 from ..trees.subtrees.fair import MAX_FAIR_DEPTH
@@ -157,6 +159,11 @@ FAIRNESS_PARAMS = {
                         "each of its values)"),
     "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests"),
 }
+MISCLASSIFICATION_COSTS = Param(
+    Check("None, a K x K matrix or a dict {(true, predicted): cost}", as_given),
+    "cost of predicting each class for a row of each class (rows: true class, in the order "
+    "of classes_; a dict's missing pairs: 0 on the diagonal, 1 off it); the tree minimises "
+    "its total cost plus the penalty", cli="")
 
 
 def min_leaf_rows(value: float, n_rows: int) -> int:
@@ -196,6 +203,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         "min_samples_leaf": MIN_SAMPLES_LEAF,
         "max_leaves": MAX_LEAVES,
         **FAIRNESS_PARAMS,
+        "misclassification_costs": MISCLASSIFICATION_COSTS,
     }
 
     def __init__(
@@ -217,6 +225,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         positive_class: Any = None,
         legitimate: Any = None,
         drop_sensitive: bool = False,
+        misclassification_costs: Any = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -235,6 +244,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.positive_class = positive_class
         self.legitimate = legitimate
         self.drop_sensitive = drop_sensitive
+        self.misclassification_costs = misclassification_costs
 
     def _formulation(self, problem: TreeProblem, p: Params):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -256,7 +266,12 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         classes, y_enc = check_target(y, df.shape[0])
         w = fit_weights(sample_weight, p.class_weight, classes, y_enc)
         df, y_enc, w = drop_weightless(df, y_enc, w)
-        result = self._solve(df, y_enc, w, classes, p, deadline)
+        costs = p.get("misclassification_costs")
+        if costs is None:
+            result = self._solve(df, y_enc, w, classes, p, deadline)
+        else:
+            result = self._solve_costs(MisclassificationCosts.from_spec(costs, classes), df,
+                                       y_enc, w, classes, p, deadline)
         self.classes_ = classes
         self.tree_ = result.model
         self.n_bb_nodes_ = result.stats["bb_nodes"]
@@ -337,6 +352,24 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             for column, value in more:
                 extra[column] = np.append(extra.get(column, []), value)
         return result
+
+    def _solve_costs(self, costs: MisclassificationCosts, df: Any, y: np.ndarray,
+                     w: np.ndarray | None, classes: np.ndarray, p: Params,
+                     deadline: Deadline) -> FitResult:
+        """The tree of least misclassification cost (:mod:`optrees.trees.objectives`): the
+        same solve on the cost objective's weighted-classification rows."""
+        if p.get("fairness") is not None:
+            raise OptreesInputError("fairness together with misclassification_costs is not "
+                                    "supported: fit one of them")
+
+        def solve(rows: np.ndarray, labels: np.ndarray, weights: np.ndarray, lam: float,
+                  min_leaf: int) -> FitResult:
+            view = Params(p, lam=lam, min_samples_leaf=min_leaf)
+            return self._solve(df.iloc[rows].reset_index(drop=True), labels, weights, classes,
+                               view, deadline)
+
+        return solve_costs(costs, solve, lambda: self._encode(df), y, w, p.lam,
+                           self._penalty(p), min_leaf_rows(p.min_samples_leaf, len(y)))
 
     def _certify_thresholds(self, df: Any, problem: TreeProblem, result: FitResult,
                             certificate: list[Certificate], deadline: Deadline
@@ -468,7 +501,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
             return super()._features(X)
         df = self._fitted_frame(X)
         warn_unseen(self, df, self.encoder_.categories())
-        return self.encoder_.transform(df)
+        return self._encode(df)
 
 
 class FlowOCTClassifier(_OptimalTreeClassifier):
@@ -511,11 +544,12 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
         positive_class: Any = None,
         legitimate: Any = None,
         drop_sensitive: bool = False,
+        misclassification_costs: Any = None,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking, class_weight, min_samples_leaf, max_leaves,
                          fairness, epsilon, sensitive, positive_class, legitimate,
-                         drop_sensitive)
+                         drop_sensitive, misclassification_costs)
         self.strengthen = strengthen
         self.subtree_search = subtree_search
 
@@ -615,11 +649,12 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         positive_class: Any = None,
         legitimate: Any = None,
         drop_sensitive: bool = False,
+        misclassification_costs: Any = None,
     ) -> None:
         super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
                          symmetry_breaking, class_weight, min_samples_leaf, max_leaves,
                          fairness, epsilon, sensitive, positive_class, legitimate,
-                         drop_sensitive)
+                         drop_sensitive, misclassification_costs)
         self.fractional_cuts = fractional_cuts
         self.penalty = penalty
         self.polishing = polishing
@@ -686,6 +721,7 @@ class BendOCTClassifier(BendersOCTClassifier):
         positive_class: Any = None,
         legitimate: Any = None,
         drop_sensitive: bool = False,
+        misclassification_costs: Any = None,
     ) -> None:
         self.depth = depth
         self.lam = lam
@@ -710,3 +746,4 @@ class BendOCTClassifier(BendersOCTClassifier):
         self.positive_class = positive_class
         self.legitimate = legitimate
         self.drop_sensitive = drop_sensitive
+        self.misclassification_costs = misclassification_costs

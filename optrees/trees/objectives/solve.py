@@ -1,0 +1,48 @@
+"""Solve a tree problem of another objective on its weighted-classification view, and give
+the result back in the objective's units."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...models.binary_tree import BinaryTree
+from ...models.result import FitResult
+from .costs import MisclassificationCosts
+
+Solve = Callable[[np.ndarray, np.ndarray, np.ndarray, float, int], FitResult]
+"""``solve(rows, labels, weights, lam, min_leaf)``: the fit's own solve on the pseudo-rows
+``rows`` (indices of the original rows) with those labels, weights, penalty and leaf size."""
+
+
+def solve_costs(costs: MisclassificationCosts, solve: Solve,
+                features: Callable[[], np.ndarray], y: np.ndarray, w: np.ndarray | None,
+                lam: float, penalty: str, min_leaf: int) -> FitResult:
+    """The tree of least total cost plus penalty: with the leaf penalty (BendOCT), mean cost
+    per unit of weight + ``lam`` * leaves; with the split penalty (FlowOCT, BendersOCT),
+    (1 - ``lam``) * total cost + ``lam`` * splits.  ``features()`` encodes the original rows
+    once the solve has fixed the encoding; the tree's counts are the original rows' class
+    weights, its leaves predict the cheapest class."""
+    total_weight = float(len(y) if w is None else np.sum(w))
+    view = costs.view(y, w)
+    if view.weights.sum() > 0:
+        result = solve(view.rows, view.labels, view.weights,
+                       view.lam(lam, penalty, total_weight), view.copies * min_leaf)
+        tree = result.model
+    else:  # every prediction costs the same: one leaf is optimal (the solve fixes the encoding)
+        result = solve(np.arange(len(y)), y, np.ones(len(y)) if w is None else w, lam, min_leaf)
+        result.status = "optimal"
+        tree = BinaryTree.leaf(0, result.model.classes)
+    X = features()
+    tree.set_counts(X, y, w)
+    cost = costs.total(y, tree.predict_index(X), w)
+    if penalty == "splits":
+        objective = (1.0 - lam) * cost + lam * tree.n_splits
+    else:
+        objective = cost / total_weight + lam * tree.n_leaves
+    bound = objective if result.status == "optimal" else \
+        min(objective, view.bound(result.bound, lam, penalty, total_weight))
+    stats = dict(result.stats, objective="misclassification cost (lower is better)",
+                 pseudo_rows=len(view.rows))
+    return FitResult(tree, result.status, objective, bound, result.seconds, stats)

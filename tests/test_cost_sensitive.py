@@ -1,0 +1,190 @@
+"""Cost-sensitive trees (``misclassification_costs``): the certified optimum equals an
+enumeration written from the definition, a 0/1 matrix is accuracy, pystreed agrees.
+
+The oracle: a leaf predicting ``k`` costs ``sum_i w_i C[y_i, k]``, it predicts the cheapest
+``k``; a tree's objective is total cost / total weight + lam * leaves (BendOCT) or
+(1 - lam) * total cost + lam * splits (BendersOCT); every tree of depth <= 2 over every
+midpoint of each column is enumerated with its leaf-size and leaf-budget constraints.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from optrees import BendersOCTClassifier, BendOCTClassifier
+from optrees._validation import OptreesInputError
+
+
+def enumerate_best(X, y, w, C, depth, lam, penalty, min_leaf=1, max_leaves=None):
+    """Least objective over all trees of depth <= ``depth`` (plain recursion)."""
+    n, F = X.shape
+    budget0 = 2**depth if max_leaves is None else max_leaves
+    cuts = [np.unique(X[:, f])[:-1] for f in range(F)]  # x <= v, v below the largest value
+
+    def leaf(rows):
+        return min((w[rows] * C[y[rows], k]).sum() for k in range(C.shape[0]))
+
+    @functools.cache
+    def best(key, d, budget):
+        rows = np.array(key, dtype=np.int64)
+        out = [(leaf(rows), 1, 0)]  # (cost, leaves, splits)
+        if d == 0 or budget < 2:
+            return out
+        for f in range(F):
+            for v in cuts[f]:
+                go = X[rows, f] <= v
+                left, right = rows[go], rows[~go]
+                if len(left) < min_leaf or len(right) < min_leaf:
+                    continue
+                for bl in range(1, budget):
+                    for cl, ll, sl in best(tuple(left), d - 1, bl):
+                        for cr, lr, sr in best(tuple(right), d - 1, budget - bl):
+                            out.append((cl + cr, ll + lr, sl + sr + 1))
+        return out
+
+    total = w.sum()
+    values = [(1 - lam) * c + lam * s if penalty == "splits" else c / total + lam * leaves
+              for c, leaves, s in best(tuple(range(n)), depth, budget0)]
+    return min(values)
+
+
+def tree_objective(est, X, y, w, C, lam, penalty):
+    """The fitted tree's objective recomputed from its predictions (the definition)."""
+    pred = np.searchsorted(est.classes_, est.predict(X))
+    cost = float((w * C[y, pred]).sum())
+    tree = est.tree_
+    if penalty == "splits":
+        return (1 - lam) * cost + lam * tree.n_splits
+    return cost / w.sum() + lam * tree.n_leaves
+
+
+def random_instance(seed, n_classes, n=14):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, 2)).astype(float) / 2  # ties on purpose
+    y = rng.integers(0, n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)  # every class present
+    w = rng.integers(1, 4, size=n).astype(float)
+    C = rng.integers(0, 6, size=(n_classes, n_classes)).astype(float)
+    np.fill_diagonal(C, rng.integers(0, 2, size=n_classes))  # a diagonal cost sometimes
+    return X, y, w, C
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_classes", [2, 3, 4])
+def test_optimum_equals_enumeration(seed, n_classes):
+    X, y, w, C = random_instance(seed, n_classes)
+    lam = [0.0, 0.02, 0.05][seed % 3]
+    min_leaf = 1 + seed % 3
+    est = BendOCTClassifier(depth=2, lam=lam, misclassification_costs=C,
+                            min_samples_leaf=min_leaf, time_limit=30)
+    est.fit(X, y, sample_weight=w)
+    assert est.status_ == "optimal" and est.thresholds_ == "all"
+    want = enumerate_best(X, y, w, C, 2, lam, "leaves", min_leaf)
+    assert est.objective_ == pytest.approx(want, abs=1e-9)
+    assert tree_objective(est, X, y, w, C, lam, "leaves") == pytest.approx(want, abs=1e-9)
+    leaves = est.apply(X)
+    assert np.bincount(leaves)[np.unique(leaves)].min() >= min_leaf
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_leaf_budget_and_split_penalty(seed):
+    X, y, w, C = random_instance(10 + seed, 3)
+    est = BendersOCTClassifier(depth=2, lam=0.1, misclassification_costs=C, max_leaves=3,
+                               time_limit=30).fit(X, y, sample_weight=w)
+    want = enumerate_best(X, y, w, C, 2, 0.1, "splits", max_leaves=3)
+    assert est.status_ == "optimal"
+    assert est.objective_ == pytest.approx(want, abs=1e-9)
+    assert est.tree_.n_leaves <= 3
+    assert tree_objective(est, X, y, w, C, 0.1, "splits") == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_binary_features_through_the_search_and_the_mip(seed):
+    """0/1 columns take the subtree search; without it, the MIP: both give the optimum."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(16, 4)).astype(float)
+    y = rng.integers(0, 3, size=16)
+    y[:3] = [0, 1, 2]
+    C = rng.integers(0, 5, size=(3, 3)).astype(float)
+    want = enumerate_best(X, y, np.ones(16), C, 2, 0.01, "leaves")
+    for search in (True, False):
+        est = BendOCTClassifier(depth=2, lam=0.01, binarizer=None, subtree_search=search,
+                                misclassification_costs=C, time_limit=30).fit(X, y)
+        assert est.status_ == "optimal"
+        assert est.objective_ == pytest.approx(want, abs=1e-9)
+
+
+def test_zero_one_costs_are_accuracy():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3)).round(1)
+    y = (X[:, 0] + rng.normal(size=120) > 0).astype(int) + (X[:, 1] > 1)
+    w = rng.integers(1, 3, size=120).astype(float)
+    plain = BendOCTClassifier(depth=2, lam=0.01).fit(X, y, sample_weight=w)
+    costs = BendOCTClassifier(depth=2, lam=0.01, misclassification_costs=1 - np.eye(3))
+    costs.fit(X, y, sample_weight=w)
+    assert costs.objective_ == pytest.approx(1 - plain.objective_, abs=1e-12)
+    np.testing.assert_array_equal(costs.predict(X), plain.predict(X))
+    np.testing.assert_allclose(costs.predict_proba(X), plain.predict_proba(X))
+
+
+def test_dict_spelling_and_labels():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 2)).round(1)
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, "bad", "good")
+    heavy = {("bad", "good"): 10.0}  # missing pairs: 0 / 1
+    est = BendOCTClassifier(depth=1, lam=0, misclassification_costs=heavy).fit(X, y)
+    C = np.array([[0.0, 10.0], [1.0, 0.0]])  # classes_ = [bad, good]
+    ytrue = (y == "good").astype(int)
+    assert est.objective_ == pytest.approx(enumerate_best(X, ytrue, np.ones(60), C, 1, 0,
+                                                          "leaves"))
+    # the costly mistake is avoided: fewer bad rows predicted good than with accuracy
+    plain = BendOCTClassifier(depth=1, lam=0).fit(X, y)
+    def missed(m):
+        return int(((y == "bad") & (m.predict(X) == "good")).sum())
+    assert missed(est) <= missed(plain)
+
+
+@pytest.mark.parametrize("costs, words", [
+    ([[0, 1], [1, 0], [1, 1]], "square"),
+    ([[0, -1], [1, 0]], ">= 0"),
+    ([[0, 1, 1], [1, 0, 1], [1, 1, 0]], "2 classes"),
+    ({("a", "zzz"): 2.0}, "zzz"),
+    ({"a": 2.0}, "pairs"),
+    ([[0, np.nan], [1, 0]], "finite"),
+])
+def test_bad_costs_one_clear_error(costs, words):
+    X = np.arange(8.0).reshape(-1, 1)
+    y = np.array(["a", "b"] * 4)
+    with pytest.raises(OptreesInputError, match=words):
+        BendOCTClassifier(depth=1, misclassification_costs=costs).fit(X, y)
+
+
+def test_fairness_with_costs_refused():
+    X = np.column_stack([np.arange(8.0), [0, 1] * 4])
+    with pytest.raises(OptreesInputError, match="fairness together with"):
+        BendOCTClassifier(depth=1, misclassification_costs=[[0, 2], [1, 0]],
+                          fairness="statistical_parity", sensitive=1).fit(X, [0, 1] * 4)
+
+
+def test_pystreed_agrees_on_binary_features():
+    """pystreed's STreeDCostSensitiveClassifier (total cost, rows = true class) as witness."""
+    pytest.importorskip("pystreed")
+    from pystreed import STreeDCostSensitiveClassifier
+    from pystreed.data import CostSpecifier, FeatureCostSpecifier
+
+    rng = np.random.default_rng(7)
+    for depth in (2, 3):
+        X = (rng.random((250, 7)) < 0.5).astype(int)
+        y = np.minimum((X[:, 0] ^ X[:, 1]) + X[:, 2] * (rng.random(250) < 0.7), 2)
+        C = rng.integers(0, 6, size=(3, 3)).astype(float)
+        np.fill_diagonal(C, 0)
+        spec = CostSpecifier(C.tolist(), [FeatureCostSpecifier(0.0, 0.0, "", 0, 0)] * 7)
+        peer = STreeDCostSensitiveClassifier(max_depth=depth, time_limit=60)
+        peer.fit(X, y, spec)
+        est = BendOCTClassifier(depth=depth, lam=0, binarizer=None, misclassification_costs=C,
+                                time_limit=60).fit(X, y)
+        assert est.status_ == "optimal"
+        assert est.objective_ * len(y) == pytest.approx(C[y, peer.predict(X)].sum())
