@@ -13,6 +13,7 @@ line reads (option names, help, choices), so a new estimator option is one table
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Mapping
@@ -269,3 +270,40 @@ CLASS_WEIGHT = Param(Check("None, 'balanced' or a dict {label: weight}", class_w
                      cli="")
 VERBOSE = Param(Check("0, 1, 2 or a bool", _verbose),
                 "0 silent, 1 progress lines, 2 also the solver's log")
+
+
+class GeneratedInit:
+    """Mixin: a class that sets ``_defaults`` (its constructor parameters, in order, with
+    their defaults) gets the constructor scikit-learn expects, generated: keyword arguments
+    stored unchanged, a real signature for ``get_params`` and ``help()``.  Subclasses list
+    their own ``_defaults`` (often built from shared dicts) instead of hand-copying
+    twenty-line constructors."""
+
+    _defaults: Mapping[str, Any] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_defaults" in vars(cls):
+            cls.__init__ = _constructor(cls.__name__, dict(cls._defaults))
+
+
+def _constructor(owner: str, defaults: dict[str, Any]) -> Callable[..., None]:
+    """``__init__(self, *, name=default, ...)`` storing each argument on ``self``."""
+    signature = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=value)
+           for name, value in defaults.items()])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{owner}(): {exc} (parameters are keyword arguments: "
+                            f"{', '.join(defaults)})") from None
+        for name, value in defaults.items():
+            setattr(self, name, bound.arguments.get(name, value))
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    __init__.__qualname__ = f"{owner}.__init__"
+    __init__.__doc__ = f"Store the parameters of {owner} (keyword arguments; see the class)."
+    return __init__

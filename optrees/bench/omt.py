@@ -4,16 +4,14 @@ the comparison with the paper's Table 1 (``optrees bench omt`` and ``bench/omt.p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .config import Config
 from .papers import OMT_TABLE1
 from .tasks import Task
-
-if TYPE_CHECKING:
-    from .protocols import Config
 
 SPLIT = "50/25/25-random"
 """[OMT] §6: "5 random splits ... into training (50%), validation (25%), and test sets (25%)"

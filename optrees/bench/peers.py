@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .report import is_solved
 from .tasks import Task, load_data, run_task
+from .timing import fastest
 
 PEERS = ("pystreed",)
 """Peers of :func:`run_with_peer` (ruleopt has its own runner, :func:`ruleopt_side_by_side`)."""
@@ -157,13 +158,6 @@ def _peer_proved(df: pd.DataFrame) -> pd.Series:
 
 
 # ----------------------------------------------------------------------------- ruleopt (RUG)
-def fastest(fit: Callable[[], tuple[Any, float]], repeat: int) -> tuple[Any, ...]:
-    """The result of the fastest of ``repeat`` calls of ``fit`` (which returns
-    ``(model, seconds, ...)``)."""
-    runs = [fit() for _ in range(max(1, repeat))]
-    return min(runs, key=lambda out: out[1])
-
-
 def ruleopt_model(depth: int, calls: int, penalty: float, seed: int | None,
                   **options: Any) -> Any:
     """ruleopt's RUGClassifier as every bench run sets it up: HiGHS with objective weight

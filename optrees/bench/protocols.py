@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
 
 from .._validation import OptreesInputError
 from . import omt, rug
+from .config import Config
 from .papers import RUG_TABLE4
 from .tasks import ENCODINGS, METHODS, Task, accel_file, load_data
 from .variants import ACCEL_ABLATION, ACCEL_VARIANTS, CUT_VARIANTS
@@ -65,22 +66,6 @@ features (``QB_5`` and ``QT_5``); 33 datasets x 2 depths x 15 lambdas -> 1620 in
 PAPER_LAMS = (0.08, 0.06, 0.04, 0.02, 0.01, 0.008, 0.006, 0.004, 0.002, 0.001, 0.0008, 0.0006,
               0.0004, 0.0002, 0.0001)
 FLOW_LAMS = tuple(round(0.1 * j, 1) for j in range(10))
-
-
-@dataclass(frozen=True)
-class Config:
-    """A resolved grid: what :func:`optrees.bench.run_protocol` runs."""
-
-    protocol: str
-    quick: bool
-    datasets: tuple[str, ...]
-    methods: tuple[str, ...]
-    depths: tuple[int, ...]
-    seeds: tuple[int, ...]
-    lams: tuple[float, ...]
-    time_limit: float | None
-    data_dir: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 Stage = Callable[[Config, pd.DataFrame], list[Task]]

@@ -17,8 +17,8 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from .._validation import OptreesInputError
-from .peers import fastest
 from .tasks import Task, _f1, load_data
+from .timing import fastest
 
 SPLIT = "70/30"
 

@@ -20,7 +20,7 @@ from ..trees.oct import OCT
 from ..trees.problem import TreeProblem
 from ..trees.raw_thresholds import solve_binoct_raw
 from ._base import Deadline, stop_on_ctrl_c
-from .trees import _OptimalTreeClassifier
+from .trees import TREE_DEFAULTS, _OptimalTreeClassifier
 
 
 class OCTClassifier(_OptimalTreeClassifier):
@@ -33,25 +33,7 @@ class OCTClassifier(_OptimalTreeClassifier):
 
     symmetry_breaking = True  # (OCT.11) d_n <= d_a(n) is part of the formulation
 
-    def __init__(
-        self,
-        depth: int = 2,
-        lam: float = 0.0,
-        time_limit: float | None = 60.0,
-        binarizer: Any = "auto",
-        warm_start: bool = True,
-        random_state: int | None = None,
-        verbose: bool = False,
-        class_weight: Any = None,
-    ) -> None:
-        self.depth = depth
-        self.lam = lam
-        self.time_limit = time_limit
-        self.binarizer = binarizer
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
-        self.class_weight = class_weight
+    _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "class_weight": None}
 
     def _formulation(self, problem: TreeProblem, p: Params) -> OCT:
         return OCT(problem)
@@ -73,25 +55,9 @@ class BinOCTClassifier(_OptimalTreeClassifier):
     lam = 0.0  # fixed: BinOCT has no regularization
     symmetry_breaking = True
 
-    def __init__(
-        self,
-        depth: int = 2,
-        time_limit: float | None = 60.0,
-        binarizer: Any = "auto",
-        warm_start: bool = True,
-        random_state: int | None = None,
-        verbose: bool = False,
-        raw_thresholds: bool = False,
-        class_weight: Any = None,
-    ) -> None:
-        self.depth = depth
-        self.time_limit = time_limit
-        self.binarizer = binarizer
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
-        self.raw_thresholds = raw_thresholds
-        self.class_weight = class_weight
+    _defaults: ClassVar[dict[str, Any]] = {
+        **{k: v for k, v in TREE_DEFAULTS.items() if k != "lam"}, "raw_thresholds": False,
+        "class_weight": None}
 
     _parameters: ClassVar[dict[str, Param]] = {
         "raw_thresholds": Param(Boolean(), "thresholds on the numeric columns themselves "

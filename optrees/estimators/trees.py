@@ -17,6 +17,7 @@ from .._params import (
     Boolean,
     Check,
     Either,
+    GeneratedInit,
     Integer,
     Options,
     Param,
@@ -159,6 +160,18 @@ FAIRNESS_PARAMS = {
                         "each of its values)"),
     "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests"),
 }
+TREE_DEFAULTS = {"depth": 2, "lam": 0.0, "time_limit": 60.0, "binarizer": "auto",
+                 "warm_start": True, "random_state": None, "verbose": False}
+"""Constructor defaults every tree MIP estimator shares (first in its signature)."""
+SIDE_DEFAULTS = {"class_weight": None, "min_samples_leaf": 1, "max_leaves": None,
+                 "fairness": None, "epsilon": 0.05, "sensitive": None, "positive_class": None,
+                 "legitimate": None, "drop_sensitive": False, "misclassification_costs": None}
+"""Constructor defaults of the weights, side constraints and objective (last in a
+signature)."""
+BENDERS_DEFAULTS = {"polishing": True, "path_bound_cuts": "both", "strengthened_cuts": False,
+                    "eqp": None, "eqp_max_split": 2, "split_bound_cuts": True,
+                    "subtree_search": True}
+"""Constructor defaults of BendersOCT's and BendOCT's accelerations."""
 MISCLASSIFICATION_COSTS = Param(
     Check("None, a K x K matrix or a dict {(true, predicted): cost}", as_given),
     "cost of predicting each class for a row of each class (rows: true class, in the order "
@@ -172,7 +185,8 @@ def min_leaf_rows(value: float, n_rows: int) -> int:
     return int(value) if isinstance(value, int) else max(1, math.ceil(value * n_rows))
 
 
-class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, BaseEstimator):
+class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, ClassifierMixin,
+                             BaseEstimator):
     """Shared fit/predict for the strong-flow tree MIPs (objective (1) of [FlowOCT]).
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` ((1-lam)*correct -
@@ -206,45 +220,8 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         "misclassification_costs": MISCLASSIFICATION_COSTS,
     }
 
-    def __init__(
-        self,
-        depth: int = 2,
-        lam: float = 0.0,
-        time_limit: float | None = 60.0,
-        binarizer: Any = "auto",
-        warm_start: bool = True,
-        random_state: int | None = None,
-        verbose: bool = False,
-        symmetry_breaking: bool = True,
-        class_weight: Any = None,
-        min_samples_leaf: int | float = 1,
-        max_leaves: int | None = None,
-        fairness: str | None = None,
-        epsilon: float = 0.05,
-        sensitive: Any = None,
-        positive_class: Any = None,
-        legitimate: Any = None,
-        drop_sensitive: bool = False,
-        misclassification_costs: Any = None,
-    ) -> None:
-        self.depth = depth
-        self.lam = lam
-        self.time_limit = time_limit
-        self.binarizer = binarizer
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
-        self.symmetry_breaking = symmetry_breaking
-        self.class_weight = class_weight
-        self.min_samples_leaf = min_samples_leaf
-        self.max_leaves = max_leaves
-        self.fairness = fairness
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.positive_class = positive_class
-        self.legitimate = legitimate
-        self.drop_sensitive = drop_sensitive
-        self.misclassification_costs = misclassification_costs
+    _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "symmetry_breaking": True,
+                                            **SIDE_DEFAULTS}
 
     def _formulation(self, problem: TreeProblem, p: Params):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -523,35 +500,9 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
         "subtree_search": SUBTREE_SEARCH,
     }
 
-    def __init__(
-        self,
-        depth: int = 2,
-        lam: float = 0.0,
-        time_limit: float | None = 60.0,
-        binarizer: Any = "auto",
-        warm_start: bool = True,
-        random_state: int | None = None,
-        verbose: bool = False,
-        symmetry_breaking: bool = True,
-        strengthen: bool = False,
-        subtree_search: bool = True,
-        class_weight: Any = None,
-        min_samples_leaf: int | float = 1,
-        max_leaves: int | None = None,
-        fairness: str | None = None,
-        epsilon: float = 0.05,
-        sensitive: Any = None,
-        positive_class: Any = None,
-        legitimate: Any = None,
-        drop_sensitive: bool = False,
-        misclassification_costs: Any = None,
-    ) -> None:
-        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves,
-                         fairness, epsilon, sensitive, positive_class, legitimate,
-                         drop_sensitive, misclassification_costs)
-        self.strengthen = strengthen
-        self.subtree_search = subtree_search
+    _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "symmetry_breaking": True,
+                                            "strengthen": False, "subtree_search": True,
+                                            **SIDE_DEFAULTS}
 
     def _search(self, p: Params) -> bool:
         return bool(p.subtree_search)
@@ -621,49 +572,9 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         "subtree_search": SUBTREE_SEARCH,
     }
 
-    def __init__(
-        self,
-        depth: int = 2,
-        lam: float = 0.0,
-        time_limit: float | None = 60.0,
-        binarizer: Any = "auto",
-        warm_start: bool = True,
-        random_state: int | None = None,
-        verbose: bool = False,
-        symmetry_breaking: bool = True,
-        fractional_cuts: bool = False,
-        penalty: str = "splits",
-        polishing: bool = True,
-        path_bound_cuts: bool | str = "both",
-        strengthened_cuts: bool = False,
-        eqp: str | None = None,
-        eqp_max_split: int = 2,
-        split_bound_cuts: bool = True,
-        subtree_search: bool = True,
-        class_weight: Any = None,
-        min_samples_leaf: int | float = 1,
-        max_leaves: int | None = None,
-        fairness: str | None = None,
-        epsilon: float = 0.05,
-        sensitive: Any = None,
-        positive_class: Any = None,
-        legitimate: Any = None,
-        drop_sensitive: bool = False,
-        misclassification_costs: Any = None,
-    ) -> None:
-        super().__init__(depth, lam, time_limit, binarizer, warm_start, random_state, verbose,
-                         symmetry_breaking, class_weight, min_samples_leaf, max_leaves,
-                         fairness, epsilon, sensitive, positive_class, legitimate,
-                         drop_sensitive, misclassification_costs)
-        self.fractional_cuts = fractional_cuts
-        self.penalty = penalty
-        self.polishing = polishing
-        self.path_bound_cuts = path_bound_cuts
-        self.strengthened_cuts = strengthened_cuts
-        self.eqp = eqp
-        self.eqp_max_split = eqp_max_split
-        self.split_bound_cuts = split_bound_cuts
-        self.subtree_search = subtree_search
+    _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "symmetry_breaking": True,
+                                            "fractional_cuts": False, "penalty": "splits",
+                                            **BENDERS_DEFAULTS, **SIDE_DEFAULTS}
 
     def _penalty(self, p: Params) -> str:
         return p.penalty
@@ -696,54 +607,5 @@ class BendOCTClassifier(BendersOCTClassifier):
     symmetry_breaking = True
     fractional_cuts = False
 
-    def __init__(
-        self,
-        depth: int = 3,
-        lam: float = 0.01,
-        time_limit: float | None = 60.0,
-        binarizer: Any = "auto",
-        warm_start: bool = True,
-        random_state: int | None = None,
-        verbose: bool = False,
-        polishing: bool = True,
-        path_bound_cuts: bool | str = "both",
-        strengthened_cuts: bool = False,
-        eqp: str | None = None,
-        eqp_max_split: int = 2,
-        split_bound_cuts: bool = True,
-        subtree_search: bool = True,
-        class_weight: Any = None,
-        min_samples_leaf: int | float = 1,
-        max_leaves: int | None = None,
-        fairness: str | None = None,
-        epsilon: float = 0.05,
-        sensitive: Any = None,
-        positive_class: Any = None,
-        legitimate: Any = None,
-        drop_sensitive: bool = False,
-        misclassification_costs: Any = None,
-    ) -> None:
-        self.depth = depth
-        self.lam = lam
-        self.time_limit = time_limit
-        self.binarizer = binarizer
-        self.warm_start = warm_start
-        self.random_state = random_state
-        self.verbose = verbose
-        self.polishing = polishing
-        self.path_bound_cuts = path_bound_cuts
-        self.strengthened_cuts = strengthened_cuts
-        self.eqp = eqp
-        self.eqp_max_split = eqp_max_split
-        self.split_bound_cuts = split_bound_cuts
-        self.subtree_search = subtree_search
-        self.class_weight = class_weight
-        self.min_samples_leaf = min_samples_leaf
-        self.max_leaves = max_leaves
-        self.fairness = fairness
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.positive_class = positive_class
-        self.legitimate = legitimate
-        self.drop_sensitive = drop_sensitive
-        self.misclassification_costs = misclassification_costs
+    _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "depth": 3, "lam": 0.01,
+                                            **BENDERS_DEFAULTS, **SIDE_DEFAULTS}
