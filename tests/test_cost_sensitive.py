@@ -101,20 +101,30 @@ def test_leaf_budget_and_split_penalty(seed):
     assert tree_objective(est, X, y, w, C, 0.1, "splits") == pytest.approx(want, abs=1e-9)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(6))
 def test_binary_features_through_the_search_and_the_mip(seed):
-    """0/1 columns take the subtree search; without it, the MIP: both give the optimum."""
+    """0/1 columns take the subtree search on the original rows with the gains (proved
+    there: no MIP); without it, the MIP on the pseudo-rows: both give the optimum, under
+    weights, leaf size and leaf budget."""
     rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(16, 4)).astype(float)
-    y = rng.integers(0, 3, size=16)
-    y[:3] = [0, 1, 2]
-    C = rng.integers(0, 5, size=(3, 3)).astype(float)
-    want = enumerate_best(X, y, np.ones(16), C, 2, 0.01, "leaves")
+    n, K = 18, 2 + seed % 3
+    X = rng.integers(0, 2, size=(n, 4)).astype(float)
+    y = rng.integers(0, K, size=n)
+    y[:K] = np.arange(K)
+    w = rng.integers(1, 4, size=n).astype(float)
+    C = rng.integers(0, 5, size=(K, K)).astype(float)
+    min_leaf, budget = 1 + seed % 2, [None, 3][seed % 2]
+    want = enumerate_best(X, y, w, C, 2, 0.01, "leaves", min_leaf, budget)
     for search in (True, False):
         est = BendOCTClassifier(depth=2, lam=0.01, binarizer=None, subtree_search=search,
-                                misclassification_costs=C, time_limit=30).fit(X, y)
+                                misclassification_costs=C, min_samples_leaf=min_leaf,
+                                max_leaves=budget, time_limit=30)
+        est.fit(X, y, sample_weight=w)
         assert est.status_ == "optimal"
         assert est.objective_ == pytest.approx(want, abs=1e-9)
+        assert tree_objective(est, X, y, w, C, 0.01, "leaves") == pytest.approx(want, abs=1e-9)
+        if search:
+            assert est.stats_["search_optimal"] and est.n_bb_nodes_ == 0
 
 
 def test_zero_one_costs_are_accuracy():

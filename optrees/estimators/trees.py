@@ -50,7 +50,7 @@ from ..trees.fairness import FAIRNESS, TreeFairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
-from ..trees.objectives import MisclassificationCosts
+from ..trees.objectives import ClassificationView, MisclassificationCosts
 from ..trees.objectives.solve import solve_costs
 from ..trees.problem import TreeProblem
 from ..trees.solve import search_off, solve_tree
@@ -256,9 +256,11 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         return self
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
-               p: Params, deadline: Deadline) -> FitResult:
+               p: Params, deadline: Deadline, view: ClassificationView | None = None
+               ) -> FitResult:
         """Binarize and solve (rows weighted by ``w``, None: 1); the solver stops at
-        ``deadline`` or the first Ctrl-C."""
+        ``deadline`` or the first Ctrl-C.  ``view``: the rows are an objective's
+        pseudo-rows (:mod:`optrees.trees.objectives`)."""
         # side constraints (FlowOCT, BendersOCT, BendOCT; the OCT and BinOCT baselines have none)
         min_leaf = min_leaf_rows(p.get("min_samples_leaf", 1), len(y))
         max_leaves = p.get("max_leaves")
@@ -279,7 +281,8 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
             """The problem over the 0/1 columns of ``n_bins`` cuts (None: the default) and
             ``extra`` ones (CART's)."""
             return TreeProblem(self._fit_binary(df, w, n_bins, extra), y, len(classes),
-                               p.depth, p.lam, self._penalty(p), w, min_leaf, max_leaves, fair)
+                               p.depth, p.lam, self._penalty(p), w, min_leaf, max_leaves, fair,
+                               view)
 
         fine = every and fair is not None and max_leaves is None and p.depth <= MAX_FAIR_DEPTH
         extra = fair_cuts(df, p.depth, cuts) if fine else None
@@ -339,11 +342,10 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
             raise OptreesInputError("fairness together with misclassification_costs is not "
                                     "supported: fit one of them")
 
-        def solve(rows: np.ndarray, labels: np.ndarray, weights: np.ndarray, lam: float,
-                  min_leaf: int) -> FitResult:
-            view = Params(p, lam=lam, min_samples_leaf=min_leaf)
-            return self._solve(df.iloc[rows].reset_index(drop=True), labels, weights, classes,
-                               view, deadline)
+        def solve(view: ClassificationView, lam: float, min_leaf: int) -> FitResult:
+            q = Params(p, lam=lam, min_samples_leaf=min_leaf)
+            return self._solve(df.iloc[view.rows].reset_index(drop=True), view.labels,
+                               view.weights, classes, q, deadline, view)
 
         return solve_costs(costs, solve, lambda: self._encode(df), y, w, p.lam,
                            self._penalty(p), min_leaf_rows(p.min_samples_leaf, len(y)))

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..models.binary_tree import BinaryTree
 from .fairness import TreeFairness
+from .objectives.view import ClassificationView
 
 
 @dataclass
@@ -41,6 +42,9 @@ class TreeProblem:
     min_leaf: int = 1
     max_leaves: int | None = None
     fairness: TreeFairness | None = None
+    view: ClassificationView | None = None
+    """Set when the rows are an objective's pseudo-rows (:mod:`optrees.trees.objectives`):
+    the same objective on the original rows, for engines that take it natively."""
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.uint8)

@@ -169,7 +169,14 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
     backend = backend_for(deadline, kernels_ready, compile_kernels)
     share = deadline.share(share_of_time)
     fair = problem.fairness
-    if fair is None:
+    view = problem.view
+    if fair is None and view is not None:  # the objective's own rows, 1 / copies of them
+        found = solve_subtree(problem.X[::view.copies], view.y, problem.depth,
+                              problem.leaf_penalty, sample_weight=view.best,
+                              n_classes=problem.n_classes, deadline=share, backend=backend,
+                              min_leaf=problem.min_leaf // view.copies,
+                              max_leaves=problem.max_leaves, gains=view.unit_gains)
+    elif fair is None:
         found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
                               sample_weight=problem.row_weights, n_classes=problem.n_classes,
                               deadline=share, backend=backend, min_leaf=problem.min_leaf,

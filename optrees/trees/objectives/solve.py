@@ -10,10 +10,11 @@ import numpy as np
 from ...models.binary_tree import BinaryTree
 from ...models.result import FitResult
 from .costs import MisclassificationCosts
+from .view import ClassificationView
 
-Solve = Callable[[np.ndarray, np.ndarray, np.ndarray, float, int], FitResult]
-"""``solve(rows, labels, weights, lam, min_leaf)``: the fit's own solve on the pseudo-rows
-``rows`` (indices of the original rows) with those labels, weights, penalty and leaf size."""
+Solve = Callable[[ClassificationView, float, int], FitResult]
+"""``solve(view, lam, min_leaf)``: the fit's own solve on the view's pseudo-rows (``rows``:
+indices of the original rows, ``labels``, ``weights``) with that penalty and leaf size."""
 
 
 def solve_costs(costs: MisclassificationCosts, solve: Solve,
@@ -27,11 +28,13 @@ def solve_costs(costs: MisclassificationCosts, solve: Solve,
     total_weight = float(len(y) if w is None else np.sum(w))
     view = costs.view(y, w)
     if view.weights.sum() > 0:
-        result = solve(view.rows, view.labels, view.weights,
-                       view.lam(lam, penalty, total_weight), view.copies * min_leaf)
+        result = solve(view, view.lam(lam, penalty, total_weight), view.copies * min_leaf)
         tree = result.model
     else:  # every prediction costs the same: one leaf is optimal (the solve fixes the encoding)
-        result = solve(np.arange(len(y)), y, np.ones(len(y)) if w is None else w, lam, min_leaf)
+        ones = np.ones(len(y)) if w is None else w
+        plain = ClassificationView(np.arange(len(y)), y, ones, 1, 0.0, y, ones,
+                                   np.eye(len(costs.matrix)))
+        result = solve(plain, lam, min_leaf)
         result.status = "optimal"
         tree = BinaryTree.leaf(0, result.model.classes)
     X = features()

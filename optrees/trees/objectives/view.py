@@ -29,6 +29,12 @@ class ClassificationView:
     weights: np.ndarray
     copies: int
     offset: float
+    y: np.ndarray | None = None
+    best: np.ndarray | None = None
+    unit_gains: np.ndarray | None = None
+    """The same objective on the original rows, for an engine that takes gains (the 0/1
+    subtree search): classes ``y``, each row's best score ``best`` (its weight times its
+    class's largest gain) and the gains scaled to at most 1 per class."""
 
     @classmethod
     def of_gains(cls, gains: np.ndarray, y: np.ndarray, w: np.ndarray,
@@ -43,7 +49,11 @@ class ClassificationView:
         rows = np.repeat(np.arange(n), copies)
         labels = order[y].ravel()
         weights = np.repeat(w, copies) * gains[y[rows], labels]
-        return cls(rows, labels.astype(np.int64), weights, copies, float(w @ top[y]))
+        gmax = gains.max(axis=1)
+        unit = np.divide(gains, gmax[:, None], out=np.zeros_like(gains),
+                         where=gmax[:, None] > 0)
+        return cls(rows, labels.astype(np.int64), weights, copies, float(w @ top[y]),
+                   np.asarray(y), w * gmax[y], unit)
 
     def lam(self, lam: float, penalty: str, total_weight: float) -> float:
         """The penalty weight of the view's problem for ``lam`` of the objective in cost

@@ -30,7 +30,19 @@ class Counter:
             self._pairs, self._bits = gram_upper, gram_bits
 
     def gram(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``G`` (F x F x K) and class weights ``t`` (K) of ``rows``."""
+        """``G`` (F x F x K) and ``t`` (K) of ``rows``: class weights, or with the data's
+        ``gains`` the score of each prediction (both linear in the rows, so children's
+        counters are still the parent's minus a sibling's)."""
+        return self.to_scores(*self.class_weights(rows))
+
+    def to_scores(self, G: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Class-weight counters as prediction scores (the same arrays without gains)."""
+        gains = self.data.gains
+        return (G, t) if gains is None else (G @ gains, t @ gains)
+
+    def class_weights(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``G`` (F x F x K: weight of class k with x_a = x_b = 1, upper triangle filled by
+        the compiled counters) and the class weights ``t`` of ``rows``."""
         d = self.data
         if self.backend == "numba":
             if self.unit:  # bitsets and popcounts

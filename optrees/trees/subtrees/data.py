@@ -12,7 +12,11 @@ __all__ = ["BinaryData", "select_rows"]
 @dataclass
 class BinaryData:
     """``X`` (n x F, uint8 0/1), ``y`` (0..K-1), ``w`` (non-negative float64) and, for the
-    compiled counters, each row's 1-features in CSR form (``indptr``, ``indices``)."""
+    compiled counters, each row's 1-features in CSR form (``indptr``, ``indices``).
+
+    ``gains`` (K x K, None = weighted accuracy): the objective's score of predicting ``k``
+    for a row of class ``c`` is ``w * gains[c, k]``, each row of ``gains`` at most 1 (so
+    ``w`` is a row's best score); a leaf's scores are its class weights times ``gains``."""
 
     X: np.ndarray
     y: np.ndarray
@@ -20,13 +24,28 @@ class BinaryData:
     n_classes: int
     indptr: np.ndarray
     indices: np.ndarray
+    gains: np.ndarray | None = None
 
     @property
     def n_features(self) -> int:
         return self.X.shape[1]
 
+    def scores(self, rows: np.ndarray) -> tuple[np.ndarray, float]:
+        """The score of each prediction for one leaf holding ``rows``, and their weight
+        (the most any subtree on them can score before its leaf penalties)."""
+        cw = np.bincount(self.y[rows], weights=self.w[rows], minlength=self.n_classes)
+        return (cw if self.gains is None else cw @ self.gains), float(cw.sum())
+
+    def row_scores(self, rows: np.ndarray, label: np.ndarray) -> np.ndarray:
+        """Each row's score when predicted ``label`` (its weight when right, else 0 for
+        accuracy)."""
+        if self.gains is None:
+            return np.where(label == self.y[rows], self.w[rows], 0.0)
+        return self.w[rows] * self.gains[self.y[rows], label]
+
     @classmethod
-    def make(cls, X, y, sample_weight=None, n_classes: int | None = None) -> BinaryData:
+    def make(cls, X, y, sample_weight=None, n_classes: int | None = None,
+             gains: np.ndarray | None = None) -> BinaryData:
         """Check and convert; ``n_classes`` defaults to ``max(y) + 1``."""
         X = np.asarray(X)
         y = np.asarray(y)
@@ -58,7 +77,12 @@ class BinaryData:
         rows, cols = np.nonzero(Xb)
         indptr = np.zeros(Xb.shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=Xb.shape[0]), out=indptr[1:])
-        return cls(Xb, y, w, int(n_classes), indptr, cols.astype(np.int64))
+        if gains is not None:
+            gains = np.asarray(gains, dtype=np.float64)
+            if gains.shape != (n_classes, n_classes) or not np.isfinite(gains).all() or \
+                    (gains < 0).any() or (gains > 1 + 1e-12).any():
+                raise ValueError(f"gains must be a {n_classes} x {n_classes} matrix in [0, 1]")
+        return cls(Xb, y, w, int(n_classes), indptr, cols.astype(np.int64), gains)
 
 
 def select_rows(n: int, rows) -> np.ndarray:

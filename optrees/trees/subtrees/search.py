@@ -60,8 +60,9 @@ class Search:
         self.m = int(min_leaf)
         self.counter = Counter(data, backend)
         # row counts for min_leaf: the weights themselves when all are 1
-        self.rows_counter = (self.counter if self.counter.unit or self.m <= 1 else
-                             Counter(replace(data, w=np.ones_like(data.w)), backend))
+        self.rows_counter = (
+            self.counter if self.m <= 1 or (self.counter.unit and data.gains is None) else
+            Counter(replace(data, w=np.ones_like(data.w), gains=None), backend))
         self.deadline = deadline
         self.order = order
         self.cache = SubtreeCache()
@@ -118,11 +119,11 @@ class Search:
         entry = self.cache.get(key, level)
         if entry is not None and entry.exact:
             return Result(entry.value, entry.node, entry.value)
-        cw = np.bincount(self.d.y[rows], weights=self.d.w[rows], minlength=self.d.n_classes)
-        leaf = float(cw.max()) - L
+        scores, weight = self.d.scores(rows)
+        leaf = float(scores.max()) - L
         # a tree is this leaf or has ≥ 2 leaves (≤ weight - 2L): the leaf-support bound of
         # OSDT (Hu et al. 2019) in weight units
-        upper = min(max(leaf, float(cw.sum()) - 2.0 * L), cap)
+        upper = min(max(leaf, weight - 2.0 * L), cap)
         if entry is not None:
             upper = min(upper, entry.upper)
         if depth == 0 or budget == 1 or leaf >= upper - tol:  # a leaf is optimal
@@ -151,22 +152,24 @@ class Search:
         the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
         tol, d = self.tol, self.d
         XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
-        G, t = self._gram(rows)
-        diag = np.einsum("aak->ak", G)                      # class weights with x_f = 1
-        ones = diag.sum(axis=1)
-        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(t.sum())))
+        self.stats.grams += 1
+        Gw, tw = self.counter.class_weights(rows)   # weights: the bounds below
+        G, t = self.counter.to_scores(Gw, tw)       # scores of each prediction
+        diag = np.einsum("aak->ak", G)                      # scores with x_f = 1
+        ones = np.einsum("aak->a", Gw)                      # weight with x_f = 1
+        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(tw.sum())))
         if self.order:  # decreasing stump value: good incumbents first, more pruning after
             stump = diag.max(axis=1) + (t - diag).max(axis=1)
             feats = feats[np.argsort(-stump[feats], kind="stable")]
         # Similarity bound (MurTree §4.6, mirrored): a subtree's value on S' is at most its
         # bound on S plus the weight of S' \ S.  A[i, j] = weight with x_i = 1 and x_j = 0.
-        P = np.triu(G.sum(axis=2))
+        P = np.triu(Gw.sum(axis=2))
         P = (P + np.triu(P, 1).T)[np.ix_(feats, feats)]
         A = np.diag(P)[:, None] - P
         ub = np.full((2, len(feats)), np.inf)  # proven bounds of the sides met so far
         At = np.ascontiguousarray(A.T)
         w1s = ones[feats]
-        w0s = float(t.sum()) - w1s
+        w0s = float(tw.sum()) - w1s
         L = self.L
         # a priori child bounds: max(leaf, weight - 2L) (see ``solve``)
         leaf1 = diag[feats].max(axis=1) - L
@@ -244,11 +247,12 @@ class Search:
             mask = XsT[f]
             sides = (rows[~mask], rows[mask])
             keys = tuple(self.cache.key(r) for r in sides)
-            cw1 = np.bincount(d.y[sides[1]], weights=d.w[sides[1]], minlength=d.n_classes)
-            prior1 = max(float(cw1.max()) - L, float(cw1.sum()) - 2.0 * L)
+            scores1, weight1 = d.scores(sides[1])
+            leaf1 = float(scores1.max()) - L
+            prior1 = max(leaf1, weight1 - 2.0 * L)
             for k0 in range(max(1, budget - half), min(half, budget - 1) + 1):
                 k1 = budget - k0
-                u1 = min(prior1 if k1 > 1 else float(cw1.max()) - L,
+                u1 = min(prior1 if k1 > 1 else leaf1,
                          self._prior(keys[1], depth - 1, k1))
                 r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], budget=k0)
                 if r0.upper + u1 <= floor + tol:
@@ -295,8 +299,7 @@ class Search:
         cut a side short), and the leaf's value: the coefficients of the split-bound rows
         (accel/split_bound.py) at a node of any height ``height`` ≥ 1."""
         d = self.d
-        cw = np.bincount(d.y[rows], weights=d.w[rows], minlength=d.n_classes)
-        u_leaf = float(cw.max()) - self.L
+        u_leaf = float(d.scores(rows)[0].max()) - self.L
         U = np.empty(d.n_features)
         for f in range(d.n_features):
             mask = d.X[rows, f] == 1

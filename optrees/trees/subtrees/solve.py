@@ -39,7 +39,8 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
                   rows=None, n_classes: int | None = None, deadline: Deadline | None = None,
                   upper_bound: float | None = None, lower_bound: float | None = None,
                   backend: str = "auto", min_leaf: int = 1,
-                  max_leaves: int | None = None) -> SubtreeSolution:
+                  max_leaves: int | None = None,
+                  gains: np.ndarray | None = None) -> SubtreeSolution:
     """Maximize ``sum of weights of correctly classified rows − leaf_penalty · leaves`` over
     trees of depth ≤ ``depth`` on the rows selected by ``rows`` (mask or indices; all rows by
     default).
@@ -55,7 +56,8 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     ``"auto"`` (numba when importable), ``"numba"`` or ``"numpy"``; same answers.
     Ties go to the leaf over a split, then to the first feature found.
     Side constraints: ``min_leaf`` rows (not weight) on each side of every split,
-    ``max_leaves`` leaves at most (None: any).
+    ``max_leaves`` leaves at most (None: any).  ``gains`` (K x K in [0, 1], None: accuracy):
+    a row of class ``c`` predicted ``k`` scores its weight times ``gains[c, k]``.
     """
     depth = int(depth)
     if depth < 0:
@@ -68,15 +70,15 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     if max_leaves is not None and (int(max_leaves) != max_leaves or max_leaves < 1):
         raise ValueError(f"max_leaves must be None or an integer >= 1, got {max_leaves!r}")
     t0 = time.perf_counter()
-    data = BinaryData.make(X, y, sample_weight, n_classes)
+    data = BinaryData.make(X, y, sample_weight, n_classes, gains)
     idx = select_rows(data.X.shape[0], rows)
     search = Search(data, leaf_penalty, backend, deadline, min_leaf=int(min_leaf))
     cap = math.inf if upper_bound is None else float(upper_bound)
     if deadline is not None and deadline.expired():
         search.stats.timed_out = True
-        cw = np.bincount(data.y[idx], weights=data.w[idx], minlength=data.n_classes)
-        node, value = None, float(cw.max()) - leaf_penalty
-        bound = float(cw.sum()) - leaf_penalty if depth > 0 else value
+        scores, weight = data.scores(idx)
+        node, value = None, float(scores.max()) - leaf_penalty
+        bound = weight - leaf_penalty if depth > 0 else value
         bound = min(bound, cap)
     else:
         lower = -math.inf if lower_bound is None else float(lower_bound)

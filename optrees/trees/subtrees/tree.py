@@ -40,14 +40,13 @@ def to_heap(node: Node, depth: int, data: BinaryData, rows: np.ndarray) -> HeapT
         raise ValueError("subtree deeper than the requested layout")
     split = np.full(2**depth - 1, -1, dtype=np.int64)
     label = np.zeros(2 ** (depth + 1) - 1, dtype=np.int64)
-    K = data.n_classes
 
     def fill(n: int, sub: Node, idx: np.ndarray | None, parent: int) -> None:
         if n > len(label):
             return
         lab = parent
         if idx is not None and idx.size:
-            lab = int(np.argmax(np.bincount(data.y[idx], weights=data.w[idx], minlength=K)))
+            lab = int(np.argmax(data.scores(idx)[0]))
         label[n - 1] = lab
         if sub is None:
             fill(2 * n, None, None, lab)
@@ -68,5 +67,5 @@ def score_tree(tree: HeapTree, data: BinaryData, rows: np.ndarray,
     """Weighted correct on ``rows`` minus ``leaf_penalty`` per leaf of the reachable tree."""
     Xs = data.X[rows]
     stop = tree.terminal(Xs) if len(tree.split) else np.ones(len(rows), dtype=np.int64)
-    correct = tree.label[stop - 1] == data.y[rows]
-    return float(data.w[rows][correct].sum()) - leaf_penalty * (tree.n_splits + 1)
+    return float(data.row_scores(rows, tree.label[stop - 1]).sum()) - \
+        leaf_penalty * (tree.n_splits + 1)
