@@ -19,9 +19,10 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from . import __version__, cli_report
+from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
 from .registry import cli_methods
 
@@ -30,30 +31,6 @@ if TYPE_CHECKING:
 
 METHODS: dict[str, str] = {name: m.class_name for name, m in cli_methods().items()}
 """``--method`` -> estimator class name (from :mod:`optrees.registry`)."""
-
-class _UsageError(Exception):
-    """A command-line usage error (reported in one line, exit code 2)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """Reports a usage error in one line instead of usage + message + SystemExit."""
-
-    def error(self, message: str) -> NoReturn:
-        """Raise the one-line error that :func:`main` prints."""
-        raise _UsageError(f"{message} (see `{self.prog} --help`)")
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """Shows every option's default: "(default: 2)", "(default: off)" for a flag; options
-    whose default is None say in their own help what happens without them."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if (not action.option_strings or action.required or "default:" in text
-                or action.default in (None, argparse.SUPPRESS)):
-            return text
-        return f"{text} (default: {'off' if action.default is False else '%(default)s'})"
-
 
 # ------------------------------------------------------------------------------- fit options
 GENERAL: dict[str, tuple[str, ...]] = {

@@ -339,7 +339,7 @@ class RuleSet:
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_json` (atomically: a complete file or none)."""
-        from ..io import write_atomic
+        from .._files import write_atomic
 
         write_atomic(path, self.to_json())
 
