@@ -61,6 +61,7 @@ from ._base import (
     fit_frame,
     has_numeric_column,
     logged_fit,
+    mark_numeric,
     stop_on_ctrl_c,
     store_result,
     warn_unseen,
@@ -258,7 +259,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         df, y_enc, w = drop_weightless(df, y_enc, w)
         result = self._solve(df, y_enc, w, classes, p, deadline)
         self.classes_ = classes
-        self.tree_ = result.model
+        self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
         return self
