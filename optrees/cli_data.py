@@ -9,6 +9,7 @@ import argparse
 import csv
 import os
 import re
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +39,11 @@ def check_out(path: str | None, what: str = "--out") -> None:
         raise _UsageError(f"{what}: cannot write {path}: folder {folder} does not exist")
     if target.is_dir():
         raise _UsageError(f"{what}: cannot write {path}: it is a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise _UsageError(f"{what}: cannot write {path}: folder {folder} is not writable")
+    try:  # a real probe: permissions, a read-only file system, root's rights alike
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise _UsageError(f"{what}: cannot write {path}: folder {folder} is not writable "
+                          f"({exc.strerror})") from exc
     if target.exists() and not os.access(target, os.W_OK):
         raise _UsageError(f"{what}: cannot write {path}: the file is read-only")
 
@@ -122,7 +126,7 @@ def _refuse_dates(df: pd.DataFrame, path: str) -> None:
     import pandas as pd
 
     for c in df.columns:
-        if df[c].dtype != object:
+        if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
             continue
         values = df[c].dropna().astype(str).str.strip()
         if len(values) and values.map(lambda v: bool(_DATE.fullmatch(v))).all():
