@@ -2,7 +2,7 @@
 estimator (``predict``, ``predict_proba``, ``score``, ``classes_``, ``feature_names_in_``,
 ``export_text``, ``plot``; trees also ``to_dot``) on raw tables with the fit-time columns.
 
-:mod:`optrees.io` checks a file and builds these; this module reads no file itself.
+:func:`optrees.load_model` checks a file and builds these; this module reads no file itself.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class LoadedTreeModel:
 
     ``literals`` (0/1 tests of a binarizer), ``raw`` (raw numeric and one-hot columns of
     CGH and trees over every threshold) and ``inputs`` (0/1 columns read as they are) say
-    how a raw table becomes the tree's input; :mod:`optrees.io` has checked them."""
+    how a raw table becomes the tree's input; :func:`optrees.load_model` has checked them."""
 
     def __init__(self, data: dict[str, Any], columns: _Columns,
                  literals: list[BinaryLiteral] | None = None,
