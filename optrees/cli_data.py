@@ -129,7 +129,8 @@ def _refuse_dates(df: pd.DataFrame, path: str) -> None:
         if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
             continue
         values = df[c].dropna().astype(str).str.strip()
-        if len(values) and values.map(lambda v: bool(_DATE.fullmatch(v))).all():
+        if len(values) and values.head(100).str.fullmatch(_DATE).all() \
+                and values.str.fullmatch(_DATE).all():  # the head first: cheap on big files
             parsed = pd.to_datetime(values, errors="coerce", format="mixed", dayfirst=False)
             if parsed.notna().all():
                 raise _UsageError(
