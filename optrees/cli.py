@@ -18,42 +18,16 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any
 
 from . import __version__, cli_report
+from . import cli_data as data
+from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
 from .registry import cli_methods
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 METHODS: dict[str, str] = {name: m.class_name for name, m in cli_methods().items()}
 """``--method`` -> estimator class name (from :mod:`optrees.registry`)."""
-
-class _UsageError(Exception):
-    """A command-line usage error (reported in one line, exit code 2)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """Reports a usage error in one line instead of usage + message + SystemExit."""
-
-    def error(self, message: str) -> NoReturn:
-        """Raise the one-line error that :func:`main` prints."""
-        raise _UsageError(f"{message} (see `{self.prog} --help`)")
-
-
-class _HelpFormatter(argparse.HelpFormatter):
-    """Shows every option's default: "(default: 2)", "(default: off)" for a flag; options
-    whose default is None say in their own help what happens without them."""
-
-    def _get_help_string(self, action: argparse.Action) -> str:
-        text = action.help or ""
-        if (not action.option_strings or action.required or "default:" in text
-                or action.default in (None, argparse.SUPPRESS)):
-            return text
-        return f"{text} (default: {'off' if action.default is False else '%(default)s'})"
-
 
 # ------------------------------------------------------------------------------- fit options
 GENERAL: dict[str, tuple[str, ...]] = {
@@ -65,6 +39,9 @@ GENERAL: dict[str, tuple[str, ...]] = {
 }
 """Options every method shares (written out below, with the command line's own defaults)
 -> the estimator parameters they set; a method takes the first one it has."""
+
+OFF: dict[str, Any] = {"lam": 0.0}
+"""Shared option values that mean "off", accepted by a method without that parameter."""
 
 PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "subtree_search")
 """What ``--plain`` turns off (each of them given explicitly wins)."""
@@ -100,16 +77,19 @@ def _unused(flag: str, method: str, users: Sequence[str]) -> _UsageError:
 
 
 def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
-    """Parameters set by the shared options; a value other than the command line's default
-    for an option the method has no parameter for is refused."""
+    """Parameters set by the shared options (not given: the method's own default); a value
+    for an option the method has no parameter for is refused, unless it means "off"
+    (:data:`OFF`)."""
     defaults = vars(build_parser().parse_args(["fit"]))  # the shared options only
     kwargs: dict[str, Any] = {}
     for dest, names in GENERAL.items():
         name = next((n for n in names if _takes(cls, n)), None)
         value = getattr(args, dest)
         if name is not None and name in inspect.signature(cls).parameters:
-            kwargs[name] = value
-        elif value != defaults[dest] and (name is None or value != getattr(cls, name)):
+            if value is not None or defaults[dest] is not None:  # None: the method's default
+                kwargs[name] = value
+        elif value not in (defaults[dest], OFF.get(dest)) and (
+                name is None or value != getattr(cls, name)):
             # no such parameter, or one the method fixes (BinOCT's lam = 0)
             users = [m for m in METHODS if any(
                 n in inspect.signature(_estimator_class(m)).parameters for n in names)]
@@ -202,128 +182,6 @@ def _build_estimator(args: argparse.Namespace) -> Any:
     return est
 
 
-# -------------------------------------------------------------------------------------- data
-def _check_out(path: str | None) -> None:
-    """Fail before any work when --out cannot be written."""
-    if path is None:
-        return
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise _UsageError(f"cannot write {path}: directory {folder} does not exist")
-    if Path(path).is_dir():
-        raise _UsageError(f"cannot write {path}: it is a directory")
-
-
-def _read_csv(path: str) -> pd.DataFrame:
-    """The CSV file at ``path`` (header row + at least one data row)."""
-    import pandas as pd
-
-    try:
-        df = pd.read_csv(path)
-    except FileNotFoundError as exc:
-        raise _UsageError(f"CSV file not found: {path}") from exc
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-        raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
-    if df.empty:
-        raise _UsageError(f"CSV file {path} has no data rows (only a header: {list(df.columns)})")
-    return df
-
-
-def _check_sources(args: argparse.Namespace) -> None:
-    """The data options of ``fit``, checked before anything is read."""
-    if (args.dataset is None) == (args.csv is None):
-        raise _UsageError("give exactly one of --dataset NAME or --csv FILE")
-    if args.csv is not None and args.target is None:
-        raise _UsageError("--csv needs --target COLUMN")
-    if args.dataset is not None and args.target is not None:
-        raise _UsageError("--target is for --csv; a dataset has its own target column")
-    if not 0 <= args.test_size < 1:
-        raise _UsageError(f"--test-size must be in [0, 1), got {args.test_size}")
-
-
-def _load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
-    """X and y of --dataset or --csv, checked as ``fit`` checks them (missing values in any
-    row, infinite values, labels), so that no finished fit is thrown away over the test part."""
-    from ._validation import check_frame, check_target
-
-    if args.dataset is not None:
-        from .datasets import load_dataset
-
-        X, y = load_dataset(args.dataset)
-    else:
-        df = _read_csv(args.csv)
-        if args.target not in df.columns:
-            raise _UsageError(
-                f"target column {args.target!r} not in {args.csv} (columns: {list(df.columns)})")
-        X, y = df.drop(columns=[args.target]), df[args.target]
-    check_frame(X)
-    check_target(y, len(X))
-    for flag in ("--sensitive", "--legitimate"):  # method options: absent unless given
-        column = getattr(args, flag[2:], None)
-        if column is not None and column not in X.columns:
-            raise _UsageError(f"{flag} column {column!r} is not a feature column "
-                              f"(columns: {list(X.columns)})")
-    return X, y
-
-
-def _label(text: str, y: pd.Series, flag: str) -> Any:
-    """The label of ``y`` that prints as ``text`` (a CSV's labels may be numbers)."""
-    labels = {str(v): v for v in y.unique()}
-    if text not in labels:
-        raise _UsageError(f"{flag}: {text!r} is not a label of the target "
-                          f"(labels: {sorted(labels)[:10]})")
-    return labels[text]
-
-
-def _class_weight(text: str, y: pd.Series) -> Any:
-    """``--class-weight``: "balanced", or "LABEL=W,LABEL=W" with labels as y prints them."""
-    if text == "balanced":
-        return "balanced"
-    weights = {}
-    for part in text.split(","):
-        label, eq, value = part.partition("=")
-        if not eq:
-            raise _UsageError(f"--class-weight takes 'balanced' or LABEL=WEIGHT,...; got {text!r}")
-        key = _label(label.strip(), y, "--class-weight")
-        try:
-            weights[key] = float(value)
-        except ValueError as exc:
-            raise _UsageError(f"--class-weight: weight {value!r} of {label!r} is not a "
-                              "number") from exc
-    return weights
-
-
-def _pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None:
-    """``--weight-column``: the training and test rows' weights (None: no test part), the
-    column removed from X."""
-    column = args.weight_column
-    if column is None:
-        return None
-    if column not in parts[0].columns:
-        raise _UsageError(f"--weight-column {column!r} is not a column of the data "
-                          f"(columns: {list(parts[0].columns)})")
-    weights = [None if X is None else X[column].to_numpy() for X in parts[:2]]
-    parts[:2] = [None if X is None else X.drop(columns=[column]) for X in parts[:2]]
-    return weights
-
-
-def _split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int) -> list[Any]:
-    """``[X_train, X_test, y_train, y_test]`` (test part None when ``test_size`` is 0)."""
-    from sklearn.model_selection import train_test_split
-
-    from ._validation import check_target
-
-    if test_size == 0:
-        return [X, None, y, None]
-    try:
-        parts = train_test_split(X, y, test_size=test_size, random_state=seed)
-    except ValueError as exc:  # too few rows for this test size
-        raise _UsageError(f"cannot split {len(y)} rows with --test-size {test_size}: {exc}"
-                          ) from exc
-    check_target(parts[2], len(parts[2]))  # e.g. a single class left in the training part
-    return parts
-
-
 # ---------------------------------------------------------------------------------- commands
 def cmd_demo(args: argparse.Namespace) -> int:
     """BendersOCT of depth 2 on monk1, 75 % train / 25 % test."""
@@ -341,18 +199,37 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _settings_line(args: argparse.Namespace, est: Any) -> str:
+    """``bendoct: depth 3, lam 0.01, time limit 60s``: the shared settings the fit runs with
+    (the method's own defaults where an option is not given)."""
+    params = est.get_params()
+    parts = []
+    for dest, names in GENERAL.items():
+        name = next((n for n in names if n in params), None)
+        if name is None or dest in ("seed", "verbose"):
+            continue
+        value = params[name]
+        text = "none" if value is None else f"{value:g}"
+        unit = "s" if dest == "time_limit" and value is not None else ""
+        parts.append(f"{dest.replace('_', ' ')} {text}{unit}")
+    return f"{args.method}: {', '.join(parts)}"
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
-    """Fit ``--method``; options, parameters and data are all checked before the fit."""
-    _check_out(args.out)
-    _check_sources(args)
+    """Fit ``--method``; options, parameters, data and output paths are all checked before
+    the fit."""
+    data.check_out(args.out)
+    data.check_picture(args.plot)
+    data.check_sources(args)
     est = _build_estimator(args)
-    X, y = _load_data(args)
+    X, y = data.load_data(args)
     if args.class_weight is not None:
-        est.set_params(class_weight=_class_weight(args.class_weight, y))
+        est.set_params(class_weight=data.class_weight(args.class_weight, y))
     if getattr(args, "positive_class", None) is not None:
-        est.set_params(positive_class=_label(args.positive_class, y, "--positive-class"))
-    parts = _split(X, y, args.test_size, args.seed)
-    weights = _pop_weights(args, parts)
+        est.set_params(positive_class=data.label(args.positive_class, y, "--positive-class"))
+    parts = data.split(X, y, args.test_size, args.seed)
+    weights = data.pop_weights(args, parts)
+    print(_settings_line(args, est) + "\n", flush=True)
     cli_report.fit_quietly(est, parts[0], parts[2], None if weights is None else weights[0])
     if args.method == "rug":
         cli_report.report_rug(est, parts, getattr(args, "sensitive", None), weights)
@@ -360,24 +237,60 @@ def cmd_fit(args: argparse.Namespace) -> int:
         cli_report.report_tree(est, parts, cli_report.SUMMARIES.get(args.method,
                                                                   cli_report.mip_summary),
                                weights)
-    cli_report.save(est, args.out)
+    cli_report.save(est, args.out, args.target if args.csv else getattr(y, "name", None))
+    if args.plot:
+        est.plot(path=args.plot)
+        print(f"picture written to {args.plot}")
     return 0
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    """Predict every row of ``--csv`` with a saved model; to ``--out`` or stdout."""
+    """Predict every row of ``--csv`` with a saved model (with ``--proba``, each class's
+    probability too); to ``--out`` or stdout.  The accuracy is printed when the file has the
+    target column (``--target``, else the one the model was fitted on), to stderr when the
+    predictions go to stdout."""
     import pandas as pd
 
     from .io import load_model, write_atomic
 
-    _check_out(args.out)
+    data.check_out(args.out)
     model = load_model(args.model)
-    out = pd.DataFrame({"prediction": model.predict(_read_csv(args.csv))})
+    df = data.read_csv(args.csv, args.sep)
+    target = args.target if args.target is not None else model.data.get("target")
+    if args.target is not None and args.target not in df.columns:
+        raise _UsageError(f"--target column {args.target!r} is not in {args.csv} "
+                          f"(columns: {list(df.columns)})")
+    X = df.drop(columns=[target]) if target in df.columns else df
+    out = pd.DataFrame({"prediction": model.predict(X)})
+    if args.proba:
+        if model.classes_ is None:
+            raise _UsageError("--proba needs a classifier; this model is a regression tree")
+        proba = model.predict_proba(X)
+        for k, c in enumerate(model.classes_):
+            out[f"proba_{c}"] = proba[:, k]
     if args.out:
         write_atomic(args.out, out.to_csv(index=False))
         print(f"{len(out)} predictions written to {args.out}")
     else:
         out.to_csv(sys.stdout, index=False)
+    if target in df.columns:
+        line = f"accuracy on {args.csv}: {model.score(X, df[target]):.4f} (n={len(df)}, " \
+               f"target column {target!r})"
+        print(line, file=sys.stdout if args.out else sys.stderr)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Draw a saved model: a tree's boxes, a rule set's rule weights."""
+    from .io import load_model
+
+    data.check_picture(args.out, "--out")
+    model = load_model(args.model)
+    kwargs = {} if args.max_rules is None else {"max_rules": args.max_rules}
+    if args.max_rules is not None and not hasattr(model, "rules"):
+        raise _UsageError("--max-rules is for rule sets; this model is a tree")
+    model.plot(path=args.out, **kwargs)
+    print(f"picture written to {args.out}")
     return 0
 
 
@@ -400,6 +313,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ parser
+SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
+            "',', ';', tab, '|' that splits it into the most columns)")
+
+def _method_defaults(dest: str, read: bool) -> str:
+    """``the method's (bendoct / omt: 3; flow / benders: 2)``: the estimators' defaults of
+    one shared option, read from their constructors when ``read`` (which imports them)."""
+    if not read:
+        return "the method's"
+    by_value: dict[str, list[str]] = {}
+    for method in METHODS:
+        params = inspect.signature(_estimator_class(method)).parameters
+        name = next((n for n in GENERAL[dest] if n in params), None)
+        if name is not None:
+            value = params[name].default
+            by_value.setdefault("none" if value is None else f"{value:g}", []).append(method)
+    return "the method's (" + "; ".join(f"{' / '.join(ms)}: {v}"
+                                        for v, ms in by_value.items()) + ")"
+
 def _add_fit_parser(sub: Any, method_options: bool) -> None:
     """The ``fit`` sub-command: data options, the options every method shares, and (with
     ``method_options``, which imports the estimators) each method's own options."""
@@ -411,10 +342,13 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--target", help="target column of --csv (default: none)")
     fit.add_argument("--method", choices=sorted(METHODS), default="benders",
                      help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items()))
-    fit.add_argument("--depth", type=int, default=2, help="tree depth (rug: of the pricing "
-                     "trees, i.e. conditions per rule)")
-    fit.add_argument("--lam", type=float, default=0.0, help="complexity penalty")
-    fit.add_argument("--time-limit", type=float, default=60.0, help="seconds")
+    fit.add_argument("--depth", type=int, default=None, help="tree depth (rug: of the pricing "
+                     "trees, i.e. conditions per rule); default: "
+                     + _method_defaults("depth", method_options))
+    fit.add_argument("--lam", type=float, default=None, help="complexity penalty; default: "
+                     + _method_defaults("lam", method_options))
+    fit.add_argument("--time-limit", type=float, default=None, help="seconds; default: "
+                     + _method_defaults("time_limit", method_options))
     fit.add_argument("--test-size", type=float, default=0.25,
                      help="share of the rows held out for the test accuracy")
     fit.add_argument("--seed", type=int, default=0, help="random seed (split and solver)")
@@ -434,7 +368,10 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                           "polishing) that are on by default")
     fit.add_argument("-v", "--verbose", action="count", default=0,
                      help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
+    fit.add_argument("--sep", default=None, help=SEP_HELP)
     fit.add_argument("--out", help="write the fitted model as JSON (default: not saved)")
+    fit.add_argument("--plot", help="draw the fitted model to this picture (.png, .svg, .pdf; "
+                     "default: none)")
     if method_options:
         from .cli_options import add_method_options
         from .cli_options import method_options as options
@@ -457,6 +394,18 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     pred.add_argument("--model", required=True, help="model JSON written by `fit --out`")
     pred.add_argument("--csv", required=True, help="CSV file with the model's columns")
     pred.add_argument("--out", help="CSV for predictions (default: stdout)")
+    pred.add_argument("--sep", default=None, help=SEP_HELP)
+    pred.add_argument("--proba", action="store_true",
+                      help="also write each class's probability (columns proba_<class>)")
+    pred.add_argument("--target", default=None,
+                      help="target column of --csv, for the accuracy (default: the column the "
+                           "model was fitted on, if the file has it)")
+    plot = sub.add_parser("plot", help="draw a saved model (tree or rule set) to a picture",
+                          formatter_class=_HelpFormatter)
+    plot.add_argument("model", help="model JSON written by `fit --out`")
+    plot.add_argument("--out", required=True, help="picture file (.png, .svg, .pdf)")
+    plot.add_argument("--max-rules", type=int, default=None,
+                      help="rule sets: draw the heaviest N rules (default: 20)")
     ds = sub.add_parser("datasets", help="list datasets with their shapes",
                         formatter_class=_HelpFormatter)
     ds.add_argument("--data-dir", default=None,
@@ -484,7 +433,7 @@ def _run(argv: Sequence[str] | None) -> int:
         return 2
     except SystemExit as exc:  # --help and --version print and exit
         return int(exc.code or 0)
-    handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict,
+    handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict, "plot": cmd_plot,
                "datasets": cmd_datasets, "bench": cmd_bench}[args.command]
     from ._validation import OptreesInputError
 

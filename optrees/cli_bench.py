@@ -10,6 +10,8 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .cli_base import _HelpFormatter
+
 
 class _ProtocolsHelp(argparse.Action):
     """``-h`` of ``bench``: describes the protocols, imported only when help is asked for."""
@@ -60,8 +62,8 @@ def _bench_time_limit(text: str) -> float | str | None:
 def add_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``bench`` sub-command to an ``argparse`` subparsers object; return it.
 
-    The command runs :func:`optrees.bench.cli.cmd_bench` (imported when it runs)."""
-    from .cli import _HelpFormatter, cmd_bench
+    The command is run by :func:`optrees.bench.cli.cmd_bench` (:mod:`optrees.cli` imports it
+    when it runs)."""
 
     p = subparsers.add_parser(
         "bench", help="run a paper's experimental protocol (CSV + Markdown + figures)",
@@ -98,5 +100,4 @@ def add_bench_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.add_argument("--connect-timeout", type=float, default=10.0,
                    help="seconds to wait for the Dask scheduler")
-    p.set_defaults(handler=cmd_bench)
     return p

@@ -124,10 +124,10 @@ def report_rug(est: Any, parts: list[Any], sensitive: str | None,
                   f"EOP {metrics.eop_score(y, pred, groups):.3f}")
 
 
-def save(est: Any, out: str | None) -> None:
-    """Write the model to ``out`` (atomically) when given."""
+def save(est: Any, out: str | None, target: str | None = None) -> None:
+    """Write the model to ``out`` (atomically) when given, with the name of its ``target``."""
     if out:
         from .io import save_model
 
-        save_model(est, out)
+        save_model(est, out, target)
         print(f"model written to {out}")

@@ -5,10 +5,8 @@ into its input (binary literals, CGH's raw columns; trees and rule sets on raw c
 them themselves), the column labels as given at fit time (integer labels stay integers), the
 categories seen at fit time (predicting on others warns, as the estimators do) and a summary
 of the fit.  Loading checks all of it: a damaged or hand-edited file is refused with one
-:class:`OptreesInputError` naming the problem.
-
-(Over 400 lines: writing and reading one file format; the load side checks every field the
-save side writes, so the two stay side by side.)
+:class:`OptreesInputError` naming the problem.  The loaded models themselves are in
+:mod:`optrees.loaded`.
 """
 
 from __future__ import annotations
@@ -16,33 +14,34 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ._validation import OptreesInputError, check_binary_matrix, check_frame
+from ._files import write_atomic
+from ._validation import OptreesInputError
 from .encoding.binarize import _OPS, BinaryLiteral
-from .estimators._base import warn_unseen
+from .loaded import LoadedRuleSet, LoadedTreeModel, _Columns
 from .models import _schema as schema
-from .models.binary_tree import BinaryTree
-from .models.multiway_tree import MultiwayTree
 from .models.rule_set import RuleSet
+
+__all__ = ["FORMAT", "LoadedRuleSet", "LoadedTreeModel", "load_model", "model_from_dict",
+           "model_to_dict", "save_model", "write_atomic"]
 
 FORMAT = "optrees-model-1"
 """The file format this version writes and reads (later keys are optional additions)."""
 
 
 # ----------------------------------------------------------------------------- saving
-def model_to_dict(estimator: Any) -> dict[str, Any]:
+def model_to_dict(estimator: Any, target: str | None = None) -> dict[str, Any]:
     """JSON-ready description of a fitted estimator (or of a loaded model): model, input
-    encoding, column labels, seen categories, fit summary.  A value a JSON file cannot hold
-    (e.g. a date category) raises OptreesInputError naming it."""
+    encoding, column labels, seen categories, fit summary and, when given, the name of the
+    ``target`` column (``optrees predict`` reports the accuracy on a file that has it).  A
+    value a JSON file cannot hold (e.g. a date category) raises OptreesInputError naming it."""
     if isinstance(estimator, LoadedTreeModel | LoadedRuleSet):
-        return json.loads(json.dumps(estimator.data))
+        data = json.loads(json.dumps(estimator.data))
+        return data if target is None else {**data, "target": str(target)}
     if hasattr(estimator, "rules_"):  # rule sets predict on raw columns directly
         body = {"rules": estimator.rules_.to_dict(),
                 "fit": {"objective": _plain(estimator.objective_), "status": estimator.status_,
@@ -55,6 +54,8 @@ def model_to_dict(estimator: Any) -> dict[str, Any]:
             "fitted model (call fit first)")
     data = {"format": FORMAT, "estimator": type(estimator).__name__,
             "columns": _labels(estimator), "categories": _seen_categories(estimator), **body}
+    if target is not None:
+        data["target"] = str(target)
     return _jsonable(data, "model")
 
 
@@ -138,209 +139,11 @@ def _jsonable(v: Any, where: str) -> Any:
         "strings, finite numbers and booleans only")
 
 
-def _umask() -> int:
-    """The process umask, read without changing it where /proc allows (threads may race
-    with ``os.umask`` set-and-restore)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` all or nothing: a temporary file in the same folder,
-    renamed over ``path`` once complete (no partial file if anything fails), with the
-    permissions a new file gets under the user's umask."""
-    path = Path(path)
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        raise OptreesInputError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def save_model(estimator: Any, path: str | Path) -> None:
-    """Write the fitted model as JSON (atomically: a complete file or none)."""
-    text = json.dumps(model_to_dict(estimator), indent=1, allow_nan=False)
+def save_model(estimator: Any, path: str | Path, target: str | None = None) -> None:
+    """Write the fitted model as JSON (atomically: a complete file or none); ``target``: the
+    name of the column it predicts, kept in the file."""
+    text = json.dumps(model_to_dict(estimator, target), indent=1, allow_nan=False)
     write_atomic(path, text)
-
-
-# ----------------------------------------------------------------------------- columns
-class _Columns:
-    """Finds a loaded model's columns in new data: in a DataFrame by the fit-time label
-    (else by its text, as in a CSV header), in an array by position."""
-
-    def __init__(self, labels: list[Any] | None, categories: dict[str, list[Any]]) -> None:
-        self.labels = labels
-        self.label_of = {} if labels is None else {str(c): c for c in labels}
-        self.categories = categories
-
-    def frame(self, X: Any, needed: list[str]) -> pd.DataFrame:
-        """The ``needed`` columns of X (checked), named by the text of their labels."""
-        if isinstance(X, pd.DataFrame):
-            return check_frame(X[self._find(X, needed)]).set_axis(needed, axis=1)
-        df = check_frame(X)
-        if self.labels is not None:  # an array: the fit-time columns, by position
-            if df.shape[1] != len(self.labels):
-                raise OptreesInputError(
-                    f"X has {df.shape[1]} columns, but the model was fitted on "
-                    f"{len(self.labels)}; pass the same columns (or a DataFrame)")
-            df = df.set_axis(list(self.label_of), axis=1)
-        return df[self._find(df, needed)].set_axis(needed, axis=1)
-
-    def _find(self, df: pd.DataFrame, needed: list[str]) -> list[Any]:
-        """The labels in ``df`` of the needed columns; one error listing the missing ones."""
-        texts: dict[str, list[Any]] = {}
-        for c in df.columns:
-            texts.setdefault(str(c), []).append(c)
-        found, missing = [], []
-        for name in needed:
-            label = self.label_of.get(name, name)
-            if label in df.columns:
-                found.append(label)
-            elif len(texts.get(name, [])) == 1:
-                found.append(texts[name][0])
-            else:
-                missing.append(label)
-        if missing:
-            raise OptreesInputError(f"input is missing columns the model needs: {missing[:10]}")
-        return found
-
-    def warn_unseen(self, model: Any, df: pd.DataFrame) -> None:
-        """UnseenCategoryWarning for categories of ``df`` not seen at fit time."""
-        warn_unseen(model, df, {c: v for c, v in self.categories.items() if c in df.columns})
-
-
-# ----------------------------------------------------------------------------- loaded models
-class LoadedTreeModel:
-    """A tree read from JSON: predicts on raw tables with the same columns as at fit time."""
-
-    def __init__(self, data: dict[str, Any], columns: _Columns) -> None:
-        self.data = data
-        self.columns = columns
-        self.literals = _checked_literals(data.get("literals"))
-        self.raw = _checked_raw_columns(data.get("raw_columns"))
-        inputs = data.get("binary_columns")
-        self.inputs = None if inputs is None else schema.strings(
-            schema.as_list(inputs, "'binary_columns'"), "'binary_columns'")
-        tree = schema.mapping(data.get("tree"), "'tree'")
-        if tree.get("kind") == "multiway_tree":
-            self.tree: BinaryTree | MultiwayTree = MultiwayTree.from_dict(tree)
-            self.needed = [lv.name for lv in self.tree.levels]
-        else:
-            self.tree = BinaryTree.from_dict(tree, self._width())
-            self.needed = self._binary_inputs()
-        known = set(columns.label_of) if columns.labels is not None else None
-        unknown = [c for c in self.needed if known is not None and c not in known]
-        if unknown:
-            schema.fail(f"the model reads columns {unknown[:5]} that are not among its "
-                        f"columns {list(known)[:10]}")
-
-    def _width(self) -> int | None:
-        """Columns of the matrix the binary tree reads (None: unknown, old binary files)."""
-        if self.literals is not None:
-            return len(self.literals)
-        if self.raw is not None:
-            return max(1, sum(1 if s["kind"] == "num" else len(s["values"]) for s in self.raw))
-        if self.inputs is not None:
-            return len(self.inputs)
-        return None if self.columns.labels is None else len(self.columns.labels)
-
-    def _binary_inputs(self) -> list[str]:
-        """The raw columns a binary tree's input is computed from."""
-        if self.literals is not None:
-            return list(dict.fromkeys(lit.column for lit in self.literals))
-        if self.raw is not None:
-            return list(dict.fromkeys(spec["column"] for spec in self.raw))
-        if self.inputs is not None:
-            return list(self.inputs)
-        if self.columns.labels is not None:
-            return list(self.columns.label_of)
-        return list(self.tree.feature_names or [])
-
-    def _frame(self, X: Any) -> pd.DataFrame:
-        """The columns the model reads, with a warning for categories unseen at fit time."""
-        df = self.columns.frame(X, self.needed)
-        self.columns.warn_unseen(self, df)
-        return df
-
-    def binary(self, df: pd.DataFrame) -> np.ndarray:
-        """The feature matrix the binary tree was learned on (0/1 literals, or raw numeric
-        columns and one-hot categories for CGH / raw-threshold trees)."""
-        if self.literals is not None:
-            return np.column_stack([lit.evaluate(df[lit.column]) for lit in self.literals])
-        if self.raw is not None:
-            parts = [np.zeros((len(df), 0))]
-            for spec in self.raw:
-                col = df[spec["column"]]
-                if spec["kind"] == "num":
-                    parts.append(_numeric(col, spec["column"])[:, None])
-                else:
-                    obj = col.astype(object).to_numpy()
-                    parts += [(obj == v)[:, None].astype(float) for v in spec["values"]]
-            Z = np.hstack(parts)
-            return Z if Z.shape[1] else np.zeros((len(df), 1))
-        return check_binary_matrix(df)
-
-    def _input(self, X: Any) -> Any:
-        df = self._frame(X)
-        return df if isinstance(self.tree, MultiwayTree) else self.binary(df)
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted classes (regression trees: values) of the rows of X."""
-        return self.tree.predict(self._input(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Training class frequencies at the leaf each row reaches."""
-        return self.tree.predict_proba(self._input(X))
-
-    def export_text(self) -> str:
-        """Readable text of the tree."""
-        return self.tree.export_text()
-
-
-class LoadedRuleSet(RuleSet):
-    """A rule set read from JSON: finds its columns by their fit-time labels and warns about
-    categories not seen at fit time; otherwise a :class:`RuleSet`."""
-
-    def __init__(self, rules: RuleSet, columns: _Columns, data: dict[str, Any]) -> None:
-        super().__init__(rules.rules, rules.classes, rules.feature_names, rules.default_class)
-        self.columns = columns
-        self.data = data
-        known = set(columns.label_of)
-        unknown = [c for c in self.feature_names if columns.labels is not None and c not in known]
-        if unknown:
-            schema.fail(f"the rules read columns {unknown[:5]} that are not among the model's "
-                        f"columns {list(known)[:10]}")
-
-    def _frame(self, X: Any) -> pd.DataFrame:
-        if self.columns.labels is None and not isinstance(X, pd.DataFrame):
-            return super()._frame(X)  # an old file: arrays by position as a RuleSet reads them
-        df = self.columns.frame(X, self.feature_names)
-        self.columns.warn_unseen(self, df)
-        return df
-
-
-def _numeric(col: pd.Series, name: str) -> np.ndarray:
-    """A column that was numeric at fit time, as floats (clear error if it is not now)."""
-    try:
-        return col.to_numpy(dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise OptreesInputError(
-            f"column {name!r} was numeric at fit time but has non-numeric values now") from exc
 
 
 # ----------------------------------------------------------------------------- loading
@@ -370,13 +173,20 @@ def model_from_dict(data: dict[str, Any]) -> LoadedTreeModel | LoadedRuleSet:
         schema.fail(f"format {fmt!r} " + ("is not one this optrees version reads"
                                           if newer else "is not an optrees model format")
                     + f" (it reads {FORMAT!r})")
+    if not isinstance(data.get("target", ""), str):
+        schema.fail(f"'target' must be a column name, got {data['target']!r}")
     columns = _Columns(_checked_labels(data.get("columns")),
                        _checked_categories(data.get("categories")))
     if "rules" in data:
         return LoadedRuleSet(RuleSet.from_dict(data["rules"]), columns, data)
     if "tree" not in data:
         schema.fail("it holds neither a 'tree' nor 'rules'")
-    return LoadedTreeModel(data, columns)
+    inputs = data.get("binary_columns")
+    return LoadedTreeModel(
+        data, columns, _checked_literals(data.get("literals")),
+        _checked_raw_columns(data.get("raw_columns")),
+        None if inputs is None else schema.strings(schema.as_list(inputs, "'binary_columns'"),
+                                                   "'binary_columns'"))
 
 
 def _checked_labels(labels: Any) -> list[Any] | None:

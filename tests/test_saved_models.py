@@ -318,3 +318,40 @@ def test_loaded_rule_set_is_a_rule_set(fitted, tmp_path):
     assert isinstance(loaded, RuleSet)
     assert loaded.explain(X.iloc[:3]) == est.explain(X.iloc[:3])
     assert loaded.export_text() == est.export_text()
+
+
+# --------------------------------------------------------------------- the prediction API
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+def test_loaded_model_has_the_estimators_prediction_api(spec, fitted, tmp_path):
+    """Issue 42: a loaded model predicts, scores, draws and prints as the estimator does."""
+    est = fitted[spec.id]
+    model = load_model(_saved(est, tmp_path))
+    X, y = _table()
+    X_new, y_new = X.iloc[::-1].reset_index(drop=True), y[::-1]
+    pred = model.predict(X_new)
+    assert np.array_equal(pred, est.predict(X_new))
+    assert np.array_equal(model.classes_, est.classes_)
+    assert list(model.feature_names_in_) == list(X.columns)  # labels as given, here 0 and 1
+    assert list(getattr(est, "feature_names_in_", X.columns)) == list(X.columns)
+    proba = model.predict_proba(X_new)
+    assert np.allclose(proba, est.predict_proba(X_new))
+    assert np.array_equal(model.classes_[proba.argmax(axis=1)], pred) or spec.id.startswith("RUG")
+    # accuracy from its definition: the share of rows whose prediction is the label
+    assert model.score(X_new, y_new) == pytest.approx(np.mean(pred == y_new))
+    w = np.arange(1, len(y_new) + 1, dtype=float)
+    assert model.score(X_new, y_new, sample_weight=w) == pytest.approx(
+        np.sum(w * (pred == y_new)) / w.sum())
+    assert model.export_text() == est.export_text()
+    if hasattr(est, "to_dot"):
+        assert model.to_dot() == est.to_dot()
+    model.plot(path=tmp_path / "m.png")
+    assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_into_a_missing_folder_is_one_clear_error(fitted, tmp_path):
+    est = fitted["BendOCTClassifier"]
+    with pytest.raises(FileNotFoundError, match="folder .* does not exist"):
+        est.plot(path=tmp_path / "no" / "tree.png")
+    with pytest.raises(ValueError, match="must end in one of"):
+        est.plot(path=tmp_path / "tree.xyz")
+    assert list(tmp_path.iterdir()) == []

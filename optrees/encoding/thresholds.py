@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError
-from .common import is_numeric
+from .common import is_numeric, zero_one
 
 CATEGORICAL = ("onehot", "ordinal", "refuse")
 
@@ -38,7 +38,9 @@ def _as_floats(s: pd.Series) -> bool:
 
 class ThresholdColumns:
     """The columns of ``df`` as threshold features: ``specs`` (kind, column, one-hot values),
-    ``names`` and ``negated`` (the features' readable tests and their negations)."""
+    ``names`` and ``negated`` (the features' readable tests and their negations), and
+    ``numeric`` (per feature: a column of numbers other than only 0 and 1, whose tests a
+    tree prints as ``x <= t``, not as a Boolean)."""
 
     def __init__(self, df: pd.DataFrame, categorical: str = "onehot") -> None:
         if categorical not in CATEGORICAL:
@@ -47,6 +49,7 @@ class ThresholdColumns:
         self.specs: list[tuple[str, Any, list]] = []
         self.names: list[str] = []
         self.negated: list[str] = []
+        self.numeric: list[bool] = []
         for c in self.columns:
             s = df[c]
             if (is_numeric(s, bool_numeric=True)
@@ -55,6 +58,7 @@ class ThresholdColumns:
                 self.specs.append(("num", c, []))
                 self.names.append(str(c))
                 self.negated.append(f"not ({c})")
+                self.numeric.append(not zero_one(s.to_numpy()))
             elif categorical == "refuse":
                 raise OptreesInputError(f"column {c!r} is not numeric")
             else:
@@ -64,6 +68,7 @@ class ThresholdColumns:
                 self.specs.append(("onehot", c, values))
                 self.names += [f"{c} = {v}" for v in values]
                 self.negated += [f"{c} != {v}" for v in values]
+                self.numeric += [False] * len(values)
 
     def categories(self) -> dict[Any, list]:
         """The values of every one-hot column seen at fit time (for unseen-category warnings)."""

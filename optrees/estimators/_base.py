@@ -124,6 +124,15 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
                      stacklevel=stacklevel + 1)
 
 
+def mark_numeric(tree: Any, encoder: Any) -> Any:
+    """``tree`` told which of its features are raw numbers (from the :class:`ThresholdColumns`
+    ``encoder`` it was fitted through, if any), so that a split of a 0-4 column at 0.5
+    prints as ``x <= 0.5``, not as a Boolean; returns it."""
+    if encoder is not None and getattr(tree, "feature_names", None) == list(encoder.names):
+        tree.numeric = list(encoder.numeric)
+    return tree
+
+
 def warn_stopped(estimator: Any, status: str, seconds: float, what: str,
                  stacklevel: int = 4) -> None:
     """The one warning for an early stop: :class:`InterruptedWarning` after Ctrl-C,

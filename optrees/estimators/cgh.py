@@ -35,6 +35,7 @@ from ._base import (
     fit_deadline,
     fit_frame,
     logged_fit,
+    mark_numeric,
     stop_on_ctrl_c,
     store_result,
     warn_unseen,
@@ -172,7 +173,7 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
                                names=self.feature_names_ or ["constant"],
                                negated=self.encoder_.negated or ["not (constant)"],
                                seed=seed, verbose=int(self.verbose), sample_weight=w)
-        self.tree_ = result.model
+        self.tree_ = mark_numeric(result.model, self.encoder_)
         self.lp_bound_ = float(result.bound)
         self.lp_integral_ = bool(result.stats["lp_integral"])
         self.cart_objective_ = float(result.stats["cart_objective"])

@@ -29,6 +29,7 @@ from .._params import (
 )
 from .._validation import OptreesInputError, check_target, fit_weights, positive_class_index
 from ..encoding.columns import RawColumns
+from ..models.rule_set import Explanation
 from ..rug.fairness import Fairness
 from ..rug.solve import LP_METHODS, PRICING, RULE_LABELS, solve_rug
 from ._base import (
@@ -327,9 +328,10 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         D = self.rules_.decision_function(df)
         return D[:, 1] if len(self.classes_) == 2 else D
 
-    def explain(self, X: Any) -> list[list[dict[str, Any]]]:
+    def explain(self, X: Any) -> Explanation:
         """Per sample, the rules that fire with their weights (empty: default class);
-        ``"rule": j`` is ``rules_.rules[j]``, printed as "rule j" by :meth:`export_text`."""
+        ``"rule": j`` is ``rules_.rules[j]``, printed as "rule j" by :meth:`export_text`.
+        A list that ``print`` shows as text."""
         df = self._frame(X)
         return self.rules_.explain(df)
 

@@ -64,6 +64,7 @@ from ._base import (
     fit_frame,
     has_numeric_column,
     logged_fit,
+    mark_numeric,
     stop_on_ctrl_c,
     store_result,
     warn_unseen,
@@ -250,7 +251,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
             result = self._solve_costs(MisclassificationCosts.from_spec(costs, classes), df,
                                        y_enc, w, classes, p, deadline)
         self.classes_ = classes
-        self.tree_ = result.model
+        self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
         return self

@@ -12,10 +12,11 @@ never imports them.
 
 from .colours import RGB, class_hue, legend_entries, node_colours, purity_intensity
 from .dot import to_dot
-from .draw import plot_rules, plot_tree, pyplot
+from .draw import check_picture_path, plot_rules, plot_tree, pyplot
 from .layout import Box, TreeLayout, box_text, layout_tree, measure_text, wrap_line
 from .nodes import Node, Prediction, binary_tree_nodes
 
 __all__ = ["RGB", "Box", "Node", "Prediction", "TreeLayout", "binary_tree_nodes", "box_text",
-           "class_hue", "layout_tree", "legend_entries", "measure_text", "node_colours",
-           "plot_rules", "plot_tree", "purity_intensity", "pyplot", "to_dot", "wrap_line"]
+           "check_picture_path", "class_hue", "layout_tree", "legend_entries", "measure_text",
+           "node_colours", "plot_rules", "plot_tree", "purity_intensity", "pyplot", "to_dot",
+           "wrap_line"]

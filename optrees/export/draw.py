@@ -28,6 +28,31 @@ def pyplot():  # noqa: ANN201 - the matplotlib.pyplot module
     return plt
 
 
+def check_picture_path(path: str | Path) -> None:
+    """Refuse, before anything is drawn, a picture path whose folder does not exist, that is a
+    folder, or whose extension matplotlib cannot write (one clear message each)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"cannot save the picture to {path}: the folder "
+                                f"{path.parent} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"cannot save the picture to {path}: it is a folder")
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix.lower().lstrip(".") not in kinds:
+        raise ValueError(f"cannot save the picture to {path}: the file name must end in one of "
+                         f"{', '.join('.' + k for k in sorted(kinds))}")
+
+
+def _save(fig: Figure, path: str | Path) -> None:
+    """Save ``fig`` to ``path`` (PNG, SVG, PDF... by the extension)."""
+    try:
+        fig.savefig(path, dpi=150, bbox_inches="tight")
+    except OSError as exc:
+        raise type(exc)(f"cannot save the picture to {path}: {exc.strerror or exc}") from exc
+
+
 def _legend_size(title: str, entries: list[tuple[str, RGB]], fontsize: float
                  ) -> tuple[float, float]:
     """Conservative (width, height) in points of a one-row legend with a title."""
@@ -61,6 +86,8 @@ def plot_tree(model: Any, feature_names: list[str] | None = None, ax: Any = None
     the file extension).  Node boxes and their texts carry the gid ``node-<i>``, edge labels
     ``edge-<i>`` (``i`` indexes ``layout_tree(...).boxes``).
     """
+    if path is not None:
+        check_picture_path(path)
     plt = pyplot()
     root = as_nodes(model, feature_names)
     lay = layout_tree(root, fontsize)
@@ -82,7 +109,7 @@ def plot_tree(model: Any, feature_names: list[str] | None = None, ax: Any = None
     if entries:
         _draw_legend(ax, title, entries, fontsize * scale)
     if path is not None:
-        fig.savefig(path, dpi=150, bbox_inches="tight")
+        _save(fig, path)
     return fig
 
 
@@ -122,6 +149,8 @@ def _draw_legend(ax: Any, title: str, entries: list[tuple[str, RGB]], fontsize: 
 def plot_rules(rules: RuleSet, max_rules: int | None = 20, ax: Any = None,
                path: str | Path | None = None, fontsize: float = 8.0) -> Figure:
     """Horizontal bars of rule weights (largest first), each labelled with its rule text."""
+    if path is not None:
+        check_picture_path(path)
     plt = pyplot()
     order = sorted(range(len(rules.rules)), key=lambda j: -rules.rules[j].weight)
     if max_rules is not None:
@@ -144,5 +173,5 @@ def plot_rules(rules: RuleSet, max_rules: int | None = 20, ax: Any = None,
                  fontsize=fontsize + 1)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=150, bbox_inches="tight")
+        _save(fig, path)
     return fig

@@ -78,12 +78,12 @@ def binary_tree_nodes(tree: Any, feature_names: list[str] | None = None) -> Node
             return Node([f"class = {label}", _dist_text(counts, tree.classes)], leaf=True,
                         prediction=Prediction.of(tree.classes, tree.value[n], counts))
         f = int(tree.feature[n])
-        if float(tree.threshold[n]) == 0.5:  # a 0/1 literal: the right branch means it holds
+        if tree.boolean_test(n):  # a 0/1 literal: the right branch means it holds
             test = names[f] if names is not None else f"x[{f}] = 1"
             edges = ("no", "yes")
         else:
             name = names[f] if names is not None else f"x[{f}]"
-            test = f"{name} <= {tree.threshold[n]:g}"
+            test = f"{name} <= {fmt(float(tree.threshold[n]))}"
             edges = ("yes", "no")
         return Node(
             [test, _dist_text(counts, tree.classes)],

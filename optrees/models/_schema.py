@@ -88,6 +88,13 @@ def reals(values: Sequence[Any], what: str) -> list[float]:
     return [real(v, f"{what}[{i}]") for i, v in enumerate(values)]
 
 
+def booleans(values: Sequence[Any], what: str) -> list[bool]:
+    """``values``, each true or false."""
+    if not all(isinstance(v, bool) for v in values):
+        fail(f"{what} must hold true or false only")
+    return list(values)
+
+
 def strings(values: Sequence[Any], what: str, unique: bool = False) -> list[str]:
     """Strings (distinct when ``unique``)."""
     for i, v in enumerate(values):

@@ -40,6 +40,7 @@ class BinaryTree:
         counts: np.ndarray | None = None,
         feature_names: Sequence[str] | None = None,
         negated_names: Sequence[str] | None = None,
+        numeric: Sequence[bool] | None = None,
     ) -> None:
         self.feature = np.asarray(feature, dtype=np.int64)
         self.threshold = np.asarray(threshold, dtype=float)
@@ -59,6 +60,9 @@ class BinaryTree:
         )
         self.feature_names = None if feature_names is None else [str(s) for s in feature_names]
         self.negated_names = None if negated_names is None else [str(s) for s in negated_names]
+        # per feature: a raw number (not only 0 and 1), whose tests print as "x <= t" / "x > t"
+        # even at t = 0.5; None: every feature split at 0.5 is a 0/1 literal
+        self.numeric = None if numeric is None else [bool(v) for v in numeric]
 
     # ----------------------------------------------------------------- structure
     @property
@@ -140,10 +144,17 @@ class BinaryTree:
         return self
 
     # ----------------------------------------------------------------- text
+    def boolean_test(self, node: int) -> bool:
+        """Whether node ``node`` tests a 0/1 feature (printed as the literal and its negation,
+        the right branch meaning it holds) rather than ``x <= t`` on a number."""
+        f = int(self.feature[node])
+        return float(self.threshold[node]) == 0.5 and not (self.numeric is not None
+                                                           and self.numeric[f])
+
     def _test_text(self, n: int, names: Sequence[str] | None, branch: str) -> str:
         f, t = int(self.feature[n]), float(self.threshold[n])
         name = names[f] if names is not None else f"x[{f}]"
-        if t == 0.5:  # a 0/1 literal: right branch means the literal holds
+        if self.boolean_test(n):  # a 0/1 literal: right branch means the literal holds
             if branch == "right":
                 return name
             if names is self.feature_names and self.negated_names is not None:
@@ -215,6 +226,7 @@ class BinaryTree:
             "counts": _counts_json(self.counts),
             "feature_names": self.feature_names,
             "negated_names": self.negated_names,
+            "numeric": self.numeric,
         }
 
     @classmethod
@@ -237,13 +249,17 @@ class BinaryTree:
             schema.fail("'classes' is empty")
         n = len(feature)
         value = schema.ints(schema.sequence(data, "value", n), "'value'", 0, len(classes))
+        numeric = None if data.get("numeric") is None else schema.booleans(
+            schema.sequence(data, "numeric", n_features), "'numeric'")
+        if numeric is not None and max(feature) >= len(numeric):
+            schema.fail("'numeric' has fewer entries than the tree has features")
         return cls(feature, threshold, left, right, value, classes,
                    counts=_checked_counts(data, n, len(classes)),
-                   feature_names=names, negated_names=negated)
+                   feature_names=names, negated_names=negated, numeric=numeric)
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
-        from ..io import write_atomic
+        from .._files import write_atomic
 
         write_atomic(path, json.dumps(self.to_dict(), indent=1))
 

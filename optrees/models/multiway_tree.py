@@ -277,7 +277,7 @@ class MultiwayTree:
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
-        from ..io import write_atomic
+        from .._files import write_atomic
 
         write_atomic(path, json.dumps(self.to_dict(), indent=1))
 

@@ -123,6 +123,28 @@ class Rule:
         return " AND ".join(str(lit) for lit in self.literals) if self.literals else "TRUE"
 
 
+class Explanation(list):
+    """What :meth:`RuleSet.explain` returns: per sample, the list of the rules that fire (as
+    dicts); ``print`` shows it as text, each sample with its predicted class."""
+
+    def __init__(self, predicted: Sequence[Any] = (), default: Any = None) -> None:
+        super().__init__()
+        self.predicted = list(predicted)
+        self.default = default
+
+    def __str__(self) -> str:
+        lines = []
+        for i, fired in enumerate(self):
+            predicted = self.predicted[i] if i < len(self.predicted) else "?"
+            lines.append(f"sample {i}: class = {_fmt_value(predicted)}")
+            if not fired:
+                lines.append(f"  no rule fires (the default class {_fmt_value(self.default)})")
+            for f in sorted(fired, key=lambda f: -f["weight"]):
+                lines.append(f"  rule {f['rule']}: IF {f['condition']} THEN class = "
+                             f"{_fmt_value(f['class'])}  (weight {f['weight']:.4f})")
+        return "\n".join(lines)
+
+
 class RuleSet:
     """Weighted rules voting with the vector encoding (1) of [RUG].
 
@@ -253,15 +275,17 @@ class RuleSet:
         P[~ok, self.default_class] = 1.0
         return P
 
-    def explain(self, X: Any) -> list[list[dict[str, Any]]]:
+    def explain(self, X: Any) -> Explanation:
         """Per sample, the rules that fire: number, text, class, weight, length.
 
         ``"rule": j`` is ``self.rules[j]``, printed as "rule j" by :meth:`export_text`.  The
         sum over a sample's fired rules of ``weight * R(class)`` equals its row of
-        :meth:`decision_function`; an empty list means the default class was used.
+        :meth:`decision_function`; an empty list means the default class was used.  The
+        result is a list (of lists of dicts) that prints as text, a sample per paragraph.
         """
         A = self.coverage(X)
-        out: list[list[dict[str, Any]]] = []
+        out = Explanation(predicted=[plain(c) for c in self.classes[self.predict_index(X)]],
+                          default=plain(self.classes[self.default_class]))
         for i in range(A.shape[0]):
             fired = []
             for j in np.flatnonzero(A[i]):
@@ -339,7 +363,7 @@ class RuleSet:
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_json` (atomically: a complete file or none)."""
-        from ..io import write_atomic
+        from .._files import write_atomic
 
         write_atomic(path, self.to_json())
 

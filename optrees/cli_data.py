@@ -1,0 +1,300 @@
+"""The data side of ``optrees fit / predict / plot``: CSV files read as a person wrote them
+(separator given or sniffed, duplicate headers and date columns refused, a bad row named by
+its line in the file), the options that pick the target, weights and split, and the output
+paths checked before any work.  Errors are :class:`UsageError` lines (exit code 2)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .cli_base import _UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+SEPARATORS = (",", ";", "\t", "|")
+"""What sniffing chooses from: the separator that splits the header into the most fields."""
+
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?"
+                   r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}( \d{1,2}:\d{2}(:\d{2})?)?")
+"""A date (ISO, or day/month/year with / or .), optionally with a time."""
+
+
+# ------------------------------------------------------------------------------- output paths
+def check_out(path: str | None, what: str = "--out") -> None:
+    """Fail before any work when ``path`` cannot be written: missing or read-only folder, a
+    folder in its place, a read-only file."""
+    if path is None:
+        return
+    target = Path(path)
+    folder = target.resolve().parent
+    if not folder.is_dir():
+        raise _UsageError(f"{what}: cannot write {path}: folder {folder} does not exist")
+    if target.is_dir():
+        raise _UsageError(f"{what}: cannot write {path}: it is a folder")
+    try:  # a real probe: permissions, a read-only file system, root's rights alike
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as exc:
+        raise _UsageError(f"{what}: cannot write {path}: folder {folder} is not writable "
+                          f"({exc.strerror})") from exc
+    if target.exists() and not os.access(target, os.W_OK):
+        raise _UsageError(f"{what}: cannot write {path}: the file is read-only")
+
+
+def check_picture(path: str | None, what: str = "--plot") -> None:
+    """:func:`check_out` and a picture format matplotlib writes (by the extension)."""
+    if path is None:
+        return
+    check_out(path, what)
+    from .export import check_picture_path
+
+    try:
+        check_picture_path(path)
+    except (OSError, ValueError) as exc:
+        raise _UsageError(f"{what}: {exc}") from exc
+
+
+# ------------------------------------------------------------------------------- CSV files
+def sniff_separator(path: str) -> str:
+    """The separator of the CSV file at ``path``: the one of :data:`SEPARATORS` that splits
+    its header into the most fields (a comma when none splits it)."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            header = fh.readline()
+    except (OSError, UnicodeDecodeError):
+        return ","  # pandas reports the problem
+    counts = {sep: len(next(csv.reader([header], delimiter=sep), [])) for sep in SEPARATORS}
+    best = max(SEPARATORS, key=lambda s: counts[s])  # ties: the earlier one (comma first)
+    return best if counts[best] > 1 else ","
+
+
+def _header(path: str, sep: str) -> list[str]:
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        return next(csv.reader(fh, delimiter=sep), [])
+
+
+def file_lines(path: str, sep: str) -> list[int]:
+    """The line in the file (1 = the header) of each data row as pandas reads them (blank
+    lines skipped; a quoted field over several lines counts from its first line)."""
+    lines = []
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        start = 1
+        for record in reader:
+            if record:  # pandas skips blank lines
+                lines.append(start)
+            start = reader.line_num + 1
+    return lines[1:]  # the header is the first record
+
+
+def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
+    """The CSV file at ``path`` (header row + at least one data row), separated by ``sep``
+    (None: sniffed).  Duplicate column names and columns of dates are refused; the frame
+    keeps its file and separator in ``attrs`` (for :func:`line_of`)."""
+    import pandas as pd
+
+    if not Path(path).exists():
+        raise _UsageError(f"CSV file not found: {path}")
+    sep = sniff_separator(path) if sep is None else sep
+    try:
+        df = pd.read_csv(path, sep=sep)
+        header = _header(path, sep)
+    except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError,
+            csv.Error) as exc:
+        raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise _UsageError(f"CSV file {path} has duplicate column names {dup[:5]} in its "
+                          "header (line 1); give every column its own name")
+    if df.empty:
+        raise _UsageError(f"CSV file {path} has no data rows (only a header: {list(df.columns)})")
+    _refuse_dates(df, path)
+    df.attrs.update(csv_path=str(path), csv_sep=sep)
+    return df
+
+
+def _refuse_dates(df: pd.DataFrame, path: str) -> None:
+    """A text column whose every value is a date is refused, as the estimators refuse a
+    date column (each date would be its own category)."""
+    import pandas as pd
+
+    for c in df.columns:
+        if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
+            continue
+        values = df[c].dropna().astype(str).str.strip()
+        if len(values) and values.head(100).str.fullmatch(_DATE).all() \
+                and values.str.fullmatch(_DATE).all():  # the head first: cheap on big files
+            parsed = pd.to_datetime(values, errors="coerce", format="mixed", dayfirst=False)
+            if parsed.notna().all():
+                raise _UsageError(
+                    f"column {c!r} of {path} holds dates (e.g. {values.iloc[0]!r}): dates and "
+                    "times are not supported (cells must be strings, numbers or booleans); "
+                    "convert the column to a number first, e.g. days since a fixed date")
+
+
+def line_of(df: pd.DataFrame, row: int) -> str:
+    """``"line 7 of data.csv"`` for row ``row`` (position) of a frame read by
+    :func:`read_csv`; ``"row 6"`` for other frames (a bundled dataset)."""
+    path, sep = df.attrs.get("csv_path"), df.attrs.get("csv_sep")
+    if path is not None:
+        lines = file_lines(path, sep)
+        if len(lines) == len(df):
+            return f"line {lines[row]} of {path}"
+    return f"row {row}"
+
+
+def first_bad_row(df: pd.DataFrame, bad: np.ndarray, what: str) -> None:
+    """Refuse the first row where ``bad`` holds, by its line in the file."""
+    import numpy as np
+
+    rows = np.flatnonzero(bad)
+    if len(rows):
+        more = f" (and {len(rows) - 1} more rows)" if len(rows) > 1 else ""
+        raise _UsageError(f"{line_of(df, int(rows[0]))}: {what}{more}")
+
+
+def check_rows(df: pd.DataFrame) -> None:
+    """Missing and infinite values, named by the line of the first row that has one."""
+    import numpy as np
+    import pandas as pd
+
+    missing = df.isna().to_numpy()
+    if missing.any():
+        row = int(np.flatnonzero(missing.any(axis=1))[0])
+        cols = [c for c, m in zip(df.columns, missing[row], strict=True) if m]
+        first_bad_row(df, missing.any(axis=1), f"missing values (an empty cell) in column "
+                                               f"{cols[0]!r}")
+    numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
+               and not pd.api.types.is_bool_dtype(df[c])]
+    if numeric:
+        inf = np.isinf(df[numeric].to_numpy(dtype=float))
+        if inf.any():
+            row = int(np.flatnonzero(inf.any(axis=1))[0])
+            col = numeric[int(np.flatnonzero(inf[row])[0])]
+            first_bad_row(df, inf.any(axis=1), f"infinite values in column {col!r}")
+
+
+def row_weights(df: pd.DataFrame, column: str) -> np.ndarray:
+    """``--weight-column``: numbers >= 0, finite, a bad one named by its line."""
+    import numpy as np
+    import pandas as pd
+
+    values = pd.to_numeric(df[column], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        cell = df[column].iloc[int(np.flatnonzero(bad)[0])]
+        first_bad_row(df, bad, f"--weight-column {column!r} holds {cell!r}, not a finite "
+                               "number")
+    negative = values < 0
+    if negative.any():
+        first_bad_row(df, negative, f"--weight-column {column!r} holds a negative weight "
+                                    f"({values[negative][0]:g}); weights must be >= 0")
+    return values
+
+
+# ------------------------------------------------------------------------------- fit data
+def check_sources(args: argparse.Namespace) -> None:
+    """The data options of ``fit``, checked before anything is read."""
+    if (args.dataset is None) == (args.csv is None):
+        raise _UsageError("give exactly one of --dataset NAME or --csv FILE")
+    if args.csv is not None and args.target is None:
+        raise _UsageError("--csv needs --target COLUMN")
+    if args.dataset is not None and args.target is not None:
+        raise _UsageError("--target is for --csv; a dataset has its own target column")
+    if not 0 <= args.test_size < 1:
+        raise _UsageError(f"--test-size must be in [0, 1), got {args.test_size}")
+
+
+def label(text: str, y: pd.Series, flag: str) -> Any:
+    """The label of ``y`` that prints as ``text`` (a CSV's labels may be numbers)."""
+    labels = {str(v): v for v in y.unique()}
+    if text not in labels:
+        raise _UsageError(f"{flag}: {text!r} is not a label of the target "
+                          f"(labels: {sorted(labels)[:10]})")
+    return labels[text]
+
+
+def class_weight(text: str, y: pd.Series) -> Any:
+    """``--class-weight``: "balanced", or "LABEL=W,LABEL=W" with labels as y prints them."""
+    if text == "balanced":
+        return "balanced"
+    weights = {}
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        if not eq:
+            raise _UsageError(f"--class-weight takes 'balanced' or LABEL=WEIGHT,...; got {text!r}")
+        key = label(name.strip(), y, "--class-weight")
+        try:
+            weights[key] = float(value)
+        except ValueError as exc:
+            raise _UsageError(f"--class-weight: weight {value!r} of {name!r} is not a "
+                              "number") from exc
+    return weights
+
+
+def pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None:
+    """``--weight-column``: the training and test rows' weights (None: no test part), the
+    column removed from X."""
+    column = args.weight_column
+    if column is None:
+        return None
+    if column not in parts[0].columns:
+        raise _UsageError(f"--weight-column {column!r} is not a column of the data "
+                          f"(columns: {list(parts[0].columns)})")
+    weights = [None if X is None else X[column].to_numpy() for X in parts[:2]]
+    parts[:2] = [None if X is None else X.drop(columns=[column]) for X in parts[:2]]
+    return weights
+
+
+def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int) -> list[Any]:
+    """``[X_train, X_test, y_train, y_test]`` (test part None when ``test_size`` is 0)."""
+    from sklearn.model_selection import train_test_split
+
+    from ._validation import check_target
+
+    if test_size == 0:
+        return [X, None, y, None]
+    try:
+        parts = train_test_split(X, y, test_size=test_size, random_state=seed)
+    except ValueError as exc:  # too few rows for this test size
+        raise _UsageError(f"cannot split {len(y)} rows with --test-size {test_size}: {exc}"
+                          ) from exc
+    check_target(parts[2], len(parts[2]))  # e.g. a single class left in the training part
+    return parts
+
+
+def load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
+    """X and y of --dataset or --csv, checked as ``fit`` checks them (missing values in any
+    row, infinite values, labels, weights), so that no finished fit is thrown away over the
+    test part; a bad row is named by its line in the file."""
+    from ._validation import check_frame, check_target
+
+    if args.dataset is not None:
+        from .datasets import load_dataset
+
+        X, y = load_dataset(args.dataset)
+        frame = X
+    else:
+        df = read_csv(args.csv, args.sep)
+        if args.target not in df.columns:
+            raise _UsageError(f"target column {args.target!r} not in {args.csv} (columns: "
+                              f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
+        check_rows(df)
+        frame, X, y = df, df.drop(columns=[args.target]), df[args.target]
+    if args.weight_column is not None and args.weight_column in frame.columns:
+        row_weights(frame, args.weight_column)
+    check_frame(X)
+    check_target(y, len(X))
+    for flag in ("--sensitive", "--legitimate"):  # method options: absent unless given
+        column = getattr(args, flag[2:], None)
+        if column is not None and column not in X.columns:
+            raise _UsageError(f"{flag} column {column!r} is not a feature column "
+                              f"(columns: {list(X.columns)})")
+    return X, y

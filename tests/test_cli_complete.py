@@ -1,0 +1,218 @@
+"""Issue 42, item 4: the command line draws models, writes probabilities and accuracy, reads
+CSV files as people write them (``;``-separated, a duplicate header, a date column, a bad row
+named by its line) and checks its output paths before any fit; its defaults are the API's."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import optrees.cli_report as cli_report
+from optrees import load_model
+from optrees.cli import METHODS, main
+from optrees.registry import cli_methods
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+class Fitted(Exception):
+    """Raised by the patched fit: the CLI got as far as fitting."""
+
+
+@pytest.fixture()
+def no_fit(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise Fitted
+
+    monkeypatch.setattr(cli_report, "fit_quietly", refuse)
+
+
+def _table(n: int = 120) -> pd.DataFrame:
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"G1": rng.integers(0, 5, n), "b": rng.integers(0, 2, n),
+                       "colour": rng.choice(["red", "blue"], n)})
+    df["y"] = np.where((df["G1"] == 0) ^ (df["b"] == 1), "yes", "no")
+    return df
+
+
+def _error(capsys, code: int) -> str:
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and err.startswith("optrees: error:"), err
+    return err
+
+
+@pytest.fixture()
+def semicolon_csv(tmp_path):
+    path = tmp_path / "data.csv"
+    _table().to_csv(path, sep=";", index=False)
+    return path
+
+
+FAST = ["--depth", "2", "--time-limit", "20"]
+
+
+# ------------------------------------------------------------------------------ pictures
+@pytest.mark.parametrize("method", ["bendoct", "rug"])
+def test_fit_plot_and_plot_command_draw_trees_and_rule_sets(method, semicolon_csv, tmp_path,
+                                                            capsys):
+    model, fit_png, png = tmp_path / "m.json", tmp_path / "fit.png", tmp_path / "again.png"
+    assert main(["fit", "--csv", str(semicolon_csv), "--target", "y", "--method", method,
+                 *FAST, "--out", str(model), "--plot", str(fit_png)]) == 0
+    assert f"picture written to {fit_png}" in capsys.readouterr().out
+    assert main(["plot", str(model), "--out", str(png)]) == 0
+    for path in (fit_png, png):
+        assert path.read_bytes()[:8] == PNG and path.stat().st_size > 5000
+
+
+def test_plot_refuses_a_bad_picture_path_before_drawing(semicolon_csv, tmp_path, capsys,
+                                                        no_fit):
+    args = ["fit", "--csv", str(semicolon_csv), "--target", "y", *FAST]
+    err = _error(capsys, main([*args, "--plot", str(tmp_path / "none" / "t.png")]))
+    assert "does not exist" in err
+    err = _error(capsys, main([*args, "--plot", str(tmp_path / "t.xyz")]))
+    assert "must end in one of" in err and ".png" in err
+
+
+# ------------------------------------------------------------------------------ predict
+def test_predict_writes_probabilities_and_the_accuracy(semicolon_csv, tmp_path, capsys):
+    model, out = tmp_path / "m.json", tmp_path / "pred.csv"
+    assert main(["fit", "--csv", str(semicolon_csv), "--target", "y", *FAST, "--test-size",
+                 "0", "--out", str(model)]) == 0
+    new = _table(80).sample(frac=1, random_state=3)  # other rows; the target column is there
+    new.loc[new.index[:7], "y"] = np.where(new["y"].iloc[:7] == "yes", "no", "yes")  # 7 wrong
+    new.to_csv(tmp_path / "new.csv", index=False)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(tmp_path / "new.csv"),
+                 "--proba", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    pred = pd.read_csv(out)
+    assert list(pred.columns) == ["prediction", "proba_no", "proba_yes"]
+    loaded = load_model(model)
+    X = new.drop(columns=["y"])
+    assert np.allclose(pred[["proba_no", "proba_yes"]], loaded.predict_proba(X))
+    accuracy = np.mean(pred["prediction"].to_numpy() == new["y"].to_numpy())
+    assert accuracy == pytest.approx(73 / 80)  # the tree is exact; 7 labels were flipped
+    assert re.search(rf"accuracy on .*new.csv: {accuracy:.4f} \(n=80", printed)
+
+
+def test_predict_to_stdout_keeps_the_accuracy_off_the_csv(semicolon_csv, tmp_path, capsys):
+    model = tmp_path / "m.json"
+    assert main(["fit", "--csv", str(semicolon_csv), "--target", "y", *FAST,
+                 "--out", str(model)]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(semicolon_csv)]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0] == "prediction" and len(out.splitlines()) == 121
+    assert "accuracy on" in err and "accuracy" not in out
+
+
+# ------------------------------------------------------------------------------ CSV files
+def test_semicolon_and_tab_files_are_sniffed_and_sep_is_taken(semicolon_csv, tmp_path, capsys):
+    """The same tree from a ';' file (sniffed or --sep) as from a ',' file."""
+    comma, tab = tmp_path / "comma.csv", tmp_path / "tab.tsv"
+    _table().to_csv(comma, index=False)
+    _table().to_csv(tab, sep="\t", index=False)
+    trees = []
+    for argv in (["--csv", str(comma)], ["--csv", str(semicolon_csv)],
+                 ["--csv", str(semicolon_csv), "--sep", ";"], ["--csv", str(tab)]):
+        assert main(["fit", *argv, "--target", "y", *FAST]) == 0
+        trees.append(capsys.readouterr().out.split("\n\n")[1])
+    assert len(set(trees)) == 1 and "G1 <= 0.5" in trees[0]
+
+
+def test_duplicate_header_is_refused(tmp_path, capsys, no_fit):
+    path = tmp_path / "dup.csv"
+    path.write_text("a,a,y\n1,2,0\n2,3,1\n3,1,0\n")
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "y"]))
+    assert "duplicate column names ['a']" in err
+
+
+def test_date_column_is_refused_as_in_the_api(tmp_path, capsys, no_fit):
+    df = _table()
+    df["when"] = pd.date_range("2020-01-01", periods=len(df)).strftime("%Y-%m-%d")
+    df.to_csv(tmp_path / "dates.csv", index=False)
+    err = _error(capsys, main(["fit", "--csv", str(tmp_path / "dates.csv"), "--target", "y"]))
+    assert "'when'" in err and "dates and times are not supported" in err
+
+
+def test_text_that_is_not_a_date_is_a_category(tmp_path, capsys):
+    df = _table()
+    df["code"] = np.where(df["b"] == 1, "2020-01-01", "none")  # not every value is a date
+    df.to_csv(tmp_path / "codes.csv", index=False)
+    assert main(["fit", "--csv", str(tmp_path / "codes.csv"), "--target", "y", *FAST]) == 0
+
+
+def test_negative_weight_is_named_by_its_line_in_the_file(tmp_path, capsys, no_fit):
+    df = _table()
+    df["w"] = 1.0
+    df.loc[41, "w"] = -2.0  # data row 41 (0-based) is line 43: header, then rows from line 2
+    path = tmp_path / "w.csv"
+    text = df.to_csv(index=False).splitlines()
+    text.insert(10, "")  # a blank line before it: pandas skips it, the line count does not
+    path.write_text("\n".join(text) + "\n")
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "y",
+                               "--weight-column", "w"]))
+    assert f"line 44 of {path}" in err and "negative weight (-2)" in err
+    assert path.read_text().splitlines()[43].endswith(",-2.0")
+
+
+def test_missing_value_is_named_by_its_line(tmp_path, capsys, no_fit):
+    path = tmp_path / "nan.csv"
+    path.write_text('G1,note,y\n1,"two\nlines",0\n2,,1\n3,c,0\n')
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "y"]))
+    assert f"line 4 of {path}" in err and "'note'" in err
+
+
+# ------------------------------------------------------------------------------ output paths
+def test_unwritable_output_folder_is_found_before_fitting(tmp_path, capsys, no_fit):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        probe = folder / "probe"
+        try:
+            probe.write_text("x")  # root may write anyway: then use a read-only file system
+            probe.unlink()
+            target = "/sys/optrees-model.json"
+        except OSError:
+            target = str(folder / "m.json")
+        err = _error(capsys, main(["fit", "--dataset", "monk1", "--out", target]))
+        assert "is not writable" in err
+    finally:
+        folder.chmod(0o755)
+
+
+# ------------------------------------------------------------------------------ defaults
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_cli_defaults_are_the_apis(method, monkeypatch):
+    """Without --depth / --lam / --time-limit the estimator gets its own defaults."""
+    built = {}
+
+    def keep(est, *args, **kwargs):
+        built["est"] = est
+        raise Fitted
+
+    monkeypatch.setattr(cli_report, "fit_quietly", keep)
+    with pytest.raises(Fitted):
+        main(["fit", "--dataset", "monk1", "--method", method])
+    cls = cli_methods()[method].load()
+    defaults = {k: p.default for k, p in inspect.signature(cls).parameters.items()}
+    params = built["est"].get_params()
+    for name in ("depth", "max_depth", "lam", "time_limit"):
+        if name in defaults:
+            assert params[name] == defaults[name], name
+
+
+def test_help_and_settings_line_show_the_methods_defaults(capsys, monkeypatch):
+    assert main(["fit", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert re.search(r"--depth DEPTH .*bendoct[^)]*: 3", text)
+    assert re.search(r"--lam LAM .*bendoct: 0.01", text)
+    monkeypatch.setattr(cli_report, "fit_quietly", lambda *a, **k: (_ for _ in ()).throw(Fitted))
+    with pytest.raises(Fitted):
+        main(["fit", "--dataset", "monk1", "--method", "bendoct"])
+    assert capsys.readouterr().out.startswith("bendoct: depth 3, lam 0.01, time limit 60s")
