@@ -14,8 +14,6 @@ from .nodes import as_nodes, fmt
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from ..models.rule_set import RuleSet
-
 
 def pyplot():  # noqa: ANN201 - the matplotlib.pyplot module
     """matplotlib.pyplot, on the non-interactive Agg backend unless pyplot is already in use."""
@@ -146,9 +144,10 @@ def _draw_legend(ax: Any, title: str, entries: list[tuple[str, RGB]], fontsize: 
               alignment="left")
 
 
-def plot_rules(rules: RuleSet, max_rules: int | None = 20, ax: Any = None,
+def plot_rules(rules: Any, max_rules: int | None = 20, ax: Any = None,
                path: str | Path | None = None, fontsize: float = 8.0) -> Figure:
-    """Horizontal bars of rule weights (largest first), each labelled with its rule text."""
+    """Horizontal bars of the weights of a :class:`~optrees.models.rule_set.RuleSet`'s rules
+    (largest first), each labelled with its rule text."""
     if path is not None:
         check_picture_path(path)
     plt = pyplot()
