@@ -47,7 +47,7 @@ PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "s
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
-            "--plain", "--class-weight", "--weight-column"}
+            "--plain", "--class-weight", "--weight-column", "--costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
@@ -170,7 +170,8 @@ def _build_estimator(args: argparse.Namespace) -> Any:
     method_kwargs, flags = _method_params(args)
     kwargs = {**_general_params(args, cls), **method_kwargs}
     uses = {"--class-weight": (args.class_weight, lambda c: _takes(c, "class_weight")),
-            "--weight-column": (args.weight_column, _fits_with_weights)}
+            "--weight-column": (args.weight_column, _fits_with_weights),
+            "--costs": (args.costs, lambda c: _takes(c, "misclassification_costs"))}
     for flag, (value, used_by) in uses.items():
         if value is not None and not used_by(cls):
             raise _unused(flag, args.method,
@@ -225,6 +226,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
     X, y = data.load_data(args)
     if args.class_weight is not None:
         est.set_params(class_weight=data.class_weight(args.class_weight, y))
+    if args.costs is not None:
+        est.set_params(misclassification_costs=data.costs(args.costs, y))
     if getattr(args, "positive_class", None) is not None:
         est.set_params(positive_class=data.label(args.positive_class, y, "--positive-class"))
     parts = data.split(X, y, args.test_size, args.seed)
@@ -360,6 +363,10 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--class-weight", default=None,
                      help="'balanced' or LABEL=WEIGHT,... (trees: the weight of each class's "
                           "rows; default: 1 each)")
+    fit.add_argument("--costs", default=None, metavar="FILE.csv",
+                     help="misclassification costs (bendoct, benders, flow): a CSV matrix, "
+                          "true labels as first column, predicted labels as header; the tree "
+                          "minimises the total cost (default: accuracy)")
     fit.add_argument("--weight-column", default=None,
                      help="column of row weights (>= 0), not a feature (default: none)")
     fit.add_argument("--plain", action="store_true",

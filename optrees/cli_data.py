@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import re
 import tempfile
@@ -237,6 +238,30 @@ def class_weight(text: str, y: pd.Series) -> Any:
             raise _UsageError(f"--class-weight: weight {value!r} of {name!r} is not a "
                               "number") from exc
     return weights
+
+
+def costs(path: str, y: pd.Series) -> dict[tuple[Any, Any], float]:
+    """``--costs FILE.csv``: a matrix with the true labels as first column and the predicted
+    labels as header (labels as the target prints them), one cost >= 0 per cell."""
+    table = read_csv(path)
+    table = table.set_index(table.columns[0])
+    out = {}
+    for true in table.index:
+        for pred in table.columns:
+            cell = table.loc[true, pred]
+            try:
+                value = float(cell)
+            except (TypeError, ValueError):
+                value = math.nan
+            if not math.isfinite(value) or value < 0:
+                raise _UsageError(f"--costs {path}: the cost of predicting {pred!r} for "
+                                  f"{true!r} is {cell!r}, not a number >= 0")
+            out[(label(str(true).strip(), y, "--costs (first column)"),
+                 label(str(pred).strip(), y, "--costs (header)"))] = value
+    if not out:
+        raise _UsageError(f"--costs {path}: no costs in it (true labels as first column, "
+                          "predicted labels as header)")
+    return out
 
 
 def pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None:

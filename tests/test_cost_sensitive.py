@@ -198,3 +198,34 @@ def test_pystreed_agrees_on_binary_features():
                                 time_limit=60).fit(X, y)
         assert est.status_ == "optimal"
         assert est.objective_ * len(y) == pytest.approx(C[y, peer.predict(X)].sum())
+
+
+def test_cli_costs_file(tmp_path, capsys):
+    """``optrees fit --costs FILE.csv``: the model saved minimises the file's costs (its
+    training cost equals the enumerated optimum); a bad cell is named."""
+    from optrees import load_model
+    from optrees.cli import main
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 4, size=(30, 2)).astype(float)
+    y = np.where(X[:, 0] + rng.normal(size=30) > 1.5, "bad", "good")
+    data = tmp_path / "d.csv"
+    pd_frame = __import__("pandas").DataFrame({"a": X[:, 0], "b": X[:, 1], "y": y})
+    pd_frame.to_csv(data, index=False)
+    costs = tmp_path / "costs.csv"
+    costs.write_text("true,bad,good\nbad,0,6\ngood,1,0\n")
+    model = tmp_path / "m.json"
+    assert main(["fit", "--csv", str(data), "--target", "y", "--method", "bendoct",
+                 "--depth", "2", "--lam", "0", "--test-size", "0", "--costs", str(costs),
+                 "--out", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "misclassification cost" in out
+    C = np.array([[0.0, 6.0], [1.0, 0.0]])  # classes bad, good
+    yi = (y == "good").astype(int)
+    pred = (load_model(model).predict(pd_frame[["a", "b"]]) == "good").astype(int)
+    want = enumerate_best(X, yi, np.ones(30), C, 2, 0.0, "leaves")
+    assert C[yi, pred].mean() == pytest.approx(want)
+    costs.write_text("true,bad,good\nbad,0,x\ngood,1,0\n")
+    assert main(["fit", "--csv", str(data), "--target", "y", "--method", "bendoct",
+                 "--costs", str(costs)]) != 0
+    assert "'x'" in capsys.readouterr().err
