@@ -20,7 +20,8 @@ from ..trees.oct import OCT
 from ..trees.problem import TreeProblem
 from ..trees.raw_thresholds import solve_binoct_raw
 from ._base import Deadline, stop_on_ctrl_c
-from .trees import TREE_DEFAULTS, _OptimalTreeClassifier
+from .tree_params import TREE_DEFAULTS
+from .trees import _OptimalTreeClassifier
 
 
 class OCTClassifier(_OptimalTreeClassifier):

@@ -15,7 +15,6 @@ from .._params import (
     TIME_LIMIT,
     VERBOSE,
     Boolean,
-    Check,
     Either,
     GeneratedInit,
     Integer,
@@ -23,13 +22,11 @@ from .._params import (
     Param,
     Params,
     Real,
-    as_given,
     optional,
     validate_params,
 )
 from .._validation import (
     OptreesInputError,
-    check_depth,
     check_target,
     fit_weights,
     positive_class_index,
@@ -46,9 +43,9 @@ from ..trees.fair_thresholds import (
     Certificate,
     better_fair_stump,
 )
-from ..trees.fairness import FAIRNESS, TreeFairness
+from ..trees.fairness import TreeFairness
 from ..trees.flow import FlowOCT
-from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
+from ..trees.formulation import check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
 from ..trees.objectives import ClassificationView, MisclassificationCosts
 from ..trees.objectives.solve import solve_costs
@@ -68,6 +65,19 @@ from ._base import (
     stop_on_ctrl_c,
     store_result,
     warn_unseen,
+)
+from .tree_params import (
+    BENDERS_DEFAULTS,
+    BINARIZER,
+    DEPTH,
+    FAIRNESS_PARAMS,
+    MAX_LEAVES,
+    MIN_SAMPLES_LEAF,
+    MISCLASSIFICATION_COSTS,
+    SIDE_DEFAULTS,
+    SUBTREE_SEARCH,
+    TREE_DEFAULTS,
+    WARM_START,
 )
 
 FAIR_BINS = 20
@@ -119,65 +129,6 @@ def fair_cuts(df: pd.DataFrame, depth: int,
             total += more
             cuts[name] = v[1:]
     return cuts or None
-
-
-def _binarizer(value: Any) -> Any:
-    if value is None or (isinstance(value, str) and value == "auto") or hasattr(
-            value, "fit_transform"):
-        return value
-    raise ValueError
-
-
-BINARIZER = Param(Check("'auto', None or a Binarizer", _binarizer),
-                  "how raw columns become 0/1 features ('auto': one-hot / thresholds at "
-                  "quantiles, or every threshold with the subtree search; None: X is "
-                  "already 0/1)", cli="")
-DEPTH = Param(Check("an integer >= 1", lambda v: check_depth(v, MAX_TREE_DEPTH, TREE_DEPTH_WHY)),
-              "depth of the tree (number of tests on the longest path)")
-SUBTREE_SEARCH = Param(Boolean(), "solve by the exact searches first (every threshold of "
-                       "numeric columns at depth <= 4; else dynamic programming over the 0/1 "
-                       "columns with bounds and a cache); the MIP runs only when they prove "
-                       "nothing within half of the time")
-WARM_START = Param(Boolean(), "start the solver from CART of the same depth",
-                   cli="--no-warm-start")
-MIN_SAMPLES_LEAF = Param(Either(Integer(1), Real(0.0, 1.0, low_open=True, high_open=True)),
-                         "fewest training rows on each side of a split: a count, or a "
-                         "fraction of the rows (rows, not weight, as in scikit-learn)")
-MAX_LEAVES = Param(optional(Integer(1)), "most leaves of the tree (None: 2^depth)")
-
-
-FAIRNESS_PARAMS = {
-    "fairness": Param(optional(Options(*FAIRNESS)), "group-fairness constraint of the tree "
-                      "on the training data (needs --sensitive)"),
-    "epsilon": Param(Real(0.0, 1.0), "largest gap between two groups the fairness constraint "
-                     "allows"),
-    "sensitive": Param(Check("None or a column name of X", as_given),
-                       "sensitive attribute column (its groups are compared)"),
-    "positive_class": Param(Check("None or a class of y", as_given),
-                            "the class whose predictions fairness compares (None: the last "
-                            "class)"),
-    "legitimate": Param(Check("None or a column name of X", as_given),
-                        "legitimate attribute column of conditional_parity (parity within "
-                        "each of its values)"),
-    "drop_sensitive": Param(Boolean(), "keep the sensitive column out of the tree's tests"),
-}
-TREE_DEFAULTS = {"depth": 2, "lam": 0.0, "time_limit": 60.0, "binarizer": "auto",
-                 "warm_start": True, "random_state": None, "verbose": False}
-"""Constructor defaults every tree MIP estimator shares (first in its signature)."""
-SIDE_DEFAULTS = {"class_weight": None, "min_samples_leaf": 1, "max_leaves": None,
-                 "fairness": None, "epsilon": 0.05, "sensitive": None, "positive_class": None,
-                 "legitimate": None, "drop_sensitive": False, "misclassification_costs": None}
-"""Constructor defaults of the weights, side constraints and objective (last in a
-signature)."""
-BENDERS_DEFAULTS = {"polishing": True, "path_bound_cuts": "both", "strengthened_cuts": False,
-                    "eqp": None, "eqp_max_split": 2, "split_bound_cuts": True,
-                    "subtree_search": True}
-"""Constructor defaults of BendersOCT's and BendOCT's accelerations."""
-MISCLASSIFICATION_COSTS = Param(
-    Check("None, a K x K matrix or a dict {(true, predicted): cost}", as_given),
-    "cost of predicting each class for a row of each class (rows: true class, in the order "
-    "of classes_; a dict's missing pairs: 0 on the diagonal, 1 off it); the tree minimises "
-    "its total cost plus the penalty", cli="")
 
 
 def min_leaf_rows(value: float, n_rows: int) -> int:
