@@ -47,7 +47,7 @@ PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "s
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
-            "--plain", "--class-weight", "--weight-column", "--costs"}
+            "--plain", "--class-weight", "--weight-column", "--costs", "--feature-costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
@@ -171,7 +171,8 @@ def _build_estimator(args: argparse.Namespace) -> Any:
     kwargs = {**_general_params(args, cls), **method_kwargs}
     uses = {"--class-weight": (args.class_weight, lambda c: _takes(c, "class_weight")),
             "--weight-column": (args.weight_column, _fits_with_weights),
-            "--costs": (args.costs, lambda c: _takes(c, "misclassification_costs"))}
+            "--costs": (args.costs, lambda c: _takes(c, "misclassification_costs")),
+            "--feature-costs": (args.feature_costs, lambda c: _takes(c, "feature_costs"))}
     for flag, (value, used_by) in uses.items():
         if value is not None and not used_by(cls):
             raise _unused(flag, args.method,
@@ -228,6 +229,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
         est.set_params(class_weight=data.class_weight(args.class_weight, y))
     if args.costs is not None:
         est.set_params(misclassification_costs=data.costs(args.costs, y))
+    if args.feature_costs is not None:
+        est.set_params(feature_costs=data.feature_costs(args.feature_costs, X))
     if getattr(args, "positive_class", None) is not None:
         est.set_params(positive_class=data.label(args.positive_class, y, "--positive-class"))
     parts = data.split(X, y, args.test_size, args.seed)
@@ -367,6 +370,10 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                      help="misclassification costs (bendoct, benders, flow): a CSV matrix, "
                           "true labels as first column, predicted labels as header; the tree "
                           "minimises the total cost (default: accuracy)")
+    fit.add_argument("--feature-costs", default=None, metavar="COL=COST,...",
+                     help="cost each row pays for each distinct column tested on its path "
+                          "(bendoct, benders, flow; in units of one misclassified row; "
+                          "default: none)")
     fit.add_argument("--weight-column", default=None,
                      help="column of row weights (>= 0), not a feature (default: none)")
     fit.add_argument("--plain", action="store_true",

@@ -264,6 +264,26 @@ def costs(path: str, y: pd.Series) -> dict[tuple[Any, Any], float]:
     return out
 
 
+def feature_costs(text: str, X: pd.DataFrame) -> dict[str, float]:
+    """``--feature-costs COL=COST,...``: columns of the data, costs >= 0."""
+    out = {}
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        name = name.strip()
+        if not eq or name not in X.columns:
+            raise _UsageError(f"--feature-costs takes COLUMN=COST,... with columns of the data; "
+                              f"got {part!r} (columns: {list(X.columns)[:10]})")
+        try:
+            cost = float(value)
+        except ValueError:
+            cost = math.nan
+        if not math.isfinite(cost) or cost < 0:
+            raise _UsageError(f"--feature-costs: the cost of {name!r} is {value!r}, not a "
+                              "number >= 0")
+        out[name] = cost
+    return out
+
+
 def pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None:
     """``--weight-column``: the training and test rows' weights (None: no test part), the
     column removed from X."""

@@ -26,7 +26,8 @@ def mip_summary(est: Any) -> list[str]:
              f"objective       : {est.objective_:g}   bound: {est.bound_:g}   "
              f"gap: {est.gap_:.2%}"]
     if "objective" in est.stats_:  # not accuracy: say what the numbers are
-        lines.append(f"objective is    : {est.stats_['objective']}; the bound is a lower bound")
+        side = "a lower" if "lower is better" in est.stats_["objective"] else "an upper"
+        lines.append(f"objective is    : {est.stats_['objective']}; the bound is {side} bound")
     if getattr(est, "thresholds_", None) == "binarized" and \
             "every_threshold_bound" in est.stats_:
         lines.append(f"every threshold : objective at most "

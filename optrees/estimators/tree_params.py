@@ -67,7 +67,8 @@ TREE_DEFAULTS = {"depth": 2, "lam": 0.0, "time_limit": 60.0, "binarizer": "auto"
 """Constructor defaults every tree MIP estimator shares (first in its signature)."""
 SIDE_DEFAULTS = {"class_weight": None, "min_samples_leaf": 1, "max_leaves": None,
                  "fairness": None, "epsilon": 0.05, "sensitive": None, "positive_class": None,
-                 "legitimate": None, "drop_sensitive": False, "misclassification_costs": None}
+                 "legitimate": None, "drop_sensitive": False, "misclassification_costs": None,
+                 "feature_costs": None}
 """Constructor defaults of the weights, side constraints and objective (last in a
 signature)."""
 BENDERS_DEFAULTS = {"polishing": True, "path_bound_cuts": "both", "strengthened_cuts": False,
@@ -79,3 +80,8 @@ MISCLASSIFICATION_COSTS = Param(
     "cost of predicting each class for a row of each class (rows: true class, in the order "
     "of classes_; a dict's missing pairs: 0 on the diagonal, 1 off it); the tree minimises "
     "its total cost plus the penalty", cli="")
+FEATURE_COSTS = Param(
+    Check("None or a dict {column name: cost}", as_given),
+    "cost paid by each row for each distinct column tested on its path (in units of one "
+    "misclassified row; columns not named cost 0); solved over 0/1 columns by the subtree "
+    "search, numeric columns binarized", cli="")

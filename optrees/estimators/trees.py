@@ -47,7 +47,8 @@ from ..trees.fairness import TreeFairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
-from ..trees.objectives import ClassificationView, MisclassificationCosts
+from ..trees.objectives import ClassificationView, MisclassificationCosts, objective_class
+from ..trees.objectives.feature_costs import solve_with_feature_costs
 from ..trees.objectives.solve import solve_costs
 from ..trees.problem import TreeProblem
 from ..trees.solve import search_off, solve_tree
@@ -71,6 +72,7 @@ from .tree_params import (
     BINARIZER,
     DEPTH,
     FAIRNESS_PARAMS,
+    FEATURE_COSTS,
     MAX_LEAVES,
     MIN_SAMPLES_LEAF,
     MISCLASSIFICATION_COSTS,
@@ -170,6 +172,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         "max_leaves": MAX_LEAVES,
         **FAIRNESS_PARAMS,
         "misclassification_costs": MISCLASSIFICATION_COSTS,
+        "feature_costs": FEATURE_COSTS,
     }
 
     _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "symmetry_breaking": True,
@@ -196,11 +199,13 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         w = fit_weights(sample_weight, p.class_weight, classes, y_enc)
         df, y_enc, w = drop_weightless(df, y_enc, w)
         costs = p.get("misclassification_costs")
-        if costs is None:
-            result = self._solve(df, y_enc, w, classes, p, deadline)
+        matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
+        if p.get("feature_costs") is not None:
+            result = self._solve_feature_costs(df, y_enc, w, classes, p, deadline, matrix)
+        elif matrix is not None:
+            result = self._solve_costs(matrix, df, y_enc, w, classes, p, deadline)
         else:
-            result = self._solve_costs(MisclassificationCosts.from_spec(costs, classes), df,
-                                       y_enc, w, classes, p, deadline)
+            result = self._solve(df, y_enc, w, classes, p, deadline)
         self.classes_ = classes
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats["bb_nodes"]
@@ -301,6 +306,33 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
 
         return solve_costs(costs, solve, lambda: self._encode(df), y, w, p.lam,
                            self._penalty(p), min_leaf_rows(p.min_samples_leaf, len(y)))
+
+    def _solve_feature_costs(self, df: Any, y: np.ndarray, w: np.ndarray | None,
+                             classes: np.ndarray, p: Params, deadline: Deadline,
+                             matrix: MisclassificationCosts | None) -> FitResult:
+        """The best tree when tests cost (:mod:`optrees.trees.objectives.feature_costs`):
+        the 0/1 subtree search, which carries a path's columns; numeric columns binarized
+        (quantile and CART's cuts), no MIP (the search's bound)."""
+        costs = objective_class("feature_costs").from_spec(p.feature_costs, list(df.columns))
+        for name in ("fairness", "max_leaves"):
+            if p.get(name) is not None:
+                raise OptreesInputError(f"feature_costs together with {name} is not "
+                                        "supported: fit one of them")
+        min_leaf = min_leaf_rows(p.min_samples_leaf, len(y))
+        self.encoder_ = None
+        X = self._fit_binary(df, w, None, self._cart_cuts(df, y, w, p, min_leaf, None))
+        lossy = self.binarizer_ is not None and not self.binarizer_.keeps_every_threshold(df)
+        self.thresholds_ = "binarized" if lossy else "all"
+        columns = (list(df.columns) if self.binarizer_ is None
+                   else [lit.column for lit in self.binarizer_.literals_])
+        with stop_on_ctrl_c(deadline):
+            result = solve_with_feature_costs(
+                X, [str(c) for c in columns], (self.feature_names_, self.negated_names_), y, w,
+                classes, p.depth, p.lam, self._penalty(p), min_leaf, costs, matrix, deadline)
+        if lossy:
+            result.stats["every_threshold"] = ("off: feature costs are searched over 0/1 "
+                                               "columns (quantile cuts and CART's)")
+        return result
 
     def _certify_thresholds(self, df: Any, problem: TreeProblem, result: FitResult,
                             certificate: list[Certificate], deadline: Deadline

@@ -10,15 +10,28 @@ it, certified, without a line of its own, and the accuracy kernels stay as fast 
 Objectives whose leaf cost is not of that form (squared error, survival) need kernels over
 other sufficient statistics; see ``docs/architecture.md``.
 
-:data:`OBJECTIVES` is the registration: a new objective is a module here and a line there.
+:data:`OBJECTIVES` is the registration: a new objective is a module here and a line there
+(:mod:`.feature_costs` is the other kind: a cost the search carries on each path).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from .costs import MisclassificationCosts
 from .view import ClassificationView
 
-OBJECTIVES = {"accuracy": None, "misclassification_costs": MisclassificationCosts}
-"""Objective name -> its class (None: weighted accuracy, the engines' native objective)."""
+OBJECTIVES = {"misclassification_costs": "costs:MisclassificationCosts",
+              "feature_costs": "feature_costs:FeatureCosts"}
+"""The registration: estimator parameter -> the objective's module and class here (weighted
+accuracy, the engines' native objective, needs none).  Loaded on use, so this package stays
+importable from :mod:`optrees.trees.problem`."""
 
-__all__ = ["OBJECTIVES", "ClassificationView", "MisclassificationCosts"]
+
+def objective_class(name: str) -> type:
+    """The class registered for the objective parameter ``name``."""
+    module, cls = OBJECTIVES[name].split(":")
+    return getattr(import_module(f"{__name__}.{module}"), cls)
+
+
+__all__ = ["OBJECTIVES", "ClassificationView", "MisclassificationCosts", "objective_class"]

@@ -84,11 +84,14 @@ def symmetric(G: np.ndarray) -> np.ndarray:
 
 def depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int, tol: float,
                  C: np.ndarray | None = None, n_rows: int = 0, min_leaf: int = 1,
-                 budget: int | None = None) -> tuple[float, int, int, int]:
+                 budget: int | None = None, split_costs: tuple | None = None
+                 ) -> tuple[float, int, int, int]:
     """Vectorized :func:`.kernels.depth2_kernel` over feature pairs (as :mod:`optrees.trees.d2s`
     does): a split needs ``min_leaf`` rows on each side (row pair counts ``C``, ``F x F`` or
     ``F x F x K`` summed over classes, of the ``n_rows`` rows; unused when ``min_leaf`` is 1)
-    and the tree at most ``budget`` leaves (None: 4)."""
+    and the tree at most ``budget`` leaves (None: 4).  ``split_costs`` = (``root`` (F),
+    ``left``, ``right`` (F x F)): what splitting the root on ``a`` costs, and splitting its
+    left / right child on ``b`` below it (feature costs, :mod:`.feature_costs`)."""
     G = symmetric(G)
     leaf = float(t.max()) - L if t.size else -L
     budget = 4 if budget is None else int(budget)
@@ -110,6 +113,8 @@ def depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int, tol: float,
             else:
                 q1, q0 = d[None, :, :] - G, t - d[:, None, :] - d[None, :, :] + G
             split = q0.max(axis=2) + q1.max(axis=2) - 2.0 * L
+            if split_costs is not None:
+                split = split - split_costs[1 + s]
             if m > 1:
                 n1 = C if s == 1 else c[None, :] - C
                 n0 = c[:, None] - C if s == 1 else n_rows - c[:, None] - c[None, :] + C
@@ -131,6 +136,8 @@ def depth2_numpy(G: np.ndarray, t: np.ndarray, L: float, depth: int, tol: float,
         keep_left = (budget == 3) & (left >= right)
         feat = [np.where(keep_left, feat[0], -1),
                 np.where((budget == 3) & ~keep_left, feat[1], -1)]
+    if split_costs is not None:
+        roots = roots - split_costs[0]
     w1 = d.sum(axis=1)
     bad = (w1 <= 0.0) | (w1 >= t.sum())
     if m > 1:
