@@ -93,25 +93,35 @@ class _Search:
         cost = self._costs(used) * float(self.cost_weight[rows].sum())
         X = self.d.X[rows]
         n1 = X.sum(axis=0)
-        feats = np.flatnonzero((n1 >= self.m) & (len(rows) - n1 >= self.m))
+        # per root feature, both sides' leaf-support bounds from the node's counters, and
+        # the stump value (children as leaves) to try good roots first
+        G, t = self.counter.class_weights(rows)
+        diag_w = np.einsum("aak->ak", G)                 # class weights with x_f = 1
+        s1 = self.counter.to_scores(diag_w, t)[0]        # scores with x_f = 1
+        s0 = self.counter.to_scores(t[None, :] - diag_w, t)[0]
+        w1 = diag_w.sum(axis=1)
+        leaf0, leaf1 = s0.max(axis=1) - self.L, s1.max(axis=1) - self.L
+        u0 = np.maximum(leaf0, (weight - w1) - 2.0 * self.L)
+        u1 = np.maximum(leaf1, w1 - 2.0 * self.L)
+        ok = (n1 >= self.m) & (len(rows) - n1 >= self.m)
+        feats = np.flatnonzero(ok)
+        feats = feats[np.argsort(-(leaf0 + leaf1 - cost)[feats], kind="stable")]
         best, node, parts = leaf, None, leaf
         complete = True
         for f in feats.tolist():
             floor = max(best, lower)
+            if u0[f] + u1[f] - cost[f] <= floor + self.tol:
+                parts = max(parts, u0[f] + u1[f] - cost[f])
+                continue
             if self._expired():
                 complete = False
                 break
             right = X[:, f] == 1
             sides = (rows[~right], rows[right])
             used_below = used | {int(self.column[f])}
-            u = [max(float(self.d.scores(s)[0].max()) - self.L,
-                     self.d.scores(s)[1] - 2.0 * self.L) for s in sides]
-            if u[0] + u[1] - cost[f] <= floor + self.tol:
-                parts = max(parts, u[0] + u[1] - cost[f])
-                continue
-            v0, n0, b0 = self.solve(sides[0], depth - 1, used_below, floor + cost[f] - u[1])
-            if b0 + u[1] - cost[f] <= floor + self.tol:
-                parts = max(parts, b0 + u[1] - cost[f])
+            v0, n0, b0 = self.solve(sides[0], depth - 1, used_below, floor + cost[f] - u1[f])
+            if b0 + u1[f] - cost[f] <= floor + self.tol:
+                parts = max(parts, b0 + u1[f] - cost[f])
                 continue
             v1, n1_, b1 = self.solve(sides[1], depth - 1, used_below, floor + cost[f] - v0)
             parts = max(parts, b0 + b1 - cost[f])
