@@ -87,7 +87,7 @@ def test_parameter_errors_come_before_loading_data(no_loading, capsys):
 def test_estimator_depth_bound_is_reported_before_loading(no_loading, monkeypatch, capsys):
     """Whatever the estimators' parameter checks refuse (here a stand-in depth bound of 12)
     is one line naming the option, before any data is read."""
-    import optrees.estimators.trees as trees
+    import optrees.estimators.tree_params as tree_params
     from optrees._validation import OptreesInputError
 
     def bounded(depth, *args):
@@ -95,7 +95,7 @@ def test_estimator_depth_bound_is_reported_before_loading(no_loading, monkeypatc
             raise OptreesInputError(f"depth must be an integer in [1, 12], got {depth!r}")
         return depth
 
-    monkeypatch.setattr(trees, "check_depth", bounded)
+    monkeypatch.setattr(tree_params, "check_depth", bounded)
     err = _one_line_error(capsys, main(["fit", "--dataset", "monk1", "--depth", "50"]))
     assert "--depth 50: depth must be an integer in [1, 12]" in err
 
