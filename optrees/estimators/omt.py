@@ -42,7 +42,7 @@ from .._validation import OptreesInputError, check_target, fit_weights
 from ..models.result import FitResult
 from ..omt.constraints import UserConstraints
 from ..omt.graph import build_graph, data_thresholds
-from ..omt.solve import OMTProblem
+from ..omt.solve import OMTProblem, bound_text
 from ._base import (
     Deadline,
     _TreeOutput,
@@ -269,6 +269,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         self.objective_ = float(result.objective)
         self.bound_ = float(result.bound)
         self.gap_ = float(stats.pop("ip_lp_gap"))
+        self.lp_bound_ = float(stats.pop("lp_bound"))
         self.mip_gap_ = float(stats.pop("mip_gap"))
         self.lp_exact_ = bool(stats.pop("lp_exact"))
         self.status_ = ("interrupted" if deadline.stopped and result.status == "time_limit"
@@ -283,7 +284,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             # stacklevel 6: warn_stopped <- _store <- _fit <- fit <- logged_fit <- the caller
             warn_stopped(self, self.status_, self.fit_seconds_,
                          f"returning the best tree found (objective {self.objective_:g}, "
-                         f"LP value {self.bound_:.6g})", stacklevel=6)
+                         f"{bound_text(self.bound_, self.lp_bound_)})", stacklevel=6)
 
     # ------------------------------------------------------------------ predict
     def _frame(self, X: Any) -> pd.DataFrame:
@@ -526,8 +527,16 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     refitted on all rows, every fit sharing ``time_limit``; 0 for loss="f1" or fewer than two
     distinct rows.
 
+    The start of column generation holds the single leaf and CART's trees of depth 1 to
+    ``depth`` over the bins, so the tree returned (also after a time limit) is never worse on
+    the objective than any of them that meets the rule limits.
+
     Fitted: ``tree_`` (:class:`MultiwayTree`), ``paths_``, ``objective_`` (nu_IP),
-    ``bound_`` (nu_LP), ``gap_`` ((nu_IP - nu_LP) / nu_IP), ``mip_gap_``, ``lp_exact_``,
+    ``bound_`` (a lower bound on the objective of every rule set of the feature graph: nu_LP
+    when pricing proved the LP optimum; nan when none was proven, e.g. heuristic pricing or a
+    time limit), ``gap_`` ((nu_IP - bound_) / nu_IP, [OMT] Table 2's gap; nan without a
+    bound), ``lp_bound_`` (the last master LP value: a bound over the generated rules only
+    unless ``bound_`` is set), ``mip_gap_``, ``lp_exact_``,
     ``status_`` ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
     "time_limit" or
     "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_``

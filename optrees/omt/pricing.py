@@ -89,6 +89,10 @@ class Pricer:
         self.max_codes = max((nd.shape[1] for nd in self.nodes), default=1)
         self.max_cells = 1 << 22  # bound on joint-code histograms (many-valued levels)
         self.max_dense = 1 << 23  # bound on the unit x (code, term) matrix of _matmul_blocks
+        # bound on (state, unit) pairs x weight columns of one product of _matmul_blocks: a
+        # stop is seen between products, so one must be short (2**28: about 0.15 s; 4M pairs
+        # x 1,295 columns took 2.6 s, past a 10 s limit by 2.1 s)
+        self.max_product = 1 << 28
         self.complete = True  # whether the last run ended without a stop or a size bound
         self._code_cols = sum(nd.shape[1] for nd in self.nodes)
 
@@ -155,15 +159,16 @@ class Pricer:
             allow &= fr.cost[:, None] + self.costs[None, :] <= self.rule_budget + 1e-12
             cand: list[tuple[np.ndarray, ...]] = []
             stopped = False
-            for states, g, node_agg in self._blocks(weights, fr, allow):
+            for states, g, node_agg in self._blocks(weights, fr, allow, stop):
                 if stop is not None and stop():
-                    stopped = True
-                    self.complete = False
                     break
                 c = self._candidates(states, g, node_agg, evaluate, fr, allow, const,
                                      level_extra[g], future[g])
                 if c is not None:
                     cand.append(c)
+            if stop is not None and stop():  # (the blocks also end at a stop, unseen here)
+                stopped = True
+                self.complete = False
             if not cand:
                 break
             cs, cg, cv, clb, crc, cn = (np.concatenate(a) for a in zip(*cand, strict=True))
@@ -262,7 +267,8 @@ class Pricer:
             R[rows, off[g] + self.codes_t[g][:, None] * q + np.arange(q)[None, :]] = W
         return R, off
 
-    def _blocks(self, weights: _Weights, fr: _Frontier, allow: np.ndarray):
+    def _blocks(self, weights: _Weights, fr: _Frontier, allow: np.ndarray,
+                stop: Callable[[], bool] | None = None):
         """Yield (states, level g, node sums (n_states, n_nodes(g), q)) for every frontier
         state and allowed later level.
 
@@ -274,9 +280,9 @@ class Pricer:
         are used only for ``n_units >= group_min_units``."""
         single, groups = self._grouping(fr)
         if weights.dense is not None:
-            yield from self._matmul_blocks(weights.dense, weights.q, fr, allow, single)
+            yield from self._matmul_blocks(weights.dense, weights.q, fr, allow, single, stop)
         else:
-            yield from self._single_blocks(weights.WT, fr, allow, single)
+            yield from self._single_blocks(weights.WT, fr, allow, single, stop)
         for base, levels, members in groups:
             yield from self._group_blocks(weights.WT, fr, allow, base, levels, members)
 
@@ -321,7 +327,8 @@ class Pricer:
         return single, groups, cost
 
     def _matmul_blocks(self, dense: tuple[np.ndarray, np.ndarray], q: int, fr: _Frontier,
-                       allow: np.ndarray, idx: np.ndarray):
+                       allow: np.ndarray, idx: np.ndarray,
+                       stop: Callable[[], bool] | None = None):
         """Per-state aggregation for every level at once: (states x units incidence) @
         (units x (level, code, term) weights, :meth:`_code_weights`), one sparse-dense
         product per batch."""
@@ -330,7 +337,10 @@ class Pricer:
         R, off = dense
         P = R.shape[0]
         sets = [self._state_set(fr, int(s)) for s in idx]
-        for b0, b1 in self._batches([len(st) for st in sets]):
+        limit = max(1, min(self.batch_pairs, self.max_product // max(R.shape[1], 1)))
+        for b0, b1 in self._batches([len(st) for st in sets], limit):
+            if stop is not None and stop():  # no product after the deadline
+                return
             states = idx[b0:b1]
             ns = b1 - b0
             ptr = np.concatenate([[0], np.cumsum([len(sets[i]) for i in range(b0, b1)])])
@@ -345,12 +355,14 @@ class Pricer:
                 yield states, g, np.einsum("vc,scq->svq", nd, agg)
 
     def _single_blocks(self, WT: np.ndarray, fr: _Frontier, allow: np.ndarray,
-                       idx: np.ndarray):
+                       idx: np.ndarray, stop: Callable[[], bool] | None = None):
         """Per-state aggregation: bincounts over the (state, unit) pairs of a batch."""
         if not len(idx):
             return
         sets = [self._state_set(fr, int(s)) for s in idx]
         for b0, b1 in self._batches([len(s) for s in sets]):
+            if stop is not None and stop():  # no batch after the deadline
+                return
             states = idx[b0:b1]
             ns = b1 - b0
             lens = np.array([len(sets[i]) for i in range(b0, b1)])
@@ -396,10 +408,13 @@ class Pricer:
             agg = np.einsum("ml,qlc->qmc", sel, H)
             yield members, g, np.einsum("vc,qsc->svq", nd, agg)
 
-    def _batches(self, lens: list[int]):
+    def _batches(self, lens: list[int], limit: int | None = None):
+        """(start, end) of consecutive states whose units sum to at most ``limit`` pairs
+        (default ``batch_pairs``; a single larger state is a batch of its own)."""
+        limit = self.batch_pairs if limit is None else limit
         b0, acc = 0, 0
         for i, n in enumerate(lens):
-            if acc and acc + n > self.batch_pairs:
+            if acc and acc + n > limit:
                 yield b0, i
                 b0, acc = i, 0
             acc += n
