@@ -93,14 +93,15 @@ def test_start_is_never_worse_than_the_leaf_or_cart(seed, depth):
     assert got <= min(costs.values()) + 1e-9, costs
 
 
-def _expire_at_first_pricing(monkeypatch) -> dict:
-    """The fit's deadline passes when column generation first prices; record every HiGHS
-    solve and pricing product made after it."""
-    seen = {"expired_at": None, "solves_after": 0}
+def _expire_at_pricing(monkeypatch, round_: int = 1) -> dict:
+    """The fit's deadline passes when column generation prices for the ``round_``-th time;
+    record every HiGHS solve made after it."""
+    seen = {"expired_at": None, "solves_after": 0, "rounds": 0}
     price = OMTSolver._price
 
     def expiring_price(self, metric, duals, k, exact, tol, stop=None, info=None):
-        if seen["expired_at"] is None and stop is not None:
+        seen["rounds"] += 1
+        if seen["expired_at"] is None and stop is not None and seen["rounds"] >= round_:
             deadline = stop.__self__  # stop is the fit deadline's bound ``expired``
             deadline.at = time.perf_counter()
             seen["expired_at"] = deadline.at
@@ -119,10 +120,12 @@ def _expire_at_first_pricing(monkeypatch) -> dict:
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_stopped_fit_returns_no_worse_than_its_start(monkeypatch, seed):
-    """The deadline passes at the first pricing round: the fit stops with status
-    "time_limit", solves nothing more, and returns a tree no worse than the leaf or CART."""
-    seen = _expire_at_first_pricing(monkeypatch)
+@pytest.mark.parametrize("round_", [1, 2, 3])
+def test_stopped_fit_returns_no_worse_than_its_start(monkeypatch, seed, round_):
+    """The deadline passes at a pricing round: the fit stops with status "time_limit",
+    solves nothing more (no master LP or MIP), and returns a tree no worse than the leaf or
+    CART."""
+    seen = _expire_at_pricing(monkeypatch, round_)
     X, y = numeric_sample(seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
@@ -245,3 +248,67 @@ def test_cgh_sampled_splits_prove_no_bound():
     assert every.status_ == "converged"
     assert every.bound_ == pytest.approx(every.lp_bound_)
     assert every.bound_ >= every.objective_ - 1e-6
+
+
+def test_master_mip_is_not_solved_after_the_deadline(monkeypatch):
+    """Past the deadline the master MIP returns its start as it is, with no solver call, even
+    when the start is above the LP value (a MIP would still have work to do)."""
+    from optrees.omt.mip import solve_master_mip
+    from optrees.omt.warmstart import mip_start
+    from optrees.solvers.deadline import Deadline
+
+    sel = _selector()
+    solver, metric = sel.solver, sel.metric
+    parts = [[()], *solver.starts]
+    for part in parts:
+        for steps in part:
+            solver.add_to_pool(steps)
+    penalty = float(metric.err(metric.S.sum(axis=0))) + 1.0
+    m, info = solver._build_master(metric, penalty)
+    lp = m.solve(Deadline())
+    start = mip_start(solver.pool, info, metric, lp.values, parts, penalty, m.n_cols,
+                      solver.leaves, [])
+    assert start is not None
+    m.set_integer(np.asarray(info.z, dtype=np.int64))
+    calls = []
+    solve = HighsModel.solve
+    monkeypatch.setattr(HighsModel, "solve", lambda self, *a, **k: calls.append(1)
+                        or solve(self, *a, **k))
+    ub = float(start @ info.cost)
+    out = solve_master_mip(m, info, lp, ub - 10.0, start, Deadline(0), 0.0, 1, 10.0)
+    assert calls == []
+    assert out.result.status == "time_limit" and out.result.objective == pytest.approx(ub)
+    np.testing.assert_array_equal(out.result.values, start)
+
+
+def test_worse_mip_answer_than_the_start_is_not_returned(monkeypatch):
+    """When the master MIP comes back with a worse rule set than its start (HiGHS may lose a
+    start, e.g. stopped in presolve), the start is returned: here the MIP is made to answer
+    the single leaf, and the fit still returns a tree no worse than CART's."""
+    import optrees.omt.solver as solver_module
+
+    real = solver_module.solve_master_mip
+
+    def leaf_answer(m, info, *args, **kwargs):
+        out = real(m, info, *args, **kwargs)
+        pool = leaf_answer.solver.pool
+        x = np.zeros(m.n_cols)
+        x[info.z[info.j.index(pool.index[()])]] = 1.0
+        out.result.values, out.result.objective = x, float(x @ info.cost)
+        return out
+
+    master_mip = OMTSolver._master_mip
+
+    def remember(self, *args, **kwargs):
+        leaf_answer.solver = self
+        return master_mip(self, *args, **kwargs)
+
+    monkeypatch.setattr(solver_module, "solve_master_mip", leaf_answer)
+    monkeypatch.setattr(OMTSolver, "_master_mip", remember)
+    X, y = numeric_sample(seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        clf = OMTClassifier(depth=2, max_iter=0, random_state=0).fit(X, y)
+    costs = simple_costs(X, y, 2)
+    got = omt_cost(rule_of(clf, X), y, per_rule(len(y)))
+    assert got <= min(costs.values()) + 1e-9 < costs["leaf"]
