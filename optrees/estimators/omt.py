@@ -338,7 +338,7 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     Fitted: ``tree_`` (:class:`MultiwayTree`), ``paths_``, ``objective_`` (nu_IP),
     ``bound_`` (a lower bound on the objective of every rule set of the feature graph: nu_LP
     when pricing proved the LP optimum; nan when none was proven, e.g. heuristic pricing or a
-    time limit), ``gap_`` ((nu_IP - bound_) / nu_IP, [OMT] Table 2's gap; nan without a
+    time limit), ``gap_`` (``(nu_IP - bound_) / nu_IP``, [OMT] Table 2's gap; nan without a
     bound), ``lp_bound_`` (the last master LP value: a bound over the generated rules only
     unless ``bound_`` is set), ``mip_gap_``, ``lp_exact_``,
     ``status_`` ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
