@@ -323,3 +323,19 @@ def test_worse_mip_answer_than_the_start_is_not_returned(monkeypatch):
     costs = simple_costs(X, y, 2)
     got = omt_cost(rule_of(clf, X), y, per_rule(len(y)))
     assert got <= min(costs.values()) + 1e-9 < costs["leaf"]
+
+
+def test_status_lines_never_print_nan():
+    """A fit stopped before its last master LP had values has neither a bound nor an LP
+    value: the lines say so in words (before: "LP bound: nan   gap (IP-LP)/IP: nan%")."""
+    from types import SimpleNamespace
+
+    nothing = SimpleNamespace(status_="time_limit", objective_=603.0, bound_=math.nan,
+                              gap_=math.nan, lp_bound_=math.nan, validation_scores_={},
+                              leaf_penalty_=0.02)
+    text = "\n".join(omt_summary(nothing))
+    assert "nan" not in text.lower() and "not proved" in text and "603" in text
+    proved = SimpleNamespace(**{**vars(nothing), "status_": "converged", "bound_": 600.0,
+                                "gap_": 0.005, "lp_bound_": 600.0})
+    text = "\n".join(omt_summary(proved))
+    assert "bound: 600" in text and "gap: 0.50%" in text and "not proved" not in text
