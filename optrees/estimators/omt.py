@@ -346,7 +346,9 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_``
     ("auto": {penalty: held-out accuracy, or minus the mean loss}), ``n_uncovered_``,
     ``f1_`` (loss="f1"), ``n_iter_`` (column-generation rounds of the last master solve),
-    ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
+    ``stats_`` (column-generation counts; ``"generated_lp_gap"``: [OMT] §6's
+    (nu_IP - nu_LP) / nu_IP against the last restricted master, a gap over the generated
+    rules only), ``fit_seconds_``, ``solve_seconds_``,
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
     """
 

@@ -402,7 +402,11 @@ class OMTSolver:
                  "units": len(self.n_count), "fixed": mip.fixed,
                  "sub_mip_objective": mip.sub_objective, "exact_closure": mip.closed,
                  "master_rows": info.rows, "master_columns": len(info.z), "penalty": penalty,
-                 "cg_seconds": seconds - mip.seconds}
+                 "cg_seconds": seconds - mip.seconds,
+                 # [OMT] §6's Delta = (nu_IP - nu_LP) / nu_IP against the final restricted
+                 # master: a gap over the generated rules only (nan without an LP value)
+                 "generated_lp_gap": ((obj - lp_obj) / abs(obj) if abs(obj) > 1e-9
+                                      else math.nan)}
         return OMTResult(steps, np.asarray([b for _, b in pairs], dtype=float),
                          np.asarray([a for a, _ in pairs], dtype=float), obj, lp_obj,
                          cg.lp_exact and mres.status == "optimal", bound,
