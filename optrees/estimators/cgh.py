@@ -75,8 +75,8 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
     correctly classified; their weight with ``sample_weight`` / ``class_weight``),
     ``lp_bound_`` (value of the last master LP solved to optimality: an upper bound over the
     sampled splits when ``status_ == "converged"``, not over every tree), ``bound_`` and
-    ``gap_`` (a bound over every tree, and the gap to it: only with ``splits="all"`` and
-    status "converged"; nan otherwise), ``lp_integral_``, ``cart_objective_``, ``status_``
+    ``gap_`` (a bound over every tree, and the gap to it: only with ``splits="all"`` once
+    column generation converged; nan otherwise), ``lp_integral_``, ``cart_objective_``, ``status_``
     ("converged", "heuristic", "time_limit" or "interrupted": Ctrl-C, the best tree found so
     far is returned), ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
     ``n_features_in_``, ``feature_names_in_``.
@@ -187,8 +187,9 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
             what = (f"returning the best tree found ({result.objective:g} of {n} correct, "
                     f"LP value over the sampled splits {result.bound:.6g})")
         # CGH's LP value bounds the trees over the sampled splits: a bound over every tree
-        # only when every split was in the master and pricing converged
-        proved = self.splits == "all" and result.status == "converged"
+        # only when every split was in the master and pricing converged (the master MIP may
+        # still stop at the time limit after that)
+        proved = self.splits == "all" and result.stats.get("stop") == "converged"
         bounded = FitResult(result.model, result.status, result.objective,
                             result.bound if proved else math.nan, result.seconds,
                             result.stats)
