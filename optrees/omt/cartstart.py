@@ -7,7 +7,9 @@ feature graph when its bins are cumulative (every run a node).  Its truncations 
 1, ..., ``depth`` are the start partitions; with ``n_bins="auto"`` the bins hold the thresholds
 of the CART tree on the raw values (:func:`~optrees.omt.graph.data_thresholds`), so these are
 CART's own trees.  A partition that breaks a rule limit (leaves, support, feature rules) is
-left out: the master's MIP start needs feasible rule sets.
+left out: the master's MIP start needs feasible rule sets.  (CART grown under the support
+rule is the greedy start of :mod:`.warmstart`: best-first splits by CART's criteria, no leaf
+below ``min_support``, over bins that hold that tree's thresholds too.)
 """
 
 from __future__ import annotations

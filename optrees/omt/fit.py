@@ -78,7 +78,7 @@ class OMTFit:
         """The OMT problem of ``df``, ``y`` (weights ``w``) on the feature graph of ``df``."""
         p = self.p
         count = min_count(p.min_support, len(df), w)
-        thresholds = self._thresholds(df, y, w) if p.n_bins == "auto" else None
+        thresholds = self._thresholds(df, y, w, count) if p.n_bins == "auto" else None
         graph = build_graph(df, p.feature_order, p.n_bins, p.binning, p.categorical_nodes,
                             p.ordinal, w, thresholds)
         user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
@@ -91,13 +91,16 @@ class OMTFit:
                           max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
                           tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
 
-    def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
-                    ) -> dict[str, np.ndarray]:
-        """Cuts of ``n_bins="auto"`` beyond the quantile bins: a CART tree of the same depth
-        on the numeric columns, its rows weighted as the loss weights them."""
+    def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
+                    count: float) -> dict[str, np.ndarray]:
+        """Cuts of ``n_bins="auto"`` beyond the quantile bins: CART trees of the same depth on
+        the numeric columns, their rows weighted as the loss weights them, one as grown by
+        default and one whose leaves hold the support ``count`` of a rule."""
+        share = count / (len(y) if w is None else float(w.sum()))
         if self.class_weights is not None:
             w = self.class_weights[y] * (1.0 if w is None else w)
-        return data_thresholds(df, y, self.p.depth, self.regression, self.p.ordinal, w)
+        return data_thresholds(df, y, self.p.depth, self.regression, self.p.ordinal, w,
+                               share)
 
     def score(self, result: FitResult, df: pd.DataFrame, y: np.ndarray,
               w: np.ndarray | None) -> float:
