@@ -296,8 +296,9 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     thresholds of a CART tree of the same depth (and of one whose leaves hold
     ``min_support``), so a cut CART would place is placed exactly (a million rows: test
     accuracy 0.8995 as CART's, where 8 bins gave 0.835); an integer gives exactly that many
-    quantile bins and nothing else (then OMT is no worse than CART over those bins only).  ``binning``: the bins
-    as every run of bins ("cumulative", [OMT] §5) or single bins ("plain").
+    quantile bins and nothing else (then OMT is no worse than CART over those bins only).
+    ``binning``: the bins as every run of bins ("cumulative", [OMT] §5) or single bins
+    ("plain").
     ``categorical_nodes``: "complements" (default: one graph node per category and one per
     "!= v", the graph the paper's experiments had on one-hot encoded data; monk3 at depth 2:
     0.925 test accuracy against 0.613 with "values"), "values" (one node per category, the
