@@ -59,7 +59,7 @@ def progress(stage: str, elapsed: float, incumbent: float | None = None,
         parts.append(f"incumbent {incumbent:.6g}")
     if bound is not None:
         parts.append(f"bound {bound:.6g}")
-    if gap is not None:
+    if gap is not None and gap == gap:  # (nan: no proven bound, nothing to show)
         parts.append(f"gap {100 * gap:.2f}%" if gap < 1e6 else "gap inf")
     parts += [f"{k} {v}" for k, v in extra.items()]
     logger.info("  ".join(parts))

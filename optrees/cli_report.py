@@ -3,6 +3,7 @@ accuracies, time) and the saved model file."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -38,18 +39,36 @@ def mip_summary(est: Any) -> list[str]:
     return lines
 
 
+def _proof(est: Any, over: str) -> tuple[str, str]:
+    """(status with what it proves, "bound: ...   gap: ..." or why there is none) of a
+    column-generation fit; ``over``: the set of models its bound holds over."""
+    if math.isfinite(est.bound_):
+        gap = f"{est.gap_:.2%}" if math.isfinite(est.gap_) else "inf"
+        return est.status_, f"bound: {est.bound_:g} over {over}   gap: {gap}"
+    return f"{est.status_} (not proved optimal)", f"no bound over {over}, no gap"
+
+
 def cgh_summary(est: Any) -> list[str]:
-    """Status line of CGH (a binary tree with real thresholds on the raw columns)."""
-    return [f"status          : {est.status_}  (LP integral: {est.lp_integral_}, "
-            f"LP bound {est.lp_bound_:g}, CART {est.cart_objective_} correct)"]
+    """Status lines of CGH (a binary tree with real thresholds on the raw columns): the LP
+    value bounds the trees over the sampled splits only (see ``CGHClassifier.bound_``)."""
+    status, bound = _proof(est, "every tree")
+    lp = (f"   LP over the sampled splits: {est.lp_bound_:g}"
+          if math.isfinite(est.lp_bound_) else "")
+    return [f"status          : {status}  (LP integral: {est.lp_integral_}, "
+            f"CART {est.cart_objective_:g} correct)",
+            f"objective       : {est.objective_:g} correct   {bound}{lp}"]
 
 
 def omt_summary(est: Any) -> list[str]:
     """Status lines of OMT (a multiway-split tree from a path MIP and column generation);
-    the leaf penalty when not 0, with its validation accuracy when chosen by "auto"."""
-    lines = [f"status          : {est.status_}",
-             f"objective       : {est.objective_:g}   LP bound: {est.bound_:g}   "
-             f"gap (IP-LP)/IP: {est.gap_:.2%}"]
+    the bound over generated rules when the bound over all rule sets was not proven; the
+    leaf penalty when not 0, with its validation accuracy when chosen by "auto"."""
+    status, bound = _proof(est, "every rule set")
+    lp = ""
+    if not math.isfinite(est.bound_) and math.isfinite(est.lp_bound_):
+        lp = f"   bound over generated rules: {est.lp_bound_:g}"
+    lines = [f"status          : {status}",
+             f"objective       : {est.objective_:g}   {bound}{lp}"]
     if est.validation_scores_:
         score = est.validation_scores_[est.leaf_penalty_]
         lines.append(f"leaf penalty    : {est.leaf_penalty_:g} per rule (auto: best validation "

@@ -715,7 +715,8 @@ def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
     held-out rows as ``validation_scores_`` says; the best (ties: the lower median) is
     refitted on all rows.
     """
-    from optrees.estimators.omt import AUTO_PENALTIES, _Fit, holdout, pick_penalty
+    from optrees.omt.fit import OMTFit
+    from optrees.omt.penalty import AUTO_PENALTIES, holdout, pick_penalty
     from optrees.solvers.deadline import Deadline
 
     X, y = _auto_data()
@@ -724,7 +725,7 @@ def test_auto_penalty_is_the_best_candidate_on_the_held_out_rows():
     classes, yi = np.unique(y, return_inverse=True)
     held = holdout(X, yi, None, 3)
     assert 0 < held.sum() < len(y)
-    fit = _Fit(est, validate_params(est), classes, None, 1)
+    fit = OMTFit("classification", validate_params(est), classes, None, 1)
     problem = fit.problem(X[~held], yi[~held], None)
     graph = problem.graph
     scores = {}
@@ -750,7 +751,7 @@ def test_auto_penalty_reproducible_and_paper_objective_kept():
     b = OMTClassifier(depth=2, leaf_penalty="auto", random_state=5).fit(X, y)
     assert a.validation_scores_ == b.validation_scores_
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
-    from optrees.estimators.omt import holdout
+    from optrees.omt.penalty import holdout
 
     assert not np.array_equal(holdout(X, y, None, 5), holdout(X, y, None, 6))
     paper = OMTClassifier(depth=2, leaf_penalty=0, random_state=5).fit(X, y)
@@ -767,7 +768,7 @@ def test_default_penalty_of_classification_is_one_fit_with_the_fixed_penalty():
     """``leaf_penalty=None`` (the default) fits once with :func:`default_penalty` of the
     training weight (0.02 up to 2,500 samples, then 1 / sqrt(n)): the same tree and objective
     as passing that number, and no held-out choice."""
-    from optrees.estimators.omt import CLASSIFICATION_PENALTY, default_penalty
+    from optrees.omt.penalty import CLASSIFICATION_PENALTY, default_penalty
 
     assert default_penalty(80) == default_penalty(2500) == CLASSIFICATION_PENALTY == 0.02
     assert default_penalty(10_000) == pytest.approx(0.01)
@@ -791,7 +792,7 @@ def test_default_penalty_of_classification_is_one_fit_with_the_fixed_penalty():
 
 
 def test_auto_penalty_holdout_keeps_identical_rows_together():
-    from optrees.estimators.omt import holdout
+    from optrees.omt.penalty import holdout
 
     X, y = _auto_data(40)
     w = np.random.default_rng(2).integers(1, 4, len(y))

@@ -20,6 +20,7 @@ stops the fit's deadline, and every stage winds down as at its time limit.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 import signal
 import threading
@@ -120,7 +121,9 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
     estimator.stats_ = dict(result.stats)
     if status not in FINISHED_STATUSES:
         warn_stopped(estimator, status, estimator.fit_seconds_,
-                     f"{what} (objective {estimator.objective_:g}, gap {estimator.gap_:.2%})",
+                     f"{what} (objective {estimator.objective_:g}, "
+                     + (f"gap {estimator.gap_:.2%})" if not math.isnan(estimator.gap_)
+                        else "no proven bound)"),
                      stacklevel=stacklevel + 1)
 
 

@@ -7,6 +7,7 @@ Numeric columns are used directly (splits ``x_f <= mu`` with real thresholds); c
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -28,6 +29,7 @@ from .._params import (
 from .._validation import check_depth, check_target, check_time_limit, fit_weights
 from ..cgh import CGH_DEPTH_WHY, MAX_CGH_DEPTH, CGHSettings, solve_cgh
 from ..encoding.thresholds import ThresholdColumns
+from ..models.result import FitResult
 from ._base import (
     _TreePredictor,
     check_seed,
@@ -72,11 +74,12 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
 
     Fitted attributes: ``tree_`` (:class:`BinaryTree`), ``objective_`` (training rows
     correctly classified; their weight with ``sample_weight`` / ``class_weight``),
-    ``lp_bound_`` (value of the last master LP solved to optimality; an upper bound for the
-    restricted split sets when ``status_ == "converged"``; also in ``bound_``, with ``gap_``
-    relative to it), ``lp_integral_``, ``cart_objective_``, ``status_`` ("converged",
-    "heuristic", "time_limit" or "interrupted": Ctrl-C, the best tree found so far is
-    returned), ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
+    ``lp_bound_`` (value of the last master LP solved to optimality: an upper bound over the
+    sampled splits when ``status_ == "converged"``, not over every tree), ``bound_`` and
+    ``gap_`` (a bound over every tree, and the gap to it: only with ``splits="all"`` once
+    column generation converged; nan otherwise), ``lp_integral_``, ``cart_objective_``, ``status_``
+    ("converged", "heuristic", "time_limit" or "interrupted": Ctrl-C, the best tree found so
+    far is returned), ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
     ``n_features_in_``, ``feature_names_in_``.
     """
 
@@ -183,8 +186,15 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
                     f"depth {depth}, {result.objective:g} of {n} correct)")
         else:
             what = (f"returning the best tree found ({result.objective:g} of {n} correct, "
-                    f"LP value {result.bound:.6g})")
-        store_result(self, result, deadline, what)
+                    f"LP value over the sampled splits {result.bound:.6g})")
+        # CGH's LP value bounds the trees over the sampled splits: a bound over every tree
+        # only when every split was in the master and pricing converged (the master MIP may
+        # still stop at the time limit after that)
+        proved = self.splits == "all" and result.stats.get("stop") == "converged"
+        bounded = FitResult(result.model, result.status, result.objective,
+                            result.bound if proved else math.nan, result.seconds,
+                            result.stats)
+        store_result(self, bounded, deadline, what)
         return self
 
     # ------------------------------------------------------------------ predict

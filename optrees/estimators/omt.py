@@ -40,9 +40,8 @@ from .._params import (
 )
 from .._validation import OptreesInputError, check_target, fit_weights
 from ..models.result import FitResult
-from ..omt.constraints import UserConstraints
-from ..omt.graph import build_graph, data_thresholds
-from ..omt.solve import OMTProblem
+from ..omt.fit import OMTFit, rule_limit
+from ..omt.solve import bound_text
 from ._base import (
     Deadline,
     _TreeOutput,
@@ -157,30 +156,6 @@ _OMT_PARAMETERS: dict[str, Param] = {
 }
 
 
-def _min_count(min_support: Any, n: int, w: np.ndarray | None = None) -> float:
-    """Training samples per rule for ``min_support`` (checked by :class:`_Support`); with
-    row weights ``w`` a weight: a fraction of the total weight, or a count of weight (integer
-    weights then act as duplicated rows)."""
-    if w is not None:
-        total = float(w.sum())
-        count = (float(min_support) if isinstance(min_support, numbers.Integral)
-                 or min_support >= 1 else float(min_support) * total)
-        if count > total:
-            raise OptreesInputError(
-                f"min_support={min_support!r} asks for a weight of at least {count:g} per "
-                f"rule, but the training rows weigh {total:g} in all")
-        return count
-    if isinstance(min_support, numbers.Integral) or min_support >= 1:
-        count = int(min_support)
-    else:
-        count = max(1, math.ceil(float(min_support) * n))
-    if count > n:
-        raise OptreesInputError(
-            f"min_support={min_support!r} asks for at least {count} training samples per "
-            f"rule, but there are only {n} training samples")
-    return count
-
-
 # ------------------------------------------------------------------------------ estimators
 # @dataclass writes ``__init__`` from the fields below, once for both estimators (scikit-learn
 # reads its signature for get_params); a subclass adds fields or gives one another default.
@@ -235,28 +210,26 @@ class _OMTBase(_TreeOutput, BaseEstimator):
              w: np.ndarray | None = None) -> Any:
         """Choose the leaf penalty, build the feature graph, solve within ``deadline`` and
         store the result (rows weighted by ``w``; None: 1)."""
-        fit = _Fit(self, p, classes, class_weights, pos)
+        fit = OMTFit(self._task, p, classes, class_weights, pos)
         with stop_on_ctrl_c(deadline):
             # Ctrl-C: column generation (between master solves and inside pricing) and the
             # running HiGHS solve stop as at the deadline; the master MIP gets no more time,
             # so the best of the MIP start and the MIP incumbent so far is returned.
-            penalty, scores = fit.choose_penalty(df, y, deadline, w)
             try:
-                problem = fit.problem(df, y, w)
-                result = problem.solve(penalty, deadline)
+                done = fit.solve(df, y, w, deadline)
             except RuntimeError:
                 if deadline.stopped:  # stopped before any rule set existed: nothing to return
                     raise KeyboardInterrupt from None
                 raise
         if classes is not None:
             self.classes_ = classes
-        self.graph_ = problem.graph
-        self.leaf_penalty_ = penalty
-        self.validation_scores_ = scores
+        self.graph_ = done.graph
+        self.leaf_penalty_ = done.penalty
+        self.validation_scores_ = done.scores
         # categories a rule can test (unseen ones at predict time make every test false)
         self._categories = {lv.name: list(lv.categories) for lv in self.graph_.levels
                             if lv.categories}
-        self._store(result, deadline)
+        self._store(done.result, deadline)
         return self
 
     def _store(self, result: FitResult, deadline: Deadline) -> None:
@@ -269,6 +242,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         self.objective_ = float(result.objective)
         self.bound_ = float(result.bound)
         self.gap_ = float(stats.pop("ip_lp_gap"))
+        self.lp_bound_ = float(stats.pop("lp_bound"))
         self.mip_gap_ = float(stats.pop("mip_gap"))
         self.lp_exact_ = bool(stats.pop("lp_exact"))
         self.status_ = ("interrupted" if deadline.stopped and result.status == "time_limit"
@@ -283,7 +257,7 @@ class _OMTBase(_TreeOutput, BaseEstimator):
             # stacklevel 6: warn_stopped <- _store <- _fit <- fit <- logged_fit <- the caller
             warn_stopped(self, self.status_, self.fit_seconds_,
                          f"returning the best tree found (objective {self.objective_:g}, "
-                         f"LP value {self.bound_:.6g})", stacklevel=6)
+                         f"{bound_text(self.bound_, self.lp_bound_)})", stacklevel=6)
 
     # ------------------------------------------------------------------ predict
     def _frame(self, X: Any) -> pd.DataFrame:
@@ -305,175 +279,6 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         return self.tree_.apply(df)
 
 
-def _leaves(p: Params) -> int:
-    """The rule limit l: ``leaves``, or 2^depth when it is None."""
-    return 2 ** p.depth if p.leaves is None else p.leaves
-
-
-CLASSIFICATION_PENALTY = 0.02
-"""Largest ``leaf_penalty=None`` of classification (but loss="f1"), see
-:func:`default_penalty`."""
-
-
-def default_penalty(n: float) -> float:
-    """``leaf_penalty=None`` of classification for ``n`` training samples (their total
-    weight): :data:`CLASSIFICATION_PENALTY`, or 1 / sqrt(n) when smaller (n > 2,500).
-
-    One fit instead of "auto"'s six.  On the [OMT] §6 splits (12 data sets of at most 2,400
-    training rows, depths 2-5) 0.02 was as accurate on test as "auto"'s held-out choice;
-    a rule's gain in error rate is measured to about 1 / sqrt(n), so on large data smaller
-    gains are real: 0.02 kept 5 rules of the 1,000,000-row synthetic test (test accuracy
-    0.877 against CART's 0.900; bench/README.md, ``omt_default.py``, ``omt.py --scale``)."""
-    return min(CLASSIFICATION_PENALTY, 1.0 / math.sqrt(max(n, 1.0)))
-
-AUTO_PENALTIES = (0.0, 0.005, 0.01, 0.02, 0.04)
-"""Candidates of ``leaf_penalty="auto"`` (cost per rule, in error rate)."""
-
-VALIDATION_SHARE = 0.25
-"""Share of the training weight that ``leaf_penalty="auto"`` holds out to score them."""
-
-
-def holdout(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
-            seed: int | None) -> np.ndarray | None:
-    """Rows held out by ``leaf_penalty="auto"`` (a boolean mask), about
-    :data:`VALIDATION_SHARE` of the weight, or None when fewer than two distinct rows of
-    positive weight.
-
-    Whole groups of identical rows (X and y) are drawn in an order given by a seeded hash of
-    their content, so integer weights hold out the same data as duplicated rows, and rows of
-    weight 0 (kept, they count for nothing) change no other row's draw."""
-    keys = (pd.util.hash_pandas_object(df, index=False).to_numpy()
-            * np.uint64(1_000_003) + pd.util.hash_array(np.asarray(y)))
-    uniq, group = np.unique(keys, return_inverse=True)
-    weight = np.bincount(group, weights=w, minlength=len(uniq))
-    live = np.flatnonzero(weight > 0)
-    if len(live) < 2:
-        return None
-    order = live[np.argsort(_mix(uniq[live] ^ np.uint64(0 if seed is None else seed)),
-                            kind="stable")]
-    k = int(np.searchsorted(np.cumsum(weight[order]), VALIDATION_SHARE * weight.sum())) + 1
-    held = np.zeros(len(uniq), dtype=bool)
-    held[order[:min(k, len(live) - 1)]] = True
-    return held[group]
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64 finalizer: a fixed pseudo-random permutation of 64-bit keys."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
-
-
-def pick_penalty(scores: dict[float, float]) -> float:
-    """The penalty of the best validation score; among ties (up to rounding: weights and
-    duplicated rows sum in another order) the lower median.
-
-    Ties are common: near-equal penalties often give one tree on the kept rows.  The largest
-    tied penalty sits at the edge where a split stops paying, and on all rows it can fall
-    beyond it (car-evaluation, depth 2: all five tied; 0.04 refitted a single leaf, 0.7052
-    training accuracy, against 0.7847 for the other four)."""
-    best = max(scores.values())
-    tol = 1e-9 * max(1.0, abs(best))
-    tied = sorted(lam for lam, v in scores.items() if v >= best - tol)
-    return tied[(len(tied) - 1) // 2]
-
-
-class _Fit:
-    """One estimator's solves with its checked parameters: the tree for a leaf penalty, and
-    ``leaf_penalty="auto"``'s choice among :data:`AUTO_PENALTIES`."""
-
-    def __init__(self, est: _OMTBase, p: Params, classes: np.ndarray | None,
-                 class_weights: np.ndarray | None, pos: int) -> None:
-        self.task = est._task
-        self.regression = est._task == "regression"
-        self.p = p
-        self.classes = classes
-        self.class_weights = class_weights
-        self.pos = pos
-
-    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None) -> OMTProblem:
-        """The OMT problem of ``df``, ``y`` (weights ``w``) on the feature graph of ``df``."""
-        p = self.p
-        min_count = _min_count(p.min_support, len(df), w)
-        thresholds = self._thresholds(df, y, w) if p.n_bins == "auto" else None
-        graph = build_graph(df, p.feature_order, p.n_bins, p.binning, p.categorical_nodes,
-                            p.ordinal, w, thresholds)
-        user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
-                               p.forbidden, p.requires)
-        return OMTProblem(graph, y, task=self.task, loss=p.loss, classes=self.classes,
-                          depth=p.depth, leaves=_leaves(p), min_count=min_count, user=user,
-                          class_weights=self.class_weights, pos_label=self.pos,
-                          k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
-                          max_iter=p.max_iter, max_columns=p.max_columns,
-                          max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
-                          tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
-
-    def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
-                    ) -> dict[str, np.ndarray]:
-        """Cuts of ``n_bins="auto"`` beyond the quantile bins: a CART tree of the same depth
-        on the numeric columns, its rows weighted as the loss weights them."""
-        if self.class_weights is not None:
-            w = self.class_weights[y] * (1.0 if w is None else w)
-        return data_thresholds(df, y, self.p.depth, self.regression, self.p.ordinal, w)
-
-    def score(self, result: FitResult, df: pd.DataFrame, y: np.ndarray,
-              w: np.ndarray | None) -> float:
-        """Validation score of a fitted tree, higher is better: the weighted share of correct
-        labels (each row weighted as the loss weights it), or minus the mean loss."""
-        w = np.ones(len(y)) if w is None else w
-        if self.regression:
-            err = result.model.predict(df) - y
-            loss = err ** 2 if self.p.loss == "squared" else np.abs(err)
-            return -float(w @ loss / w.sum())
-        if self.class_weights is not None:
-            w = w * self.class_weights[y]
-        hit = result.model.predict_index(df) == y
-        return float(w @ hit / w.sum()) if w.sum() > 0 else 0.0
-
-    def choose_penalty(self, df: pd.DataFrame, y: np.ndarray, deadline: Deadline,
-                       w: np.ndarray | None) -> tuple[float, dict[float, float]]:
-        """The leaf penalty to fit with and the validation score of each candidate.
-
-        None: :func:`default_penalty` (0 for loss="f1"), or "auto" for regression.
-        "auto": every candidate is fitted on the rows :func:`holdout` keeps and scored on
-        those it holds out (ties: see :func:`pick_penalty`); the candidates are solved one
-        after another in one :class:`OMTProblem`, each starting from the columns of the
-        earlier ones (and their rules as MIP starts), and each may use an equal share of
-        the time left with the final fit on all rows.  0 (no choice) for loss="f1", too
-        few distinct rows, or a ``min_support`` count the kept rows lack."""
-        p = self.p
-        if p.leaf_penalty is None and not self.regression:
-            n = len(y) if w is None else float(w.sum())
-            return (0.0 if p.loss == "f1" else default_penalty(n)), {}
-        if p.leaf_penalty not in (None, "auto"):
-            return float(p.leaf_penalty), {}
-        held = None if p.loss == "f1" else holdout(df, y, w, p.random_state)
-        if held is None:
-            return 0.0, {}
-        kept = ~held
-        try:
-            problem = self.problem(df[kept], y[kept], None if w is None else w[kept])
-        except OptreesInputError:  # min_support above the kept rows' weight
-            return 0.0, {}
-        scores: dict[float, float] = {}
-        for i, penalty in enumerate(AUTO_PENALTIES):
-            if deadline.expired():
-                break
-            stage = deadline.share(1.0 / (len(AUTO_PENALTIES) - i + 1))
-            try:
-                result = problem.solve(penalty, stage)
-            except OptreesInputError:  # rule constraints the kept rows cannot meet
-                return 0.0, {}
-            except RuntimeError:  # stopped before any rule set existed
-                break
-            scores[penalty] = self.score(result, df[held], y[held],
-                                         None if w is None else w[held])
-        if not scores:
-            return 0.0, {}
-        return pick_penalty(scores), scores
-
-
 @dataclass(eq=False, repr=False)
 class OMTClassifier(ClassifierMixin, _OMTBase):
     """Optimal multiway-split classification tree (OMT) of depth ``depth`` with at most
@@ -488,10 +293,12 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     (fraction of the training data, or a count).  ``n_bins``: quantile bins per numeric
     (and ordinal) column; "auto" (default) takes sqrt(n) / 4 of them for n training rows
     (their total weight), at least 8 and at most 32, and adds to each numeric column the
-    thresholds of a CART tree of the same depth, so a cut CART would place is placed
-    exactly (a million rows: test accuracy 0.8995 as CART's, where 8 bins gave 0.835); an
-    integer gives exactly that many quantile bins and nothing else.  ``binning``: the bins
-    as every run of bins ("cumulative", [OMT] §5) or single bins ("plain").
+    thresholds of a CART tree of the same depth (and of one whose leaves hold
+    ``min_support``), so a cut CART would place is placed exactly (a million rows: test
+    accuracy 0.8995 as CART's, where 8 bins gave 0.835); an integer gives exactly that many
+    quantile bins and nothing else (then OMT is no worse than CART over those bins only).
+    ``binning``: the bins as every run of bins ("cumulative", [OMT] §5) or single bins
+    ("plain").
     ``categorical_nodes``: "complements" (default: one graph node per category and one per
     "!= v", the graph the paper's experiments had on one-hot encoded data; monk3 at depth 2:
     0.925 test accuracy against 0.613 with "values"), "values" (one node per category, the
@@ -526,14 +333,24 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
     refitted on all rows, every fit sharing ``time_limit``; 0 for loss="f1" or fewer than two
     distinct rows.
 
+    The start of column generation holds the single leaf and CART's trees of depth 1 to
+    ``depth`` over the bins, so the tree returned (also after a time limit) is never worse on
+    the objective than any of them that meets the rule limits.
+
     Fitted: ``tree_`` (:class:`MultiwayTree`), ``paths_``, ``objective_`` (nu_IP),
-    ``bound_`` (nu_LP), ``gap_`` ((nu_IP - nu_LP) / nu_IP), ``mip_gap_``, ``lp_exact_``,
+    ``bound_`` (a lower bound on the objective of every rule set of the feature graph: nu_LP
+    when pricing proved the LP optimum; nan when none was proven, e.g. heuristic pricing or a
+    time limit), ``gap_`` (``(nu_IP - bound_) / nu_IP``, [OMT] Table 2's gap; nan without a
+    bound), ``lp_bound_`` (the last master LP value: a bound over the generated rules only
+    unless ``bound_`` is set), ``mip_gap_``, ``lp_exact_``,
     ``status_`` ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
     "time_limit" or
     "interrupted"), ``leaf_penalty_`` (the penalty used), ``validation_scores_``
     ("auto": {penalty: held-out accuracy, or minus the mean loss}), ``n_uncovered_``,
     ``f1_`` (loss="f1"), ``n_iter_`` (column-generation rounds of the last master solve),
-    ``stats_``, ``fit_seconds_``, ``solve_seconds_``,
+    ``stats_`` (column-generation counts; ``"generated_lp_gap"``: [OMT] §6's
+    (nu_IP - nu_LP) / nu_IP against the last restricted master, a gap over the generated
+    rules only), ``fit_seconds_``, ``solve_seconds_``,
     ``classes_``, ``n_features_in_``, ``feature_names_in_``.
     """
 
@@ -569,9 +386,9 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
         w = fit_weights(sample_weight, None, classes, y_enc)
         df, y_enc, w = drop_weightless(df, y_enc, w)
         K = len(classes)
-        if _leaves(p) < K:
+        if rule_limit(p) < K:
             # stacklevel 4: warn <- fit <- logged_fit <- the caller
-            warnings.warn(f"leaves={_leaves(p)} < {K} classes: at most {_leaves(p)} "
+            warnings.warn(f"leaves={rule_limit(p)} < {K} classes: at most {rule_limit(p)} "
                           "classes can be predicted", UserWarning, stacklevel=4)
         weights = self._class_weights(p, classes, y_enc, w)
         pos = self._positive_class(p, classes)

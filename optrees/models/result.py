@@ -33,9 +33,12 @@ class FitResult:
 
     @property
     def gap(self) -> float:
-        """|bound - objective| / |objective|: 0 when optimal, inf when there is no bound."""
+        """|bound - objective| / |objective|: 0 when optimal, inf when the bound is infinite, nan
+        when it is nan (no bound proven)."""
         if self.status == "optimal":
             return 0.0
+        if math.isnan(self.bound):  # no proven bound (a heuristic's LP value is none)
+            return math.nan
         diff = abs(self.bound - self.objective)
         if diff <= 1e-6:
             return 0.0

@@ -121,13 +121,22 @@ def numeric_columns(df: pd.DataFrame, ordinal: bool | str = "auto") -> list:
 
 
 def data_thresholds(df: pd.DataFrame, y: np.ndarray, depth: int, regression: bool,
-                    ordinal: bool | str = "auto", weights: np.ndarray | None = None
-                    ) -> dict[str, np.ndarray]:
+                    ordinal: bool | str = "auto", weights: np.ndarray | None = None,
+                    min_share: float = 0.0) -> dict[str, np.ndarray]:
     """Cuts of ``n_bins="auto"`` beyond the quantile bins: the thresholds of a CART tree of
-    ``depth`` on the numeric columns (:func:`~optrees.encoding.bins.tree_thresholds`)."""
+    ``depth`` on the numeric columns (:func:`~optrees.encoding.bins.tree_thresholds`), and
+    with ``min_share`` > 0 also those of a CART tree whose leaves hold that share of the
+    weight (rules of too little support are no OMT rules: the second tree is one OMT can
+    start from, :mod:`.cartstart`)."""
     cols = numeric_columns(df, ordinal)
     X = df[cols].astype(float)
-    return tree_thresholds(X, y, depth, regression, weights)
+    cuts = tree_thresholds(X, y, depth, regression, weights)
+    if min_share > 0:
+        held = tree_thresholds(X, y, depth, regression, weights,
+                               min_weight_fraction_leaf=min(0.5, min_share))
+        cuts = {c: np.concatenate([cuts.get(c, np.zeros(0)), held.get(c, np.zeros(0))])
+                for c in {*cuts, *held}}
+    return cuts
 
 
 def _bin_count(n_bins: int | str, n_rows: int, weights: np.ndarray | None) -> int:

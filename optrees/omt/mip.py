@@ -82,6 +82,9 @@ def solve_master_mip(m: HighsModel, info: MasterInfo, lp: SolveResult, lp_obj: f
         out.fixed = len(fix)
     if at_bound:
         out.result = SolveResult("optimal", ub0, lp_obj, 0.0, values=start)
+    elif start is not None and deadline.expired():  # no solve after the deadline
+        out.result = SolveResult("time_limit", float(start @ info.cost), None, 0.0,
+                                 values=start)
     else:
         if start is not None:
             m.set_start(start)

@@ -89,6 +89,10 @@ class Pricer:
         self.max_codes = max((nd.shape[1] for nd in self.nodes), default=1)
         self.max_cells = 1 << 22  # bound on joint-code histograms (many-valued levels)
         self.max_dense = 1 << 23  # bound on the unit x (code, term) matrix of _matmul_blocks
+        # bound on (state, unit) pairs x weight columns of one product of _matmul_blocks: a
+        # stop is seen between products, so one must be short (2**28: about 0.15 s; 4M pairs
+        # x 1,295 columns took 2.6 s, past a 10 s limit by 2.1 s)
+        self.max_product = 1 << 28
         self.complete = True  # whether the last run ended without a stop or a size bound
         self._code_cols = sum(nd.shape[1] for nd in self.nodes)
 
@@ -125,13 +129,19 @@ class Pricer:
         """K most negative paths (rc < -tol).  ``W`` (P x q): additive per-unit terms;
         ``evaluate(agg) -> (rc_part, lb_part)`` over summed terms; ``const`` = -mu plus
         constant dual terms; ``level_extra[g]`` = dual terms of using level g.
-        ``stop()`` (checked after each aggregation block: one level of the graph for a
-        batch or group of states, and before each new frontier): when it returns True, or an
-        exact frontier would hold more than ``max_frontier_units`` unit indices, the DP ends
-        early, ``complete`` turns False and the paths found so far are returned (then not
-        the K best: the caller must not treat an empty answer as proof that none prices
-        out)."""
+        ``stop()`` (checked before each aggregation product, after each block -- one level
+        of the graph for a batch or chunk of states -- and between the steps of a DP level):
+        when it returns True the DP ends at once, ``complete`` turns False and no path is
+        returned (every caller drops a stopped round's paths: LP values and reduced costs
+        must match the master).  When an exact frontier would hold more than
+        ``max_frontier_units`` unit indices, the DP ends early, ``complete`` turns False and
+        the paths found so far are returned (then not the K best: the caller must not treat
+        an empty answer as proof that none prices out)."""
         self.complete = True
+
+        def halted() -> bool:
+            return stop is not None and stop()
+
         level_extra = np.asarray(level_extra, dtype=float)
         neg = np.minimum(level_extra, 0.0)
         future = np.concatenate([np.cumsum(neg[::-1])[::-1][1:], [0.0]])  # sum over h > g
@@ -154,36 +164,44 @@ class Pricer:
             allow = self.allowed(fr.used) & (np.arange(self.k)[None, :] > fr.pg[:, None])
             allow &= fr.cost[:, None] + self.costs[None, :] <= self.rule_budget + 1e-12
             cand: list[tuple[np.ndarray, ...]] = []
-            stopped = False
-            for states, g, node_agg in self._blocks(weights, fr, allow):
-                if stop is not None and stop():
-                    stopped = True
-                    self.complete = False
+            for states, g, node_agg in self._blocks(weights, fr, allow, stop):
+                if halted():
                     break
                 c = self._candidates(states, g, node_agg, evaluate, fr, allow, const,
                                      level_extra[g], future[g])
                 if c is not None:
                     cand.append(c)
+            # a stop between the steps of a level (each up to ~0.5 s on 30,000 units)
+            if halted():  # (the blocks also end at a stop, unseen in the loop)
+                return self._stopped()
             if not cand:
                 break
             cs, cg, cv, clb, crc, cn = (np.concatenate(a) for a in zip(*cand, strict=True))
+            if halted():
+                return self._stopped()
             pool_rc, pool_steps = self._update_pool(pool_rc, pool_steps, fr.steps, cs, cg, cv,
                                                     crc, k_best, tol)
-            if t + 1 >= self.depth or stopped:
+            if t + 1 >= self.depth:
                 break
             thr = -tol if len(pool_rc) < k_best else max(pool_rc)
             keep = np.flatnonzero(clb < thr)
             if not exact and len(keep) > beam:
                 keep = keep[np.argsort(clb[keep], kind="stable")[:beam]]
             parents, par = np.unique(cs[keep], return_inverse=True)
-            if (stop is not None and stop()) or self._frontier_units(fr, parents) > \
-                    self.max_frontier_units:
+            if halted():
+                return self._stopped()
+            if self._frontier_units(fr, parents) > self.max_frontier_units:
                 self.complete = False
                 break
             fr = self._next_frontier(fr, parents, par, cs[keep], cg[keep], cv[keep], cn[keep],
                                      level_extra)
         order = np.argsort(pool_rc, kind="stable")
         return [PricedPath(pool_steps[i], float(pool_rc[i]), 0.0) for i in order]
+
+    def _stopped(self) -> list[PricedPath]:
+        """A stopped round: not complete, and no path (its callers drop them)."""
+        self.complete = False
+        return []
 
     def _candidates(self, states: np.ndarray, g: int, node_agg: np.ndarray,
                     evaluate: Callable, fr: _Frontier, allow: np.ndarray, const: float,
@@ -262,7 +280,8 @@ class Pricer:
             R[rows, off[g] + self.codes_t[g][:, None] * q + np.arange(q)[None, :]] = W
         return R, off
 
-    def _blocks(self, weights: _Weights, fr: _Frontier, allow: np.ndarray):
+    def _blocks(self, weights: _Weights, fr: _Frontier, allow: np.ndarray,
+                stop: Callable[[], bool] | None = None):
         """Yield (states, level g, node sums (n_states, n_nodes(g), q)) for every frontier
         state and allowed later level.
 
@@ -274,9 +293,9 @@ class Pricer:
         are used only for ``n_units >= group_min_units``."""
         single, groups = self._grouping(fr)
         if weights.dense is not None:
-            yield from self._matmul_blocks(weights.dense, weights.q, fr, allow, single)
+            yield from self._matmul_blocks(weights.dense, weights.q, fr, allow, single, stop)
         else:
-            yield from self._single_blocks(weights.WT, fr, allow, single)
+            yield from self._single_blocks(weights.WT, fr, allow, single, stop)
         for base, levels, members in groups:
             yield from self._group_blocks(weights.WT, fr, allow, base, levels, members)
 
@@ -321,7 +340,8 @@ class Pricer:
         return single, groups, cost
 
     def _matmul_blocks(self, dense: tuple[np.ndarray, np.ndarray], q: int, fr: _Frontier,
-                       allow: np.ndarray, idx: np.ndarray):
+                       allow: np.ndarray, idx: np.ndarray,
+                       stop: Callable[[], bool] | None = None):
         """Per-state aggregation for every level at once: (states x units incidence) @
         (units x (level, code, term) weights, :meth:`_code_weights`), one sparse-dense
         product per batch."""
@@ -330,7 +350,10 @@ class Pricer:
         R, off = dense
         P = R.shape[0]
         sets = [self._state_set(fr, int(s)) for s in idx]
-        for b0, b1 in self._batches([len(st) for st in sets]):
+        limit = max(1, min(self.batch_pairs, self.max_product // max(R.shape[1], 1)))
+        for b0, b1 in self._batches([len(st) for st in sets], limit):
+            if stop is not None and stop():  # no product after the deadline
+                return
             states = idx[b0:b1]
             ns = b1 - b0
             ptr = np.concatenate([[0], np.cumsum([len(sets[i]) for i in range(b0, b1)])])
@@ -345,12 +368,14 @@ class Pricer:
                 yield states, g, np.einsum("vc,scq->svq", nd, agg)
 
     def _single_blocks(self, WT: np.ndarray, fr: _Frontier, allow: np.ndarray,
-                       idx: np.ndarray):
+                       idx: np.ndarray, stop: Callable[[], bool] | None = None):
         """Per-state aggregation: bincounts over the (state, unit) pairs of a batch."""
         if not len(idx):
             return
         sets = [self._state_set(fr, int(s)) for s in idx]
         for b0, b1 in self._batches([len(s) for s in sets]):
+            if stop is not None and stop():  # no batch after the deadline
+                return
             states = idx[b0:b1]
             ns = b1 - b0
             lens = np.array([len(sets[i]) for i in range(b0, b1)])
@@ -393,13 +418,21 @@ class Pricer:
             key = key0 * nc + (self.codes_t[g] if S is None else self.codes_t[g][S])
             H = np.stack([np.bincount(key, weights=w, minlength=cells * nc)
                           for w in Ws]).reshape(-1, cells, nc)
-            agg = np.einsum("ml,qlc->qmc", sel, H)
-            yield members, g, np.einsum("vc,qsc->svq", nd, agg)
+            # members in chunks of bounded work, so that a stop is seen between them
+            # (1,000 members x 1,024 cells at once: 1.4 s between two looks at the clock)
+            work = H.shape[0] * nc * max(cells, nd.shape[0])
+            step = max(1, (self.max_product >> 2) // work)
+            for m0 in range(0, len(members), step):
+                agg = np.einsum("ml,qlc->qmc", sel[m0:m0 + step], H)
+                yield members[m0:m0 + step], g, np.einsum("vc,qsc->svq", nd, agg)
 
-    def _batches(self, lens: list[int]):
+    def _batches(self, lens: list[int], limit: int | None = None):
+        """(start, end) of consecutive states whose units sum to at most ``limit`` pairs
+        (default ``batch_pairs``; a single larger state is a batch of its own)."""
+        limit = self.batch_pairs if limit is None else limit
         b0, acc = 0, 0
         for i, n in enumerate(lens):
-            if acc and acc + n > self.batch_pairs:
+            if acc and acc + n > limit:
                 yield b0, i
                 b0, acc = i, 0
             acc += n

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..encoding.bins import weighted_quantile
 from ..solvers.deadline import Deadline
+from .cartstart import cart_partitions
 from .constraints import RuleConstraint
 from .graph import Graph
 from .metric import Metric, class_loss_matrix, f1_matrix, regression_metric, unit_table
@@ -108,7 +109,7 @@ def _unscaled(res: OMTResult, f: float, means: np.ndarray | None) -> OMTResult:
             stats[key] = stats[key] * f
     return dataclasses.replace(res, predictions=res.predictions if means is None else means,
                                xi=np.asarray(res.xi) * f, objective=res.objective * f,
-                               lp_bound=res.lp_bound * f, stats=stats)
+                               lp_bound=res.lp_bound * f, bound=res.bound * f, stats=stats)
 
 
 class RuleSelector:
@@ -162,6 +163,10 @@ class RuleSelector:
             self.rule_unit = float(loss_w.sum())    # leaf_penalty is in error rate
         else:                                       # F1: Dinkelbach builds its metrics
             self.metric, self.rule_unit = None, 0.0
+        start_w = w if class_weights is None or task == "regression" else w * class_weights[y]
+        self.solver.starts = cart_partitions(graph, self.y, start_w, depth, leaves,
+                                             self.solver.pricer, n_units,
+                                             task == "regression")
 
     def select(self, leaf_penalty: float = 0.0, deadline: Deadline | None = None
                ) -> RuleSelection:

@@ -7,6 +7,7 @@ deadline, and the tree that applies them is assembled (:mod:`.tree`).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -54,8 +55,9 @@ class OMTProblem:
         tree = assemble_tree(sel, self.y, self.classes, self.limits.feature_costs,
                              self.sample_weight)
         stats = {**res.stats, "lp_exact": bool(res.lp_exact), "mip_gap": float(res.mip_gap),
-                 "n_uncovered": int(res.uncovered), "f1": sel.f1, "ip_lp_gap": float(res.gap)}
-        return FitResult(tree, res.status, float(res.objective), float(res.lp_bound), seconds,
+                 "n_uncovered": int(res.uncovered), "f1": sel.f1, "ip_lp_gap": float(res.gap),
+                 "lp_bound": float(res.lp_bound)}
+        return FitResult(tree, res.status, float(res.objective), float(res.bound), seconds,
                          stats)
 
 
@@ -69,9 +71,21 @@ def solve_omt(graph: Graph, y: np.ndarray, deadline: Deadline, *, leaf_penalty: 
     weights every loss; integer weights act as duplicated rows); ``user``: the user's
     constraints.  The result's ``model`` is a
     :class:`MultiwayTree` (``model.rules``: the rules in words), ``objective`` nu_IP,
-    ``bound`` the final master LP value nu_LP (a bound of the OMT optimum only when
-    ``stats["lp_exact"]``), ``seconds`` the time of column generation and the MIPs; ``stats``
-    holds the column-generation counts and ``lp_exact``, ``mip_gap`` (of the master MIP over
-    the generated columns), ``n_uncovered``, ``f1`` (loss="f1") and ``ip_lp_gap``
-    ((nu_IP - nu_LP) / nu_IP, as in [OMT] Table 2)."""
+    ``bound`` a lower bound on the objective of every rule set of the graph (nan when column
+    generation proved none: heuristic pricing, a stop), ``seconds`` the time of column
+    generation and the MIPs; ``stats`` holds the column-generation counts and ``lp_bound``
+    (the final master LP value nu_LP: a bound over the generated rules only, unless
+    ``lp_exact``), ``lp_exact``, ``mip_gap`` (of the master MIP over the generated columns),
+    ``n_uncovered``, ``f1`` (loss="f1") and ``ip_lp_gap`` ((nu_IP - bound) / nu_IP, as in
+    [OMT] Table 2 when the bound is nu_LP; nan without a bound)."""
     return OMTProblem(graph, y, **kwargs).solve(leaf_penalty, deadline)
+
+
+def bound_text(bound: float, lp_bound: float) -> str:
+    """What is known of the optimum, in words: the proven bound, or that there is none (the
+    restricted master's LP value bounds only the rules generated)."""
+    if math.isfinite(bound):
+        return f"bound {bound:.6g}"
+    if math.isfinite(lp_bound):
+        return f"no proven bound; bound over generated rules {lp_bound:.6g}"
+    return "no proven bound"

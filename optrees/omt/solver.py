@@ -39,9 +39,10 @@ class OMTResult:
     predictions: np.ndarray         # per selected rule
     xi: np.ndarray                  # loss per selected rule
     objective: float                # nu_IP (includes slack penalties, if any)
-    lp_bound: float                 # nu_LP of the final restricted master
+    lp_bound: float                 # nu_LP of the final restricted master (generated rules)
     lp_exact: bool                  # pricing exact and CG converged: lp_bound is a true bound
-    gap: float                      # (nu_IP - nu_LP) / nu_IP
+    bound: float                    # a lower bound over every rule set of the graph (or nan)
+    gap: float                      # (nu_IP - bound) / nu_IP (nan without a bound)
     mip_gap: float                  # HiGHS gap of the master MIP over generated columns
     status: str
     uncovered: int                  # training samples left to slack
@@ -63,6 +64,7 @@ class _Generation:
     exact_rounds: int = 0           # exact pricing rounds after an empty heuristic one
     lp_seconds: float = 0.0
     pricing_seconds: float = 0.0
+    lagrangian: float = math.nan    # nu_RMP + l * min rc of a complete exact pricing round
 
 
 class OMTSolver:
@@ -110,6 +112,8 @@ class OMTSolver:
                                   float(min_count))
         # rule sets selected by earlier solves on this pool (other leaf penalties): starts
         self.selected: list[list[Steps]] = []
+        # further start partitions (CART's trees over the bins, :mod:`.cartstart`)
+        self.starts: list[list[Steps]] = []
 
     # ------------------------------------------------------------------ the parts
     @property
@@ -178,9 +182,10 @@ class OMTSolver:
         t_start = time.perf_counter()
         if greedy is None:
             greedy = self.greedy_partitions(metric, class_counts)
-        # an earlier solve's rules (a neighbouring leaf penalty) are often near the optimum:
-        # as a MIP start they let reduced-cost fixing drop most columns
-        greedy = [*greedy, *self.selected]
+        # the single leaf and CART's trees: the fit is never worse than these; an earlier
+        # solve's rules (a neighbouring leaf penalty) are often near the optimum: as a MIP
+        # start they let reduced-cost fixing drop most columns
+        greedy = [*greedy, [()], *self.starts, *self.selected]
         self.add_to_pool(())
         for part in greedy:
             for st in part:
@@ -241,6 +246,7 @@ class OMTSolver:
             added = self._add_priced(metric, cg, paths, penalty)
             if not added and not self.exact:
                 if self.merged:  # large data: no exact round (nor exact closure), no proof
+                    cg.status = "stalled"
                     return cg
                 added = self._verify(metric, cg, deadline, penalty)
                 if added is None:
@@ -254,6 +260,8 @@ class OMTSolver:
             if (self.exact and self.pricer.complete
                     and self.leaves * paths[0].rc > -self.cg_tol * max(abs(cg.lp_obj), 1.0)):
                 # Lagrangian bound nu_RMP + l * min rc is within cg_tol: LP converged
+                if not self.constraints:  # (rule constraints add dual terms to the bound)
+                    cg.lagrangian = cg.lp_obj + self.leaves * min(paths[0].rc, 0.0)
                 res = cg.lp = cg.model.solve(deadline)
                 if res.status != "optimal":  # time limit / stop during this last re-solve
                     return _without_lp(cg)
@@ -319,10 +327,16 @@ class OMTSolver:
         out.seconds = time.perf_counter() - t0
         if out.result.status == "interrupted":  # HiGHS stopped by a stop request: as a limit
             out.result.status = "time_limit"
-        if out.result.values is None and out.start is not None:  # no MIP solution in time
-            out.result.values = out.start
-            out.result.objective = float(out.start @ info.cost)
-            out.result.status = "time_limit"
+        if out.start is not None:
+            start_obj = float(out.start @ info.cost[:len(out.start)])
+            if out.result.values is None:  # no MIP solution in time
+                out.result.status = "time_limit"
+            if (out.result.values is None
+                    or out.result.objective > start_obj + 1e-9 * max(1.0, abs(start_obj))):
+                # never worse than the start (HiGHS may drop it, e.g. stopped in presolve)
+                x = np.zeros(m.n_cols)
+                x[:len(out.start)] = out.start
+                out.result.values, out.result.objective = x, start_obj
         if out.result.values is None:
             raise RuntimeError(f"OMT master MIP returned no solution ({out.result.status})")
         return out
@@ -375,9 +389,12 @@ class OMTSolver:
             cover[self.pool.cover_of(j)] += 1
         uncovered = int(self.n_count[cover == 0].sum())
         obj = float(mres.objective) - self.tie * sum(1 + len(st) for st in steps)
-        lp_obj = cg.lp_obj - self.tie * self.leaves * (self.depth + 1)  # still a lower bound
-        gap = ((obj - lp_obj) / abs(obj) if abs(obj) > 1e-9
-               else (0.0 if lp_obj > -1e-6 else math.inf))
+        tie_max = self.tie * self.leaves * (self.depth + 1)
+        lp_obj = cg.lp_obj - tie_max  # still a lower bound (over the generated rules)
+        bound = self._bound(cg, mip, status) - tie_max
+        gap = (math.nan if not math.isfinite(bound)
+               else (obj - bound) / abs(obj) if abs(obj) > 1e-9
+               else (0.0 if bound > -1e-6 else math.inf))
         stats = {"iterations": cg.iterations, "columns": len(self.pool), "priced": cg.priced,
                  "exact_rounds": cg.exact_rounds,
                  "lp_seconds": cg.lp_seconds, "pricing_seconds": cg.pricing_seconds,
@@ -385,11 +402,29 @@ class OMTSolver:
                  "units": len(self.n_count), "fixed": mip.fixed,
                  "sub_mip_objective": mip.sub_objective, "exact_closure": mip.closed,
                  "master_rows": info.rows, "master_columns": len(info.z), "penalty": penalty,
-                 "cg_seconds": seconds - mip.seconds}
+                 "cg_seconds": seconds - mip.seconds,
+                 # [OMT] §6's Delta = (nu_IP - nu_LP) / nu_IP against the final restricted
+                 # master: a gap over the generated rules only (nan without an LP value)
+                 "generated_lp_gap": ((obj - lp_obj) / abs(obj) if abs(obj) > 1e-9
+                                      else math.nan)}
         return OMTResult(steps, np.asarray([b for _, b in pairs], dtype=float),
                          np.asarray([a for a, _ in pairs], dtype=float), obj, lp_obj,
-                         cg.lp_exact and mres.status == "optimal", max(gap, 0.0), mres.gap,
+                         cg.lp_exact and mres.status == "optimal", bound,
+                         gap if math.isnan(gap) else max(gap, 0.0), mres.gap,
                          status, uncovered, stats)
+
+    @staticmethod
+    def _bound(cg: _Generation, mip: MasterMIP, status: str) -> float:
+        """A lower bound on the objective (with tie-break costs) of every rule set of the
+        graph, or nan: the LP value when pricing proved it the LP optimum over all paths, the
+        Lagrangian bound of a complete exact pricing round, and the master MIP's own bound
+        after the exact closure (optimal over every path).  The LP value of a master whose
+        pricing was heuristic, stopped or cut short bounds the generated rules only."""
+        bounds = [cg.lp_obj if cg.lp_exact else math.nan, cg.lagrangian]
+        if status == "optimal" and mip.result.bound is not None:
+            bounds.append(float(mip.result.bound))
+        bounds = [b for b in bounds if math.isfinite(b)]
+        return max(bounds) if bounds else math.nan
 
 
 def _without_lp(cg: _Generation) -> _Generation:

@@ -1,0 +1,126 @@
+"""An OMT estimator's fit in the method's room: its checked parameters -> the feature graph and
+problem of a training table, the leaf penalty (:mod:`.penalty`) and the tree."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import OptreesInputError
+from ..models.result import FitResult
+from ..solvers.deadline import Deadline
+from .constraints import UserConstraints
+from .graph import Graph, build_graph, data_thresholds
+from .penalty import choose_penalty
+from .solve import OMTProblem
+
+
+def rule_limit(p: Any) -> int:
+    """The rule limit l: ``leaves``, or 2^depth when it is None."""
+    return 2 ** p.depth if p.leaves is None else p.leaves
+
+
+def min_count(min_support: Any, n: int, w: np.ndarray | None = None) -> float:
+    """Training samples per rule for ``min_support`` (checked by the estimator); with
+    row weights ``w`` a weight: a fraction of the total weight, or a count of weight (integer
+    weights then act as duplicated rows)."""
+    if w is not None:
+        total = float(w.sum())
+        count = (float(min_support) if isinstance(min_support, numbers.Integral)
+                 or min_support >= 1 else float(min_support) * total)
+        if count > total:
+            raise OptreesInputError(
+                f"min_support={min_support!r} asks for a weight of at least {count:g} per "
+                f"rule, but the training rows weigh {total:g} in all")
+        return count
+    if isinstance(min_support, numbers.Integral) or min_support >= 1:
+        count = int(min_support)
+    else:
+        count = max(1, math.ceil(float(min_support) * n))
+    if count > n:
+        raise OptreesInputError(
+            f"min_support={min_support!r} asks for at least {count} training samples per "
+            f"rule, but there are only {n} training samples")
+    return count
+
+
+@dataclass
+class TableFit:
+    """What one fit gives the estimator: the tree's result, its graph, the leaf penalty used
+    and the validation score of each candidate ("auto")."""
+
+    result: FitResult
+    graph: Graph
+    penalty: float
+    scores: dict[float, float]
+
+
+class OMTFit:
+    """One estimator's solves with its checked parameters ``p`` (the estimator's parameters
+    as attributes): the problem of a table, the tree for a leaf penalty, and the validation
+    score :func:`~optrees.omt.penalty.choose_penalty` compares."""
+
+    def __init__(self, task: str, p: Any, classes: np.ndarray | None,
+                 class_weights: np.ndarray | None, pos: int) -> None:
+        self.task = task
+        self.regression = task == "regression"
+        self.p = p
+        self.classes = classes
+        self.class_weights = class_weights
+        self.pos = pos
+
+    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None) -> OMTProblem:
+        """The OMT problem of ``df``, ``y`` (weights ``w``) on the feature graph of ``df``."""
+        p = self.p
+        count = min_count(p.min_support, len(df), w)
+        thresholds = self._thresholds(df, y, w, count) if p.n_bins == "auto" else None
+        graph = build_graph(df, p.feature_order, p.n_bins, p.binning, p.categorical_nodes,
+                            p.ordinal, w, thresholds)
+        user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
+                               p.forbidden, p.requires)
+        return OMTProblem(graph, y, task=self.task, loss=p.loss, classes=self.classes,
+                          depth=p.depth, leaves=rule_limit(p), min_count=count, user=user,
+                          class_weights=self.class_weights, pos_label=self.pos,
+                          k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
+                          max_iter=p.max_iter, max_columns=p.max_columns,
+                          max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
+                          tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
+
+    def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
+                    count: float) -> dict[str, np.ndarray]:
+        """Cuts of ``n_bins="auto"`` beyond the quantile bins: CART trees of the same depth on
+        the numeric columns, their rows weighted as the loss weights them, one as grown by
+        default and one whose leaves hold the support ``count`` of a rule."""
+        share = count / (len(y) if w is None else float(w.sum()))
+        if self.class_weights is not None:
+            w = self.class_weights[y] * (1.0 if w is None else w)
+        return data_thresholds(df, y, self.p.depth, self.regression, self.p.ordinal, w,
+                               share)
+
+    def score(self, result: FitResult, df: pd.DataFrame, y: np.ndarray,
+              w: np.ndarray | None) -> float:
+        """Validation score of a fitted tree, higher is better: the weighted share of correct
+        labels (each row weighted as the loss weights it), or minus the mean loss."""
+        w = np.ones(len(y)) if w is None else w
+        if self.regression:
+            err = result.model.predict(df) - y
+            loss = err ** 2 if self.p.loss == "squared" else np.abs(err)
+            return -float(w @ loss / w.sum())
+        if self.class_weights is not None:
+            w = w * self.class_weights[y]
+        hit = result.model.predict_index(df) == y
+        return float(w @ hit / w.sum()) if w.sum() > 0 else 0.0
+
+    def solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
+              deadline: Deadline) -> TableFit:
+        """Choose the leaf penalty, build the problem of ``df`` and solve it within
+        ``deadline``."""
+        penalty, scores = choose_penalty(self, df, y, deadline, w)
+        problem = self.problem(df, y, w)
+        result = problem.solve(penalty, deadline)
+        return TableFit(result, problem.graph, penalty, scores)
