@@ -113,3 +113,18 @@ def small_numeric_fit(X: np.ndarray, depth: int) -> bool:
     values = np.sort(X, axis=0)
     thresholds = int((values[1:] != values[:-1]).sum())
     return X.shape[0] * float(thresholds) <= SMALL_NUMERIC_WORK
+
+
+def compile_everything() -> None:
+    """Compile every numba kernel of the package into numba's disk cache (or load it from
+    there): the 0/1 and numeric searches and RUG's pricing tree.  Run once after an install
+    (``python -m optrees.trees.compiled``), so that no later fit pays for a compilation."""
+    from ..rug.pricing import _compile as compile_pricing_tree
+    from .numeric.warmup import compile_kernels as compile_numeric
+
+    compile_numeric(deep=True)  # the 0/1 search's kernels too
+    compile_pricing_tree()
+
+
+if __name__ == "__main__":  # pragma: no cover - a command
+    compile_everything()
