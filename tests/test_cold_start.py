@@ -66,6 +66,14 @@ REAL_FITS = """
         for depth in (2, 3):
             backends.append(BendOCTClassifier(depth=depth, time_limit=60).fit(Xn, yn)
                             .stats_["search_backend"])
+    # other argument types and side constraints: the same signatures (an int lam, integer
+    # weights, float32 data, a leaf budget and leaf sizes)
+    for est, data in ((BendOCTClassifier(depth=3, lam=0, min_samples_leaf=3, max_leaves=5,
+                                         time_limit=60), (Xn.astype(np.float32), yn)),
+                      (BendOCTClassifier(depth=2, min_samples_leaf=4, max_leaves=3,
+                                         time_limit=60), (X, y))):
+        est.fit(*data, sample_weight=rng.integers(1, 3, len(data[1])))
+        backends.append(est.stats_["search_backend"])
     Xh, yh = load_dataset("house-votes-84")
     RUGClassifier(max_depth=3, time_limit=60, random_state=0).fit(Xh, yh)
     from optrees.rug import greedy_tree
