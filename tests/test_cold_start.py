@@ -145,6 +145,33 @@ def test_small_fits_run_numpy_without_importing_numba(tmp_path):
     assert out == {"backends": ["numpy", "numpy"], "numba": False}
 
 
+def test_small_fits_after_a_large_one_run_the_loaded_kernels(tmp_path):
+    """Once a large fit has loaded the kernels, a small fit in the same process runs them too
+    (nothing left to pay): the 0/1 and the depth-2 numeric search, in a process that compiles
+    them and in one that loads them from the cache (its large fit runs no warm-up)."""
+    script = """
+    import json, warnings
+    import numpy as np
+    from optrees import BendOCTClassifier
+    from optrees.trees import compiled
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    X, Xb, y = rng.random((100, 3)), rng.integers(0, 2, (100, 4)), rng.integers(0, 2, 100)
+    def backend(X, depth):
+        return BendOCTClassifier(depth=depth, time_limit=60).fit(X, y).stats_["search_backend"]
+    small = [backend(X, 2), backend(Xb, 2)]
+    limits = compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK
+    compiled.SMALL_SUBTREE_WORK = compiled.SMALL_NUMERIC_WORK = -1  # as if large
+    large = [backend(X, 2), backend(Xb, 2)]
+    compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK = limits
+    print(json.dumps({"small": small, "large": large, "after": [backend(X, 2), backend(Xb, 2)]}))
+    """
+    for _ in ("cold", "warm"):
+        out = run(script, tmp_path)
+        assert out == {"small": ["numpy", "numpy"], "large": ["numba", "numba"],
+                       "after": ["numba", "numba"]}
+
+
 def test_a_stale_cache_is_not_ready(tmp_path, monkeypatch):
     """A kernel cached for an older version of its source compiles on its next call: not
     ready (an index file alone once counted as ready, and a short fit then compiled)."""

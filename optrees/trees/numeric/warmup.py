@@ -8,6 +8,10 @@ from .. import compiled
 KERNELS = {"kernels": ("child_objectives", "member_stumps", "root_search")}
 """The compiled entry points called from Python, per module."""
 
+DEPTH2_KERNELS = ("member_stumps", "root_search")
+"""The entry points a depth-2 search calls from Python (``child_objectives`` runs inside
+``root_search`` there, so its own dispatcher gets no machine code)."""
+
 
 def kernels_ready(deep: bool = True) -> bool:
     """The numeric kernels are compiled in this process or cached on disk; with ``deep``
@@ -27,10 +31,10 @@ def kernels_ready(deep: bool = True) -> bool:
 
 
 def kernels_loaded() -> bool:
-    """The numeric kernels already have machine code in this process (checked without
-    importing numba)."""
-    return all(compiled.kernels_loaded(f"{__package__}.{name}", entries)
-               for name, entries in KERNELS.items())
+    """The kernels of a depth-2 search already have machine code in this process (checked
+    without importing numba; only fits of depth 2 or less are small,
+    :func:`..compiled.small_numeric_fit`)."""
+    return compiled.kernels_loaded(f"{__package__}.kernels", DEPTH2_KERNELS)
 
 
 def compile_kernels(deep: bool = True) -> None:
