@@ -79,6 +79,7 @@ def test_kernels_compile_only_when_the_time_limit_leaves_room(limit, compiles, m
     monkeypatch.setattr(solve, "kernels_ready", lambda: False)
     monkeypatch.setattr(solve, "compile_kernels", lambda: done.append(True))
     monkeypatch.setattr(compiled, "numba_available", lambda: True)
+    monkeypatch.setattr(solve, "small_subtree_fit", lambda *shape: False)  # monk1 is small
     X, y = load_dataset("monk1")
     est = BendOCTClassifier(depth=2, time_limit=limit).fit(X, y)
     assert bool(done) == compiles

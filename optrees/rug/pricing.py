@@ -20,7 +20,6 @@ from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal, simplify_literals
 from ..solvers.deadline import Deadline
 from ..trees import compiled
-from .greedy_tree import Presorted, grow_tree
 
 
 def split_literal(raw: RawColumns, j: int, threshold: float, left: bool) -> Literal:
@@ -66,9 +65,12 @@ class TreePricer:
         self.n_trees = 0
         X = np.asarray(raw.matrix, dtype=np.float64)
         self.fast = bool(np.isfinite(X).all()) and compiled.backend_for(
-            Deadline() if deadline is None else deadline, _ready, _compile) == "numba"
-        if self.fast:
-            self.sorted = Presorted.of(X)
+            Deadline() if deadline is None else deadline, _ready, _compile,
+            X.size <= compiled.SMALL_PRICING_CELLS, _loaded) == "numba"
+        if self.fast:  # imported here: numba only when the compiled tree runs
+            from .greedy_tree import Presorted, grow_tree
+
+            self.sorted, self.grow = Presorted.of(X), grow_tree
         else:
             self.X = np.ascontiguousarray(X, dtype=np.float32)  # sklearn's dtype
             # a finite float32 C-contiguous X needs no validation by each tree; with NaN
@@ -83,7 +85,7 @@ class TreePricer:
         if self.fast:
             weight = np.ones(len(self.y)) if sample_weight is None else sample_weight
             columns = np.random.default_rng(seed).permutation(self.sorted.X.shape[1])
-            return tree_leaf_rules(grow_tree(self.sorted, self.y, weight, self.n_classes,
+            return tree_leaf_rules(self.grow(self.sorted, self.y, weight, self.n_classes,
                                              self.max_depth, columns), self.raw)
         tree = DecisionTreeClassifier(max_depth=self.max_depth, random_state=seed)
         X, y, weight = self.X, self.y, sample_weight
@@ -96,13 +98,22 @@ class TreePricer:
 
 def _ready() -> bool:
     """The compiled tree is compiled in this process or cached on disk."""
+    if not compiled.numba_available():
+        return False
     from . import greedy_tree
 
-    return compiled.numba_available() and compiled.kernels_ready(greedy_tree, ["_grow"])
+    return compiled.kernels_ready(greedy_tree, ["_grow"])
+
+
+def _loaded() -> bool:
+    """The compiled tree already has machine code in this process (numba not imported)."""
+    return compiled.kernels_loaded(f"{__package__}.greedy_tree", ["_grow"])
 
 
 def _compile() -> None:
     """Compile (or load from numba's cache) the compiled tree: one tiny fit."""
+    from .greedy_tree import Presorted, grow_tree
+
     rng = np.random.default_rng(0)
     grow_tree(Presorted.of(rng.random((12, 2))), rng.integers(0, 2, 12), np.ones(12), 2, 2,
               np.arange(2))

@@ -10,6 +10,7 @@ deadline returns its best tree (never worse than CART) with the search's valid u
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import numpy as np
 
@@ -17,9 +18,9 @@ from .._logging import progress
 from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..solvers.deadline import Deadline
-from .compiled import backend_for
+from .compiled import backend_for, small_numeric_fit
 from .numeric import NumericSubtree, solve_numeric
-from .numeric.warmup import compile_kernels, kernels_ready
+from .numeric.warmup import compile_kernels, kernels_loaded, kernels_ready
 from .problem import TreeProblem
 
 MAX_NUMERIC_DEPTH = 4
@@ -38,7 +39,9 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
     valid upper bound."""
     problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty,
                           sample_weight, min_leaf, max_leaves)
-    backend = backend_for(deadline, kernels_ready, compile_kernels)
+    deep = depth >= 3  # the coarse incumbent of a deep search runs the subtree kernels too
+    backend = backend_for(deadline, partial(kernels_ready, deep), partial(compile_kernels, deep),
+                          small_numeric_fit(X, depth), kernels_loaded)
     t0 = time.perf_counter()
     found = solve_numeric(X, problem.y, n_classes=len(classes),
                           sample_weight=problem.row_weights, leaf_penalty=problem.leaf_penalty,

@@ -20,11 +20,11 @@ from ..models.result import FitResult
 from ..solvers.base import SolveResult, SolverOptions
 from ..solvers.deadline import Deadline, TimeUp
 from ..solvers.scip import ScipModel
-from .compiled import backend_for
+from .compiled import backend_for, small_subtree_fit
 from .problem import HeapTree, TreeProblem
 from .subtrees import SubtreeSolution, solve_subtree
 from .subtrees.fair import MAX_FAIR_COORDINATES, MAX_FAIR_DEPTH, solve_fair_subtree
-from .subtrees.warmup import compile_kernels, kernels_ready
+from .subtrees.warmup import compile_kernels, kernels_loaded, kernels_ready
 from .warmstart import cart_heap_tree
 
 # Time SCIP spends outside its own time limit, as a fraction of the model's build time
@@ -166,7 +166,8 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
     """The exact subtree search for ``problem``'s objective, in subtree-score units
     (correct samples - leaf penalty * leaves), with ``share_of_time`` of the time; under
     fairness the front search."""
-    backend = backend_for(deadline, kernels_ready, compile_kernels)
+    backend = backend_for(deadline, kernels_ready, compile_kernels,
+                          small_subtree_fit(*problem.X.shape, problem.depth), kernels_loaded)
     share = deadline.share(share_of_time)
     fair = problem.fairness
     view = problem.view

@@ -15,6 +15,12 @@ def kernels_ready() -> bool:
     return compiled.kernels_ready(kernels, kernels.__all__)
 
 
+def kernels_loaded() -> bool:
+    """The kernels already have machine code in this process (checked without importing
+    numba): a fit then costs no compilation or cache load at all."""
+    return compiled.kernels_loaded(f"{__package__}.kernels", ["depth2_kernel"])
+
+
 def compile_kernels() -> None:
     """Compile (or load from numba's cache) every kernel once: a tiny search with unit and
     with other sample weights, each through all of :mod:`.kernels`."""

@@ -1,0 +1,227 @@
+"""The first fit of a new process (issue #42, item 6), checked by structure, not wall clock:
+a new process loads the numba kernels that real fits need from the disk cache without
+compiling any; a stale cache is not taken for a ready one; small fits run numpy and never
+import numba."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from optrees.solvers.deadline import Deadline
+from optrees.trees import compiled
+
+ROOT = Path(__file__).resolve().parent.parent
+numba = pytest.importorskip("numba")
+
+
+def run(script: str, cache_dir: Path) -> dict:
+    """``script`` in a new interpreter on this worktree with the numba cache in ``cache_dir``;
+    its last stdout line, as JSON."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+COUNT_COMPILES = """
+    import json, sys
+    def counts():
+        '''(signatures compiled, signatures loaded from the cache) over optrees' dispatchers'''
+        miss = hit = 0
+        for name, module in list(sys.modules.items()):
+            if name.startswith("optrees"):
+                for value in list(vars(module).values()):
+                    stats = getattr(value, "stats", None)
+                    if type(value).__name__.endswith("Dispatcher") and stats is not None:
+                        miss += sum(stats.cache_misses.values())
+                        hit += sum(stats.cache_hits.values())
+        return miss, hit
+"""
+
+REAL_FITS = """
+    import warnings
+    import numpy as np
+    from optrees import BendOCTClassifier, RUGClassifier, load_dataset
+    from optrees.trees import compiled
+    # large-fit behaviour on small data: the kernels run, as they do on large data
+    compiled.SMALL_SUBTREE_WORK = compiled.SMALL_NUMERIC_WORK = compiled.SMALL_PRICING_CELLS = -1
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(1)
+    X, y = load_dataset("monk1")
+    w = rng.uniform(0.5, 2.0, len(y))
+    backends = [BendOCTClassifier(depth=3, time_limit=60).fit(X, y).stats_["search_backend"],
+                BendOCTClassifier(depth=2, time_limit=60).fit(X, y, sample_weight=w)
+                .stats_["search_backend"]]
+    Xn = rng.random((60, 3))
+    for k in (2, 3):
+        yn = rng.integers(0, k, 60)
+        for depth in (2, 3):
+            backends.append(BendOCTClassifier(depth=depth, time_limit=60).fit(Xn, yn)
+                            .stats_["search_backend"])
+    # other argument types and side constraints: the same signatures (an int lam, integer
+    # weights, float32 data, a leaf budget and leaf sizes)
+    for est, data in ((BendOCTClassifier(depth=3, lam=0, min_samples_leaf=3, max_leaves=5,
+                                         time_limit=60), (Xn.astype(np.float32), yn)),
+                      (BendOCTClassifier(depth=2, min_samples_leaf=4, max_leaves=3,
+                                         time_limit=60), (X, y))):
+        est.fit(*data, sample_weight=rng.integers(1, 3, len(data[1])))
+        backends.append(est.stats_["search_backend"])
+    Xh, yh = load_dataset("house-votes-84")
+    RUGClassifier(max_depth=3, time_limit=60, random_state=0).fit(Xh, yh)
+    from optrees.rug import greedy_tree
+    backends.append("numba" if greedy_tree._grow.signatures else "sklearn")
+"""
+
+
+def test_a_new_process_loads_every_kernel_a_fit_needs_from_the_cache(tmp_path):
+    """The warm-ups compile what real fits call (0/1 search with unit and other weights,
+    numeric search of 2 and 3 classes at depths 2 and 3, RUG's tree): a later process finds
+    them ready and fits without compiling a single signature.  RUG's tree and the numeric
+    search of depth 2 are ready as soon as their own kernels are cached; a deeper numeric
+    search also needs the 0/1 kernels (its coarse incumbent runs them)."""
+    first = run(COUNT_COMPILES + """
+    from optrees.trees.numeric import warmup as numeric
+    from optrees.rug import pricing
+    numeric.compile_kernels(deep=False)
+    pricing._compile()
+    print(json.dumps({"counts": counts()}))
+    """, tmp_path)
+    assert first["counts"][0] > 0  # a cold cache compiles
+    ready = run(COUNT_COMPILES + """
+    from optrees.trees.numeric import warmup as numeric
+    from optrees.trees.subtrees import warmup as subtrees
+    from optrees.rug import pricing
+    ready = {"numeric": numeric.kernels_ready(deep=False), "rug": pricing._ready(),
+             "subtrees": subtrees.kernels_ready(), "deep": numeric.kernels_ready()}
+    subtrees.compile_kernels()
+    print(json.dumps(ready))
+    """, tmp_path)
+    assert ready == {"numeric": True, "rug": True, "subtrees": False, "deep": False}
+    second = run(COUNT_COMPILES + """
+    from optrees.trees.numeric import warmup as numeric
+    from optrees.trees.subtrees import warmup as subtrees
+    from optrees.rug import pricing
+    ready = [subtrees.kernels_ready(), numeric.kernels_ready(), pricing._ready()]
+    """ + REAL_FITS + """
+    print(json.dumps({"ready": ready, "backends": backends, "counts": counts()}))
+    """, tmp_path)
+    assert second["ready"] == [True, True, True]
+    assert set(second["backends"]) == {"numba"}
+    compiled_signatures, loaded = second["counts"]
+    assert compiled_signatures == 0 and loaded > 0
+
+
+def test_small_fits_run_numpy_without_importing_numba(tmp_path):
+    """A small 0/1 fit, a small depth-2 fit over every threshold, a small fair fit and a small
+    RUG fit in a new process: numpy kernels (scikit-learn's trees for RUG), numba never
+    imported, so neither compiled nor loaded."""
+    out = run("""
+    import json, sys, warnings
+    import numpy as np
+    import pandas as pd
+    from optrees import BendOCTClassifier, RUGClassifier, load_dataset
+    warnings.simplefilter("ignore")
+    X, y = load_dataset("monk1")
+    backends = [BendOCTClassifier(depth=3, time_limit=60).fit(X, y).stats_["search_backend"]]
+    Xb, yb = load_dataset("balance-scale")
+    backends.append(BendOCTClassifier(depth=2, time_limit=60)
+                    .fit(Xb.to_numpy(dtype=float), yb).stats_["search_backend"])
+    X01 = pd.get_dummies(X.astype(str)).astype(int)
+    fair = BendOCTClassifier(depth=2, fairness="statistical_parity", epsilon=0.05,
+                             sensitive=X01.columns[0], drop_sensitive=True, time_limit=60)
+    fair.fit(X01, y)
+    Xh, yh = load_dataset("house-votes-84")
+    RUGClassifier(max_depth=3, time_limit=60, random_state=0).fit(Xh, yh)
+    print(json.dumps({"backends": backends, "numba": "numba" in sys.modules}))
+    """, tmp_path)
+    assert out == {"backends": ["numpy", "numpy"], "numba": False}
+
+
+def test_small_fits_after_a_large_one_run_the_loaded_kernels(tmp_path):
+    """Once a large fit has loaded the kernels, a small fit in the same process runs them too
+    (nothing left to pay): the 0/1 and the depth-2 numeric search, in a process that compiles
+    them and in one that loads them from the cache (its large fit runs no warm-up)."""
+    script = """
+    import json, warnings
+    import numpy as np
+    from optrees import BendOCTClassifier
+    from optrees.trees import compiled
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    X, Xb, y = rng.random((100, 3)), rng.integers(0, 2, (100, 4)), rng.integers(0, 2, 100)
+    def backend(X, depth):
+        return BendOCTClassifier(depth=depth, time_limit=60).fit(X, y).stats_["search_backend"]
+    small = [backend(X, 2), backend(Xb, 2)]
+    limits = compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK
+    compiled.SMALL_SUBTREE_WORK = compiled.SMALL_NUMERIC_WORK = -1  # as if large
+    large = [backend(X, 2), backend(Xb, 2)]
+    compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK = limits
+    print(json.dumps({"small": small, "large": large, "after": [backend(X, 2), backend(Xb, 2)]}))
+    """
+    for _ in ("cold", "warm"):
+        out = run(script, tmp_path)
+        assert out == {"small": ["numpy", "numpy"], "large": ["numba", "numba"],
+                       "after": ["numba", "numba"]}
+
+
+def test_a_stale_cache_is_not_ready(tmp_path, monkeypatch):
+    """A kernel cached for an older version of its source compiles on its next call: not
+    ready (an index file alone once counted as ready, and a short fit then compiled)."""
+    source = tmp_path / "stale_kernel.py"
+    body = "from numba import njit\n\n@njit(cache=True)\ndef twice(x):\n    return {}\n"
+    source.write_text(body.format("2 * x"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    module = importlib.import_module("stale_kernel")
+    module.twice(1)
+    fresh = importlib.reload(module)  # a new process's view: nothing compiled yet
+    assert compiled.kernels_ready(fresh, ["twice"])
+    source.write_text(body.format("x + x  # edited"))
+    edited = importlib.reload(module)
+    assert not compiled.kernels_ready(edited, ["twice"])
+    sys.modules.pop("stale_kernel", None)
+
+
+def test_small_fit_skips_the_kernels_unless_loaded(monkeypatch):
+    """``small`` gives numpy without asking whether the kernels are cached or compiling them,
+    unless they are loaded in this process; a fit that is not small keeps the old rule."""
+    monkeypatch.setattr(compiled, "numba_available", lambda: True)
+    asked, done = [], []
+
+    def ready() -> bool:
+        asked.append(True)
+        return False
+
+    def backend(small: bool, loaded: bool, seconds: float | None = None) -> str:
+        return compiled.backend_for(Deadline(seconds), ready, lambda: done.append(True),
+                                    small, lambda: loaded)
+
+    assert backend(small=True, loaded=False) == "numpy" and not asked and not done
+    assert backend(small=True, loaded=True) == "numba" and asked and done
+    done.clear()
+    assert backend(small=False, loaded=False, seconds=1.0) == "numpy" and not done
+    assert backend(small=False, loaded=False) == "numba" and done
+
+
+def test_small_fit_sizes():
+    """The size rules: rows x features ** depth for 0/1 data; rows x distinct thresholds at
+    depth 2 over every threshold, depth 1 always small and depth 3 never."""
+    import numpy as np
+
+    assert compiled.small_subtree_fit(124, 17, 3)           # monk1 one-hot
+    assert not compiled.small_subtree_fit(3196, 73, 3)      # kr-vs-kp one-hot
+    few = np.tile(np.arange(5.0)[:, None], (40, 4))         # 4 thresholds per column
+    assert compiled.small_numeric_fit(few, 2)
+    many = np.random.default_rng(0).random((2000, 6))       # 11,994 thresholds
+    assert not compiled.small_numeric_fit(many, 2)
+    assert compiled.small_numeric_fit(many, 1)
+    assert not compiled.small_numeric_fit(few, 3)
