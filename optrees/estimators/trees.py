@@ -45,7 +45,7 @@ from ..trees.fair_thresholds import (
     Certificate,
     better_fair_stump,
 )
-from ..trees.fairness import FAIRNESS, TreeFairness
+from ..trees.fairness import FAIRNESS, TreeFairness, record_tree_fairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY, check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
@@ -261,6 +261,7 @@ class _OptimalTreeClassifier(_BinaryInput, _TreePredictor, ClassifierMixin, Base
         self.tree_ = result.model
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
+        record_tree_fairness(self, df, y_enc, w, stacklevel=5)  # fairness_, from predictions
         return self
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
