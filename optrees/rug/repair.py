@@ -166,12 +166,13 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
                     ) -> tuple[RUGResult, dict[str, Any]]:
     """``res`` with weights that meet ``epsilon`` on the training rows (see the module
     docstring) and what was tried: ``{"realised_before", "lp_caps", "realised", "chosen",
-    "met", "stopped"}`` (``chosen``: "fit", "lp_cap=<cap>" or "greedy, <k> rules dropped";
-    ``stopped``: the deadline ended the repair).  The result's ``objective`` and ``v`` are
-    those of (3) at the kept weights, which may exceed the LP's own fairness caps (they are
-    chosen for the predictions' gap, not the slacks').  ``realised`` measures a list of weighted
-    rules; ``default``: the class of rows no rule covers; ``threshold``: rules lighter than
-    this times the heaviest are pruned from the model (as the estimator does)."""
+    "met", "stopped"}`` (``chosen``: "fit", "lp_cap=<cap>" or "greedy from <start>, <k>
+    rules dropped"; ``stopped``: the deadline ended the repair).  The result's ``objective``
+    and ``v`` are those of (3) at the kept weights, which may exceed the LP's own fairness
+    caps (they are chosen for the predictions' gap, not the slacks').  ``realised``
+    measures a list of weighted rules; ``default``: the class of rows no rule covers;
+    ``threshold``: rules lighter than this times the heaviest are pruned from the model (as
+    the estimator does)."""
     before = realised(res.rules)
     info: dict[str, Any] = {"realised_before": before, "lp_caps": [], "realised": [],
                             "chosen": "fit", "met": before <= epsilon + TOL,
@@ -180,6 +181,7 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
         return res, info
     votes = _Votes(gen, default)
     found: list[tuple[float, str, np.ndarray, Any]] = []  # accuracy, name, weights, LP
+    starts = [("fit", _pruned(np.array([r.weight for r in res.rules]), threshold))]
     original = gen.fairness
     try:
         for factor in CAP_FACTORS:
@@ -201,21 +203,23 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
                 found.append((votes.accuracy(weights), f"lp_cap={cap:g}", weights,
                               (sol, master, cell)))
                 break
+            starts.append((f"lp_cap={cap:g}", weights))
     finally:
         gen.fairness = original
-    start = _pruned(np.array([r.weight for r in res.rules]), threshold)
-    chosen = votes.greedy(start, epsilon,
-                          lambda w: realised(_reweighted(res.rules, w)) <= epsilon + TOL,
-                          deadline)
-    if chosen is not None:
-        dropped = int(((start > 0) & (chosen <= 0)).sum())
-        found.append((votes.accuracy(chosen), f"greedy, {dropped} rules dropped", chosen, None))
+    for name, start in starts:
+        chosen = votes.greedy(start, epsilon,
+                              lambda w: realised(_reweighted(res.rules, w)) <= epsilon + TOL,
+                              deadline)
+        if chosen is not None:
+            dropped = int(((start > 0) & (chosen <= 0)).sum())
+            found.append((votes.accuracy(chosen), f"greedy from {name}, {dropped} rules "
+                          "dropped", chosen, None))
     info["stopped"] = deadline.expired()
     if not found:
         info["realised_after"] = realised(_reweighted(res.rules, np.zeros(len(res.rules))))
         return res, info
     accuracy, name, weights, lp = max(found, key=lambda f: f[0])
-    info.update(chosen=name, met=True, accuracy_before=votes.accuracy(start),
+    info.update(chosen=name, met=True, accuracy_before=votes.accuracy(starts[0][1]),
                 accuracy_after=accuracy)
     rules = _reweighted(res.rules, weights)
     if lp is None:  # the greedy selection: (3)'s value and slacks at these weights
