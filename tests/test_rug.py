@@ -293,6 +293,7 @@ def _group_means(v, idx_sets):
     return [v[idx].mean() for idx in idx_sets]
 
 
+@pytest.mark.filterwarnings("ignore::optrees.fairness.FairnessWarning")  # the LP, not the repair
 @pytest.mark.parametrize("kind", ["dmc", "odm", "eop"])
 def test_fairness_constraints_hold_on_training_v(kind):
     """The LP's own caps on the slacks (without the repair, which re-weights for the
@@ -310,6 +311,7 @@ def test_fairness_constraints_hold_on_training_v(kind):
     assert m.objective_ >= _pool_lp(m, X, y) - 1e-7
 
 
+@pytest.mark.filterwarnings("ignore::optrees.fairness.FairnessWarning")  # the LP, not the repair
 @pytest.mark.parametrize("kind", ["dmc", "odm"])
 def test_fairness_caps_hold_on_the_papers_sets_multiclass(kind):
     """Issue #22: the caps checked on sets built here from the paper's definitions, not by
@@ -794,6 +796,7 @@ def test_compiled_pricing_tree_skips_a_side_lost_in_rounding(two_valued):
 
 @pytest.mark.skipif(DATA_DIR is None or not (DATA_DIR / "nursery.csv").exists(),
                     reason="needs the shared data (OPTREES_DATA)")
+@pytest.mark.filterwarnings("ignore::optrees.fairness.FairnessWarning")  # the LP, not the repair
 @pytest.mark.filterwarnings("ignore:RUGClassifier. column")
 def test_fair_rug_on_nursery_runs():
     """`bench/rug.py --fair`'s nursery case (parents as the sensitive attribute, ODM): it
