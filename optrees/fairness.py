@@ -22,12 +22,30 @@ import numpy as np
 
 from . import metrics
 
+NOTIONS: dict[str, str] = {
+    "statistical_parity": "rate of positive predictions (trees)",
+    "conditional_parity": "rate of positive predictions per value of a legitimate "
+                          "attribute (trees)",
+    "predictive_equality": "rate of positive predictions among the other classes, the false "
+                           "positive rate (trees)",
+    "equal_opportunity": "rate of positive predictions among the positive class, the true "
+                         "positive rate; the same gap as the error rate of the positive "
+                         "class, the paper's EOP (trees, RUG)",
+    "equalized_odds": "predictive equality and equal opportunity (trees)",
+    "dmc": "error rate per class, disparate mistreatment per class [RUG] (10) (RUG)",
+    "odm": "overall error rate, overall disparate mistreatment [RUG] (14) (RUG)",
+}
+"""The fairness vocabulary of the package: every notion by one name, the same for the tree
+estimators, RUGClassifier, :mod:`optrees.metrics` and ``fairness_``.  Each compares a rate
+between every two groups of the sensitive attribute (``sensitive``, or ``groups`` in
+RUGClassifier.fit); ``epsilon`` bounds the largest difference."""
 TREE_NOTIONS = ("statistical_parity", "conditional_parity", "predictive_equality",
                 "equal_opportunity", "equalized_odds")
-"""Rates of positive predictions compared between groups (the tree estimators)."""
-RUG_NOTIONS = ("dmc", "odm", "eop")
-"""Error rates compared between groups ([RUG] §3.5): per class (DMC (10)), overall (ODM
-(14)), on the positive class only (EOP: equal false negative rates)."""
+"""The notions the tree estimators constrain."""
+RUG_NOTIONS = ("dmc", "odm", "equal_opportunity")
+"""The notions FairRUG constrains ([RUG] §3.5)."""
+OLD_SPELLINGS = {"eop": "equal_opportunity"}
+"""Former names, still accepted with a DeprecationWarning."""
 MET_TOL = 1e-9
 """``realised <= cap + MET_TOL`` counts as met (rates are ratios of float sums)."""
 
@@ -36,31 +54,33 @@ class FairnessWarning(UserWarning):
     """A fair fit's realised training measure exceeds its cap."""
 
 
-def canonical_notion(notion: str) -> str:
-    """The notion's name as the package spells it (lower case, ``_`` for ``-``)."""
-    return str(notion).strip().lower().replace("-", "_")
+def canonical_notion(notion: str, stacklevel: int = 3) -> str:
+    """The notion's name in :data:`NOTIONS` (case and ``-`` / ``_`` aside); a former name
+    (:data:`OLD_SPELLINGS`) gives its new one with a DeprecationWarning."""
+    name = str(notion).strip().lower().replace("-", "_")
+    if name in OLD_SPELLINGS:
+        new = OLD_SPELLINGS[name]
+        warnings.warn(f"fairness notion {notion!r} is now called {new!r} (the same gap: "
+                      "equal error rates of the positive class are equal true positive "
+                      "rates); the old name will go", DeprecationWarning, stacklevel=stacklevel)
+        return new
+    return name
 
 
 def realised_gap(notion: str, y_true: Any, y_pred: Any, groups: Any, *,
                  positive: Any = None, legitimate: Any = None,
                  sample_weight: Any = None) -> float:
-    """The gap of ``notion`` (:data:`TREE_NOTIONS` or :data:`RUG_NOTIONS`) of the
-    predictions ``y_pred``: the largest difference between two groups of its rate."""
-    notion = canonical_notion(notion)
-    if notion == "dmc":
-        return metrics.dmc_gap(y_true, y_pred, groups, sample_weight=sample_weight)
-    if notion == "odm":
-        return metrics.odm_gap(y_true, y_pred, groups, sample_weight=sample_weight)
-    if notion == "eop":
-        return metrics.eop_gap(y_true, y_pred, groups, positive, sample_weight)
-    return metrics.fairness_gap(notion, y_true, y_pred, groups, positive, legitimate,
-                                sample_weight)
+    """The gap of ``notion`` (one of :data:`NOTIONS`) of the predictions ``y_pred``: the
+    largest difference between two groups of its rate
+    (:func:`optrees.metrics.fairness_gap`)."""
+    return metrics.fairness_gap(canonical_notion(notion, 4), y_true, y_pred, groups,
+                                positive, legitimate, sample_weight)
 
 
 def fairness_summary(notion: str, cap: float, realised: float,
                      group_names: Any) -> dict[str, Any]:
     """The ``fairness_`` dict of a fit (see the module docstring)."""
-    return {"notion": canonical_notion(notion), "groups": [_plain(g) for g in group_names],
+    return {"notion": canonical_notion(notion, 4), "groups": [_plain(g) for g in group_names],
             "cap": float(cap), "realised": float(realised),
             "met": bool(realised <= cap + MET_TOL), "on": "training data"}
 

@@ -19,9 +19,9 @@ as ``1 - (largest gap)`` (1 = perfectly fair):
 * ``eop_score``: the DMC gap on the positive class only (equal opportunity: equal false
   negative rates).
 
-``fairness_gap`` measures the notions the tree estimators constrain (statistical parity,
-conditional parity, predictive equality, equal opportunity, equalized odds): the largest
-difference between two groups in the rate of positive predictions.
+``fairness_gap`` measures every notion of the package by its name
+(``optrees.fairness.NOTIONS``: the tree estimators' statistical parity, conditional
+parity, predictive equality, equal opportunity, equalized odds, and DMC / ODM).
 """
 
 from __future__ import annotations
@@ -165,18 +165,23 @@ def eop_gap(y_true: Any, y_pred: Any, groups: Any, positive: Any = None,
 
 def fairness_gap(kind: str, y_true: Any, y_pred: Any, groups: Any, positive: Any = None,
                  legitimate: Any = None, sample_weight: Any = None) -> float:
-    """Largest difference between two groups in the (weighted) rate of ``positive``
-    predictions, within the cells of ``kind`` (the fairness notions of the tree
-    estimators): "statistical_parity" (all rows),
+    """The gap of any fairness notion of the package (``optrees.fairness.NOTIONS``):
+    the largest difference between two groups of a (weighted) rate.  Rates of ``positive``
+    predictions within the cells of the tree notions: "statistical_parity" (all rows),
     "conditional_parity" (per value of ``legitimate``), "predictive_equality" (rows of the
-    other classes), "equal_opportunity" (rows of ``positive``), "equalized_odds" (both).
-    ``positive`` defaults to the largest label in sorted order.  A group without weight in
-    a cell is not compared there."""
-    from .fairness import TREE_NOTIONS, canonical_notion
+    other classes), "equal_opportunity" (rows of ``positive``), "equalized_odds" (both);
+    error rates for "dmc" (per class, :func:`dmc_gap`) and "odm" (all rows,
+    :func:`odm_gap`).  ``positive`` defaults to the largest label in sorted order.  A group
+    without weight in a cell is not compared there."""
+    from .fairness import NOTIONS, canonical_notion
 
     kind = canonical_notion(kind)
-    if kind not in TREE_NOTIONS:
-        raise OptreesInputError(f"kind must be one of {', '.join(TREE_NOTIONS)}, got {kind!r}")
+    if kind not in NOTIONS:
+        raise OptreesInputError(f"kind must be one of {', '.join(NOTIONS)}, got {kind!r}")
+    if kind == "dmc":
+        return dmc_gap(y_true, y_pred, groups, sample_weight=sample_weight)
+    if kind == "odm":
+        return odm_gap(y_true, y_pred, groups, sample_weight=sample_weight)
     yt, yp, g = _arrays(y_true, y_pred, groups)
     w = _weights(sample_weight, len(yt))
     if positive is None:

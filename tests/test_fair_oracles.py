@@ -26,7 +26,7 @@ from optrees.trees.fairness import TreeFairness
 
 TREE_NOTIONS = ("statistical_parity", "conditional_parity", "predictive_equality",
                 "equal_opportunity", "equalized_odds")
-RUG_NOTIONS = ("dmc", "odm", "eop")
+RUG_NOTIONS = ("dmc", "odm", "equal_opportunity")  # FairRUG's names (EOP: equal_opportunity)
 
 
 # --------------------------------------------------------------------------- definitions
@@ -97,14 +97,14 @@ def test_every_measure_equals_its_definition(G, K, weighted):
         w = rng.uniform(0.2, 3.0, n) if weighted else None
         names = np.array(["g0", "g1", "g2", "g3"])[groups]      # groups by name
         positive = K - 1
-        for notion in TREE_NOTIONS + RUG_NOTIONS:
+        for notion in TREE_NOTIONS + ("dmc", "odm"):
             want = oracle_gap(notion, y, pred, groups, w=w, positive=positive, legit=legit)
             got = realised_gap(notion, y, pred, names, positive=positive, legitimate=legit,
                                sample_weight=w)
             assert got == pytest.approx(want, abs=1e-12), notion
+            assert metrics.fairness_gap(notion, y, pred, names, positive, legit, w) == \
+                pytest.approx(want, abs=1e-12)
             if notion in TREE_NOTIONS:
-                assert metrics.fairness_gap(notion, y, pred, names, positive, legit, w) == \
-                    pytest.approx(want, abs=1e-12)
                 fair = TreeFairness(notion, 0.0, groups, positive,
                                     legit if notion == "conditional_parity" else None)
                 weights = np.ones(n) if w is None else w
@@ -115,6 +115,10 @@ def test_every_measure_equals_its_definition(G, K, weighted):
             oracle_gap("odm", y, pred, groups, w=w), abs=1e-12)
         assert metrics.eop_score(y, pred, names, positive) == pytest.approx(
             1 - oracle_gap("eop", y, pred, groups, positive=positive), abs=1e-12)
+        # the paper's EOP (error rates of the positive class) is equal opportunity
+        assert realised_gap("equal_opportunity", y, pred, names, positive=positive,
+                            sample_weight=w) == pytest.approx(
+            oracle_gap("eop", y, pred, groups, w=w, positive=positive), abs=1e-12)
         if K == 2:  # [RUG] §3.5: DMC of two classes is equalized odds, EOP equal opportunity
             for a, b in (("dmc", "equalized_odds"), ("eop", "equal_opportunity")):
                 assert oracle_gap(a, y, pred, groups, w=w) == pytest.approx(
@@ -279,7 +283,7 @@ def paper_lp(y, K, covers, labels, costs, lam, groups, kind, eps, positive):
     rows, rhs = [np.hstack([-A, -np.eye(n)])], [-np.ones(n)]   # A w + v >= 1
     if kind == "dmc":
         families = [y == k for k in range(K)]
-    elif kind == "eop":
+    elif kind == "equal_opportunity":
         families = [y == positive]
     else:
         families = [np.ones(n, dtype=bool)]
@@ -333,7 +337,7 @@ def test_fairrug_fit_is_the_papers_lp_over_its_pool(kind):
     LP of the paper over its final pool of rules (three groups, three classes for DMC)."""
     rng = np.random.default_rng(7)
     n = 150
-    K = 2 if kind == "eop" else 3
+    K = 2 if kind == "equal_opportunity" else 3
     y, groups = _labels(n, K, 3, rng)
     X = pd.DataFrame({"a": rng.normal(size=n) + y, "b": rng.normal(size=n) + groups,
                       "c": rng.integers(0, 3, n)})

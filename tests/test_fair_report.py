@@ -91,3 +91,36 @@ def test_the_command_line_prints_the_realised_gap(tmp_path, capsys):
     out = capsys.readouterr().out
     assert re.search(r"fairness        : statistical_parity gap [0-9.]+ \(train, from "
                      r"predictions\) against cap 0\.05: met", out)
+
+
+def test_one_vocabulary_for_trees_rug_and_metrics():
+    """Every notion has one name (optrees.fairness.NOTIONS): the trees' and FairRUG's lists
+    are parts of it, metrics.fairness_gap measures each, and the former 'eop' still works
+    with a DeprecationWarning, giving the fit and the gap of 'equal_opportunity'."""
+    from optrees import metrics
+    from optrees.estimators.rules import _PARAMETERS
+    from optrees.fairness import NOTIONS, RUG_NOTIONS, TREE_NOTIONS
+    from optrees.trees.fairness import FAIRNESS
+
+    assert set(TREE_NOTIONS) | set(RUG_NOTIONS) == set(NOTIONS)
+    assert FAIRNESS == TREE_NOTIONS
+    assert all(_PARAMETERS["fairness"].rule.convert(k) == k for k in RUG_NOTIONS)
+    X, y = _three_classes()
+    y = (y == 2).astype(int)
+    common = dict(max_depth=2, random_state=0, sensitive="grp", epsilon=0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairnessWarning)
+        new = RUGClassifier(fairness="equal_opportunity", **common).fit(X, y)
+        with pytest.warns(DeprecationWarning, match="now called 'equal_opportunity'"):
+            old = RUGClassifier(fairness="eop", **common).fit(X, y)
+    assert old.fairness_ == new.fairness_ and new.fairness_["notion"] == "equal_opportunity"
+    assert old.rules_.export_text() == new.rules_.export_text()
+    pred, g = new.predict(X), X.grp.to_numpy()
+    for kind in NOTIONS:
+        legit = (X.x1 > 0).to_numpy() if kind == "conditional_parity" else None
+        assert 0.0 <= metrics.fairness_gap(kind, y, pred, g, legitimate=legit) <= 1.0
+    with pytest.warns(DeprecationWarning):
+        assert metrics.fairness_gap("eop", y, pred, g) == \
+            metrics.fairness_gap("equal_opportunity", y, pred, g)
+    assert metrics.fairness_gap("equal_opportunity", y, pred, g) == pytest.approx(
+        1 - metrics.eop_score(y, pred, g), abs=1e-12)

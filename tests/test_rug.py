@@ -294,7 +294,7 @@ def _group_means(v, idx_sets):
 
 
 @pytest.mark.filterwarnings("ignore::optrees.fairness.FairnessWarning")  # the LP, not the repair
-@pytest.mark.parametrize("kind", ["dmc", "odm", "eop"])
+@pytest.mark.parametrize("kind", ["dmc", "odm", "equal_opportunity"])
 def test_fairness_constraints_hold_on_training_v(kind):
     """The LP's own caps on the slacks (without the repair, which re-weights for the
     predictions' gap and may leave the LP's caps)."""
@@ -402,7 +402,7 @@ def test_fairness_scores_by_hand():
     assert math.isclose(dmc_score(yt, yt, g), 1.0)
 
 
-@pytest.mark.parametrize("kind", [None, "dmc", "eop", "odm"])
+@pytest.mark.parametrize("kind", [None, "dmc", "equal_opportunity", "odm"])
 def test_warm_started_master_lp_matches_cold_solve(kind):
     """The basis carried over between rounds only speeds up the LP: same optimum as cold."""
     X, y = _fair_data(n=400, seed=3)

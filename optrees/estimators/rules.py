@@ -30,7 +30,14 @@ from .._params import (
 )
 from .._validation import OptreesInputError, check_target, fit_weights, positive_class_index
 from ..encoding.columns import RawColumns
-from ..fairness import fairness_summary, realised_gap, record_fairness
+from ..fairness import (
+    OLD_SPELLINGS,
+    RUG_NOTIONS,
+    canonical_notion,
+    fairness_summary,
+    realised_gap,
+    record_fairness,
+)
 from ..models.rule_set import RuleSet
 from ..rug.fairness import Fairness
 from ..rug.solve import LP_METHODS, PRICING, RULE_LABELS, solve_rug
@@ -70,7 +77,7 @@ _PARAMETERS: dict[str, Param] = {
     "rule_labels": Param(Options(*RULE_LABELS), "class of a pricing tree's rule: the heaviest "
                          "class of its training rows ('majority'), the dual-weighted one "
                          "('duals', the paper's), or 'auto': majority for > 2 classes"),
-    "fairness": Param(optional(Options("dmc", "odm", "eop")),
+    "fairness": Param(optional(Options(*RUG_NOTIONS, *OLD_SPELLINGS)),
                       "FairRUG constraint, needs --sensitive"),
     "rule_length_cost": Param(_TRUTH, "rule cost = its length (else 1)", cli=""),
     "epsilon": Param(_NONNEGATIVE, "fairness cap"),
@@ -80,7 +87,8 @@ _PARAMETERS: dict[str, Param] = {
                        "sensitive attribute column; its fairness scores are printed"),
     "drop_sensitive": Param(_TRUTH, "keep the sensitive column out of the rules", cli=""),
     "positive_class": Param(Check("None or a class of y", as_given),
-                            "the positive class of 'eop' (None: the last class)"),
+                            "the positive class of 'equal_opportunity' (None: the last "
+                            "class)"),
     "class_weight": CLASS_WEIGHT,
     "verbose": VERBOSE,
 }
@@ -118,7 +126,10 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     random_state
         Seed of the pricing trees and of HiGHS.
     fairness
-        None, 'dmc' (11)-(12), 'odm' (15)-(16) or 'eop' (DMC on ``positive_class``).
+        None, 'dmc' (11)-(12), 'odm' (15)-(16) or 'equal_opportunity' (the paper's EOP: DMC
+        on ``positive_class``; the former name 'eop' still works, with a
+        DeprecationWarning).  The names are those of ``optrees.fairness.NOTIONS``, shared
+        with the tree estimators and :func:`optrees.metrics.fairness_gap`.
     epsilon
         Fairness cap (>= 0).  FairRUG's LP caps the gap of group means of its slacks, which
         only approximate errors; the fit measures the gap of its notion again on the training
@@ -129,16 +140,17 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         True (default): when the realised training gap exceeds ``epsilon``, re-solve the
         master LP over the rule pool with the cap tightened step by step until it does not
         (``optrees.rug.repair``; ``stats_["fairness_repair"]`` says what was tried).  For
-        'dmc' and 'eop' the repaired rule set meets ``epsilon`` on the training rows (at
-        worst by predicting the default class everywhere); for 'odm' it may not, and the
-        warning then gives the number.  Nothing is promised about unseen data.
+        'dmc' and 'equal_opportunity' the repaired rule set meets ``epsilon`` on the
+        training rows (at worst by predicting the default class everywhere); for 'odm' it
+        may not, and the warning then gives the number.  Nothing is promised about unseen data.
     sensitive
         The sensitive attribute: a column name of X, or None and pass ``groups`` to
         :meth:`fit`.  A named column stays a feature of the rules unless ``drop_sensitive``.
         Without ``fairness`` it constrains nothing (a UserWarning says so, unless
         ``drop_sensitive`` leaves it out of the rules).
     positive_class
-        The positive class for 'eop' (default: the last class in sorted order).
+        The positive class for 'equal_opportunity' (default: the last class in sorted
+        order).
     pricing
         'tree' (the proxy PSP of §3.4: dual-weighted decision trees; a leaf whose training
         coverage is already in the pool does not enter again, not even for another class:
@@ -300,6 +312,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         may test (without a dropped sensitive column)."""
         if kind is None:
             return None, self._without_fairness(df, groups)
+        # stacklevel 5: warn <- canonical_notion <- _fairness <- fit <- logged_fit <- caller
+        kind = canonical_notion(kind, stacklevel=5)
         epsilon = check_param("epsilon", self.epsilon, _PARAMETERS["epsilon"].rule)
         gvec, df = self._groups(df, groups)
         gnames, gidx = np.unique(gvec, return_inverse=True)
@@ -322,7 +336,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
             # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit <- caller
             warnings.warn(
                 f"RUGClassifier: sensitive={self.sensitive!r} has no effect without fairness: "
-                "no fairness constraint is imposed; set fairness='dmc', 'odm' or 'eop' to use "
+                "no fairness constraint is imposed; set fairness='dmc', 'odm' or "
+                "'equal_opportunity' to use "
                 "it (or drop_sensitive=True to keep the column out of the rules)",
                 UserWarning, stacklevel=5)
         return df

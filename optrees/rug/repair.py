@@ -87,7 +87,7 @@ class _Votes:
             E, T = E.sum(axis=0, keepdims=True), self.total.sum(axis=0, keepdims=True)
         else:
             T = self.total
-            if self.kind == "eop":
+            if self.kind == "equal_opportunity":
                 E, T = E[[self.positive]], T[[self.positive]]
         gap = 0.0
         for e, t in zip(E, T, strict=True):

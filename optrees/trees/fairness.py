@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from ..fairness import TREE_NOTIONS
 from ..solvers.base import LazyConstraints, Row
 
-FAIRNESS = ("statistical_parity", "conditional_parity", "predictive_equality",
-            "equal_opportunity", "equalized_odds")
+FAIRNESS = TREE_NOTIONS
+"""The notions of :data:`optrees.fairness.NOTIONS` the tree MIPs and searches take."""
 
 
 @dataclass
