@@ -143,6 +143,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         'dmc' and 'equal_opportunity' the repaired rule set meets ``epsilon`` on the
         training rows (at worst by predicting the default class everywhere); for 'odm' it
         may not, and the warning then gives the number.  Nothing is promised about unseen data.
+        After a repair ``objective_`` and ``v_`` are those of the master LP's objective at
+        the repaired weights (which may exceed the LP's own caps on the slacks).
     sensitive
         The sensitive attribute: a column name of X, or None and pass ``groups`` to
         :meth:`fit`.  A named column stays a feature of the rules unless ``drop_sensitive``.
