@@ -461,3 +461,49 @@ def test_every_threshold_certificate_never_certifies_below_a_fair_tree(notion, c
             wrong.append(seed)
         assert Certificate(*args, 2).run(float(scores.max()) + 1e-6)
     assert not wrong, f"certified below a fair tree: seeds {wrong}"
+
+
+def test_a_weighted_fair_fit_certified_over_every_threshold_is_that_optimum(monkeypatch):
+    """Through the estimator, non-integer weights, three groups, column ``a`` kept to
+    quantile cuts by a small column budget: a fit that says ``thresholds_ == "all"`` scores
+    the best tree over every threshold whose gap (by the definition) meets the cap; every
+    fit scores at most that and meets the cap, and an uncertified one reports a bound over
+    every threshold that is at least that optimum."""
+    import optrees.estimators.trees as trees
+
+    monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 2, 6)
+    monkeypatch.setattr(trees, "FAIR_BINS", 3)  # and few quantile cuts for it
+    certified = 0
+    for notion, seed in product(["statistical_parity", "equal_opportunity"], range(4)):
+        rng = np.random.default_rng(50 + seed)
+        n = 20
+        groups = np.r_[0, 1, 2, rng.integers(0, 3, n - 3)]
+        a = rng.permutation(np.r_[np.arange(12), rng.integers(0, 12, n - 12)]).astype(float)
+        b = rng.integers(0, 3, n).astype(float)
+        y = ((a + 3 * (groups == 1) + rng.normal(0, 2.0, n)) > 6).astype(np.int64)
+        y[:2] = [0, 1]
+        w = np.round(rng.uniform(0.3, 2.0, n), 4)
+        Xn = np.column_stack([a, b])
+        P = np.array([np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64)] +
+                     [np.sum([label * leaf for leaf, label in zip(leaves, labels, strict=True)],
+                             axis=0)
+                      for leaves, _ in _trees_over_thresholds(Xn)
+                      for labels in product((0, 1), repeat=len(leaves))])
+        scores = (P == y[None, :]) @ w
+        gaps = oracle_gaps(notion, y, P, groups, w=w, positive=1)
+        eps = max(0.02, round(0.5 * float(gaps[np.argmax(scores)]), 4))
+        best = float(scores[gaps <= eps + 1e-9].max())
+        X = pd.DataFrame({"a": a, "b": b, "s": groups})
+        est = BendOCTClassifier(depth=2, lam=0.0, fairness=notion, epsilon=eps, sensitive="s",
+                                drop_sensitive=True, time_limit=60).fit(X, y, sample_weight=w)
+        assert est.binarizer_.coarse_columns(X.drop(columns="s")) == ["a"]
+        pred = est.predict(X)
+        score = float(w @ (pred == y))
+        assert score <= best + 1e-9
+        assert oracle_gap(notion, y, pred, groups, w=w, positive=1) <= eps + 1e-9
+        if est.thresholds_ == "all":
+            certified += 1
+            assert score == pytest.approx(best, abs=1e-9), (notion, seed)
+        else:  # the objective is the weighted accuracy (lam = 0)
+            assert est.stats_["every_threshold_bound"] >= best / w.sum() - 1e-9
+    assert certified >= 2
