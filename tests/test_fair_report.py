@@ -124,3 +124,18 @@ def test_one_vocabulary_for_trees_rug_and_metrics():
             metrics.fairness_gap("equal_opportunity", y, pred, g)
     assert metrics.fairness_gap("equal_opportunity", y, pred, g) == pytest.approx(
         1 - metrics.eop_score(y, pred, g), abs=1e-12)
+
+
+def test_fairrug_measures_its_gap_with_the_fit_weights():
+    """With sample weights (rows of weight 0 left out) the realised gap is the weighted
+    one, as the LP's caps compare weighted group means."""
+    X, y = _three_classes(seed=8)
+    w = np.random.default_rng(0).uniform(0.2, 3.0, len(y))
+    w[:10] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairnessWarning)
+        m = RUGClassifier(max_depth=2, random_state=0, sensitive="grp", fairness="odm",
+                          epsilon=0.05, fairness_repair=False).fit(X, y, sample_weight=w)
+    pred, g = m.predict(X), X.grp.to_numpy()
+    rates = [np.average(pred[g == h] != y[g == h], weights=w[g == h]) for h in "abc"]
+    assert m.fairness_["realised"] == pytest.approx(max(rates) - min(rates), abs=1e-12)
