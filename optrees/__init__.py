@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         TimeLimitWarning,
         UnseenCategoryWarning,
     )
+    from .fairness import FairnessWarning
     from .io import load_model, save_model
     from .models.binary_tree import BinaryTree
     from .models.multiway_tree import MultiwayTree
@@ -43,6 +44,7 @@ _ESTIMATORS = (
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
     "Binarizer": ".encoding.binarize",
+    "FairnessWarning": ".fairness",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
     "OptreesInputError": "._validation",
@@ -60,6 +62,7 @@ __all__ = [
     "BinOCTClassifier",
     "BinaryTree",
     "CGHClassifier",
+    "FairnessWarning",
     "FlowOCTClassifier",
     "InterruptedWarning",
     "MultiwayTree",

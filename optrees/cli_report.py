@@ -33,9 +33,8 @@ def mip_summary(est: Any) -> list[str]:
             "every_threshold_bound" in est.stats_:
         lines.append(f"every threshold : objective at most "
                      f"{est.stats_['every_threshold_bound']:g} (not certified)")
-    if "fairness_gap" in est.stats_:
-        lines.append(f"fairness gap    : {est.stats_['fairness_gap']:.4f} (train, "
-                     f"{est.fairness} between groups of {est.sensitive!r})")
+    if getattr(est, "fairness_", None):
+        lines.append(fairness_line(est))
     return lines
 
 
@@ -46,6 +45,20 @@ def _proof(est: Any, over: str) -> tuple[str, str]:
         gap = f"{est.gap_:.2%}" if math.isfinite(est.gap_) else "inf"
         return est.status_, f"bound: {est.bound_:g} over {over}   gap: {gap}"
     return f"{est.status_} (not proved optimal)", f"no bound over {over}, no gap"
+
+
+def fairness_line(est: Any) -> str:
+    """The realised training gap of a fair fit against its cap (``fairness_``), and what
+    FairRUG's repair did to reach it."""
+    from .fairness import summary_line
+
+    line = f"fairness        : {summary_line(est.fairness_)}, groups of {est.sensitive!r}"
+    repair = est.stats_.get("fairness_repair")
+    if repair and repair.get("chosen", "fit") != "fit":
+        line += (f"\n                  repaired ({repair['chosen']}): training accuracy "
+                 f"{repair['accuracy_before']:.4f} -> {repair['accuracy_after']:.4f}, gap "
+                 f"{repair['realised_before']:.4f} -> {est.fairness_['realised']:.4f}")
+    return line
 
 
 def cgh_summary(est: Any) -> list[str]:
@@ -133,6 +146,8 @@ def report_rug(est: Any, parts: list[Any], sensitive: str | None,
     print()
     print(f"status          : {est.status_}  ({est.n_rmp_calls_} master LPs, "
           f"{est.fit_seconds_:.2f}s)")
+    if getattr(est, "fairness_", None):
+        print(fairness_line(est))
     named = [("train", X_tr, y_tr, w_tr)] + ([("test", X_te, y_te, w_te)]
                                              if X_te is not None else [])
     for name, X, y, w in named:

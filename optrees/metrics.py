@@ -19,9 +19,9 @@ as ``1 - (largest gap)`` (1 = perfectly fair):
 * ``eop_score``: the DMC gap on the positive class only (equal opportunity: equal false
   negative rates).
 
-``fairness_gap`` measures the notions the tree estimators constrain (statistical parity,
-conditional parity, predictive equality, equal opportunity, equalized odds): the largest
-difference between two groups in the rate of positive predictions.
+``fairness_gap`` measures every notion of the package by its name
+(``optrees.fairness.NOTIONS``: the tree estimators' statistical parity, conditional
+parity, predictive equality, equal opportunity, equalized odds, and DMC / ODM).
 """
 
 from __future__ import annotations
@@ -107,58 +107,97 @@ def _arrays(y_true: Any, y_pred: Any, groups: Any) -> tuple[np.ndarray, np.ndarr
     return yt, yp, g
 
 
+def _weights(sample_weight: Any, n: int) -> np.ndarray:
+    if sample_weight is None:
+        return np.ones(n)
+    w = np.asarray(sample_weight, dtype=float)
+    if w.shape != (n,) or not np.all(np.isfinite(w)) or (w < 0).any():
+        raise OptreesInputError(f"sample_weight must be {n} finite values >= 0")
+    return w
+
+
 def _last_label(labels: np.ndarray) -> Any:
     """The largest label in sorted order (the default positive class, e.g. 1 of 0/1)."""
     return sorted(pd.unique(labels), key=lambda v: (str(type(v)), v))[-1]
 
 
-def _max_gap(rates: list[float]) -> float:
+def _group_gap(event: np.ndarray, cell: np.ndarray, g: np.ndarray, w: np.ndarray) -> float:
+    """Largest minus smallest weighted rate of ``event`` within ``cell`` over the groups
+    with weight in the cell (0 with fewer than two such groups)."""
+    rates = []
+    for gg in pd.unique(g[cell]):
+        member = cell & (g == gg)
+        total = float(w[member].sum())
+        if total > 0:
+            rates.append(float(w[member & event].sum()) / total)
     return float(max(rates) - min(rates)) if len(rates) >= 2 else 0.0
 
 
-def dmc_gap(y_true: Any, y_pred: Any, groups: Any, classes: Any = None) -> float:
-    """Largest difference in per-class error rate between two groups (10)."""
+def dmc_gap(y_true: Any, y_pred: Any, groups: Any, classes: Any = None,
+            sample_weight: Any = None) -> float:
+    """Largest difference in per-class error rate between two groups (10), rates weighted
+    by ``sample_weight`` (None: 1 each); ``classes``: the classes compared (None: all)."""
     yt, yp, g = _arrays(y_true, y_pred, groups)
+    w = _weights(sample_weight, len(yt))
     err = yt != yp
     ks = pd.unique(yt) if classes is None else classes
-    gap = 0.0
-    for k in ks:
-        rates = [float(err[(yt == k) & (g == gg)].mean()) for gg in pd.unique(g)
-                 if ((yt == k) & (g == gg)).any()]
-        gap = max(gap, _max_gap(rates))
-    return gap
+    return max((_group_gap(err, yt == k, g, w) for k in ks), default=0.0)
 
 
-def odm_gap(y_true: Any, y_pred: Any, groups: Any) -> float:
-    """Largest difference in overall error rate between two groups (14)."""
+def odm_gap(y_true: Any, y_pred: Any, groups: Any, sample_weight: Any = None) -> float:
+    """Largest difference in overall (weighted) error rate between two groups (14)."""
     yt, yp, g = _arrays(y_true, y_pred, groups)
-    err = yt != yp
-    return _max_gap([float(err[g == gg].mean()) for gg in pd.unique(g)])
+    w = _weights(sample_weight, len(yt))
+    return _group_gap(yt != yp, np.ones(len(yt), dtype=bool), g, w)
+
+
+def eop_gap(y_true: Any, y_pred: Any, groups: Any, positive: Any = None,
+            sample_weight: Any = None) -> float:
+    """Largest difference in (weighted) false negative rate of the ``positive`` class (the
+    largest label when None) between two groups: the DMC gap on that class ([RUG] §3.5)."""
+    yt, _, _ = _arrays(y_true, y_pred, groups)
+    if positive is None:
+        positive = _last_label(yt)
+    if not (yt == positive).any():
+        raise OptreesInputError(f"no sample has the positive class {positive!r}")
+    return dmc_gap(y_true, y_pred, groups, [positive], sample_weight)
 
 
 def fairness_gap(kind: str, y_true: Any, y_pred: Any, groups: Any, positive: Any = None,
                  legitimate: Any = None, sample_weight: Any = None) -> float:
-    """Largest difference between two groups in the (weighted) rate of ``positive``
-    predictions, within the cells of ``kind`` (the fairness notions of the tree
-    estimators): "statistical_parity" (all rows),
+    """The gap of any fairness notion of the package (``optrees.fairness.NOTIONS``):
+    the largest difference between two groups of a (weighted) rate.  Rates of ``positive``
+    predictions within the cells of the tree notions: "statistical_parity" (all rows),
     "conditional_parity" (per value of ``legitimate``), "predictive_equality" (rows of the
-    other classes), "equal_opportunity" (rows of ``positive``), "equalized_odds" (both).
-    ``positive`` defaults to the largest label in sorted order."""
-    from .trees.fairness import FAIRNESS, TreeFairness
+    other classes), "equal_opportunity" (rows of ``positive``), "equalized_odds" (both);
+    error rates for "dmc" (per class, :func:`dmc_gap`) and "odm" (all rows,
+    :func:`odm_gap`).  ``positive`` defaults to the largest label in sorted order.  A group
+    without weight in a cell is not compared there."""
+    from .fairness import NOTIONS, canonical_notion
 
-    if kind not in FAIRNESS:
-        raise OptreesInputError(f"kind must be one of {', '.join(FAIRNESS)}, got {kind!r}")
+    kind = canonical_notion(kind)
+    if kind not in NOTIONS:
+        raise OptreesInputError(f"kind must be one of {', '.join(NOTIONS)}, got {kind!r}")
+    if kind == "dmc":
+        return dmc_gap(y_true, y_pred, groups, sample_weight=sample_weight)
+    if kind == "odm":
+        return odm_gap(y_true, y_pred, groups, sample_weight=sample_weight)
     yt, yp, g = _arrays(y_true, y_pred, groups)
+    w = _weights(sample_weight, len(yt))
     if positive is None:
         positive = _last_label(yt)
-    legit = None
+    pos = yt == positive
     if kind == "conditional_parity":
         if legitimate is None:
             raise OptreesInputError("conditional_parity needs the legitimate attribute")
-        legit = pd.factorize(np.asarray(legitimate, dtype=object))[0]
-    w = np.ones(len(yt)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    fair = TreeFairness(kind, 0.0, pd.factorize(g)[0], 1, legit)
-    return fair.gap((yt == positive).astype(int), (yp == positive).astype(int), w)
+        legit = np.asarray(legitimate, dtype=object)
+        cells = [legit == v for v in pd.unique(legit)]
+    else:
+        cells = {"statistical_parity": [np.ones(len(yt), dtype=bool)],
+                 "predictive_equality": [~pos], "equal_opportunity": [pos],
+                 "equalized_odds": [~pos, pos]}[kind]
+    predicted = yp == positive
+    return max((_group_gap(predicted, cell, g, w) for cell in cells), default=0.0)
 
 
 def dmc_score(y_true: Any, y_pred: Any, groups: Any) -> float:
@@ -176,9 +215,4 @@ def eop_score(y_true: Any, y_pred: Any, groups: Any, positive: Any = None) -> fl
 
     ``positive`` defaults to the largest label in sorted order (e.g. 1 for 0/1 labels).
     """
-    yt, _, _ = _arrays(y_true, y_pred, groups)
-    if positive is None:
-        positive = _last_label(yt)
-    if not (yt == positive).any():
-        raise OptreesInputError(f"no sample has the positive class {positive!r}")
-    return 1.0 - dmc_gap(y_true, y_pred, groups, classes=[positive])
+    return 1.0 - eop_gap(y_true, y_pred, groups, positive)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -29,7 +30,15 @@ from .._params import (
 )
 from .._validation import OptreesInputError, check_target, fit_weights, positive_class_index
 from ..encoding.columns import RawColumns
-from ..models.rule_set import Explanation
+from ..fairness import (
+    OLD_SPELLINGS,
+    RUG_NOTIONS,
+    canonical_notion,
+    fairness_summary,
+    realised_gap,
+    record_fairness,
+)
+from ..models.rule_set import Explanation, RuleSet
 from ..rug.fairness import Fairness
 from ..rug.solve import LP_METHODS, PRICING, RULE_LABELS, solve_rug
 from ._base import (
@@ -68,15 +77,18 @@ _PARAMETERS: dict[str, Param] = {
     "rule_labels": Param(Options(*RULE_LABELS), "class of a pricing tree's rule: the heaviest "
                          "class of its training rows ('majority'), the dual-weighted one "
                          "('duals', the paper's), or 'auto': majority for > 2 classes"),
-    "fairness": Param(optional(Options("dmc", "odm", "eop")),
+    "fairness": Param(optional(Options(*RUG_NOTIONS, *OLD_SPELLINGS)),
                       "FairRUG constraint, needs --sensitive"),
     "rule_length_cost": Param(_TRUTH, "rule cost = its length (else 1)", cli=""),
     "epsilon": Param(_NONNEGATIVE, "fairness cap"),
+    "fairness_repair": Param(_TRUTH, "re-weight the rules until the realised training gap "
+                             "meets epsilon (FairRUG's LP caps slacks, not errors)", cli=""),
     "sensitive": Param(Check("None or a column name of X", as_given),
                        "sensitive attribute column; its fairness scores are printed"),
     "drop_sensitive": Param(_TRUTH, "keep the sensitive column out of the rules", cli=""),
     "positive_class": Param(Check("None or a class of y", as_given),
-                            "the positive class of 'eop' (None: the last class)"),
+                            "the positive class of 'equal_opportunity' (None: the last "
+                            "class)"),
     "class_weight": CLASS_WEIGHT,
     "verbose": VERBOSE,
 }
@@ -94,7 +106,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     'interrupted'), ``n_features_in_``, ``feature_names_in_``,
     ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``, and those of
     every estimator: ``bound_`` (``lower_bound_``, or ``-inf`` without one), ``gap_``,
-    ``solve_seconds_``, ``stats_``.
+    ``solve_seconds_``, ``stats_``; with ``fairness``, ``fairness_`` (see ``epsilon``).
     Uncovered samples are predicted as the majority training class.
 
     Parameters
@@ -114,16 +126,33 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
     random_state
         Seed of the pricing trees and of HiGHS.
     fairness
-        None, 'dmc' (11)-(12), 'odm' (15)-(16) or 'eop' (DMC on ``positive_class``).
+        None, 'dmc' (11)-(12), 'odm' (15)-(16) or 'equal_opportunity' (the paper's EOP: DMC
+        on ``positive_class``; the former name 'eop' still works, with a
+        DeprecationWarning).  The names are those of ``optrees.fairness.NOTIONS``, shared
+        with the tree estimators and :func:`optrees.metrics.fairness_gap`.
     epsilon
-        Fairness cap (>= 0).
+        Fairness cap (>= 0).  FairRUG's LP caps the gap of group means of its slacks, which
+        only approximate errors; the fit measures the gap of its notion again on the training
+        rows from the rule set's predictions (``fairness_``: notion, groups, cap, realised
+        value, met or not; also ``stats_["fairness"]``) and warns with
+        :class:`~optrees.FairnessWarning` when it exceeds ``epsilon``.
+    fairness_repair
+        True (default): when the realised training gap exceeds ``epsilon``, re-solve the
+        master LP over the rule pool with the cap tightened step by step until it does not
+        (``optrees.rug.repair``; ``stats_["fairness_repair"]`` says what was tried).  For
+        'dmc' and 'equal_opportunity' the repaired rule set meets ``epsilon`` on the
+        training rows (at worst by predicting the default class everywhere); for 'odm' it
+        may not, and the warning then gives the number.  Nothing is promised about unseen data.
+        After a repair ``objective_`` and ``v_`` are those of the master LP's objective at
+        the repaired weights (which may exceed the LP's own caps on the slacks).
     sensitive
         The sensitive attribute: a column name of X, or None and pass ``groups`` to
         :meth:`fit`.  A named column stays a feature of the rules unless ``drop_sensitive``.
         Without ``fairness`` it constrains nothing (a UserWarning says so, unless
         ``drop_sensitive`` leaves it out of the rules).
     positive_class
-        The positive class for 'eop' (default: the last class in sorted order).
+        The positive class for 'equal_opportunity' (default: the last class in sorted
+        order).
     pricing
         'tree' (the proxy PSP of §3.4: dual-weighted decision trees; a leaf whose training
         coverage is already in the pool does not enter again, not even for another class:
@@ -171,7 +200,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                  sensitive: Any = None, drop_sensitive: bool = False,
                  positive_class: Any = None, pricing: str = "tree", n_thresholds: int = 10,
                  lp_method: str = "auto", verbose: int = 0,
-                 class_weight: Any = None, rule_labels: str = "auto") -> None:
+                 class_weight: Any = None, rule_labels: str = "auto",
+                 fairness_repair: bool = True) -> None:
         self.max_depth = max_depth
         self.pen_par = pen_par
         self.max_rmp_calls = max_rmp_calls
@@ -190,6 +220,7 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.class_weight = class_weight
         self.rule_labels = rule_labels
+        self.fairness_repair = fairness_repair
 
     # ------------------------------------------------------------------ fit
     @logged_fit
@@ -218,6 +249,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self._columns = [str(c) for c in df.columns]  # the columns the rules may test
         self._categories = seen_categories(df)
         raw = RawColumns(df)
+        realised = None if fair is None else self._realised(df, y_enc, weights, fair,
+                                                              p.threshold)
         with stop_on_ctrl_c(deadline):
             # Ctrl-C: the loop winds down as at its deadline (a running LP stops at once)
             result = solve_rug(raw, y_enc, self.classes_, deadline, max_depth=p.max_depth,
@@ -225,8 +258,9 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
                                rule_length_cost=p.rule_length_cost, fairness=fair,
                                pricing=p.pricing, n_thresholds=p.n_thresholds,
                                lp_method=p.lp_method, rule_labels=p.rule_labels,
-                               seed=p.random_state,
-                               sample_weight=weights)
+                               seed=p.random_state, sample_weight=weights,
+                               realised=realised if p.fairness_repair else None,
+                               threshold=p.threshold)
         self.all_rules_ = result.model
         self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()  # rule 0 = heaviest
         v_fit = result.stats.pop("v")  # per sample: not a count for stats_
@@ -240,7 +274,39 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         self.fairness_groups_ = all_groups
         store_result(self, result, deadline,
                      f"returning the rule set after {self.n_rmp_calls_} master LP solves")
+        self.fairness_ = None
+        if fair is not None:
+            self._record_fairness(fair, realised(self.rules_))
         return self
+
+    def _realised(self, df: pd.DataFrame, y_enc: np.ndarray, weights: np.ndarray | None,
+                  fair: Fairness, threshold: float) -> Callable[[RuleSet], float]:
+        """The realised training gap of ``fair``'s notion of a rule set (pruned at
+        ``threshold`` as ``rules_`` is), from its predictions on the training rows ``df``
+        (:func:`optrees.fairness.realised_gap`: the definitions, weighted as the fit)."""
+        def realised(rules: RuleSet) -> float:
+            pred = rules.pruned(threshold).predict_index(df)
+            return realised_gap(fair.kind, y_enc, pred, fair.groups, positive=fair.positive,
+                                sample_weight=weights)
+
+        return realised
+
+    def _record_fairness(self, fair: Fairness, gap: float) -> None:
+        """``fairness_`` / ``stats_["fairness"]`` and the warning when the cap is not met."""
+        summary = fairness_summary(fair.kind, fair.epsilon, gap, fair.group_names)
+        repair = self.stats_.get("fairness_repair")
+        if not self.fairness_repair:
+            note = "fairness_repair=False"
+        elif repair is None:
+            note = "no repair was tried (no master LP solved in time)"
+        elif repair["stopped"]:
+            note = "the time limit stopped the repair"
+        else:
+            note = ("the repair could not meet it (tightened LP caps gave "
+                    f"{[round(r, 4) for r in repair['realised']]}; the rule set without rules "
+                    f"gives {repair.get('realised_after', float('nan')):.4f})")
+        # stacklevel 5: warn <- record_fairness <- _record_fairness <- fit <- logged_fit
+        record_fairness(self, summary, note, stacklevel=5)
 
     def _fairness(self, df: pd.DataFrame, groups: Any,
                   kind: str | None) -> tuple[Fairness | None, pd.DataFrame]:
@@ -248,6 +314,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
         may test (without a dropped sensitive column)."""
         if kind is None:
             return None, self._without_fairness(df, groups)
+        # stacklevel 5: warn <- canonical_notion <- _fairness <- fit <- logged_fit <- caller
+        kind = canonical_notion(kind, stacklevel=5)
         epsilon = check_param("epsilon", self.epsilon, _PARAMETERS["epsilon"].rule)
         gvec, df = self._groups(df, groups)
         gnames, gidx = np.unique(gvec, return_inverse=True)
@@ -270,7 +338,8 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
             # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit <- caller
             warnings.warn(
                 f"RUGClassifier: sensitive={self.sensitive!r} has no effect without fairness: "
-                "no fairness constraint is imposed; set fairness='dmc', 'odm' or 'eop' to use "
+                "no fairness constraint is imposed; set fairness='dmc', 'odm' or "
+                "'equal_opportunity' to use "
                 "it (or drop_sensitive=True to keep the column out of the rules)",
                 UserWarning, stacklevel=5)
         return df

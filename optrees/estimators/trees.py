@@ -43,7 +43,7 @@ from ..trees.fair_thresholds import (
     Certificate,
     better_fair_stump,
 )
-from ..trees.fairness import TreeFairness
+from ..trees.fairness import TreeFairness, record_tree_fairness
 from ..trees.flow import FlowOCT
 from ..trees.formulation import check_model_size
 from ..trees.numeric_solve import MAX_NUMERIC_DEPTH, solve_numeric_tree
@@ -210,6 +210,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
+        record_tree_fairness(self, df, y_enc, w, stacklevel=5)  # fairness_, from predictions
         return self
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,

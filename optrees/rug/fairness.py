@@ -1,7 +1,8 @@
 """FairRUG ([RUG] §3.5): the fairness rows added to the master LP (3).
 
-DMC (11)-(12) per class and pair of groups, ODM (15)-(16) per pair of groups, EOP = DMC on
-the positive class only; each row caps a difference of group means of the slacks ``v``.
+DMC (11)-(12) per class and pair of groups, ODM (15)-(16) per pair of groups, EOP
+('equal_opportunity') = DMC on the positive class only; each row caps a difference of group
+means of the slacks ``v``.
 They involve only ``v``, so reduced costs keep the form (5) with the new duals, and the LP
 stays feasible (``w = 0, v = 1`` satisfies every cap ``epsilon >= 0``).
 """
@@ -18,12 +19,13 @@ from .._validation import OptreesInputError
 
 @dataclass
 class Fairness:
-    """Fairness constraints on the master LP: kind in {'dmc', 'odm', 'eop'}, cap epsilon."""
+    """Fairness constraints on the master LP: kind in {'dmc', 'odm', 'equal_opportunity'}
+    (:data:`optrees.fairness.RUG_NOTIONS`; the paper's EOP), cap epsilon."""
 
     kind: str
     groups: np.ndarray  # group index per sample (0..G-1)
     epsilon: float
-    positive: int = 1  # class index used by 'eop'
+    positive: int = 1  # class index used by 'equal_opportunity'
     group_names: list = field(default_factory=list)
 
     def sets(self, y: np.ndarray, K: int) -> list[tuple[str, list[np.ndarray]]]:

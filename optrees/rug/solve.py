@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 from ..encoding.columns import RawColumns
 from ..models.result import FitResult
-from ..models.rule_set import RuleSet
+from ..models.rule_set import Rule, RuleSet
 from ..solvers.deadline import Deadline
 from .exact import ExactPricer
 from .fairness import Fairness
 from .generation import RuleGeneration
+from .repair import repair_fairness
 
 PRICING = ("tree", "exact", "enumerate", "milp")
 """'tree': the proxy pricing of [RUG] §3.4; else PSP (8) solved exactly ('exact': enumeration
@@ -42,7 +44,9 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
               rule_length_cost: bool = True, fairness: Fairness | None = None,
               pricing: str = "tree", n_thresholds: int = 10, lp_method: str = "simplex",
               rule_labels: str = "duals", seed: int = 0,
-              sample_weight: np.ndarray | None = None) -> FitResult:
+              sample_weight: np.ndarray | None = None,
+              realised: Callable[[RuleSet], float] | None = None,
+              threshold: float = 0.0) -> FitResult:
     """Generate rules for labels ``y`` (indices into ``classes``) until convergence,
     ``max_rmp_calls`` master LPs or ``deadline`` (whose stop flag Ctrl-C sets).
     ``lp_method``: one of :data:`LP_METHODS`; ``rule_labels``: one of :data:`RULE_LABELS`.
@@ -54,6 +58,12 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
     master LP (None: 1 each).  ``stats``: ``n_rmp_calls``, ``lp_status`` (HiGHS status
     of the last LP used), ``lower_bound`` (None without one), ``objective_history`` (LP value
     per round) and ``v`` (the slacks per training sample).
+
+    ``realised`` (with ``fairness``): the realised training gap of a rule set, as the caller
+    measures it from predictions; when given and above the cap, :func:`.repair.repair_fairness`
+    re-weights the pool and ``stats['fairness_repair']`` says what it did (``objective`` and
+    ``v`` are then those of (3) at the repaired weights); ``threshold``: the model is pruned
+    of rules lighter than this times the heaviest (the repair judges the pruned model).
     """
     t0 = time.perf_counter()
     y = np.asarray(y, dtype=np.int64)
@@ -73,6 +83,13 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
                          majority_labels=majority_labels(rule_labels, n_classes, pricing))
     res = gen.run()
     default = int(np.argmax(np.bincount(y, weights=sample_weight, minlength=n_classes)))
+    repair = None
+    if fairness is not None and realised is not None and not math.isnan(res.objective):
+        def measure(rules: list[Rule]) -> float:
+            return realised(RuleSet(rules, classes, raw.names, default))
+
+        res, repair = repair_fairness(gen, res, measure, fairness.epsilon, deadline, default,
+                                      threshold)
     model = RuleSet(res.rules, classes, raw.names, default)
     status = "time_limit" if res.status == "no_solution" else res.status  # LP cut short
     if deadline.stopped:
@@ -81,6 +98,8 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
     stats = {"n_rmp_calls": res.n_rmp_calls, "lp_status": res.lp_status,
              "lower_bound": res.lower_bound, "objective_history": list(res.history),
              "v": res.v}
+    if repair is not None:
+        stats["fairness_repair"] = repair
     return FitResult(model, status, res.objective, bound, time.perf_counter() - t0, stats)
 
 

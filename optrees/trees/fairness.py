@@ -28,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
+from ..fairness import TREE_NOTIONS
 from ..solvers.base import LazyConstraints, Row
 
-FAIRNESS = ("statistical_parity", "conditional_parity", "predictive_equality",
-            "equal_opportunity", "equalized_odds")
+FAIRNESS = TREE_NOTIONS
+"""The notions of :data:`optrees.fairness.NOTIONS` the tree MIPs and searches take."""
 
 
 @dataclass
@@ -245,3 +246,31 @@ class PredictionCuts(CorrectnessCuts):
                            rhs=float(len(path))))
         self.n_cuts += len(low) + len(high)
         return out
+
+
+def record_tree_fairness(estimator: Any, df: Any, y: np.ndarray, w: np.ndarray | None,
+                         stacklevel: int = 4) -> None:
+    """``fairness_`` of a fitted tree estimator (None without ``fairness``): its notion
+    measured again on the training rows ``df`` (labels ``y`` as class indices, weights
+    ``w``) from the tree's own predictions, by the definitions in :mod:`optrees.metrics`,
+    and a :class:`~optrees.FairnessWarning` when that exceeds ``epsilon`` (e.g. a
+    fit stopped by its time limit with an unfair start)."""
+    from .._validation import positive_class_index
+    from ..fairness import fairness_summary, realised_gap, record_fairness
+
+    estimator.fairness_ = None
+    if getattr(estimator, "fairness", None) is None:  # OCT and BinOCT take none
+        return
+    classes = estimator.classes_
+    groups = df[str(estimator.sensitive)].to_numpy(dtype=object)
+    legit = None if estimator.legitimate is None else \
+        df[str(estimator.legitimate)].to_numpy(dtype=object)
+    positive = classes[positive_class_index(estimator.positive_class, classes)]
+    gap = realised_gap(estimator.fairness, classes[y], estimator.predict(df), groups,
+                       positive=positive, legitimate=legit, sample_weight=w)
+    names = list(dict.fromkeys(groups.tolist()))  # in order of appearance, as factorized
+    summary = fairness_summary(estimator.fairness, float(estimator.epsilon), gap, names)
+    note = ("" if estimator.status_ == "optimal" else
+            f"the fit stopped with status '{estimator.status_}' before proving a fair tree")
+    record_fairness(estimator, summary, note, stacklevel=stacklevel)
+
