@@ -140,3 +140,16 @@ def every_threshold_tests(X) -> np.ndarray:
     each value ``v`` but the smallest (the same row split as the midpoint below it)."""
     return np.column_stack([(X[c].to_numpy() >= v) for c in X.columns
                             for v in np.unique(X[c])[1:]])
+
+
+def three_group_classes(seed: int, n: int = 240):
+    """``X`` (columns x1, x2, grp), ``y`` (three classes): three groups whose labels are
+    noisy to different degrees, so fairness caps on them bind (FairRUG tests)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b", "c"], n, p=[0.3, 0.3, 0.4])
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    noise = np.select([g == "a", g == "b"], [1.2, 0.6], 0.2)
+    y = np.digitize(x1 + 0.5 * x2 + rng.normal(scale=noise, size=n), [-0.5, 0.5])
+    return pd.DataFrame({"x1": x1, "x2": x2, "grp": g}), y, g

@@ -15,6 +15,7 @@ from itertools import combinations, product
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import three_group_classes
 from scipy.optimize import linprog
 
 from optrees import BendOCTClassifier, FairnessWarning, RUGClassifier, metrics
@@ -357,13 +358,7 @@ def test_fairrug_fit_is_the_papers_lp_over_its_pool(kind):
 def test_fairrug_reports_and_repairs_its_realised_gap_with_three_classes():
     """The realised training gap is measured from predictions (by the definition), warned
     about when above the cap without the repair, and met with it (DMC: guaranteed)."""
-    rng = np.random.default_rng(3)
-    n = 240
-    g = rng.choice(["a", "b", "c"], n, p=[0.3, 0.3, 0.4])
-    x1, x2 = rng.normal(size=n), rng.normal(size=n)
-    noise = np.select([g == "a", g == "b"], [1.2, 0.6], 0.2)
-    y = np.digitize(x1 + 0.5 * x2 + rng.normal(scale=noise, size=n), [-0.5, 0.5])
-    X = pd.DataFrame({"x1": x1, "x2": x2, "grp": g})
+    X, y, g = three_group_classes(3)
     eps = 0.05
     for kind in ("dmc", "odm"):
         common = dict(max_depth=2, random_state=0, sensitive="grp", fairness=kind,

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from data_dir import DATA_DIR
+from oracles import three_group_classes
 from sklearn.tree import DecisionTreeClassifier
 
 from optrees._validation import OptreesInputError
@@ -318,13 +319,7 @@ def test_fairness_caps_hold_on_the_papers_sets_multiclass(kind):
     the code's ``Fairness.sets``: DMC (11)-(12) compares, for each class k, the mean slack of
     I_{k,g} = {i: y_i = k, G_i = g} over the groups g; ODM (15)-(16) that of each group.
     Three classes, three groups; without the cap they differ by more."""
-    rng = np.random.default_rng(4)
-    n = 240
-    g = rng.choice(["a", "b", "c"], n, p=[0.3, 0.3, 0.4])
-    x1, x2 = rng.normal(size=n), rng.normal(size=n)
-    noise = np.select([g == "a", g == "b"], [1.2, 0.6], 0.2)
-    y = np.digitize(x1 + 0.5 * x2 + rng.normal(scale=noise, size=n), [-0.5, 0.5])
-    X = pd.DataFrame({"x1": x1, "x2": x2, "grp": g})
+    X, y, g = three_group_classes(4)
     if kind == "dmc":
         families = [[np.flatnonzero((y == k) & (g == h)) for h in "abc"] for k in range(3)]
     else:
