@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import OptreesInputError
+from .fairness_vocabulary import NOTIONS, canonical_notion
 from .models.rule_set import RuleSet
 
 
@@ -173,8 +174,6 @@ def fairness_gap(kind: str, y_true: Any, y_pred: Any, groups: Any, positive: Any
     error rates for "dmc" (per class, :func:`dmc_gap`) and "odm" (all rows,
     :func:`odm_gap`).  ``positive`` defaults to the largest label in sorted order.  A group
     without weight in a cell is not compared there."""
-    from .fairness import NOTIONS, canonical_notion
-
     kind = canonical_notion(kind)
     if kind not in NOTIONS:
         raise OptreesInputError(f"kind must be one of {', '.join(NOTIONS)}, got {kind!r}")

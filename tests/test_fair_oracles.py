@@ -464,7 +464,7 @@ def test_a_weighted_fair_fit_certified_over_every_threshold_is_that_optimum(monk
     the best tree over every threshold whose gap (by the definition) meets the cap; every
     fit scores at most that and meets the cap, and an uncertified one reports a bound over
     every threshold that is at least that optimum."""
-    import optrees.estimators.trees as trees
+    import optrees.trees.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 2, 6)
     monkeypatch.setattr(trees, "FAIR_BINS", 3)  # and few quantile cuts for it

@@ -97,7 +97,7 @@ def test_a_fit_certified_over_every_threshold_is_the_optimum_over_every_threshol
     and every fit scores at most it; some fits are certified, and an uncertified one says
     so.  At depth 1 every fit is: a better fair stump's cut joins the columns (before,
     seeds 4 and 5 scored one row less than the optimum)."""
-    import optrees.estimators.trees as trees
+    import optrees.trees.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, depth, 25)
     certified = 0
@@ -154,7 +154,7 @@ def test_depth3_fits_adopt_better_fair_trees_and_are_certified_only_at_the_optim
     threshold, every fit scores at most it, and the reported bound over every threshold is
     at least it.  Without the depth-3 certificate (MAX_CERTIFIED_DEPTH = 2, as before)
     seeds 9, 11 and 12 scored a row or two less."""
-    import optrees.estimators.trees as trees
+    import optrees.trees.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     for seed in (9, 11, 12, 13):
@@ -208,7 +208,7 @@ def test_depth3_certificate_under_min_samples_leaf_and_weights(monkeypatch):
     """With min_samples_leaf = 3 and integer row weights the certificate's searches keep
     the leaf size, so a fit saying "all" scores the enumerated fair optimum over every
     threshold under both (and every fit at most it)."""
-    import optrees.estimators.trees as trees
+    import optrees.trees.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     certified = 0
@@ -236,7 +236,7 @@ def test_a_repeat_stopped_below_the_round_before_gives_that_round_back(monkeypat
     first round (simulated: its status and objective are changed), the estimator keeps the
     first round's tree together with its own binarization, so the tree and its features
     still agree."""
-    import optrees.estimators.trees as trees
+    import optrees.trees.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     X, y = _fair_instance(9)

@@ -13,6 +13,7 @@ import pytest
 
 import optrees
 from optrees._validation import OptreesInputError, check_depth
+from optrees.encoding.binary import binarize
 from optrees.estimators._base import TimeLimitWarning
 from optrees.estimators.baselines import BinOCTClassifier, OCTClassifier
 from optrees.estimators.cgh import CGHClassifier
@@ -47,7 +48,7 @@ def krkp_problem(krkp):
     est = FlowOCTClassifier()
     df = optrees.estimators._base.fit_frame(est, X)
     _, y_enc = optrees._validation.check_target(y, df.shape[0])
-    return est._fit_binary(df), y_enc
+    return binarize(df, "auto")[0], y_enc
 
 
 # ------------------------------------------------------------------ depth bound

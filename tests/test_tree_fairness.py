@@ -262,7 +262,7 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
     (depth 4); an explicit Binarizer is kept.  Finer cuts can only help the certified
     optimum."""
     from optrees import Binarizer
-    from optrees.estimators.trees import FAIR_BINS, FAIR_EVERY_THRESHOLD
+    from optrees.trees.fit import FAIR_BINS, FAIR_EVERY_THRESHOLD
 
     rng = np.random.default_rng(5)
     n = 300

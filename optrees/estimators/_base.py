@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._logging import progress, verbosity
 from .._validation import (
@@ -41,8 +40,7 @@ from .._validation import (
     check_frame,
     check_seed,  # noqa: F401 - estimators import it from here
 )
-from ..encoding.binarize import Binarizer
-from ..encoding.common import is_numeric_dtype, numeric_values, zero_one
+from ..encoding.binary import has_numeric_column, seen_categories  # noqa: F401 - re-exported
 from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.deadline import Deadline  # also the method estimators' type hints
 
@@ -214,12 +212,6 @@ def drop_weightless(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
     return df.loc[keep].reset_index(drop=True), y[keep], w[keep]
 
 
-def seen_categories(df: pd.DataFrame) -> dict[str, list]:
-    """The values of every non-numeric column at fit time (for :func:`warn_unseen`)."""
-    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
-            if not is_numeric_dtype(dt)}  # booleans and categoricals among them
-
-
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:
     """Warn (:class:`UnseenCategoryWarning`) about categories not seen at fit time."""
     for col, seen in categories.items():
@@ -234,53 +226,8 @@ def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) ->
             )
 
 
-def _is_binary_frame(df: pd.DataFrame) -> bool:
-    """Whether every column is numeric or boolean and holds only 0 and 1."""
-    values = numeric_values(df, bool_numeric=True)
-    return values.shape[1] == df.shape[1] and zero_one(values)
-
-
-def has_numeric_column(df: pd.DataFrame) -> bool:
-    """Whether some numeric (not boolean) column holds a value other than 0 and 1."""
-    return not zero_one(numeric_values(df))
-
-
 class _BinaryInput:
     """Turns raw X into the 0/1 matrix the tree MIPs need (fit once, reuse at predict)."""
-
-    def _fit_binary(self, df: pd.DataFrame, sample_weight: np.ndarray | None = None,
-                    n_bins: int | None = None,
-                    extra_cuts: dict[str, np.ndarray] | None = None) -> np.ndarray:
-        """0/1 matrix of a frame checked by :func:`fit_frame` (a binarizer that takes
-        ``sample_weight`` in ``fit`` gets the rows' weights); ``n_bins``: the quantile cuts
-        of ``binarizer="auto"`` (None: the :class:`Binarizer` default), ``extra_cuts`` its
-        added cut points (:class:`Binarizer`)."""
-        self._categories = seen_categories(df)
-        spec = self.binarizer
-        if spec is None or (isinstance(spec, str) and spec == "auto" and _is_binary_frame(df)):
-            self.binarizer_ = None
-            Xb = check_binary_matrix(df, checked=True)
-            names = [str(c) for c in df.columns]
-            self.feature_names_ = names
-            self.negated_names_ = [f"not {c}" for c in names]
-            return Xb
-        if isinstance(spec, str):
-            if spec != "auto":
-                raise OptreesInputError(
-                    f"binarizer must be 'auto', None or a Binarizer, got {spec!r}"
-                )
-            spec = Binarizer(extra_cuts=extra_cuts) if n_bins is None else \
-                Binarizer(n_bins=n_bins, extra_cuts=extra_cuts)
-        self.binarizer_ = clone(spec)
-        if sample_weight is not None and has_fit_parameter(self.binarizer_, "sample_weight"):
-            Xb = self.binarizer_.fit(df, sample_weight=sample_weight).transform(df)
-        else:
-            Xb = self.binarizer_.fit_transform(df)
-        if Xb.shape[1] == 0:
-            raise OptreesInputError("the binarizer produced no features (all columns constant)")
-        self.feature_names_ = [lit.name for lit in self.binarizer_.literals_]
-        self.negated_names_ = [lit.negated_name for lit in self.binarizer_.literals_]
-        return Xb
 
     def _features(self, X: Any) -> np.ndarray:
         df = self._fitted_frame(X)

@@ -118,18 +118,3 @@ def small_numeric_fit(X: np.ndarray, depth: int) -> bool:
         if X.shape[0] * float(thresholds) > SMALL_NUMERIC_WORK:
             return False
     return True
-
-
-def compile_everything() -> None:
-    """Compile every numba kernel of the package into numba's disk cache (or load it from
-    there): the 0/1 and numeric searches and RUG's pricing tree.  Run once after an install
-    (``python -m optrees.trees.compiled``), so that no later fit pays for a compilation."""
-    from ..rug.pricing import _compile as compile_pricing_tree
-    from .numeric.warmup import compile_kernels as compile_numeric
-
-    compile_numeric(deep=True)  # the 0/1 search's kernels too
-    compile_pricing_tree()
-
-
-if __name__ == "__main__":  # pragma: no cover - a command
-    compile_everything()

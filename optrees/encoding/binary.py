@@ -1,0 +1,107 @@
+"""A raw table as the tree MIPs' and searches' features, and what predict needs to encode
+new tables the same way (:class:`Encoding`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.utils.validation import has_fit_parameter
+
+from .._validation import OptreesInputError, check_binary_matrix
+from .binarize import Binarizer
+from .common import is_numeric_dtype, numeric_values, zero_one
+from .thresholds import ThresholdColumns
+
+
+@dataclass
+class Encoding:
+    """How a fit's columns became features: a fitted ``binarizer`` (0/1 literals; None with
+    ``encoder`` None: the table was 0/1 already) or ``encoder`` (every threshold of the
+    numeric columns), the features' ``names`` and ``negated`` names, the categories seen
+    (for the unseen-category warning), over which thresholds the fit's optimum holds
+    (``thresholds``: "all" or "binarized") and the columns kept (None: all)."""
+
+    binarizer: Any = None
+    encoder: ThresholdColumns | None = None
+    names: list[str] = field(default_factory=list)
+    negated: list[str] = field(default_factory=list)
+    categories: dict[str, list] = field(default_factory=dict)
+    thresholds: str = "all"
+    columns: list[str] | None = None
+
+    def transform(self, df: pd.DataFrame) -> np.ndarray:
+        """The features of a table with the fit's columns."""
+        if self.encoder is not None:
+            return self.encoder.transform(df)
+        if self.binarizer is None:
+            return check_binary_matrix(df, checked=True)
+        return self.binarizer.transform(df)
+
+    def feature_columns(self, df: pd.DataFrame) -> list[str]:
+        """The raw column each 0/1 feature tests."""
+        if self.binarizer is None:
+            return [str(c) for c in df.columns]
+        return [str(lit.column) for lit in self.binarizer.literals_]
+
+    def lossy(self, df: pd.DataFrame) -> bool:
+        """Whether a threshold of ``df``'s numeric columns was lost to the binarizer."""
+        return self.binarizer is not None and not self.binarizer.keeps_every_threshold(df)
+
+
+def seen_categories(df: pd.DataFrame) -> dict[str, list]:
+    """The values of every non-numeric column at fit time (booleans and categoricals too)."""
+    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
+            if not is_numeric_dtype(dt)}
+
+
+def has_numeric_column(df: pd.DataFrame) -> bool:
+    """Whether some numeric (not boolean) column holds a value other than 0 and 1."""
+    return not zero_one(numeric_values(df))
+
+
+def is_binary_frame(df: pd.DataFrame) -> bool:
+    """Whether every column is numeric or boolean and holds only 0 and 1."""
+    values = numeric_values(df, bool_numeric=True)
+    return values.shape[1] == df.shape[1] and zero_one(values)
+
+
+def binarize(df: pd.DataFrame, spec: Any, sample_weight: np.ndarray | None = None,
+             n_bins: int | None = None, extra_cuts: dict[str, np.ndarray] | None = None
+             ) -> tuple[np.ndarray, Encoding]:
+    """The 0/1 matrix of a checked frame and its :class:`Encoding`: ``spec`` None or "auto" on
+    a 0/1 table keeps it; "auto" otherwise is a :class:`Binarizer` of ``n_bins`` quantile
+    cuts (None: its default) plus ``extra_cuts``; any other fit/transform object is cloned
+    and fitted (with ``sample_weight`` when its ``fit`` takes it)."""
+    categories = seen_categories(df)
+    if spec is None or (isinstance(spec, str) and spec == "auto" and is_binary_frame(df)):
+        names = [str(c) for c in df.columns]
+        return (check_binary_matrix(df, checked=True),
+                Encoding(None, None, names, [f"not {c}" for c in names], categories))
+    if isinstance(spec, str):
+        if spec != "auto":
+            raise OptreesInputError(f"binarizer must be 'auto', None or a Binarizer, got "
+                                    f"{spec!r}")
+        spec = Binarizer(extra_cuts=extra_cuts) if n_bins is None else \
+            Binarizer(n_bins=n_bins, extra_cuts=extra_cuts)
+    fitted = clone(spec)
+    if sample_weight is not None and has_fit_parameter(fitted, "sample_weight"):
+        X = fitted.fit(df, sample_weight=sample_weight).transform(df)
+    else:
+        X = fitted.fit_transform(df)
+    if X.shape[1] == 0:
+        raise OptreesInputError("the binarizer produced no features (all columns constant)")
+    encoding = Encoding(fitted, None, [lit.name for lit in fitted.literals_],
+                        [lit.negated_name for lit in fitted.literals_], categories)
+    encoding.thresholds = "binarized" if encoding.lossy(df) else "all"
+    return X, encoding
+
+
+def every_threshold(df: pd.DataFrame) -> Encoding:
+    """The encoding over every threshold of the numeric columns (categoricals one-hot)."""
+    encoder = ThresholdColumns(df, "onehot")
+    return Encoding(None, encoder, list(encoder.names), list(encoder.negated),
+                    encoder.categories(), "all")
