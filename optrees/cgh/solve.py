@@ -156,7 +156,7 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
             rounded = round_lp(space, master, lp_values)
             master.add_paths(np.arange(space.n_leaves), space.tree_paths(rounded))
             candidates.append(rounded)
-    progress("CGH", since_fit(t0), cart_objective, step="CG end", stop=stop,
+    progress("CGH", since_fit(t0), cart_objective, step="cg-end", stop=stop,
              integral=lp_integral, **{"LP over generated paths": f"{lp_objective:.6g}"})
     scores = {0: cart_objective}  # candidate index -> objective: each tree is scored once
 
