@@ -107,6 +107,26 @@ def test_omt_never_calls_the_restricted_lp_a_bound(monk2, caplog):
         assert "bound" not in rest and "gap" not in rest, line
 
 
+def test_omt_regression_lines_are_in_the_targets_units(caplog):
+    """The solver works on a rescaled target: the lines give the loss in y's units."""
+    from sklearn.datasets import load_diabetes
+
+    from optrees import OMTRegressor
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    X, y = X.iloc[:200, :4], y[:200]
+    m = OMTRegressor(depth=1, leaf_penalty=0.0, n_bins=8, random_state=0, verbose=1)
+    lines = _fit(caplog, m, X, y)
+    sse = float(((y - y.mean()) ** 2).sum())  # the one-leaf tree, from the definition
+    rounds = _stage(lines, "OMT")
+    assert _num(rounds[0], "incumbent") <= sse * (1 + 1e-5)
+    assert _num(rounds[-1], "LP over generated rules") == pytest.approx(m.lp_bound_, rel=1e-5)
+    (mip,) = _stage(lines, "OMT MIP")
+    assert _num(mip, "incumbent") == pytest.approx(m.objective_, rel=1e-5)
+    assert _num(mip, "incumbent") == pytest.approx(
+        float(((y - m.predict(X)) ** 2).sum()), rel=1e-5)
+
+
 def test_omt_auto_penalty_logs_each_candidate(monk2, caplog):
     X, y = monk2
     m = OMTClassifier(depth=2, leaf_penalty="auto", random_state=0, verbose=1)
