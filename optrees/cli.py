@@ -46,8 +46,9 @@ OFF: dict[str, Any] = {"lam": 0.0}
 PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "subtree_search")
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
-RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
-            "--plain", "--class-weight", "--weight-column", "--costs", "--feature-costs"}
+RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--quiet", "--numeric",
+            "--bins", "--plain", "--class-weight", "--weight-column", "--costs",
+            "--feature-costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
