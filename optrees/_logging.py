@@ -87,7 +87,7 @@ def since_fit(fallback: float | None = None) -> float:
 
 def progress(stage: str, elapsed: float, incumbent: float | None = None,
              bound: float | None = None, gap: float | None = None, **extra: object) -> None:
-    """Log one compact line: ``stage  elapsed  incumbent  bound  gap  key=value ...``."""
+    """Log one compact line: ``stage  elapsed  incumbent  bound  gap  key value ...``."""
     if not enabled():
         return
     parts = [f"{stage:<8}", f"{elapsed:7.1f}s"]
@@ -95,7 +95,8 @@ def progress(stage: str, elapsed: float, incumbent: float | None = None,
         parts.append(f"incumbent {incumbent:.6g}")
     if bound is not None:
         parts.append(f"bound {bound:.6g}")
-    if gap is not None and gap == gap:  # (nan: no proven bound, nothing to show)
+    # a gap only beside its bound (nan or no bound: nothing proven, nothing to show)
+    if gap is not None and gap == gap and bound is not None:
         parts.append(f"gap {100 * gap:.2f}%" if gap < 1e6 else "gap inf")
     parts += [f"{k} {v}" for k, v in extra.items()]
     logger.info("  ".join(parts))

@@ -181,6 +181,7 @@ def test_rug_logs_every_master_call_with_its_value(monk2, caplog):
     assert all(_field(x, "bound") is None for x in rug)  # tree pricing: no bound
     (done,) = _stage(lines, "done")
     assert _num(done, "incumbent") == pytest.approx(m.objective_, rel=1e-5)
+    assert "gap" not in done  # no bound, no gap (it printed "gap inf")
     assert all(_elapsed(x) >= 0 for x in rug)
 
 
