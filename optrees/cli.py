@@ -46,8 +46,9 @@ OFF: dict[str, Any] = {"lam": 0.0}
 PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "subtree_search")
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
-RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--numeric", "--bins",
-            "--plain", "--class-weight", "--weight-column", "--costs", "--feature-costs"}
+RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--quiet", "--numeric",
+            "--bins", "--plain", "--class-weight", "--weight-column", "--costs",
+            "--feature-costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
@@ -217,12 +218,24 @@ def _settings_line(args: argparse.Namespace, est: Any) -> str:
     return f"{args.method}: {', '.join(parts)}"
 
 
+def fit_verbosity(args: argparse.Namespace) -> int:
+    """``verbose`` of ``optrees fit``: 0 with ``-q``, the count of ``-v`` when given, else 1
+    when the output is a terminal (progress lines while a person waits) and 0 otherwise
+    (pipes, files and tests keep their output)."""
+    if args.quiet:
+        return 0
+    if args.verbose:
+        return args.verbose
+    return 1 if sys.stdout.isatty() else 0
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit ``--method``; options, parameters, data and output paths are all checked before
     the fit."""
     data.check_out(args.out)
     data.check_picture(args.plot)
     data.check_sources(args)
+    args.verbose = fit_verbosity(args)
     est = _build_estimator(args)
     X, y = data.load_data(args)
     if args.class_weight is not None:
@@ -381,7 +394,10 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                           "search (and, benders, the path-bound cuts, split-bound cuts and "
                           "polishing) that are on by default")
     fit.add_argument("-v", "--verbose", action="count", default=0,
-                     help="-v: progress lines (bound, incumbent, gap); -vv: also the solver log")
+                     help="-v: progress lines (bound, incumbent, gap; the default when the "
+                          "output is a terminal); -vv: also the solver log")
+    fit.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress lines, even on a terminal")
     fit.add_argument("--sep", default=None, help=SEP_HELP)
     fit.add_argument("--out", help="write the fitted model as JSON (default: not saved)")
     fit.add_argument("--plot", help="draw the fitted model to this picture (.png, .svg, .pdf; "

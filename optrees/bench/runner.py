@@ -122,6 +122,53 @@ class Progress:
         self.stream.write(("\r" if self._tty else "") + line + end)
         self.stream.flush()
 
+    def close(self) -> None:
+        """Nothing to release (the same interface as :class:`TqdmProgress`)."""
+
+
+class TqdmProgress:
+    """The grid's progress as a tqdm bar (fits done, rate, ETA; resumed fits and errors as
+    its postfix): used on a terminal when tqdm is installed."""
+
+    def __init__(self, tqdm: Any, total: int, resumed: int, label: str = "",
+                 stream: TextIO | None = None) -> None:
+        self.resumed, self.errors = resumed, 0
+        self.bar = tqdm(total=total, desc=label or None, unit="fit", dynamic_ncols=True,
+                        file=stream if stream is not None else sys.stderr)
+        self._postfix()
+
+    def _postfix(self) -> None:
+        fields = {"resumed": self.resumed} if self.resumed else {}
+        if self.errors:
+            fields["errors"] = self.errors
+        if fields:
+            self.bar.set_postfix(fields, refresh=False)
+
+    def update(self, row: dict[str, Any]) -> None:
+        if row.get("error"):
+            self.errors += 1
+            self._postfix()
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def progress_bar(total: int, resumed: int, label: str = "", enabled: bool = True,
+                 stream: TextIO | None = None) -> Progress | TqdmProgress:
+    """A tqdm bar when ``enabled``, the stream (stderr) is a terminal and tqdm is installed;
+    otherwise :class:`Progress` (its own bar on a terminal, a line every 10 s elsewhere,
+    nothing when not ``enabled``)."""
+    stream = stream if stream is not None else sys.stderr
+    if enabled and bool(getattr(stream, "isatty", lambda: False)()):
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            pass
+        else:
+            return TqdmProgress(tqdm, total, resumed, label, stream)
+    return Progress(total, resumed, label, stream, enabled)
+
 
 # ----------------------------------------------------------------------------- executors
 def _local(tasks: Sequence[Task], jobs: int) -> Iterator[dict[str, Any]]:
@@ -226,18 +273,22 @@ def run_tasks(
             owned = (client, owned)
         try:
             rows = _dask(todo, client) if client is not None else _local(todo, jobs)
-            bar = Progress(len(todo), len(tasks) - len(todo), label, enabled=progress)
+            bar = progress_bar(len(todo), len(tasks) - len(todo), label, enabled=progress)
             new_file = not path.exists() or path.stat().st_size == 0
-            with path.open("a", newline="", encoding="utf-8") as fh:
-                writer = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
-                if new_file:
-                    writer.writeheader()
-                for row in rows:
-                    if row.get("status") == INTERRUPTED:  # Ctrl-C caught by the solver
-                        raise KeyboardInterrupt(f"task {row.get('key')} was interrupted")
-                    writer.writerow({k: _cell(v) for k, v in row.items()})
-                    fh.flush()
-                    bar.update(row)
+            try:
+                with path.open("a", newline="", encoding="utf-8") as fh:
+                    writer = csv.DictWriter(fh, fieldnames=list(columns),
+                                            extrasaction="ignore")
+                    if new_file:
+                        writer.writeheader()
+                    for row in rows:
+                        if row.get("status") == INTERRUPTED:  # Ctrl-C caught by the solver
+                            raise KeyboardInterrupt(f"task {row.get('key')} was interrupted")
+                        writer.writerow({k: _cell(v) for k, v in row.items()})
+                        fh.flush()
+                        bar.update(row)
+            finally:
+                bar.close()
         finally:
             if owned is not None:
                 owned[0].close()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._logging import logger
+from .._logging import progress, since_fit
 from ..models.result import FitResult
 from ..solvers.deadline import Deadline, TimeUp
 from .master import INT_TOL, Master, choice_from_paths, round_lp
@@ -89,9 +89,6 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
     cg_deadline = deadline.share(1.0 - s.mip_fraction)
     rng = np.random.default_rng(seed)
 
-    def log(msg: str) -> None:
-        logger.info(f"CGH      {time.perf_counter() - t0:7.1f}s  {msg}")
-
     def result(choice: dict[int, int], sets: SplitSets, status: str, objective: float | None,
                bound: float, stats: dict) -> FitResult:
         """The tree of ``choice``; it must classify ``objective`` training rows correctly
@@ -133,13 +130,14 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
                       {**sets.stats, "stop": "setup", "lp_integral": False})
     stats: dict = dict(sets.stats)
     stats["n_groups"] = space.n_groups
-    log(f"sampling: {sets.stats['sampling_rounds']} rounds, {sets.stats['n_splits']} splits, "
-        f"{space.n_groups} row groups")
+    progress("CGH", since_fit(t0), cart_objective, step="sampling",
+             rounds=sets.stats["sampling_rounds"], splits=sets.stats["n_splits"],
+             groups=space.n_groups)
     stats["cart_objective"] = cart_objective
     stats["exact_pricing"] = exact = _exact_pricing(space, len(y), s)
 
     status, stop = _generate_columns(space, master, pricer, exact, cg_deadline, rng, s, seed,
-                                     log, stats)
+                                     stats, t0)
     stats.update(stop=stop, n_paths=master.n_paths, cg_seconds=time.perf_counter() - t0)
 
     # -------- §6: integer solution
@@ -158,7 +156,8 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
             rounded = round_lp(space, master, lp_values)
             master.add_paths(np.arange(space.n_leaves), space.tree_paths(rounded))
             candidates.append(rounded)
-    log(f"LP {lp_objective:.3f} (integral: {lp_integral}), CART {cart_objective:g}")
+    progress("CGH", since_fit(t0), cart_objective, step="cg-end", stop=stop,
+             integral=lp_integral, **{"LP over generated paths": f"{lp_objective:.6g}"})
     scores = {0: cart_objective}  # candidate index -> objective: each tree is scored once
 
     def score(i: int) -> float:
@@ -181,12 +180,12 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
             if mres.status != "optimal":
                 status = "time_limit"
             stats["mip_bound"] = mres.bound
-            log(f"master MIP: {mres.status}, objective {mres.objective}, bound {mres.bound}")
         else:
             status = "time_limit"
     stats["mip_status"] = mip_status
     stats["lp_integral"] = lp_integral
     i_best = max(range(len(candidates)), key=score)
+    progress("CGH MIP", since_fit(t0), score(i_best), status=mip_status or "skipped")
     choice_ids = {j: int(space.node_ids[j][p]) for j, p in candidates[i_best].items()}
     return result(choice_ids, sets, status, score(i_best), lp_objective, stats)
 
@@ -204,9 +203,10 @@ def _exact_pricing(space: PathSpace, n_rows: int, s: CGHSettings) -> str:
 
 def _generate_columns(space: PathSpace, master: Master, pricer: RandomPathPricer, exact: str,
                       deadline: Deadline, rng: np.random.Generator, s: CGHSettings, seed: int,
-                      log, stats: dict) -> tuple[str, str]:
+                      stats: dict, t0: float) -> tuple[str, str]:
     """Column generation (§4) until pricing finds nothing or ``deadline``; returns
-    (status, why it stopped) and counts its iterations in ``stats``."""
+    (status, why it stopped) and counts its iterations in ``stats`` (a progress line per
+    master LP: the incumbent is CART's tree, the only integer one until the master MIP)."""
     res = master.solve(deadline)
     status = "heuristic"
     iterations = fails = exact_calls = 0
@@ -237,7 +237,8 @@ def _generate_columns(space: PathSpace, master: Master, pricer: RandomPathPricer
                 timed_out, stop = True, "exact_pricing"
                 break
             leaf, pos, rc, best = found
-            log(f"exact pricing ({exact}): best reduced cost {best:.4g}, {len(leaf)} columns")
+            progress("CGH", since_fit(t0), stats["cart_objective"], step=f"exact {exact}",
+                     best_rc=f"{best:.4g}", columns=len(leaf))
             if len(leaf) == 0:
                 stop = status = "converged"
                 break
@@ -249,7 +250,7 @@ def _generate_columns(space: PathSpace, master: Master, pricer: RandomPathPricer
         if res.status != "optimal":
             timed_out, stop = True, f"master {res.status}"
             break
-        if iterations % 20 == 0:
-            log(f"iteration {iterations}  LP {res.objective:.6g}  paths {master.n_paths}")
+        progress("CGH", since_fit(t0), stats["cart_objective"], round=iterations,
+                 paths=master.n_paths, **{"LP over generated paths": f"{res.objective:.6g}"})
     stats.update(iterations=iterations, exact_calls=exact_calls)
     return ("time_limit" if timed_out else status), stop

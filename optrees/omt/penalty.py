@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._logging import progress, since_fit
 from .._validation import OptreesInputError
 from ..solvers.deadline import Deadline
 
@@ -120,6 +121,8 @@ def choose_penalty(fit: Any, df: pd.DataFrame, y: np.ndarray, deadline: Deadline
             break
         scores[penalty] = fit.score(result, df[held], y[held],
                                      None if w is None else w[held])
+        progress("OMT auto", since_fit(), result.objective, penalty=penalty,
+                 score=f"{scores[penalty]:.6g}")
     if not scores:
         return 0.0, {}
     return pick_penalty(scores), scores

@@ -151,6 +151,7 @@ class RuleSelector:
         self.counts = None
         if task == "regression":
             center, self.scale = target_scale(self.y, w, loss)
+            self.solver.report_scale = self.scale ** (2 if loss == "squared" else 1)
             self.metric = regression_metric(inv, self.y, P, loss, abs_grid, w, center,
                                             self.scale)
             # each rule costs leaf_penalty x the loss of the one-leaf tree

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._logging import enabled, progress, since_fit
 from .._validation import OptreesInputError
 from ..solvers.base import SolveResult
 from ..solvers.deadline import Deadline
@@ -114,6 +115,9 @@ class OMTSolver:
         self.selected: list[list[Steps]] = []
         # further start partitions (CART's trees over the bins, :mod:`.cartstart`)
         self.starts: list[list[Steps]] = []
+        # losses in the user's units are this times the solver's (a scaled regression
+        # target); for progress lines only
+        self.report_scale = 1.0
 
     # ------------------------------------------------------------------ the parts
     @property
@@ -194,18 +198,25 @@ class OMTSolver:
         self.pool.protected.add(self.pool.index[()])
         root_xi = float(metric.err(metric.S.sum(axis=0)))
         penalty = root_xi + self.pool.extra_cost(()) - metric.lower() + 1.0
-        cg = self._generate(metric, deadline, penalty)
+        cg = self._generate(metric, deadline, penalty, greedy)
         mip = self._master_mip(metric, deadline, mip_gap, penalty, greedy, cg)
         result = self._result(metric, cg, mip, penalty, time.perf_counter() - t_start)
+        f = self.report_scale
+        progress("OMT MIP", since_fit(t_start), incumbent=result.objective * f,
+                 bound=result.bound * f if math.isfinite(result.bound) else None,
+                 gap=result.gap, status=result.status, rules=len(result.steps))
         self.selected.append(list(result.steps))
         return result
 
-    def _generate(self, metric: Metric, deadline: Deadline, penalty: float) -> _Generation:
+    def _generate(self, metric: Metric, deadline: Deadline, penalty: float,
+                  greedy: list[list[Steps]] = ()) -> _Generation:
         """Re-solve the master LP and add priced columns until none prices out or a limit
         (iterations, columns, stall, time) is reached."""
         m, info = self._build_master(metric, penalty)
         cg = _Generation(m, info, None, "converged", math.nan, False)
         best_lp, stall = math.inf, 0
+        start = self._start_value(metric, info, greedy, penalty) if enabled() else None
+        t_start, lps = time.perf_counter(), 0
         while True:
             t0 = time.perf_counter()
             res = cg.lp = cg.model.solve(deadline)
@@ -217,6 +228,8 @@ class OMTSolver:
             if res.status != "optimal" or "duals" not in res.stats:
                 raise RuntimeError(f"OMT master LP not solved: {res.status}")
             cg.lp_obj = float(res.objective)
+            lps += 1
+            self._log_round(t_start, lps, cg, start)
             # (the first LP counts as progress: inf - cg_tol * inf is nan, which made every
             # round a stalled one and stopped all generation after max_stall rounds)
             if best_lp == math.inf or cg.lp_obj < best_lp - self.cg_tol * max(1.0, abs(best_lp)):
@@ -266,9 +279,32 @@ class OMTSolver:
                 if res.status != "optimal":  # time limit / stop during this last re-solve
                     return _without_lp(cg)
                 cg.lp_obj = float(res.objective)
+                self._log_round(t_start, lps + 1, cg, start)
                 cg.lp_exact = False  # within tolerance, not exactly
                 cg.status = "converged"
                 return cg
+
+    def _start_value(self, metric: Metric, info: MasterInfo, greedy: list[list[Steps]],
+                     penalty: float) -> float | None:
+        """Objective of the best start rule set (the best integer model before the master
+        MIP), in the units of the fit's objective; None without a feasible start."""
+        x = mip_start(self.pool, info, metric, None, greedy, penalty, len(info.cost),
+                      self.leaves, self.constraints)
+        if x is None:
+            return None
+        z = np.asarray(info.z, dtype=np.int64)
+        tie = sum(self.tie * (1 + len(self.pool[info.j[a]])) for a in np.flatnonzero(x[z] > 0.5))
+        return (float(x @ info.cost) - tie) * self.report_scale
+
+    def _log_round(self, t_start: float, lps: int, cg: _Generation,
+                   start: float | None) -> None:
+        """The progress line of one master LP: its value is a bound over the generated rules
+        only (as ``lp_bound_``, not a bound on the optimum), so it is shown as such."""
+        if not enabled():
+            return
+        lp = (cg.lp_obj - self.tie * self.leaves * (self.depth + 1)) * self.report_scale
+        progress("OMT", since_fit(t_start), incumbent=start, round=lps,
+                 **{"LP over generated rules": f"{lp:.6g}", "rules": len(self.pool)})
 
     def _verify(self, metric: Metric, cg: _Generation, deadline: Deadline,
                 penalty: float) -> bool | None:

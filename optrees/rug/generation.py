@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._logging import progress
+from .._logging import progress, since_fit
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal, Rule
 from ..solvers.deadline import Deadline
@@ -253,8 +253,12 @@ class RuleGeneration:
             best = (float(res.objective), w, v, beta, res.status, rc, master)
             lp_bound = float(res.bound)  # certified: valid for approximate (interior) duals
             history.append(float(res.objective))
-            progress("RUG", time.perf_counter() - t0, round=calls,
-                     LP=f"{res.objective:.6g}", rules=len(self._masks))
+            # the model is the LP's weighted rules: its value is the incumbent; exact
+            # pricing's Farley bound (of an earlier round) bounds the master over every rule
+            progress("RUG", since_fit(t0), float(res.objective), lower_bound,
+                     None if lower_bound is None
+                     else (res.objective - lower_bound) / max(abs(res.objective), 1e-9),
+                     round=calls, rules=len(self._masks))
             if calls >= self.max_rmp_calls:
                 status = "iteration_limit"
                 break

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from .._logging import progress, since_fit
 from ..models.rule_set import Rule
 from ..solvers.deadline import Deadline
 from .costs import ahat
@@ -199,6 +200,8 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
             gap = realised(_reweighted(res.rules, weights))
             info["lp_caps"].append(cap)
             info["realised"].append(gap)
+            progress("repair", since_fit(), float(sol.objective), lp_cap=f"{cap:g}",
+                     realised=f"{gap:.4g}", cap=f"{epsilon:g}")
             if gap <= epsilon + TOL:
                 found.append((votes.accuracy(weights), f"lp_cap={cap:g}", weights,
                               (sol, master, cell)))
@@ -210,6 +213,7 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
         chosen = votes.greedy(start, epsilon,
                               lambda w: realised(_reweighted(res.rules, w)) <= epsilon + TOL,
                               deadline)
+        progress("repair", since_fit(), greedy_from=name, met=chosen is not None)
         if chosen is not None:
             dropped = int(((start > 0) & (chosen <= 0)).sum())
             found.append((votes.accuracy(chosen), f"greedy from {name}, {dropped} rules "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from .._logging import solved
 from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..solvers.deadline import Deadline
@@ -36,6 +37,7 @@ def solve_binoct_raw(values: np.ndarray, y: np.ndarray, classes: np.ndarray,
         model.add_start(start)
 
     result = run_scip(form, deadline, seed, verbose, add_start if warm_start else None)
+    solved("MIP", result)
     candidates = [_tree(form, x, classes) for x in (start, None if result is None
                                                      else result.values) if x is not None]
     if not candidates:  # time limit before any tree was found

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._logging import progress
+from .._logging import progress, since_fit, solved
 from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..solvers.base import SolveResult, SolverOptions
@@ -104,7 +104,9 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
         start = form.improve_start(start)
         model.add_start(form.start_values(start))
 
+    progress("start", since_fit(), None if start is None else float(start.objective(problem)))
     result = run_scip(form, deadline, seed, verbose, add_start if start is not None else None)
+    solved("MIP", result)
     best = start
     if result is not None and result.values is not None:
         found = form.tree_from_values(result.values).pruned(problem)
