@@ -277,11 +277,11 @@ class CARTBaseline:
         self.categorical = categorical
 
     def _encode(self, X: pd.DataFrame, fit: bool) -> np.ndarray:
-        from ..estimators._base import _is_binary_frame
+        from ..encoding.binary import is_binary_frame
 
         if self.features == "binarize":
             if fit:
-                self.binary_ = _is_binary_frame(X)
+                self.binary_ = is_binary_frame(X)
                 if not self.binary_:
                     from ..encoding.binarize import Binarizer
 
