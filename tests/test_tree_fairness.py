@@ -341,3 +341,33 @@ def test_fair_fit_with_a_leaf_budget_uses_the_front_search_without_it():
                                epsilon=0.5, sensitive="s", max_leaves=3).fit(X, y)
     assert within.stats_["subtree_search"].endswith("within it")
     assert within.stats_["bb_nodes"] == 0 and within.status_ == "optimal"
+
+
+def test_groups_in_fit_equal_the_sensitive_column():
+    """One vocabulary with RUGClassifier: fit(groups=...) is the same fit as a sensitive
+    column left out of the tests; both together, or groups of the wrong length, are refused."""
+    from optrees._validation import OptreesInputError
+
+    rng = np.random.default_rng(7)
+    n = 120
+    g = rng.choice(["u", "v", "w"], n)
+    X = pd.DataFrame({"a": rng.integers(0, 2, n), "b": rng.integers(0, 2, n),
+                      "c": rng.integers(0, 2, n)})
+    y = ((X["a"] == 1) | ((g == "u") & (X["b"] == 1))).astype(int).to_numpy()
+    kw = dict(depth=2, lam=0.0, fairness="statistical_parity", epsilon=0.05, time_limit=30)
+    by_groups = BendOCTClassifier(**kw).fit(X, y, groups=g)
+    by_column = BendOCTClassifier(**kw, sensitive="g", drop_sensitive=True).fit(
+        X.assign(g=g), y)
+    assert by_groups.objective_ == pytest.approx(by_column.objective_, abs=1e-12)
+    assert by_groups.fairness_["realised"] == pytest.approx(by_column.fairness_["realised"])
+    # the realised gap by the definition: largest difference of positive rates
+    pred = by_groups.predict(X)
+    rates = [np.mean(pred[g == k] == 1) for k in "uvw"]
+    assert by_groups.fairness_["realised"] == pytest.approx(max(rates) - min(rates))
+    assert max(rates) - min(rates) <= 0.05 + 1e-9
+    with pytest.raises(OptreesInputError, match="not both"):
+        BendOCTClassifier(**kw, sensitive="g").fit(X.assign(g=g), y, groups=g)
+    with pytest.raises(OptreesInputError, match="one group per row"):
+        BendOCTClassifier(**kw).fit(X, y, groups=g[:-1])
+    with pytest.raises(OptreesInputError, match="groups="):
+        BendOCTClassifier(**kw).fit(X, y)

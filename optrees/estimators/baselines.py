@@ -69,7 +69,8 @@ class BinOCTClassifier(_OptimalTreeClassifier):
         return BinOCT.from_problem(problem)
 
     def _solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
-               classes: np.ndarray, p: Params, deadline: Deadline) -> FitResult:
+               classes: np.ndarray, p: Params, deadline: Deadline,
+               groups: np.ndarray | None = None) -> FitResult:
         """On binarized features as the other tree MIPs, or on the raw numeric columns."""
         self.raw_ = p.raw_thresholds
         if not self.raw_:

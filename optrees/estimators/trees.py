@@ -32,7 +32,7 @@ from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
 from ..trees.benders import BendersOCT
 from ..trees.fairness import record_tree_fairness
-from ..trees.fit import TreeFit, TreeMethod
+from ..trees.fit import TreeFit, TreeMethod, fit_groups
 from ..trees.flow import FlowOCT
 from ..trees.problem import TreeProblem
 from ._base import (
@@ -109,36 +109,40 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         return "splits"
 
     @logged_fit
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> _OptimalTreeClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None,
+            groups: Any = None) -> _OptimalTreeClassifier:
         """Encode ``X``, solve the tree MIP within ``time_limit`` and set ``tree_`` and the
         fitted attributes (the best tree found, with its bound and gap); returns ``self``.
 
         ``sample_weight`` (one number >= 0 per row) and ``class_weight`` make "correct" the
         weight of the correctly classified rows: integer weights give the tree of duplicated
-        rows, weight 0 the tree without the row."""
+        rows, weight 0 the tree without the row.  ``groups``: the sensitive group of each row
+        for ``fairness`` when it is not a column of X (``sensitive`` None), as in
+        RUGClassifier.fit."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         classes, y_enc = check_target(y, df.shape[0])
         w = fit_weights(sample_weight, p.class_weight, classes, y_enc)
+        groups = fit_groups(groups, p, df.shape[0], w)
         df, y_enc, w = drop_weightless(df, y_enc, w)
-        result = self._solve(df, y_enc, w, classes, p, deadline)
+        result = self._solve(df, y_enc, w, classes, p, deadline, groups)
         self.classes_ = classes
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
-        record_tree_fairness(self, df, y_enc, w, stacklevel=5)  # fairness_, from predictions
+        record_tree_fairness(self, df, y_enc, w, groups, stacklevel=5)  # from predictions
         return self
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
-               p: Params, deadline: Deadline) -> FitResult:
+               p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:
         """The fit in the trees room (:class:`~optrees.trees.fit.TreeFit`: encoding, engine,
         objective); keeps the encoding predict needs.  Solvers stop at ``deadline`` or the
         first Ctrl-C."""
         method = TreeMethod(lambda problem: self._formulation(problem, p), self._search(p),
                             self._penalty(p), type(self).__name__)
-        result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(df, y, w, classes,
-                                                                    deadline)
+        result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
+            df, y, w, classes, deadline, groups)
         self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
         self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds

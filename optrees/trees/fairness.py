@@ -249,7 +249,7 @@ class PredictionCuts(CorrectnessCuts):
 
 
 def record_tree_fairness(estimator: Any, df: Any, y: np.ndarray, w: np.ndarray | None,
-                         stacklevel: int = 4) -> None:
+                         groups: np.ndarray | None = None, stacklevel: int = 4) -> None:
     """``fairness_`` of a fitted tree estimator (None without ``fairness``): its notion
     measured again on the training rows ``df`` (labels ``y`` as class indices, weights
     ``w``) from the tree's own predictions, by the definitions in :mod:`optrees.metrics`,
@@ -262,7 +262,8 @@ def record_tree_fairness(estimator: Any, df: Any, y: np.ndarray, w: np.ndarray |
     if getattr(estimator, "fairness", None) is None:  # OCT and BinOCT take none
         return
     classes = estimator.classes_
-    groups = df[str(estimator.sensitive)].to_numpy(dtype=object)
+    if groups is None:
+        groups = df[str(estimator.sensitive)].to_numpy(dtype=object)
     legit = None if estimator.legitimate is None else \
         df[str(estimator.legitimate)].to_numpy(dtype=object)
     positive = classes[positive_class_index(estimator.positive_class, classes)]

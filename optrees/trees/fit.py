@@ -108,12 +108,16 @@ class TreeFit:
     def __init__(self, p: Any, method: TreeMethod,
                  guard: Callable[[Deadline], AbstractContextManager] = nullcontext) -> None:
         self.p, self.method, self.guard = p, method, guard
+        self.groups: np.ndarray | None = None  # fit(groups=...): the sensitive groups
 
     # ------------------------------------------------------------------ entry
     def solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
-              classes: np.ndarray, deadline: Deadline) -> tuple[FitResult, Encoding]:
-        """The fit's tree for its objective: accuracy, a cost matrix, feature costs."""
+              classes: np.ndarray, deadline: Deadline, groups: np.ndarray | None = None
+              ) -> tuple[FitResult, Encoding]:
+        """The fit's tree for its objective: accuracy, a cost matrix, feature costs
+        (``groups``: the sensitive group of each row, when not a column of ``df``)."""
         p = self.p
+        self.groups = groups
         costs = p.get("misclassification_costs")
         matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
         if p.get("feature_costs") is not None:
@@ -134,9 +138,10 @@ class TreeFit:
         max_leaves = p.get("max_leaves")
         if max_leaves is not None and max_leaves >= 2**p.depth:
             max_leaves = None  # every tree of the depth keeps within it
-        fair = tree_fairness(df, classes, p)
+        fair = tree_fairness(df, classes, p, self.groups)
         columns = None
-        if fair is not None and p.drop_sensitive:  # the groups stay, the column goes
+        if fair is not None and p.drop_sensitive and p.sensitive is not None:
+            # the groups stay, the column goes
             df = df.drop(columns=[str(p.sensitive)])
             columns = list(df.columns)
         every = self._every_threshold(df)
@@ -276,9 +281,28 @@ class TreeFit:
         return result, encoding
 
 
-def tree_fairness(df: pd.DataFrame, classes: np.ndarray, p: Any) -> TreeFairness | None:
-    """The fairness constraint of the fit (None without ``fairness``); one clear error for a
-    missing or unknown column, a single group or a class count it cannot take."""
+def fit_groups(groups: Any, p: Any, n: int, w: np.ndarray | None) -> np.ndarray | None:
+    """``fit(groups=...)`` checked: one group per row, not together with ``sensitive``, the
+    rows of weight 0 left out as the fit leaves them out."""
+    if groups is None:
+        return None
+    if p.get("sensitive") is not None:
+        raise OptreesInputError("give the sensitive attribute once: sensitive=<column of X> "
+                                "or groups=<one group per row> in fit, not both")
+    groups = np.asarray(groups, dtype=object)
+    if groups.shape != (n,):
+        raise OptreesInputError(f"groups must hold one group per row of X ({n}), got shape "
+                                f"{groups.shape}")
+    if pd.isna(pd.Series(groups)).any():
+        raise OptreesInputError("groups has missing values; give every row a group")
+    return groups if w is None or w.all() else groups[w > 0]
+
+
+def tree_fairness(df: pd.DataFrame, classes: np.ndarray, p: Any,
+                  groups: np.ndarray | None = None) -> TreeFairness | None:
+    """The fairness constraint of the fit (None without ``fairness``); the groups are the
+    ``sensitive`` column's or ``groups``; one clear error for a missing or unknown column, a
+    single group or a class count it cannot take."""
     kind = p.get("fairness")
     for name in ("sensitive", "legitimate"):
         col = p.get(name)
@@ -287,20 +311,21 @@ def tree_fairness(df: pd.DataFrame, classes: np.ndarray, p: Any) -> TreeFairness
                                     f"(columns: {list(df.columns)})")
     if kind is None:
         return None
-    if p.sensitive is None:
+    if p.sensitive is None and groups is None:
         raise OptreesInputError(f"fairness={kind!r} needs the sensitive attribute: set "
-                                "sensitive=<column name of X>")
-    groups = pd.factorize(df[str(p.sensitive)], use_na_sentinel=False)[0]
-    if groups.max(initial=0) < 1:
-        raise OptreesInputError(f"the sensitive column {p.sensitive!r} has a single group; "
-                                "fairness compares two or more")
+                                "sensitive=<column name of X> or pass groups= to fit")
+    codes = pd.factorize(df[str(p.sensitive)] if groups is None else pd.Series(groups),
+                         use_na_sentinel=False)[0]
+    if codes.max(initial=0) < 1:
+        what = f"the sensitive column {p.sensitive!r}" if groups is None else "groups"
+        raise OptreesInputError(f"{what} has a single group; fairness compares two or more")
     legit = None
     if kind == "conditional_parity":
         if p.legitimate is None:
             raise OptreesInputError("fairness='conditional_parity' needs legitimate=<column "
                                     "name of X> (parity is asked within its values)")
         legit = pd.factorize(df[str(p.legitimate)], use_na_sentinel=False)[0]
-    return TreeFairness(kind, float(p.epsilon), groups,
+    return TreeFairness(kind, float(p.epsilon), codes,
                         positive_class_index(p.positive_class, classes), legit)
 
 
