@@ -65,8 +65,10 @@ def cgh_summary(est: Any) -> list[str]:
     """Status lines of CGH (a binary tree with real thresholds on the raw columns): the LP
     value bounds the trees over the sampled splits only (see ``CGHClassifier.bound_``)."""
     status, bound = _proof(est, "every tree")
-    lp = (f"   LP over the sampled splits: {est.lp_bound_:g}"
-          if math.isfinite(est.lp_bound_) else "")
+    lp = ""
+    if math.isfinite(est.lp_bound_):  # a bound over the sampled splits only once converged
+        lp = (f"   LP over the sampled splits: {est.lp_bound_:g}" if est.status_ == "converged"
+              else f"   last master LP: {est.lp_bound_:g} (not converged: no bound)")
     return [f"status          : {status}  (LP integral: {est.lp_integral_}, "
             f"CART {est.cart_objective_:g} correct)",
             f"objective       : {est.objective_:g} correct   {bound}{lp}"]

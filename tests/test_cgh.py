@@ -245,3 +245,20 @@ def test_a_last_master_lp_cut_short_keeps_the_master_mip(monkeypatch):
     assert m.stats_["mip_status"] == "optimal" and not m.stats_["lp_integral"]
     assert m.objective_ == np.sum(m.predict(X) == np.asarray(y))
     assert m.objective_ >= m.stats_["cart_objective"]
+
+
+def test_cgh_status_line_calls_an_unconverged_lp_no_bound():
+    """A CGH fit stopped before column generation converged can score above its last master
+    LP (seen: 454 correct beside an LP of 445.5): the line must not present that LP as a
+    bound over the sampled splits."""
+    from types import SimpleNamespace
+
+    from optrees.cli_report import cgh_summary
+
+    est = SimpleNamespace(status_="time_limit", bound_=float("nan"), gap_=float("nan"),
+                          lp_bound_=445.5, objective_=454.0, lp_integral_=False,
+                          cart_objective_=439.0)
+    line = " ".join(cgh_summary(est))
+    assert "not converged: no bound" in line and "LP over the sampled splits" not in line
+    est.status_ = "converged"
+    assert "LP over the sampled splits: 445.5" in " ".join(cgh_summary(est))

@@ -229,3 +229,4 @@ def test_cli_costs_file(tmp_path, capsys):
     assert main(["fit", "--csv", str(data), "--target", "y", "--method", "bendoct",
                  "--costs", str(costs)]) != 0
     assert "'x'" in capsys.readouterr().err
+
