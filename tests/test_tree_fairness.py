@@ -371,3 +371,5 @@ def test_groups_in_fit_equal_the_sensitive_column():
         BendOCTClassifier(**kw).fit(X, y, groups=g[:-1])
     with pytest.raises(OptreesInputError, match="groups="):
         BendOCTClassifier(**kw).fit(X, y)
+    with pytest.raises(OptreesInputError, match="set fairness"):
+        BendOCTClassifier(depth=2).fit(X, y, groups=g)

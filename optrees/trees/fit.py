@@ -286,6 +286,9 @@ def fit_groups(groups: Any, p: Any, n: int, w: np.ndarray | None) -> np.ndarray 
     rows of weight 0 left out as the fit leaves them out."""
     if groups is None:
         return None
+    if p.get("fairness") is None:
+        raise OptreesInputError("groups are the sensitive groups of a fair fit: set fairness= "
+                                "too (without it they would be ignored)")
     if p.get("sensitive") is not None:
         raise OptreesInputError("give the sensitive attribute once: sensitive=<column of X> "
                                 "or groups=<one group per row> in fit, not both")
