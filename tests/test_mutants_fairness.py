@@ -1,0 +1,64 @@
+"""Tests that kill mutants of the fairness modules which the other fairness tests let live
+(``bench/mutation.py``, docs/testing.md).  Oracles are the textbook rates in plain numpy."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+from optrees import metrics
+from optrees.fairness import fairness_summary, realised_gap
+
+
+def _tpr_gap(y, pred, groups, positive, w):
+    """Largest difference between groups of the weighted rate of positive predictions
+    among the rows of the positive class (equal opportunity)."""
+    rates = []
+    for g in np.unique(groups):
+        cell = (groups == g) & (y == positive)
+        if w[cell].sum() > 0:
+            rates.append(w[cell & (pred == positive)].sum() / w[cell].sum())
+    return max(rates) - min(rates)
+
+
+def test_realised_gap_takes_every_argument_by_name():
+    """Kills ``*`` -> ``/`` in realised_gap's signature (the data become positional-only)."""
+    rng = np.random.default_rng(0)
+    y, pred = rng.integers(0, 2, 40), rng.integers(0, 2, 40)
+    groups, w = rng.integers(0, 3, 40), rng.integers(1, 4, 40).astype(float)
+    got = realised_gap(notion="equal_opportunity", y_true=y, y_pred=pred, groups=groups,
+                       positive=1, sample_weight=w)
+    assert got == pytest.approx(_tpr_gap(y, pred, groups, 1, w))
+    with pytest.raises(TypeError):  # the options stay keyword-only
+        realised_gap("equal_opportunity", y, pred, groups, 1)
+
+
+def test_a_gap_equal_to_its_cap_meets_it():
+    """"epsilon bounds the largest difference": a gap of exactly epsilon meets the cap.
+    Kills ``realised <= cap + tol`` -> ``<`` (with the tolerance at 0 through equal floats
+    the mutant still holds, so the gap is the cap plus half the tolerance)."""
+    assert fairness_summary("dmc", 0.25, 0.25, ["a", "b"])["met"] is True
+    assert fairness_summary("dmc", 0.0, 0.0, ["a", "b"])["met"] is True
+    assert fairness_summary("dmc", 0.25, 0.25 + 1e-6, ["a", "b"])["met"] is False
+
+
+def test_an_old_notion_name_is_reported_at_the_callers_line():
+    """The DeprecationWarning of ``"eop"`` names the line that passed it, for each public
+    entry point.  Kills the stack levels of canonical_notion's default (3 -> 2 / 4) and of
+    realised_gap's and fairness_summary's calls (3 -> 2 / 4)."""
+    y = np.array([0, 1, 1, 0, 1, 1])
+    pred = np.array([0, 1, 0, 0, 1, 1])
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lines = [inspect.currentframe().f_lineno + 1]
+        metrics.fairness_gap("eop", y, pred, groups, 1)
+        lines.append(inspect.currentframe().f_lineno + 1)
+        realised_gap("eop", y, pred, groups, positive=1)
+        lines.append(inspect.currentframe().f_lineno + 1)
+        fairness_summary("eop", 0.1, 0.2, [0, 1])
+    assert [(w.category, w.filename, w.lineno) for w in caught] == \
+        [(DeprecationWarning, __file__, line) for line in lines]
