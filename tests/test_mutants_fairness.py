@@ -62,3 +62,58 @@ def test_an_old_notion_name_is_reported_at_the_callers_line():
         fairness_summary("eop", 0.1, 0.2, [0, 1])
     assert [(w.category, w.filename, w.lineno) for w in caught] == \
         [(DeprecationWarning, __file__, line) for line in lines]
+
+
+def _depth1_predictions(X: np.ndarray, K: int) -> np.ndarray:
+    """Predictions of every tree of depth <= 1 over the 0/1 columns of X (one per row)."""
+    n, d = X.shape
+    preds = [np.full(n, k) for k in range(K)]
+    for j in range(d):
+        for left in range(K):
+            for right in range(K):
+                preds.append(np.where(X[:, j] == 1, right, left))
+    return np.array(preds)
+
+
+def _rate_gap(P: np.ndarray, cell: np.ndarray, groups: np.ndarray, w: np.ndarray,
+              positive: int) -> np.ndarray:
+    """Per prediction vector (row of P): largest minus smallest weighted rate of positive
+    predictions over the groups with weight in ``cell``."""
+    rates = [((P[:, m] == positive) @ w[m]) / w[m].sum()
+             for g in np.unique(groups) if w[m := cell & (groups == g)].sum() > 0]
+    rates = np.array(rates)
+    return rates.max(axis=0) - rates.min(axis=0)
+
+
+@pytest.mark.parametrize("notion", ["statistical_parity", "predictive_equality"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_class_fair_mips_equal_the_enumeration_from_the_definition(notion, seed):
+    """The MIPs' fairness rows over the correctness of two-class rows (``q_i = 1 - c_i`` for
+    a negative row): FlowOCT and BendOCT without the front search find the best depth-1 tree
+    meeting the notion, enumerated in numpy.  Kills the sign flip of the negative rows'
+    coefficients in add_fairness_rows (``-coef[i] * t_vals`` -> ``coef[i] * t_vals``)."""
+    import pandas as pd
+
+    from optrees import BendOCTClassifier, FlowOCTClassifier
+
+    rng = np.random.default_rng(seed)
+    n, eps = 24, 0.1
+    groups = rng.integers(0, 2, n)
+    X = rng.integers(0, 2, (n, 3))
+    X[:, 0] |= (groups == 1) & (rng.random(n) < 0.7)       # a column that tracks a group
+    y = (X[:, 0] ^ (rng.random(n) < 0.2)).astype(int)
+    y[:2] = [0, 1]
+    P = _depth1_predictions(X, 2)
+    cell = np.ones(n, bool) if notion == "statistical_parity" else y != 1
+    w = np.ones(n)
+    fair = _rate_gap(P, cell, groups, w, 1) <= eps + 1e-9
+    scores = (P == y) @ w
+    best = scores[fair].max()
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(s=groups)
+    for est in (FlowOCTClassifier(subtree_search=False), BendOCTClassifier(subtree_search=False)):
+        est.set_params(depth=1, lam=0.0, fairness=notion, epsilon=eps, sensitive="s",
+                       drop_sensitive=True, binarizer=None, time_limit=60).fit(df, y)
+        pred = est.predict(df)
+        assert est.status_ == "optimal"
+        assert float((pred == y) @ w) == best, (type(est).__name__, best, scores.max())
+        assert _rate_gap(pred[None, :], cell, groups, w, 1)[0] <= eps + 1e-9
