@@ -117,3 +117,34 @@ def test_two_class_fair_mips_equal_the_enumeration_from_the_definition(notion, s
         assert est.status_ == "optimal"
         assert float((pred == y) @ w) == best, (type(est).__name__, best, scores.max())
         assert _rate_gap(pred[None, :], cell, groups, w, 1)[0] <= eps + 1e-9
+
+
+def test_the_boundary_of_met_is_the_documented_tolerance():
+    """``realised <= cap + MET_TOL`` counts as met, the boundary included.  Kills ``<=`` ->
+    ``<`` in fairness_summary (a gap equal to the cap alone is met by both)."""
+    from optrees.fairness import MET_TOL
+
+    assert fairness_summary("dmc", 0.25, 0.25 + MET_TOL, [0, 1])["met"] is True
+    assert fairness_summary("dmc", 0.25, 0.25 + 3 * MET_TOL, [0, 1])["met"] is False
+
+
+def test_an_unmet_cap_is_reported_at_the_line_that_called_fit():
+    """record_fairness, called from a fit with its default stack level, warns at the user's
+    ``fit(...)`` line with the realised gap and the cap.  Kills the default 3 -> 2 / 4."""
+    from optrees.fairness import FairnessWarning, record_fairness
+
+    class Fitted:
+        stats_: dict = {}
+
+        def fit(self):
+            record_fairness(self, fairness_summary("dmc", 0.1, 0.3, ["F", "M"]))
+            return self
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        est = Fitted().fit()
+    assert [(w.category, w.filename, w.lineno) for w in caught] == \
+        [(FairnessWarning, __file__, line)]
+    assert "0.3000" in str(caught[0].message) and "epsilon=0.1" in str(caught[0].message)
+    assert est.fairness_ is est.stats_["fairness"] and est.fairness_["met"] is False
