@@ -148,3 +148,67 @@ def test_an_unmet_cap_is_reported_at_the_line_that_called_fit():
         [(FairnessWarning, __file__, line)]
     assert "0.3000" in str(caught[0].message) and "epsilon=0.1" in str(caught[0].message)
     assert est.fairness_ is est.stats_["fairness"] and est.fairness_["met"] is False
+
+
+class _StandIn:
+    """A fitted tree estimator as record_tree_fairness sees it: fixed predictions."""
+
+    fairness, epsilon, sensitive, legitimate, positive_class = \
+        "statistical_parity", 0.05, "s", None, None
+
+    def __init__(self, predictions, status):
+        self.classes_ = np.array(["no", "yes"])
+        self._pred, self.status_, self.stats_ = predictions, status, {}
+
+    def predict(self, df):
+        return self._pred
+
+    def fit(self, df, y, w):
+        from optrees.trees.fairness import record_tree_fairness
+
+        record_tree_fairness(self, df, y, w)
+        return self
+
+
+@pytest.mark.parametrize("status", ["optimal", "time_limit", "feasible"])
+def test_a_tree_reports_its_realised_gap_and_why_it_may_miss_the_cap(status):
+    """record_tree_fairness measures the statistical-parity gap of the estimator's own
+    predictions (weighted, numpy oracle), warns at the line that called fit, and says that
+    the fit stopped early only when the status is not "optimal".  Kills ``==`` -> ``<``,
+    ``<=``, ``>`` on the status and the default stack level 4 -> 3 / 5."""
+    import pandas as pd
+
+    from optrees.fairness import FairnessWarning
+
+    groups = np.array(["a", "a", "a", "b", "b", "b", "b"])
+    pred = np.array(["yes", "yes", "no", "no", "no", "yes", "no"])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 1.0])
+    y = np.zeros(7, dtype=np.int64)
+    rate = {g: w[(groups == g) & (pred == "yes")].sum() / w[groups == g].sum() for g in "ab"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        est = _StandIn(pred, status).fit(pd.DataFrame({"s": groups}), y, w)
+    assert est.fairness_["realised"] == pytest.approx(abs(rate["a"] - rate["b"]))
+    assert est.fairness_["groups"] == ["a", "b"] and est.fairness_["met"] is False
+    assert [(c.category, c.filename, c.lineno) for c in caught] == \
+        [(FairnessWarning, __file__, line)]
+    assert ("stopped with status" in str(caught[0].message)) == (status != "optimal")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_conditional_parity_with_a_three_valued_legitimate_attribute(seed):
+    """Conditional parity compares the groups within each value of the legitimate attribute
+    (3 values, 3 groups, weighted): TreeFairness.gap of random predictions equals the numpy
+    definition.  Kills ``legitimate == v`` -> ``!=`` in TreeFairness.cells (the same cells
+    when the attribute has 2 values)."""
+    from optrees.trees.fairness import TreeFairness
+
+    rng = np.random.default_rng(10 + seed)
+    n = 40
+    groups, legit = rng.integers(0, 3, n), rng.integers(0, 3, n)
+    y, pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    w = rng.uniform(0.5, 2.0, n)
+    want = max(_rate_gap(pred[None, :], legit == v, groups, w, 1)[0] for v in range(3))
+    fair = TreeFairness("conditional_parity", 0.1, groups, 1, legitimate=legit)
+    assert fair.gap(y, pred, w) == pytest.approx(want, abs=1e-12)
