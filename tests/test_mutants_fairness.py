@@ -212,3 +212,21 @@ def test_conditional_parity_with_a_three_valued_legitimate_attribute(seed):
     want = max(_rate_gap(pred[None, :], legit == v, groups, w, 1)[0] for v in range(3))
     fair = TreeFairness("conditional_parity", 0.1, groups, 1, legitimate=legit)
     assert fair.gap(y, pred, w) == pytest.approx(want, abs=1e-12)
+
+
+def test_a_group_without_weight_in_a_cell_has_no_rate_there():
+    """A group whose rows in a cell all weigh 0 has no rate in that cell and is left out of
+    the comparison (not a 0/0 rate).  Kills ``total > 0`` -> ``total > -1`` in
+    TreeFairness._shares."""
+    from optrees.trees.fairness import TreeFairness
+
+    groups = np.array([0, 0, 1, 1, 1, 2, 2, 2])
+    y = np.array([1, 0, 1, 0, 1, 1, 0, 0])
+    pred = np.array([1, 1, 1, 1, 0, 0, 0, 1])
+    w = np.array([0.0, 0.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0])    # group 0 weighs nothing
+    for kind, cell in (("statistical_parity", np.ones(8, bool)),
+                       ("equal_opportunity", y == 1)):
+        want = _rate_gap(pred[None, :], cell, groups, w, 1)[0]
+        got = TreeFairness(kind, 0.1, groups, 1).gap(y, pred, w)
+        assert got == pytest.approx(want, abs=1e-12), kind
+        assert np.isfinite(TreeFairness(kind, 0.1, groups, 1).coordinates(y, w)[0]).all()
