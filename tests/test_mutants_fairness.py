@@ -230,3 +230,15 @@ def test_a_group_without_weight_in_a_cell_has_no_rate_there():
         got = TreeFairness(kind, 0.1, groups, 1).gap(y, pred, w)
         assert got == pytest.approx(want, abs=1e-12), kind
         assert np.isfinite(TreeFairness(kind, 0.1, groups, 1).coordinates(y, w)[0]).all()
+
+
+def test_nothing_to_compare_is_a_gap_of_zero():
+    """With one group in every cell no two rates differ: the gap is 0 (the docstring's "0 if
+    nothing to compare").  Kills the default of TreeFairness.gap 0.0 -> 1.0 / -1.0."""
+    from optrees.trees.fairness import TreeFairness
+
+    y, pred = np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])
+    one_group = TreeFairness("statistical_parity", 0.1, np.zeros(4, np.int64), 1)
+    assert one_group.gap(y, pred, np.ones(4)) == 0.0
+    by_class = TreeFairness("equal_opportunity", 0.1, np.array([0, 0, 0, 1]), 1)  # 1 group
+    assert by_class.gap(y, pred, np.ones(4)) == 0.0                              # among y=1
