@@ -69,12 +69,9 @@ GROUPS: dict[str, dict] = {
         "defer": ["add_fairness_rows", "__init__", "complete", "_short", "violated",
                   "separate", "_rows", "predicted", "_wrong"],
     },
-    "objectives": {
-        "modules": ["optrees/trees/objectives/costs.py",
-                    "optrees/trees/objectives/feature_costs.py",
-                    "optrees/trees/objectives/view.py", "optrees/trees/objectives/solve.py",
-                    "optrees/trees/subtrees/feature_costs.py"],
-        "tests": ["tests/test_mutants_objectives.py", "tests/test_cost_sensitive.py",
+    "costs": {  # the cost-sensitive view of the tree objectives
+        "modules": ["optrees/trees/objectives/costs.py", "optrees/trees/objectives/view.py"],
+        "tests": ["tests/test_mutants_costs.py", "tests/test_cost_sensitive.py",
                   "tests/test_feature_costs.py"],
         "deselect": [],
     },

@@ -242,3 +242,18 @@ def test_nothing_to_compare_is_a_gap_of_zero():
     assert one_group.gap(y, pred, np.ones(4)) == 0.0
     by_class = TreeFairness("equal_opportunity", 0.1, np.array([0, 0, 0, 1]), 1)  # 1 group
     assert by_class.gap(y, pred, np.ones(4)) == 0.0                              # among y=1
+
+
+def test_one_group_has_no_gap_coordinates():
+    """With a single group there is no rate difference to bound: no coordinate column and no
+    cell.  Kills ``np.zeros((n, 0))`` -> ``(n, 1)`` / ``(n, -1)`` in
+    TreeFairness.coordinates."""
+    from optrees.trees.fairness import TreeFairness
+
+    y = np.array([1, 0, 1, 0, 1])
+    C, cells = TreeFairness("equalized_odds", 0.1, np.zeros(5, np.int64), 1).coordinates(
+        y, np.ones(5))
+    assert C.shape == (5, 0) and cells == []
+    C, cells = TreeFairness("statistical_parity", 0.1, np.array([0, 1, 2, 0, 1]),
+                            1).coordinates(y, np.ones(5))
+    assert C.shape == (5, 2) and cells == [[0, 1]]     # r_1 - r_0 and r_2 - r_0
