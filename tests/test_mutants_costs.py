@@ -59,10 +59,11 @@ def test_a_class_whose_every_prediction_costs_the_same_has_zero_unit_gains():
 @pytest.mark.parametrize("costs, words", [
     ([[0, 1, 1], [1, 0, 1]], "square"),                 # 2 x 3: more columns than rows
     ({("a", "b"): "dear"}, "must be a number"),          # a cost that is not a number
+    ({("a",): 2.0}, "pairs"),                            # a key of one label
 ])
 def test_bad_costs_named(costs, words):
-    """Kills ``shape[0] != shape[1]`` -> ``>`` in the square check and the dropped
-    ValueError of the dict spelling."""
+    """Kills ``shape[0] != shape[1]`` -> ``>`` in the square check, the dropped
+    ValueError of the dict spelling and ``len(pair) == 2`` -> ``<= 2``."""
     X = np.arange(8.0).reshape(-1, 1)
     y = np.array(["a", "b"] * 4)
     with pytest.raises(OptreesInputError, match=words):
@@ -78,6 +79,19 @@ def test_cheapest_prediction_per_leaf_and_the_accuracy_matrix():
     Wl = np.array([[3.0, 1.0, 0.0], [0.0, 2.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
     want = [int(np.argmin([(Wl[t] * C[:, k]).sum() for k in range(3)])) for t in range(4)]
     np.testing.assert_array_equal(MisclassificationCosts(C).predict(Wl), want)
+    assert MisclassificationCosts(C).predict(Wl[0]) == want[0]      # one leaf
     assert MisclassificationCosts(1.0 - np.eye(3)).is_accuracy
     assert not MisclassificationCosts(C).is_accuracy
     assert not MisclassificationCosts(2.0 * (1.0 - np.eye(3))).is_accuracy
+
+
+def test_dict_keys_find_numeric_classes_by_value():
+    """A cost keyed ``(1.0, 0)`` or ``(np.int64(1), "0")`` names the integer classes 1 and 0
+    (labels read from a CSV file); missing pairs cost 0 on the diagonal and 1 off it.  Kills
+    ``not isinstance(label, bool)`` in ``_key`` (numbers then compared as text)."""
+    classes = np.array([0, 1, 2])
+    for key in ((1.0, 0), (np.int64(1), "0"), ("1", 0.0)):
+        C = MisclassificationCosts.from_spec({key: 3.0}, classes).matrix
+        want = 1.0 - np.eye(3)
+        want[1, 0] = 3.0
+        np.testing.assert_array_equal(C, want)
