@@ -11,20 +11,27 @@ from optrees import BendOCTClassifier
 from optrees._validation import OptreesInputError
 from optrees.trees.objectives.costs import MisclassificationCosts
 
+# one class gains on two labels, every label is a gain of at most one class: the view needs
+# two pseudo-rows per row (counted per class, not per label)
+TWO_GAINS = np.array([[3.0, 0.0, 5.0], [4.0, 4.0, 0.0], [1.0, 1.0, 1.0]])
 
-@pytest.mark.parametrize("seed", range(4))
+
+@pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("penalty", ["leaves", "splits"])
 def test_the_views_objective_maps_back_to_the_cost_objective(seed, penalty):
     """For any partition of the rows into leaves, each predicting its cheapest class, the
     view's objective (correct pseudo-weight, with the view's penalty weight) maps through
     ``bound`` to the cost objective of the definition: cost / W + lam * leaves (leaf
     penalty) or (1 - lam) * cost + lam * splits (split penalty).  Kills ``lam * W / W'``
-    -> ``lam / W / W'`` in ``lam`` and the operator mutants of ``bound``."""
+    -> ``lam / W / W'`` in ``lam``, the operator mutants of ``bound`` and, with
+    ``TWO_GAINS``, ``positive.sum(axis=1)`` -> ``axis=0`` in ``of_gains``."""
     rng = np.random.default_rng(seed)
     n, K, L, lam = 14, 3, 1 + seed % 4, 0.07
     y = rng.integers(0, K, n)
     w = rng.uniform(0.5, 3.0, n)
-    C = rng.integers(0, 6, (K, K)).astype(float)
+    C = TWO_GAINS if seed == 4 else rng.integers(0, 6, (K, K)).astype(float)
+    if seed == 4:
+        y[:3] = 0                          # class 0 rows, which gain most on label 2
     leaf = rng.integers(0, L, n)
     W = w.sum()
     cost = sum(min((w[leaf == t] * C[y[leaf == t], k]).sum() for k in range(K))
@@ -60,12 +67,15 @@ def test_a_class_whose_every_prediction_costs_the_same_has_zero_unit_gains():
     ([[0, 1, 1], [1, 0, 1]], "square"),                 # 2 x 3: more columns than rows
     ({("a", "b"): "dear"}, "must be a number"),          # a cost that is not a number
     ({("a",): 2.0}, "pairs"),                            # a key of one label
+    ({("a", "b", "a"): 2.0}, "pairs"),                   # a key of three labels
+    ([[0, 1], [1, 0]], "2 x 2 but y has 3 classes"),     # fewer classes than y has
 ])
 def test_bad_costs_named(costs, words):
     """Kills ``shape[0] != shape[1]`` -> ``>`` in the square check, the dropped
     ValueError of the dict spelling and ``len(pair) == 2`` -> ``<= 2``."""
     X = np.arange(8.0).reshape(-1, 1)
-    y = np.array(["a", "b"] * 4)
+    y = np.array(["a", "b", "c", "a", "b", "c", "a", "b"] if "3 classes" in words
+                 else ["a", "b"] * 4)
     with pytest.raises(OptreesInputError, match=words):
         BendOCTClassifier(depth=1, misclassification_costs=costs).fit(X, y)
 
@@ -95,3 +105,11 @@ def test_dict_keys_find_numeric_classes_by_value():
         want = 1.0 - np.eye(3)
         want[1, 0] = 3.0
         np.testing.assert_array_equal(C, want)
+
+
+@pytest.mark.parametrize("matrix", [[[0.0]], [0.0, 1.0], np.zeros((2, 2, 2))])
+def test_a_cost_matrix_is_square_and_at_least_2_by_2(matrix):
+    """One clear error for a 1 x 1 matrix, a vector and a 3-d array.  Kills ``shape[0] < 2``
+    -> ``< 1`` and ``ndim != 2`` -> ``>`` / ``<``."""
+    with pytest.raises(OptreesInputError, match="square matrix"):
+        MisclassificationCosts(matrix)
