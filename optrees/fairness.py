@@ -43,14 +43,14 @@ def realised_gap(notion: str, y_true: Any, y_pred: Any, groups: Any, *,
     """The gap of ``notion`` (one of :data:`NOTIONS`) of the predictions ``y_pred``: the
     largest difference between two groups of its rate
     (:func:`optrees.metrics.fairness_gap`)."""
-    return metrics.fairness_gap(canonical_notion(notion, 4), y_true, y_pred, groups,
+    return metrics.fairness_gap(canonical_notion(notion, 3), y_true, y_pred, groups,
                                 positive, legitimate, sample_weight)
 
 
 def fairness_summary(notion: str, cap: float, realised: float,
                      group_names: Any) -> dict[str, Any]:
     """The ``fairness_`` dict of a fit (see the module docstring)."""
-    return {"notion": canonical_notion(notion, 4), "groups": [_plain(g) for g in group_names],
+    return {"notion": canonical_notion(notion, 3), "groups": [_plain(g) for g in group_names],
             "cap": float(cap), "realised": float(realised),
             "met": bool(realised <= cap + MET_TOL), "on": "training data"}
 

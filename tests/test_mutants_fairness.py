@@ -1,0 +1,259 @@
+"""Tests that kill mutants of the fairness modules which the other fairness tests let live
+(``bench/mutation.py``, docs/testing.md).  Oracles are the textbook rates in plain numpy."""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+from optrees import metrics
+from optrees.fairness import fairness_summary, realised_gap
+
+
+def _tpr_gap(y, pred, groups, positive, w):
+    """Largest difference between groups of the weighted rate of positive predictions
+    among the rows of the positive class (equal opportunity)."""
+    rates = []
+    for g in np.unique(groups):
+        cell = (groups == g) & (y == positive)
+        if w[cell].sum() > 0:
+            rates.append(w[cell & (pred == positive)].sum() / w[cell].sum())
+    return max(rates) - min(rates)
+
+
+def test_realised_gap_takes_every_argument_by_name():
+    """Kills ``*`` -> ``/`` in realised_gap's signature (the data become positional-only)."""
+    rng = np.random.default_rng(0)
+    y, pred = rng.integers(0, 2, 40), rng.integers(0, 2, 40)
+    groups, w = rng.integers(0, 3, 40), rng.integers(1, 4, 40).astype(float)
+    got = realised_gap(notion="equal_opportunity", y_true=y, y_pred=pred, groups=groups,
+                       positive=1, sample_weight=w)
+    assert got == pytest.approx(_tpr_gap(y, pred, groups, 1, w))
+    with pytest.raises(TypeError):  # the options stay keyword-only
+        realised_gap("equal_opportunity", y, pred, groups, 1)
+
+
+def test_a_gap_equal_to_its_cap_meets_it():
+    """"epsilon bounds the largest difference": a gap of exactly epsilon meets the cap.
+    Kills ``realised <= cap + tol`` -> ``<`` (with the tolerance at 0 through equal floats
+    the mutant still holds, so the gap is the cap plus half the tolerance)."""
+    assert fairness_summary("dmc", 0.25, 0.25, ["a", "b"])["met"] is True
+    assert fairness_summary("dmc", 0.0, 0.0, ["a", "b"])["met"] is True
+    assert fairness_summary("dmc", 0.25, 0.25 + 1e-6, ["a", "b"])["met"] is False
+
+
+def test_an_old_notion_name_is_reported_at_the_callers_line():
+    """The DeprecationWarning of ``"eop"`` names the line that passed it, for each public
+    entry point.  Kills the stack levels of canonical_notion's default (3 -> 2 / 4) and of
+    realised_gap's and fairness_summary's calls (3 -> 2 / 4)."""
+    y = np.array([0, 1, 1, 0, 1, 1])
+    pred = np.array([0, 1, 0, 0, 1, 1])
+    groups = np.array([0, 0, 0, 1, 1, 1])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lines = [inspect.currentframe().f_lineno + 1]
+        metrics.fairness_gap("eop", y, pred, groups, 1)
+        lines.append(inspect.currentframe().f_lineno + 1)
+        realised_gap("eop", y, pred, groups, positive=1)
+        lines.append(inspect.currentframe().f_lineno + 1)
+        fairness_summary("eop", 0.1, 0.2, [0, 1])
+    assert [(w.category, w.filename, w.lineno) for w in caught] == \
+        [(DeprecationWarning, __file__, line) for line in lines]
+
+
+def _depth1_predictions(X: np.ndarray, K: int) -> np.ndarray:
+    """Predictions of every tree of depth <= 1 over the 0/1 columns of X (one per row)."""
+    n, d = X.shape
+    preds = [np.full(n, k) for k in range(K)]
+    for j in range(d):
+        for left in range(K):
+            for right in range(K):
+                preds.append(np.where(X[:, j] == 1, right, left))
+    return np.array(preds)
+
+
+def _rate_gap(P: np.ndarray, cell: np.ndarray, groups: np.ndarray, w: np.ndarray,
+              positive: int) -> np.ndarray:
+    """Per prediction vector (row of P): largest minus smallest weighted rate of positive
+    predictions over the groups with weight in ``cell``."""
+    rates = [((P[:, m] == positive) @ w[m]) / w[m].sum()
+             for g in np.unique(groups) if w[m := cell & (groups == g)].sum() > 0]
+    rates = np.array(rates)
+    return rates.max(axis=0) - rates.min(axis=0)
+
+
+@pytest.mark.parametrize("notion", ["statistical_parity", "predictive_equality"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_class_fair_mips_equal_the_enumeration_from_the_definition(notion, seed):
+    """The MIPs' fairness rows over the correctness of two-class rows (``q_i = 1 - c_i`` for
+    a negative row): FlowOCT and BendOCT without the front search find the best depth-1 tree
+    meeting the notion, enumerated in numpy.  Kills the sign flip of the negative rows'
+    coefficients in add_fairness_rows (``-coef[i] * t_vals`` -> ``coef[i] * t_vals``)."""
+    import pandas as pd
+
+    from optrees import BendOCTClassifier, FlowOCTClassifier
+
+    rng = np.random.default_rng(seed)
+    n, eps = 24, 0.1
+    groups = rng.integers(0, 2, n)
+    X = rng.integers(0, 2, (n, 3))
+    X[:, 0] |= (groups == 1) & (rng.random(n) < 0.7)       # a column that tracks a group
+    y = (X[:, 0] ^ (rng.random(n) < 0.2)).astype(int)
+    y[:2] = [0, 1]
+    P = _depth1_predictions(X, 2)
+    cell = np.ones(n, bool) if notion == "statistical_parity" else y != 1
+    w = np.ones(n)
+    fair = _rate_gap(P, cell, groups, w, 1) <= eps + 1e-9
+    scores = (P == y) @ w
+    best = scores[fair].max()
+    df = pd.DataFrame(X, columns=["a", "b", "c"]).assign(s=groups)
+    for est in (FlowOCTClassifier(subtree_search=False), BendOCTClassifier(subtree_search=False)):
+        est.set_params(depth=1, lam=0.0, fairness=notion, epsilon=eps, sensitive="s",
+                       drop_sensitive=True, binarizer=None, time_limit=60).fit(df, y)
+        pred = est.predict(df)
+        assert est.status_ == "optimal"
+        assert float((pred == y) @ w) == best, (type(est).__name__, best, scores.max())
+        assert _rate_gap(pred[None, :], cell, groups, w, 1)[0] <= eps + 1e-9
+
+
+def test_the_boundary_of_met_is_the_documented_tolerance():
+    """``realised <= cap + MET_TOL`` counts as met, the boundary included.  Kills ``<=`` ->
+    ``<`` in fairness_summary (a gap equal to the cap alone is met by both)."""
+    from optrees.fairness import MET_TOL
+
+    assert fairness_summary("dmc", 0.25, 0.25 + MET_TOL, [0, 1])["met"] is True
+    assert fairness_summary("dmc", 0.25, 0.25 + 3 * MET_TOL, [0, 1])["met"] is False
+
+
+def test_an_unmet_cap_is_reported_at_the_line_that_called_fit():
+    """record_fairness, called from a fit with its default stack level, warns at the user's
+    ``fit(...)`` line with the realised gap and the cap.  Kills the default 3 -> 2 / 4."""
+    from optrees.fairness import FairnessWarning, record_fairness
+
+    class Fitted:
+        stats_: dict = {}
+
+        def fit(self):
+            record_fairness(self, fairness_summary("dmc", 0.1, 0.3, ["F", "M"]))
+            return self
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        est = Fitted().fit()
+    assert [(w.category, w.filename, w.lineno) for w in caught] == \
+        [(FairnessWarning, __file__, line)]
+    assert "0.3000" in str(caught[0].message) and "epsilon=0.1" in str(caught[0].message)
+    assert est.fairness_ is est.stats_["fairness"] and est.fairness_["met"] is False
+
+
+class _StandIn:
+    """A fitted tree estimator as record_tree_fairness sees it: fixed predictions."""
+
+    fairness, epsilon, sensitive, legitimate, positive_class = \
+        "statistical_parity", 0.05, "s", None, None
+
+    def __init__(self, predictions, status):
+        self.classes_ = np.array(["no", "yes"])
+        self._pred, self.status_, self.stats_ = predictions, status, {}
+
+    def predict(self, df):
+        return self._pred
+
+    def fit(self, df, y, w):
+        from optrees.trees.fairness import record_tree_fairness
+
+        record_tree_fairness(self, df, y, w)
+        return self
+
+
+@pytest.mark.parametrize("status", ["optimal", "time_limit", "feasible"])
+def test_a_tree_reports_its_realised_gap_and_why_it_may_miss_the_cap(status):
+    """record_tree_fairness measures the statistical-parity gap of the estimator's own
+    predictions (weighted, numpy oracle), warns at the line that called fit, and says that
+    the fit stopped early only when the status is not "optimal".  Kills ``==`` -> ``<``,
+    ``<=``, ``>`` on the status and the default stack level 4 -> 3 / 5."""
+    import pandas as pd
+
+    from optrees.fairness import FairnessWarning
+
+    groups = np.array(["a", "a", "a", "b", "b", "b", "b"])
+    pred = np.array(["yes", "yes", "no", "no", "no", "yes", "no"])
+    w = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 1.0, 1.0])
+    y = np.zeros(7, dtype=np.int64)
+    rate = {g: w[(groups == g) & (pred == "yes")].sum() / w[groups == g].sum() for g in "ab"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        line = inspect.currentframe().f_lineno + 1
+        est = _StandIn(pred, status).fit(pd.DataFrame({"s": groups}), y, w)
+    assert est.fairness_["realised"] == pytest.approx(abs(rate["a"] - rate["b"]))
+    assert est.fairness_["groups"] == ["a", "b"] and est.fairness_["met"] is False
+    assert [(c.category, c.filename, c.lineno) for c in caught] == \
+        [(FairnessWarning, __file__, line)]
+    assert ("stopped with status" in str(caught[0].message)) == (status != "optimal")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_conditional_parity_with_a_three_valued_legitimate_attribute(seed):
+    """Conditional parity compares the groups within each value of the legitimate attribute
+    (3 values, 3 groups, weighted): TreeFairness.gap of random predictions equals the numpy
+    definition.  Kills ``legitimate == v`` -> ``!=`` in TreeFairness.cells (the same cells
+    when the attribute has 2 values)."""
+    from optrees.trees.fairness import TreeFairness
+
+    rng = np.random.default_rng(10 + seed)
+    n = 40
+    groups, legit = rng.integers(0, 3, n), rng.integers(0, 3, n)
+    y, pred = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    w = rng.uniform(0.5, 2.0, n)
+    want = max(_rate_gap(pred[None, :], legit == v, groups, w, 1)[0] for v in range(3))
+    fair = TreeFairness("conditional_parity", 0.1, groups, 1, legitimate=legit)
+    assert fair.gap(y, pred, w) == pytest.approx(want, abs=1e-12)
+
+
+def test_a_group_without_weight_in_a_cell_has_no_rate_there():
+    """A group whose rows in a cell all weigh 0 has no rate in that cell and is left out of
+    the comparison (not a 0/0 rate).  Kills ``total > 0`` -> ``total > -1`` in
+    TreeFairness._shares."""
+    from optrees.trees.fairness import TreeFairness
+
+    groups = np.array([0, 0, 1, 1, 1, 2, 2, 2])
+    y = np.array([1, 0, 1, 0, 1, 1, 0, 0])
+    pred = np.array([1, 1, 1, 1, 0, 0, 0, 1])
+    w = np.array([0.0, 0.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0])    # group 0 weighs nothing
+    for kind, cell in (("statistical_parity", np.ones(8, bool)),
+                       ("equal_opportunity", y == 1)):
+        want = _rate_gap(pred[None, :], cell, groups, w, 1)[0]
+        got = TreeFairness(kind, 0.1, groups, 1).gap(y, pred, w)
+        assert got == pytest.approx(want, abs=1e-12), kind
+        assert np.isfinite(TreeFairness(kind, 0.1, groups, 1).coordinates(y, w)[0]).all()
+
+
+def test_nothing_to_compare_is_a_gap_of_zero():
+    """With one group in every cell no two rates differ: the gap is 0 (the docstring's "0 if
+    nothing to compare").  Kills the default of TreeFairness.gap 0.0 -> 1.0 / -1.0."""
+    from optrees.trees.fairness import TreeFairness
+
+    y, pred = np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])
+    one_group = TreeFairness("statistical_parity", 0.1, np.zeros(4, np.int64), 1)
+    assert one_group.gap(y, pred, np.ones(4)) == 0.0
+    by_class = TreeFairness("equal_opportunity", 0.1, np.array([0, 0, 0, 1]), 1)  # 1 group
+    assert by_class.gap(y, pred, np.ones(4)) == 0.0                              # among y=1
+
+
+def test_one_group_has_no_gap_coordinates():
+    """With a single group there is no rate difference to bound: no coordinate column and no
+    cell.  Kills ``np.zeros((n, 0))`` -> ``(n, 1)`` / ``(n, -1)`` in
+    TreeFairness.coordinates."""
+    from optrees.trees.fairness import TreeFairness
+
+    y = np.array([1, 0, 1, 0, 1])
+    C, cells = TreeFairness("equalized_odds", 0.1, np.zeros(5, np.int64), 1).coordinates(
+        y, np.ones(5))
+    assert C.shape == (5, 0) and cells == []
+    C, cells = TreeFairness("statistical_parity", 0.1, np.array([0, 1, 2, 0, 1]),
+                            1).coordinates(y, np.ones(5))
+    assert C.shape == (5, 2) and cells == [[0, 1]]     # r_1 - r_0 and r_2 - r_0
