@@ -80,21 +80,6 @@ def test_bad_costs_named(costs, words):
         BendOCTClassifier(depth=1, misclassification_costs=costs).fit(X, y)
 
 
-def test_cheapest_prediction_per_leaf_and_the_accuracy_matrix():
-    """A leaf with class weights ``W`` predicts ``argmin_k sum_c W_c C[c, k]`` (lowest index
-    on ties), for several leaves at once; only the 0/1 matrix is accuracy.  Kills
-    ``axis=-1`` -> ``-2`` in ``predict`` and ``1.0 - eye`` -> ``1.0 + eye`` / ``0.0 - eye``
-    in ``is_accuracy`` (both unused by the fits: they solve every matrix on the view)."""
-    C = np.array([[0.0, 4.0, 1.0], [2.0, 0.0, 2.0], [1.0, 3.0, 0.0]])
-    Wl = np.array([[3.0, 1.0, 0.0], [0.0, 2.0, 0.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
-    want = [int(np.argmin([(Wl[t] * C[:, k]).sum() for k in range(3)])) for t in range(4)]
-    np.testing.assert_array_equal(MisclassificationCosts(C).predict(Wl), want)
-    assert MisclassificationCosts(C).predict(Wl[0]) == want[0]      # one leaf
-    assert MisclassificationCosts(1.0 - np.eye(3)).is_accuracy
-    assert not MisclassificationCosts(C).is_accuracy
-    assert not MisclassificationCosts(2.0 * (1.0 - np.eye(3))).is_accuracy
-
-
 def test_dict_keys_find_numeric_classes_by_value():
     """A cost keyed ``(1.0, 0)`` or ``(np.int64(1), "0")`` names the integer classes 1 and 0
     (labels read from a CSV file); missing pairs cost 0 on the diagonal and 1 off it.  Kills

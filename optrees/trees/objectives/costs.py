@@ -2,8 +2,7 @@
 ``C[c, k]`` times the row's weight; a tree minimises its total cost (plus its penalty).
 
 The engines solve it as weighted accuracy on a :class:`~.view.ClassificationView`; this
-module says what the objective is (leaf costs, best prediction, a tree's cost) and checks
-the user's matrix.
+module says what the objective is (a tree's cost, its view) and checks the user's matrix.
 """
 
 from __future__ import annotations
@@ -19,7 +18,9 @@ from .view import ClassificationView
 
 class MisclassificationCosts:
     """A ``K x K`` matrix of finite costs >= 0, rows = true class, columns = prediction, in
-    the order of the estimator's ``classes_``."""
+    the order of the estimator's ``classes_``.  A leaf predicting ``k`` costs ``sum_c W_c C[c, k]``
+    (``W_c``: its class weights) and predicts its cheapest class; the engines solve it
+    through :meth:`view`."""
 
     name = "misclassification_costs"
 
@@ -60,19 +61,6 @@ class MisclassificationCosts:
                 raise OptreesInputError(f"misclassification_costs[{pair!r}] must be a "
                                         f"number, got {cost!r}") from None
         return cls(C)
-
-    @property
-    def is_accuracy(self) -> bool:
-        """Whether the matrix is 0 on the diagonal and 1 off it (weighted accuracy)."""
-        return bool(np.array_equal(self.matrix, 1.0 - np.eye(len(self.matrix))))
-
-    def leaf_costs(self, class_weights: np.ndarray) -> np.ndarray:
-        """Cost of each prediction for leaves with these class weights (``... x K``)."""
-        return np.asarray(class_weights, dtype=np.float64) @ self.matrix
-
-    def predict(self, class_weights: np.ndarray) -> np.ndarray:
-        """The cheapest prediction of leaves with these class weights (lowest index on ties)."""
-        return np.argmin(self.leaf_costs(class_weights), axis=-1)
 
     def total(self, y: np.ndarray, predicted: np.ndarray, w: np.ndarray | None) -> float:
         """Total cost of predicting ``predicted`` for rows of classes ``y`` (weights ``w``)."""
