@@ -47,7 +47,6 @@ class _Search:
         self.column, self.column_cost = column, column_cost
         self.cost_weight = cost_weight
         self.counter = Counter(data, "numpy")
-        F = data.n_features
         # one class, weight = the cost weight: pair sums of the weight paying feature costs
         self.weights = Counter(BinaryData.make(data.X, np.zeros(len(data.y), np.int64),
                                                cost_weight, 1), "numpy")
@@ -59,7 +58,6 @@ class _Search:
                            * float(column_cost.max(initial=0.0)) + 64.0 * abs(self.L))
         self.nodes = 0
         self.timed_out = False
-        self.F = F
 
     def _costs(self, used: frozenset) -> np.ndarray:
         """Each feature's column cost, 0 where its column is already on the path."""
