@@ -36,11 +36,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._logging import progress, verbosity
 from .._validation import (
     OptreesInputError,
-    check_binary_matrix,
     check_frame,
     check_seed,  # noqa: F401 - estimators import it from here
 )
-from ..encoding.binary import has_numeric_column, seen_categories  # noqa: F401 - re-exported
+from ..encoding.binary import Encoding, has_numeric_column, seen_categories  # noqa: F401 - re-exported
 from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.deadline import Deadline  # also the method estimators' type hints
 
@@ -236,11 +235,7 @@ class _BinaryInput:
 
     def _encode(self, df: pd.DataFrame) -> np.ndarray:
         """The features of a frame with the fit's columns, by the fitted encoding."""
-        if getattr(self, "encoder_", None) is not None:
-            return self.encoder_.transform(df)
-        if self.binarizer_ is None:
-            return check_binary_matrix(df, checked=True)
-        return self.binarizer_.transform(df)
+        return Encoding(self.binarizer_, getattr(self, "encoder_", None)).transform(df)
 
 
 class _TreeOutput:
