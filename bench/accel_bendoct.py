@@ -16,7 +16,7 @@ BendersOCTClassifier(penalty="leaves") for each variant:
     pb-basic    polishing + path-bound cuts (24)
     pb-both     polishing + path-bound cuts with both improvements (25) and (26)
     pb-both+eqp pb-both + EQP (recursive, disaggregated, group selection): the paper's best
-    splitbound  + split-bound cuts (our extension of §5.4, optrees.trees.accel.split_bound)
+    splitbound  + split-bound cuts (our extension of §5.4, optrees.trees.mip.accel.split_bound)
     default     pb-both + split-bound cuts: BendOCTClassifier's defaults
     eqp-H       (only with --variants) EQP alone with H = basic (16), chain (18),
                 chain_da (19), recursive (20) or recursive_da (21), group selection (22);

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from optrees.trees.d2s import d2s  # noqa: E402
+from optrees.trees.mip.d2s import d2s  # noqa: E402
 
 SIZES = [(5000, 300, 2), (1000, 100, 3), (20000, 100, 2), (5000, 300, 10), (5000, 1000, 2)]
 TARGET_SIZE = (5000, 300, 2)

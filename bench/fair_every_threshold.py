@@ -2,7 +2,7 @@
 
 ``BendOCTClassifier(binarizer="auto", fairness=...)`` cuts numeric columns at every
 threshold, fewest values first, while the 0/1 columns stay within ``FAIR_EVERY_THRESHOLD``
-(``optrees/trees/fit.py``); before, it cut each into 20 quantiles plus CART's cuts,
+(``optrees/trees/solve/fit.py``); before, it cut each into 20 quantiles plus CART's cuts,
 which this script rebuilds as an explicit ``Binarizer(n_bins=20, extra_cuts=<CART's>)``.
 Both side by side in one run, on one stratified 75/25 split per data set: columns,
 ``thresholds_``, status, seconds, training and test accuracy, training gap.

@@ -26,9 +26,9 @@ from optrees import BendersOCTClassifier  # noqa: E402
 from optrees.bench.tasks import load_data  # noqa: E402
 
 try:  # every kernel loaded (the module's name changed in #41)
-    from optrees.trees.compile_all import compile_everything
+    from optrees.compile_all import compile_everything
 except ImportError:  # older checkouts
-    from optrees.trees.numeric.warmup import compile_kernels as compile_everything
+    from optrees.trees.search.numeric.warmup import compile_kernels as compile_everything
 compile_everything()
 
 rows = []

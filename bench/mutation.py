@@ -61,7 +61,7 @@ GROUPS: dict[str, dict] = {
         "deselect": SLOW_FAIR,
     },
     "tree-fairness": {  # the notions' rows of the tree MIPs and searches
-        "modules": ["optrees/trees/fairness.py"],
+        "modules": ["optrees/trees/problem/fairness.py", "optrees/trees/mip/fairness_rows.py"],
         "tests": ["tests/test_mutants_fairness.py", *FAST_FAIR, "tests/test_tree_fairness.py"],
         "deselect": SLOW_FAIR,
         # the MIP rows and their lazy cuts: ~200 mutants at ~20 s each on the shared 2-core
@@ -70,7 +70,8 @@ GROUPS: dict[str, dict] = {
                   "separate", "_rows", "predicted", "_wrong"],
     },
     "costs": {  # the cost-sensitive view of the tree objectives
-        "modules": ["optrees/trees/objectives/costs.py", "optrees/trees/objectives/view.py"],
+        "modules": ["optrees/trees/problem/objectives/costs.py",
+                    "optrees/trees/problem/objectives/view.py"],
         "tests": ["tests/test_mutants_costs.py", "tests/test_cost_sensitive.py",
                   "tests/test_feature_costs.py"],
         "deselect": [],

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from optrees.trees.numeric import solve_numeric  # noqa: E402
+from optrees.trees.search.numeric import solve_numeric  # noqa: E402
 
 DATASETS = ["breast-cancer", "banknote", "spambase", "magic", "HTRU_2", "skin", "letter",
             "default-credit", "ionosphere", "wdbc", "seismic-bumps"]

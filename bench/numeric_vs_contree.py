@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from bench.numeric_d2 import DATASETS, load  # noqa: E402
 from optrees.solvers.deadline import Deadline  # noqa: E402
-from optrees.trees.numeric import solve_numeric  # noqa: E402
+from optrees.trees.search.numeric import solve_numeric  # noqa: E402
 
 
 def run_contree(X: np.ndarray, y: np.ndarray, depth: int, limit: float):

@@ -1,4 +1,4 @@
-"""The exact subtree engine (optrees.trees.subtrees) side by side with pystreed.
+"""The exact subtree engine (optrees.trees.search.binary) side by side with pystreed.
 
 Reads the accelerated paper's encodings ``binarized/accel-oct/<name>_enc.csv`` (``enc``),
 ``_QT_5_enc`` or ``_QB_5_enc`` from $OPTREES_DATA (default ../shared/datasets; the ``target``
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from optrees.bench.scripts import checkout_data_dir  # noqa: E402
 from optrees.bench.tasks import load_data  # noqa: E402
 from optrees.solvers.deadline import Deadline  # noqa: E402
-from optrees.trees.subtrees import solve_subtree  # noqa: E402
+from optrees.trees.search.binary import solve_subtree  # noqa: E402
 
 ONE_HOT = ["monk1", "monk2", "monk3", "house-votes-84", "tic-tac-toe", "balance-scale",
            "breast-cancer", "car_evaluation", "hayes-roth", "spect", "kr-vs-kp"]

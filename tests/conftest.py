@@ -19,9 +19,9 @@ def compiled_search_kernels():
     """Compile (or load) the numba kernels of the subtree search and of the numeric search
     once, before any test: the first compilation takes seconds and cannot be interrupted, so
     a test that happened to trigger it would see a slow fit or a late Ctrl-C."""
-    from optrees.trees.numeric import warmup as numeric_warmup
-    from optrees.trees.subtrees import numba_available
-    from optrees.trees.subtrees.warmup import compile_kernels
+    from optrees.trees.search.binary import numba_available
+    from optrees.trees.search.binary.warmup import compile_kernels
+    from optrees.trees.search.numeric import warmup as numeric_warmup
 
     if numba_available():
         compile_kernels()

@@ -7,9 +7,9 @@ from oracles import exhaustive_objective
 
 from optrees import BendersOCTClassifier, BendOCTClassifier, load_dataset
 from optrees.encoding.binarize import Binarizer
-from optrees.trees.accel.eqp import eqp_sets
-from optrees.trees.accel.subtrees import SubtreeCache, polish
-from optrees.trees.problem import HeapTree, TreeProblem
+from optrees.trees.mip.accel.eqp import eqp_sets
+from optrees.trees.mip.accel.subtrees import SubtreeCache, polish
+from optrees.trees.problem.tree_problem import HeapTree, TreeProblem
 
 
 def _instances(count: int, seed: int):
@@ -181,9 +181,9 @@ def test_split_bound_rows_hold_at_every_tree(depth, penalty):
     at the solution vectors of other random trees, on and off those paths; the rows must also
     be tight somewhere, or the test would not notice a void cut."""
     from optrees.solvers.scip import ScipModel
-    from optrees.trees.accel.path_bound import integral_paths
-    from optrees.trees.accel.subtrees import height
-    from optrees.trees.benders import BendersOCT
+    from optrees.trees.mip.accel.path_bound import integral_paths
+    from optrees.trees.mip.accel.subtrees import height
+    from optrees.trees.mip.benders import BendersOCT
 
     rng = np.random.default_rng(depth)
     tight = on_path = 0
@@ -222,10 +222,10 @@ def test_split_bounds_prove_depth4_optima_of_pystreed(name, lam):
 
 def test_split_bounds_skip_paths_that_would_take_too_long(monkeypatch):
     """The O(K |I| F^3) bounds are skipped when the estimate exceeds the time allowed."""
-    import optrees.trees.accel.split_bound as split_bound
+    import optrees.trees.mip.accel.split_bound as split_bound
     from optrees.solvers.deadline import Deadline
     from optrees.solvers.scip import ScipModel
-    from optrees.trees.benders import BendersOCT
+    from optrees.trees.mip.benders import BendersOCT
 
     _, X, y, _, lam = CASES[4]
     problem = TreeProblem(X, y, len(np.unique(y)), 3, lam, "leaves")

@@ -1,5 +1,5 @@
-"""OCT and BinOCT (optrees.trees.oct, optrees.trees.binoct) reach the same optimum as FlowOCT
-and as exhaustive search; their trees score what they report; time limits and bad input
+"""OCT and BinOCT (optrees.trees.mip.oct, optrees.trees.mip.binoct) reach the same optimum as
+FlowOCT and as exhaustive search; their trees score what they report; time limits and bad input
 behave as elsewhere."""
 
 import warnings
@@ -16,7 +16,7 @@ from optrees.estimators.baselines import BinOCTClassifier, OCTClassifier
 from optrees.models.binary_tree import BinaryTree
 from optrees.solvers.base import SolverOptions
 from optrees.solvers.scip import ScipModel
-from optrees.trees.binoct import BinOCT
+from optrees.trees.mip.binoct import BinOCT
 
 
 def _instances(count: int, seed: int):

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from optrees import compiled
 from optrees.solvers.deadline import Deadline
-from optrees.trees import compiled
 
 ROOT = Path(__file__).resolve().parent.parent
 numba = pytest.importorskip("numba")
@@ -50,7 +50,7 @@ REAL_FITS = """
     import warnings
     import numpy as np
     from optrees import BendOCTClassifier, RUGClassifier, load_dataset
-    from optrees.trees import compiled
+    from optrees import compiled
     # large-fit behaviour on small data: the kernels run, as they do on large data
     compiled.SMALL_SUBTREE_WORK = compiled.SMALL_NUMERIC_WORK = compiled.SMALL_PRICING_CELLS = -1
     warnings.simplefilter("ignore")
@@ -88,7 +88,7 @@ def test_a_new_process_loads_every_kernel_a_fit_needs_from_the_cache(tmp_path):
     search of depth 2 are ready as soon as their own kernels are cached; a deeper numeric
     search also needs the 0/1 kernels (its coarse incumbent runs them)."""
     first = run(COUNT_COMPILES + """
-    from optrees.trees.numeric import warmup as numeric
+    from optrees.trees.search.numeric import warmup as numeric
     from optrees.rug import pricing
     numeric.compile_kernels(deep=False)
     pricing._compile()
@@ -96,8 +96,8 @@ def test_a_new_process_loads_every_kernel_a_fit_needs_from_the_cache(tmp_path):
     """, tmp_path)
     assert first["counts"][0] > 0  # a cold cache compiles
     ready = run(COUNT_COMPILES + """
-    from optrees.trees.numeric import warmup as numeric
-    from optrees.trees.subtrees import warmup as subtrees
+    from optrees.trees.search.numeric import warmup as numeric
+    from optrees.trees.search.binary import warmup as subtrees
     from optrees.rug import pricing
     ready = {"numeric": numeric.kernels_ready(deep=False), "rug": pricing._ready(),
              "subtrees": subtrees.kernels_ready(), "deep": numeric.kernels_ready()}
@@ -106,8 +106,8 @@ def test_a_new_process_loads_every_kernel_a_fit_needs_from_the_cache(tmp_path):
     """, tmp_path)
     assert ready == {"numeric": True, "rug": True, "subtrees": False, "deep": False}
     second = run(COUNT_COMPILES + """
-    from optrees.trees.numeric import warmup as numeric
-    from optrees.trees.subtrees import warmup as subtrees
+    from optrees.trees.search.numeric import warmup as numeric
+    from optrees.trees.search.binary import warmup as subtrees
     from optrees.rug import pricing
     ready = [subtrees.kernels_ready(), numeric.kernels_ready(), pricing._ready()]
     """ + REAL_FITS + """
@@ -153,7 +153,7 @@ def test_small_fits_after_a_large_one_run_the_loaded_kernels(tmp_path):
     import json, warnings
     import numpy as np
     from optrees import BendOCTClassifier
-    from optrees.trees import compiled
+    from optrees import compiled
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(0)
     X, Xb, y = rng.random((100, 3)), rng.integers(0, 2, (100, 4)), rng.integers(0, 2, 100)

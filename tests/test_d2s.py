@@ -7,8 +7,8 @@ import itertools
 import numpy as np
 import pytest
 
-from optrees.trees.d2s import SubtreeResult, d2s
-from optrees.trees.problem import HeapTree
+from optrees.trees.mip.d2s import SubtreeResult, d2s
+from optrees.trees.problem.tree_problem import HeapTree
 
 PENALTIES = (0.0, 0.5, 1.5, 4.0)
 
@@ -243,7 +243,7 @@ def test_heap_tree_predictions_match_correct_mask():
 def test_split_scores_equal_d2s_on_each_side():
     """The batched scores of both sides of every root split equal one D2S call per side,
     with empty sides, constant columns, one class, ties and non-integer penalties."""
-    from optrees.trees.d2s import split_scores
+    from optrees.trees.mip.d2s import split_scores
 
     rng = np.random.default_rng(5)
     for t in range(300):

@@ -10,10 +10,10 @@ from oracles import exhaustive_objective
 
 from optrees import BendersOCTClassifier, OptreesInputError
 from optrees.solvers.scip import ScipModel
-from optrees.trees.accel.eqp import G_VARIANTS, H_VARIANTS, VARIANTS, EqpInequalities
-from optrees.trees.benders import BendersOCT
-from optrees.trees.formulation import TreeFormulation
-from optrees.trees.problem import HeapTree, TreeProblem
+from optrees.trees.mip.accel.eqp import G_VARIANTS, H_VARIANTS, VARIANTS, EqpInequalities
+from optrees.trees.mip.benders import BendersOCT
+from optrees.trees.mip.formulation import TreeFormulation
+from optrees.trees.problem.tree_problem import HeapTree, TreeProblem
 
 
 def _instance(seed: int):

@@ -22,8 +22,8 @@ from optrees import BendOCTClassifier, FairnessWarning, RUGClassifier, metrics
 from optrees.fairness import realised_gap
 from optrees.rug.fairness import Fairness
 from optrees.rug.master import RUGMaster
-from optrees.trees.fair_thresholds import Certificate
-from optrees.trees.fairness import TreeFairness
+from optrees.trees.problem.fairness import TreeFairness
+from optrees.trees.search.fair_thresholds import Certificate
 
 TREE_NOTIONS = ("statistical_parity", "conditional_parity", "predictive_equality",
                 "equal_opportunity", "equalized_odds")
@@ -244,7 +244,7 @@ def test_front_search_equals_enumeration_for_three_and_four_groups(notion):
     back to the MIP, which would hide its mistakes): its score is the best enumerated
     tree's whose gap, by the definition, meets the cap, every pair of 3-4 groups
     compared; the cap is half the gap of the unconstrained optimum."""
-    from optrees.trees.subtrees.fair import solve_fair_subtree
+    from optrees.trees.search.binary.fair import solve_fair_subtree
 
     for seed in range(8):
         X, y, groups, K, w = _front_instance(seed)
@@ -464,7 +464,7 @@ def test_a_weighted_fair_fit_certified_over_every_threshold_is_that_optimum(monk
     the best tree over every threshold whose gap (by the definition) meets the cap; every
     fit scores at most that and meets the cap, and an uncertified one reports a bound over
     every threshold that is at least that optimum."""
-    import optrees.trees.fit as trees
+    import optrees.trees.solve.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 2, 6)
     monkeypatch.setattr(trees, "FAIR_BINS", 3)  # and few quantile cuts for it

@@ -100,7 +100,7 @@ def test_one_vocabulary_for_trees_rug_and_metrics():
     from optrees import metrics
     from optrees.estimators.rules import _PARAMETERS
     from optrees.fairness import NOTIONS, RUG_NOTIONS, TREE_NOTIONS
-    from optrees.trees.fairness import FAIRNESS
+    from optrees.trees.problem.fairness import FAIRNESS
 
     assert set(TREE_NOTIONS) | set(RUG_NOTIONS) == set(NOTIONS)
     assert FAIRNESS == TREE_NOTIONS

@@ -1,4 +1,4 @@
-"""The front search for fair trees (issue #19, optrees.trees.subtrees.fair): its optimum
+"""The front search for fair trees (issue #19, optrees.trees.search.binary.fair): its optimum
 equals an independent enumeration of every subtree's (gap share, score) on random tiny
 instances (depths 0-3, weights, leaf penalties, leaf sizes, three notions), the tree it
 returns scores what it claims and meets the bound, a deadline leaves a fair tree with a valid
@@ -17,8 +17,8 @@ from oracles import exhaustive_fair_score
 from optrees import BendersOCTClassifier, BendOCTClassifier
 from optrees.metrics import fairness_gap
 from optrees.solvers.deadline import Deadline
-from optrees.trees.fairness import FAIRNESS, TreeFairness
-from optrees.trees.subtrees.fair import solve_fair_subtree
+from optrees.trees.problem.fairness import FAIRNESS, TreeFairness
+from optrees.trees.search.binary.fair import solve_fair_subtree
 
 NOTIONS = ["statistical_parity", "equal_opportunity", "predictive_equality"]
 

@@ -1,5 +1,5 @@
 """Fair trees certified over every threshold (issue #18): the bound over the trees that test
-given features (:func:`optrees.trees.numeric.outside.best_using`) equals enumeration, and a
+given features (:func:`optrees.trees.search.numeric.outside.best_using`) equals enumeration, and a
 fair fit whose numeric column kept only quantile cuts says ``thresholds_ == "all"`` only
 when its optimum is the optimum over every threshold (enumerated)."""
 
@@ -12,10 +12,10 @@ from oracles import every_threshold_tests, exhaustive_fair_score
 
 from optrees import BendOCTClassifier
 from optrees.cli_report import mip_summary
-from optrees.trees.fair_thresholds import Certificate
-from optrees.trees.fairness import TreeFairness
-from optrees.trees.numeric.data import NumericData
-from optrees.trees.numeric.outside import best_using
+from optrees.trees.problem.fairness import TreeFairness
+from optrees.trees.search.fair_thresholds import Certificate
+from optrees.trees.search.numeric.data import NumericData
+from optrees.trees.search.numeric.outside import best_using
 
 
 def _tests(X: np.ndarray) -> tuple[list[np.ndarray], list[int]]:
@@ -97,7 +97,7 @@ def test_a_fit_certified_over_every_threshold_is_the_optimum_over_every_threshol
     and every fit scores at most it; some fits are certified, and an uncertified one says
     so.  At depth 1 every fit is: a better fair stump's cut joins the columns (before,
     seeds 4 and 5 scored one row less than the optimum)."""
-    import optrees.trees.fit as trees
+    import optrees.trees.solve.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, depth, 25)
     certified = 0
@@ -154,7 +154,7 @@ def test_depth3_fits_adopt_better_fair_trees_and_are_certified_only_at_the_optim
     threshold, every fit scores at most it, and the reported bound over every threshold is
     at least it.  Without the depth-3 certificate (MAX_CERTIFIED_DEPTH = 2, as before)
     seeds 9, 11 and 12 scored a row or two less."""
-    import optrees.trees.fit as trees
+    import optrees.trees.solve.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     for seed in (9, 11, 12, 13):
@@ -208,7 +208,7 @@ def test_depth3_certificate_under_min_samples_leaf_and_weights(monkeypatch):
     """With min_samples_leaf = 3 and integer row weights the certificate's searches keep
     the leaf size, so a fit saying "all" scores the enumerated fair optimum over every
     threshold under both (and every fit at most it)."""
-    import optrees.trees.fit as trees
+    import optrees.trees.solve.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     certified = 0
@@ -236,7 +236,7 @@ def test_a_repeat_stopped_below_the_round_before_gives_that_round_back(monkeypat
     first round (simulated: its status and objective are changed), the estimator keeps the
     first round's tree together with its own binarization, so the tree and its features
     still agree."""
-    import optrees.trees.fit as trees
+    import optrees.trees.solve.fit as trees
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     X, y = _fair_instance(9)

@@ -160,7 +160,7 @@ def test_a_column_tested_twice_is_paid_once(seed, depth):
 @pytest.mark.parametrize("seed", range(8))
 def test_engine_against_enumeration(seed):
     """:func:`solve_feature_costs` on random 0/1 data: two features share a column."""
-    from optrees.trees.subtrees.feature_costs import solve_feature_costs
+    from optrees.trees.search.binary.feature_costs import solve_feature_costs
 
     rng = np.random.default_rng(seed)
     n, F, K = 20, 5, 2 + seed % 2

@@ -1,4 +1,4 @@
-"""Tests that kill mutants of the cost-sensitive objective (objectives/costs.py, view.py)
+"""Tests that kill mutants of the cost-sensitive objective (problem/objectives/costs.py, view.py)
 which the other cost tests let live (``bench/mutation.py costs``, docs/testing.md).  The
 oracle is the definition: a leaf predicting ``k`` costs ``sum_i w_i C[y_i, k]``."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from optrees import BendOCTClassifier
 from optrees._validation import OptreesInputError
-from optrees.trees.objectives.costs import MisclassificationCosts
+from optrees.trees.problem.objectives.costs import MisclassificationCosts
 
 # one class gains on two labels, every label is a gain of at most one class: the view needs
 # two pseudo-rows per row (counted per class, not per label)

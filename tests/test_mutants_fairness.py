@@ -164,7 +164,7 @@ class _StandIn:
         return self._pred
 
     def fit(self, df, y, w):
-        from optrees.trees.fairness import record_tree_fairness
+        from optrees.trees.problem.fairness import record_tree_fairness
 
         record_tree_fairness(self, df, y, w)
         return self
@@ -202,7 +202,7 @@ def test_conditional_parity_with_a_three_valued_legitimate_attribute(seed):
     (3 values, 3 groups, weighted): TreeFairness.gap of random predictions equals the numpy
     definition.  Kills ``legitimate == v`` -> ``!=`` in TreeFairness.cells (the same cells
     when the attribute has 2 values)."""
-    from optrees.trees.fairness import TreeFairness
+    from optrees.trees.problem.fairness import TreeFairness
 
     rng = np.random.default_rng(10 + seed)
     n = 40
@@ -218,7 +218,7 @@ def test_a_group_without_weight_in_a_cell_has_no_rate_there():
     """A group whose rows in a cell all weigh 0 has no rate in that cell and is left out of
     the comparison (not a 0/0 rate).  Kills ``total > 0`` -> ``total > -1`` in
     TreeFairness._shares."""
-    from optrees.trees.fairness import TreeFairness
+    from optrees.trees.problem.fairness import TreeFairness
 
     groups = np.array([0, 0, 1, 1, 1, 2, 2, 2])
     y = np.array([1, 0, 1, 0, 1, 1, 0, 0])
@@ -235,7 +235,7 @@ def test_a_group_without_weight_in_a_cell_has_no_rate_there():
 def test_nothing_to_compare_is_a_gap_of_zero():
     """With one group in every cell no two rates differ: the gap is 0 (the docstring's "0 if
     nothing to compare").  Kills the default of TreeFairness.gap 0.0 -> 1.0 / -1.0."""
-    from optrees.trees.fairness import TreeFairness
+    from optrees.trees.problem.fairness import TreeFairness
 
     y, pred = np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])
     one_group = TreeFairness("statistical_parity", 0.1, np.zeros(4, np.int64), 1)
@@ -248,7 +248,7 @@ def test_one_group_has_no_gap_coordinates():
     """With a single group there is no rate difference to bound: no coordinate column and no
     cell.  Kills ``np.zeros((n, 0))`` -> ``(n, 1)`` / ``(n, -1)`` in
     TreeFairness.coordinates."""
-    from optrees.trees.fairness import TreeFairness
+    from optrees.trees.problem.fairness import TreeFairness
 
     y = np.array([1, 0, 1, 0, 1])
     C, cells = TreeFairness("equalized_odds", 0.1, np.zeros(5, np.int64), 1).coordinates(

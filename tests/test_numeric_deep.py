@@ -1,4 +1,4 @@
-"""Exact numeric trees of depth ≥ 3 (optrees.trees.numeric deep search, issue #18)."""
+"""Exact numeric trees of depth ≥ 3 (optrees.trees.search.numeric deep search, issue #18)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from oracles import best_tree_over_tests
 from sklearn.tree import DecisionTreeClassifier
 
 from optrees.solvers.deadline import Deadline
-from optrees.trees.numeric import NumericData, numba_available, solve_numeric
+from optrees.trees.search.numeric import NumericData, numba_available, solve_numeric
 
 BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
     not numba_available(), reason="numba not installed"))]
@@ -349,7 +349,7 @@ def test_stopped_bound_holds_and_falls(depth, budget):
 def test_intervals_order():
     """Feature by feature inside the search; highest bound first at the root, where at depth
     4 the first feature goes first."""
-    from optrees.trees.numeric.search import Intervals
+    from optrees.trees.search.numeric.search import Intervals
 
     def order(queue):
         for place, bound in [(0, 5.0), (1, 9.0), (0, 7.0), (2, 8.0)]:
@@ -363,7 +363,7 @@ def test_intervals_order():
 
 def _context(X, y, w, n_classes, pen, min_leaf=1):
     """The deep search's context and its subset of all rows."""
-    from optrees.trees.numeric.context import Context
+    from optrees.trees.search.numeric.context import Context
 
     ctx = Context(NumericData(X), y, w, n_classes, pen, 1e-9, "numpy", min_leaf=min_leaf)
     return ctx, ctx.subset(np.ones(len(y), dtype=bool))
@@ -373,8 +373,8 @@ def test_coarse_cuts_sit_between_distinct_values():
     """The coarse incumbent's cuts: at most QUANTILE_CUTS per column plus the extra tree's,
     each strictly between two distinct values of its column, none repeated; every cut of a
     column with few values."""
-    from optrees.trees.numeric.coarse import QUANTILE_CUTS, _cuts
-    from optrees.trees.numeric.tree import Node
+    from optrees.trees.search.numeric.coarse import QUANTILE_CUTS, _cuts
+    from optrees.trees.search.numeric.tree import Node
 
     rng = np.random.default_rng(3)
     X = np.column_stack([rng.normal(size=200), rng.integers(0, 4, 200), np.full(200, 2.0)])
@@ -398,8 +398,8 @@ def test_coarse_cuts_sit_between_distinct_values():
 def test_coarse_incumbent_is_optimal_over_few_values(depth):
     """With at most QUANTILE_CUTS + 1 values per column the coarse cuts are every threshold,
     so the coarse incumbent is the optimum of the enumeration; its score re-scores."""
-    from optrees.trees.numeric.coarse import coarse_incumbent
-    from optrees.trees.numeric.tree import to_heap
+    from optrees.trees.search.numeric.coarse import coarse_incumbent
+    from optrees.trees.search.numeric.tree import to_heap
 
     for seed in range(4):
         X, y, w = _random_problem(seed + 30, 2 + seed % 2, weighted=seed % 2 == 1,
@@ -428,9 +428,9 @@ def test_stopped_search_keeps_the_late_coarse_incumbent(monkeypatch, depth):
     removed here, so nothing else scores as high), with a bound above it.  At depth 3 it is
     computed in the root's depth-2 search and adopted by the loop; at depth 4 in the first
     step, and adopted after the stop."""
-    import optrees.trees.numeric.solver as numeric_solver
-    from optrees.trees.numeric.coarse import coarse_incumbent
-    from optrees.trees.numeric.context import Interrupted
+    import optrees.trees.search.numeric.entry as numeric_solver
+    from optrees.trees.search.numeric.coarse import coarse_incumbent
+    from optrees.trees.search.numeric.context import Interrupted
 
     rng = np.random.default_rng(4)
     X = rng.random((300, 3))
@@ -456,7 +456,7 @@ def test_stopped_search_keeps_the_late_coarse_incumbent(monkeypatch, depth):
 def test_late_coarse_incumbent_keeps_the_optimum(monkeypatch, depth):
     """Adopted in the middle of a search (at its first check), the coarse incumbent changes
     no optimum: weights, penalties, values finer than the coarse cuts."""
-    import optrees.trees.numeric.solver as numeric_solver
+    import optrees.trees.search.numeric.entry as numeric_solver
 
     monkeypatch.setattr(numeric_solver, "COARSE_AFTER", 0.0)
     for seed in range(6 if depth == 3 else 3):

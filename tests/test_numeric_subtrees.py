@@ -1,4 +1,4 @@
-"""Exact depth-≤2 trees over every numeric threshold (optrees.trees.numeric, issue #18)."""
+"""Exact depth-≤2 trees over every numeric threshold (optrees.trees.search.numeric, issue #18)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numeric_cases import check_tree, random_problem
 
-from optrees.trees.numeric import NumericData, numba_available, solve_numeric
+from optrees.trees.search.numeric import NumericData, numba_available, solve_numeric
 
 BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
     not numba_available(), reason="numba not installed"))]
@@ -108,7 +108,7 @@ def test_binary_kernel_equals_general_kernel():
     split and floors (weights, penalties, minimum leaf sizes, floors above and below the
     optimum, either side kept a leaf or none), so the skip rule is applied the same way in
     both."""
-    from optrees.trees.numeric.kernels import (
+    from optrees.trees.search.numeric.kernels import (
         _binary_children,
         _multiclass_children,
         sorted_columns,
@@ -140,9 +140,9 @@ def test_binary_kernel_equals_general_kernel():
 def test_compiled_root_search_resumes_to_the_same_split(monkeypatch):
     """The compiled root search paused after every evaluation (a deadline check each time)
     finds the split, score and evaluation count of an unpaused run and of the Python loop."""
-    from optrees.trees.numeric import search
-    from optrees.trees.numeric.depth1 import best_child, class_weights
-    from optrees.trees.numeric.evaluate import StumpFinder, make_evaluator
+    from optrees.trees.search.numeric import search
+    from optrees.trees.search.numeric.depth1 import best_child, class_weights
+    from optrees.trees.search.numeric.evaluate import StumpFinder, make_evaluator
 
     rng = np.random.default_rng(3)
     X = rng.integers(0, 9, size=(150, 4)).astype(float)

@@ -246,8 +246,9 @@ def test_cli_default_is_every_threshold(extra, line, tmp_path, capsys):
 
 def test_numpy_kernels_when_no_time_to_compile(monkeypatch):
     """Kernels neither compiled nor cached: numpy with less than COMPILE_SECONDS left."""
+    from optrees import compiled
     from optrees.solvers.deadline import Deadline
-    from optrees.trees import compiled, numeric_solve
+    from optrees.trees.solve import numeric as numeric_solve
 
     done = []
     monkeypatch.setattr(compiled, "numba_available", lambda: True)
@@ -258,4 +259,4 @@ def test_numpy_kernels_when_no_time_to_compile(monkeypatch):
     assert backend(Deadline(compiled.COMPILE_SECONDS / 2)) == "numpy"
     assert not done
     assert backend(Deadline(None)) == "numba" and done
-    assert numeric_solve.kernels_ready.__module__ == "optrees.trees.numeric.warmup"
+    assert numeric_solve.kernels_ready.__module__ == "optrees.trees.search.numeric.warmup"

@@ -17,8 +17,8 @@ from optrees import (
     load_dataset,
 )
 from optrees.encoding.binarize import Binarizer
-from optrees.trees.problem import HeapTree, TreeProblem
-from optrees.trees.subtrees import solve_subtree
+from optrees.trees.problem.tree_problem import HeapTree, TreeProblem
+from optrees.trees.search.binary import solve_subtree
 
 
 def _random_instance(seed: int, n=(15, 40), F=(3, 6), K=2):

@@ -1,4 +1,4 @@
-"""The exact subtree engine (optrees.trees.subtrees) against brute force and pystreed."""
+"""The exact subtree engine (optrees.trees.search.binary) against brute force and pystreed."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from optrees.solvers.deadline import Deadline
-from optrees.trees.problem import HeapTree
-from optrees.trees.subtrees import numba_available, solve_subtree
-from optrees.trees.subtrees.data import BinaryData
-from optrees.trees.subtrees.search import Search
+from optrees.trees.problem.tree_problem import HeapTree
+from optrees.trees.search.binary import numba_available, solve_subtree
+from optrees.trees.search.binary.data import BinaryData
+from optrees.trees.search.binary.search import Search
 
 BACKENDS = ["numpy", "numba"] if numba_available() else ["numpy"]
 
@@ -275,7 +275,7 @@ def test_matches_pystreed(binarized, name, depth, lam):
 @pytest.mark.parametrize("seed", range(4))
 def test_counters_agree(seed):
     """Bitset popcounts, weighted pair counts and the numpy Gram matrices give the same G."""
-    from optrees.trees.subtrees.kernels import gram_bits, gram_upper
+    from optrees.trees.search.binary.kernels import gram_bits, gram_upper
 
     rng = np.random.default_rng(seed)
     n, F, K = 150 + 40 * seed, 9, 3
@@ -296,7 +296,7 @@ def test_counters_agree(seed):
 
 # ---------------------------------------------------------------- interface
 def test_numpy_fallback_without_numba(monkeypatch):
-    from optrees.trees import compiled
+    from optrees import compiled
 
     monkeypatch.setattr(compiled, "numba_available", lambda: False)
     rng = np.random.default_rng(11)
@@ -348,7 +348,7 @@ def test_lower_bound_argument():
 
 def test_feature_bounds_match_d2s_split_scores():
     """At height 3 the per-feature bounds are D2S's split scores (accel split-bound rows)."""
-    from optrees.trees.d2s import split_scores
+    from optrees.trees.mip.d2s import split_scores
 
     rng = np.random.default_rng(14)
     X = rng.integers(0, 2, (90, 7))

@@ -25,12 +25,12 @@ from optrees.estimators.trees import (
 from optrees.solvers.base import Row
 from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.solvers.scip import ScipModel
-from optrees.trees import formulation
-from optrees.trees.binoct import BinOCT
-from optrees.trees.flow import FlowOCT
-from optrees.trees.oct import OCT
-from optrees.trees.problem import TreeProblem
-from optrees.trees.warmstart import cart_heap_tree
+from optrees.trees.mip import formulation
+from optrees.trees.mip.binoct import BinOCT
+from optrees.trees.mip.flow import FlowOCT
+from optrees.trees.mip.oct import OCT
+from optrees.trees.problem.tree_problem import TreeProblem
+from optrees.trees.search.cart_start import cart_heap_tree
 
 TREE_MIPS = [FlowOCTClassifier, BendersOCTClassifier, BendOCTClassifier, OCTClassifier,
              BinOCTClassifier]
@@ -99,7 +99,7 @@ def test_build_checks_deadline_before_large_blocks(make, depth, krkp_problem):
     variables (about 11 us each on a loaded machine) were added in one unchecked block.
     "At once" is counted in variables built (at most one checked block), not in seconds,
     which a loaded machine stretches (0.37 s once in CI against a 0.3 s bound)."""
-    from optrees.trees.formulation import _BLOCK_VARS
+    from optrees.trees.mip.formulation import _BLOCK_VARS
 
     Xb, y = krkp_problem
     form = make(TreeProblem(Xb, y, 2, depth))

@@ -21,8 +21,8 @@ from optrees import (
     save_model,
 )
 from optrees.metrics import fairness_gap
-from optrees.trees.fairness import FAIRNESS, TreeFairness
-from optrees.trees.problem import HeapTree, TreeProblem
+from optrees.trees.problem.fairness import FAIRNESS, TreeFairness
+from optrees.trees.problem.tree_problem import HeapTree, TreeProblem
 
 
 def _gap(kind, y, pred, g, legit, w):
@@ -262,7 +262,7 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
     (depth 4); an explicit Binarizer is kept.  Finer cuts can only help the certified
     optimum."""
     from optrees import Binarizer
-    from optrees.trees.fit import FAIR_BINS, FAIR_EVERY_THRESHOLD
+    from optrees.trees.solve.fit import FAIR_BINS, FAIR_EVERY_THRESHOLD
 
     rng = np.random.default_rng(5)
     n = 300
@@ -281,7 +281,7 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
         assert coarse.thresholds_ == "binarized" and coarse.status_ == "optimal"
         assert every.objective_ >= coarse.objective_ - 1e-9
     fine = BendOCTClassifier(depth=3, **params).fit(X, y)
-    # over quantile cuts, certified over every threshold (trees/fair_thresholds.py)
+    # over quantile cuts, certified over every threshold (trees/search/fair_thresholds.py)
     assert fine.binarizer_.n_bins == FAIR_BINS
     assert fine.thresholds_ == "all" and "certified" in fine.stats_["every_threshold"]
     assert fine.objective_ >= every.objective_ - 1e-9

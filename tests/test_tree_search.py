@@ -1,14 +1,14 @@
-"""BendOCT / BendersOCT with the exact subtree search first (optrees.trees.solve): its proof,
+"""BendOCT / BendersOCT with the exact subtree search first (optrees.trees.solve.binary): its proof,
 its hand-over to the MIP when it proves nothing, and when its kernels get compiled."""
 
 import numpy as np
 import pytest
 from oracles import exhaustive_objective
 
-import optrees.trees.compiled as compiled
-import optrees.trees.solve as solve
+import optrees.compiled as compiled
+import optrees.trees.solve.binary as solve
 from optrees import BendersOCTClassifier, BendOCTClassifier, load_dataset
-from optrees.trees.subtrees import solve_subtree
+from optrees.trees.search.binary import solve_subtree
 
 
 def _instance(seed: int):

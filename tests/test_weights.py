@@ -15,8 +15,8 @@ from optrees import (
 from optrees._params import validate_params
 from optrees.bench.tasks import PLAIN_BENDERS
 from optrees.solvers.deadline import Deadline
-from optrees.trees.problem import TreeProblem
-from optrees.trees.solve import solve_tree
+from optrees.trees.problem.tree_problem import TreeProblem
+from optrees.trees.solve.binary import solve_tree
 
 VARIANTS = {
     "flow": (FlowOCTClassifier, {"subtree_search": False}),

@@ -89,7 +89,7 @@ def _warm_up(task: Task) -> None:
     """The first fit of a process pays for imports and set-up: one untimed fit of each, and
     every kernel loaded (a small fit alone runs numpy and loads none, so the first large
     timed fit would compile or load them)."""
-    from ..trees.compile_all import compile_everything
+    from ..compile_all import compile_everything
 
     compile_everything()
     X, y = _binary_data(task)

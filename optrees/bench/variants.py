@@ -11,7 +11,7 @@ from typing import Any
 
 from .._validation import OptreesInputError
 from ..registry import PLAIN_BENDERS
-from ..trees.accel.eqp import H_VARIANTS
+from ..trees.mip.accel.eqp import H_VARIANTS
 
 _EQP = "recursive_da-group"  # [BendOCT] §5.3: recursive, disaggregated H (21), group selection
 

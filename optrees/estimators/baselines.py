@@ -15,10 +15,10 @@ from .._params import Boolean, Param, Params
 from .._validation import OptreesInputError
 from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
-from ..trees.binoct import BinOCT
-from ..trees.oct import OCT
-from ..trees.problem import TreeProblem
-from ..trees.raw_thresholds import solve_binoct_raw
+from ..trees.mip.binoct import BinOCT
+from ..trees.mip.oct import OCT
+from ..trees.mip.raw_binoct import solve_binoct_raw
+from ..trees.problem.tree_problem import TreeProblem
 from ._base import Deadline, stop_on_ctrl_c
 from .tree_params import TREE_DEFAULTS
 from .trees import _OptimalTreeClassifier

@@ -18,8 +18,8 @@ from .._params import (
     optional,
 )
 from .._validation import check_depth
-from ..trees.fairness import FAIRNESS
-from ..trees.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY
+from ..trees.mip.formulation import MAX_TREE_DEPTH, TREE_DEPTH_WHY
+from ..trees.problem.fairness import FAIRNESS
 
 
 def _binarizer(value: Any) -> Any:

@@ -28,13 +28,13 @@ from .._validation import (
     fit_weights,
 )
 from ..models.result import FitResult
-from ..trees.accel.eqp import VARIANTS as EQP_VARIANTS
-from ..trees.accel.path_bound import VARIANTS as PB_VARIANTS
-from ..trees.benders import BendersOCT
-from ..trees.fairness import record_tree_fairness
-from ..trees.fit import TreeFit, TreeMethod, fit_groups
-from ..trees.flow import FlowOCT
-from ..trees.problem import TreeProblem
+from ..trees.mip.accel.eqp import VARIANTS as EQP_VARIANTS
+from ..trees.mip.accel.path_bound import VARIANTS as PB_VARIANTS
+from ..trees.mip.benders import BendersOCT
+from ..trees.mip.flow import FlowOCT
+from ..trees.problem.fairness import record_tree_fairness
+from ..trees.problem.tree_problem import TreeProblem
+from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups
 from ._base import (
     Deadline,
     _BinaryInput,
@@ -136,7 +136,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
                p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:
-        """The fit in the trees room (:class:`~optrees.trees.fit.TreeFit`: encoding, engine,
+        """The fit in the trees room (:class:`~optrees.trees.solve.fit.TreeFit`: encoding, engine,
         objective); keeps the encoding predict needs.  Solvers stop at ``deadline`` or the
         first Ctrl-C."""
         method = TreeMethod(lambda problem: self._formulation(problem, p), self._search(p),
@@ -202,7 +202,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     make the proof of optimality much faster (balance-scale, 312 rows, 5 splits, loaded
     machine: depth 2, 3-12 s -> at most 0.16 s; depth 3, lam = 0: no proof in 300 s ->
     0.8-1.0 s).  ``split_bound_cuts`` (on by default) adds our extension of the path-bound
-    cuts (optrees.trees.accel.split_bound): D2S bounds for every split of a node of height 3,
+    cuts (optrees.trees.mip.accel.split_bound): D2S bounds for every split of a node of height 3,
     which proves depth-3 optima at the root node and many depth-4 optima in seconds.
     With ``subtree_search=False`` as well, ``path_bound_cuts=False, polishing=False,
     split_bound_cuts=False`` gives the method of [FlowOCT] exactly as published.
@@ -214,7 +214,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     split penalty exactly (a tree has one leaf more than splits).
 
     ``subtree_search`` (on by default) first solves the problem by the exact subtree search
-    (``optrees.trees.subtrees``: MurTree-style dynamic programming with bounds and a cache)
+    (``optrees.trees.search.binary``: MurTree-style dynamic programming with bounds and a cache)
     with half of the time; when it proves the optimum no MIP is built (``stats_["search_*"]``
     say what it did, ``n_bb_nodes_`` is 0), otherwise its tree is the MIP's warm start and its
     bound caps the MIP's.  ``path_bound_cuts=False, polishing=False, split_bound_cuts=False,
@@ -222,7 +222,7 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
 
     Numeric columns over every threshold: with ``subtree_search`` on, ``binarizer="auto"``,
     depth ≤ 4 and a numeric column that is not 0/1, the tree is found by the exact numeric
-    search (``optrees.trees.numeric_solve``: every midpoint of every numeric column,
+    search (``optrees.trees.solve.numeric``: every midpoint of every numeric column,
     categoricals one-hot, CART as the first incumbent) and tests ``x <= t`` on the raw values
     (``thresholds_ == "all"``, ``encoder_`` reads new tables).  No MIP runs then (one over
     every threshold is not practical): a search stopped by the time limit returns its best

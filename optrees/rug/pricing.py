@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from .. import compiled
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal, simplify_literals
 from ..solvers.deadline import Deadline
-from ..trees import compiled
 
 
 def split_literal(raw: RawColumns, j: int, threshold: float, left: bool) -> Literal:
@@ -53,7 +53,7 @@ def tree_leaf_rules(t: Any, raw: RawColumns) -> list[tuple[Literal, ...]]:
 class TreePricer:
     """Callable pricer: the leaf rules of a tree fitted with the given sample weights (None:
     unweighted, for the initial rules).  ``deadline``: the fit's, which decides whether the
-    compiled tree may be compiled now (:func:`~optrees.trees.compiled.backend_for`)."""
+    compiled tree may be compiled now (:func:`~optrees.compiled.backend_for`)."""
 
     def __init__(self, raw: RawColumns, y: np.ndarray, max_depth: int, random_state: int,
                  deadline: Deadline | None = None) -> None:

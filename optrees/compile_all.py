@@ -1,0 +1,19 @@
+"""``python -m optrees.compile_all``: compile every numba kernel of the package into
+numba's disk cache (or load it from there): the 0/1 and numeric searches and RUG's pricing
+tree.  Run once after an install, so that no later fit pays for a compilation.  (A module of
+its own: :mod:`.compiled`, which every kernel's user imports, must not import them.)"""
+
+from __future__ import annotations
+
+
+def compile_everything() -> None:
+    """Compile (or load) every kernel."""
+    from .rug.pricing import _compile as compile_pricing_tree
+    from .trees.search.numeric.warmup import compile_kernels as compile_numeric
+
+    compile_numeric(deep=True)  # the 0/1 search's kernels too
+    compile_pricing_tree()
+
+
+if __name__ == "__main__":  # pragma: no cover - a command
+    compile_everything()

@@ -1,0 +1,120 @@
+"""The numba kernels of the exact searches (:mod:`.subtrees`, :mod:`.numeric`): whether they
+can run, which backend a call gets, and whether their first compilation (seconds, and not
+interruptible) is still ahead."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+import numpy as np
+
+from .solvers.deadline import Deadline
+
+COMPILE_SECONDS = 20.0
+"""Time a fit must have left to compile kernels that are neither compiled nor cached
+(measured: 5-6 s on a loaded 2-core machine); with less, the numpy kernels run (about 10x
+slower) until a longer fit has compiled them."""
+
+
+def numba_available() -> bool:
+    """Whether the compiled backend can be used (numba importable)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def resolve_backend(backend: str) -> str:
+    """``"auto"`` → ``"numba"`` if importable else ``"numpy"``; validates explicit names."""
+    if backend == "auto":
+        return "numba" if numba_available() else "numpy"
+    if backend not in ("numba", "numpy"):
+        raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
+    if backend == "numba" and not numba_available():
+        raise ImportError("backend='numba' needs the numba package")
+    return backend
+
+
+def kernels_ready(module: ModuleType, names: Sequence[str]) -> bool:
+    """The numba dispatchers ``names`` of ``module`` (the entry points called from Python)
+    are compiled in this process or cached on disk for the module's current source (numba's
+    cache index exists and is not stale; the helpers they call are compiled and cached
+    with them)."""
+    for name in names:
+        dispatcher = getattr(module, name)
+        if dispatcher.signatures:
+            continue
+        try:
+            fresh = dispatcher._cache._cache_file._load_index()  # numba's on-disk cache
+        except AttributeError:  # pragma: no cover - another numba layout: assume a compile
+            return False
+        if not fresh:  # no index, or one for an older source: the call would compile
+            return False
+    return True
+
+
+def kernels_loaded(module_name: str, names: Sequence[str]) -> bool:
+    """The dispatchers ``names`` of the module ``module_name`` already have machine code in
+    this process (compiled or loaded from the cache); False, without importing numba, when
+    that module is not imported yet."""
+    module = sys.modules.get(module_name)
+    return module is not None and all(getattr(module, name).signatures for name in names)
+
+
+def backend_for(deadline: Deadline, ready: Callable[[], bool],
+                compile_all: Callable[[], None], small: bool = False,
+                loaded: Callable[[], bool] | None = None) -> str:
+    """``"numba"`` when the kernels are ``ready`` or the deadline leaves
+    :data:`COMPILE_SECONDS` to ``compile_all`` of them now, else ``"numpy"``.  A ``small``
+    fit (see :func:`small_subtree_fit`) runs numpy unless the kernels are ``loaded`` in this
+    process already: numpy finishes it in about the time a new process needs to import numba
+    and load even cached kernels (0.2-0.5 s), or far below the seconds of a compilation."""
+    if small and not (loaded is not None and loaded()):
+        return "numpy"
+    if ready():
+        return "numba"
+    if numba_available() and deadline.remaining() >= COMPILE_SECONDS:
+        compile_all()
+        return "numba"
+    return "numpy"
+
+
+SMALL_SUBTREE_WORK = 1e7
+"""Largest ``rows * features ** depth`` of a fit whose 0/1 search runs numpy when the kernels
+are not loaded: numpy took up to 0.1 s there, numba 3-15x less (random 0/1 data, depth 2-4;
+3,000 rows x 40 features at depth 3, 1.9e8, took 1.9 s with numpy, 0.03 s with numba)."""
+
+SMALL_NUMERIC_WORK = 2e6
+"""Largest ``rows * thresholds`` of a depth-2 fit over every threshold that runs numpy when
+the kernels are not loaded: up to about 0.1 s (625 random rows x 4 columns, 1.6e6: 0.07 s
+with numpy, 0.001 s with numba; 2,000 x 10, 4e7: 0.39 s).  Depth 3 always compiles (numpy
+is 20-35x slower there: 300 x 8 took 4.2 s)."""
+
+SMALL_PRICING_CELLS = 2e5
+"""Largest ``rows * columns`` on which RUG's pricing trees are scikit-learn's when the
+compiled tree is not loaded (about 1 ms a tree there, a few dozen trees a fit)."""
+
+
+def small_subtree_fit(n_rows: int, n_features: int, depth: int) -> bool:
+    """A 0/1 search small enough for numpy (:data:`SMALL_SUBTREE_WORK`)."""
+    return n_rows * float(n_features) ** depth <= SMALL_SUBTREE_WORK
+
+
+def small_numeric_fit(X: np.ndarray, depth: int) -> bool:
+    """A search over every threshold of the float matrix ``X`` small enough for numpy
+    (:data:`SMALL_NUMERIC_WORK`; thresholds: distinct values per column, less one).  Columns
+    are counted until the limit is passed, so a large matrix is not sorted whole here."""
+    if depth <= 1 or X.size == 0:
+        return True
+    if depth >= 3:
+        return False
+    thresholds = 0
+    for column in X.T:
+        values = np.sort(column)
+        thresholds += int(np.count_nonzero(values[1:] != values[:-1]))
+        if X.shape[0] * float(thresholds) > SMALL_NUMERIC_WORK:
+            return False
+    return True

@@ -1,0 +1,117 @@
+"""Public entry: the optimal depth-≤D classification subtree on binary features."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ....solvers.deadline import Deadline
+from ...problem.tree_problem import HeapTree
+from .data import BinaryData, select_rows
+from .search import Search
+from .tree import count_leaves, score_tree, to_heap
+
+__all__ = ["SubtreeSolution", "solve_subtree"]
+
+
+@dataclass
+class SubtreeSolution:
+    """``tree`` (HeapTree of the requested depth), its ``score`` (weighted correct − penalty ·
+    leaves on the selected rows), a proven upper ``bound`` on the optimum and whether the
+    score is proven ``optimal`` (False when the deadline stopped the search)."""
+
+    tree: HeapTree
+    score: float
+    bound: float
+    optimal: bool
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        """``bound - score`` (0 when optimal)."""
+        return max(0.0, self.bound - self.score)
+
+
+def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=None,
+                  rows=None, n_classes: int | None = None, deadline: Deadline | None = None,
+                  upper_bound: float | None = None, lower_bound: float | None = None,
+                  backend: str = "auto", min_leaf: int = 1,
+                  max_leaves: int | None = None,
+                  gains: np.ndarray | None = None) -> SubtreeSolution:
+    """Maximize ``sum of weights of correctly classified rows − leaf_penalty · leaves`` over
+    trees of depth ≤ ``depth`` on the rows selected by ``rows`` (mask or indices; all rows by
+    default).
+
+    ``X`` is 0/1 (branching on f sends ``x_f = 0`` left), ``y`` holds classes
+    ``0..n_classes-1``; ``leaf_penalty`` is in weight units (samples for unit weights).
+    ``deadline`` (:class:`~optrees.solvers.deadline.Deadline`): when it expires the best tree
+    found is returned with a valid bound and ``optimal=False``.  ``upper_bound``: a *proven*
+    bound on the optimum (the search stops once a tree reaches it).  ``lower_bound``: only
+    trees scoring above it matter (e.g. a MIP incumbent's share): when none exists the answer
+    is the best tree met and a proven ``bound`` ≤ ``lower_bound`` (+1e-9 relative), with
+    ``optimal`` False unless that tree reaches the bound.  ``backend``:
+    ``"auto"`` (numba when importable), ``"numba"`` or ``"numpy"``; same answers.
+    Ties go to the leaf over a split, then to the first feature found.
+    Side constraints: ``min_leaf`` rows (not weight) on each side of every split,
+    ``max_leaves`` leaves at most (None: any).  ``gains`` (K x K in [0, 1], None: accuracy):
+    a row of class ``c`` predicted ``k`` scores its weight times ``gains[c, k]``.
+    """
+    depth = int(depth)
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, got {depth}")
+    leaf_penalty = float(leaf_penalty)
+    if not math.isfinite(leaf_penalty) or leaf_penalty < 0:
+        raise ValueError("leaf_penalty must be finite and non-negative")
+    if int(min_leaf) != min_leaf or min_leaf < 1:
+        raise ValueError(f"min_leaf must be an integer >= 1, got {min_leaf!r}")
+    if max_leaves is not None and (int(max_leaves) != max_leaves or max_leaves < 1):
+        raise ValueError(f"max_leaves must be None or an integer >= 1, got {max_leaves!r}")
+    t0 = time.perf_counter()
+    data = BinaryData.make(X, y, sample_weight, n_classes, gains)
+    idx = select_rows(data.X.shape[0], rows)
+    search = Search(data, leaf_penalty, backend, deadline, min_leaf=int(min_leaf))
+    cap = math.inf if upper_bound is None else float(upper_bound)
+    if deadline is not None and deadline.expired():
+        search.stats.timed_out = True
+        scores, weight = data.scores(idx)
+        node, value = None, float(scores.max()) - leaf_penalty
+        bound = weight - leaf_penalty if depth > 0 else value
+        bound = min(bound, cap)
+    else:
+        lower = -math.inf if lower_bound is None else float(lower_bound)
+        res = search.solve(idx, depth, lower=lower, cap=cap,
+                           budget=None if max_leaves is None else int(max_leaves))
+        node, value, bound = res.node, res.value, res.upper
+    tree = to_heap(node, depth, data, idx)
+    score = score_tree(tree, data, idx, leaf_penalty)
+    if abs(score - value) > search.tol:  # pragma: no cover - would be a counter bug
+        raise AssertionError(f"search value {value} disagrees with the tree's score {score}")
+    if not _meets(node, data, idx, int(min_leaf), max_leaves):  # pragma: no cover - a bug
+        raise AssertionError("the search returned a tree that breaks its side constraints")
+    bound = max(bound, score)
+    optimal = bound <= score + search.tol and not search.stats.timed_out
+    if optimal:
+        bound = score
+    s = search.stats
+    stats = {"seconds": time.perf_counter() - t0, "nodes": s.nodes, "kernels": s.kernels,
+             "grams": s.grams, "pruned": s.pruned, "timed_out": s.timed_out,
+             "cache_entries": len(search.cache), "cache_hits": search.cache.hits,
+             "leaves": count_leaves(node), "backend": search.counter.backend}
+    return SubtreeSolution(tree, score, bound, optimal, stats)
+
+
+def _meets(node, data: BinaryData, rows: np.ndarray, min_leaf: int,
+           max_leaves: int | None) -> bool:
+    """Whether subtree ``node`` on ``rows`` keeps ``min_leaf`` rows on each side of every
+    split and has at most ``max_leaves`` leaves."""
+    if max_leaves is not None and count_leaves(node) > max_leaves:
+        return False
+    if node is None:
+        return True
+    right = data.X[rows, node[0]] == 1
+    sides = (rows[~right], rows[right])
+    return all(len(s) >= min_leaf and _meets(sub, data, s, min_leaf, None)
+               for s, sub in zip(sides, node[1:], strict=True))

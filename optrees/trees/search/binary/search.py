@@ -1,0 +1,308 @@
+"""Branch-and-bound search over root features with a cache (MurTree §4, STreeD §4.3).
+
+Maximizes ``weighted correct - L * leaves``.  A subtree's value is at most its best leaf or
+the weight of its rows minus two leaf penalties; a node's optimum is at most the best over
+the leaf and every split of the sum of its children's bounds (MurTree's lower bounds,
+mirrored for a maximum).
+Subtrees of depth ≤ 2 are solved by the frequency-count kernel of :mod:`.counts`.
+
+Side constraints (issue #19): ``min_leaf`` (a split needs that many rows on each side) and a
+leaf budget (``max_leaves``: the search runs over (rows, depth, budget), STreeD's node-budget
+recursion).  Both only remove trees, so the leaf and weight bounds stay valid; the similarity
+bound does not (a tree of S' need not be feasible on S) and is off under a constraint.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ....solvers.deadline import Deadline
+from .cache import SubtreeCache
+from .counts import Counter
+from .data import BinaryData
+from .tree import Node, from_depth2
+
+__all__ = ["Result", "Search"]
+
+
+@dataclass
+class Result:
+    """A subtree, its value and a proven upper bound on the optimum (``== value``: exact)."""
+
+    value: float
+    node: Node
+    upper: float
+
+
+@dataclass
+class SearchStats:
+    """Work counters of one search."""
+
+    nodes: int = 0
+    kernels: int = 0
+    grams: int = 0
+    pruned: int = 0
+    timed_out: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+class Search:
+    """Exact search for one data set, leaf penalty and deadline (results cached across calls)."""
+
+    def __init__(self, data: BinaryData, leaf_penalty: float, backend: str = "auto",
+                 deadline: Deadline | None = None, order: bool = True,
+                 min_leaf: int = 1) -> None:
+        self.d = data
+        self.L = float(leaf_penalty)
+        self.m = int(min_leaf)
+        self.counter = Counter(data, backend)
+        # row counts for min_leaf: the weights themselves when all are 1
+        self.rows_counter = (
+            self.counter if self.m <= 1 or (self.counter.unit and data.gains is None) else
+            Counter(replace(data, w=np.ones_like(data.w), gains=None), backend))
+        self.deadline = deadline
+        self.order = order
+        self.cache = SubtreeCache()
+        self.stats = SearchStats()
+        scale = 1.0 + float(data.w.sum()) + 2.0 ** 6 * abs(self.L)
+        self.tol = 1e-9 * scale
+
+    # ------------------------------------------------------------------ helpers
+    def _gram(self, rows: np.ndarray):
+        self.stats.grams += 1
+        return self.counter.gram(rows)
+
+    def _expired(self) -> bool:
+        if self.deadline is not None and self.deadline.expired():
+            self.stats.timed_out = True
+            return True
+        return False
+
+    def _prior(self, key: bytes, depth: int, budget: int | None = None) -> float:
+        """The cache's upper bound of a subproblem (inf when unknown); a budget's optimum is
+        at most the unbudgeted one."""
+        entry = self.cache.get(key, depth)
+        bound = math.inf if entry is None else entry.upper
+        if budget is not None:
+            entry = self.cache.get(key, (depth, budget))
+            bound = bound if entry is None else min(bound, entry.upper)
+        return bound
+
+    def _feasible_splits(self, XsT: np.ndarray, n_rows: int, weight1: np.ndarray,
+                         total: float) -> np.ndarray:
+        """Features whose split leaves weight on both sides and ``min_leaf`` rows on each."""
+        ok = (weight1 > 0) & (weight1 < total)
+        if self.m > 1:
+            n1 = XsT.sum(axis=1)
+            ok &= (n1 >= self.m) & (n_rows - n1 >= self.m)
+        return ok
+
+    # ------------------------------------------------------------------ search
+    def solve(self, rows: np.ndarray, depth: int, lower: float = -math.inf,
+              key: bytes | None = None, gram=None, cap: float = math.inf,
+              budget: int | None = None) -> Result:
+        """Best subtree of depth ≤ ``depth`` and at most ``budget`` leaves (None: any) on
+        ``rows`` when it can beat ``lower`` (else any tree with a bound ≤ ``lower``);
+        ``gram`` optionally supplies the counters lazily, ``cap`` is a known upper bound."""
+        self.stats.nodes += 1
+        L, tol = self.L, self.tol
+        if key is None:
+            key = self.cache.key(rows)
+        if budget is not None and budget >= 2**depth:
+            budget = None  # no tree of this depth has more leaves
+        level = depth if budget is None else (depth, budget)
+        if budget is not None:
+            cap = min(cap, self._prior(key, depth))
+        entry = self.cache.get(key, level)
+        if entry is not None and entry.exact:
+            return Result(entry.value, entry.node, entry.value)
+        scores, weight = self.d.scores(rows)
+        leaf = float(scores.max()) - L
+        # a tree is this leaf or has ≥ 2 leaves (≤ weight - 2L): the leaf-support bound of
+        # OSDT (Hu et al. 2019) in weight units
+        upper = min(max(leaf, weight - 2.0 * L), cap)
+        if entry is not None:
+            upper = min(upper, entry.upper)
+        if depth == 0 or budget == 1 or leaf >= upper - tol:  # a leaf is optimal
+            self.cache.put_exact(key, level, leaf, None)
+            return Result(leaf, None, leaf)
+        if upper <= lower + tol:  # cannot beat what the caller has
+            self.stats.pruned += 1
+            return Result(leaf, None, upper)
+        if depth <= 2:
+            G, t = gram() if gram is not None else self._gram(rows)
+            self.stats.kernels += 1
+            C = (self.rows_counter.gram(rows)[0] if self.rows_counter is not self.counter
+                 else G)  # row counts (min_leaf)
+            v, a, bl, br = self.counter.depth2(G, t, L, depth, tol, C, len(rows), self.m,
+                                               budget)
+            node = from_depth2(a, bl, br)
+            self.cache.put_exact(key, level, v, node)
+            return Result(v, node, v)
+        if budget is not None:
+            return self._branch_budget(rows, depth, budget, key, leaf, upper, lower)
+        return self._branch(rows, depth, key, leaf, upper, lower)
+
+    def _branch(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
+                upper: float, lower: float) -> Result:
+        """Try every root feature (depth ≥ 3), pruning with the children's bounds against
+        the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
+        tol, d = self.tol, self.d
+        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
+        self.stats.grams += 1
+        Gw, tw = self.counter.class_weights(rows)   # weights: the bounds below
+        G, t = self.counter.to_scores(Gw, tw)       # scores of each prediction
+        diag = np.einsum("aak->ak", G)                      # scores with x_f = 1
+        ones = np.einsum("aak->a", Gw)                      # weight with x_f = 1
+        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(tw.sum())))
+        if self.order:  # decreasing stump value: good incumbents first, more pruning after
+            stump = diag.max(axis=1) + (t - diag).max(axis=1)
+            feats = feats[np.argsort(-stump[feats], kind="stable")]
+        # Similarity bound (MurTree §4.6, mirrored): a subtree's value on S' is at most its
+        # bound on S plus the weight of S' \ S.  A[i, j] = weight with x_i = 1 and x_j = 0.
+        P = np.triu(Gw.sum(axis=2))
+        P = (P + np.triu(P, 1).T)[np.ix_(feats, feats)]
+        A = np.diag(P)[:, None] - P
+        ub = np.full((2, len(feats)), np.inf)  # proven bounds of the sides met so far
+        At = np.ascontiguousarray(A.T)
+        w1s = ones[feats]
+        w0s = float(tw.sum()) - w1s
+        L = self.L
+        # a priori child bounds: max(leaf, weight - 2L) (see ``solve``)
+        leaf1 = diag[feats].max(axis=1) - L
+        leaf0 = (t - diag[feats]).max(axis=1) - L
+        prior0 = np.maximum(leaf0, w0s - 2.0 * L).tolist()
+        prior1 = np.maximum(leaf1, w1s - 2.0 * L).tolist()
+        best, best_node, parts = leaf, None, leaf
+        floor = max(leaf, lower)  # what a split must beat to matter
+        complete, stop = True, False
+        parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
+        met = 0  # features whose sides have bounds in ``ub`` (the first ``met`` in order)
+        for j, f in enumerate(feats.tolist()):
+            if floor >= upper - tol:
+                complete = False  # the rest is bounded by ``upper`` ≤ best
+                break
+            # after the deadline the remaining features only get their cheap bounds
+            stop = stop or self._expired()
+            # cheap bounds first (weights, similarity), the cache only if they do not prune
+            u0, u1 = prior0[j], prior1[j]
+            if met and self.m <= 1:  # the similarity bound (invalid under min_leaf)
+                u0 = min(u0, float((ub[0, :met] + At[j, :met]).min()))
+                u1 = min(u1, float((ub[1, :met] + A[j, :met]).min()))
+            ub[0, j], ub[1, j] = u0, u1
+            met = j + 1
+            if stop or u0 + u1 <= floor + tol:
+                parts = max(parts, u0 + u1)
+                self.stats.pruned += 1
+                continue
+            mask = XsT[f]
+            sides = (rows[~mask], rows[mask])
+            keys = tuple(self.cache.key(r) for r in sides)
+            u0 = min(u0, self._prior(keys[0], depth - 1))
+            u1 = min(u1, self._prior(keys[1], depth - 1))
+            ub[0, j], ub[1, j] = u0, u1
+            if u0 + u1 <= floor + tol:
+                parts = max(parts, u0 + u1)
+                self.stats.pruned += 1
+                continue
+            grams = self._child_grams(rows, sides, parent) if depth == 3 else (None, None)
+            r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0], cap=u0)
+            ub[0, j] = r0.upper
+            if r0.upper + u1 <= floor + tol:
+                parts = max(parts, r0.upper + u1)
+                continue
+            r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1], cap=u1)
+            ub[1, j] = r1.upper
+            parts = max(parts, r0.upper + r1.upper)
+            if r0.value + r1.value > best + tol:
+                best, best_node = r0.value + r1.value, (f, r0.node, r1.node)
+                floor = max(floor, best)
+        bound = min(upper, parts) if complete else upper
+        if bound <= best + tol:
+            self.cache.put_exact(key, depth, best, best_node)
+            return Result(best, best_node, best)
+        self.cache.put_bound(key, depth, bound)
+        return Result(best, best_node, bound)
+
+    def _branch_budget(self, rows: np.ndarray, depth: int, budget: int, key: bytes,
+                       leaf: float, upper: float, lower: float) -> Result:
+        """Every root feature and every split of the leaf budget between its sides (depth ≥
+        3, ``budget`` < 2^depth): the children's bounds prune against the incumbent."""
+        tol, d, L = self.tol, self.d, self.L
+        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
+        w = d.w[rows]
+        ones = XsT.astype(np.float64) @ w
+        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(w.sum())))
+        half = 2 ** (depth - 1)
+        best, best_node, parts = leaf, None, leaf
+        floor = max(leaf, lower)
+        complete = True
+        for f in feats.tolist():
+            if floor >= upper - tol or self._expired():
+                complete = False
+                break
+            mask = XsT[f]
+            sides = (rows[~mask], rows[mask])
+            keys = tuple(self.cache.key(r) for r in sides)
+            scores1, weight1 = d.scores(sides[1])
+            leaf1 = float(scores1.max()) - L
+            prior1 = max(leaf1, weight1 - 2.0 * L)
+            for k0 in range(max(1, budget - half), min(half, budget - 1) + 1):
+                k1 = budget - k0
+                u1 = min(prior1 if k1 > 1 else leaf1,
+                         self._prior(keys[1], depth - 1, k1))
+                r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], budget=k0)
+                if r0.upper + u1 <= floor + tol:
+                    parts = max(parts, r0.upper + u1)
+                    self.stats.pruned += 1
+                    continue
+                r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], budget=k1)
+                parts = max(parts, r0.upper + r1.upper)
+                if r0.value + r1.value > best + tol:
+                    best, best_node = r0.value + r1.value, (f, r0.node, r1.node)
+                    floor = max(floor, best)
+        bound = min(upper, parts) if complete else upper
+        level = (depth, budget)
+        if bound <= best + tol:
+            self.cache.put_exact(key, level, best, best_node)
+            return Result(best, best_node, best)
+        self.cache.put_bound(key, level, bound)
+        return Result(best, best_node, bound)
+
+    def _child_grams(self, rows: np.ndarray, sides: tuple[np.ndarray, np.ndarray],
+                     parent: dict) -> tuple:
+        """Lazy counters of both sides: the smaller computed directly, the larger as the
+        parent's minus the smaller's (MurTree §4.4's incremental frequency counts)."""
+        small = 0 if sides[0].size <= sides[1].size else 1
+        memo: dict[int, tuple] = {}
+
+        def get(s: int):
+            if s not in memo:
+                if s == small:
+                    memo[s] = self._gram(sides[s])
+                else:
+                    if "G" not in parent:
+                        parent["G"] = self._gram(rows)
+                    Gp, tp = parent["G"]
+                    Gs, ts = get(small)
+                    memo[s] = (Gp - Gs, tp - ts)
+            return memo[s]
+
+        return (lambda: get(0)), (lambda: get(1))
+
+    def feature_bounds(self, rows: np.ndarray, height: int) -> tuple[np.ndarray, float]:
+        """``(U, U_leaf)``: for every feature f, a proven bound on the best depth-``height``
+        subtree of ``rows`` that splits on f at its root (the optimum unless the deadline
+        cut a side short), and the leaf's value: the coefficients of the split-bound rows
+        (mip/accel/split_bound.py) at a node of any height ``height`` ≥ 1."""
+        d = self.d
+        u_leaf = float(d.scores(rows)[0].max()) - self.L
+        U = np.empty(d.n_features)
+        for f in range(d.n_features):
+            mask = d.X[rows, f] == 1
+            sides = [self.solve(r, height - 1) for r in (rows[~mask], rows[mask])]
+            U[f] = sides[0].upper + sides[1].upper
+        return U, u_leaf

@@ -1,0 +1,45 @@
+"""Warm start: a scikit-learn CART of the same depth on the binary features, pruned for eq. (1)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from ..problem.tree_problem import HeapTree, TreeProblem
+
+
+def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTree:
+    """CART (Gini, depth = problem depth) mapped to heap numbering, then optimally pruned.
+
+    On 0/1 features sklearn splits at 0.5 with ``x <= 0.5`` going left, which is the
+    FlowOCT convention (x_f = 0 left).  Pruning (:meth:`HeapTree.pruned`) then removes every
+    split that does not pay its penalty in the problem's own objective and relabels nodes with
+    their majority class (sklearn's pruning works on impurity, not on accuracy).
+    """
+    # [BendOCT] §6.2: cost-complexity pruning at alpha = the cost of a leaf in
+    # accuracy (lam for the leaf penalty; lam / ((1 - lam) |I|) for the split penalty), with
+    # weights in shares of the total weight, as sklearn's weighted impurity is
+    alpha = problem.leaf_penalty / problem.total_weight
+    # side constraints (issue #19): scikit-learn's min_samples_leaf counts rows, as ours does
+    cart = DecisionTreeClassifier(max_depth=problem.depth, random_state=random_state,
+                                  ccp_alpha=alpha, min_samples_leaf=problem.min_leaf,
+                                  max_leaf_nodes=problem.max_leaves
+                                  if problem.max_leaves is None or problem.max_leaves > 1
+                                  else 2)
+    cart.fit(problem.X, problem.y, sample_weight=problem.row_weights)
+    t = cart.tree_
+    split = np.full(problem.n_internal, -1, dtype=np.int64)
+    label = np.zeros(problem.n_nodes, dtype=np.int64)
+    classes = cart.classes_
+    stack = [(0, 1)]
+    while stack:
+        idx, h = stack.pop()
+        label[h - 1] = classes[int(np.argmax(t.value[idx][0]))]
+        if t.children_left[idx] != -1 and h <= problem.n_internal:
+            split[h - 1] = t.feature[idx]
+            stack += [(int(t.children_left[idx]), 2 * h), (int(t.children_right[idx]), 2 * h + 1)]
+    tree = HeapTree(split, label).pruned(problem)
+    if not tree.feasible(problem):  # max_leaves = 1: the root leaf
+        tree = HeapTree(np.full(problem.n_internal, -1),
+                        np.full(problem.n_nodes, label[0])).pruned(problem)
+    return tree

@@ -1,0 +1,220 @@
+"""The one solve path of the exact tree MIPs: build -> warm start -> branch-and-cut -> best tree.
+
+FlowOCT, BendersOCT / BendOCT, OCT and BinOCT (on binarized or raw columns) all go through
+:func:`run_scip`; :func:`solve_tree` adds the heap-tree warm start (CART, polished by the
+formulation) and returns a :class:`FitResult` whose model is a :class:`BinaryTree`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..._logging import progress, since_fit, solved
+from ...compiled import backend_for, small_subtree_fit
+from ...models.binary_tree import BinaryTree
+from ...models.result import FitResult
+from ...solvers.base import SolveResult, SolverOptions
+from ...solvers.deadline import Deadline, TimeUp
+from ...solvers.scip import ScipModel
+from ..problem.tree_problem import HeapTree, TreeProblem
+from ..search.binary import SubtreeSolution, solve_subtree
+from ..search.binary.fair import solve_fair_subtree
+from ..search.binary.warmup import compile_kernels, kernels_loaded, kernels_ready
+from ..search.cart_start import cart_heap_tree
+from .engines import BUDGET_OFF, binary_search_off
+
+# Time SCIP spends outside its own time limit, as a fraction of the model's build time
+# (kr-vs-kp, FlowOCT depth 5 on 1,000 rows, loaded machine: build 10.8 s; objective, start,
+# transformed problem and presolve until the limit is seen, i.e. solve(0.01 s): 0.14 x;
+# freeing the model: 0.11 x).  Rounded up: timings on a shared machine vary.
+SCIP_SETUP_SHARE = 0.2
+SCIP_FREE_SHARE = 0.15
+
+
+def run_scip(form: Any, deadline: Deadline, seed: int = 0, verbose: int = 0,
+             add_start: Callable[[ScipModel], None] | None = None) -> SolveResult | None:
+    """Build ``form``'s model, let ``add_start`` give SCIP a start, solve, free the model.
+
+    All within ``deadline``: a build cut short still leaves time to free what was built
+    (:data:`SCIP_FREE_SHARE` x the build time), and the solve leaves time for SCIP's set-up
+    and freeing (:data:`SCIP_SETUP_SHARE` + :data:`SCIP_FREE_SHARE`) x the build time.
+    Returns None when no solve ran (deadline or Ctrl-C before it)."""
+    model = ScipModel(SolverOptions(seed=seed, verbose=verbose))
+    try:
+        t_build = time.perf_counter()
+        form.build(model, deadline=deadline.share(1.0 / (1.0 + SCIP_FREE_SHARE)))
+        if add_start is not None:
+            deadline.check()  # no time left to polish the start
+            add_start(model)
+        built = time.perf_counter() - t_build
+        solve = deadline.reserve((SCIP_SETUP_SHARE + SCIP_FREE_SHARE) * built)
+        if solve.expired():
+            return None
+        return model.solve(solve)  # SCIP catches Ctrl-C itself and stops the deadline
+    except TimeUp:
+        return None
+    finally:
+        model.free()  # within the time limit (the build share keeps time for it)
+
+
+def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.ndarray,
+               names: tuple[list[str], list[str]], seed: int = 0, verbose: int = 0,
+               warm_start: bool = True, search: bool = False) -> FitResult:
+    """Best tree of ``form`` (a tree MIP over ``problem``) found within ``deadline``.
+
+    ``names``: the features' literal names and their negations (for the returned tree).
+    The warm start is CART of the same depth, improved by the formulation (polishing); the
+    solver's tree replaces it unless the start is strictly better.  Without any solution
+    (time limit before the first one) the tree is a single leaf of the majority class.
+
+    ``search``: first solve by the exact subtree search (:mod:`optrees.trees.search.binary`) with
+    :data:`SEARCH_SHARE` of the time.  Its proof is the answer (no MIP is built); otherwise
+    its tree is the warm start (when better than CART) and its bound caps the MIP's."""
+    off = binary_search_off(problem) if search else "off"
+    # the front search takes no leaf budget: without it, it bounds the budgeted optimum, and
+    # its tree is that optimum when it keeps within the budget
+    relaxed = off == BUDGET_OFF
+    found = _search(problem, deadline, SEARCH_SHARE) if off is None or relaxed else None
+    if found is not None and found.optimal and found.tree.feasible(problem):
+        fit = _searched(problem, found, classes, names)
+        if relaxed:
+            fit.stats["subtree_search"] = "fronts without max_leaves: within it"
+        return _constrained(problem, fit)
+    start = cart_heap_tree(problem, seed) if warm_start else None
+    if start is not None and not start.feasible(problem):  # e.g. CART is unfair
+        start = None
+    search_bound, search_stats = math.inf, {}
+    if search and off is not None:
+        search_stats = {"subtree_search": off}
+    if found is not None:
+        search_bound = problem.correct_weight * found.bound + problem.split_cost
+        search_stats = {**search_stats, **_search_stats(found)}
+        if relaxed:
+            search_stats["subtree_search"] = "fronts without max_leaves: a bound"
+        if found.tree.feasible(problem) and (
+                start is None or found.tree.objective(problem) > start.objective(problem)):
+            start = found.tree
+
+    def add_start(model: ScipModel) -> None:
+        nonlocal start
+        start = form.improve_start(start)
+        model.add_start(form.start_values(start))
+
+    progress("start", since_fit(), None if start is None else float(start.objective(problem)))
+    result = run_scip(form, deadline, seed, verbose, add_start if start is not None else None)
+    solved("MIP", result)
+    best = start
+    if result is not None and result.values is not None:
+        found = form.tree_from_values(result.values).pruned(problem)
+        if best is None or found.objective(problem) >= best.objective(problem) - 1e-9:
+            best = found
+    if best is None:
+        best = HeapTree(np.full(problem.n_internal, -1),
+                        np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
+    # every source above is feasible, the one-leaf tree too (it predicts one class for every
+    # group: fairness gap 0)
+    if not best.feasible(problem):  # pragma: no cover
+        raise AssertionError(f"the returned tree breaks {problem.constraint_text()}")
+    fit = mip_result(_binary_tree(problem, best, classes, names), float(best.objective(problem)),
+                     result, {**getattr(form, "stats", {}), **search_stats})
+    if search_bound < fit.bound:  # the search's bound is the better proof
+        fit.bound = max(search_bound, fit.objective)
+        if fit.bound <= fit.objective + 1e-9 * max(1.0, abs(fit.objective)):
+            fit.status = "optimal"
+    return _constrained(problem, fit)
+
+
+def _constrained(problem: TreeProblem, fit: FitResult) -> FitResult:
+    """``fit`` with ``stats['side_constraints']`` naming the constraints in force, if any."""
+    if problem.constrained:
+        fit.stats["side_constraints"] = problem.constraint_text()
+    if problem.fairness is not None:
+        fit.stats["fairness_gap"] = problem.fairness.gap(
+            problem.y, fit.model.predict_index(problem.X), problem.weights)
+    return fit
+
+
+SEARCH_SHARE = 0.5
+"""Share of the time the exact subtree search may use before the MIP takes over."""
+
+
+def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> SubtreeSolution:
+    """The exact subtree search for ``problem``'s objective, in subtree-score units
+    (correct samples - leaf penalty * leaves), with ``share_of_time`` of the time; under
+    fairness the front search."""
+    backend = backend_for(deadline, kernels_ready, compile_kernels,
+                          small_subtree_fit(*problem.X.shape, problem.depth), kernels_loaded)
+    share = deadline.share(share_of_time)
+    fair = problem.fairness
+    view = problem.view
+    if fair is None and view is not None:  # the objective's own rows, 1 / copies of them
+        found = solve_subtree(problem.X[::view.copies], view.y, problem.depth,
+                              problem.leaf_penalty, sample_weight=view.best,
+                              n_classes=problem.n_classes, deadline=share, backend=backend,
+                              min_leaf=problem.min_leaf // view.copies,
+                              max_leaves=problem.max_leaves, gains=view.unit_gains)
+    elif fair is None:
+        found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
+                              sample_weight=problem.row_weights, n_classes=problem.n_classes,
+                              deadline=share, backend=backend, min_leaf=problem.min_leaf,
+                              max_leaves=problem.max_leaves)
+    else:
+        coords, cells = fair.coordinates(problem.y, problem.weights)
+        found = solve_fair_subtree(problem.X, problem.y, problem.depth, coords,
+                                   fair.epsilon, fair.positive, problem.leaf_penalty,
+                                   problem.row_weights, problem.min_leaf, share, backend,
+                                   problem.n_classes, cells)
+    value = found.tree.objective(problem)
+    bound = problem.correct_weight * found.bound + problem.split_cost
+    progress("search", found.stats["seconds"], incumbent=value, bound=bound,
+             gap=abs(bound - value) / max(abs(value), 1e-9),
+             nodes=found.stats["nodes"], proved=found.optimal)
+    return found
+
+
+def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
+    """What the search did, in ``stats_``: seconds, search nodes, proof, cache entries."""
+    s = found.stats
+    return {"search_seconds": s["seconds"], "search_nodes": s["nodes"],
+            "search_optimal": found.optimal, "search_cache": s["cache_entries"],
+            "search_backend": s["backend"],
+            **({"search_multipliers": s["multipliers"]} if "multipliers" in s else {})}
+
+
+def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
+              names: tuple[list[str], list[str]]) -> FitResult:
+    """The :class:`FitResult` of the search's tree (no MIP was built): optimal, or stopped
+    by the time limit with the search's bound."""
+    objective = float(found.tree.objective(problem))
+    bound = (objective if found.optimal
+             else problem.correct_weight * found.bound + problem.split_cost)
+    return FitResult(_binary_tree(problem, found.tree, classes, names),
+                     "optimal" if found.optimal else "time_limit", objective, bound,
+                     found.stats["seconds"], {**_search_stats(found), "bb_nodes": 0})
+
+
+def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,
+                 names: tuple[list[str], list[str]]) -> BinaryTree:
+    """The returned model: ``heap`` with the features' names and its training counts."""
+    tree = heap.to_binary_tree(classes)
+    tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
+    tree.set_counts(problem.X, problem.y, problem.row_weights)
+    return tree
+
+
+def mip_result(tree: BinaryTree, objective: float, result: SolveResult | None,
+               stats: dict) -> FitResult:
+    """The :class:`FitResult` of a tree MIP: the solver's status and bound (a proven optimum
+    bounds itself), ``stats['bb_nodes']`` = branch-and-bound nodes."""
+    status = result.status if result is not None else "time_limit"
+    bound = result.bound if result is not None else None
+    if status == "optimal":
+        bound = objective if bound is None else min(bound, objective)
+    return FitResult(tree, status, objective, float("inf") if bound is None else float(bound),
+                     result.seconds if result is not None else 0.0,
+                     {**stats, "bb_nodes": result.nodes if result is not None else 0})
