@@ -95,6 +95,35 @@ def test_cycle_finder_finds_a_circle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+LAYERS = {  # room -> what it may import of the trees room
+    "optrees.estimators": ("optrees.trees.solve", "optrees.trees.problem", "optrees.trees.mip"),
+    "optrees.trees.problem": ("optrees.trees.problem",),
+    "optrees.trees.search": ("optrees.trees.search", "optrees.trees.problem"),
+    "optrees.trees.mip": ("optrees.trees.mip", "optrees.trees.search", "optrees.trees.problem"),
+}
+"""The trees room's layers: estimators reach the engines only through the orchestration
+(``trees.solve``), the problem and their own MIP class; the problem imports no engine; the
+searches no MIP and no orchestration; the MIPs no orchestration."""
+
+
+@pytest.mark.parametrize("room", sorted(LAYERS))
+def test_layers_of_the_trees_room(room):
+    modules = _modules()
+    allowed = LAYERS[room]
+    wrong = {name: sorted(m for m in _imports(name, path, modules)
+                          if m.startswith("optrees.trees.") and not m.startswith(allowed))
+             for name, path in modules.items() if name == room or name.startswith(room + ".")}
+    assert {k: v for k, v in wrong.items() if v} == {}
+
+
+def test_layer_check_sees_a_wrong_import(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text("from optrees.trees.search.binary import kernels\n")
+    modules = _modules()
+    found = _imports("optrees.estimators.x", path, modules)
+    assert "optrees.trees.search.binary.kernels" in found
+
+
 def test_no_module_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > MAX_LINES}

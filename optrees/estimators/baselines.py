@@ -17,8 +17,8 @@ from ..encoding.thresholds import ThresholdColumns
 from ..models.result import FitResult
 from ..trees.mip.binoct import BinOCT
 from ..trees.mip.oct import OCT
-from ..trees.mip.raw_binoct import solve_binoct_raw
 from ..trees.problem.tree_problem import TreeProblem
+from ..trees.solve.raw_binoct import solve_binoct_raw
 from ._base import Deadline, stop_on_ctrl_c
 from .tree_params import TREE_DEFAULTS
 from .trees import _OptimalTreeClassifier

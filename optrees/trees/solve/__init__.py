@@ -1,3 +1,4 @@
-"""Orchestration: a tree estimator's fit (:mod:`.fit`) chooses the engine for its problem and
-runs it: the numeric search (:mod:`.numeric`), or the 0/1 search then the MIP
-(:mod:`.binary`); other objectives are solved on their view (:mod:`.views`)."""
+"""Orchestration: a tree estimator's fit (:mod:`.fit`) asks :mod:`.engines` which engine takes
+its problem and runs it: the numeric search (:mod:`.numeric`), or the 0/1 search then the MIP
+(:mod:`.binary`); other objectives on their view (:mod:`.views`), feature costs by their
+search (:mod:`.feature_costs`), BinOCT over raw thresholds (:mod:`.raw_binoct`)."""

@@ -24,12 +24,12 @@ from ...solvers.deadline import Deadline
 from ..mip.formulation import check_model_size
 from ..problem.fairness import TreeFairness
 from ..problem.objectives import ClassificationView, MisclassificationCosts, objective_class
-from ..problem.objectives.feature_costs import solve_with_feature_costs
 from ..problem.tree_problem import TreeProblem
 from ..search.binary.fair import MAX_FAIR_DEPTH
 from ..search.fair_thresholds import MAX_CERTIFIED_DEPTH, Certificate, better_fair_stump
 from .binary import solve_tree
 from .engines import Request, binary_search_off, every_threshold_off, numeric_search_off
+from .feature_costs import solve_with_feature_costs
 from .numeric import solve_numeric_tree
 from .views import solve_costs
 

@@ -11,9 +11,9 @@ from ...models.binary_tree import BinaryTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
 from ...solvers.scip import ScipModel
-from ..solve.binary import mip_result, run_scip
-from .binoct import BinOCT
-from .formulation import check_model_size
+from ..mip.binoct import BinOCT
+from ..mip.formulation import check_model_size
+from .binary import mip_result, run_scip
 
 
 def solve_binoct_raw(values: np.ndarray, y: np.ndarray, classes: np.ndarray,
