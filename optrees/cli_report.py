@@ -158,7 +158,8 @@ def report_rug(est: Any, parts: list[Any], sensitive: str | None,
         print("                  " + "  ".join(f"{k} {v:.2f}" for k, v in info.items()))
         if sensitive is not None:
             pred, groups = est.predict(X), X[sensitive].to_numpy()
-            print(f"                  DMC {metrics.dmc_score(y, pred, groups):.3f}  "
+            print("                  fairness scores (1 - gap): "
+                  f"DMC {metrics.dmc_score(y, pred, groups):.3f}  "
                   f"ODM {metrics.odm_score(y, pred, groups):.3f}  "
                   f"EOP {metrics.eop_score(y, pred, groups):.3f}")
 

@@ -469,3 +469,23 @@ def test_late_coarse_incumbent_keeps_the_optimum(monkeypatch, depth):
             assert res.optimal
             assert res.score == pytest.approx(_brute_force(X, y, w, 3, pen, depth)), (seed, pen)
             check_tree(res, X, y, w, pen)
+
+
+@pytest.mark.parametrize(("depth", "budget", "min_leaf"), [(3, 5, 5), (4, 5, 8), (3, None, 5)])
+def test_stopped_bound_is_never_above_every_row_correct(depth, budget, min_leaf):
+    """A stopped search's bound is at most what any split tree can score (every row correct,
+    at least two leaves) unless its own tree is a leaf, and never below the optimum: with a
+    leaf budget and a minimum leaf size it once reported twice the rows (the children's
+    bounds each took the parent's weight)."""
+    rng = np.random.default_rng(5)
+    n = 150 if depth == 3 else 70
+    X = np.round(rng.normal(size=(n, 4)), 1)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(scale=0.8, size=n) > 0).astype(int)
+    pen = 0.5
+    exact = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen, max_leaves=budget,
+                          min_leaf=min_leaf)
+    for checks in (1, 4, 16, 64, 256):
+        res = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen, max_leaves=budget,
+                            min_leaf=min_leaf, deadline=_StopAfter(checks))
+        assert res.upper_bound <= max(res.score, len(y) - 2 * pen) + 1e-9
+        assert res.upper_bound >= exact.score - 1e-9

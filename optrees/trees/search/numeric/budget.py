@@ -164,6 +164,8 @@ class BudgetSearch:
                             + (rv[a, k1] if a >= 0 else total - pen))
             loss = min(loss, (cw[a] - lv[a, k0] if a >= 0 else pen)
                        + (total - cw[b] - rv[b, k1] if b >= 0 else pen))
+        # whatever the leaf size: the children's weights sum to the total, each has a leaf
+        objective = min(objective, total - 2.0 * pen)
         return min(objective, total - loss) if self.similar else objective
 
     def _step(self, place: int, f: int, lo: int, hi: int | None, a: int, b: int,
