@@ -381,8 +381,9 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                           "rows; default: 1 each)")
     fit.add_argument("--costs", default=None, metavar="FILE.csv",
                      help="misclassification costs (bendoct, benders, flow): a CSV matrix, "
-                          "true labels as first column, predicted labels as header; the tree "
-                          "minimises the total cost (default: accuracy)")
+                          "true labels as first column, predicted labels as header, or three "
+                          "columns true,predicted,cost (pairs not given: 0 on the diagonal, "
+                          "else 1); the tree minimises the total cost (default: accuracy)")
     fit.add_argument("--feature-costs", default=None, metavar="COL=COST,...",
                      help="cost each row pays for each distinct column tested on its path "
                           "(bendoct, benders, flow; in units of one misclassified row; "

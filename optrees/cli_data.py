@@ -240,27 +240,37 @@ def class_weight(text: str, y: pd.Series) -> Any:
     return weights
 
 
+COSTS_LAYOUTS = ("a matrix (true labels as first column, predicted labels as header) or "
+                 "three columns true,predicted,cost")
+LONG_COSTS = ["true", "predicted", "cost"]
+
+
 def costs(path: str, y: pd.Series) -> dict[tuple[Any, Any], float]:
     """``--costs FILE.csv``: a matrix with the true labels as first column and the predicted
-    labels as header (labels as the target prints them), one cost >= 0 per cell."""
+    labels as header, or one pair per line under the header ``true,predicted,cost`` (labels
+    as the target prints them); costs >= 0, pairs not given 0 on the diagonal, else 1."""
     table = read_csv(path)
-    table = table.set_index(table.columns[0])
+    if [str(c).strip().lower() for c in table.columns] == LONG_COSTS:
+        cells = [(t, p, c) for t, p, c in table.itertuples(index=False)]
+        where = ("first column", "second column")
+    else:
+        table = table.set_index(table.columns[0])
+        cells = [(t, p, table.loc[t, p]) for t in table.index for p in table.columns]
+        where = ("first column", "header")
     out = {}
-    for true in table.index:
-        for pred in table.columns:
-            cell = table.loc[true, pred]
-            try:
-                value = float(cell)
-            except (TypeError, ValueError):
-                value = math.nan
-            if not math.isfinite(value) or value < 0:
-                raise _UsageError(f"--costs {path}: the cost of predicting {pred!r} for "
-                                  f"{true!r} is {cell!r}, not a number >= 0")
-            out[(label(str(true).strip(), y, "--costs (first column)"),
-                 label(str(pred).strip(), y, "--costs (header)"))] = value
+    for true, pred, cell in cells:
+        try:
+            value = float(cell)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not math.isfinite(value) or value < 0:
+            raise _UsageError(f"--costs {path}: the cost of predicting {pred!r} for "
+                              f"{true!r} is {cell!r}, not a number >= 0 (the file is "
+                              f"{COSTS_LAYOUTS})")
+        out[(label(str(true).strip(), y, f"--costs ({where[0]})"),
+             label(str(pred).strip(), y, f"--costs ({where[1]})"))] = value
     if not out:
-        raise _UsageError(f"--costs {path}: no costs in it (true labels as first column, "
-                          "predicted labels as header)")
+        raise _UsageError(f"--costs {path}: no costs in it (the file is {COSTS_LAYOUTS})")
     return out
 
 

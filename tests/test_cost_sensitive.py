@@ -230,3 +230,26 @@ def test_cli_costs_file(tmp_path, capsys):
                  "--costs", str(costs)]) != 0
     assert "'x'" in capsys.readouterr().err
 
+
+
+def test_cli_costs_file_by_pairs_equals_the_matrix(tmp_path):
+    """``--costs`` as three columns true,predicted,cost (pairs not given: 0 on the diagonal,
+    else 1) reads the same costs as the matrix layout; a bad cost names the layouts."""
+    import pandas as pd
+
+    from optrees import cli_data
+    from optrees.cli_base import _UsageError as UsageError
+
+    y = pd.Series(["bad", "good", "ok", "bad"])
+    matrix = tmp_path / "m.csv"
+    matrix.write_text("true,bad,good,ok\nbad,0,6,1\ngood,1,0,1\nok,2,1,0\n")
+    pairs = tmp_path / "p.csv"
+    pairs.write_text("True,Predicted,Cost\nbad,good,6\nok,bad,2\n")
+    full, given = cli_data.costs(str(matrix), y), cli_data.costs(str(pairs), y)
+    assert given == {("bad", "good"): 6.0, ("ok", "bad"): 2.0}
+    classes = ["bad", "good", "ok"]
+    as_matrix = [[given.get((t, p), 0.0 if t == p else 1.0) for p in classes] for t in classes]
+    assert as_matrix == [[full[(t, p)] for p in classes] for t in classes]
+    pairs.write_text("true,predicted,cost\nbad,good,-1\n")
+    with pytest.raises(UsageError, match="true,predicted,cost"):
+        cli_data.costs(str(pairs), y)
