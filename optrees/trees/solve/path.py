@@ -1,0 +1,103 @@
+"""The λ-path of a depth: the best tree of every size on 0/1 features, and the leaf
+penalties for which each is BendOCT's optimum (issue #44, first piece).
+
+BendOCT maximizes ``accuracy - lam * leaves``; with ``F(B)`` the best weighted accuracy of a
+tree of at most ``B`` leaves, its optimum for any ``lam`` is ``max_B F(B) - lam * B``.  So one
+front (:func:`~optrees.trees.search.binary.front.accuracy_front`) answers every ``lam``: the
+points on the front's upper concave hull are the optima, each over an interval of ``lam``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..._validation import (
+    OptreesInputError,
+    check_depth,
+    check_frame,
+    check_target,
+    check_time_limit,
+    fit_weights,
+)
+from ...encoding.binary import binarize
+from ...models.binary_tree import BinaryTree
+from ...solvers.deadline import Deadline
+from ..search.binary.front import accuracy_front
+
+MAX_PATH_DEPTH = 4
+"""Deepest path: the front has 2^depth points, each a budgeted search."""
+
+
+@dataclass
+class PathPoint:
+    """The best tree with at most ``budget`` leaves: weighted training ``accuracy``, a proven
+    upper ``bound`` on that best accuracy, ``optimal`` when proved, the tree's own
+    ``leaves`` and ``lams``: the interval of leaf penalties (accuracy per leaf) for which it is
+    BendOCT's optimum, None when no penalty makes it optimal (it is not on the hull)."""
+
+    budget: int
+    leaves: int
+    accuracy: float
+    bound: float
+    optimal: bool
+    tree: BinaryTree
+    lams: tuple[float, float] | None
+
+
+def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = None,
+                 min_samples_leaf: int = 1, time_limit: float | None = None,
+                 binarizer: object = None) -> list[PathPoint]:
+    """The best tree of each leaf count ``1 .. 2^depth``, one search for all; see
+    :class:`PathPoint`.  ``X``: 0/1 columns (a DataFrame keeps its column names in the
+    trees), or raw columns with ``binarizer="auto"`` (quantile cuts: the front is then over
+    those thresholds) or a :class:`~optrees.Binarizer`."""
+    frame = check_frame(X)
+    depth = check_depth(depth, MAX_PATH_DEPTH, "the path has one search per leaf count")
+    classes, y_enc = check_target(y, len(frame))
+    w = fit_weights(sample_weight, None, classes, y_enc)
+    if isinstance(min_samples_leaf, bool) or not isinstance(min_samples_leaf, int) or \
+            min_samples_leaf < 1:
+        raise OptreesInputError(f"min_samples_leaf must be an integer >= 1, got "
+                                f"{min_samples_leaf!r}")
+    deadline = Deadline(check_time_limit(time_limit))
+    X01, encoding = binarize(frame, binarizer, w)
+    total = float(len(y_enc) if w is None else np.sum(w))
+    points = accuracy_front(X01, y_enc, depth, w, len(classes), min_samples_leaf, deadline)
+    out = []
+    for p in points:
+        tree = p.tree.to_binary_tree(classes)
+        tree.feature_names, tree.negated_names = list(encoding.names), list(encoding.negated)
+        tree.set_counts(X01, y_enc, w)
+        out.append(PathPoint(p.budget, p.leaves, p.correct / total, p.bound / total,
+                             p.optimal, tree, None))
+    _hull(out)
+    return out
+
+
+def _hull(points: list[PathPoint]) -> None:
+    """Set ``lams`` of the points on the upper concave hull of (leaves, accuracy): point i is
+    the optimum for ``lam`` between its slopes to the next and the previous hull point."""
+    best: dict[int, PathPoint] = {}
+    for p in points:  # one candidate per leaf count: the most accurate
+        if p.leaves not in best or p.accuracy > best[p.leaves].accuracy:
+            best[p.leaves] = p
+    hull: list[PathPoint] = []
+    for p in sorted(best.values(), key=lambda q: q.leaves):
+        if hull and p.accuracy <= hull[-1].accuracy:
+            continue  # more leaves, no more accuracy: never an optimum
+        while len(hull) >= 2 and _slope(hull[-2], hull[-1]) <= _slope(hull[-1], p):
+            hull.pop()
+        hull.append(p)
+    for i, p in enumerate(hull):
+        high = np.inf if i == 0 else _slope(hull[i - 1], p)
+        low = 0.0 if i == len(hull) - 1 else _slope(p, hull[i + 1])
+        for q in points:
+            if q.leaves == p.leaves and q.accuracy == p.accuracy:
+                q.lams = (low, high)
+
+
+def _slope(a: PathPoint, b: PathPoint) -> float:
+    """Accuracy gained per extra leaf from ``a`` to ``b``."""
+    return (b.accuracy - a.accuracy) / (b.leaves - a.leaves)

@@ -1,0 +1,103 @@
+"""The λ-path (optrees.trees.pareto_front): the best tree of every leaf count in one search,
+against an enumeration of every tree written from the definition, and against BendOCT's own
+optimum at penalties read off the path."""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrees import BendOCTClassifier
+from optrees._validation import OptreesInputError
+from optrees.solvers.deadline import Deadline
+from optrees.trees import pareto_front
+from optrees.trees.search.binary.front import accuracy_front
+
+
+def best_by_leaves(X, y, w, rows, depth, min_leaf):
+    """{leaves: largest weighted correct} over every tree of depth <= ``depth`` on ``rows``,
+    each leaf predicting its weighted majority; a split keeps ``min_leaf`` rows each side."""
+    classes = np.unique(y)
+    out = {1: max(w[rows][y[rows] == k].sum() for k in classes)}
+    if depth == 0:
+        return out
+    for f in range(X.shape[1]):
+        left, right = rows[X[rows, f] == 0], rows[X[rows, f] == 1]
+        if len(left) < min_leaf or len(right) < min_leaf:
+            continue
+        a = best_by_leaves(X, y, w, left, depth - 1, min_leaf)
+        b = best_by_leaves(X, y, w, right, depth - 1, min_leaf)
+        for (ka, va), (kb, vb) in product(a.items(), b.items()):
+            out[ka + kb] = max(out.get(ka + kb, -np.inf), va + vb)
+    return out
+
+
+def front_by_enumeration(X, y, w, depth, min_leaf):
+    best = best_by_leaves(X, y, w, np.arange(len(y)), depth, min_leaf)
+    return [max(v for k, v in best.items() if k <= budget) for budget in range(1, 2**depth + 1)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_each_budget_is_the_enumerated_optimum(seed):
+    rng = np.random.default_rng(seed)
+    n, F, depth = 24, 4, 2 + seed % 2
+    X = rng.integers(0, 2, size=(n, F))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(n) < 0.2)).astype(int) + (seed % 3 == 0) * X[:, 2]
+    w = rng.integers(1, 4, size=n).astype(float)
+    min_leaf = 1 + seed % 3
+    want = front_by_enumeration(X, y, w, depth, min_leaf)
+    points = accuracy_front(X, y, depth, w, int(y.max()) + 1, min_leaf)
+    assert [p.budget for p in points] == list(range(1, 2**depth + 1))
+    assert all(p.optimal for p in points)
+    assert [p.correct for p in points] == pytest.approx(want)
+    assert all(p.leaves <= p.budget for p in points)
+    # of the trees tied at a budget's optimum, the one with the fewest leaves
+    best = best_by_leaves(X, y, w, np.arange(n), depth, min_leaf)
+    for p in points:
+        assert p.leaves == min(k for k, v in best.items() if v >= p.correct - 1e-9)
+    # the tree scores what the point says, from its own predictions
+    for p in points:
+        leaf = p.tree.terminal(X)
+        got = sum(w[(leaf == t) & (y == p.tree.label[t - 1])].sum() for t in np.unique(leaf))
+        assert got == pytest.approx(p.correct)
+
+
+def test_penalties_read_off_the_path_are_bendocts_optima():
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame(rng.integers(0, 2, size=(60, 5)), columns=list("abcde"))
+    y = ((X["a"] & X["b"]) | (X["c"] & (rng.random(60) < 0.7))).astype(int)
+    points = pareto_front(X, y, 3)
+    for lam in (0.0, 0.004, 0.02, 0.05, 0.1, 0.3):
+        est = BendOCTClassifier(depth=3, lam=lam, binarizer=None, time_limit=30).fit(X, y)
+        best = max(p.accuracy - lam * p.leaves for p in points)
+        assert est.objective_ == pytest.approx(best)
+        chosen = [p for p in points if p.lams and p.lams[0] <= lam <= p.lams[1]]
+        assert chosen and chosen[0].accuracy - lam * chosen[0].leaves == pytest.approx(best)
+    hull = [p for p in points if p.lams]
+    assert hull[0].lams[1] == np.inf and hull[-1].lams[0] == 0.0
+
+
+def test_stopped_path_keeps_valid_bounds():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(300, 12))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(300) < 0.1)).astype(int)
+    exact = accuracy_front(X, y, 3)
+    stopped = accuracy_front(X, y, 3, deadline=Deadline(0.0))
+    for e, s in zip(exact, stopped, strict=True):
+        assert s.correct <= e.correct + 1e-9 <= s.bound + 2e-9
+        assert not s.optimal or s.correct == pytest.approx(e.correct)
+
+
+def test_bad_input_is_refused():
+    X = pd.DataFrame({"a": [0, 1, 0, 1], "b": [0.5, 1, 0, 1]})
+    with pytest.raises(OptreesInputError, match="binary"):
+        pareto_front(X, [0, 1, 0, 1], 2)
+    with pytest.raises(OptreesInputError, match="depth"):
+        pareto_front(X[["a"]], [0, 1, 0, 1], 9)
+    with pytest.raises(OptreesInputError, match="min_samples_leaf"):
+        pareto_front(X[["a"]], [0, 1, 0, 1], 2, min_samples_leaf=0)
+    points = pareto_front(X, [0, 1, 0, 1], 1, binarizer="auto")
+    assert points[-1].accuracy == 1.0
