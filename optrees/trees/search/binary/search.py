@@ -137,6 +137,8 @@ class Search:
             self.stats.kernels += 1
             C = (self.rows_counter.gram(rows)[0] if self.rows_counter is not self.counter
                  else G)  # row counts (min_leaf)
+            if budget is not None:  # one Gram answers every budget: cache them all
+                return self._depth2_budgets(G, t, C, rows, depth, key, budget)
             v, a, bl, br = self.counter.depth2(G, t, L, depth, tol, C, len(rows), self.m,
                                                budget)
             node = from_depth2(a, bl, br)
@@ -145,6 +147,21 @@ class Search:
         if budget is not None:
             return self._branch_budget(rows, depth, budget, key, leaf, upper, lower)
         return self._branch(rows, depth, key, leaf, upper, lower)
+
+    def _depth2_budgets(self, G, t, C, rows: np.ndarray, depth: int, key: bytes,
+                        budget: int) -> Result:
+        """A depth-2 subproblem of a budgeted search: the kernel for each budget 2 .. 2^depth
+        on the same counters, all cached (a leaf budget's front, issue #44, asks them all;
+        a budget's Gram costs far more than its kernel); the result for ``budget``."""
+        out = None
+        for b in range(2, 2**depth + 1):
+            v, a, bl, br = self.counter.depth2(G, t, self.L, depth, self.tol, C, len(rows),
+                                               self.m, b)
+            node = from_depth2(a, bl, br)
+            self.cache.put_exact(key, (depth, b) if b < 2**depth else depth, v, node)
+            if b == budget:
+                out = Result(v, node, v)
+        return out
 
     def _branch(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
                 upper: float, lower: float) -> Result:
