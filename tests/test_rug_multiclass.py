@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from optrees.encoding.columns import RawColumns
 from optrees.models.rule_set import Literal
@@ -84,15 +85,59 @@ def test_dual_labels_converge_when_nothing_prices_out():
     assert open_pairs == []
 
 
-def test_estimator_reports_the_stall():
+def test_estimator_reports_the_stall_and_retries_it(monkeypatch):
     """Through RUGClassifier (tree pricing, depth 3, seed 0) on the same rows, 'auto'
-    (majority labels for three classes) stops after 4 LPs at LP value 10 with leaves still
-    pricing out with their dual-weighted class: ``status_`` says 'stalled' (the paper's dual
-    labels run 12 LPs and converge at LP value 11.86)."""
+    (majority labels for three classes): without retries the fit stops after 4 LPs at LP
+    value 10 with leaves still pricing out with their dual-weighted class, and ``status_``
+    says 'stalled'; with them it prices on and converges lower (the paper's dual labels run
+    12 LPs and converge at LP value 11.86)."""
+    import optrees.rug.generation as generation
     from optrees import RUGClassifier
 
     raw, y, _ = _instance()
     X = pd.DataFrame({"x": raw.numeric["x"]})
-    m = RUGClassifier(max_depth=3, pen_par=PEN, max_rmp_calls=20, threshold=0.0,
-                      random_state=0).fit(X, y)
-    assert m.status_ == "stalled"
+
+    def fit() -> RUGClassifier:
+        return RUGClassifier(max_depth=3, pen_par=PEN, max_rmp_calls=20, threshold=0.0,
+                             random_state=0).fit(X, y)
+
+    monkeypatch.setattr(generation, "STALL_RETRIES", 0)
+    stalled = fit()
+    assert stalled.status_ == "stalled" and stalled.n_rmp_calls_ == 4
+    monkeypatch.undo()
+    retried = fit()
+    assert retried.status_ == "converged" and retried.n_rmp_calls_ > 4
+    assert retried.objective_ < stalled.objective_ - 1e-6
+
+
+def test_a_stall_prices_again_at_other_optimal_duals():
+    """A stalled round prices again (``STALL_RETRIES`` times here, as nothing can enter) at
+    per-sample duals that are each optimal for the same LP (3): feasible for its dual
+    (0 <= beta <= 1, sum_i ahat_ij beta_i <= lam c_j for every pool rule, from eq. (1)-(3))
+    and of sum equal to the LP's value; they differ (another fill of the cells' duals)."""
+    from optrees.rug.generation import STALL_RETRIES
+
+    raw, y, rules = _instance()
+    seen: list[np.ndarray] = []
+
+    def pricer(beta: np.ndarray) -> list:
+        seen.append(np.array(beta, dtype=float))
+        return rules
+
+    gen = RuleGeneration(raw, y, K, pen_par=PEN, max_rmp_calls=20, pricer=pricer,
+                         majority_labels=True)
+    res = gen.run()
+    assert res.status == "stalled" and res.n_rmp_calls == 1
+    assert len(seen) == 2 + STALL_RETRIES  # the initial rules, the LP's duals, the retries
+    pool = [(r.literals, r.label, r.cost) for r in res.rules]
+    for beta in seen[1:]:
+        assert ((beta >= -1e-12) & (beta <= 1 + 1e-9)).all()
+        for lits, label, cost in pool:
+            covered = np.ones(len(y), dtype=bool)
+            for lit in lits:
+                x = raw.numeric[lit.feature]
+                covered &= x <= lit.value if lit.op == "<=" else x > lit.value
+            ahat = np.where(y[covered] == label, 1.0, -1.0 / (K - 1))
+            assert float(beta[covered] @ ahat) <= PEN * cost + 1e-7
+        assert beta.sum() == pytest.approx(res.objective, abs=1e-6)
+    assert len({tuple(b) for b in seen[1:]}) > 1
