@@ -1,9 +1,9 @@
 """Multi-class RUG (optrees) against ruleopt 1.2.1 on every multi-class data set (issue #42
-item 7): the same stratified 70/30 splits, the same encoded matrix, two settings.
+item 7): the same stratified 70/30 splits, the same encoded matrix, three settings.
 
 Usage:  OPTREES_DATA=../shared/datasets PYTHONPATH=$PWD python bench/rug_multiclass.py
-        [--datasets iris,wine,...] [--settings d3,defaults] [--seeds 0-9]
-        [--max-rows 3000] [--rule-labels auto]
+        [--datasets iris,wine,...] [--settings d3,defaults,own] [--seeds 0-9]
+        [--max-rows 3000] [--rule-labels auto] [--csv rows.csv]
 
 Settings:
 - ``d3``: ``max_depth=3``, 10 pricing rounds (optrees: 11 master LPs, as ruleopt counts
@@ -20,8 +20,10 @@ Settings:
 Data sets: the data directory's multi-class sets (``optrees.datasets`` names) and
 scikit-learn's loaders (``sk-iris``, ``sk-wine``, ``sk-digits``).  Both get the matrix
 optrees' pricing trees see (numeric columns as they are, categoricals one-hot); ruleopt's
-classes are the label indices.  ``--max-rows``: larger sets are first reduced to a stratified
-sample of that many rows (seed 0), so that one run stays within minutes; the row says so.
+classes are the label indices.  ``NAME:ordinal`` gives both the ordered categorical columns
+as their integer codes instead (e.g. ``car-evaluation:ordinal``: thresholds such as
+``safety <= med``).  ``--max-rows``: larger sets are first reduced to a stratified sample of
+that many rows (seed 0), so that one run stays within minutes; ``n=`` shows the rows used.
 
 Prints a line per split and setting, then per data set and setting the mean test accuracy
 of both, the paired difference optrees - ruleopt (points, mean +- standard error) and the
@@ -162,7 +164,8 @@ def parse_seeds(text: str) -> list[int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--settings", default="d3,defaults")
+    ap.add_argument("--settings", default="d3,defaults",
+                    help="comma list of d3, defaults (ruleopt's), own (each package's)")
     ap.add_argument("--seeds", default="0-9")
     ap.add_argument("--max-rows", type=int, default=3000)
     ap.add_argument("--rule-labels", default="auto")
