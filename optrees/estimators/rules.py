@@ -102,8 +102,10 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
 
     Fitted attributes: ``rules_`` (pruned :class:`RuleSet`), ``all_rules_`` (the whole pool with
     LP weights), ``objective_`` (LP objective), ``n_rmp_calls_``, ``lp_status_`` (HiGHS status of
-    the last LP used), ``status_`` ('converged' | 'iteration_limit' | 'time_limit' |
-    'interrupted'), ``n_features_in_``, ``feature_names_in_``,
+    the last LP used), ``status_`` ('converged' | 'stalled' | 'iteration_limit' |
+    'time_limit' | 'interrupted'; 'stalled': with majority rule labels a round added no rule
+    while leaves of the pricing tree still priced out with another class, see
+    ``rule_labels``), ``n_features_in_``, ``feature_names_in_``,
     ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``, and those of
     every estimator: ``bound_`` (``lower_bound_``, or ``-inf`` without one), ``gap_``,
     ``solve_seconds_``, ``stats_``; with ``fairness``, ``fairness_`` (see ``epsilon``).
