@@ -253,3 +253,61 @@ def test_cli_costs_file_by_pairs_equals_the_matrix(tmp_path):
     pairs.write_text("true,predicted,cost\nbad,good,-1\n")
     with pytest.raises(UsageError, match="true,predicted,cost"):
         cli_data.costs(str(pairs), y)
+
+
+def test_a_search_proof_builds_no_mip_and_no_pass_over_the_pseudo_rows(monkeypatch):
+    """0/1 columns, the search on: its proof is the answer.  Structurally: the MIP entry
+    raises if called, and every pass of a tree over a matrix (``HeapTree.terminal``,
+    ``BinaryTree._descend``) records its rows: none goes over the view's pseudo-rows (two
+    per row here).  The tree's counts are the original rows' class weights at each leaf,
+    and ``stats_`` names no leaf size the user did not ask for."""
+    import optrees.trees.solve.binary as solve_binary
+    from optrees.models.binary_tree import BinaryTree
+    from optrees.trees.problem.tree_problem import HeapTree
+
+    rng = np.random.default_rng(11)
+    n = 40
+    X = rng.integers(0, 2, size=(n, 5))
+    y = rng.integers(0, 3, size=n)
+    w = rng.integers(1, 4, size=n).astype(float)
+    C = np.array([[0.0, 2.0, 5.0], [1.0, 0.0, 3.0], [4.0, 1.0, 0.0]])
+
+    def no_mip(*args, **kwargs):
+        raise AssertionError("a MIP was built")
+
+    seen: list[int] = []
+    terminal, descend = HeapTree.terminal, BinaryTree._descend
+
+    def counted_terminal(self, M):
+        seen.append(len(M))
+        return terminal(self, M)
+
+    def counted_descend(self, M):
+        seen.append(len(M))
+        return descend(self, M)
+
+    monkeypatch.setattr(solve_binary, "run_scip", no_mip)
+    monkeypatch.setattr(HeapTree, "terminal", counted_terminal)
+    monkeypatch.setattr(BinaryTree, "_descend", counted_descend)
+    est = BendOCTClassifier(depth=2, lam=0.01, binarizer=None, misclassification_costs=C,
+                            time_limit=30).fit(X, y, sample_weight=w)
+    assert est.status_ == "optimal" and est.n_bb_nodes_ == 0
+    assert est.stats_["pseudo_rows"] == 2 * n  # (two positive gains per class)
+    assert seen and max(seen) == n
+    assert "side_constraints" not in est.stats_
+    leaves = est.apply(X)
+    for leaf in np.unique(leaves):
+        at = leaves == leaf
+        np.testing.assert_allclose(est.tree_.counts[leaf],
+                                   np.bincount(y[at], weights=w[at], minlength=3))
+    assert est.objective_ == pytest.approx(tree_objective(est, X, y, w, C, 0.01, "leaves"))
+
+
+def test_min_leaf_reported_in_rows_on_the_mip_path_too():
+    """The MIP on the pseudo-rows keeps ``copies`` x min_samples_leaf of them per leaf;
+    ``stats_`` says the user's min_samples_leaf."""
+    X, y, w, C = random_instance(3, 3)
+    est = BendOCTClassifier(depth=2, lam=0.0, misclassification_costs=C, min_samples_leaf=2,
+                            subtree_search=False,
+                            time_limit=30).fit(X, y, sample_weight=w)
+    assert est.stats_["side_constraints"] == "min_samples_leaf=2"

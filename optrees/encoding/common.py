@@ -22,6 +22,8 @@ def is_numeric(s: pd.Series, bool_numeric: bool = False) -> bool:
 def is_numeric_dtype(dtype: Any, bool_numeric: bool = False) -> bool:
     """:func:`is_numeric` from the column's dtype alone (no Series needed: fast on wide
     frames, whose ``df.dtypes`` costs one call)."""
+    if isinstance(dtype, np.dtype):  # numpy's own: by kind, 10x faster than pandas' checks
+        return dtype.kind in "iufc" or (dtype.kind == "b" and bool_numeric)
     if isinstance(dtype, pd.CategoricalDtype):
         return False
     if pd.api.types.is_bool_dtype(dtype):

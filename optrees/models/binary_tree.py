@@ -135,12 +135,17 @@ class BinaryTree:
                    sample_weight: np.ndarray | None = None) -> BinaryTree:
         """Record per-node class counts of training data (y given as class indices): the
         weight of each class's rows with ``sample_weight`` (as scikit-learn's trees do)."""
-        counts = np.zeros((self.n_nodes, len(self.classes)))
+        K = len(self.classes)
         y_index = np.asarray(y_index)
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        # one bincount over (node, class) of every row at every level it reaches: the sums
+        # of np.add.at level by level (each node lies on one level; rows in the same order)
+        cells, weights = [], []
         for rows, nodes, _ in self._descend(X):
-            np.add.at(counts, (nodes, y_index[rows]), 1.0 if w is None else w[rows])
-        self.counts = counts
+            cells.append(nodes * K + y_index[rows])
+            weights.append(np.ones(len(rows)) if w is None else w[rows])
+        self.counts = np.bincount(np.concatenate(cells), np.concatenate(weights),
+                                  minlength=self.n_nodes * K).reshape(self.n_nodes, K)
         return self
 
     # ----------------------------------------------------------------- text

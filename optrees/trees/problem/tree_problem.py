@@ -88,8 +88,10 @@ class TreeProblem:
         return 2**self.depth if self.max_leaves is None else self.max_leaves
 
     def constraint_text(self) -> str:
-        """The side constraints in words (for messages and ``stats_``)."""
-        parts = [f"min_samples_leaf={self.min_leaf}"] if self.min_leaf > 1 else []
+        """The side constraints in words (for messages and ``stats_``), in the user's rows
+        (an objective's pseudo-rows: ``copies`` per row)."""
+        rows = self.min_leaf if self.view is None else self.min_leaf // self.view.copies
+        parts = [f"min_samples_leaf={rows}"] if rows > 1 else []
         if self.max_leaves is not None:
             parts.append(f"max_leaves={self.max_leaves}")
         if self.fairness is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._logging import progress, since_fit, solved
+from ..._logging import enabled, progress, since_fit, solved
 from ...compiled import backend_for, small_subtree_fit
 from ...models.binary_tree import BinaryTree
 from ...models.result import FitResult
@@ -80,7 +80,9 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     # its tree is that optimum when it keeps within the budget
     relaxed = off == BUDGET_OFF
     found = _search(problem, deadline, SEARCH_SHARE) if off is None or relaxed else None
-    if found is not None and found.optimal and found.tree.feasible(problem):
+    # without fairness the search keeps the side constraints itself (its entry checks them)
+    if found is not None and found.optimal and (problem.fairness is None
+                                                or found.tree.feasible(problem)):
         fit = _searched(problem, found, classes, names)
         if relaxed:
             fit.stats["subtree_search"] = "fronts without max_leaves: within it"
@@ -131,7 +133,7 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
 
 def _constrained(problem: TreeProblem, fit: FitResult) -> FitResult:
     """``fit`` with ``stats['side_constraints']`` naming the constraints in force, if any."""
-    if problem.constrained:
+    if problem.constrained and problem.constraint_text():  # (none on pseudo-rows' copies)
         fit.stats["side_constraints"] = problem.constraint_text()
     if problem.fairness is not None:
         fit.stats["fairness_gap"] = problem.fairness.gap(
@@ -169,11 +171,12 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
                                    fair.epsilon, fair.positive, problem.leaf_penalty,
                                    problem.row_weights, problem.min_leaf, share, backend,
                                    problem.n_classes, cells)
-    value = found.tree.objective(problem)
-    bound = problem.correct_weight * found.bound + problem.split_cost
-    progress("search", found.stats["seconds"], incumbent=value, bound=bound,
-             gap=abs(bound - value) / max(abs(value), 1e-9),
-             nodes=found.stats["nodes"], proved=found.optimal)
+    if enabled():  # (the tree's objective is a pass over the rows)
+        value = found.tree.objective(problem)
+        bound = problem.correct_weight * found.bound + problem.split_cost
+        progress("search", found.stats["seconds"], incumbent=value, bound=bound,
+                 gap=abs(bound - value) / max(abs(value), 1e-9),
+                 nodes=found.stats["nodes"], proved=found.optimal)
     return found
 
 
@@ -190,7 +193,10 @@ def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
               names: tuple[list[str], list[str]]) -> FitResult:
     """The :class:`FitResult` of the search's tree (no MIP was built): optimal, or stopped
     by the time limit with the search's bound."""
-    objective = float(found.tree.objective(problem))
+    if problem.view is None:
+        objective = float(found.tree.objective(problem))
+    else:  # the same value from the search's score, without a pass over the pseudo-rows
+        objective = problem.correct_weight * found.score + problem.split_cost
     bound = (objective if found.optimal
              else problem.correct_weight * found.bound + problem.split_cost)
     return FitResult(_binary_tree(problem, found.tree, classes, names),
@@ -200,10 +206,12 @@ def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
 
 def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,
                  names: tuple[list[str], list[str]]) -> BinaryTree:
-    """The returned model: ``heap`` with the features' names and its training counts."""
+    """The returned model: ``heap`` with the features' names and its training counts (on
+    an objective's pseudo-rows none: the view counts the original rows)."""
     tree = heap.to_binary_tree(classes)
     tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
-    tree.set_counts(problem.X, problem.y, problem.row_weights)
+    if problem.view is None:
+        tree.set_counts(problem.X, problem.y, problem.row_weights)
     return tree
 
 

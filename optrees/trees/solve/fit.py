@@ -15,7 +15,13 @@ import numpy as np
 import pandas as pd
 
 from ..._validation import OptreesInputError, positive_class_index
-from ...encoding.binary import Encoding, binarize, every_threshold, has_numeric_column
+from ...encoding.binary import (
+    Encoding,
+    binarize,
+    every_threshold,
+    has_numeric_column,
+    is_binary_frame,
+)
 from ...encoding.bins import cart_cuts
 from ...encoding.common import is_numeric
 from ...encoding.thresholds import ThresholdColumns
@@ -110,6 +116,7 @@ class TreeFit:
                  guard: Callable[[Deadline], AbstractContextManager] = nullcontext) -> None:
         self.p, self.method, self.guard = p, method, guard
         self.groups: np.ndarray | None = None  # fit(groups=...): the sensitive groups
+        self.numeric: tuple[pd.DataFrame, bool] | None = None  # a table, has_numeric_column
 
     # ------------------------------------------------------------------ entry
     def solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
@@ -132,9 +139,11 @@ class TreeFit:
         """What this fit asks of the engines (:mod:`.engines`), before encoding ``df``."""
         p = self.p
         max_leaves = p.get("max_leaves")
+        if self.numeric is None or self.numeric[0] is not df:  # asked once per table
+            self.numeric = (df, has_numeric_column(df))
         return Request(p.depth, self.method.search,
                        isinstance(p.binarizer, str) and p.binarizer == "auto",
-                       has_numeric_column(df), p.get("fairness") is not None,
+                       self.numeric[1], p.get("fairness") is not None,
                        None if max_leaves is None or max_leaves >= 2**p.depth else max_leaves,
                        p.get("misclassification_costs") is not None,
                        p.get("feature_costs") is not None)
@@ -142,9 +151,13 @@ class TreeFit:
     # ------------------------------------------------------------------ accuracy
     def _accuracy(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
                   classes: np.ndarray, deadline: Deadline,
-                  view: ClassificationView | None = None) -> tuple[FitResult, Encoding]:
+                  view: ClassificationView | None = None,
+                  encoded: tuple[np.ndarray, Encoding] | None = None
+                  ) -> tuple[FitResult, Encoding]:
         """Encode and solve (rows weighted by ``w``, None: 1); ``view``: the rows are an
-        objective's pseudo-rows (:mod:`optrees.trees.problem.objectives`)."""
+        objective's pseudo-rows (:mod:`optrees.trees.problem.objectives`); ``encoded``: their
+        0/1 matrix and its encoding when the caller has them (a 0/1 table kept as it is),
+        ``df`` then being the table they repeat (asked for its columns only)."""
         p = self.p
         # side constraints (FlowOCT, BendersOCT, BendOCT; the OCT and BinOCT baselines have none)
         min_leaf = min_leaf_rows(p.get("min_samples_leaf", 1), len(y))
@@ -170,7 +183,8 @@ class TreeFit:
         def binarized(n_bins: int | None, extra: Any = cuts) -> tuple[TreeProblem, Encoding]:
             """The problem over the 0/1 columns of ``n_bins`` cuts (None: the default) and
             ``extra`` ones (CART's)."""
-            X, encoding = binarize(df, p.binarizer, w, n_bins, extra)
+            X, encoding = encoded if encoded is not None else \
+                binarize(df, p.binarizer, w, n_bins, extra)
             encoding.columns = columns
             return TreeProblem(X, y, len(classes), p.depth, p.lam, self.method.penalty, w,
                                min_leaf, max_leaves, fair, view), encoding
@@ -243,18 +257,30 @@ class TreeFit:
         weighted-classification rows (:mod:`optrees.trees.problem.objectives`)."""
         p = self.p
         done: list[Encoding] = []
+        # a 0/1 table kept as it is: encoded once, the pseudo-rows are rows of its matrix
+        kept = binarize(df, None) if p.binarizer is None or (
+            isinstance(p.binarizer, str) and p.binarizer == "auto" and is_binary_frame(df)) \
+            else None
 
         def solve(view: ClassificationView, lam: float, min_leaf: int) -> FitResult:
             inner = TreeFit(type(p)(p, lam=lam, min_samples_leaf=min_leaf), self.method,
                             self.guard)
-            result, encoding = inner._accuracy(df.iloc[view.rows].reset_index(drop=True),
-                                               view.labels, view.weights, classes, deadline,
-                                               view)
+            inner.numeric = self.numeric
+            if kept is None:  # the encoding depends on the rows: encode the pseudo-rows
+                rows = df.iloc[view.rows].reset_index(drop=True)
+                result, encoding = inner._accuracy(rows, view.labels, view.weights, classes,
+                                                   deadline, view)
+            else:
+                result, encoding = inner._accuracy(df, view.labels, view.weights, classes,
+                                                   deadline, view, (kept[0][view.rows], kept[1]))
             done.append(encoding)
             return result
 
-        result = solve_costs(costs, solve, lambda: done[-1].transform(df), y, w, p.lam,
-                             self.method.penalty, min_leaf_rows(p.min_samples_leaf, len(y)))
+        def features() -> np.ndarray:
+            return kept[0] if kept is not None else done[-1].transform(df)
+
+        result = solve_costs(costs, solve, features, y, w, p.lam, self.method.penalty,
+                             min_leaf_rows(p.min_samples_leaf, len(y)))
         return result, done[-1]
 
     def _feature_costs(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
