@@ -123,15 +123,20 @@ def test_a_categorical_column_is_split_one_hot():
     assert "<= 0.5" not in text        # a category reads as a test, not as a threshold
 
 
-def test_the_search_itself_matches_the_enumeration_on_its_own_units():
-    df, y, w = instance(7, n=11)
+@pytest.mark.parametrize("dense_limit", [0, 10**9], ids=["intervals", "dense"])
+@pytest.mark.parametrize("seed", range(6))
+def test_both_depth2_solvers_match_the_enumeration(seed, dense_limit):
+    """Depth-2 subproblems by the interval search or the vectorized kernel: same optimum."""
+    df, y, w = instance(20 + seed, n=13, levels=5)
     X = df.to_numpy()
     objective = SquaredError()
-    for depth, pen, min_leaf in ((2, 0.3, 1), (3, 0.0, 2)):
+    for depth, pen, min_leaf in ((2, 0.0, 1), (2, 0.3, 2), (3, 0.0, 1), (3, 0.05, 2)):
         data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, pen, min_leaf)
-        found = search_tree(data, depth)
+        found = search_tree(data, depth, dense_limit=dense_limit)
         assert found.optimal
-        assert found.cost == pytest.approx(enumerate_best(X, y, w, depth, pen, min_leaf))
+        assert found.cost == pytest.approx(enumerate_best(X, y, w, depth, pen, min_leaf),
+                                           abs=1e-9)
+        assert _nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
 
 
 def test_the_equivalent_points_bound_is_the_sse_within_identical_rows():

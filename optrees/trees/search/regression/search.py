@@ -21,6 +21,7 @@ import numpy as np
 
 from ....solvers.deadline import Deadline, TimeUp
 from .data import RegressionData, Tree, children
+from .dense import DENSE_LIMIT, depth2
 from .stump import stump
 
 ABOVE = ("above",)
@@ -69,9 +70,11 @@ class RegressionSearch:
     """Optimal trees of a given depth on subsets of ``data``; a shared ``deadline`` raises
     :class:`TimeUp` from any depth (the caller keeps what was proved)."""
 
-    def __init__(self, data: RegressionData, deadline: Deadline | None = None) -> None:
+    def __init__(self, data: RegressionData, deadline: Deadline | None = None,
+                 dense_limit: int = DENSE_LIMIT) -> None:
         self.data = data
         self.deadline = deadline
+        self.dense_limit = dense_limit
         self.evaluations = 0
 
     def solve(self, order: np.ndarray, depth: int, min_leaf: int, ub: float = np.inf
@@ -81,8 +84,11 @@ class RegressionSearch:
         supersets).  Above depth 1, with an upper bound ``ub`` below the optimum, ``cost``
         is ``ub`` and ``tree`` is :data:`ABOVE` (none cheaper than ``ub``): ``cost`` is
         ``min(optimum, ub)``, still a lower bound."""
+        F, m = order.shape
+        if depth == 2 and m * m * F <= self.dense_limit:
+            return depth2(self.data, order, min_leaf)  # exact, vectorized
         cost, free, tree = stump(self.data, order, min_leaf)
-        if depth <= 1 or order.shape[1] < 2:
+        if depth <= 1 or m < 2:
             return cost, free, tree  # exact: as cheap as a bounded answer
         if ub < cost:
             cost, tree = ub, ABOVE
@@ -149,13 +155,15 @@ class RegressionFound:
 
 
 def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = None,
-                incumbent: tuple[float, Tree] | None = None, lower: float = 0.0
-                ) -> RegressionFound:
+                incumbent: tuple[float, Tree] | None = None, lower: float = 0.0,
+                dense_limit: int = DENSE_LIMIT) -> RegressionFound:
     """The best tree of depth <= ``depth`` over every threshold of ``data``, starting from
     ``incumbent`` (e.g. CART's cost and tree); ``lower``: a bound on the cost of any tree
     without penalties (e.g. the equivalent-points bound).  Stopped by ``deadline``, it
-    returns its best tree and the least bound of the root splits not yet ruled out."""
-    search = RegressionSearch(data, deadline)
+    returns its best tree and the least bound of the root splits not yet ruled out.
+    ``dense_limit``: depth-2 subproblems of at most this ``m * m * F`` take the vectorized
+    kernel (:mod:`.dense`), larger ones the interval search (both exact)."""
+    search = RegressionSearch(data, deadline, dense_limit)
     order = data.root()
     min_leaf = data.min_leaf
     cost, _, tree = stump(data, order, min_leaf)
