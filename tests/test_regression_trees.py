@@ -303,3 +303,21 @@ def test_pystreed_finds_the_same_loss_on_zero_one_data(depth, min_leaf):
     their_sse = float(np.sum((y - theirs.predict(X)) ** 2))
     assert ours.status_ == "optimal"
     assert ours.objective_ * normaliser(y, np.ones(80)) == pytest.approx(their_sse, rel=1e-9)
+
+
+@pytest.mark.parametrize("dense_limit", [0, 10**9], ids=["intervals", "dense"])
+@pytest.mark.parametrize("seed", [25, 55])
+def test_min_leaf_bounds_use_the_unconstrained_optima(seed, dense_limit):
+    """Under a leaf-size limit a subset can cost more than its superset (too few rows to
+    split): the interval bounds must use the optima without the limit.  Instances with
+    outliers where the constrained optima as bounds prune the optimum away."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 16))
+    X = rng.integers(0, 6, size=(n, 2)).astype(float)
+    y = rng.normal(size=n) * np.where(rng.random(n) < 0.2, 5, 1)
+    min_leaf = int(rng.integers(2, 4))
+    w = np.ones(n)
+    objective = SquaredError()
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf)
+    found = search_tree(data, 3, dense_limit=dense_limit)
+    assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, 0.0, min_leaf), abs=1e-9)
