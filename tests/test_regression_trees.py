@@ -49,6 +49,28 @@ def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf
     return best
 
 
+def enumerate_budget(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int,
+                     leaf_cost: float, min_leaf: int, leaves: int) -> float:
+    """Least ``SSE + leaf_cost * leaves`` over every tree of depth <= ``depth`` with at
+    most ``leaves`` leaves (a split gives each child some of them)."""
+    best = sse(y, w) + leaf_cost
+    if depth == 0 or leaves < 2:
+        return best
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for t in (values[:-1] + values[1:]) / 2:
+            left = X[:, f] <= t
+            if left.sum() < min_leaf or (~left).sum() < min_leaf:
+                continue
+            for n_left in range(1, leaves):
+                cost = (enumerate_budget(X[left], y[left], w[left], depth - 1, leaf_cost,
+                                         min_leaf, n_left)
+                        + enumerate_budget(X[~left], y[~left], w[~left], depth - 1,
+                                           leaf_cost, min_leaf, leaves - n_left))
+                best = min(best, cost)
+    return best
+
+
 def normaliser(y: np.ndarray, w: np.ndarray) -> float:
     """``W * var(y)`` with the weighted variance (the estimator's unit)."""
     return sse(y, w) or float(np.sum(w))
@@ -97,6 +119,24 @@ def test_the_certified_optimum_is_the_enumerated_one(seed, depth, lam, min_leaf)
     assert model.tree_.depth <= depth
     leaves = model.tree_.feature == -1
     assert (model.tree_.count[leaves] >= min_leaf).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("depth,max_leaves", [(2, 1), (2, 3), (3, 2), (3, 3), (3, 5),
+                                              (3, 7)])
+def test_a_leaf_budget_gives_the_enumerated_optimum(seed, depth, max_leaves):
+    df, y, w = instance(30 + seed, n=10, levels=4)
+    X = df.to_numpy()
+    for lam, min_leaf in ((0.0, 1), (0.02, 2)):
+        model = OptimalTreeRegressor(depth=depth, lam=lam, min_samples_leaf=min_leaf,
+                                     max_leaves=max_leaves, time_limit=None)
+        model.fit(df, y, sample_weight=w)
+        scale = normaliser(y, w)
+        best = enumerate_budget(X, y, w, depth, lam * scale, min_leaf, max_leaves) / scale
+        assert model.status_ == "optimal"
+        assert model.objective_ == pytest.approx(best, abs=1e-9)
+        assert model.tree_.n_leaves <= max_leaves
+        assert training_objective(model, df, y, w, lam) == pytest.approx(best, abs=1e-9)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -269,6 +309,7 @@ def test_a_constant_target_is_one_leaf():
     ({"depth": 0}, {}, "depth must be"),
     ({"lam": -0.1}, {}, "lam must be"),
     ({"min_samples_leaf": 0}, {}, "min_samples_leaf must be"),
+    ({"max_leaves": 0}, {}, "max_leaves must be"),
     ({"time_limit": 0}, {}, "time_limit must be"),
     ({}, {"y": ["a"] * 12}, "y must hold numbers"),
     ({}, {"y": [1.0] * 11 + [np.nan]}, "y contains missing"),

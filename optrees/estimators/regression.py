@@ -35,7 +35,7 @@ from ._base import (
     store_result,
     warn_unseen,
 )
-from .tree_params import MIN_SAMPLES_LEAF
+from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
 
 DEPTH_WHY = ("the regression search over every threshold is built and tested to depth "
              f"{MAX_REGRESSION_DEPTH} so far (issue #43)")
@@ -46,7 +46,7 @@ class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
     one-hot): the tree of depth <= ``depth`` minimising ``SSE / (W var(y)) + lam * leaves``
     (``SSE``: weighted sum of squared errors, ``W``: total weight, ``var(y)``: the weighted
     variance of y; a single leaf costs ``1 + lam``), leaves predicting the weighted mean, at
-    least ``min_samples_leaf`` rows per leaf.
+    least ``min_samples_leaf`` rows per leaf and at most ``max_leaves`` leaves.
 
     Found by an exact branch and bound over the sorted columns (costs from prefix sums of
     ``(w, w y, w y^2)``), CART of the same depth as the first incumbent: a fit stopped by
@@ -66,14 +66,15 @@ class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
         "lam": Param(Real(0.0), "cost of each leaf, in units of the target's variance times "
                      "the total weight"),
         "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "max_leaves": MAX_LEAVES,
         "time_limit": TIME_LIMIT,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
     }
 
     _defaults: ClassVar[dict[str, Any]] = {"depth": 2, "lam": 0.0, "min_samples_leaf": 1,
-                                            "time_limit": 60.0, "random_state": None,
-                                            "verbose": False}
+                                            "max_leaves": None, "time_limit": 60.0,
+                                            "random_state": None, "verbose": False}
 
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalTreeRegressor:
@@ -92,7 +93,7 @@ class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
         names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
         with stop_on_ctrl_c(deadline):
             result = solve_regression_tree(features, target, w, p.depth, p.lam, min_leaf,
-                                           deadline, names, p.random_state)
+                                           deadline, names, p.random_state, p.max_leaves)
         self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
         self.tree_ = result.model

@@ -29,9 +29,11 @@ MAX_REGRESSION_DEPTH = 3
 def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                           lam: float, min_leaf: int, deadline: Deadline,
                           names: tuple[list[str], list[str], list[bool]] | None = None,
-                          random_state: int = 0) -> FitResult:
+                          random_state: int = 0, max_leaves: int | None = None
+                          ) -> FitResult:
     """The best tree of depth <= ``depth`` over every threshold of the float matrix ``X``
-    (rows of weight > 0 only), at least ``min_leaf`` rows per leaf; "optimal" when proved
+    (rows of weight > 0 only), at least ``min_leaf`` rows per leaf and at most
+    ``max_leaves`` leaves (None: no limit); "optimal" when proved
     within ``deadline``, else "time_limit" with the best tree found (never worse than
     CART) and a valid lower bound."""
     objective = SquaredError()
@@ -46,8 +48,8 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
                           min_leaf)
     t0 = time.perf_counter()
     lower = objective.lower_bound(X, y_std, w_std)
-    start = cart_incumbent(data, y_std, w_std, depth, random_state)
-    found = search_tree(data, depth, deadline, start, lower)
+    start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
+    found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
     seconds = time.perf_counter() - t0
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree = RegressionTree.from_nested(found.tree, X, y, weights, feature_names)

@@ -16,15 +16,17 @@ from .data import RegressionData, Tree, midpoint
 
 
 def cart_incumbent(data: RegressionData, y: np.ndarray, w: np.ndarray | None, depth: int,
-                   random_state: int = 0) -> tuple[float, Tree] | None:
-    """``(cost, tree)`` of CART of depth ``depth`` fitted on ``data.X``, ``y`` and ``w``,
-    costed by ``data`` (its leaf costs and penalty), or None when it breaks the leaf size."""
+                   random_state: int = 0, max_leaves: int | None = None
+                   ) -> tuple[float, Tree] | None:
+    """``(cost, tree)`` of CART of depth ``depth`` (grown best first to ``max_leaves``
+    leaves when given) fitted on ``data.X``, ``y`` and ``w``, costed by ``data`` (its leaf
+    costs and penalty), or None when it breaks the leaf size."""
     from sklearn.tree import DecisionTreeRegressor
 
-    if data.n < 2:
+    if data.n < 2 or (max_leaves is not None and max_leaves < 2):
         return None
     cart = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=data.min_leaf,
-                                 random_state=random_state)
+                                 max_leaf_nodes=max_leaves, random_state=random_state)
     cart.fit(data.X, y, sample_weight=w)
     found = _convert(cart.tree_, 0, np.arange(data.n), data, data.X.astype(np.float32))
     return found if _large_enough(found[1], data, np.arange(data.n)) else None

@@ -77,31 +77,41 @@ class RegressionSearch:
         self.dense_limit = dense_limit
         self.evaluations = 0
 
-    def solve(self, order: np.ndarray, depth: int, min_leaf: int, ub: float = np.inf
-              ) -> tuple[float, float, Tree]:
-        """``(cost, free_cost, tree)`` of the best tree of depth <= ``depth`` on the subset
-        (``free_cost``: a lower bound on the optimum without the leaf-size limit, for
-        supersets).  Above depth 1, with an upper bound ``ub`` below the optimum, ``cost``
-        is ``ub`` and ``tree`` is :data:`ABOVE` (none cheaper than ``ub``): ``cost`` is
-        ``min(optimum, ub)``, still a lower bound."""
+    def solve(self, order: np.ndarray, depth: int, min_leaf: int, ub: float = np.inf,
+              budget: int | None = None) -> tuple[float, float, Tree]:
+        """``(cost, free_cost, tree)`` of the best tree of depth <= ``depth`` with at most
+        ``budget`` leaves (None: no limit) on the subset (``free_cost``: a lower bound on
+        the optimum without leaf-size limit or budget, for supersets).  Above depth 1, with
+        an upper bound ``ub`` below the optimum, ``cost`` is ``ub`` and ``tree`` is
+        :data:`ABOVE` (none cheaper than ``ub``): ``cost`` is ``min(optimum, ub)``, still a
+        lower bound."""
         F, m = order.shape
-        if depth == 2 and m * m * F <= self.dense_limit:
+        if budget is not None and budget >= 2 ** depth:
+            budget = None
+        if budget is None and depth == 2 and m * m * F <= self.dense_limit:
             return depth2(self.data, order, min_leaf)  # exact, vectorized
         cost, free, tree = stump(self.data, order, min_leaf)
+        if budget == 1:
+            cost, tree = self.leaf(order), None
         if depth <= 1 or m < 2:
             return cost, free, tree  # exact: as cheap as a bounded answer
         if ub < cost:
             cost, tree = ub, ABOVE
         floor = 2 * self.data.penalty
-        for f in range(self.data.F):
+        for f in range(self.data.F if budget != 1 else 0):
             box = self.intervals(order, f, min_leaf)
             while box.stack:
-                cost, tree = self.step(order, depth, min_leaf, box, cost, tree, floor)
-        if min_leaf > 1:
+                cost, tree = self.step(order, depth, min_leaf, box, cost, tree, floor, budget)
+        if min_leaf > 1 or budget is not None:
             free = self.solve(order, depth, 1, ub)[0]
         else:
             free = cost
         return cost, free, tree
+
+    def leaf(self, order: np.ndarray) -> float:
+        """Cost of the subset as one leaf."""
+        return float(self.data.leaf_cost(self.data.stats[order[0]].sum(axis=0))) \
+            + self.data.penalty
 
     def intervals(self, order: np.ndarray, f: int, min_leaf: int) -> Intervals:
         """Feature ``f``'s split positions on the subset, all open."""
@@ -112,10 +122,11 @@ class RegressionSearch:
         return box
 
     def step(self, order: np.ndarray, depth: int, min_leaf: int, box: Intervals,
-             cost: float, tree: Tree, floor: float) -> tuple[float, Tree]:
+             cost: float, tree: Tree, floor: float, budget: int | None = None
+             ) -> tuple[float, Tree]:
         """Close or halve the last open interval of ``box``: its middle split is solved
-        (children of depth ``depth - 1``); returns the incumbent.  On :class:`TimeUp` the
-        interval stays open."""
+        (children of depth ``depth - 1``, sharing ``budget`` leaves); returns the
+        incumbent.  On :class:`TimeUp` the interval stays open."""
         i, j = box.stack.pop()
         if box.bound(i, j, self.data.penalty, floor) >= cost - TOLERANCE:
             return cost, tree
@@ -125,9 +136,14 @@ class RegressionSearch:
             if self.deadline is not None:
                 self.deadline.check()
             left, right = children(order, box.ranks, p)
-            # each child is solved against what the incumbent leaves it
-            cl, fl, tl = self.solve(left, depth - 1, min_leaf, cost - self.data.penalty)
-            cr, fr, tr = self.solve(right, depth - 1, min_leaf, cost - cl)
+            if budget is None:
+                # each child is solved against what the incumbent leaves it
+                cl, fl, tl = self.solve(left, depth - 1, min_leaf, cost - self.data.penalty)
+                cr, fr, tr = self.solve(right, depth - 1, min_leaf, cost - cl)
+            else:
+                cl, cr, tl, tr = self.divide(left, right, depth - 1, min_leaf, budget)
+                fl = self.solve(left, depth - 1, 1, cost)[0]
+                fr = self.solve(right, depth - 1, 1, cost)[0]
         except TimeUp:
             box.stack.append((i, j))
             raise
@@ -140,6 +156,20 @@ class RegressionSearch:
         if i <= k - 1:
             box.stack.append((i, k - 1))
         return cost, tree
+
+
+    def divide(self, left: np.ndarray, right: np.ndarray, depth: int, min_leaf: int,
+               budget: int) -> tuple[float, float, Tree, Tree]:
+        """The children's costs and trees (depth ``depth``) for the best division of
+        ``budget`` leaves between them (each side at most what its depth holds)."""
+        cap = 2 ** depth
+        best = (np.inf, np.inf, ABOVE, ABOVE)
+        for n_left in range(max(1, budget - cap), min(cap, budget - 1) + 1):
+            cl, _, tl = self.solve(left, depth, min_leaf, np.inf, n_left)
+            cr, _, tr = self.solve(right, depth, min_leaf, np.inf, budget - n_left)
+            if cl + cr < best[0] + best[1]:
+                best = (cl, cr, tl, tr)
+        return best
 
 
 @dataclass
@@ -156,26 +186,33 @@ class RegressionFound:
 
 def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = None,
                 incumbent: tuple[float, Tree] | None = None, lower: float = 0.0,
-                dense_limit: int = DENSE_LIMIT) -> RegressionFound:
+                dense_limit: int = DENSE_LIMIT, max_leaves: int | None = None
+                ) -> RegressionFound:
     """The best tree of depth <= ``depth`` over every threshold of ``data``, starting from
     ``incumbent`` (e.g. CART's cost and tree); ``lower``: a bound on the cost of any tree
     without penalties (e.g. the equivalent-points bound).  Stopped by ``deadline``, it
     returns its best tree and the least bound of the root splits not yet ruled out.
     ``dense_limit``: depth-2 subproblems of at most this ``m * m * F`` take the vectorized
-    kernel (:mod:`.dense`), larger ones the interval search (both exact)."""
+    kernel (:mod:`.dense`), larger ones the interval search (both exact).  ``max_leaves``:
+    the most leaves of the tree (None: no limit)."""
     search = RegressionSearch(data, deadline, dense_limit)
     order = data.root()
     min_leaf = data.min_leaf
+    budget = None if max_leaves is None or max_leaves >= 2 ** depth else max_leaves
     cost, _, tree = stump(data, order, min_leaf)
+    if budget == 1:
+        cost, tree = search.leaf(order), None
     if incumbent is not None and incumbent[0] < cost:
         cost, tree = incumbent
     floor = lower + 2 * data.penalty
-    boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] if depth >= 2 else []
+    boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
+        if depth >= 2 and budget != 1 else []
     stopped = False
     try:
         for box in boxes:
             while box.stack:
-                cost, tree = search.step(order, depth, min_leaf, box, cost, tree, floor)
+                cost, tree = search.step(order, depth, min_leaf, box, cost, tree, floor,
+                                         budget)
     except TimeUp:
         stopped = True
     bound = min([cost] + [box.open_bound(data.penalty, floor) for box in boxes])
