@@ -18,7 +18,7 @@ from sklearn.tree import DecisionTreeRegressor
 from optrees import OptimalTreeRegressor, OptreesInputError, TimeLimitWarning
 from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.trees.problem.objectives.squared_error import SquaredError
-from optrees.trees.search.regression import RegressionData, search_tree
+from optrees.trees.search.regression import RegressionData, kernels, search_tree
 
 
 # ---------------------------------------------------------------------------- the oracle
@@ -163,15 +163,23 @@ def test_a_categorical_column_is_split_one_hot():
     assert "<= 0.5" not in text        # a category reads as a test, not as a threshold
 
 
-@pytest.mark.parametrize("dense_limit", [0, 10**9], ids=["intervals", "dense"])
+SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error")}
+
+
+@pytest.mark.parametrize("solver", list(SOLVERS))
 @pytest.mark.parametrize("seed", range(6))
-def test_both_depth2_solvers_match_the_enumeration(seed, dense_limit):
-    """Depth-2 subproblems by the interval search or the vectorized kernel: same optimum."""
+def test_every_depth2_solver_matches_the_enumeration(seed, solver):
+    """Depth-2 subproblems by the interval search, the vectorized kernel or the compiled
+    one: the same optimum."""
+    dense_limit, kernel = SOLVERS[solver]
+    if kernel is not None and not kernels.available():
+        pytest.skip("numba is not installed")
     df, y, w = instance(20 + seed, n=13, levels=5)
     X = df.to_numpy()
     objective = SquaredError()
     for depth, pen, min_leaf in ((2, 0.0, 1), (2, 0.3, 2), (3, 0.0, 1), (3, 0.05, 2)):
-        data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, pen, min_leaf)
+        data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, pen, min_leaf,
+                              kernel)
         found = search_tree(data, depth, dense_limit=dense_limit)
         assert found.optimal
         assert found.cost == pytest.approx(enumerate_best(X, y, w, depth, pen, min_leaf),
@@ -346,9 +354,9 @@ def test_pystreed_finds_the_same_loss_on_zero_one_data(depth, min_leaf):
     assert ours.objective_ * normaliser(y, np.ones(80)) == pytest.approx(their_sse, rel=1e-9)
 
 
-@pytest.mark.parametrize("dense_limit", [0, 10**9], ids=["intervals", "dense"])
+@pytest.mark.parametrize("solver", list(SOLVERS))
 @pytest.mark.parametrize("seed", [25, 55])
-def test_min_leaf_bounds_use_the_unconstrained_optima(seed, dense_limit):
+def test_min_leaf_bounds_use_the_unconstrained_optima(seed, solver):
     """Under a leaf-size limit a subset can cost more than its superset (too few rows to
     split): the interval bounds must use the optima without the limit.  Instances with
     outliers where the constrained optima as bounds prune the optimum away."""
@@ -359,6 +367,10 @@ def test_min_leaf_bounds_use_the_unconstrained_optima(seed, dense_limit):
     min_leaf = int(rng.integers(2, 4))
     w = np.ones(n)
     objective = SquaredError()
-    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf)
+    dense_limit, kernel = SOLVERS[solver]
+    if kernel is not None and not kernels.available():
+        pytest.skip("numba is not installed")
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf,
+                          kernel)
     found = search_tree(data, 3, dense_limit=dense_limit)
     assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, 0.0, min_leaf), abs=1e-9)

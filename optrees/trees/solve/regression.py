@@ -15,11 +15,12 @@ import time
 import numpy as np
 
 from ..._logging import progress
+from ...compiled import COMPILE_SECONDS, kernels_ready
 from ...models.regression_tree import RegressionTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
 from ..problem.objectives.squared_error import SquaredError
-from ..search.regression import RegressionData, search_tree
+from ..search.regression import RegressionData, kernels, search_tree
 from ..search.regression.cart import cart_incumbent
 
 MAX_REGRESSION_DEPTH = 3
@@ -45,7 +46,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     spread = np.sqrt(var) if var > 0 else 1.0
     y_std, w_std = (y - mean) / spread, weights / total
     data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost, lam,
-                          min_leaf)
+                          min_leaf, compiled_kernel(depth, deadline))
     t0 = time.perf_counter()
     lower = objective.lower_bound(X, y_std, w_std)
     start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
@@ -66,3 +67,14 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
              "equivalent_points_bound": lower}
     return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
                      seconds, stats)
+
+
+def compiled_kernel(depth: int, deadline: Deadline) -> str | None:
+    """The compiled depth-2 kernel's name when a depth-3 search can use it: numba
+    importable, and the kernel compiled or cached already or enough time left to compile it
+    (its first compilation takes seconds and cannot be interrupted)."""
+    if depth < 3 or not kernels.available():
+        return None
+    if kernels_ready(kernels, ["_best_roots"]) or deadline.remaining() >= COMPILE_SECONDS:
+        return "squared_error"
+    return None

@@ -2,11 +2,13 @@
 objective with additive row statistics (:mod:`optrees.trees.problem.objectives.squared_error`).
 
 Modules: ``data`` (rows, statistics, subsets sorted by every feature), ``stump`` (depth 1
-from prefix sums), ``search`` (branch and bound over root positions, any depth; a deadline,
-an honest bound), ``cart`` (CART as the first incumbent).
+from prefix sums), ``dense`` (depth 2 of small subsets, vectorized), ``kernels`` (depth 2
+for squared error, compiled), ``search`` (branch and bound over root positions, any depth;
+a deadline, an honest bound), ``cart`` (CART as the first incumbent).
 """
 
+from . import kernels
 from .data import RegressionData, Tree
 from .search import RegressionFound, search_tree
 
-__all__ = ["RegressionData", "RegressionFound", "Tree", "search_tree"]
+__all__ = ["RegressionData", "RegressionFound", "Tree", "kernels", "search_tree"]

@@ -22,6 +22,7 @@ import numpy as np
 from ....solvers.deadline import Deadline, TimeUp
 from .data import RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
+from .kernels import depth2_sse
 from .stump import stump
 
 ABOVE = ("above",)
@@ -88,8 +89,11 @@ class RegressionSearch:
         F, m = order.shape
         if budget is not None and budget >= 2 ** depth:
             budget = None
-        if budget is None and depth == 2 and m * m * F <= self.dense_limit:
-            return depth2(self.data, order, min_leaf)  # exact, vectorized
+        if budget is None and depth == 2:
+            if self.data.kernel == "squared_error":
+                return depth2_sse(self.data, order, min_leaf)  # exact, compiled
+            if m * m * F <= self.dense_limit:
+                return depth2(self.data, order, min_leaf)  # exact, vectorized
         cost, free, tree = stump(self.data, order, min_leaf)
         if budget == 1:
             cost, tree = self.leaf(order), None
