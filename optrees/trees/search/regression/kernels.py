@@ -14,6 +14,10 @@ import numpy as np
 from .data import RegressionData, Tree, children
 from .stump import stump
 
+KERNEL_LIMIT = 200_000_000
+"""Largest ``(m F)^2`` the kernel takes (under a second, not interruptible); larger ones go
+to the interval search, which checks the deadline at every split."""
+
 try:
     from numba import njit
 except ImportError:  # pragma: no cover - numba is optional

@@ -22,7 +22,7 @@ import numpy as np
 from ....solvers.deadline import Deadline, TimeUp
 from .data import RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
-from .kernels import depth2_sse
+from .kernels import KERNEL_LIMIT, depth2_sse
 from .stump import stump
 
 ABOVE = ("above",)
@@ -90,7 +90,7 @@ class RegressionSearch:
         if budget is not None and budget >= 2 ** depth:
             budget = None
         if budget is None and depth == 2:
-            if self.data.kernel == "squared_error":
+            if self.data.kernel == "squared_error" and (m * F) ** 2 <= KERNEL_LIMIT:
                 return depth2_sse(self.data, order, min_leaf)  # exact, compiled
             if m * m * F <= self.dense_limit:
                 return depth2(self.data, order, min_leaf)  # exact, vectorized
