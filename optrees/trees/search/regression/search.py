@@ -15,6 +15,7 @@ holds no better split.  Under ``min_leaf`` the bounds are the children's optima 
 from __future__ import annotations
 
 import bisect
+import heapq
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -211,14 +212,32 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
     floor = lower + 2 * data.penalty
     boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
         if depth >= 2 and budget != 1 else []
+    # the root's intervals of every feature, least bound first: a stopped search's bound
+    # (the least open one) then rises as the search goes on
+    heap = [(box.bound(i, j, data.penalty, floor), f, i, j)
+            for f, box in enumerate(boxes) for i, j in box.stack]
+    heapq.heapify(heap)
+    for box in boxes:
+        box.stack.clear()
     stopped = False
     try:
-        for box in boxes:
-            while box.stack:
-                cost, tree = search.step(order, depth, min_leaf, box, cost, tree, floor,
-                                         budget)
+        while heap:
+            known, f, i, j = heapq.heappop(heap)
+            box = boxes[f]
+            now = box.bound(i, j, data.penalty, floor)
+            if now >= cost - TOLERANCE:
+                continue
+            if now > known:  # raised by later evaluations: back in its place
+                heapq.heappush(heap, (now, f, i, j))
+                continue
+            box.stack.append((i, j))
+            cost, tree = search.step(order, depth, min_leaf, box, cost, tree, floor, budget)
+            for i2, j2 in box.stack:
+                heapq.heappush(heap, (box.bound(i2, j2, data.penalty, floor), f, i2, j2))
+            box.stack.clear()
     except TimeUp:
-        stopped = True
-    bound = min([cost] + [box.open_bound(data.penalty, floor) for box in boxes])
+        stopped = True  # the interval being solved is back on its box's stack
+    bound = min([cost] + [box.open_bound(data.penalty, floor) for box in boxes]
+                + [boxes[f].bound(i, j, data.penalty, floor) for _, f, i, j in heap])
     bound = max(min(bound, cost), min(cost, lower + data.penalty))
     return RegressionFound(tree, float(cost), float(bound), not stopped, search.evaluations)
