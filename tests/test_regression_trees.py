@@ -374,3 +374,24 @@ def test_min_leaf_bounds_use_the_unconstrained_optima(seed, solver):
                           kernel)
     found = search_tree(data, 3, dense_limit=dense_limit)
     assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, 0.0, min_leaf), abs=1e-9)
+
+
+def test_a_stopped_search_bound_rises_with_the_work_done():
+    """The root's intervals are taken least bound first, so the bound a stopped search
+    reports never falls as it does more, and leaves the trivial floor before the proof."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(60, 4))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + rng.normal(size=60) * 0.3
+    w = np.ones(60)
+    objective = SquaredError()
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, 1)
+    bounds, proved = [], None
+    for checks in range(0, 400, 5):
+        found = search_tree(data, 3, CountedDeadline(checks))
+        if found.optimal:
+            proved = found.cost
+            break
+        bounds.append(found.bound)
+    assert proved is not None and len(bounds) > 3
+    assert all(b <= a + 1e-12 for a, b in zip(bounds[1:], bounds, strict=False))
+    assert bounds[len(bounds) // 2] > 0 and max(bounds) <= proved + 1e-12
