@@ -1,5 +1,7 @@
 """The exact search over every threshold for an objective with additive row statistics:
-branch and bound over the root split's sorted positions, one feature at a time.
+branch and bound over the root split's sorted positions (inside a subproblem one feature
+at a time; at the root of the whole problem the intervals of all features, least bound
+first, so that a stopped search's bound rises).
 
 A tree of depth ``d`` is a leaf or a root split with children of depth ``d - 1`` solved on
 their rows (depth 1: :func:`~.stump.stump`, every split at once from prefix sums).  The
@@ -9,7 +11,8 @@ them from the right one, and a subset's optimum (with no leaf-size limit) is at 
 superset's (the superset's tree restricted to it, empty leaves pruned, is no dearer).  So
 for positions ``a <= p <= b`` and evaluated positions ``e <= a`` and ``e' >= b``,
 ``cost(p) >= free_left(e) + free_right(e')``: an interval whose bound reaches the incumbent
-holds no better split.  Under ``min_leaf`` the bounds are the children's optima without it.
+holds no better split.  Under ``min_leaf`` or a leaf budget the bounds are the children's
+optima without them (those are monotone; the constrained ones are not).
 """
 
 from __future__ import annotations
