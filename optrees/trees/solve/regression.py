@@ -70,11 +70,12 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
 
 
 def compiled_kernel(depth: int, deadline: Deadline) -> str | None:
-    """The compiled depth-2 kernel's name when a depth-3 search can use it: numba
-    importable, and the kernel compiled or cached already or enough time left to compile it
-    (its first compilation takes seconds and cannot be interrupted)."""
-    if depth < 3 or not kernels.available():
+    """The compiled kernels' name when a search of depth >= 2 can use them: numba
+    importable, and the kernels compiled or cached already or enough time left to compile
+    them (their first compilation takes seconds and cannot be interrupted)."""
+    if depth < 2 or not kernels.available():
         return None
-    if kernels_ready(kernels, ["_best_roots"]) or deadline.remaining() >= COMPILE_SECONDS:
+    if (kernels_ready(kernels, ["_best_roots", "_stump"])
+            or deadline.remaining() >= COMPILE_SECONDS):
         return "squared_error"
     return None

@@ -1,6 +1,7 @@
-"""Depth 2 for squared error, compiled (numba): every root split of every feature, and for
-each the best stump on each side, by one scan of each feature's sorted rows per root
-position (O(F^2 m^2) for m rows, F features, with no temporaries).
+"""Depth 1 and 2 for squared error, compiled (numba).  Depth 2: every root split of every
+feature, and for each the best stump on each side, by one scan of each feature's sorted
+rows per root position (O(F^2 m^2) for m rows, F features, with no temporaries); depth 1:
+one scan per feature (the interval search's step on large subsets).
 
 The same answer as :func:`~.dense.depth2` (tests hold them to it); it runs when numba is
 importable and the objective is squared error (statistics ``(w, w y, w y^2)`` and the
@@ -93,14 +94,53 @@ def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarr
     return out
 
 
+def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
+           penalty: float) -> tuple[float, float, int, int]:
+    """``(cost, free_cost, feature, position)`` of the best leaf or stump of the subset
+    (feature -1: the leaf), as :func:`~.stump.stump`."""
+    F, m = order.shape
+    tw = twy = twy2 = 0.0
+    for j in range(m):
+        r = order[0, j]
+        tw += S[r, 0]
+        twy += S[r, 1]
+        twy2 += S[r, 2]
+    cost = free = _sse(tw, twy, twy2) + penalty
+    best_f = best_p = -1
+    for g in range(F):
+        aw = awy = awy2 = 0.0
+        for q in range(m - 1):
+            s = order[g, q]
+            aw += S[s, 0]
+            awy += S[s, 1]
+            awy2 += S[s, 2]
+            if not X[s, g] < X[order[g, q + 1], g]:
+                continue
+            c = _sse(aw, awy, awy2) + _sse(tw - aw, twy - awy, twy2 - awy2) + 2 * penalty
+            free = min(free, c)
+            if q + 1 >= min_leaf and m - q - 1 >= min_leaf and c < cost:
+                cost, best_f, best_p = c, g, q
+    return cost, free, best_f, best_p
+
+
 if njit is not None:
     _sse = njit(cache=True)(_sse)
     _best_roots = njit(cache=True)(_best_roots)
+    _stump = njit(cache=True)(_stump)
 
 
 def available() -> bool:
     """Whether the compiled kernel can run (numba importable)."""
     return njit is not None
+
+
+def stump_sse(data: RegressionData, order: np.ndarray, min_leaf: int
+              ) -> tuple[float, float, Tree]:
+    """:func:`~.stump.stump` for squared error, compiled."""
+    cost, free, f, p = _stump(data.X, data.stats, order, min_leaf, data.penalty)
+    if f < 0:
+        return cost, free, None
+    return cost, free, (f, data.threshold(order, f, p), None, None)
 
 
 def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
@@ -135,3 +175,4 @@ def compile_kernel() -> None:
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
     order = np.array([[0, 1, 2]])
     _best_roots(X, S, order, order.copy(), 0, 1, 0.0)
+    _stump(X, S, order, 1, 0.0)

@@ -26,7 +26,7 @@ import numpy as np
 from ....solvers.deadline import Deadline, TimeUp
 from .data import RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
-from .kernels import KERNEL_LIMIT, depth2_sse
+from .kernels import KERNEL_LIMIT, depth2_sse, stump_sse
 from .stump import stump
 
 ABOVE = ("above",)
@@ -98,7 +98,10 @@ class RegressionSearch:
                 return depth2_sse(self.data, order, min_leaf)  # exact, compiled
             if m * m * F <= self.dense_limit:
                 return depth2(self.data, order, min_leaf)  # exact, vectorized
-        cost, free, tree = stump(self.data, order, min_leaf)
+        if self.data.kernel == "squared_error":
+            cost, free, tree = stump_sse(self.data, order, min_leaf)
+        else:
+            cost, free, tree = stump(self.data, order, min_leaf)
         if budget == 1:
             cost, tree = self.leaf(order), None
         if depth <= 1 or m < 2:
