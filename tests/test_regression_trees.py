@@ -395,3 +395,15 @@ def test_a_stopped_search_bound_rises_with_the_work_done():
     assert proved is not None and len(bounds) > 3
     assert all(b <= a + 1e-12 for a, b in zip(bounds[1:], bounds, strict=False))
     assert bounds[len(bounds) // 2] > 0 and max(bounds) <= proved + 1e-12
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_scikit_learns_weight_check_passes(depth):
+    """scikit-learn's own check: integer weights (shuffled rows, zero weights) give the
+    predictions of repeated rows, also on the rows of weight 0, whose leaf depends on
+    which of several equal-cost trees is returned (ties are broken by feature and
+    threshold, not by rounding or by the order of the rows)."""
+    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+
+    check_sample_weight_equivalence_on_dense_data(
+        "OptimalTreeRegressor", OptimalTreeRegressor(depth=depth, time_limit=30))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import RegressionData, Tree, midpoint
+from .data import GAIN, RegressionData, Tree, midpoint
 
 
 def cart_incumbent(data: RegressionData, y: np.ndarray, w: np.ndarray | None, depth: int,
@@ -47,7 +47,7 @@ def _convert(t, k: int, rows: np.ndarray, data: RegressionData, X32: np.ndarray
     lrows, rrows = rows[go_left], rows[~go_left]
     lc, lt = _convert(t, int(t.children_left[k]), lrows, data, X32)
     rc, rt = _convert(t, int(t.children_right[k]), rrows, data, X32)
-    if not lc + rc < leaf:
+    if not lc + rc < leaf - GAIN:
         return leaf, None
     threshold = midpoint(data.X[lrows, f].max(), data.X[rrows, f].min())
     return lc + rc, (f, threshold, lt, rt)

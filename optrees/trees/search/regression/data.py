@@ -14,6 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+GAIN = 1e-12
+"""A tree with more leaves replaces a smaller one only when it is cheaper by more than this
+(costs are about 1 for a normalised objective): equal-cost trees differing by rounding do
+not decide, and of two equal trees the one with fewer splits is kept."""
+
 Tree = tuple | None
 """A tree as nested tuples: ``None`` is a leaf, ``(feature, threshold, left, right)`` a
 test ``x[feature] <= threshold`` (true: left)."""
@@ -77,6 +82,13 @@ def children(order: np.ndarray, ranks: np.ndarray, p: int) -> tuple[np.ndarray, 
     F, m = order.shape
     left = ranks <= p
     return order[left].reshape(F, p + 1), order[~left].reshape(F, m - p - 1)
+
+
+def first_within(cost: np.ndarray) -> int:
+    """Flat index of the first entry within :data:`GAIN` of the least: ties are broken by
+    position (feature, then threshold), not by rounding, so that repeated rows and integer
+    weights pick the same split."""
+    return int(np.argmax(cost.ravel() <= cost.min() + GAIN))
 
 
 def midpoint(lo: float, hi: float) -> float:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import RegressionData, Tree, children
+from .data import GAIN, RegressionData, Tree, children, first_within
 from .stump import stump
 
 DENSE_LIMIT = 40_000
@@ -35,7 +35,7 @@ def depth2(data: RegressionData, order: np.ndarray, min_leaf: int) -> tuple[floa
         left, right = children(order, data.ranks(order, f), p)
         cl, _, tl = stump(data, left, min_leaf)
         cr, _, tr = stump(data, right, min_leaf)
-        if cl + cr < cost:
+        if cl + cr < cost - GAIN:
             cost, tree = cl + cr, (f, data.threshold(order, f, p), tl, tr)
     if min_leaf > 1:
         free = depth2(data, order, 1)[0]
@@ -69,8 +69,8 @@ def _best_root(data: RegressionData, order: np.ndarray, min_leaf: int, incumbent
             right = prefix[None] - left
             cost = (_best_stump(data, left, left_total, between, min_leaf)
                     + _best_stump(data, right, total - left_total, between, min_leaf))
-            k = int(np.argmin(cost))
-            if cost[k] < best:
+            k = first_within(cost)
+            if cost[k] < best - GAIN:
                 best, where = float(cost[k]), (f, int(p[k]))
     return where
 

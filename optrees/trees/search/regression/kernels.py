@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import RegressionData, Tree, children
+from .data import GAIN, RegressionData, Tree, children, first_within
 from .stump import stump
 
 KERNEL_LIMIT = 200_000_000
@@ -95,7 +95,7 @@ def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarr
 
 
 def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
-           penalty: float) -> tuple[float, float, int, int]:
+           penalty: float, gain: float) -> tuple[float, float, int, int]:
     """``(cost, free_cost, feature, position)`` of the best leaf or stump of the subset
     (feature -1: the leaf), as :func:`~.stump.stump`."""
     F, m = order.shape
@@ -105,7 +105,8 @@ def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
         tw += S[r, 0]
         twy += S[r, 1]
         twy2 += S[r, 2]
-    cost = free = _sse(tw, twy, twy2) + penalty
+    leaf = free = _sse(tw, twy, twy2) + penalty
+    cost = np.inf
     best_f = best_p = -1
     for g in range(F):
         aw = awy = awy2 = 0.0
@@ -118,8 +119,10 @@ def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
                 continue
             c = _sse(aw, awy, awy2) + _sse(tw - aw, twy - awy, twy2 - awy2) + 2 * penalty
             free = min(free, c)
-            if q + 1 >= min_leaf and m - q - 1 >= min_leaf and c < cost:
+            if q + 1 >= min_leaf and m - q - 1 >= min_leaf and c < cost - gain:
                 cost, best_f, best_p = c, g, q
+    if not cost < leaf - gain:  # a split must pay for its extra leaf
+        return leaf, free, -1, -1
     return cost, free, best_f, best_p
 
 
@@ -137,7 +140,7 @@ def available() -> bool:
 def stump_sse(data: RegressionData, order: np.ndarray, min_leaf: int
               ) -> tuple[float, float, Tree]:
     """:func:`~.stump.stump` for squared error, compiled."""
-    cost, free, f, p = _stump(data.X, data.stats, order, min_leaf, data.penalty)
+    cost, free, f, p = _stump(data.X, data.stats, order, min_leaf, data.penalty, GAIN)
     if f < 0:
         return cost, free, None
     return cost, free, (f, data.threshold(order, f, p), None, None)
@@ -154,15 +157,15 @@ def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
         roots = _best_roots(data.X, data.stats, order, ranks, f, min_leaf, data.penalty)
         if len(roots):
             free = min(free, float(roots[:, 1].min()))
-            p = int(np.argmin(roots[:, 0]))
-            if roots[p, 0] < best:
+            p = first_within(roots[:, 0])
+            if roots[p, 0] < best - GAIN:
                 best, where = float(roots[p, 0]), (f, p)
     if where is not None:
         f, p = where
         left, right = children(order, data.ranks(order, f), p)
         cl, _, tl = stump(data, left, min_leaf)
         cr, _, tr = stump(data, right, min_leaf)
-        if cl + cr < cost:
+        if cl + cr < cost - GAIN:
             cost, tree = cl + cr, (f, data.threshold(order, f, p), tl, tr)
     return cost, min(free, cost), tree
 
@@ -175,4 +178,4 @@ def compile_kernel() -> None:
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
     order = np.array([[0, 1, 2]])
     _best_roots(X, S, order, order.copy(), 0, 1, 0.0)
-    _stump(X, S, order, 1, 0.0)
+    _stump(X, S, order, 1, 0.0, GAIN)

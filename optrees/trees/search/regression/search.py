@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....solvers.deadline import Deadline, TimeUp
-from .data import RegressionData, Tree, children
+from .data import GAIN, RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
 from .kernels import KERNEL_LIMIT, depth2_sse, stump_sse
 from .stump import stump
@@ -35,6 +35,9 @@ ABOVE = ("above",)
 TOLERANCE = 1e-12
 """An interval whose bound is within this of the incumbent is closed (costs are in units
 of the root's total, about 1 for a normalised objective)."""
+
+TIE_SLACK = 1e-9
+"""How far above a given start's cost the search still looks for trees (ties)."""
 
 
 @dataclass
@@ -160,7 +163,7 @@ class RegressionSearch:
             raise
         self.evaluations += 1
         box.record(p, fl, fr)
-        if cl + cr < cost and tl is not ABOVE and tr is not ABOVE:
+        if cl + cr < cost - GAIN and tl is not ABOVE and tr is not ABOVE:
             cost, tree = cl + cr, (box.f, self.data.threshold(order, box.f, p), tl, tr)
         if k + 1 <= j:
             box.stack.append((k + 1, j))
@@ -213,14 +216,22 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
     cost, _, tree = stump(data, order, min_leaf)
     if budget == 1:
         cost, tree = search.leaf(order), None
+    start = None
     if incumbent is not None and incumbent[0] < cost:
-        cost, tree = incumbent
+        # a little above the start's cost, so that the search still finds the trees that
+        # tie with it, in its own order: the tree returned does not depend on the row order
+        # CART saw (integer weights and repeated rows give the same tree)
+        start = incumbent
+        cost, tree = incumbent[0] + TIE_SLACK, incumbent[1]
     floor = lower + 2 * data.penalty
     boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
         if depth >= 2 and budget != 1 else []
     # the root's intervals of every feature, least bound first: a stopped search's bound
     # (the least open one) then rises as the search goes on
-    heap = [(box.bound(i, j, data.penalty, floor), f, i, j)
+    def key(bound: float) -> float:  # rounding noise must not order equal bounds
+        return round(bound, 9)
+
+    heap = [(key(box.bound(i, j, data.penalty, floor)), f, i, j)
             for f, box in enumerate(boxes) for i, j in box.stack]
     heapq.heapify(heap)
     for box in boxes:
@@ -233,16 +244,18 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
             now = box.bound(i, j, data.penalty, floor)
             if now >= cost - TOLERANCE:
                 continue
-            if now > known:  # raised by later evaluations: back in its place
-                heapq.heappush(heap, (now, f, i, j))
+            if key(now) > known:  # raised by later evaluations: back in its place
+                heapq.heappush(heap, (key(now), f, i, j))
                 continue
             box.stack.append((i, j))
             cost, tree = search.step(order, depth, min_leaf, box, cost, tree, floor, budget)
             for i2, j2 in box.stack:
-                heapq.heappush(heap, (box.bound(i2, j2, data.penalty, floor), f, i2, j2))
+                heapq.heappush(heap, (key(box.bound(i2, j2, data.penalty, floor)), f, i2, j2))
             box.stack.clear()
     except TimeUp:
         stopped = True  # the interval being solved is back on its box's stack
+    if start is not None and (tree is start[1] or cost > start[0] + GAIN):
+        cost, tree = start  # (a tree found within the slack but worse than the start: no)
     bound = min([cost] + [box.open_bound(data.penalty, floor) for box in boxes]
                 + [boxes[f].bound(i, j, data.penalty, floor) for _, f, i, j in heap])
     bound = max(min(bound, cost), min(cost, lower + data.penalty))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import RegressionData, Tree
+from .data import GAIN, RegressionData, Tree, first_within
 
 
 def stump(data: RegressionData, order: np.ndarray, min_leaf: int
@@ -29,8 +29,8 @@ def stump(data: RegressionData, order: np.ndarray, min_leaf: int
     if min_leaf > 1:
         p = np.arange(1, m)
         cost = np.where((p >= min_leaf) & (m - p >= min_leaf), cost, np.inf)
-    best = int(np.argmin(cost))
+    best = first_within(cost)
     f, p = divmod(best, m - 1)
-    if not cost[f, p] < leaf:
+    if not cost[f, p] < leaf - GAIN:
         return leaf, free_cost, None
     return float(cost[f, p]), free_cost, (f, data.threshold(order, f, p), None, None)
