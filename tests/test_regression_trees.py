@@ -252,13 +252,16 @@ class CountedDeadline(Deadline):
             raise TimeUp
 
 
+@pytest.mark.parametrize("kernel", [None, "squared_error"], ids=["numpy", "compiled"])
 @pytest.mark.parametrize("checks", [0, 1, 3, 10, 40])
-def test_a_stopped_search_keeps_a_valid_bound_and_a_real_tree(checks):
+def test_a_stopped_search_keeps_a_valid_bound_and_a_real_tree(checks, kernel):
+    if kernel is not None and not kernels.available():
+        pytest.skip("numba is not installed")
     df, y, w = instance(1, n=13)
     X = df.to_numpy()
     objective = SquaredError()
     best = enumerate_best(X, y, w, 3, 0.2, 1)
-    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.2, 1)
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.2, 1, kernel)
     found = search_tree(data, 3, CountedDeadline(checks),
                         lower=objective.lower_bound(X, y, w))
     assert found.bound <= best + 1e-12 <= found.cost + 2e-12
