@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optrees import OptimalTreeRegressor, OptreesInputError, TimeLimitWarning
 from optrees.solvers.deadline import Deadline, TimeUp
@@ -410,3 +411,10 @@ def test_scikit_learns_weight_check_passes(depth):
 
     check_sample_weight_equivalence_on_dense_data(
         "OptimalTreeRegressor", OptimalTreeRegressor(depth=depth, time_limit=30))
+
+
+@pytest.mark.slow
+@parametrize_with_checks([OptimalTreeRegressor(depth=2, time_limit=10)])
+def test_check_estimator(estimator, check):
+    """scikit-learn's whole estimator suite (59 checks at depth 2, none expected to fail)."""
+    check(estimator)
