@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         OCTClassifier,
         OMTClassifier,
         OMTRegressor,
+        OptimalTreeRegressor,
         RUGClassifier,
         TimeLimitWarning,
         UnseenCategoryWarning,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .io import load_model, save_model
     from .models.binary_tree import BinaryTree
     from .models.multiway_tree import MultiwayTree
+    from .models.regression_tree import RegressionTree
     from .models.rule_set import RuleSet
 
 __version__ = "0.1.0"
@@ -39,7 +41,7 @@ __version__ = "0.1.0"
 _ESTIMATORS = (
     "BendOCTClassifier", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
     "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier", "OMTClassifier", "OMTRegressor",
-    "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
+    "OptimalTreeRegressor", "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
 )
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
@@ -47,6 +49,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
     "FairnessWarning": ".fairness",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
+    "RegressionTree": ".models.regression_tree",
     "OptreesInputError": "._validation",
     "RuleSet": ".models.rule_set",
     "list_datasets": ".datasets",
@@ -69,8 +72,10 @@ __all__ = [
     "OCTClassifier",
     "OMTClassifier",
     "OMTRegressor",
+    "OptimalTreeRegressor",
     "OptreesInputError",
     "RUGClassifier",
+    "RegressionTree",
     "RuleSet",
     "TimeLimitWarning",
     "UnseenCategoryWarning",

@@ -1,7 +1,8 @@
 """``python -m optrees.compile_all``: compile every numba kernel of the package into
-numba's disk cache (or load it from there): the 0/1 and numeric searches and RUG's pricing
-tree.  Run once after an install, so that no later fit pays for a compilation.  (A module of
-its own: :mod:`.compiled`, which every kernel's user imports, must not import them.)"""
+numba's disk cache (or load it from there): the 0/1 and numeric searches, the regression
+search's depth-2 kernel and RUG's pricing tree.  Run once after an install, so that no
+later fit pays for a compilation.  (A module of its own: :mod:`.compiled`, which every
+kernel's user imports, must not import them.)"""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ def compile_everything() -> None:
     """Compile (or load) every kernel."""
     from .rug.pricing import _compile as compile_pricing_tree
     from .trees.search.numeric.warmup import compile_kernels as compile_numeric
+    from .trees.search.regression.kernels import compile_kernel as compile_regression
 
     compile_numeric(deep=True)  # the 0/1 search's kernels too
+    compile_regression()
     compile_pricing_tree()
 
 

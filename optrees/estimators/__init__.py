@@ -4,11 +4,13 @@ from ._base import InterruptedWarning, TimeLimitWarning, UnseenCategoryWarning
 from .baselines import BinOCTClassifier, OCTClassifier
 from .cgh import CGHClassifier
 from .omt import OMTClassifier, OMTRegressor
+from .regression import OptimalTreeRegressor
 from .rules import RUGClassifier
 from .trees import BendersOCTClassifier, BendOCTClassifier, FlowOCTClassifier
 
 __all__ = [
     "BendOCTClassifier", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
-    "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor", "RUGClassifier",
+    "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
+    "OptimalTreeRegressor", "RUGClassifier",
     "InterruptedWarning", "TimeLimitWarning", "UnseenCategoryWarning",
 ]

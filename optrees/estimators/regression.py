@@ -1,0 +1,144 @@
+"""scikit-learn regressor for optimal regression trees over every threshold (issue #43)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Check,
+    GeneratedInit,
+    Param,
+    Real,
+    validate_params,
+)
+from .._validation import OptreesInputError, check_depth, fit_weights
+from ..encoding.binary import every_threshold
+from ..trees.solve.fit import min_leaf_rows
+from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
+from ._base import (
+    drop_weightless,
+    fit_deadline,
+    fit_frame,
+    logged_fit,
+    predict_frame,
+    stop_on_ctrl_c,
+    store_result,
+    warn_unseen,
+)
+from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
+
+DEPTH_WHY = ("the regression search over every threshold is built and tested to depth "
+             f"{MAX_REGRESSION_DEPTH} so far (issue #43)")
+
+
+class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
+    """Optimal regression tree over every threshold of the numeric columns (categoricals
+    one-hot): the tree of depth <= ``depth`` minimising ``SSE / (W var(y)) + lam * leaves``
+    (``SSE``: weighted sum of squared errors, ``W``: total weight, ``var(y)``: the weighted
+    variance of y; a single leaf costs ``1 + lam``), leaves predicting the weighted mean, at
+    least ``min_samples_leaf`` rows per leaf and at most ``max_leaves`` leaves.
+
+    Found by an exact branch and bound over the sorted columns (costs from prefix sums of
+    ``(w, w y, w y^2)``), CART of the same depth as the first incumbent: a fit stopped by
+    ``time_limit`` returns the best tree found (never worse than CART on the training data)
+    with status "time_limit" and a valid lower ``bound_``.
+
+    Fitted attributes: ``tree_`` (:class:`~optrees.models.regression_tree.RegressionTree`),
+    ``objective_``, ``bound_`` (no tree of the depth has a lower objective), ``gap_``,
+    ``status_``, ``thresholds_`` ("all"), ``solve_seconds_``, ``fit_seconds_``, ``stats_``,
+    ``n_features_in_``, ``feature_names_in_``.
+    """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depth": Param(Check(f"an integer in [1, {MAX_REGRESSION_DEPTH}]",
+                             lambda v: check_depth(v, MAX_REGRESSION_DEPTH, DEPTH_WHY)),
+                       "depth of the tree (number of tests on the longest path)"),
+        "lam": Param(Real(0.0), "cost of each leaf, in units of the target's variance times "
+                     "the total weight"),
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "max_leaves": MAX_LEAVES,
+        "time_limit": TIME_LIMIT,
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+    }
+
+    _defaults: ClassVar[dict[str, Any]] = {"depth": 2, "lam": 0.0, "min_samples_leaf": 1,
+                                            "max_leaves": None, "time_limit": 60.0,
+                                            "random_state": None, "verbose": False}
+
+    @logged_fit
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalTreeRegressor:
+        """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
+        per row (integer weights give the tree of duplicated rows, weight 0 drops a row).
+        Returns ``self``."""
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
+        df = fit_frame(self, X)
+        target = regression_target(y, len(df))
+        w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
+        df, target, w = drop_weightless(df, target, w)
+        encoding = every_threshold(df)
+        features = encoding.transform(df)
+        min_leaf = min_leaf_rows(p.min_samples_leaf, len(target))
+        names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+        with stop_on_ctrl_c(deadline):
+            result = solve_regression_tree(features, target, w, p.depth, p.lam, min_leaf,
+                                           deadline, names, p.random_state, p.max_leaves)
+        self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
+        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
+        self.tree_ = result.model
+        store_result(self, result, deadline, "returning the best tree found")
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The training mean of the leaf each row of ``X`` reaches."""
+        df = predict_frame(self, X, "tree_")
+        warn_unseen(self, df, self._categories)
+        return self.tree_.predict(self.encoder_.transform(df))
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
+        df = predict_frame(self, X, "tree_")
+        return self.tree_.apply(self.encoder_.transform(df))
+
+    def export_text(self) -> str:
+        """The fitted tree as indented text: tests, leaf means and counts."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text()
+
+
+def regression_target(y: Any, n_rows: int) -> np.ndarray:
+    """``y`` as a float vector of ``n_rows`` finite numbers, or one clear error."""
+    if y is None:
+        raise OptreesInputError("this regressor requires y to be passed, but the target y is "
+                                "None")
+    values = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
+    if values.ndim == 2 and values.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; y is used "
+                      "as y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
+                      DataConversionWarning, stacklevel=4)
+        values = values.ravel()
+    if values.ndim != 1 or len(values) != n_rows:
+        raise OptreesInputError(f"y must be one-dimensional with {n_rows} values (one per "
+                                f"row of X), got shape {values.shape}")
+    if values.dtype == bool or np.iscomplexobj(values):
+        raise OptreesInputError(f"y must hold real numbers for a regression tree, got dtype "
+                                f"{values.dtype}")
+    try:
+        target = values.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise OptreesInputError("y must hold numbers for a regression tree (a label such "
+                                "as a string is a classification target)") from exc
+    if not np.isfinite(target).all():
+        raise OptreesInputError("y contains missing or infinite values")
+    return target

@@ -1,0 +1,181 @@
+"""Depth 1 and 2 for squared error, compiled (numba).  Depth 2: every root split of every
+feature, and for each the best stump on each side, by one scan of each feature's sorted
+rows per root position (O(F^2 m^2) for m rows, F features, with no temporaries); depth 1:
+one scan per feature (the interval search's step on large subsets).
+
+The same answer as :func:`~.dense.depth2` (tests hold them to it); it runs when numba is
+importable and the objective is squared error (statistics ``(w, w y, w y^2)`` and the
+count), for every depth-2 subproblem of a depth-3 search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import GAIN, RegressionData, Tree, children, first_within
+from .stump import stump
+
+KERNEL_LIMIT = 200_000_000
+"""Largest ``(m F)^2`` the kernel takes (under a second, not interruptible); larger ones go
+to the interval search, which checks the deadline at every split."""
+
+try:
+    from numba import njit
+except ImportError:  # pragma: no cover - numba is optional
+    njit = None
+
+
+def _sse(w: float, wy: float, wy2: float) -> float:
+    if w <= 0.0:
+        return 0.0
+    value = wy2 - wy * wy / w
+    return value if value > 0.0 else 0.0
+
+
+def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarray,
+                f: int, min_leaf: int, penalty: float) -> np.ndarray:
+    """``(m - 1, 2)``: for each root position of feature ``f`` the cost of the best depth-2
+    tree splitting there, with ``min_leaf`` (column 0) and without (column 1); inf where a
+    position splits no value or leaves a side too small."""
+    F, m = order.shape
+    out = np.full((m - 1, 2), np.inf)
+    lw = lwy = lwy2 = 0.0
+    tw = twy = twy2 = 0.0
+    for j in range(m):
+        r = order[f, j]
+        tw += S[r, 0]
+        twy += S[r, 1]
+        twy2 += S[r, 2]
+    for p in range(m - 1):
+        r = order[f, p]
+        lw += S[r, 0]
+        lwy += S[r, 1]
+        lwy2 += S[r, 2]
+        if not X[order[f, p], f] < X[order[f, p + 1], f]:
+            continue
+        n_left, n_right = p + 1, m - p - 1
+        # the best leaf or stump of each side, with min_leaf and without
+        left_limited = left_free = _sse(lw, lwy, lwy2) + penalty
+        right_limited = right_free = _sse(tw - lw, twy - lwy, twy2 - lwy2) + penalty
+        for g in range(F):
+            aw = awy = awy2 = 0.0   # left child's rows before q in g's order
+            bw = bwy = bwy2 = 0.0   # right child's
+            an = bn = 0
+            for q in range(m - 1):
+                s = order[g, q]
+                if ranks[g, q] <= p:
+                    aw += S[s, 0]
+                    awy += S[s, 1]
+                    awy2 += S[s, 2]
+                    an += 1
+                else:
+                    bw += S[s, 0]
+                    bwy += S[s, 1]
+                    bwy2 += S[s, 2]
+                    bn += 1
+                if not X[s, g] < X[order[g, q + 1], g]:
+                    continue
+                if 0 < an < n_left:
+                    c = (_sse(aw, awy, awy2) + _sse(lw - aw, lwy - awy, lwy2 - awy2)
+                         + 2 * penalty)
+                    left_free = min(left_free, c)
+                    if an >= min_leaf and n_left - an >= min_leaf:
+                        left_limited = min(left_limited, c)
+                if 0 < bn < n_right:
+                    rw, rwy, rwy2 = tw - lw, twy - lwy, twy2 - lwy2
+                    c = (_sse(bw, bwy, bwy2) + _sse(rw - bw, rwy - bwy, rwy2 - bwy2)
+                         + 2 * penalty)
+                    right_free = min(right_free, c)
+                    if bn >= min_leaf and n_right - bn >= min_leaf:
+                        right_limited = min(right_limited, c)
+        out[p, 1] = left_free + right_free
+        if n_left >= min_leaf and n_right >= min_leaf:
+            out[p, 0] = left_limited + right_limited
+    return out
+
+
+def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
+           penalty: float, gain: float) -> tuple[float, float, int, int]:
+    """``(cost, free_cost, feature, position)`` of the best leaf or stump of the subset
+    (feature -1: the leaf), as :func:`~.stump.stump`."""
+    F, m = order.shape
+    tw = twy = twy2 = 0.0
+    for j in range(m):
+        r = order[0, j]
+        tw += S[r, 0]
+        twy += S[r, 1]
+        twy2 += S[r, 2]
+    leaf = free = _sse(tw, twy, twy2) + penalty
+    cost = np.inf
+    best_f = best_p = -1
+    for g in range(F):
+        aw = awy = awy2 = 0.0
+        for q in range(m - 1):
+            s = order[g, q]
+            aw += S[s, 0]
+            awy += S[s, 1]
+            awy2 += S[s, 2]
+            if not X[s, g] < X[order[g, q + 1], g]:
+                continue
+            c = _sse(aw, awy, awy2) + _sse(tw - aw, twy - awy, twy2 - awy2) + 2 * penalty
+            free = min(free, c)
+            if q + 1 >= min_leaf and m - q - 1 >= min_leaf and c < cost - gain:
+                cost, best_f, best_p = c, g, q
+    if not cost < leaf - gain:  # a split must pay for its extra leaf
+        return leaf, free, -1, -1
+    return cost, free, best_f, best_p
+
+
+if njit is not None:
+    _sse = njit(cache=True)(_sse)
+    _best_roots = njit(cache=True)(_best_roots)
+    _stump = njit(cache=True)(_stump)
+
+
+def available() -> bool:
+    """Whether the compiled kernel can run (numba importable)."""
+    return njit is not None
+
+
+def stump_sse(data: RegressionData, order: np.ndarray, min_leaf: int
+              ) -> tuple[float, float, Tree]:
+    """:func:`~.stump.stump` for squared error, compiled."""
+    cost, free, f, p = _stump(data.X, data.stats, order, min_leaf, data.penalty, GAIN)
+    if f < 0:
+        return cost, free, None
+    return cost, free, (f, data.threshold(order, f, p), None, None)
+
+
+def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
+               ) -> tuple[float, float, Tree]:
+    """``(cost, free_cost, tree)`` of the best tree of depth <= 2 on the subset (as
+    :func:`~.dense.depth2`), for squared error."""
+    cost, free, tree = stump(data, order, min_leaf)
+    best, where = cost, None
+    for f in range(data.F):
+        ranks = data.ranks(order, f)
+        roots = _best_roots(data.X, data.stats, order, ranks, f, min_leaf, data.penalty)
+        if len(roots):
+            free = min(free, float(roots[:, 1].min()))
+            p = first_within(roots[:, 0])
+            if roots[p, 0] < best - GAIN:
+                best, where = float(roots[p, 0]), (f, p)
+    if where is not None:
+        f, p = where
+        left, right = children(order, data.ranks(order, f), p)
+        cl, _, tl = stump(data, left, min_leaf)
+        cr, _, tr = stump(data, right, min_leaf)
+        if cl + cr < cost - GAIN:
+            cost, tree = cl + cr, (f, data.threshold(order, f, p), tl, tr)
+    return cost, min(free, cost), tree
+
+
+def compile_kernel() -> None:
+    """Compile (or load from numba's cache) the kernel on a tiny problem."""
+    if njit is None:
+        return
+    X = np.array([[0.0], [1.0], [2.0]])
+    S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
+    order = np.array([[0, 1, 2]])
+    _best_roots(X, S, order, order.copy(), 0, 1, 0.0)
+    _stump(X, S, order, 1, 0.0, GAIN)

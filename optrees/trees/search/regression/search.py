@@ -1,0 +1,262 @@
+"""The exact search over every threshold for an objective with additive row statistics:
+branch and bound over the root split's sorted positions (inside a subproblem one feature
+at a time; at the root of the whole problem the intervals of all features, least bound
+first, so that a stopped search's bound rises).
+
+A tree of depth ``d`` is a leaf or a root split with children of depth ``d - 1`` solved on
+their rows (depth 1: :func:`~.stump.stump`, every split at once from prefix sums).  The
+positions of one feature are searched by intervals, as in ConTree (Brita, van der Linden &
+Demirović, arXiv 2501.07903): moving the split right adds rows to the left child and takes
+them from the right one, and a subset's optimum (with no leaf-size limit) is at most its
+superset's (the superset's tree restricted to it, empty leaves pruned, is no dearer).  So
+for positions ``a <= p <= b`` and evaluated positions ``e <= a`` and ``e' >= b``,
+``cost(p) >= free_left(e) + free_right(e')``: an interval whose bound reaches the incumbent
+holds no better split.  Under ``min_leaf`` or a leaf budget the bounds are the children's
+optima without them (those are monotone; the constrained ones are not).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ....solvers.deadline import Deadline, TimeUp
+from .data import GAIN, RegressionData, Tree, children
+from .dense import DENSE_LIMIT, depth2
+from .kernels import KERNEL_LIMIT, depth2_sse, stump_sse
+from .stump import stump
+
+ABOVE = ("above",)
+"""The tree of a subproblem whose optimum is not below the upper bound it was given."""
+
+TOLERANCE = 1e-12
+"""An interval whose bound is within this of the incumbent is closed (costs are in units
+of the root's total, about 1 for a normalised objective)."""
+
+TIE_SLACK = 1e-9
+"""How far above a given start's cost the search still looks for trees (ties)."""
+
+
+@dataclass
+class Intervals:
+    """The open position intervals of one feature of one subset, and the free costs of the
+    children at the positions evaluated so far (sorted by position)."""
+
+    f: int
+    ranks: np.ndarray
+    positions: np.ndarray
+    stack: list[tuple[int, int]] = field(default_factory=list)
+    done: list[int] = field(default_factory=list)
+    free_left: list[float] = field(default_factory=list)
+    free_right: list[float] = field(default_factory=list)
+
+    def bound(self, i: int, j: int, leaf: float, floor: float) -> float:
+        """Lower bound on the cost of every split at positions ``i..j`` of ``positions``
+        (``leaf``: the least cost of a child, ``floor``: of both children together)."""
+        a, b = self.positions[i], self.positions[j]
+        k = bisect.bisect_right(self.done, a) - 1
+        left = self.free_left[k] if k >= 0 else leaf
+        k = bisect.bisect_left(self.done, b)
+        right = self.free_right[k] if k < len(self.done) else leaf
+        return max(left + right, floor)
+
+    def record(self, p: int, free_left: float, free_right: float) -> None:
+        k = bisect.bisect_left(self.done, p)
+        self.done.insert(k, p)
+        self.free_left.insert(k, free_left)
+        self.free_right.insert(k, free_right)
+
+    def open_bound(self, leaf: float, floor: float) -> float:
+        """The least bound of the intervals still open (inf: none)."""
+        return min((self.bound(i, j, leaf, floor) for i, j in self.stack), default=np.inf)
+
+
+class RegressionSearch:
+    """Optimal trees of a given depth on subsets of ``data``; a shared ``deadline`` raises
+    :class:`TimeUp` from any depth (the caller keeps what was proved)."""
+
+    def __init__(self, data: RegressionData, deadline: Deadline | None = None,
+                 dense_limit: int = DENSE_LIMIT) -> None:
+        self.data = data
+        self.deadline = deadline
+        self.dense_limit = dense_limit
+        self.evaluations = 0
+
+    def solve(self, order: np.ndarray, depth: int, min_leaf: int, ub: float = np.inf,
+              budget: int | None = None) -> tuple[float, float, Tree]:
+        """``(cost, free_cost, tree)`` of the best tree of depth <= ``depth`` with at most
+        ``budget`` leaves (None: no limit) on the subset (``free_cost``: a lower bound on
+        the optimum without leaf-size limit or budget, for supersets).  Above depth 1, with
+        an upper bound ``ub`` below the optimum, ``cost`` is ``ub`` and ``tree`` is
+        :data:`ABOVE` (none cheaper than ``ub``): ``cost`` is ``min(optimum, ub)``, still a
+        lower bound."""
+        F, m = order.shape
+        if budget is not None and budget >= 2 ** depth:
+            budget = None
+        if budget is None and depth == 2:
+            if self.data.kernel == "squared_error" and (m * F) ** 2 <= KERNEL_LIMIT:
+                return depth2_sse(self.data, order, min_leaf)  # exact, compiled
+            if m * m * F <= self.dense_limit:
+                return depth2(self.data, order, min_leaf)  # exact, vectorized
+        if self.data.kernel == "squared_error":
+            cost, free, tree = stump_sse(self.data, order, min_leaf)
+        else:
+            cost, free, tree = stump(self.data, order, min_leaf)
+        if budget == 1:
+            cost, tree = self.leaf(order), None
+        if depth <= 1 or m < 2:
+            return cost, free, tree  # exact: as cheap as a bounded answer
+        if ub < cost:
+            cost, tree = ub, ABOVE
+        floor = 2 * self.data.penalty
+        for f in range(self.data.F if budget != 1 else 0):
+            box = self.intervals(order, f, min_leaf)
+            while box.stack:
+                cost, tree = self.step(order, depth, min_leaf, box, cost, tree, floor, budget)
+        if min_leaf > 1 or budget is not None:
+            free = self.solve(order, depth, 1, ub)[0]
+        else:
+            free = cost
+        return cost, free, tree
+
+    def leaf(self, order: np.ndarray) -> float:
+        """Cost of the subset as one leaf."""
+        return float(self.data.leaf_cost(self.data.stats[order[0]].sum(axis=0))) \
+            + self.data.penalty
+
+    def intervals(self, order: np.ndarray, f: int, min_leaf: int) -> Intervals:
+        """Feature ``f``'s split positions on the subset, all open."""
+        positions = self.data.split_positions(order, f, min_leaf)
+        box = Intervals(f, self.data.ranks(order, f), positions)
+        if len(positions):
+            box.stack.append((0, len(positions) - 1))
+        return box
+
+    def step(self, order: np.ndarray, depth: int, min_leaf: int, box: Intervals,
+             cost: float, tree: Tree, floor: float, budget: int | None = None
+             ) -> tuple[float, Tree]:
+        """Close or halve the last open interval of ``box``: its middle split is solved
+        (children of depth ``depth - 1``, sharing ``budget`` leaves); returns the
+        incumbent.  On :class:`TimeUp` the interval stays open."""
+        i, j = box.stack.pop()
+        if box.bound(i, j, self.data.penalty, floor) >= cost - TOLERANCE:
+            return cost, tree
+        k = (i + j) // 2
+        p = int(box.positions[k])
+        try:
+            if self.deadline is not None:
+                self.deadline.check()
+            left, right = children(order, box.ranks, p)
+            if budget is None:
+                # each child is solved against what the incumbent leaves it
+                cl, fl, tl = self.solve(left, depth - 1, min_leaf, cost - self.data.penalty)
+                cr, fr, tr = self.solve(right, depth - 1, min_leaf, cost - cl)
+            else:
+                cl, cr, tl, tr = self.divide(left, right, depth - 1, min_leaf, budget)
+                fl = self.solve(left, depth - 1, 1, cost)[0]
+                fr = self.solve(right, depth - 1, 1, cost)[0]
+        except TimeUp:
+            box.stack.append((i, j))
+            raise
+        self.evaluations += 1
+        box.record(p, fl, fr)
+        if cl + cr < cost - GAIN and tl is not ABOVE and tr is not ABOVE:
+            cost, tree = cl + cr, (box.f, self.data.threshold(order, box.f, p), tl, tr)
+        if k + 1 <= j:
+            box.stack.append((k + 1, j))
+        if i <= k - 1:
+            box.stack.append((i, k - 1))
+        return cost, tree
+
+
+    def divide(self, left: np.ndarray, right: np.ndarray, depth: int, min_leaf: int,
+               budget: int) -> tuple[float, float, Tree, Tree]:
+        """The children's costs and trees (depth ``depth``) for the best division of
+        ``budget`` leaves between them (each side at most what its depth holds)."""
+        cap = 2 ** depth
+        best = (np.inf, np.inf, ABOVE, ABOVE)
+        for n_left in range(max(1, budget - cap), min(cap, budget - 1) + 1):
+            cl, _, tl = self.solve(left, depth, min_leaf, np.inf, n_left)
+            cr, _, tr = self.solve(right, depth, min_leaf, np.inf, budget - n_left)
+            if cl + cr < best[0] + best[1]:
+                best = (cl, cr, tl, tr)
+        return best
+
+
+@dataclass
+class RegressionFound:
+    """A search's outcome: its best ``tree`` and ``cost``, a ``bound`` no tree of the depth
+    beats, whether it is proved ``optimal``, and the splits solved (``evaluations``)."""
+
+    tree: Tree
+    cost: float
+    bound: float
+    optimal: bool
+    evaluations: int
+
+
+def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = None,
+                incumbent: tuple[float, Tree] | None = None, lower: float = 0.0,
+                dense_limit: int = DENSE_LIMIT, max_leaves: int | None = None
+                ) -> RegressionFound:
+    """The best tree of depth <= ``depth`` over every threshold of ``data``, starting from
+    ``incumbent`` (e.g. CART's cost and tree); ``lower``: a bound on the cost of any tree
+    without penalties (e.g. the equivalent-points bound).  Stopped by ``deadline``, it
+    returns its best tree and the least bound of the root splits not yet ruled out.
+    ``dense_limit``: depth-2 subproblems of at most this ``m * m * F`` take the vectorized
+    kernel (:mod:`.dense`), larger ones the interval search (both exact).  ``max_leaves``:
+    the most leaves of the tree (None: no limit)."""
+    search = RegressionSearch(data, deadline, dense_limit)
+    order = data.root()
+    min_leaf = data.min_leaf
+    budget = None if max_leaves is None or max_leaves >= 2 ** depth else max_leaves
+    cost, _, tree = stump(data, order, min_leaf)
+    if budget == 1:
+        cost, tree = search.leaf(order), None
+    start = None
+    if incumbent is not None and incumbent[0] < cost:
+        # a little above the start's cost, so that the search still finds the trees that
+        # tie with it, in its own order: the tree returned does not depend on the row order
+        # CART saw (integer weights and repeated rows give the same tree)
+        start = incumbent
+        cost, tree = incumbent[0] + TIE_SLACK, incumbent[1]
+    floor = lower + 2 * data.penalty
+    boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
+        if depth >= 2 and budget != 1 else []
+    # the root's intervals of every feature, least bound first: a stopped search's bound
+    # (the least open one) then rises as the search goes on
+    def key(bound: float) -> float:  # rounding noise must not order equal bounds
+        return round(bound, 9)
+
+    heap = [(key(box.bound(i, j, data.penalty, floor)), f, i, j)
+            for f, box in enumerate(boxes) for i, j in box.stack]
+    heapq.heapify(heap)
+    for box in boxes:
+        box.stack.clear()
+    stopped = False
+    try:
+        while heap:
+            known, f, i, j = heapq.heappop(heap)
+            box = boxes[f]
+            now = box.bound(i, j, data.penalty, floor)
+            if now >= cost - TOLERANCE:
+                continue
+            if key(now) > known:  # raised by later evaluations: back in its place
+                heapq.heappush(heap, (key(now), f, i, j))
+                continue
+            box.stack.append((i, j))
+            cost, tree = search.step(order, depth, min_leaf, box, cost, tree, floor, budget)
+            for i2, j2 in box.stack:
+                heapq.heappush(heap, (key(box.bound(i2, j2, data.penalty, floor)), f, i2, j2))
+            box.stack.clear()
+    except TimeUp:
+        stopped = True  # the interval being solved is back on its box's stack
+    if start is not None and (tree is start[1] or cost > start[0] + GAIN):
+        cost, tree = start  # (a tree found within the slack but worse than the start: no)
+    bound = min([cost] + [box.open_bound(data.penalty, floor) for box in boxes]
+                + [boxes[f].bound(i, j, data.penalty, floor) for _, f, i, j in heap])
+    bound = max(min(bound, cost), min(cost, lower + data.penalty))
+    return RegressionFound(tree, float(cost), float(bound), not stopped, search.evaluations)

@@ -1,0 +1,36 @@
+"""Depth 1 over every threshold: the best leaf or single split of a row subset, every
+feature and position at once from prefix sums of the row statistics (O(F m))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .data import GAIN, RegressionData, Tree, first_within
+
+
+def stump(data: RegressionData, order: np.ndarray, min_leaf: int
+          ) -> tuple[float, float, Tree]:
+    """``(cost, free_cost, tree)``: the cheapest tree of depth <= 1 on the subset
+    ``order`` with at least ``min_leaf`` rows per leaf, and the cheapest one with no leaf
+    size limit (a lower bound used when rows move between children; equal for
+    ``min_leaf == 1``).  Costs include ``data.penalty`` per leaf."""
+    F, m = order.shape
+    A = data.stats[order]                      # (F, m, k+1), sorted by each feature
+    total = A[0].sum(axis=0)
+    leaf = float(data.leaf_cost(total)) + data.penalty
+    if m < 2:
+        return leaf, leaf, None
+    left = np.cumsum(A, axis=1)[:, :-1]        # statistics of the first p + 1 rows
+    cost = data.leaf_cost(left) + data.leaf_cost(total - left) + 2 * data.penalty
+    v = data.values(order)
+    free = v[:, :-1] < v[:, 1:]                # a threshold lies between p and p + 1
+    cost = np.where(free, cost, np.inf)
+    free_cost = min(leaf, float(cost.min()))
+    if min_leaf > 1:
+        p = np.arange(1, m)
+        cost = np.where((p >= min_leaf) & (m - p >= min_leaf), cost, np.inf)
+    best = first_within(cost)
+    f, p = divmod(best, m - 1)
+    if not cost[f, p] < leaf - GAIN:
+        return leaf, free_cost, None
+    return float(cost[f, p]), free_cost, (f, data.threshold(order, f, p), None, None)

@@ -1,0 +1,81 @@
+"""The solve path of :class:`~optrees.estimators.regression.OptimalTreeRegressor`: the exact
+search over every threshold for squared error, CART first, the result as a
+:class:`FitResult` of a :class:`RegressionTree`.
+
+The objective is ``SSE / (W var(y)) + lam * leaves`` (``W``: total weight, ``var``: the
+weighted variance of y), so ``lam`` means the same on every data set and a single leaf
+costs ``1 + lam``.  The search runs on ``y`` standardised and weights divided by ``W``:
+the same objective, with statistics of order 1 (no cancellation in ``S_wy2 - S_wy^2 / S_w``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..._logging import progress
+from ...compiled import COMPILE_SECONDS, kernels_ready
+from ...models.regression_tree import RegressionTree
+from ...models.result import FitResult
+from ...solvers.deadline import Deadline
+from ..problem.objectives.squared_error import SquaredError
+from ..search.regression import RegressionData, kernels, search_tree
+from ..search.regression.cart import cart_incumbent
+
+MAX_REGRESSION_DEPTH = 3
+"""Deepest regression tree solved over every threshold (the search is tested to depth 3)."""
+
+
+def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
+                          lam: float, min_leaf: int, deadline: Deadline,
+                          names: tuple[list[str], list[str], list[bool]] | None = None,
+                          random_state: int = 0, max_leaves: int | None = None
+                          ) -> FitResult:
+    """The best tree of depth <= ``depth`` over every threshold of the float matrix ``X``
+    (rows of weight > 0 only), at least ``min_leaf`` rows per leaf and at most
+    ``max_leaves`` leaves (None: no limit); "optimal" when proved
+    within ``deadline``, else "time_limit" with the best tree found (never worse than
+    CART) and a valid lower bound."""
+    objective = SquaredError()
+    y = np.asarray(y, dtype=np.float64)
+    weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    total = float(weights.sum())
+    mean = float(weights @ y / total)
+    var = float(weights @ (y - mean) ** 2 / total)
+    spread = np.sqrt(var) if var > 0 else 1.0
+    y_std, w_std = (y - mean) / spread, weights / total
+    data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost, lam,
+                          min_leaf, compiled_kernel(depth, deadline))
+    t0 = time.perf_counter()
+    lower = objective.lower_bound(X, y_std, w_std)
+    start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
+    found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
+    seconds = time.perf_counter() - t0
+    feature_names, negated, numeric = names if names is not None else (None, None, None)
+    tree = RegressionTree.from_nested(found.tree, X, y, weights, feature_names)
+    tree.negated_names, tree.numeric = negated, numeric
+    value = objective.total(y_std, (tree.predict(X) - mean) / spread, w_std) \
+        + lam * tree.n_leaves
+    bound = value if found.optimal else min(found.bound, value)
+    progress("regression", seconds, incumbent=value, bound=bound,
+             gap=abs(value - bound) / max(abs(value), 1e-9), nodes=found.evaluations,
+             proved=found.optimal)
+    stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
+             "search_optimal": found.optimal, "thresholds": "all",
+             "cart_objective": np.nan if start is None else start[0],
+             "equivalent_points_bound": lower}
+    return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
+                     seconds, stats)
+
+
+def compiled_kernel(depth: int, deadline: Deadline) -> str | None:
+    """The compiled kernels' name when a search of depth >= 2 can use them: numba
+    importable, and the kernels compiled or cached already or enough time left to compile
+    them (their first compilation takes seconds and cannot be interrupted)."""
+    if depth < 2 or not kernels.available():
+        return None
+    if (kernels_ready(kernels, ["_best_roots", "_stump"])
+            or deadline.remaining() >= COMPILE_SECONDS):
+        return "squared_error"
+    return None
