@@ -117,6 +117,48 @@ def test_a_short_leftmost_leaf_under_two_split_children_is_cut():
         _check(est, X, y, 3, None, best, _penalty(est))
 
 
+def _xor_and(seed: int):
+    """y = x0 xor (x1 and x2), 10 % flipped, 20 rows."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (20, 3))
+    y = (X[:, 0] ^ (X[:, 1] & X[:, 2])).astype(int)
+    y[rng.random(20) < 0.1] ^= 1
+    return X, y
+
+
+def _skewed(seed: int):
+    """Columns of uneven frequency, y = 0 where x0 = 0, else mostly not x2; 24 rows."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((24, 3)) < rng.uniform(0.2, 0.8, 3)).astype(int)
+    y = np.where(X[:, 0] == 0, 0, 1 - X[:, 2] * (rng.random(24) < 0.9)).astype(int)
+    y[rng.random(24) < 0.08] ^= 1
+    return X, y
+
+
+@pytest.mark.parametrize("make, seed, m", [(_xor_and, 7, 4), (_skewed, 67, 2),
+                                            (_xor_and, 10, 4)])
+def test_a_miscounted_child_would_cut_off_the_optimum(make, seed, m):
+    """Instances (found by trying seeds) whose constrained optimum a wrong bottom-up count
+    cuts off: ``counts[2 * n]`` -> ``counts[2 - n]`` (node 2 counts node 4 only, looks short
+    and forbids the root's feature) and ``2 * n - 1`` -> ``2 * n - 2`` (node 3 counts
+    nodes 5 and 7); or whose short node a wrong walk misses (``split[n - 1]`` ->
+    ``split[n - 2]`` decides whether to descend from the root by node 3's split)."""
+    X, y = make(seed)
+    for est in _mips(depth=2, lam=0.0, min_samples_leaf=m):
+        est.fit(X, y)
+        best = exhaustive_objective(X, y, 2, 2, 0.0, _penalty(est), min_leaf=m)
+        _check(est, X, y, m, None, best, _penalty(est))
+
+
+def test_more_rows_per_leaf_than_rows_gives_the_root_leaf():
+    """``min_samples_leaf`` above the number of rows: no split, the majority leaf, optimal
+    (the root is never a short node: ``n > 1`` -> ``n >= 1`` makes every tree violate)."""
+    for est in _mips(depth=2, lam=0.0, min_samples_leaf=len(EDGE_Y) + 1):
+        est.fit(EDGE_X, EDGE_Y)
+        assert est.status_ == "optimal" and est.tree_.n_leaves == 1
+        assert np.all(est.predict(EDGE_X) == 0)
+
+
 @pytest.mark.parametrize("budget", [2, 3])
 def test_the_leaf_budget_row_allows_exactly_that_many_leaves(budget):
     """An instance whose best tree without budget has 4 leaves; with 2 or 3 leaves allowed
