@@ -6,6 +6,8 @@ dual objective equal to the optimum), not by comparison with a second solver's d
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from scipy.optimize import linprog
@@ -121,6 +123,21 @@ def test_the_master_without_fairness_solves_lp3(seed):
     _check_primal_dual(res, y, counts, A, c, F, 0.0, best)
     assert res.bound == pytest.approx(best, abs=1e-6)
     assert master.matrix().toarray() == pytest.approx(A.T)
+    # a simplex solve: no interior-point gap to report, and an LP has no branch-and-bound
+    assert "interior_gap" not in res.stats and res.nodes == 0
+
+
+def test_add_returns_the_rules_column_of_lp3():
+    """``add`` returns rule j's column in (3) (after the n slack columns), where the
+    solution holds its weight: ``values[col] = w_j``.  Kills ``n + len(cols)`` -> ``-``."""
+    y, counts, rules = _instance(8, K=3)
+    master = _master(y, counts, [], 0.2, 3)
+    cols = [master.add(*rule) for rule in rules]
+    assert cols == list(range(len(y), len(y) + len(rules)))
+    res = master.solve()
+    best, A, c, F = _oracle(y, counts, rules, 0.2, 3)
+    w = res.values[cols]
+    assert c @ w + counts @ np.maximum(1 - A @ w, 0) == pytest.approx(best, abs=1e-6)
 
 
 @pytest.mark.parametrize("kind", ["dmc", "odm"])
@@ -211,6 +228,31 @@ def test_an_interior_point_master_is_near_the_optimum_with_a_valid_bound(fairnes
     assert res.objective <= best + 1e-3 * max(1.0, best)
     w, beta = res.values[len(y):], res.stats["duals"][:len(y)]
     assert np.all((w == 0) | (w >= 1e-6)) and np.all((beta == 0) | (beta >= 1e-6 * counts))
+
+
+@pytest.mark.parametrize("constant, value, fairness", [
+    ("INTERIOR_GAP", 1e-14, False), ("INTERIOR_GAP", 1e-14, True),
+    ("INTERIOR_TOL", 0.3, True)])
+def test_an_interior_point_solve_short_of_its_gap_is_finished_by_simplex(
+        monkeypatch, constant, value, fairness):
+    """When the interior-point solve's certified gap exceeds INTERIOR_GAP (forced here by a
+    gap of 1e-14, or by a loose interior tolerance of 0.3 with the real gap: 0.25 on this
+    instance with fairness rows; HiGHS stops near 6e-6 without them), simplex
+    solves the LP: the exact optimum, status optimal, and the master still solves by
+    interior point next time.  Kills the mutants of the fall-back (``== "unknown"``, the
+    ``not``, the restored flag) and INTERIOR_GAP 1e-3 -> 1.001."""
+    module = sys.modules[RUGMaster.__module__]
+    monkeypatch.setattr(module, constant, value)
+    y, counts, rules = _instance(9, n=40, K=3, m=15, cells=True)
+    groups = np.arange(40) % 2
+    fair = _fair_pairs(y, groups, "odm", 3, counts) if fairness else None
+    fair_sets = ([[(np.flatnonzero(groups == g), float(counts[groups == g].sum()))
+                   for g in (0, 1)]] if fairness else None)
+    best, A, c, F = _oracle(y, counts, rules, 0.1, 3, fair, 0.1)
+    master = _master(y, counts, rules, 0.1, 3, fair_sets, 0.1, interior=True)
+    res = master.solve()
+    assert res.status == "optimal" and master.interior
+    _check_primal_dual(res, y, counts, A, c, F, 0.1 if fairness else 0.0, best)
 
 
 def test_reduced_cost_of_a_rule_is_eq5():
