@@ -98,10 +98,10 @@ GROUPS: dict[str, dict] = {
                   "tests/test_side_constraints.py::test_search_equals_exhaustive_search"],
         "deselect": ["tests/test_subtrees.py::test_matches_pystreed"],
         # 1144 mutants: the search's bounds and pruning and the depth-2 kernel (numpy
-        # backend; the numba one is not mutated), a random sample of 150 of those
+        # backend; the numba one is not mutated), a random sample of 100 of those
         "only": ["solve", "_branch", "_branch_budget", "_prior", "_feasible_splits", "depth2",
                  "depth2_numpy"],
-        "sample": 150,
+        "sample": 100,
     },
     "numeric-search": {  # bounds and pruning of the search over every threshold
         "modules": ["optrees/trees/numeric/search.py", "optrees/trees/numeric/budget.py"],

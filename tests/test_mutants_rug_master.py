@@ -255,6 +255,21 @@ def test_an_interior_point_solve_short_of_its_gap_is_finished_by_simplex(
     _check_primal_dual(res, y, counts, A, c, F, 0.1 if fairness else 0.0, best)
 
 
+def test_the_interior_gap_of_a_small_objective_is_absolute():
+    """The certified gap is ``(objective - bound) / max(1, |objective|)``: absolute below 1
+    (here rules covering every row correctly at a tiny cost: objective about 0.05).  Kills
+    ``max(1.0, ...)`` -> ``max(0.0, ...)``."""
+    y = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    rules = [(np.flatnonzero(y == k), k, 1.0) for k in range(3)]
+    rules += [(np.array([0, 1, 3]), 0, 2.0), (np.array([2, 5, 6]), 2, 1.0)]
+    counts = np.ones(len(y))
+    best, A, c, F = _oracle(y, counts, rules, 0.02, 3)
+    assert best < 0.1
+    res = _master(y, counts, rules, 0.02, 3, interior=True).solve()
+    assert res.stats["interior_gap"] == pytest.approx(res.objective - res.bound, abs=1e-12)
+    assert res.bound <= best + 1e-9 and res.objective == pytest.approx(best, abs=1e-3)
+
+
 def test_reduced_cost_of_a_rule_is_eq5():
     """(5): ``lam c_j - sum_i beta_i ahat_ij`` for a rule covering ``cover`` with a label."""
     y, counts, rules = _instance(7, K=3)
