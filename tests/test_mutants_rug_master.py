@@ -178,6 +178,7 @@ def test_fairness_sets_from_the_notion_when_none_are_given():
         master.add(*rule)
     res = master.solve()
     _check_primal_dual(res, y, counts, A, c, F, 0.05, best)
+    assert "interior_gap" not in res.stats                  # simplex unless asked otherwise
 
 
 @pytest.mark.parametrize("fairness", [False, True])
@@ -253,6 +254,30 @@ def test_an_interior_point_solve_short_of_its_gap_is_finished_by_simplex(
     res = master.solve()
     assert res.status == "optimal" and master.interior
     _check_primal_dual(res, y, counts, A, c, F, 0.1 if fairness else 0.0, best)
+
+
+@pytest.mark.parametrize("fairness", [False, True])
+def test_the_bound_of_an_inaccurate_solve_is_still_a_bound(monkeypatch, fairness):
+    """The bound is valid whatever the solver's accuracy: an interior-point solve stopped
+    far from the optimum (tolerance 0.3, accepted at any gap here) still bounds the LP's
+    optimum from below, being ``theta sum(beta) - eps sum(mu)`` with beta scaled by
+    ``theta = min(1, min_j lam c_j / ahat_j' beta)`` into the dual of (3) (without fairness
+    rows the loads exceed lam c_j by about 5e-7 here).  Kills ``load > c`` -> ``==``."""
+    module = sys.modules[RUGMaster.__module__]
+    monkeypatch.setattr(module, "INTERIOR_TOL", 0.3)
+    monkeypatch.setattr(module, "INTERIOR_GAP", 10.0)
+    y, counts, rules = _instance(9, n=40, K=3, m=15, cells=True)
+    groups = np.arange(40) % 2
+    fair = _fair_pairs(y, groups, "odm", 3, counts) if fairness else None
+    fair_sets = ([[(np.flatnonzero(groups == g), float(counts[groups == g].sum()))
+                   for g in (0, 1)]] if fairness else None)
+    eps = 0.1 if fairness else 0.0
+    best, A, c, F = _oracle(y, counts, rules, 0.1, 3, fair, eps)
+    res = _master(y, counts, rules, 0.1, 3, fair_sets, 0.1, interior=True).solve()
+    assert res.bound <= best + 1e-9
+    beta, mu = res.stats["duals"][:40], -res.stats["duals"][40:]
+    theta = min([1.0] + [cj / lj for cj, lj in zip(c, A.T @ beta, strict=True) if lj > cj])
+    assert res.bound == pytest.approx(theta * beta.sum() - eps * mu.sum(), rel=0, abs=1e-10)
 
 
 def test_the_interior_gap_of_a_small_objective_is_absolute():
