@@ -1,14 +1,19 @@
 """Tests that kill mutants of the 0/1 subtree search's bounds and pruning and of its depth-2
 kernel (subtrees/search.py, counts.py; ``bench/mutation.py subtree-search``,
 docs/testing.md) which test_subtrees.py lets live.  Oracles: the leaf-support bound and the
-best leaf written from their definitions in numpy."""
+best leaf written from their definitions in numpy, and the enumeration of every tree
+(``oracles.py``; the split-penalty optimum at lam = L / (1 + L), rescaled).  Some instances
+were found by trying seeds under a mutant (docs/testing.md)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracles import exhaustive_objective
 
 from optrees.trees.subtrees import solve_subtree
+from optrees.trees.subtrees.data import BinaryData
+from optrees.trees.subtrees.search import Search
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
@@ -41,3 +46,48 @@ def test_data_without_features_gives_the_best_leaf(backend):
         sol = solve_subtree(X, y, depth, 0.5, backend=backend)
         assert sol.optimal and sol.score == pytest.approx(3 - 0.5)
         assert np.all(sol.tree.split == -1)
+
+
+def _instance(seed: int, n=(10, 40)):
+    """Random 0/1 data (y = x0 xor x1, or 1 with probability 0.3), depth 3 or 4, a leaf
+    budget on even seeds, a leaf penalty L; and the enumeration's optimum."""
+    rng = np.random.default_rng(seed)
+    rows, F = int(rng.integers(*n)), int(rng.integers(3, 7))
+    X = rng.integers(0, 2, (rows, F))
+    y = ((X[:, 0] ^ X[:, 1]) | (rng.random(rows) < 0.3)).astype(int)
+    depth = int(rng.integers(3, 5))
+    budget = None if seed % 2 else int(rng.integers(2, 2**depth))
+    return rng, X, y, depth, budget
+
+
+def _best(X, y, depth, L, budget):
+    lam = L / (1.0 + L)  # correct - L * leaves = split-penalty optimum / (1 - lam) - L
+    return exhaustive_objective(X, y, 2, depth, lam, max_leaves=budget) / (1.0 - lam) - L
+
+
+def test_a_budgeted_search_certifies_its_optimum():
+    """A leaf budget at depth 4 (found by trying seeds): the best tree and a bound equal to
+    it.  Kills ``r0.upper + u1`` -> ``r0.upper * u1`` in the budgeted branch's pruning
+    (it drops a split of the budget it had to keep, and the bound stays open)."""
+    rng, X, y, depth, budget = _instance(14)
+    L = float(rng.choice([0.0, 0.5, 1.5, 3.0]))
+    best = _best(X, y, depth, L, budget)
+    sol = solve_subtree(X, y, depth, L, max_leaves=budget)
+    assert sol.optimal and sol.score == pytest.approx(best) and sol.bound == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_searches_sharing_a_cache_end_at_the_optimum(seed):
+    """Three searches that give up early (lower bounds 95 %, 85 %, 70 % of the rows) fill one
+    cache with bounds; the full search then returns the enumeration's optimum with an equal
+    bound.  Kills the budgeted branch storing an open bound as exact (``bound <= best`` ->
+    ``>=``) and a cache-pruned feature ending the loop (``continue`` -> ``break``)."""
+    rng, X, y, depth, budget = _instance(seed, n=(15, 50))
+    L = float(rng.choice([0.0, 0.5, 1.5]))
+    search = Search(BinaryData.make(X, y), L)
+    rows = np.arange(len(y))
+    for share in (0.95, 0.85, 0.7):
+        search.solve(rows, depth, lower=share * len(y), budget=budget)
+    res = search.solve(rows, depth, budget=budget)
+    best = _best(X, y, depth, L, budget)
+    assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
