@@ -95,7 +95,8 @@ GROUPS: dict[str, dict] = {
     "subtree-search": {  # bounds and pruning of the 0/1 subtree search, the depth-2 counts
         "modules": ["optrees/trees/subtrees/search.py", "optrees/trees/subtrees/counts.py"],
         "tests": ["tests/test_mutants_subtree_search.py", "tests/test_subtrees.py",
-                  "tests/test_side_constraints.py::test_search_equals_exhaustive_search"],
+                  "tests/test_side_constraints.py::test_search_equals_exhaustive_search",
+                  "tests/test_feature_costs.py"],  # the kernel's split costs
         "deselect": ["tests/test_subtrees.py::test_matches_pystreed"],
         # 1144 mutants: the search's bounds and pruning and the depth-2 kernel (numpy
         # backend; the numba one is not mutated), a random sample of 100 of those

@@ -91,3 +91,23 @@ def test_searches_sharing_a_cache_end_at_the_optimum(seed):
     res = search.solve(rows, depth, budget=budget)
     best = _best(X, y, depth, L, budget)
     assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", [11, 53])
+def test_nested_columns_keep_the_similarity_bound_valid(seed):
+    """Columns 1 and 2 nested in column 0 (x1 = x0 and x1', x2 = x1 and x2'): a feature's
+    side is then a subset of an earlier one's, with no weight in their difference.  The
+    similarity bound (a side's value is at most the earlier side's bound plus the weight of
+    the difference, MurTree 4.6) must add that weight: ``ub + A`` -> ``ub * A`` makes it 0
+    and prunes the optimum (instances found by trying seeds)."""
+    rng = np.random.default_rng(seed)
+    n, F = int(rng.integers(10, 40)), int(rng.integers(4, 7))
+    X = rng.integers(0, 2, (n, F))
+    X[:, 1] = X[:, 0] & X[:, 1]
+    X[:, 2] = X[:, 1] & X[:, 2]
+    y = ((X[:, 2] ^ X[:, 3]) | (rng.random(n) < 0.2)).astype(int)
+    depth = int(rng.integers(3, 5))
+    L = float(rng.choice([0.0, 0.5, 1.5, 3.0]))
+    best = _best(X, y, depth, L, None)
+    sol = solve_subtree(X, y, depth, L)
+    assert sol.optimal and sol.score == pytest.approx(best)
