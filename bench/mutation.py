@@ -115,6 +115,7 @@ GROUPS: dict[str, dict] = {
                     "optrees/trees/subtrees/feature_costs.py"],
         "tests": ["tests/test_mutants_feature_costs.py", "tests/test_feature_costs.py"],
         "deselect": [],
+        "sample": 60,  # of 574 mutants
     },
 }
 
