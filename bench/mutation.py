@@ -32,6 +32,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "mutation"
 
@@ -76,6 +78,49 @@ GROUPS: dict[str, dict] = {
                   "tests/test_feature_costs.py"],
         "deselect": [],
     },
+    "side-constraints": {  # min leaf size and leaf budget of the binary-tree MIPs
+        "modules": ["optrees/trees/mip/side_constraints.py"],
+        # the MIP fits only (the search tests and pystreed's data sets never load the
+        # module); test_side_constraints.py's 12 random certified fits (15 s a mutant) killed
+        # nothing the targeted file does not in the first 65 mutants: left out
+        "tests": ["tests/test_mutants_side_constraints.py",
+                  "tests/test_side_constraints.py::test_unsatisfiable_min_leaf_gives_the_root_leaf"],
+        "deselect": [],
+        "timeout": 120.0,  # a mutant that never ends its walk over the tree (~40 s a run)
+    },
+    "rug-master": {  # RUG's restricted master LP, its duals and its certified bound
+        "modules": ["optrees/rug/master.py"],
+        "tests": ["tests/test_mutants_rug_master.py"],
+        "deselect": [],
+    },
+    "subtree-search": {  # bounds and pruning of the 0/1 subtree search, the depth-2 counts
+        "modules": ["optrees/trees/search/binary/search.py",
+                    "optrees/trees/search/binary/counts.py"],
+        "tests": ["tests/test_mutants_subtree_search.py", "tests/test_subtrees.py",
+                  "tests/test_side_constraints.py::test_search_equals_exhaustive_search",
+                  "tests/test_feature_costs.py"],  # the kernel's split costs
+        "deselect": ["tests/test_subtrees.py::test_matches_pystreed"],
+        # 1144 mutants: the search's bounds and pruning and the depth-2 kernel (numpy
+        # backend; the numba one is not mutated), a random sample of 100 of those
+        "only": ["solve", "_branch", "_branch_budget", "_prior", "_feasible_splits", "depth2",
+                 "depth2_numpy"],
+        "sample": 100,
+    },
+    "numeric-search": {  # bounds and pruning of the search over every threshold
+        "modules": ["optrees/trees/search/numeric/search.py",
+                    "optrees/trees/search/numeric/budget.py"],
+        "tests": ["tests/test_mutants_numeric_search.py", "tests/test_numeric_subtrees.py",
+                  "tests/test_numeric_deep.py"],
+        "deselect": [],
+    },
+    "feature-costs": {  # the feature-cost objective and its subtree search
+        "modules": ["optrees/trees/problem/objectives/feature_costs.py",
+                    "optrees/trees/solve/feature_costs.py",
+                    "optrees/trees/search/binary/feature_costs.py"],
+        "tests": ["tests/test_mutants_feature_costs.py", "tests/test_feature_costs.py"],
+        "deselect": [],
+        "sample": 60,  # of 574 mutants
+    },
 }
 
 KEEP_BINARY = ("Add", "Sub", "Mul", "Div")
@@ -94,14 +139,37 @@ def excluded_operators() -> list[str]:
 
 def config(group: str) -> str:
     spec = GROUPS[group]
-    tests = [t for t in spec["tests"] if (ROOT / t).exists()]  # a new file may not exist yet
+    # a new file may not exist yet; "file::test" selects one test of a file
+    tests = [t for t in spec["tests"] if (ROOT / t.split("::")[0]).exists()]
     command = " ".join([PYTEST, *tests, *(f"'--deselect={d}'" for d in spec["deselect"])])
     modules = ", ".join(json.dumps(m) for m in spec["modules"])
     excluded = ", ".join(json.dumps(e) for e in excluded_operators())
-    return (f"[cosmic-ray]\nmodule-path = [{modules}]\ntimeout = 300.0\n"
+    return (f"[cosmic-ray]\nmodule-path = [{modules}]\ntimeout = {spec.get('timeout', 300.0)}\n"
             f"excluded-modules = []\ntest-command = {json.dumps(command)}\n\n"
             f"[cosmic-ray.distributor]\nname = \"local\"\n\n"
             f"[cosmic-ray.filters.operators-filter]\nexclude-operators = [{excluded}]\n")
+
+
+def deferred_jobs(con: sqlite3.Connection, spec: dict, run_all: bool) -> list[str]:
+    """Jobs not to run: those of the group's ``defer`` functions, those outside its ``only``
+    functions, and, with ``sample`` = N, all but N of the rest drawn at random (seed 0, over
+    the sorted job ids: the same sample at every call on one session)."""
+    if run_all:
+        return []
+    rows = con.execute("SELECT job_id, definition_name FROM mutation_specs WHERE job_id NOT IN "
+                       "(SELECT job_id FROM work_results WHERE output != 'deferred')"
+                       " ORDER BY job_id").fetchall()
+    rows += con.execute("SELECT job_id, definition_name FROM mutation_specs WHERE job_id IN "
+                        "(SELECT job_id FROM work_results WHERE worker_outcome = 'NORMAL')"
+                        " ORDER BY job_id").fetchall()  # already run: part of the sample
+    rows.sort()
+    only, defer = spec.get("only"), spec.get("defer", [])
+    keep = [j for j, name in rows if name not in defer and (only is None or name in only)]
+    if spec.get("sample") and len(keep) > spec["sample"]:
+        keep = list(np.random.default_rng(0).choice(keep, spec["sample"], replace=False))
+    ran = {j for (j,) in con.execute("SELECT job_id FROM work_results WHERE "
+                                     "worker_outcome = 'NORMAL'")}
+    return sorted({j for j, _ in rows} - set(keep) - ran)
 
 
 def run(*args: str) -> str:
@@ -156,12 +224,11 @@ def main(argv: list[str] | None = None) -> None:
         if not db.exists():
             run("cosmic-ray", "init", str(toml), str(db))
             run("cr-filter-operators", str(db), str(toml))
-        defer = [] if args.all else GROUPS[args.group].get("defer", [])
-        with sqlite3.connect(db) as con:  # deferred functions: marked, not run
+        with sqlite3.connect(db) as con:  # deferred mutants: marked, not run
             con.execute("DELETE FROM work_results WHERE output = 'deferred'")
-            con.execute("INSERT OR IGNORE INTO work_results (worker_outcome, output, job_id) "
-                        "SELECT 'SKIPPED', 'deferred', job_id FROM mutation_specs WHERE "
-                        f"definition_name IN ({','.join('?' * len(defer))})", defer)
+            con.executemany("INSERT INTO work_results (worker_outcome, output, job_id) "
+                            "VALUES ('SKIPPED', 'deferred', ?)",
+                            [(j,) for j in deferred_jobs(con, GROUPS[args.group], args.all)])
         if args.rerun_survivors:
             with sqlite3.connect(db) as con:
                 con.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' "

@@ -1,0 +1,113 @@
+"""Tests that kill mutants of the 0/1 subtree search's bounds and pruning and of its depth-2
+kernel (subtrees/search.py, counts.py; ``bench/mutation.py subtree-search``,
+docs/testing.md) which test_subtrees.py lets live.  Oracles: the leaf-support bound and the
+best leaf written from their definitions in numpy, and the enumeration of every tree
+(``oracles.py``; the split-penalty optimum at lam = L / (1 + L), rescaled).  Some instances
+were found by trying seeds under a mutant (docs/testing.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oracles import exhaustive_objective
+
+from optrees.trees.search.binary import solve_subtree
+from optrees.trees.search.binary.data import BinaryData
+from optrees.trees.search.binary.search import Search
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+@pytest.mark.parametrize("L", [0.0, 1.0, 3.0])
+def test_a_search_that_cannot_beat_its_lower_bound_returns_the_leaf_support_bound(depth, L):
+    """A subtree's value is at most its best leaf or the weight of its rows minus two leaf
+    penalties (OSDT's leaf-support bound, the module's docstring): when the caller's lower
+    bound is above that, the search stops at once with the best leaf and exactly that bound
+    (a looser or tighter number would be a wrong certificate)."""
+    rng = np.random.default_rng(depth)
+    X, y = rng.integers(0, 2, (30, 4)), rng.integers(0, 3, 30)
+    w = rng.integers(1, 4, 30).astype(float)
+    leaf = np.bincount(y, weights=w).max() - L
+    support = max(leaf, w.sum() - 2 * L)
+    sol = solve_subtree(X, y, depth, L, sample_weight=w, lower_bound=support + 1.0)
+    assert not sol.optimal
+    assert sol.score == pytest.approx(leaf) and sol.bound == pytest.approx(support)
+    capped = solve_subtree(X, y, depth, L, sample_weight=w, lower_bound=support + 1.0,
+                           upper_bound=support - 0.5)
+    assert capped.bound == pytest.approx(max(leaf, support - 0.5))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_data_without_features_gives_the_best_leaf(backend):
+    """No column to split on: the best leaf, optimal (the depth-2 kernel's ``F == 0`` exit;
+    ``F < 0`` reaches an argmax over no feature)."""
+    X = np.zeros((5, 0), dtype=int)
+    y = np.array([0, 1, 1, 0, 1])
+    for depth in (1, 2, 3):
+        sol = solve_subtree(X, y, depth, 0.5, backend=backend)
+        assert sol.optimal and sol.score == pytest.approx(3 - 0.5)
+        assert np.all(sol.tree.split == -1)
+
+
+def _instance(seed: int, n=(10, 40)):
+    """Random 0/1 data (y = x0 xor x1, or 1 with probability 0.3), depth 3 or 4, a leaf
+    budget on even seeds, a leaf penalty L; and the enumeration's optimum."""
+    rng = np.random.default_rng(seed)
+    rows, F = int(rng.integers(*n)), int(rng.integers(3, 7))
+    X = rng.integers(0, 2, (rows, F))
+    y = ((X[:, 0] ^ X[:, 1]) | (rng.random(rows) < 0.3)).astype(int)
+    depth = int(rng.integers(3, 5))
+    budget = None if seed % 2 else int(rng.integers(2, 2**depth))
+    return rng, X, y, depth, budget
+
+
+def _best(X, y, depth, L, budget):
+    lam = L / (1.0 + L)  # correct - L * leaves = split-penalty optimum / (1 - lam) - L
+    return exhaustive_objective(X, y, 2, depth, lam, max_leaves=budget) / (1.0 - lam) - L
+
+
+def test_a_budgeted_search_certifies_its_optimum():
+    """A leaf budget at depth 4 (found by trying seeds): the best tree and a bound equal to
+    it.  Kills ``r0.upper + u1`` -> ``r0.upper * u1`` in the budgeted branch's pruning
+    (it drops a split of the budget it had to keep, and the bound stays open)."""
+    rng, X, y, depth, budget = _instance(14)
+    L = float(rng.choice([0.0, 0.5, 1.5, 3.0]))
+    best = _best(X, y, depth, L, budget)
+    sol = solve_subtree(X, y, depth, L, max_leaves=budget)
+    assert sol.optimal and sol.score == pytest.approx(best) and sol.bound == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_searches_sharing_a_cache_end_at_the_optimum(seed):
+    """Three searches that give up early (lower bounds 95 %, 85 %, 70 % of the rows) fill one
+    cache with bounds; the full search then returns the enumeration's optimum with an equal
+    bound.  Kills the budgeted branch storing an open bound as exact (``bound <= best`` ->
+    ``>=``) and a cache-pruned feature ending the loop (``continue`` -> ``break``)."""
+    rng, X, y, depth, budget = _instance(seed, n=(15, 50))
+    L = float(rng.choice([0.0, 0.5, 1.5]))
+    search = Search(BinaryData.make(X, y), L)
+    rows = np.arange(len(y))
+    for share in (0.95, 0.85, 0.7):
+        search.solve(rows, depth, lower=share * len(y), budget=budget)
+    res = search.solve(rows, depth, budget=budget)
+    best = _best(X, y, depth, L, budget)
+    assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", [11, 53])
+def test_nested_columns_keep_the_similarity_bound_valid(seed):
+    """Columns 1 and 2 nested in column 0 (x1 = x0 and x1', x2 = x1 and x2'): a feature's
+    side is then a subset of an earlier one's, with no weight in their difference.  The
+    similarity bound (a side's value is at most the earlier side's bound plus the weight of
+    the difference, MurTree 4.6) must add that weight: ``ub + A`` -> ``ub * A`` makes it 0
+    and prunes the optimum (instances found by trying seeds)."""
+    rng = np.random.default_rng(seed)
+    n, F = int(rng.integers(10, 40)), int(rng.integers(4, 7))
+    X = rng.integers(0, 2, (n, F))
+    X[:, 1] = X[:, 0] & X[:, 1]
+    X[:, 2] = X[:, 1] & X[:, 2]
+    y = ((X[:, 2] ^ X[:, 3]) | (rng.random(n) < 0.2)).astype(int)
+    depth = int(rng.integers(3, 5))
+    L = float(rng.choice([0.0, 0.5, 1.5, 3.0]))
+    best = _best(X, y, depth, L, None)
+    sol = solve_subtree(X, y, depth, L)
+    assert sol.optimal and sol.score == pytest.approx(best)
