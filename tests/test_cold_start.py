@@ -120,9 +120,9 @@ def test_a_new_process_loads_every_kernel_a_fit_needs_from_the_cache(tmp_path):
 
 
 def test_small_fits_run_numpy_without_importing_numba(tmp_path):
-    """A small 0/1 fit, a small depth-2 fit over every threshold, a small fair fit and a small
-    RUG fit in a new process: numpy kernels (scikit-learn's trees for RUG), numba never
-    imported, so neither compiled nor loaded."""
+    """A small 0/1 fit, a small depth-2 fit over every threshold, a small fair fit, a small
+    RUG fit and a small depth-2 regression tree in a new process: numpy kernels
+    (scikit-learn's trees for RUG), numba never imported, so neither compiled nor loaded."""
     out = run("""
     import json, sys, warnings
     import numpy as np
@@ -140,6 +140,10 @@ def test_small_fits_run_numpy_without_importing_numba(tmp_path):
     fair.fit(X01, y)
     Xh, yh = load_dataset("house-votes-84")
     RUGClassifier(max_depth=3, time_limit=60, random_state=0).fit(Xh, yh)
+    from sklearn.datasets import load_diabetes
+    from optrees import OptimalTreeRegressor
+    Xd, yd = load_diabetes(return_X_y=True, as_frame=True)
+    OptimalTreeRegressor(depth=2, time_limit=60).fit(Xd, yd)
     print(json.dumps({"backends": backends, "numba": "numba" in sys.modules}))
     """, tmp_path)
     assert out == {"backends": ["numpy", "numpy"], "numba": False}

@@ -46,7 +46,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     spread = np.sqrt(var) if var > 0 else 1.0
     y_std, w_std = (y - mean) / spread, weights / total
     data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost, lam,
-                          min_leaf, compiled_kernel(depth, deadline))
+                          min_leaf, compiled_kernel(depth, deadline, small_fit(X, depth)))
     t0 = time.perf_counter()
     lower = objective.lower_bound(X, y_std, w_std)
     start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
@@ -69,12 +69,30 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
                      seconds, stats)
 
 
-def compiled_kernel(depth: int, deadline: Deadline) -> str | None:
+SMALL_REGRESSION_CELLS = 5_000
+"""Largest ``rows * columns`` of a depth-2 fit that runs numpy when the compiled kernels are
+not loaded in the process (diabetes, 442 x 10: 0.07 s with numpy, about what a new process
+pays to import numba and load the kernels; depth 3 always compiles: 150 rows of it took 7 s
+with numpy)."""
+
+
+def small_fit(X: np.ndarray, depth: int) -> bool:
+    """A fit small enough for the numpy paths (:data:`SMALL_REGRESSION_CELLS`)."""
+    return depth <= 1 or (depth == 2 and X.size <= SMALL_REGRESSION_CELLS)
+
+
+def compiled_kernel(depth: int, deadline: Deadline, small: bool = False) -> str | None:
     """The compiled kernels' name when a search of depth >= 2 can use them: numba
-    importable, and the kernels compiled or cached already or enough time left to compile
-    them (their first compilation takes seconds and cannot be interrupted)."""
+    importable, and the kernels loaded in this process, or (not a ``small`` fit) compiled or
+    cached already or enough time left to compile them (their first compilation takes
+    seconds and cannot be interrupted)."""
     if depth < 2 or not kernels.available():
         return None
+    if kernels.loaded():
+        return "squared_error"
+    if small:  # numpy finishes it in about the time numba's import and cache load take
+        return None
+    kernels.jit()
     if (kernels_ready(kernels, ["_best_roots", "_stump"])
             or deadline.remaining() >= COMPILE_SECONDS):
         return "squared_error"

@@ -10,6 +10,8 @@ count), for every depth-2 subproblem of a depth-3 search.
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 import numpy as np
 
 from .data import GAIN, RegressionData, Tree, children, first_within
@@ -19,10 +21,9 @@ KERNEL_LIMIT = 200_000_000
 """Largest ``(m F)^2`` the kernel takes (under a second, not interruptible); larger ones go
 to the interval search, which checks the deadline at every split."""
 
-try:
-    from numba import njit
-except ImportError:  # pragma: no cover - numba is optional
-    njit = None
+_JITTED = False
+"""Whether :func:`jit` has decorated the kernels (numba is imported then, not before: a fit
+that never runs them never pays numba's import)."""
 
 
 def _sse(w: float, wy: float, wy2: float) -> float:
@@ -126,20 +127,36 @@ def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
     return cost, free, best_f, best_p
 
 
-if njit is not None:
+def jit() -> None:
+    """Decorate the kernels with numba (once; the machine code is compiled or loaded from
+    numba's cache at their first call)."""
+    global _sse, _best_roots, _stump, _JITTED
+    if _JITTED:
+        return
+    from numba import njit
+
+    # _sse first: the other two call it, and numba resolves it when they compile
     _sse = njit(cache=True)(_sse)
     _best_roots = njit(cache=True)(_best_roots)
     _stump = njit(cache=True)(_stump)
+    _JITTED = True
 
 
 def available() -> bool:
-    """Whether the compiled kernel can run (numba importable)."""
-    return njit is not None
+    """Whether the compiled kernel can run (numba importable; checked without importing
+    it)."""
+    return find_spec("numba") is not None
+
+
+def loaded() -> bool:
+    """The kernels have machine code in this process already (nothing left to pay)."""
+    return _JITTED and bool(_best_roots.signatures) and bool(_stump.signatures)
 
 
 def stump_sse(data: RegressionData, order: np.ndarray, min_leaf: int
               ) -> tuple[float, float, Tree]:
     """:func:`~.stump.stump` for squared error, compiled."""
+    jit()
     cost, free, f, p = _stump(data.X, data.stats, order, min_leaf, data.penalty, GAIN)
     if f < 0:
         return cost, free, None
@@ -150,6 +167,7 @@ def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
                ) -> tuple[float, float, Tree]:
     """``(cost, free_cost, tree)`` of the best tree of depth <= 2 on the subset (as
     :func:`~.dense.depth2`), for squared error."""
+    jit()
     cost, free, tree = stump(data, order, min_leaf)
     best, where = cost, None
     for f in range(data.F):
@@ -172,8 +190,9 @@ def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
 
 def compile_kernel() -> None:
     """Compile (or load from numba's cache) the kernel on a tiny problem."""
-    if njit is None:
+    if not available():
         return
+    jit()
     X = np.array([[0.0], [1.0], [2.0]])
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
     order = np.array([[0, 1, 2]])
