@@ -141,6 +141,36 @@ def _plain_value_type(v: object) -> bool:
     return v is None or isinstance(v, str | numbers.Number | np.bool_ | bool)
 
 
+def check_regression_target(y: object, n_rows: int, stacklevel: int = 4) -> np.ndarray:
+    """``y`` as a float vector of ``n_rows`` finite numbers, or one clear error (a column
+    vector is raveled with scikit-learn's warning, ``stacklevel`` pointing at the caller)."""
+    if y is None:
+        raise OptreesInputError("this regressor requires y to be passed, but the target y is "
+                                "None")
+    values = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
+    if values.ndim == 2 and values.shape[1] == 1:
+        from sklearn.exceptions import DataConversionWarning  # lazy: sklearn is slow to import
+
+        warnings.warn("A column-vector y was passed when a 1d array was expected; y is used "
+                      "as y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
+                      DataConversionWarning, stacklevel=stacklevel)
+        values = values.ravel()
+    if values.ndim != 1 or len(values) != n_rows:
+        raise OptreesInputError(f"y must be one-dimensional with {n_rows} values (one per "
+                                f"row of X), got shape {values.shape}")
+    if values.dtype == bool or np.iscomplexobj(values):
+        raise OptreesInputError(f"y must hold real numbers for a regression tree, got dtype "
+                                f"{values.dtype}")
+    try:
+        target = values.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise OptreesInputError("y must hold numbers for a regression tree (a label such "
+                                "as a string is a classification target)") from exc
+    if not np.isfinite(target).all():
+        raise OptreesInputError("y contains missing or infinite values")
+    return target
+
+
 def check_frame(X: object) -> pd.DataFrame:
     """Turn X into a DataFrame; reject empty, sparse, complex, NaN and infinite input.
 

@@ -19,7 +19,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import DataConversionWarning
 
 from .._params import (
     RANDOM_STATE,
@@ -38,7 +37,7 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target, fit_weights
+from .._validation import OptreesInputError, check_regression_target, check_target, fit_weights
 from ..models.result import FitResult
 from ..omt.fit import OMTFit, rule_limit
 from ..omt.solve import bound_text
@@ -455,25 +454,7 @@ class OMTRegressor(RegressorMixin, _OMTBase):
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = self._fit_frame(X)
-        if y is None:
-            raise OptreesInputError(
-                "this regressor requires y to be passed, but the target y is None")
-        y_arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
-        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
-            # stacklevel 4: warn <- fit <- logged_fit <- the caller
-            warnings.warn("A column-vector y was passed when a 1d array was expected; y is used "
-                          "as y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
-                          DataConversionWarning, stacklevel=4)
-            y_arr = y_arr.ravel()
-        if y_arr.ndim != 1 or len(y_arr) != len(df):
-            raise OptreesInputError(
-                f"y must be one-dimensional with {len(df)} values, got shape {y_arr.shape}")
-        try:
-            y_f = y_arr.astype(float)
-        except (TypeError, ValueError) as exc:
-            raise OptreesInputError("y must be numeric for a regression tree") from exc
-        if not np.isfinite(y_f).all():
-            raise OptreesInputError("y contains missing or infinite values")
+        y_f = check_regression_target(y, len(df))
         w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(y_f), dtype=np.int64))
         df, y_f, w = drop_weightless(df, y_f, w)
         return self._fit(df, y_f, None, p, deadline, w=w)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import (
@@ -21,7 +18,7 @@ from .._params import (
     Real,
     validate_params,
 )
-from .._validation import OptreesInputError, check_depth, fit_weights
+from .._validation import check_depth, check_regression_target, fit_weights
 from ..encoding.binary import every_threshold
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
@@ -84,7 +81,7 @@ class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
-        target = regression_target(y, len(df))
+        target = check_regression_target(y, len(df))
         w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
         df, target, w = drop_weightless(df, target, w)
         encoding = every_threshold(df)
@@ -115,30 +112,3 @@ class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
         """The fitted tree as indented text: tests, leaf means and counts."""
         check_is_fitted(self, "tree_")
         return self.tree_.export_text()
-
-
-def regression_target(y: Any, n_rows: int) -> np.ndarray:
-    """``y`` as a float vector of ``n_rows`` finite numbers, or one clear error."""
-    if y is None:
-        raise OptreesInputError("this regressor requires y to be passed, but the target y is "
-                                "None")
-    values = np.asarray(y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else y)
-    if values.ndim == 2 and values.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; y is used "
-                      "as y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
-                      DataConversionWarning, stacklevel=4)
-        values = values.ravel()
-    if values.ndim != 1 or len(values) != n_rows:
-        raise OptreesInputError(f"y must be one-dimensional with {n_rows} values (one per "
-                                f"row of X), got shape {values.shape}")
-    if values.dtype == bool or np.iscomplexobj(values):
-        raise OptreesInputError(f"y must hold real numbers for a regression tree, got dtype "
-                                f"{values.dtype}")
-    try:
-        target = values.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise OptreesInputError("y must hold numbers for a regression tree (a label such "
-                                "as a string is a classification target)") from exc
-    if not np.isfinite(target).all():
-        raise OptreesInputError("y contains missing or infinite values")
-    return target
