@@ -9,7 +9,7 @@ internal nodes (the paper allows them) are kept; prediction uses the leaf a samp
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +18,10 @@ import numpy as np
 from .._validation import OptreesInputError
 from ..export.nodes import count_text
 from . import _schema as schema
+from .split_nodes import LEAF, SplitNodes
 
-LEAF = -1
 
-
-class BinaryTree:
+class BinaryTree(SplitNodes):
     """Per-node arrays: ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``, ``value``.
 
     ``value[n]`` is the index of the predicted class in ``classes``; ``counts[n, k]`` are the
@@ -66,16 +65,6 @@ class BinaryTree:
 
     # ----------------------------------------------------------------- structure
     @property
-    def n_nodes(self) -> int:
-        """Number of nodes, leaves included."""
-        return len(self.feature)
-
-    @property
-    def n_leaves(self) -> int:
-        """Number of leaves."""
-        return int(np.sum(self.feature == LEAF))
-
-    @property
     def n_splits(self) -> int:
         """Number of internal (splitting) nodes."""
         return self.n_nodes - self.n_leaves
@@ -84,37 +73,7 @@ class BinaryTree:
         """Whether node ``node`` is a leaf."""
         return bool(self.feature[node] == LEAF)
 
-    @property
-    def depth(self) -> int:
-        """Length of the longest root-to-leaf path (a single leaf has depth 0)."""
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for n in range(self.n_nodes):  # children always have larger indices than parents
-            if self.feature[n] != LEAF:
-                depth[self.left[n]] = depth[self.right[n]] = depth[n] + 1
-        return int(depth.max())
-
     # ----------------------------------------------------------------- prediction
-    def _descend(self, X: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Route rows one level per step; yields (moved rows, their new nodes, all nodes)."""
-        X = np.asarray(X)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        rows = np.arange(X.shape[0])
-        yield rows, node, node
-        for _ in range(self.n_nodes):
-            feat = self.feature[node]
-            active = feat != LEAF
-            if not active.any():
-                return
-            r, n = rows[active], node[active]
-            go_left = X[r, feat[active]] <= self.threshold[n]
-            node[active] = np.where(go_left, self.left[n], self.right[n])
-            yield r, node[active], node
-
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """Index of the leaf each row of X reaches."""
-        *_, (_, _, node) = self._descend(X)
-        return node
-
     def predict_index(self, X: np.ndarray) -> np.ndarray:
         """Predicted class indices (0..K-1)."""
         return self.value[self.apply(X)]

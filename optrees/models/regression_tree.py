@@ -13,13 +13,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..export.nodes import count_text
+from .split_nodes import LEAF, SplitNodes
 
-LEAF = -1
 
-
-class RegressionTree:
-    """Per-node arrays ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``,
-    ``value`` (prediction), ``weight`` (training weight) and ``count`` (training rows)."""
+class RegressionTree(SplitNodes):
+    """Per-node arrays ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``
+    (:class:`~optrees.models.split_nodes.SplitNodes`: structure and routing), ``value``
+    (prediction), ``weight`` (training weight) and ``count`` (training rows)."""
 
     def __init__(self, feature: Sequence[int], threshold: Sequence[float],
                  left: Sequence[int], right: Sequence[int], value: Sequence[float],
@@ -73,40 +73,7 @@ class RegressionTree:
         a = arrays
         return cls(a["f"], a["t"], a["l"], a["r"], a["v"], a["w"], a["c"], feature_names)
 
-    # ----------------------------------------------------------------- structure
-    @property
-    def n_nodes(self) -> int:
-        """Number of nodes, leaves included."""
-        return len(self.feature)
-
-    @property
-    def n_leaves(self) -> int:
-        """Number of leaves."""
-        return int(np.sum(self.feature == LEAF))
-
-    @property
-    def depth(self) -> int:
-        """Length of the longest root-to-leaf path (a single leaf has depth 0)."""
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for n in range(self.n_nodes):  # children have larger indices than their parent
-            if self.feature[n] != LEAF:
-                depth[self.left[n]] = depth[self.right[n]] = depth[n] + 1
-        return int(depth.max())
-
     # ----------------------------------------------------------------- prediction
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """Index of the leaf each row of ``X`` reaches."""
-        X = np.asarray(X, dtype=np.float64)
-        node = np.zeros(len(X), dtype=np.int64)
-        for _ in range(self.n_nodes):
-            active = np.flatnonzero(self.feature[node] != LEAF)
-            if not len(active):
-                break
-            n = node[active]
-            go_left = X[active, self.feature[n]] <= self.threshold[n]
-            node[active] = np.where(go_left, self.left[n], self.right[n])
-        return node
-
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The training mean of the leaf each row of ``X`` reaches."""
         return self.value[self.apply(X)]

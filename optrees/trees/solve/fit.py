@@ -242,8 +242,8 @@ class TreeFit:
         warm start (CART on the 0/1 columns) then finds CART's own tree, so the MIP's tree is
         never below CART's on training data (ties between equally good splits aside)."""
         p = self.p
-        if not (isinstance(p.binarizer, str) and p.binarizer == "auto") or \
-                not has_numeric_column(df):
+        request = self.request(df)
+        if not (request.auto_binarizer and request.numeric):
             return None
         return cart_cuts(df, y, p.depth, w, min_samples_leaf=min_leaf,
                          max_leaf_nodes=max_leaves if max_leaves is None or max_leaves > 1
@@ -259,8 +259,7 @@ class TreeFit:
         done: list[Encoding] = []
         # a 0/1 table kept as it is: encoded once, the pseudo-rows are rows of its matrix
         kept = binarize(df, None) if p.binarizer is None or (
-            isinstance(p.binarizer, str) and p.binarizer == "auto" and is_binary_frame(df)) \
-            else None
+            self.request(df).auto_binarizer and is_binary_frame(df)) else None
 
         def solve(view: ClassificationView, lam: float, min_leaf: int) -> FitResult:
             inner = TreeFit(type(p)(p, lam=lam, min_samples_leaf=min_leaf), self.method,

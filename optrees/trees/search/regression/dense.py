@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import GAIN, RegressionData, Tree, children, first_within
-from .stump import stump
+from .data import GAIN, RegressionData, Tree, first_within
+from .stump import split_at, stump
 
 DENSE_LIMIT = 40_000
 """The dense kernel solves a depth-2 subproblem when ``m * m * F`` is at most this (m rows,
@@ -31,12 +31,9 @@ def depth2(data: RegressionData, order: np.ndarray, min_leaf: int) -> tuple[floa
     cost, free, tree = stump(data, order, min_leaf)
     best = _best_root(data, order, min_leaf, cost)
     if best is not None:
-        f, p = best
-        left, right = children(order, data.ranks(order, f), p)
-        cl, _, tl = stump(data, left, min_leaf)
-        cr, _, tr = stump(data, right, min_leaf)
-        if cl + cr < cost - GAIN:
-            cost, tree = cl + cr, (f, data.threshold(order, f, p), tl, tr)
+        split, split_tree = split_at(data, order, *best, min_leaf)
+        if split < cost - GAIN:
+            cost, tree = split, split_tree
     if min_leaf > 1:
         free = depth2(data, order, 1)[0]
     else:

@@ -14,8 +14,8 @@ from importlib.util import find_spec
 
 import numpy as np
 
-from .data import GAIN, RegressionData, Tree, children, first_within
-from .stump import stump
+from .data import GAIN, RegressionData, Tree, first_within
+from .stump import split_at, stump
 
 KERNEL_LIMIT = 200_000_000
 """Largest ``(m F)^2`` the kernel takes (under a second, not interruptible); larger ones go
@@ -179,12 +179,9 @@ def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
             if roots[p, 0] < best - GAIN:
                 best, where = float(roots[p, 0]), (f, p)
     if where is not None:
-        f, p = where
-        left, right = children(order, data.ranks(order, f), p)
-        cl, _, tl = stump(data, left, min_leaf)
-        cr, _, tr = stump(data, right, min_leaf)
-        if cl + cr < cost - GAIN:
-            cost, tree = cl + cr, (f, data.threshold(order, f, p), tl, tr)
+        split, split_tree = split_at(data, order, *where, min_leaf)
+        if split < cost - GAIN:
+            cost, tree = split, split_tree
     return cost, min(free, cost), tree
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .data import GAIN, RegressionData, Tree, first_within
+from .data import GAIN, RegressionData, Tree, children, first_within
 
 
 def stump(data: RegressionData, order: np.ndarray, min_leaf: int
@@ -34,3 +34,13 @@ def stump(data: RegressionData, order: np.ndarray, min_leaf: int
     if not cost[f, p] < leaf - GAIN:
         return leaf, free_cost, None
     return float(cost[f, p]), free_cost, (f, data.threshold(order, f, p), None, None)
+
+
+def split_at(data: RegressionData, order: np.ndarray, f: int, p: int, min_leaf: int
+             ) -> tuple[float, Tree]:
+    """``(cost, tree)`` of the root split of feature ``f`` after sorted position ``p`` with
+    the best stump (or leaf) on each side: the tree a depth-2 search chose the root for."""
+    left, right = children(order, data.ranks(order, f), p)
+    cl, _, tl = stump(data, left, min_leaf)
+    cr, _, tr = stump(data, right, min_leaf)
+    return cl + cr, (f, data.threshold(order, f, p), tl, tr)
