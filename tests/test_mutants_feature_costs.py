@@ -264,3 +264,19 @@ def test_split_penalty_trades_a_split_against_tenths_of_weight(seed):
     best = best_value_matrix(X, y, w, 2, column, cost, lam / (1 - lam), None)
     assert est.status_ == "optimal"
     assert est.objective_ == pytest.approx((1 - lam) * best + lam, abs=1e-9)
+
+
+def test_a_pure_side_keeps_its_leaf_bound():
+    """Two perfect splits, x and its complement (another column, dearer by less than a leaf
+    penalty), with weights summing to 1: the dearer one scores first when the x = 0 side's
+    class weights are read wrongly, and the cheaper, optimal one is kept only if the pure
+    side's bound is its leaf (its weight less one leaf penalty, not two)."""
+    x = np.array([0] * 7 + [1] * 3)
+    X = np.stack([x, 1 - x], axis=1)
+    y = x.astype(np.int64)
+    w = np.full(10, 0.1)
+    column, cost = np.array([0, 1]), np.array([0.01, 0.02])
+    got = solve_feature_costs(X, y, 3, 0.05, column, cost, sample_weight=w, n_classes=2)
+    want = best_value(X, y, w, w, 2, 3, column, cost, 0.05, 1)
+    assert want == pytest.approx(1 - 2 * 0.05 - 0.01)
+    assert got.optimal and got.value == pytest.approx(want, abs=1e-12)
