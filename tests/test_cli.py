@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from optrees import load_dataset, load_model
-from optrees.cli import METHODS, main
+from optrees.cli import main
+from optrees.registry import task_methods
 
 
 def test_demo(capsys):
@@ -112,8 +113,9 @@ def _newcomer_csv(path, n=80, seed=1):
     return label
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(task_methods("classification")))
 def test_newcomer_csv_with_string_labels_and_categories(method, tmp_path, capsys):
+    """Every classification method (the regression method: test_cli_regression.py)."""
     csv = tmp_path / "shop.csv"
     label = _newcomer_csv(csv)
     model = tmp_path / "model.json"
