@@ -86,8 +86,12 @@ def test_a_bundled_regression_fit_detects_the_task_and_reports_it(tmp_path, caps
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0)
     saved = load_model(model)
     for part, Xp, yp in (("train", X_tr, y_tr), ("test", X_te, y_te)):
-        printed = float(re.search(rf"{part} R²\s+: (\S+)", out)[1])
-        assert printed == pytest.approx(_r2(yp.to_numpy(), saved.predict(Xp)), abs=5e-5)
+        line = re.search(rf"{part} R²\s+: (\S+)  \(n=(\d+), RMSE (\S+)\)", out)
+        pred = saved.predict(Xp)
+        assert float(line[1]) == pytest.approx(_r2(yp.to_numpy(), pred), abs=5e-5)
+        assert int(line[2]) == len(yp)
+        rmse = np.sqrt(np.mean((yp.to_numpy() - pred) ** 2))
+        assert float(line[3]) == pytest.approx(rmse, rel=5e-4)
     # leaf means of the text are the training means of the rows reaching each leaf
     means = sorted(float(v) for v, _ in leaves)
     leaf_of = saved.tree.apply(saved.binary(X_tr))
