@@ -16,6 +16,9 @@ def test_demo(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "test accuracy" in out and "gap" in out and "a1 = 1" in out
+    regression = out.split("OptimalTreeRegressor, depth 2")[1]  # the regression part
+    assert "test R²" in regression and regression.count("value: ") == 4
+    assert "status          : optimal over every threshold" in regression
 
 
 def test_fit_then_predict(tmp_path, capsys):
