@@ -136,3 +136,20 @@ def _walk(node):
     yield node
     for _, child in node.children:
         yield from _walk(child)
+
+
+def test_a_split_at_one_half_reads_by_the_kind_of_its_column():
+    """A column of numbers split between 0 and 1 reads "rooms <= 0.5"; a column of only 0
+    and 1 is a 0/1 literal, as in the classifiers' trees ("garage" / "not (garage)")."""
+    rng = np.random.default_rng(4)
+    df = pd.DataFrame({"rooms": rng.integers(0, 3, 40), "garage": rng.integers(0, 2, 40)})
+    y = 10.0 * (df["rooms"] > 0) + rng.normal(size=40)
+    text = OptimalTreeRegressor(depth=1, time_limit=None).fit(df, y).export_text()
+    assert text.splitlines()[0] == "|--- rooms <= 0.5" and "|--- rooms > 0.5" in text
+    y = 10.0 * df["garage"] + rng.normal(size=40)
+    text = OptimalTreeRegressor(depth=1, time_limit=None).fit(df, y).export_text()
+    assert text.splitlines()[0] == "|--- not (garage)" and "|--- garage\n" in text
+    for rows, value, _ in _leaves_from_text(text.replace("not (garage)", "garage = 0")
+                                            .replace("--- garage\n", "--- garage = 1\n"),
+                                            df.astype({"garage": str})):
+        assert value == pytest.approx(y[rows].mean(), rel=1e-5)
