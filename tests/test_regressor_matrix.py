@@ -2,7 +2,7 @@
 the bad-input table of test_bad_input.py row by row (each row applies, applies with the
 regressor's own words, or says why it does not apply), determinism, pickling and saved
 files, raw pandas tables (numeric + categorical), unseen categories, the time limit counted
-from fit entry, and sample weights.  scikit-learn's own checks run in
+from fit entry, Ctrl-C, and sample weights.  scikit-learn's own checks run in
 test_regression_trees.py (``test_check_estimator``, the weight-equivalence check)."""
 
 from __future__ import annotations
@@ -339,3 +339,42 @@ def test_sample_weight_checks(spec):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an optimal fit warns about nothing
         spec.make(**spec.exact).fit(X, y, sample_weight=k)
+
+
+@pytest.fixture()
+def python_sigint():
+    """Python's own SIGINT handler during the test (a background job may ignore SIGINT)."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", [s for s in REGRESSOR_SPECS if s.hard is not None],
+                         ids=[s.id for s in REGRESSOR_SPECS if s.hard is not None])
+def test_ctrl_c_returns_the_incumbent(spec, python_sigint):
+    """SIGINT 1.5 s into a fit that would run for a minute: fit returns soon after with the
+    best tree so far, status 'interrupted', an InterruptedWarning and a valid bound."""
+    import os
+    import signal
+    import threading
+
+    from optrees.estimators import InterruptedWarning
+
+    X, y = hard_regression()
+    est = spec.make(**{**spec.hard, "time_limit": 60})
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.warns(InterruptedWarning, match=r"interrupted \(Ctrl-C\)"):
+            est.fit(X, y)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C escaped fit as KeyboardInterrupt (a traceback for the user)")
+    finally:
+        timer.cancel()
+    assert 1.5 <= time.perf_counter() - start < 5.0
+    assert est.status_ == "interrupted" and est.bound_ < est.objective_
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
