@@ -185,6 +185,36 @@ def test_same_seed_same_model(spec):
     assert c == tree
 
 
+_CHILD = """
+import json, sys
+sys.path.insert(0, {tests!r})
+from estimator_matrix import REGRESSOR_SPECS
+from test_regressor_matrix import _determinism_models
+print(json.dumps(_determinism_models()))
+"""
+
+
+def _determinism_models() -> dict:
+    X, _ = _table(200, seed=3)
+    return {s.id: _model(s.make(random_state=3, **s.exact).fit(X, _target(X)))
+            for s in REGRESSOR_SPECS}
+
+
+@pytest.mark.slow
+def test_same_seed_same_model_in_a_fresh_process():
+    """Another interpreter with another hash seed learns the same trees."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONWARNINGS": "ignore"}
+    out = subprocess.run([sys.executable, "-c", _CHILD.format(tests=tests)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    assert json.loads(out.splitlines()[-1]) == _determinism_models()
+
+
 # ------------------------------------------------------------------------- raw tables
 @pytest.mark.parametrize("spec", REGRESSOR_SPECS, ids=REGRESSOR_IDS)
 def test_raw_columns_pipeline_gridsearch_pickle(spec):
@@ -236,6 +266,12 @@ def test_saved_model_predicts_scores_and_draws_as_the_estimator(spec, fitted, tm
     assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     save_model(model, tmp_path / "again.json")  # save -> load -> save keeps the file
     assert json.loads((tmp_path / "again.json").read_text()) == json.loads(text)
+    est.tree_.save(tmp_path / "tree.json")  # the tree alone, as BinaryTree.save writes it
+    from optrees.models.regression_tree import RegressionTree
+
+    tree = RegressionTree.from_dict(json.loads((tmp_path / "tree.json").read_text()))
+    assert tree.export_text() == est.export_text()
+    np.testing.assert_array_equal(tree.value, est.tree_.value)
 
 
 @pytest.mark.parametrize("spec", REGRESSOR_SPECS, ids=REGRESSOR_IDS)
