@@ -10,8 +10,8 @@ from .rules import RUGClassifier
 from .trees import BendersOCTClassifier, BendOCTClassifier, FlowOCTClassifier
 
 __all__ = [
-    "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
-    "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
+    "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
+    "CGHClassifier", "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
     "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RUGClassifier",
     "InterruptedWarning", "TimeLimitWarning", "UnseenCategoryWarning",
 ]

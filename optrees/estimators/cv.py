@@ -153,8 +153,7 @@ def select_index(cv_results: Mapping[str, Any], rule: str) -> int:
     tree: fewest ``mean_n_leaves``, then smallest ``param_depth``, then largest
     ``param_lam``."""
     if rule not in RULES:
-        raise OptreesInputError(f"rule must be one of {', '.join(map(repr, RULES))}, got "
-                                f"{rule!r}")
+        raise OptreesInputError(f"rule must be {Options(*RULES).describe()}, got {rule!r}")
     mean = np.asarray(cv_results["mean_test_score"], dtype=float)
     if np.isnan(mean).all():
         raise OptreesInputError("every grid point's mean test score is nan: nothing to choose")
