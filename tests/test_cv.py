@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optrees import (
     BendOCTClassifier,
@@ -250,9 +251,26 @@ def test_dask_backend_chooses_as_a_serial_run():
     serial = BendOCTClassifierCV(depths=(2, 3), cv=FOLDS, time_limit=120).fit(X, y, w)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster, \
-            distributed.Client(cluster), joblib.parallel_backend("dask"):
+            distributed.Client(cluster), joblib.parallel_backend("dask"), \
+            distributed.get_task_stream() as stream:
         remote = BendOCTClassifierCV(depths=(2, 3), cv=FOLDS, time_limit=120, n_jobs=2)
         remote.fit(X, y, w)
+    assert len(stream.data) >= 1  # the folds ran on the cluster (joblib batches them)
     assert remote.best_params_ == serial.best_params_
     np.testing.assert_array_equal(remote.cv_results_["mean_test_score"],
                                   serial.cv_results_["mean_test_score"])
+
+
+_CLASS_WEIGHTS = {
+    "check_class_weight_classifiers":
+        "the chosen lam may be 0, where the exact weighted optimum isolates pure minority "
+        "leaves (as BendersOCTClassifier's, tests/estimator_matrix.py)"}
+
+
+@parametrize_with_checks(
+    [BendOCTClassifierCV(depths=(1, 2), cv=3, time_limit=30),
+     OptimalTreeRegressorCV(depths=(2,), lams=(0.0, 0.01), cv=3, time_limit=30)],
+    expected_failed_checks=lambda est: _CLASS_WEIGHTS if isinstance(est, BendOCTClassifierCV)
+    else {})
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import check_scoring, get_scorer
@@ -31,7 +32,7 @@ from .._params import (
     parameter_table,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target
+from .._validation import OptreesInputError, check_regression_target, check_target
 from ..encoding.binary import has_numeric_column
 from ..trees.mip.formulation import MAX_TREE_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
@@ -198,6 +199,11 @@ class _TreeCV(GeneratedInit):
         """Why the path cannot give this depth's λ (None: it can)."""
         return "no λ-path for this estimator"
 
+    def _check_y(self, y: Any, n: int) -> np.ndarray:
+        """``y`` checked as the base estimator checks it (one clear error before any
+        fold), as an array of its labels or values."""
+        return np.asarray(check_regression_target(y, n))
+
     def _base_estimator(self, p: Params, **grid: Any) -> Any:
         names = passed_through(self._base)[1]
         return self._base(**{k: p[k] for k in names}, **grid)
@@ -209,10 +215,14 @@ class _TreeCV(GeneratedInit):
         started = time.perf_counter()
         p = validate_params(self)
         df = frame_of(X)
-        y_arr = np.asarray(y)
-        if sample_weight is not None and np.shape(sample_weight) != (len(df),):
-            raise OptreesInputError(f"sample_weight must hold one number per row of X "
-                                    f"({len(df)}), got shape {np.shape(sample_weight)}")
+        if not isinstance(X, (pd.DataFrame, np.ndarray)):
+            X = np.asarray(X)  # a list or an array-like: rows indexable by the folds
+        y_arr = self._check_y(y, len(df))
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight)
+            if sample_weight.shape != (len(df),):
+                raise OptreesInputError(f"sample_weight must hold one number per row of X "
+                                        f"({len(df)}), got shape {sample_weight.shape}")
         splitter = check_cv(p.cv, y_arr, classifier=is_classifier(self))
         splits = list(splitter.split(df, y_arr))
         scorer = check_scoring(self._base_estimator(p), p.scoring)
@@ -233,7 +243,8 @@ class _TreeCV(GeneratedInit):
                 est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
                                            time_limit=share(depth))
                 run = path_fold if lam is None else fit_fold
-                tasks.append(delayed(run)(est, X, y, sample_weight, train, test, scorer, fold))
+                tasks.append(delayed(run)(est, X, y_arr, sample_weight, train, test, scorer,
+                                          fold))
         done = Parallel(n_jobs=p.n_jobs)(tasks)
         self.cv_results_ = self._results(done, p, lams, len(splits))
         self.n_splits_ = len(splits)
@@ -251,8 +262,8 @@ class _TreeCV(GeneratedInit):
                 p.time_limit - (time.perf_counter() - started), REFIT_SHARE * p.time_limit)
             refit_started = time.perf_counter()
             best = self._base_estimator(p, **self.best_params_, time_limit=left)
-            self.best_estimator_ = best.fit(X, y) if sample_weight is None else \
-                best.fit(X, y, sample_weight=sample_weight)
+            self.best_estimator_ = best.fit(X, y_arr) if sample_weight is None else \
+                best.fit(X, y_arr, sample_weight=sample_weight)
             self.refit_time_ = time.perf_counter() - refit_started
         self.n_features_in_ = df.shape[1]
         if is_classifier(self):
@@ -371,6 +382,13 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     }
     _defaults: ClassVar[dict[str, Any]] = {"depths": (2, 3, 4), "lams": "path",
                                             **CV_DEFAULTS, **_BEND_DEFAULTS}
+
+    def _check_y(self, y: Any, n: int) -> np.ndarray:
+        classes, y_enc = check_target(y, n)
+        labels = classes[y_enc]
+        # labels of one type in an object array (e.g. integers): their own dtype, which
+        # scikit-learn's scorers need (they call an object array's type "unknown")
+        return np.asarray(labels.tolist()) if labels.dtype == object else labels
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
         if depth > MAX_PATH_DEPTH:
