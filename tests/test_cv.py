@@ -214,6 +214,16 @@ def test_bad_parameters_get_one_clear_error(cls, params, match):
         cls(**params).fit(X, y if cls is BendOCTClassifierCV else y.astype(float))
 
 
+def test_the_registry_names_each_cv_estimator_and_its_base():
+    from optrees.registry import CV_ESTIMATORS, cv_estimator
+
+    assert cv_estimator("BendOCTClassifier") is BendOCTClassifierCV
+    assert cv_estimator("OptimalTreeRegressor") is OptimalTreeRegressorCV
+    assert cv_estimator("RUGClassifier") is None
+    for base, target in CV_ESTIMATORS.items():
+        assert cv_estimator(base)._base.__name__ == base, target
+
+
 @pytest.mark.parametrize("cls,base", [(BendOCTClassifierCV, BendOCTClassifier),
                                       (OptimalTreeRegressorCV, OptimalTreeRegressor)])
 def test_parameters_pass_through_the_base_estimator(cls, base):

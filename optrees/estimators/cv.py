@@ -348,14 +348,14 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     """:class:`BendOCTClassifier` (accuracy - lam * leaves) with its depth and leaf penalty
     chosen by cross-validation, as scikit-learn's ``LogisticRegressionCV``.
 
-    For each fold and depth, one λ-path (:func:`optrees.trees.pareto_front`: the best tree of
+    For each fold and depth, one λ-path (``optrees.trees.pareto_front``: the best tree of
     every leaf count from one search) gives BendOCT's optimum for every λ at once, scored on
     the fold's test rows.  ``lams="path"`` takes, per depth, one λ inside each interval in
-    which no fold's optimum changes (:func:`path_lams`); a list takes those λ.  The path
+    which no fold's optimum changes (``path_lams``); a list takes those λ.  The path
     holds on 0/1 tables and under an explicit ``binarizer`` at depth <= 4 without fairness or
     costs; otherwise (``path_off_[depth]`` says why, e.g. numeric columns, which ``binarizer=
     "auto"`` searches over every threshold) each grid point is fitted on each fold, and
-    ``"path"`` means :data:`FALLBACK_LAMS`.  ``binarizer=optrees.Binarizer()`` gets the path
+    ``"path"`` means ``FALLBACK_LAMS``.  ``binarizer=optrees.Binarizer()`` gets the path
     on numeric columns over quantile cuts.
 
     ``time_limit`` is the budget of everything: each fold's path or fit gets a share
