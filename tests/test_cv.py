@@ -68,6 +68,23 @@ def test_cv_results_equal_cross_val_score_of_the_plain_estimator(lams):
     assert len(frame) == len(res["params"]) and "param_depth" in frame
 
 
+def test_scoring_is_the_test_score_and_the_score_method():
+    from sklearn.metrics import balanced_accuracy_score
+
+    X, y, w = binary_data(seed=6)
+    y[:45] = 0  # unbalanced: balanced accuracy differs from accuracy
+    cv = BendOCTClassifierCV(depths=(2,), lams=(0.0, 0.02), cv=FOLDS,
+                             scoring="balanced_accuracy", time_limit=60).fit(X, y)
+    want = np.array([cross_val_score(BendOCTClassifier(**q, time_limit=60), X, y, cv=FOLDS,
+                                     scoring="balanced_accuracy")
+                     for q in cv.cv_results_["params"]])
+    np.testing.assert_allclose(cv.cv_results_["mean_test_score"], want.mean(axis=1))
+    pred = cv.best_estimator_.predict(X)
+    assert cv.score(X, y) == pytest.approx(balanced_accuracy_score(y, pred))
+    assert cv.score(X, y, sample_weight=w) == pytest.approx(
+        balanced_accuracy_score(y, pred, sample_weight=w))
+
+
 def test_grid_search_cv_chooses_the_same_point():
     """Unweighted (GridSearchCV weights its test scores by sample_weight, cross_val_score and
     the CV estimators do not)."""

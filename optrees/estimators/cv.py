@@ -326,11 +326,12 @@ class _TreeCV(GeneratedInit):
         return self._fitted().predict(X)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """``scorer_`` of ``best_estimator_`` on (X, y) (the chosen ``scoring``)."""
+        """``scorer_`` of ``best_estimator_`` on (X, y) (the chosen ``scoring``), weighted by
+        ``sample_weight`` when given."""
         est = self._fitted()
-        if sample_weight is not None:
-            return est.score(X, y, sample_weight=sample_weight)
-        return float(self.scorer_(est, X, y))
+        if sample_weight is None:
+            return float(self.scorer_(est, X, y))
+        return float(self.scorer_(est, X, y, sample_weight=sample_weight))
 
 
 def _rank(mean: np.ndarray) -> np.ndarray:
@@ -362,7 +363,8 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
     summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); the
     refit gets what is left, at least 1 % of ``time_limit``.  A fold stopped by its share
-    is scored with its best tree found (one :class:`TimeLimitWarning` counts them).
+    is scored with its best tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C
+    stops the whole selection (``KeyboardInterrupt``), not only the fold it lands in.
 
     Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also

@@ -127,7 +127,8 @@ def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarr
              test: np.ndarray, scorer: Any, fold: int) -> FoldFit:
     """One fit of ``estimator`` (its depth, λ and time limit set) on the fold's training rows,
     scored on its test rows (as ``cross_val_score`` does); an early stop is reported in
-    ``stopped``, not warned (the CV estimator warns once for all its fits)."""
+    ``stopped``, not warned (the CV estimator warns once for all its fits); a fit that
+    Ctrl-C interrupted raises ``KeyboardInterrupt``."""
     started = time.perf_counter()
     X_train, y_train, w_train = _rows(X, y, sample_weight, train)
     est = clone(estimator)
@@ -137,6 +138,8 @@ def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarr
             est.fit(X_train, y_train)
         else:
             est.fit(X_train, y_train, sample_weight=w_train)
+    if est.status_ == "interrupted":  # Ctrl-C: the user stops the selection, not one fit
+        raise KeyboardInterrupt
     seconds = time.perf_counter() - started
     X_test, y_test, _ = _rows(X, y, None, test)
     score = float(scorer(est, X_test, y_test))
