@@ -42,20 +42,28 @@ def binary_data(n: int = 120, p: int = 7, seed: int = 0):
 FOLDS = StratifiedKFold(4, shuffle=True, random_state=0)
 
 
-def manual_scores(X, y, w, params, cv=FOLDS):
+def manual_scores(X, y, w, params, cv=FOLDS, **base):
     """The definition: cross_val_score of the plain estimator at each grid point."""
-    return np.array([cross_val_score(BendOCTClassifier(**q, time_limit=60), X, y, cv=cv,
-                                     params={"sample_weight": w}) for q in params])
+    return np.array([cross_val_score(BendOCTClassifier(**q, **base, time_limit=60), X, y,
+                                     cv=cv, params={"sample_weight": w}) for q in params])
 
 
-@pytest.mark.parametrize("lams", ["path", (0.0, 0.01, 0.03, 0.1)])
-def test_cv_results_equal_cross_val_score_of_the_plain_estimator(lams):
+BUDGET = {"max_leaves": 3, "class_weight": "balanced"}
+LEAF_SIZE = {"min_samples_leaf": 25}  # binding: 90 training rows per fold
+
+
+@pytest.mark.parametrize("lams,base", [("path", {}), ((0.0, 0.01, 0.03, 0.1), {}),
+                                       ("path", BUDGET), ("path", LEAF_SIZE)],
+                         ids=["path", "list", "path-budget", "path-leaf-size"])
+def test_cv_results_equal_cross_val_score_of_the_plain_estimator(lams, base):
     X, y, w = binary_data()
-    cv = BendOCTClassifierCV(depths=(1, 2, 3), lams=lams, cv=FOLDS, time_limit=120)
+    cv = BendOCTClassifierCV(depths=(1, 2, 3), lams=lams, cv=FOLDS, time_limit=120, **base)
     cv.fit(X, y, sample_weight=w)
     res = cv.cv_results_
     assert res["from_path"].all()
-    want = manual_scores(X, y, w, res["params"])
+    if "max_leaves" in base:
+        assert res["mean_n_leaves"].max() <= base["max_leaves"]
+    want = manual_scores(X, y, w, res["params"], **base)
     got = np.column_stack([res[f"split{k}_test_score"] for k in range(4)])
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
     np.testing.assert_allclose(res["mean_test_score"], want.mean(axis=1))
