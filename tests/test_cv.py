@@ -76,6 +76,18 @@ def test_cv_results_equal_cross_val_score_of_the_plain_estimator(lams, base):
     assert len(frame) == len(res["params"]) and "param_depth" in frame
 
 
+def test_categorical_columns_take_the_path_through_the_one_hot_binarizer():
+    from optrees import load_dataset
+
+    X, y = load_dataset("monk3")  # bundled; categorical columns, one-hot under "auto"
+    w = np.random.default_rng(7).uniform(0.5, 1.5, len(y))
+    cv = BendOCTClassifierCV(depths=(2, 3), cv=FOLDS, time_limit=120).fit(X, y, w)
+    res = cv.cv_results_
+    assert cv.path_off_ == {2: None, 3: None}
+    got = np.column_stack([res[f"split{k}_test_score"] for k in range(4)])
+    np.testing.assert_allclose(got, manual_scores(X, y, w, res["params"]), atol=1e-12)
+
+
 def test_scoring_is_the_test_score_and_the_score_method():
     from sklearn.metrics import balanced_accuracy_score
 
