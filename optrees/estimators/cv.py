@@ -229,26 +229,23 @@ class _TreeCV(GeneratedInit):
         self.path_off_ = {d: self._path_off(df, p, d) for d in p.depths}
         lams = {d: p.lams if p.lams != "path" or self.path_off_[d] is None
                 else self._fallback_lams for d in p.depths}
-        jobs = [(d, None) if self.path_off_[d] is None else (d, lam)
-                for d in p.depths for lam in ([None] if self.path_off_[d] is None else lams[d])]
-        weights = [2.0**d for d, _ in jobs] * len(splits)
-        total = sum(weights) + (2.0**max(p.depths) if p.refit else 0.0)
-
-        def share(depth: int) -> float | None:
-            return None if p.time_limit is None else p.time_limit * 2.0**depth / total
-
+        jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
+        for d in p.depths:
+            jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
+        # shares of time_limit by 2^depth, the refit's at the deepest depth included
+        units = len(splits) * sum(2.0**d for d, _ in jobs) + (2.0**max(p.depths) if p.refit else 0)
         tasks = []
         for fold, (train, test) in enumerate(splits):
             for depth, lam in jobs:
+                limit = None if p.time_limit is None else p.time_limit * 2.0**depth / units
                 est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
-                                           time_limit=share(depth))
+                                           time_limit=limit)
                 run = path_fold if lam is None else fit_fold
                 tasks.append(delayed(run)(est, X, y_arr, sample_weight, train, test, scorer,
                                           fold))
         done = Parallel(n_jobs=p.n_jobs)(tasks)
         self.cv_results_ = self._results(done, p, lams, len(splits))
-        self.n_splits_ = len(splits)
-        self.scorer_ = scorer
+        self.n_splits_, self.scorer_ = len(splits), scorer
         self.best_index_ = select_index(self.cv_results_, p.rule)
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
@@ -258,18 +255,24 @@ class _TreeCV(GeneratedInit):
                           "at their share of time_limit; their scores are those of the best "
                           "trees found", TimeLimitWarning, stacklevel=2)
         if p.refit:
-            left = None if p.time_limit is None else max(
-                p.time_limit - (time.perf_counter() - started), REFIT_SHARE * p.time_limit)
-            refit_started = time.perf_counter()
-            best = self._base_estimator(p, **self.best_params_, time_limit=left)
-            self.best_estimator_ = best.fit(X, y_arr) if sample_weight is None else \
-                best.fit(X, y_arr, sample_weight=sample_weight)
-            self.refit_time_ = time.perf_counter() - refit_started
+            self._refit(X, y_arr, sample_weight, p, time.perf_counter() - started)
         self.n_features_in_ = df.shape[1]
         if is_classifier(self):
             self.classes_ = check_target(y_arr, len(df))[0]
         self.fit_seconds_ = time.perf_counter() - started
         return self
+
+    def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,
+               spent: float) -> None:
+        """``best_estimator_``: the chosen point fitted on all rows, with what is left of
+        ``time_limit`` after ``spent`` seconds (at least REFIT_SHARE of it)."""
+        left = None if p.time_limit is None else \
+            max(p.time_limit - spent, REFIT_SHARE * p.time_limit)
+        started = time.perf_counter()
+        best = self._base_estimator(p, **self.best_params_, time_limit=left)
+        self.best_estimator_ = best.fit(X, y) if sample_weight is None else \
+            best.fit(X, y, sample_weight=sample_weight)
+        self.refit_time_ = time.perf_counter() - started
 
     def _results(self, done: list[FoldFit | FoldPath], p: Params,
                  lams: dict[int, tuple[float, ...] | str], k: int) -> dict[str, Any]:
