@@ -88,6 +88,17 @@ def test_categorical_columns_take_the_path_through_the_one_hot_binarizer():
     np.testing.assert_allclose(got, manual_scores(X, y, w, res["params"]), atol=1e-12)
 
 
+def test_a_probability_score_reads_the_path_trees_leaf_frequencies():
+    X, y, w = binary_data(seed=8)
+    cv = BendOCTClassifierCV(depths=(2, 3), cv=FOLDS, scoring="roc_auc", time_limit=120)
+    res = cv.fit(X, y, sample_weight=w).cv_results_
+    want = np.array([cross_val_score(BendOCTClassifier(**q, time_limit=60), X, y, cv=FOLDS,
+                                     scoring="roc_auc", params={"sample_weight": w})
+                     for q in res["params"]])
+    got = np.column_stack([res[f"split{k}_test_score"] for k in range(4)])
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
 def test_scoring_is_the_test_score_and_the_score_method():
     from sklearn.metrics import balanced_accuracy_score
 
