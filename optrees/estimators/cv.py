@@ -240,9 +240,13 @@ class _TreeCV(GeneratedInit):
                 limit = None if p.time_limit is None else p.time_limit * 2.0**depth / units
                 est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
                                            time_limit=limit)
-                run = path_fold if lam is None else fit_fold
-                tasks.append(delayed(run)(est, X, y_arr, sample_weight, train, test, scorer,
-                                          fold))
+                if lam is None:  # the default score of a classifier is accuracy
+                    task = delayed(path_fold)(est, X, y_arr, sample_weight, train, test,
+                                              None if p.scoring is None else scorer, fold)
+                else:
+                    task = delayed(fit_fold)(est, X, y_arr, sample_weight, train, test,
+                                             scorer, fold)
+                tasks.append(task)
         done = Parallel(n_jobs=p.n_jobs)(tasks)
         self.cv_results_ = self._results(done, p, lams, len(splits))
         self.n_splits_, self.scorer_ = len(splits), scorer

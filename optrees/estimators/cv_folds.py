@@ -61,25 +61,21 @@ class FoldFit:
 
 
 class PathTree(ClassifierMixin, BaseEstimator):
-    """A tree of a fold's path, as an estimator a scikit-learn scorer can call: ``predict``
-    and ``predict_proba`` encode raw rows as the fold's fit did (``encoding``)."""
+    """A tree of a fold's path, as an estimator a scikit-learn scorer can call on the fold's
+    test rows already encoded (the fold's 0/1 features): ``predict``, ``predict_proba``."""
 
-    def __init__(self, tree: Any = None, encoding: Any = None, classes: Any = None,
-                 columns: Any = None) -> None:
-        self.tree, self.encoding, self.classes, self.columns = tree, encoding, classes, columns
+    def __init__(self, tree: Any = None, classes: Any = None) -> None:
+        self.tree, self.classes = tree, classes
 
     @property
     def classes_(self) -> np.ndarray:
         return self.classes
 
-    def _features(self, X: Any) -> np.ndarray:
-        return self.encoding.transform(check_frame(X).set_axis(self.columns, axis=1))
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        return self.tree.predict(Z)
 
-    def predict(self, X: Any) -> np.ndarray:
-        return self.tree.predict(self._features(X))
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        return self.tree.predict_proba(self._features(X))
+    def predict_proba(self, Z: np.ndarray) -> np.ndarray:
+        return self.tree.predict_proba(Z)
 
 
 def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
@@ -93,7 +89,7 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
     on its test rows.  The rows are encoded as ``estimator.fit`` encodes them (weights,
     rows of weight 0 dropped, its binarizer on a table without numeric columns), so each
     tree is an optimum of ``estimator`` at the λ of its interval; the search stops at
-    ``estimator.time_limit``."""
+    ``estimator.time_limit``.  ``scorer`` None: accuracy (a classifier's own score)."""
     started = time.perf_counter()
     p = validate_params(estimator)
     X_train, y_train, w_train = _rows(X, y, sample_weight, train)
@@ -115,8 +111,11 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
             hull.setdefault(point.leaves, point)
     kept = [hull[k] for k in sorted(hull)]
     X_test, y_test, _ = _rows(X, y, None, test)
-    scores = [scorer(PathTree(q.tree, encoding, classes, columns),
-                     X_test, y_test) for q in kept]
+    Z = encoding.transform(check_frame(X_test).set_axis(columns, axis=1))  # encoded once
+    if scorer is None:  # the estimator's score: accuracy, without the scorer's checks
+        scores = [float(np.mean(q.tree.predict(Z) == y_test)) for q in kept]
+    else:
+        scores = [scorer(PathTree(q.tree, classes), Z, y_test) for q in kept]
     return FoldPath(fold, p.depth, np.array([q.leaves for q in kept]),
                     np.array([q.lams[0] for q in kept]), np.array([q.lams[1] for q in kept]),
                     np.array(scores, dtype=float), time.perf_counter() - started,
