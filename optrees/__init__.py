@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .estimators import (
         BendersOCTClassifier,
         BendOCTClassifier,
+        BendOCTClassifierCV,
         BinOCTClassifier,
         CGHClassifier,
         FlowOCTClassifier,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         OMTClassifier,
         OMTRegressor,
         OptimalTreeRegressor,
+        OptimalTreeRegressorCV,
         RUGClassifier,
         TimeLimitWarning,
         UnseenCategoryWarning,
@@ -39,9 +41,10 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _ESTIMATORS = (
-    "BendOCTClassifier", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
-    "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier", "OMTClassifier", "OMTRegressor",
-    "OptimalTreeRegressor", "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
+    "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
+    "CGHClassifier", "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier",
+    "OMTClassifier", "OMTRegressor", "OptimalTreeRegressor", "OptimalTreeRegressorCV",
+    "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
 )
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
@@ -60,6 +63,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
 
 __all__ = [
     "BendOCTClassifier",
+    "BendOCTClassifierCV",
     "BendersOCTClassifier",
     "Binarizer",
     "BinOCTClassifier",
@@ -73,6 +77,7 @@ __all__ = [
     "OMTClassifier",
     "OMTRegressor",
     "OptimalTreeRegressor",
+    "OptimalTreeRegressorCV",
     "OptreesInputError",
     "RUGClassifier",
     "RegressionTree",

@@ -83,6 +83,14 @@ METHODS: dict[str, Method] = {m.name: m for m in [
 ]}
 """Method name -> :class:`Method`."""
 
+CV_ESTIMATORS: dict[str, str] = {
+    "BendOCTClassifier": f"{_EST}:BendOCTClassifierCV",
+    "OptimalTreeRegressor": f"{_EST}:OptimalTreeRegressorCV",
+}
+"""Estimator class name -> its ``*CV`` estimator (depth and penalty chosen by
+cross-validation, :mod:`optrees.estimators.cv`); the other methods are tuned by
+scikit-learn's ``GridSearchCV`` (docs/guide/model_selection.md)."""
+
 
 def cli_methods() -> dict[str, Method]:
     """The methods ``optrees fit --method`` offers."""
@@ -100,3 +108,12 @@ def estimator_classes() -> list[type]:
     for m in METHODS.values():
         seen.setdefault(m.target, m.load())
     return list(seen.values())
+
+
+def cv_estimator(class_name: str) -> type | None:
+    """The ``*CV`` estimator of the estimator class ``class_name`` (None: use GridSearchCV)."""
+    target = CV_ESTIMATORS.get(class_name)
+    if target is None:
+        return None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
