@@ -27,6 +27,9 @@ from ..problem.objectives.survival import SurvivalLoss
 from ..search.regression import RegressionData, search_tree
 from ..search.regression.cart import cart_incumbent
 
+MAX_SURVIVAL_DEPTH = 3
+"""Deepest survival tree solved over every threshold (the search is tested to depth 3)."""
+
 
 def solve_survival_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                         lam: float, min_leaf: int, deadline: Deadline,
