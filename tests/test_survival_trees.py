@@ -13,6 +13,8 @@ from scipy.optimize import minimize_scalar
 
 from optrees import OptimalSurvivalTree, OptreesInputError
 from optrees.estimators.survival import concordance_index
+from optrees.solvers.deadline import Deadline, TimeUp
+from optrees.trees.solve.survival import solve_survival_tree
 
 # ------------------------------------------------------------------ oracles, from definitions
 
@@ -106,6 +108,42 @@ def test_optimum_equals_enumeration(seed, depth, lam, min_leaf, weighted):
         D, L = (w * event)[leaf == k].sum(), (w * h)[leaf == k].sum()
         theta = model.predict(X[leaf == k])
         assert theta == pytest.approx(D / L if D > 0 else 0.5 / L, rel=1e-9)
+
+
+class CountedDeadline(Deadline):
+    """A deadline that passes after ``checks`` checks: a fixed amount of work."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.left = checks
+
+    def check(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise TimeUp
+
+
+@pytest.mark.parametrize("checks", [0, 2, 10, None])
+def test_depth3_stopped_or_not_keeps_a_valid_bound_and_a_real_tree(checks):
+    X, time, event = tiny(11, n=13)
+    w = np.ones(13)
+    h = nelson_aalen_at(time, event, w)
+    one_leaf = leaf_deviance(h, event, w)
+    best = best_tree(X, h / one_leaf, event, w / one_leaf, np.arange(13), 3, 0.01, 1)
+    deadline = Deadline() if checks is None else CountedDeadline(checks)
+    result, _ = solve_survival_tree(X, np.column_stack([event, time]), None, 3, 0.01, 1,
+                                    deadline)
+    assert result.bound <= best + 1e-9 <= result.objective + 2e-9
+    if checks is None:
+        assert result.status == "optimal"
+        assert result.objective == pytest.approx(best, abs=1e-7)
+    elif result.status != "optimal":
+        assert result.status == "time_limit" and result.bound < result.objective
+    # the objective is the returned tree's own loss, leaf by leaf
+    leaf = result.model.apply(X)
+    own = sum(leaf_deviance(h[leaf == k], event[leaf == k], w[leaf == k])
+              for k in np.unique(leaf)) / one_leaf + 0.01 * result.model.n_leaves
+    assert result.objective == pytest.approx(own, abs=1e-7)
 
 
 def test_baseline_is_nelson_aalen_with_ties():
