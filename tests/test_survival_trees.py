@@ -48,11 +48,13 @@ def leaf_deviance(h, d, w):
                            options={"xatol": 1e-12}).fun
 
 
-def best_tree(X, h, d, w, rows, depth, lam, min_leaf):
-    """Least loss + lam * leaves over every tree of depth <= depth on rows (every feature,
-    every threshold between distinct values), each leaf >= min_leaf rows."""
+def best_tree(X, h, d, w, rows, depth, lam, min_leaf, leaves=None):
+    """Least loss + lam * leaves over every tree of depth <= depth with at most ``leaves``
+    leaves (None: any) on rows (every feature, every threshold between distinct values),
+    each leaf >= min_leaf rows."""
+    leaves = 2 ** depth if leaves is None else leaves
     best = leaf_deviance(h[rows], d[rows], w[rows]) + lam
-    if depth == 0:
+    if depth == 0 or leaves < 2:
         return best
     for f in range(X.shape[1]):
         values = np.unique(X[rows, f])
@@ -61,8 +63,10 @@ def best_tree(X, h, d, w, rows, depth, lam, min_leaf):
             left, right = rows[go], rows[~go]
             if min(len(left), len(right)) < min_leaf:
                 continue
-            best = min(best, best_tree(X, h, d, w, left, depth - 1, lam, min_leaf)
-                       + best_tree(X, h, d, w, right, depth - 1, lam, min_leaf))
+            for k in range(1, leaves):
+                best = min(best, best_tree(X, h, d, w, left, depth - 1, lam, min_leaf, k)
+                           + best_tree(X, h, d, w, right, depth - 1, lam, min_leaf,
+                                       leaves - k))
     return best
 
 
@@ -108,6 +112,18 @@ def test_optimum_equals_enumeration(seed, depth, lam, min_leaf, weighted):
         D, L = (w * event)[leaf == k].sum(), (w * h)[leaf == k].sum()
         theta = model.predict(X[leaf == k])
         assert theta == pytest.approx(D / L if D > 0 else 0.5 / L, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_leaf_budget_equals_enumeration(seed):
+    X, time, event = tiny(20 + seed, n=11)
+    w = np.ones(11)
+    h = nelson_aalen_at(time, event, w)
+    one_leaf = leaf_deviance(h, event, w)
+    expected = best_tree(X, h / one_leaf, event, w / one_leaf, np.arange(11), 2, 0.0, 1, 3)
+    model = OptimalSurvivalTree(depth=2, max_leaves=3).fit(X, structured(event, time))
+    assert model.status_ == "optimal" and model.tree_.n_leaves <= 3
+    assert model.objective_ == pytest.approx(expected, abs=1e-7)
 
 
 class CountedDeadline(Deadline):
