@@ -193,6 +193,24 @@ def test_curves_and_two_column_target():
     assert model.predict_survival_function(X).shape == (12, len(np.unique(time)))
 
 
+def test_leaf_kaplan_meier_curves():
+    X, time, event = tiny(9, n=14)
+    w = np.linspace(0.5, 2.0, 14)
+    model = OptimalSurvivalTree(depth=2).fit(X, structured(event, time), sample_weight=w)
+    leaf = model.apply(X)
+    assert sorted(model.leaf_kaplan_meier_) == sorted(np.unique(leaf).tolist())
+    for k, curve in model.leaf_kaplan_meier_.items():
+        t, d, v = time[leaf == k], event[leaf == k], w[leaf == k]
+        expected = []
+        for at in model.unique_times_:
+            s = 1.0
+            for u in sorted(set(t[d == 1])):
+                if u <= at:
+                    s *= 1 - v[(t == u) & (d == 1)].sum() / v[t >= u].sum()
+            expected.append(s)
+        assert curve == pytest.approx(expected, abs=1e-12)
+
+
 # ------------------------------------------------------------------ pystreed, a witness
 
 
