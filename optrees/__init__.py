@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         TimeLimitWarning,
         UnseenCategoryWarning,
     )
+    from .estimators.survival import OptimalSurvivalTree
     from .fairness import FairnessWarning
     from .io import load_model, save_model
     from .models.binary_tree import BinaryTree
@@ -50,6 +51,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
     "Binarizer": ".encoding.binarize",
     "FairnessWarning": ".fairness",
+    "OptimalSurvivalTree": ".estimators.survival",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
     "RegressionTree": ".models.regression_tree",
@@ -76,6 +78,7 @@ __all__ = [
     "OCTClassifier",
     "OMTClassifier",
     "OMTRegressor",
+    "OptimalSurvivalTree",
     "OptimalTreeRegressor",
     "OptimalTreeRegressorCV",
     "OptreesInputError",
