@@ -1,0 +1,155 @@
+"""Exact squared-error trees on 0/1 features, depths 1-4 (issue #43): a dynamic program
+over row subsets in the manner of MurTree/STreeD, compiled (:mod:`.binary_kernels`).
+
+Depth <= 2 is one pass over pair sums; depth 3 loops over root features with both
+children's depth-2 optima cached by subset; depth 4 loops over root features here, in
+Python, solving each child at depth 3 against what the incumbent leaves it, and checks the
+deadline between children.  A subtree is pruned when no split can pay for its second leaf
+or the sibling already costs the incumbent.  Every test is ``x_f <= 0.5`` (left: 0).
+
+Leaf budgets (``max_leaves``) are not handled here: the interval search takes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....solvers.deadline import Deadline, TimeUp
+from . import binary_kernels as k
+from .data import GAIN, Tree
+from .search import RegressionFound
+
+MAX_BINARY_DEPTH = 4
+"""Deepest tree of this search (the root of depth 4 is the only Python level)."""
+
+
+@dataclass
+class BinaryRegression:
+    """A 0/1 matrix ``X`` (n x F), row statistics ``stats`` (n x 3: w, w y, w y^2), the
+    ``penalty`` per leaf and ``min_leaf`` (rows per leaf)."""
+
+    X: np.ndarray
+    stats: np.ndarray
+    penalty: float = 0.0
+    min_leaf: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        k.jit()
+        self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
+        self.n, self.F = self.X.shape
+        self.S = np.ascontiguousarray(
+            np.hstack([np.asarray(self.stats, dtype=np.float64), np.ones((self.n, 1))]))
+        rows, cols = np.nonzero(self.X)  # row-major: each row's features increasing
+        self.ptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=self.n), out=self.ptr[1:])
+        self.ones = cols.astype(np.int64)
+        rng = np.random.default_rng(self.seed)
+        self.z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max,
+                              size=(self.n, 2), dtype=np.int64)
+        self.cache = k.new_cache()
+        self.ml = float(self.min_leaf)
+
+    def leaf(self, rows: np.ndarray) -> float:
+        """Cost of the subset as one leaf."""
+        w, wy, wy2 = self.S[rows, :3].sum(axis=0)
+        return float(max(wy2 - wy * wy / w, 0.0) if w > 0 else 0.0) + self.penalty
+
+    def solve2(self, rows: np.ndarray) -> tuple[float, int, int, int]:
+        return k._solve2(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
+                         np.empty((self.F, self.F, 4)), self.ml, self.penalty, GAIN)
+
+    def solve3(self, rows: np.ndarray, ub: float) -> tuple[float, int]:
+        return k._depth3(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
+                         self.ml, self.penalty, GAIN, ub)
+
+    def tree(self, rows: np.ndarray, depth: int, root: int | None = None) -> Tree:
+        """The optimal tree of the subset at ``depth`` (``root``: its split when chosen
+        already), rebuilt from the cache (the depth-3 pass runs again, on cached
+        children)."""
+        if depth == 1:
+            return _stump_tree(k._depth1(rows, self.X, self.S, self.ml, self.penalty,
+                                         GAIN)[1])
+        if depth == 2:
+            _, f, gl, gr = self.solve2(rows)
+            if f < 0:
+                return None
+            return (f, 0.5, _stump_tree(gl), _stump_tree(gr))
+        f = self.solve3(rows, np.inf)[1] if root is None else root
+        if f < 0:
+            return None
+        left, right = k._split(rows, self.X, f)
+        return (f, 0.5, self.tree(left, depth - 1), self.tree(right, depth - 1))
+
+
+def _stump_tree(f: int) -> Tree:
+    return None if f < 0 else (int(f), 0.5, None, None)
+
+
+def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None = None,
+                  incumbent: tuple[float, Tree] | None = None, lower: float = 0.0
+                  ) -> RegressionFound:
+    """The best tree of depth <= ``depth`` (1-4) of ``data``; ``incumbent``: a tree and its
+    cost to start from (kept when nothing cheaper is found); ``lower``: a bound on any
+    tree's cost without penalties.  Stopped by ``deadline``: the best tree found and a
+    bound from the root features not yet closed."""
+    if not 1 <= depth <= MAX_BINARY_DEPTH:
+        raise ValueError(f"the 0/1 regression search takes depths 1-{MAX_BINARY_DEPTH}")
+    rows = np.arange(data.n, dtype=np.int64)
+    pen = data.penalty
+    if depth <= 2:  # one pass, no deadline check needed
+        tree = data.tree(rows, depth)
+        cost = (k._depth1(rows, data.X, data.S, data.ml, pen, GAIN)[0] if depth == 1
+                else data.solve2(rows)[0])
+        return _with_start(tree, cost, incumbent, True, cost, 1)
+    best, root = data.leaf(rows), -1
+    ub = np.inf if incumbent is None else incumbent[0]
+    order = k._stump_order(rows, data.X, data.S, pen)
+    if depth == 3:
+        Ppar = np.empty((data.F, data.F, 4))
+        k._pairs(rows, data.ptr, data.ones, data.S, Ppar)
+        P = np.empty_like(Ppar)
+        T = data.S.sum(axis=0)
+    counts = data.S[:, 3] @ data.X
+    stopped, evaluations = False, 0
+    try:
+        for f in order:
+            if deadline is not None:
+                deadline.check()
+            bound = min(best, ub)
+            if 2 * pen >= bound - GAIN:
+                break
+            n1 = counts[f]
+            if min(n1, data.n - n1) < max(data.min_leaf, 1):
+                continue
+            left, right = k._split(rows, data.X, f)
+            if depth == 3:
+                cl, cr = k._children2(left, right, Ppar, T, data.ptr, data.ones, data.S,
+                                      data.z, data.cache, P, data.ml, pen, GAIN)
+            else:
+                cl = data.solve3(left, bound - pen)[0]
+                if cl + pen >= bound - GAIN:
+                    evaluations += 1
+                    continue
+                if deadline is not None:
+                    deadline.check()
+                cr = data.solve3(right, bound - cl)[0]
+            evaluations += 1
+            if cl + cr < best - GAIN:
+                best, root = cl + cr, int(f)
+    except TimeUp:
+        stopped = True
+    tree = data.tree(rows, depth, root) if root >= 0 else None
+    # a stopped search: any tree with a split costs at least lower + 2 penalties
+    bound = min(best, lower + 2 * pen) if stopped else best
+    return _with_start(tree, best, incumbent, not stopped, bound, evaluations)
+
+
+def _with_start(tree: Tree, cost: float, incumbent: tuple[float, Tree] | None,
+                optimal: bool, bound: float, evaluations: int) -> RegressionFound:
+    """The search's answer, or the incumbent where that is cheaper."""
+    if incumbent is not None and incumbent[0] <= cost:
+        cost, tree = incumbent
+    return RegressionFound(tree, float(cost), float(min(bound, cost)), optimal, evaluations)
