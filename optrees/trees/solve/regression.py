@@ -142,8 +142,11 @@ def binary_kernels_usable(depth: int, deadline: Deadline, cells: int) -> bool:
     if depth <= 2 and cells <= SMALL_REGRESSION_CELLS:
         return False
     binary_kernels.jit()
-    return (kernels_ready(binary_kernels, binary_kernels.ENTRY_POINTS)
-            or deadline.remaining() >= COMPILE_SECONDS)
+    if (kernels_ready(binary_kernels, binary_kernels.ENTRY_POINTS)
+            or deadline.remaining() >= COMPILE_SECONDS):
+        binary_kernels.compile_kernels()  # loaded from then on: no disk check per fit
+        return True
+    return False
 
 
 def _to_binary(tree: Tree) -> Tree:

@@ -263,7 +263,8 @@ def jit() -> None:
     _JITTED = True
 
 
-ENTRY_POINTS = ["_depth1", "_solve2", "_depth3", "_split", "_children2"]
+ENTRY_POINTS = ["_depth1", "_solve2", "_depth3", "_split", "_children2", "_pairs",
+                "_stump_order"]
 
 
 def new_cache() -> dict:
@@ -274,6 +275,30 @@ def new_cache() -> dict:
     return Dict.empty(key_type=types.UniTuple(types.int64, 2),
                       value_type=types.Tuple((types.float64, types.int64, types.int64,
                                               types.int64)))
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) every entry point on a tiny problem, so that
+    :func:`loaded` holds afterwards."""
+    jit()
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]], dtype=np.uint8)
+    S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0],
+                  [1.0, 3.0, 9.0, 1.0]])
+    rows, cols = np.nonzero(X)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=4))]).astype(np.int64)
+    ones = cols.astype(np.int64)
+    z = np.arange(8, dtype=np.int64).reshape(4, 2)
+    everything = np.arange(4, dtype=np.int64)
+    cache = new_cache()
+    _depth1(everything, X, S, 1.0, 0.0, 0.0)
+    _solve2(everything, X, ptr, ones, S, z, cache, np.empty((2, 2, 4)), 1.0, 0.0, 0.0)
+    _depth3(everything, X, ptr, ones, S, z, cache, 1.0, 0.0, 0.0, np.inf)
+    left, right = _split(everything, X, 0)
+    P = np.empty((2, 2, 4))
+    _pairs(everything, ptr, ones, S, P)
+    _children2(left, right, P, S.sum(axis=0), ptr, ones, S, z, new_cache(), np.empty_like(P),
+               1.0, 0.0, 0.0)
+    _stump_order(everything, X, S, 0.0)
 
 
 def loaded() -> bool:
