@@ -76,6 +76,12 @@ class ThresholdColumns:
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """Float matrix with one column per feature (``names``)."""
+        if self.specs and all(kind == "num" for kind, _, _ in self.specs):
+            try:  # numbers only: one conversion of the frame, not one per column
+                return np.asarray(df[[c for _, c, _ in self.specs]].to_numpy(dtype=float),
+                                  dtype=float)
+            except (TypeError, ValueError):
+                pass  # the loop below names the column at fault
         parts = []
         for kind, c, values in self.specs:
             s = df[c]

@@ -20,7 +20,13 @@ from ...models.regression_tree import RegressionTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
 from ..problem.objectives.squared_error import SquaredError
-from ..search.regression import RegressionData, binary_kernels, kernels, search_tree
+from ..search.regression import (
+    RegressionData,
+    RegressionFound,
+    binary_kernels,
+    kernels,
+    search_tree,
+)
 from ..search.regression.binary import BinaryRegression, search_binary
 from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree, midpoint
@@ -48,23 +54,17 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     var = float(weights @ (y - mean) ** 2 / total)
     spread = np.sqrt(var) if var > 0 else 1.0
     y_std, w_std = (y - mean) / spread, weights / total
-    stats = objective.row_stats(y_std, w_std)
     t0 = time.perf_counter()
-    lower = objective.lower_bound(X, y_std, w_std)
     two_valued = binary_path(X, depth, max_leaves, deadline)
-    data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf,
-                          None if two_valued is not None
-                          else compiled_kernel(depth, deadline, small_fit(X, depth)))
-    start = None
-    if two_valued is None or depth >= 3:
-        start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
     if two_valued is not None:
-        lo, hi = two_valued
-        binary = BinaryRegression(X > lo, stats, lam, min_leaf, random_state)
-        incumbent = None if start is None else (start[0], _to_binary(start[1]))
-        found = search_binary(binary, depth, deadline, incumbent, lower)
-        found.tree = _from_binary(found.tree, lo, hi)
+        found, start, lower = _solve_binary(X, two_valued, y_std, w_std, depth, lam,
+                                            min_leaf, deadline, random_state)
     else:
+        lower = objective.lower_bound(X, y_std, w_std)
+        data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost,
+                              lam, min_leaf,
+                              compiled_kernel(depth, deadline, small_fit(X, depth)))
+        start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
         found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
     seconds = time.perf_counter() - t0
     feature_names, negated, numeric = names if names is not None else (None, None, None)
@@ -113,6 +113,29 @@ def compiled_kernel(depth: int, deadline: Deadline, small: bool = False) -> str 
             or deadline.remaining() >= COMPILE_SECONDS):
         return "squared_error"
     return None
+
+
+def _solve_binary(X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray], y: np.ndarray,
+                  w: np.ndarray, depth: int, lam: float, min_leaf: int, deadline: Deadline,
+                  random_state: int) -> tuple[RegressionFound, tuple | None, float]:
+    """The 0/1 search on two-valued columns (``y``, ``w``: standardised): its answer, CART's
+    ``(cost, tree)`` (run only after a stopped search, which then keeps the cheaper of the
+    two: no pruning needs it before) and the equivalent-points bound."""
+    objective = SquaredError()
+    lo, hi = two_valued
+    X01 = X > lo
+    lower = objective.lower_bound(X01, y, w)
+    stats = objective.row_stats(y, w)
+    found = search_binary(BinaryRegression(X01, stats, lam, min_leaf, random_state or 0),
+                          depth, deadline, None, lower)
+    start = None
+    if not found.optimal:
+        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)
+        start = cart_incumbent(data, y, w, depth, random_state, None)
+        if start is not None and start[0] < found.cost:
+            found.tree, found.cost = _to_binary(start[1]), start[0]
+    found.tree = _from_binary(found.tree, lo, hi)
+    return found, start, lower
 
 
 def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Deadline
