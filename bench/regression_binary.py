@@ -15,7 +15,8 @@ pima (body mass index), compas (number of priors; its columns are 0/1 already).
 
 Usage: PYTHONPATH=$PWD python bench/regression_binary.py [--depths 2,3,4]
        [--lams 0.0001,0.001,0.01] [--time-limit 30] [--datasets ...] [--repeat 3]
-Per case: rows, 0/1 features, each one's status, the objectives equal where both prove,
+Per case: rows, 0/1 features, each one's status, our objective and whether it equals
+STreeD's where both prove (``lower``: STreeD's proved tree costs more than ours),
 times (best of ``--repeat``) and the ratio ours / STreeD; then per depth the median ratio and
 the instances each proves.
 """
@@ -116,7 +117,7 @@ def main() -> None:
     OptimalTreeRegressor(depth=4, time_limit=60).fit(Xw.astype(float), yw)
     STreeDRegressor(max_depth=2).fit(Xw, yw)
     print(f"{'data':9} {'rows':>5} {'F01':>4} {'d':>2} {'lam':>7} {'ours':9} {'STreeD':9} "
-          f"{'objective':>10} {'same':>5} {'ours s':>8} {'STreeD s':>8} {'ratio':>6}")
+          f"{'objective':>10} {'same':>6} {'ours s':>8} {'STreeD s':>8} {'ratio':>6}")
     rows = []
     for name in args.datasets.split(","):
         loaded = load(name)
@@ -138,23 +139,26 @@ def main() -> None:
                 s_obj = objective(y, streed.predict(Xb), streed.get_n_leaves(), lam)
                 both = ours.status_ == "optimal" and s_status == "optimal"
                 same = abs(o_obj - s_obj) <= 1e-7 * max(1.0, abs(s_obj))
+                verdict = ("yes" if same else "lower" if o_obj < s_obj else "HIGHER") \
+                    if both else "-"
                 ratio = t_ours / max(t_streed, 1e-9)
-                rows.append((depth, ours.status_, s_status, both, same, ratio))
+                rows.append((depth, ours.status_, s_status, verdict, ratio))
                 print(f"{name:9} {len(y):5d} {Xb.shape[1]:4d} {depth:2d} {lam:7.4f} "
                       f"{ours.status_:9} {s_status:9} {o_obj:10.6f} "
-                      f"{('yes' if same else 'NO') if both else '-':>5} {t_ours:8.4f} "
+                      f"{verdict:>6} {t_ours:8.4f} "
                       f"{t_streed:8.4f} {ratio:6.2f}", flush=True)
     print("\nper depth: median time ours/STreeD, proved by ours, by STreeD, STreeD proved and"
-          " ours not, both proved with a different optimum")
+          " ours not, both proved and ours lower / higher (same: equal to 1e-7)")
     for depth in depths:
         sel = [r for r in rows if r[0] == depth]
         if not sel:
             continue
-        print(f"depth {depth}: median ratio {np.median([r[5] for r in sel]):.2f}  "
+        print(f"depth {depth}: median ratio {np.median([r[4] for r in sel]):.2f}  "
               f"ours {sum(r[1] == 'optimal' for r in sel)}/{len(sel)}  "
               f"STreeD {sum(r[2] == 'optimal' for r in sel)}/{len(sel)}  "
               f"missed {sum(r[2] == 'optimal' and r[1] != 'optimal' for r in sel)}  "
-              f"different {sum(r[3] and not r[4] for r in sel)}")
+              f"lower {sum(r[3] == 'lower' for r in sel)}  "
+              f"higher {sum(r[3] == 'HIGHER' for r in sel)}")
 
 
 if __name__ == "__main__":

@@ -46,11 +46,25 @@ class BinaryRegression:
         self.ptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=self.n), out=self.ptr[1:])
         self.ones = cols.astype(np.int64)
-        rng = np.random.default_rng(self.seed)
-        self.z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max,
-                              size=(self.n, 2), dtype=np.int64)
-        self.cache = k.new_cache()
         self.ml = float(self.min_leaf)
+        self._z: np.ndarray | None = None
+        self._cache: dict | None = None
+
+    @property
+    def z(self) -> np.ndarray:
+        """Two random 64-bit keys per row (a subset's key: their sums)."""
+        if self._z is None:
+            rng = np.random.default_rng(self.seed)
+            self._z = rng.integers(np.iinfo(np.int64).min, np.iinfo(np.int64).max,
+                                   size=(self.n, 2), dtype=np.int64)
+        return self._z
+
+    @property
+    def cache(self) -> dict:
+        """Depth-2 optima by subset key (made at first use: depth <= 2 needs none)."""
+        if self._cache is None:
+            self._cache = k.new_cache()
+        return self._cache
 
     def leaf(self, rows: np.ndarray) -> float:
         """Cost of the subset as one leaf."""
@@ -60,6 +74,12 @@ class BinaryRegression:
     def solve2(self, rows: np.ndarray) -> tuple[float, int, int, int]:
         return k._solve2(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
                          np.empty((self.F, self.F, 4)), self.ml, self.penalty, GAIN)
+
+    def root2(self, rows: np.ndarray) -> tuple[float, int, int, int]:
+        """:meth:`solve2` of the whole data, not cached."""
+        P = np.empty((self.F, self.F, 4))
+        k._pairs(rows, self.ptr, self.ones, self.S, P)
+        return k._depth2(P, self.S[rows].sum(axis=0), self.ml, self.penalty, GAIN)
 
     def solve3(self, rows: np.ndarray, ub: float) -> tuple[float, int]:
         return k._depth3(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
@@ -73,7 +93,7 @@ class BinaryRegression:
             return _stump_tree(k._depth1(rows, self.X, self.S, self.ml, self.penalty,
                                          GAIN)[1])
         if depth == 2:
-            _, f, gl, gr = self.solve2(rows)
+            _, f, gl, gr = self.root2(rows) if len(rows) == self.n else self.solve2(rows)
             if f < 0:
                 return None
             return (f, 0.5, _stump_tree(gl), _stump_tree(gr))
@@ -99,10 +119,12 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
         raise ValueError(f"the 0/1 regression search takes depths 1-{MAX_BINARY_DEPTH}")
     rows = np.arange(data.n, dtype=np.int64)
     pen = data.penalty
-    if depth <= 2:  # one pass, no deadline check needed
-        tree = data.tree(rows, depth)
-        cost = (k._depth1(rows, data.X, data.S, data.ml, pen, GAIN)[0] if depth == 1
-                else data.solve2(rows)[0])
+    if depth == 1:
+        cost, f = k._depth1(rows, data.X, data.S, data.ml, pen, GAIN)
+        return _with_start(_stump_tree(f), cost, incumbent, True, cost, 1)
+    if depth == 2:  # one pass, no deadline check needed
+        cost, f, gl, gr = data.root2(rows)
+        tree = None if f < 0 else (int(f), 0.5, _stump_tree(gl), _stump_tree(gr))
         return _with_start(tree, cost, incumbent, True, cost, 1)
     best, root = data.leaf(rows), -1
     ub = np.inf if incumbent is None else incumbent[0]

@@ -263,8 +263,8 @@ def jit() -> None:
     _JITTED = True
 
 
-ENTRY_POINTS = ["_depth1", "_solve2", "_depth3", "_split", "_children2", "_pairs",
-                "_stump_order"]
+ENTRY_POINTS = ["_depth1", "_depth2", "_solve2", "_depth3", "_split", "_children2",
+                "_pairs", "_stump_order"]
 
 
 def new_cache() -> dict:
@@ -296,6 +296,7 @@ def compile_kernels() -> None:
     left, right = _split(everything, X, 0)
     P = np.empty((2, 2, 4))
     _pairs(everything, ptr, ones, S, P)
+    _depth2(P, S.sum(axis=0), 1.0, 0.0, 0.0)
     _children2(left, right, P, S.sum(axis=0), ptr, ones, S, z, new_cache(), np.empty_like(P),
                1.0, 0.0, 0.0)
     _stump_order(everything, X, S, 0.0)
