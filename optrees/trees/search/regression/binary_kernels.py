@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 _JITTED = False
+_LOADED = False
 
 
 def _sse(w: float, wy: float, wy2: float) -> float:
@@ -303,5 +304,9 @@ def compile_kernels() -> None:
 
 
 def loaded() -> bool:
-    """The kernels have machine code in this process already."""
-    return _JITTED and all(bool(globals()[name].signatures) for name in ENTRY_POINTS)
+    """The kernels have machine code in this process already (checked once true: reading
+    the dispatchers' signatures costs half a millisecond a fit)."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = _JITTED and all(bool(globals()[name].signatures) for name in ENTRY_POINTS)
+    return _LOADED
