@@ -63,8 +63,7 @@ class SquaredError:
             return 0.0
         group = identical_rows(X)
         stats = self.row_stats(y, w)
-        sums = np.zeros((group.max() + 1, self.n_stats))
-        np.add.at(sums, group, stats)
+        sums = np.stack([np.bincount(group, weights=column) for column in stats.T], axis=-1)
         return float(self.leaf_cost(sums).sum())
 
     def total(self, y: np.ndarray, predicted: np.ndarray, w: np.ndarray | None = None

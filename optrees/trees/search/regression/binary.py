@@ -42,10 +42,7 @@ class BinaryRegression:
         self.n, self.F = self.X.shape
         self.S = np.ascontiguousarray(
             np.hstack([np.asarray(self.stats, dtype=np.float64), np.ones((self.n, 1))]))
-        rows, cols = np.nonzero(self.X)  # row-major: each row's features increasing
-        self.ptr = np.zeros(self.n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=self.n), out=self.ptr[1:])
-        self.ones = cols.astype(np.int64)
+        self.ptr, self.ones = k._ones(self.X)
         self.ml = float(self.min_leaf)
         self._z: np.ndarray | None = None
         self._cache: dict | None = None

@@ -27,6 +27,27 @@ def _sse(w: float, wy: float, wy2: float) -> float:
     return value if value > 0.0 else 0.0
 
 
+def _ones(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(ptr, ones)``: the features of row ``r`` that are 1 are ``ones[ptr[r]:ptr[r+1]]``,
+    increasing."""
+    n, F = X.shape
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for r in range(n):
+        c = 0
+        for f in range(F):
+            if X[r, f]:
+                c += 1
+        ptr[r + 1] = ptr[r] + c
+    ones = np.empty(ptr[n], dtype=np.int64)
+    for r in range(n):
+        a = ptr[r]
+        for f in range(F):
+            if X[r, f]:
+                ones[a] = f
+                a += 1
+    return ptr, ones
+
+
 def _key(rows: np.ndarray, z: np.ndarray) -> tuple[int, int]:
     a = np.int64(0)
     b = np.int64(0)
@@ -243,13 +264,14 @@ def _depth3(rows: np.ndarray, X: np.ndarray, ptr: np.ndarray, ones: np.ndarray,
 def jit() -> None:
     """Decorate the kernels with numba (once; compiled or loaded from the cache at the first
     call)."""
-    global _sse, _key, _total, _pairs, _best_side, _depth2, _depth1, _split, _stump_order
+    global _sse, _ones, _key, _total, _pairs, _best_side, _depth2, _depth1, _split, _stump_order
     global _solve2, _children2, _depth3, _JITTED
     if _JITTED:
         return
     from numba import njit
 
     _sse = njit(cache=True)(_sse)
+    _ones = njit(cache=True)(_ones)
     _key = njit(cache=True)(_key)
     _total = njit(cache=True)(_total)
     _pairs = njit(cache=True)(_pairs)
@@ -264,7 +286,7 @@ def jit() -> None:
     _JITTED = True
 
 
-ENTRY_POINTS = ["_depth1", "_depth2", "_solve2", "_depth3", "_split", "_children2",
+ENTRY_POINTS = ["_ones", "_depth1", "_depth2", "_solve2", "_depth3", "_split", "_children2",
                 "_pairs", "_stump_order"]
 
 
@@ -285,9 +307,7 @@ def compile_kernels() -> None:
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]], dtype=np.uint8)
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0],
                   [1.0, 3.0, 9.0, 1.0]])
-    rows, cols = np.nonzero(X)
-    ptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=4))]).astype(np.int64)
-    ones = cols.astype(np.int64)
+    ptr, ones = _ones(X)
     z = np.arange(8, dtype=np.int64).reshape(4, 2)
     everything = np.arange(4, dtype=np.int64)
     cache = new_cache()
