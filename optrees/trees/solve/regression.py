@@ -127,7 +127,7 @@ def _solve_binary(X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray], y: n
     lower = objective.lower_bound(X01, y, w)
     stats = objective.row_stats(y, w)
     found = search_binary(BinaryRegression(X01, stats, lam, min_leaf, random_state or 0),
-                          depth, deadline, None, lower)
+                          depth, deadline, lower)
     start = None
     if not found.optimal:
         data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)

@@ -106,25 +106,23 @@ def _stump_tree(f: int) -> Tree:
 
 
 def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None = None,
-                  incumbent: tuple[float, Tree] | None = None, lower: float = 0.0
-                  ) -> RegressionFound:
-    """The best tree of depth <= ``depth`` (1-4) of ``data``; ``incumbent``: a tree and its
-    cost to start from (kept when nothing cheaper is found); ``lower``: a bound on any
-    tree's cost without penalties.  Stopped by ``deadline``: the best tree found and a
-    bound from the root features not yet closed."""
+                  lower: float = 0.0) -> RegressionFound:
+    """The best tree of depth <= ``depth`` (1-4) of ``data``; ``lower``: a bound on any
+    tree's cost without penalties.  Stopped by ``deadline`` (checked between the root's
+    children): the best tree found and ``min(its cost, lower + 2 penalties)``, what any
+    tree with a split costs at least."""
     if not 1 <= depth <= MAX_BINARY_DEPTH:
         raise ValueError(f"the 0/1 regression search takes depths 1-{MAX_BINARY_DEPTH}")
     rows = np.arange(data.n, dtype=np.int64)
     pen = data.penalty
     if depth == 1:
         cost, f = k._depth1(rows, data.X, data.S, data.ml, pen, GAIN)
-        return _with_start(_stump_tree(f), cost, incumbent, True, cost, 1)
+        return RegressionFound(_stump_tree(f), float(cost), float(cost), True, 1)
     if depth == 2:  # one pass, no deadline check needed
         cost, f, gl, gr = data.root2(rows)
         tree = None if f < 0 else (int(f), 0.5, _stump_tree(gl), _stump_tree(gr))
-        return _with_start(tree, cost, incumbent, True, cost, 1)
+        return RegressionFound(tree, float(cost), float(cost), True, 1)
     best, root = data.leaf(rows), -1
-    ub = np.inf if incumbent is None else incumbent[0]
     order = k._stump_order(rows, data.X, data.S, pen)
     if depth == 3:
         Ppar = np.empty((data.F, data.F, 4))
@@ -137,7 +135,7 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
         for f in order:
             if deadline is not None:
                 deadline.check()
-            bound = min(best, ub)
+            bound = best
             if 2 * pen >= bound - GAIN:
                 break
             n1 = counts[f]
@@ -163,12 +161,4 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
     tree = data.tree(rows, depth, root) if root >= 0 else None
     # a stopped search: any tree with a split costs at least lower + 2 penalties
     bound = min(best, lower + 2 * pen) if stopped else best
-    return _with_start(tree, best, incumbent, not stopped, bound, evaluations)
-
-
-def _with_start(tree: Tree, cost: float, incumbent: tuple[float, Tree] | None,
-                optimal: bool, bound: float, evaluations: int) -> RegressionFound:
-    """The search's answer, or the incumbent where that is cheaper."""
-    if incumbent is not None and incumbent[0] <= cost:
-        cost, tree = incumbent
-    return RegressionFound(tree, float(cost), float(min(bound, cost)), optimal, evaluations)
+    return RegressionFound(tree, float(best), float(bound), not stopped, evaluations)
