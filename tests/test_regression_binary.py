@@ -175,3 +175,16 @@ def test_pystreed_finds_the_same_optimum_on_zero_one_data(depth, lam, min_leaf):
     their_objective = (sse_of(y, theirs.predict(X), w) / sse(y, w)
                        + lam * theirs.get_n_leaves())
     assert ours.objective_ == pytest.approx(their_objective, abs=1e-9)
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4])
+def test_integer_weights_equal_duplicated_rows_on_zero_one_columns(depth):
+    X, y, w = zero_one(11, n=20, F=4)
+    repeated = np.repeat(np.arange(len(y)), w.astype(int))
+    weighted = OptimalTreeRegressor(depth=depth, lam=0.01, time_limit=None).fit(
+        pd.DataFrame(X), y, sample_weight=w)
+    duplicated = OptimalTreeRegressor(depth=depth, lam=0.01, time_limit=None).fit(
+        pd.DataFrame(X[repeated]), y[repeated])
+    assert weighted.stats_["search"] == duplicated.stats_["search"] == "binary"
+    assert weighted.objective_ == pytest.approx(duplicated.objective_, abs=1e-12)
+    np.testing.assert_allclose(weighted.predict(X), duplicated.predict(X), atol=1e-12)
