@@ -27,7 +27,7 @@ from ..search.regression import (
     kernels,
     search_tree,
 )
-from ..search.regression.binary import BinaryRegression, search_binary
+from ..search.regression.binary import MAX_BINARY_DEPTH, BinaryRegression, search_binary
 from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree, midpoint
 
@@ -145,12 +145,13 @@ def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Dea
     threshold of such a column is the same split, so its answer is the same optimum.  None
     (the interval search) with a leaf budget, above depth 4, without numba, or when its
     kernels are neither loaded nor worth compiling (a small fit, or too little time)."""
-    if depth > 4 or (max_leaves is not None and max_leaves < 2 ** depth) or len(X) < 2:
-        return None
-    if not binary_kernels_usable(depth, deadline, X.size):
+    if (depth > MAX_BINARY_DEPTH or (max_leaves is not None and max_leaves < 2 ** depth)
+            or len(X) < 2):
         return None
     lo, hi = X.min(axis=0), X.max(axis=0)
-    if not ((X == lo) | (X == hi)).all():
+    if not ((X == lo) | (X == hi)).all():  # first: numeric data never loads these kernels
+        return None
+    if not binary_kernels_usable(depth, deadline, X.size):
         return None
     return lo, hi
 
