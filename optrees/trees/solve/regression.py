@@ -115,23 +115,33 @@ def compiled_kernel(depth: int, deadline: Deadline, small: bool = False) -> str 
     return None
 
 
+LARGE_CART_CELLS = 1_000_000
+"""A 0/1 fit of depth >= 3 on at least this many cells runs CART before its search (100,000
+x 40 at depth 4: 0.8 s), a smaller one only after a stop (milliseconds)."""
+
+
 def _solve_binary(X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray], y: np.ndarray,
                   w: np.ndarray, depth: int, lam: float, min_leaf: int, deadline: Deadline,
                   random_state: int) -> tuple[RegressionFound, tuple | None, float]:
     """The 0/1 search on two-valued columns (``y``, ``w``: standardised): its answer, CART's
-    ``(cost, tree)`` (run only after a stopped search, which then keeps the cheaper of the
-    two: no pruning needs it before) and the equivalent-points bound."""
+    ``(cost, tree)`` (a stopped search keeps the cheaper of the two; nothing prunes with
+    CART, so it runs after a stop, or before the search on a large matrix, where it takes
+    a second that would come after the deadline) and the equivalent-points bound."""
     objective = SquaredError()
     lo, hi = two_valued
     X01 = X > lo
     lower = objective.lower_bound(X01, y, w)
     stats = objective.row_stats(y, w)
+
+    def cart() -> tuple | None:
+        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)
+        return cart_incumbent(data, y, w, depth, random_state, None)
+
+    start = cart() if depth >= 3 and X.size >= LARGE_CART_CELLS else None
     found = search_binary(BinaryRegression(X01, stats, lam, min_leaf, random_state or 0),
                           depth, deadline, lower)
-    start = None
     if not found.optimal:
-        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)
-        start = cart_incumbent(data, y, w, depth, random_state, None)
+        start = cart() if start is None else start
         if start is not None and start[0] < found.cost:
             found.tree, found.cost = _to_binary(start[1]), start[0]
     found.tree = _from_binary(found.tree, lo, hi)
