@@ -188,3 +188,46 @@ def test_integer_weights_equal_duplicated_rows_on_zero_one_columns(depth):
     assert weighted.stats_["search"] == duplicated.stats_["search"] == "binary"
     assert weighted.objective_ == pytest.approx(duplicated.objective_, abs=1e-12)
     np.testing.assert_allclose(weighted.predict(X), duplicated.predict(X), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_interruptible_depth_three_loop_finds_the_same_optimum(seed, monkeypatch):
+    """Large children of the depth-4 root loop in Python (here every child)."""
+    from optrees.trees.search.regression import binary
+
+    monkeypatch.setattr(binary, "INTERRUPTIBLE_WORK", 0)
+    X, y, w = zero_one(seed, n=24, F=4)
+    model = OptimalTreeRegressor(depth=4, lam=0.005, time_limit=1000).fit(
+        pd.DataFrame(X), y, sample_weight=w)
+    assert model.status_ == "optimal"
+    assert model.objective_ == pytest.approx(optimum(X, y, w, 4, 0.005, 1), abs=1e-9)
+
+
+def test_cart_before_a_large_search_is_kept_when_it_stops(monkeypatch):
+    from sklearn.tree import DecisionTreeRegressor
+
+    from optrees.trees.solve import regression
+
+    monkeypatch.setattr(regression, "LARGE_CART_CELLS", 0)
+    X, y, w = zero_one(9, n=24, F=4)
+    result = solve_regression_tree(X, y, w, 4, 0.0, 1, Deadline(at=0.0))
+    assert result.status == "time_limit" and result.stats["search_nodes"] == 0
+    cart = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y, sample_weight=w)
+    assert result.objective <= sse_of(y, cart.predict(X), w) / sse(y, w) + 1e-9
+    assert result.objective > optimum(X, y, w, 4, 0.0, 1) - 1e-12
+
+
+@pytest.mark.parametrize("seed,lam,min_leaf", [(0, 0.0, 1), (1, 0.01, 1), (2, 0.0, 3)])
+def test_the_interruptible_depth_three_loop_costs_the_enumerated_optimum(seed, lam,
+                                                                         min_leaf,
+                                                                         monkeypatch):
+    from optrees.trees.search.regression import binary
+
+    monkeypatch.setattr(binary, "INTERRUPTIBLE_WORK", 0)
+    X, y, w = zero_one(seed, n=30, F=5)
+    scale = sse(y, w)
+    stats = np.stack([w / scale, w * y / scale, w * y * y / scale], axis=1)
+    data = binary.BinaryRegression(X > 0.5, stats, lam, min_leaf)
+    rows = np.arange(len(y), dtype=np.int64)
+    cost, _ = data.solve3(rows, np.inf, Deadline())
+    assert cost == pytest.approx(optimum(X, y, w, 3, lam, min_leaf), abs=1e-9)
