@@ -98,6 +98,7 @@ class BinaryRegression:
         Ppar = np.empty((self.F, self.F, 4))
         k._pairs(rows, self.ptr, self.ones, self.S, Ppar)
         P = np.empty_like(Ppar)
+        kp = k._key(rows, self.z)
         for f in k._stump_order(rows, self.X, self.S, pen):
             n1 = Ppar[f, f, 3]
             if min(n1, T[3] - n1) < max(self.ml, 0.5):
@@ -106,7 +107,7 @@ class BinaryRegression:
                 break
             deadline.check()
             left, right = k._split(rows, self.X, f)
-            cl, cr = k._children2(left, right, Ppar, T, self.ptr, self.ones, self.S, self.z,
+            cl, cr = k._children2(left, right, kp, Ppar, T, self.ptr, self.ones, self.S, self.z,
                                   self.cache, P, self.ml, pen, GAIN)
             if cl + cr < best - GAIN:
                 best, root = cl + cr, int(f)
@@ -159,6 +160,7 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
         k._pairs(rows, data.ptr, data.ones, data.S, Ppar)
         P = np.empty_like(Ppar)
         T = data.S.sum(axis=0)
+        kp = k._key(rows, data.z)
     counts = data.S[:, 3] @ data.X
     stopped, evaluations = False, 0
     try:
@@ -173,7 +175,7 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
                 continue
             left, right = k._split(rows, data.X, f)
             if depth == 3:
-                cl, cr = k._children2(left, right, Ppar, T, data.ptr, data.ones, data.S,
+                cl, cr = k._children2(left, right, kp, Ppar, T, data.ptr, data.ones, data.S,
                                       data.z, data.cache, P, data.ml, pen, GAIN)
             else:
                 cl = data.solve3(left, bound - pen, deadline)[0]

@@ -165,13 +165,9 @@ def _depth1(rows: np.ndarray, X: np.ndarray, S: np.ndarray, min_leaf: float,
 
 
 def _split(rows: np.ndarray, X: np.ndarray, f: int) -> tuple[np.ndarray, np.ndarray]:
-    """The subset's rows with ``x_f = 0`` and with ``x_f = 1``."""
-    n1 = 0
-    for r in rows:
-        if X[r, f]:
-            n1 += 1
-    left = np.empty(len(rows) - n1, dtype=np.int64)
-    right = np.empty(n1, dtype=np.int64)
+    """The subset's rows with ``x_f = 0`` and with ``x_f = 1`` (one pass, in order)."""
+    left = np.empty(len(rows), dtype=np.int64)
+    right = np.empty(len(rows), dtype=np.int64)
     i = j = 0
     for r in rows:
         if X[r, f]:
@@ -180,7 +176,7 @@ def _split(rows: np.ndarray, X: np.ndarray, f: int) -> tuple[np.ndarray, np.ndar
         else:
             left[i] = r
             i += 1
-    return left, right
+    return left[:i], right[:j]
 
 
 def _stump_order(rows: np.ndarray, X: np.ndarray, S: np.ndarray, penalty: float
@@ -214,13 +210,17 @@ def _solve2(rows: np.ndarray, X: np.ndarray, ptr: np.ndarray, ones: np.ndarray,
     return found
 
 
-def _children2(left: np.ndarray, right: np.ndarray, Ppar: np.ndarray, Tpar: np.ndarray,
-               ptr: np.ndarray, ones: np.ndarray, S: np.ndarray, z: np.ndarray,
-               cache: dict, P: np.ndarray, min_leaf: float, penalty: float, gain: float
-               ) -> tuple[float, float]:
-    """Depth-2 costs of both children of a split of a subset with pair sums ``Ppar``: the
-    smaller child summed, the other by difference (each cached)."""
-    kl, kr = _key(left, z), _key(right, z)
+def _children2(left: np.ndarray, right: np.ndarray, kp: tuple[int, int], Ppar: np.ndarray,
+               Tpar: np.ndarray, ptr: np.ndarray, ones: np.ndarray, S: np.ndarray,
+               z: np.ndarray, cache: dict, P: np.ndarray, min_leaf: float, penalty: float,
+               gain: float) -> tuple[float, float]:
+    """Depth-2 costs of both children of a split of a subset with key ``kp`` and pair sums
+    ``Ppar``: the smaller child summed, the other by difference (each cached; the larger
+    child's key too is the parent's less the smaller's)."""
+    small_is_left = len(left) <= len(right)
+    ks = _key(left if small_is_left else right, z)
+    ko = (kp[0] - ks[0], kp[1] - ks[1])
+    kl, kr = (ks, ko) if small_is_left else (ko, ks)
     hit_l, hit_r = kl in cache, kr in cache
     if not (hit_l and hit_r):
         small = left if len(left) <= len(right) else right
@@ -252,6 +252,7 @@ def _depth3(rows: np.ndarray, X: np.ndarray, ptr: np.ndarray, ones: np.ndarray,
     Ppar = np.empty((F, F, 4))
     _pairs(rows, ptr, ones, S, Ppar)
     P = np.empty((F, F, 4))
+    kp = _key(rows, z)
     for f in _stump_order(rows, X, S, penalty):
         n1 = Ppar[f, f, 3]
         n0 = T[3] - n1
@@ -261,7 +262,7 @@ def _depth3(rows: np.ndarray, X: np.ndarray, ptr: np.ndarray, ones: np.ndarray,
         if 2.0 * penalty >= bound - gain:
             break
         left, right = _split(rows, X, f)
-        cl, cr = _children2(left, right, Ppar, T, ptr, ones, S, z, cache, P, min_leaf,
+        cl, cr = _children2(left, right, kp, Ppar, T, ptr, ones, S, z, cache, P, min_leaf,
                             penalty, gain)
         if cl + cr < best - gain:
             best, bf = cl + cr, f
@@ -293,7 +294,8 @@ def jit() -> None:
     _JITTED = True
 
 
-ENTRY_POINTS = ["_ones", "_depth1", "_depth2", "_solve2", "_depth3", "_split", "_children2",
+ENTRY_POINTS = ["_ones", "_key", "_depth1", "_depth2", "_solve2", "_depth3", "_split",
+                "_children2",
                 "_pairs", "_stump_order"]
 
 
@@ -325,8 +327,8 @@ def compile_kernels() -> None:
     P = np.empty((2, 2, 4))
     _pairs(everything, ptr, ones, S, P)
     _depth2(P, S.sum(axis=0), 1.0, 0.0, 0.0)
-    _children2(left, right, P, S.sum(axis=0), ptr, ones, S, z, new_cache(), np.empty_like(P),
-               1.0, 0.0, 0.0)
+    _children2(left, right, _key(everything, z), P, S.sum(axis=0), ptr, ones, S, z,
+               new_cache(), np.empty_like(P), 1.0, 0.0, 0.0)
     _stump_order(everything, X, S, 0.0)
 
 
