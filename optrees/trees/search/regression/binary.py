@@ -113,10 +113,11 @@ class BinaryRegression:
                 best, root = cl + cr, int(f)
         return best, root
 
-    def tree(self, rows: np.ndarray, depth: int, root: int | None = None) -> Tree:
+    def tree(self, rows: np.ndarray, depth: int, root: int | None = None,
+             below: tuple[int, int] | None = None) -> Tree:
         """The optimal tree of the subset at ``depth`` (``root``: its split when chosen
-        already), rebuilt from the cache (the depth-3 pass runs again, on cached
-        children)."""
+        already; ``below``: its children's roots, when known), rebuilt from the cache (the
+        depth-3 pass runs again, on cached children)."""
         if depth == 1:
             return _stump_tree(k._depth1(rows, self.X, self.S, self.ml, self.penalty,
                                          GAIN)[1])
@@ -129,7 +130,8 @@ class BinaryRegression:
         if f < 0:
             return None
         left, right = k._split(rows, self.X, f)
-        return (f, 0.5, self.tree(left, depth - 1), self.tree(right, depth - 1))
+        fl, fr = (None, None) if below is None else below
+        return (f, 0.5, self.tree(left, depth - 1, fl), self.tree(right, depth - 1, fr))
 
 
 def _stump_tree(f: int) -> Tree:
@@ -162,7 +164,7 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
         T = data.S.sum(axis=0)
         kp = k._key(rows, data.z)
     counts = data.S[:, 3] @ data.X
-    stopped, evaluations = False, 0
+    stopped, evaluations, below = False, 0, None
     try:
         for f in order:
             if deadline is not None:
@@ -178,19 +180,20 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
                 cl, cr = k._children2(left, right, kp, Ppar, T, data.ptr, data.ones, data.S,
                                       data.z, data.cache, P, data.ml, pen, GAIN)
             else:
-                cl = data.solve3(left, bound - pen, deadline)[0]
+                cl, fl = data.solve3(left, bound - pen, deadline)
                 if cl + pen >= bound - GAIN:
                     evaluations += 1
                     continue
                 if deadline is not None:
                     deadline.check()
-                cr = data.solve3(right, bound - cl, deadline)[0]
+                cr, fr = data.solve3(right, bound - cl, deadline)
             evaluations += 1
-            if cl + cr < best - GAIN:
+            if cl + cr < best - GAIN:  # both below their bounds then: exact, roots known
                 best, root = cl + cr, int(f)
+                below = None if depth == 3 else (int(fl), int(fr))
     except TimeUp:
         stopped = True
-    tree = data.tree(rows, depth, root) if root >= 0 else None
+    tree = data.tree(rows, depth, root, below) if root >= 0 else None
     # a stopped search: any tree with a split costs at least lower + 2 penalties
     bound = min(best, lower + 2 * pen) if stopped else best
     return RegressionFound(tree, float(best), float(bound), not stopped, evaluations)
