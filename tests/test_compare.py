@@ -1,0 +1,180 @@
+"""``optrees.compare`` and ``optrees compare``: every row's test score recomputed from its
+model, the budget shares, bad input refused before any fit, the command line."""
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, r2_score
+
+import optrees.comparison as comparison
+from optrees import OptreesInputError, compare, load_dataset
+from optrees.cli import main
+from optrees.registry import task_methods
+
+BUDGET = 12.0
+MARGIN = 10.0
+"""Seconds over the budget a loaded machine may take (the design aims at 5 %)."""
+
+
+@pytest.fixture(scope="module")
+def monk1_table():
+    X, y = load_dataset("monk1")
+    started = time.perf_counter()
+    table = compare(X, y, time_budget=BUDGET, cv=3)
+    return X, y, table, time.perf_counter() - started
+
+
+def test_every_method_and_cart_have_a_row(monk1_table):
+    _, _, table, _ = monk1_table
+    assert list(table["method"]) == ["cart", *task_methods("classification")]
+    assert table.attrs["task"] == "classification" and table.attrs["metric"] == "accuracy"
+    assert set(table["status"]) - {"skipped", "failed"}  # some fitted
+
+
+def test_scores_recomputed_from_each_model(monk1_table):
+    X, y, table, _ = monk1_table
+    test = table.attrs["test_rows"]
+    assert len(test) == math.ceil(0.25 * len(y))
+    fitted = table[~table["status"].isin(["skipped", "failed"])]
+    assert "cart" in set(fitted["method"])
+    for r in fitted.itertuples():
+        pred = r.model.predict(X.iloc[test])
+        p = accuracy_score(y.iloc[test], pred)
+        assert r.test_score == pytest.approx(p), r.method
+        assert r.test_se == pytest.approx(np.sqrt(p * (1 - p) / len(test))), r.method
+        assert r.size >= 1 and r.fit_seconds >= 0
+        assert np.isnan(r.gap) or 0 <= r.gap <= 1
+
+
+def test_cart_size_is_its_leaf_count(monk1_table):
+    _, _, table, _ = monk1_table
+    cart = table.set_index("method").loc["cart"]
+    tree = cart.model[-1].best_estimator_.tree_
+    assert cart["size"] == np.sum(tree.children_left == -1)  # sklearn marks leaves by -1
+
+
+def test_budget_shares_and_wall_time(monk1_table):
+    _, _, table, seconds = monk1_table
+    shares = table["time_limit"].to_numpy()
+    assert np.allclose(shares, shares[0])
+    assert shares.sum() <= (1 - comparison.RESERVE) * BUDGET + 1e-9
+    assert seconds < BUDGET + MARGIN
+    assert table.attrs["seconds"] <= seconds
+
+
+def test_regression_scores_recomputed():
+    X, y = load_dataset("liver-disorders")
+    table = compare(X, y, time_budget=8.0, cv=3)
+    assert table.attrs["task"] == "regression"  # "auto" read the numeric target
+    assert list(table["method"]) == ["cart", *task_methods("regression")]
+    test = table.attrs["test_rows"]
+    yt = y.iloc[test].to_numpy(dtype=float)
+    for r in table[~table["status"].isin(["skipped", "failed"])].itertuples():
+        pred = r.model.predict(X.iloc[test])
+        assert r.test_score == pytest.approx(r2_score(yt, pred)), r.method
+        se = np.std((yt - pred) ** 2, ddof=1) / np.sqrt(len(yt)) / np.var(yt)
+        assert r.test_se == pytest.approx(se), r.method
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_a_method_is_skipped_when_less_than_its_share_is_left(monkeypatch):
+    """Each fit takes twice its share on a fake clock: a method starts only while its
+    share is left, the others are skipped and say why."""
+    clock = FakeClock()
+    monkeypatch.setattr(comparison.time, "perf_counter", clock)
+    started = []
+
+    def slow_run(name, method, task, parts, share, cv, seed):
+        assert 100.0 - clock.now >= share  # started with its share left
+        started.append(name)
+        clock.now += 2 * share
+        return comparison._skipped(name, share, "failed: fake")
+
+    monkeypatch.setattr(comparison, "_run", slow_run)
+    X, y = load_dataset("monk1")
+    table = compare(X, y, time_budget=100.0)
+    n = 1 + len(task_methods("classification"))
+    share = (1 - comparison.RESERVE) * 100.0 / n
+    assert table["time_limit"].tolist() == pytest.approx([share] * n)
+    assert started == table["method"].tolist()[:len(started)]
+    assert len(started) == min(n, math.floor((100.0 - share) / (2 * share)) + 1)
+    skipped = table[table["status"] == "skipped"]
+    assert len(skipped) == n - len(started)
+    assert all("less than its share" in note for note in skipped["note"])
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"task": "survival"}, "task must be one of"),
+    ({"methods": ["flow", "nope"]}, "unknown classification method"),
+    ({"methods": ["regtree"]}, "unknown classification method"),
+    ({"methods": "flow"}, "list of method names"),
+    ({"time_budget": 0}, "time_budget must be"),
+    ({"time_budget": float("nan")}, "time_budget must be"),
+    ({"cv": 1}, "cv must be"),
+    ({"test_size": 1.0}, "test_size must be"),
+])
+def test_bad_options_refused_before_any_fit(monkeypatch, kwargs, message):
+    def no_fit(*args):
+        raise AssertionError("a fit started")
+
+    monkeypatch.setattr(comparison, "_run", no_fit)
+    X, y = load_dataset("monk1")
+    with pytest.raises(OptreesInputError, match=message):
+        compare(X, y, **kwargs)
+
+
+def test_bad_target_refused_before_any_fit(monkeypatch):
+    monkeypatch.setattr(comparison, "_run", lambda *a: pytest.fail("a fit started"))
+    X, y = load_dataset("monk1")
+    with pytest.raises(OptreesInputError, match="one value per row"):
+        compare(X, y[:-1])
+    with pytest.raises(OptreesInputError):  # numbers are no class labels
+        compare(X, np.linspace(0, 1, len(y)), task="classification")
+
+
+@pytest.fixture
+def monk1_csv(tmp_path):
+    X, y = load_dataset("monk1")
+    path = tmp_path / "monk1.csv"
+    X.assign(label=y).to_csv(path, index=False)
+    return path
+
+
+def test_cli_prints_the_table(monk1_csv, capsys):
+    assert main(["compare", str(monk1_csv), "--target", "label", "--budget", "6",
+                 "--methods", "flow,benders", "--cv", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "classification of 'label'" in out and "test accuracy ± SE" in out
+    rows = {line.split()[0] for line in out.splitlines() if line.strip()}
+    assert {"cart", "flow", "benders"} <= rows and "oct" not in rows
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--target", "nope"], "target column 'nope' not in"),
+    (["--target", "label", "--task", "survival"], "invalid choice: 'survival'"),
+    (["--target", "label", "--methods", "flow,regtree"], "unknown classification method"),
+    (["--target", "label", "--budget", "0"], "--budget must be"),
+])
+def test_cli_errors_are_one_line_before_any_fit(monk1_csv, capsys, monkeypatch, argv,
+                                                message):
+    monkeypatch.setattr(comparison, "_run", lambda *a: pytest.fail("a fit started"))
+    assert main(["compare", str(monk1_csv), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_reads_the_csv_as_fit_does(tmp_path, capsys):
+    path = tmp_path / "dup.csv"
+    pd.DataFrame([[1, 2, 0], [3, 4, 1]]).to_csv(path, index=False, header=["a", "a", "y"])
+    assert main(["compare", str(path), "--target", "y"]) == 2
+    assert "duplicate column names" in capsys.readouterr().err
