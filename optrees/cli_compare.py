@@ -29,6 +29,9 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--test-size", type=float, default=0.25,
                    help="share of the rows held out for the test scores")
     p.add_argument("--seed", type=int, default=0, help="random seed (split, folds, solvers)")
+    p.add_argument("--out", default=None, metavar="REPORT.html",
+                   help="also write a self-contained HTML report: the data, the table, test "
+                        "score against size, each model's picture and text (default: none)")
     p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
                    "sniffed from the header)")
     return p
@@ -54,12 +57,14 @@ def table_text(table: Any) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Read the CSV as ``optrees fit`` does, check the options, compare, print the table."""
+    """Read the CSV as ``optrees fit`` does, check the options, compare, print the table
+    (and write the report to ``--out``)."""
     from . import cli_data as data
     from .comparison import compare
 
     if not args.budget > 0:
         raise _UsageError(f"--budget must be a number of seconds > 0, got {args.budget:g}")
+    data.check_out(args.out)
     methods = None if args.methods is None else \
         [m.strip() for m in args.methods.split(",") if m.strip()]
     fit_like = argparse.Namespace(dataset=None, csv=args.csv, target=args.target,
@@ -73,4 +78,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(table_text(table))
     notes = [f"{r.method}: {r.note}" for r in table.itertuples() if r.method == "cart"]
     print("\n" + "\n".join(notes))
+    if args.out is not None:
+        from .comparison_report import report_html
+        from .io import write_atomic
+
+        write_atomic(args.out, report_html(table, X, y, title=f"optrees compare: {args.csv}, "
+                                                              f"target {args.target}"))
+        print(f"report written to {args.out}")
     return 0

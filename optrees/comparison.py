@@ -220,7 +220,7 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
     except Exception as exc:  # noqa: BLE001 - one method failing must not end the comparison
         return _skipped(name, share, f"failed: {type(exc).__name__}: {exc}")
     score, se = test_score(task, np.asarray(y_test), np.asarray(pred))
-    fitted = _final(est)
+    fitted = final_model(est)
     status = getattr(fitted, "status_", "optimal")
     gap = float(getattr(fitted, "gap_", math.nan))
     size, unit = model_size(fitted)
@@ -250,7 +250,7 @@ def _search(est: Any) -> Any:
     return est[-1] if hasattr(est, "steps") else est
 
 
-def _final(est: Any) -> Any:
+def final_model(est: Any) -> Any:
     """The fitted model behind a search (``best_estimator_``)."""
     est = _search(est)
     return getattr(est, "best_estimator_", est)

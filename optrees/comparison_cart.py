@@ -25,7 +25,8 @@ def _encoder(X: pd.DataFrame) -> ColumnTransformer:
                and not pd.api.types.is_bool_dtype(X[c])]
     other = [c for c in X.columns if c not in numeric]
     return ColumnTransformer([("num", "passthrough", numeric),
-                              ("cat", OneHotEncoder(handle_unknown="ignore"), other)])
+                              ("cat", OneHotEncoder(handle_unknown="ignore"), other)],
+                             verbose_feature_names_out=False)
 
 
 def cart_search(task: str, X: pd.DataFrame, y: Any, cv: int, seed: int) -> Pipeline:

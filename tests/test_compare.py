@@ -178,3 +178,70 @@ def test_cli_reads_the_csv_as_fit_does(tmp_path, capsys):
     pd.DataFrame([[1, 2, 0], [3, 4, 1]]).to_csv(path, index=False, header=["a", "a", "y"])
     assert main(["compare", str(path), "--target", "y"]) == 2
     assert "duplicate column names" in capsys.readouterr().err
+
+
+def _sections(page):
+    """{method: its section of the report's "Models" part}."""
+    import re
+
+    return {m.group(1): m.group(0) for m in re.finditer(
+        r'<h3 id="model-([^"]+)">.*?(?=<h3 |</body>)', page, re.S)}
+
+
+def _png_images(section):
+    import base64
+    import io
+    import re
+
+    from matplotlib.image import imread
+
+    images = []
+    for data in re.findall(r'<img [^>]*src="data:image/png;base64,([^"]+)"', section):
+        raw = base64.b64decode(data, validate=True)
+        assert raw.startswith(b"\x89PNG\r\n\x1a\n")
+        images.append(imread(io.BytesIO(raw), format="png"))
+    return images
+
+
+def test_report_has_every_row_and_a_valid_image_per_model(monk1_table):
+    import re
+
+    from optrees.comparison_report import report_html
+
+    X, y, table, _ = monk1_table
+    page = report_html(table, X, y)
+    links = re.findall(r'(?:src|href)\s*=\s*["\']([^"\']*)', page, re.I)
+    assert links and all(v.startswith("data:image/png;base64,") for v in links)
+    assert not [v for v in links if "http" in v.lower()]
+    assert "<script" not in page.lower() and "<link" not in page.lower()
+    rows = re.findall(r"<tr><td>([^<]+)</td>", page)
+    assert rows == list(table["method"])
+    sections = _sections(page)
+    assert list(sections) == list(table["method"])
+    for r in table.itertuples():
+        images = _png_images(sections[r.method])
+        if r.model is None:
+            assert images == [] and r.note.split(":")[0] in sections[r.method]
+        else:
+            assert len(images) == 1, r.method
+            assert min(images[0].shape[:2]) > 50  # a picture, not an empty figure
+    plot = page.split("<h2>Test score against size</h2>")[1].split("<h2>")[0]
+    assert len(_png_images(plot)) == 1
+
+
+def test_cli_writes_the_report(monk1_csv, tmp_path, capsys):
+    out = tmp_path / "report.html"
+    assert main(["compare", str(monk1_csv), "--target", "label", "--budget", "6",
+                 "--methods", "benders,rug", "--cv", "3", "--out", str(out)]) == 0
+    assert f"report written to {out}" in capsys.readouterr().out
+    page = out.read_text()
+    assert set(_sections(page)) == {"cart", "benders", "rug"}
+    assert "label: " not in page or "2 classes" in page  # the data summary's target line
+
+
+def test_cli_refuses_an_unwritable_report_before_any_fit(monk1_csv, tmp_path, capsys,
+                                                         monkeypatch):
+    monkeypatch.setattr(comparison, "_run", lambda *a: pytest.fail("a fit started"))
+    assert main(["compare", str(monk1_csv), "--target", "label",
+                 "--out", str(tmp_path / "no" / "r.html")]) == 2
+    assert "does not exist" in capsys.readouterr().err
