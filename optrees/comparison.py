@@ -38,11 +38,11 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
 
     ``task`` "auto": a regression when ``y`` is numeric and not all integers or has more than
     30 distinct integers (as ``optrees fit``), else a classification.  A method with a
-    ``*CV`` estimator (:func:`optrees.registry.cv_estimator`) is tuned by it with ``cv``
+    ``*CV`` estimator (``optrees.registry.cv_estimator``) is tuned by it with ``cv``
     shuffled folds (stratified for a classification; CART gets the same folds); the others
     run with their defaults.  CART (``method`` "cart") is
     ``GridSearchCV(DecisionTreeClassifier / Regressor)`` over ``max_depth`` and ``ccp_alpha``
-    (:mod:`optrees.comparison_cart`), categorical columns one-hot encoded.
+    (``optrees.comparison_cart``), categorical columns one-hot encoded.
 
     The budget is shared up front: after the checks, the split and the imports, each row
     (methods and CART) gets the time limit ``(1 - RESERVE) * (what is left of time_budget) /

@@ -245,3 +245,22 @@ def test_cli_refuses_an_unwritable_report_before_any_fit(monk1_csv, tmp_path, ca
     assert main(["compare", str(monk1_csv), "--target", "label",
                  "--out", str(tmp_path / "no" / "r.html")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_failing_method_is_a_row_not_an_error(monkeypatch):
+    real = comparison._estimator
+
+    class Broken:
+        def fit(self, X, y):
+            raise ValueError("cannot take this data")
+
+    def estimator(method, *args):
+        return Broken() if method is not None and method.name == "flow" else real(method, *args)
+
+    monkeypatch.setattr(comparison, "_estimator", estimator)
+    X, y = load_dataset("monk1")
+    table = compare(X, y, methods=["flow", "benders"], time_budget=20, cv=3).set_index("method")
+    assert table.loc["flow", "status"] == "failed"
+    assert table.loc["flow", "note"] == "failed: ValueError: cannot take this data"
+    assert np.isnan(table.loc["flow", "test_score"]) and table.loc["flow", "model"] is None
+    assert table.loc["benders", "status"] == "ok"
