@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import metrics
     from ._validation import OptreesInputError
+    from .comparison import compare
     from .datasets import list_datasets, load_dataset
     from .encoding.binarize import Binarizer
     from .estimators import (
@@ -50,6 +51,7 @@ _ESTIMATORS = (
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
     "Binarizer": ".encoding.binarize",
+    "compare": ".comparison",
     "FairnessWarning": ".fairness",
     "OptimalSurvivalTree": ".estimators.survival",
     "BinaryTree": ".models.binary_tree",
@@ -87,6 +89,7 @@ __all__ = [
     "RuleSet",
     "TimeLimitWarning",
     "UnseenCategoryWarning",
+    "compare",
     "list_datasets",
     "load_dataset",
     "load_model",

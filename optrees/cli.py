@@ -1,4 +1,4 @@
-"""Command line: ``optrees demo | fit | predict | datasets | bench``.
+"""Command line: ``optrees demo | fit | predict | plot | datasets | bench | compare``.
 
 Start-up imports only the standard library; each command imports what it needs, so that
 ``optrees --help`` and ``optrees datasets`` do not wait for scikit-learn and the solvers.
@@ -24,6 +24,7 @@ from . import __version__, cli_report
 from . import cli_data as data
 from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
+from .cli_compare import add_compare_parser
 from .registry import cli_methods
 
 METHODS: dict[str, str] = {name: m.class_name for name, m in cli_methods().items()}
@@ -380,6 +381,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``optrees compare``: see :mod:`optrees.cli_compare`."""
+    from .cli_compare import cmd_compare as run
+
+    return run(args)
+
+
 # ------------------------------------------------------------------------------------ parser
 SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
             "',', ';', tab, '|' that splits it into the most columns)")
@@ -498,6 +506,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ds.add_argument("--data-dir", default=None,
                     help="folder of non-bundled datasets (default: $OPTREES_DATA)")
     add_bench_parser(sub)
+    add_compare_parser(sub)
     return parser
 
 
@@ -521,7 +530,8 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help and --version print and exit
         return int(exc.code or 0)
     handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict, "plot": cmd_plot,
-               "datasets": cmd_datasets, "bench": cmd_bench}[args.command]
+               "datasets": cmd_datasets, "bench": cmd_bench, "compare": cmd_compare
+               }[args.command]
     from ._validation import OptreesInputError
 
     start = time.perf_counter()
