@@ -18,10 +18,9 @@ from .._params import validate_params
 from .._validation import check_frame, check_target, fit_weights
 from ..encoding.binary import binarize
 from ..models.result import FINISHED_STATUSES
-from ..solvers.deadline import Deadline
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.path import front_points
-from ._base import TimeLimitWarning, drop_weightless
+from ._base import TimeLimitWarning, drop_weightless, fit_deadline
 
 
 @dataclass
@@ -104,7 +103,7 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
         else None
     points = front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated),
                           p.depth, min_leaf_rows(p.min_samples_leaf, len(y_enc)),
-                          Deadline(p.time_limit), max_leaves)
+                          fit_deadline(p.time_limit), max_leaves)
     hull: dict[int, Any] = {}
     for point in points:  # one per leaf count: the points of a leaf count share the tree
         if point.lams is not None:
