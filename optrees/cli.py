@@ -243,7 +243,7 @@ def fit_verbosity(args: argparse.Namespace) -> int:
 
 def _task_of(args: argparse.Namespace) -> str | None:
     """The task ``--task`` or ``--method`` fixes (checked to agree); None when neither is
-    given: the target decides (:func:`optrees.cli_data.regression_reason`)."""
+    given: the target decides (:func:`optrees._validation.regression_reason`)."""
     if args.method is None:
         return args.task
     task = cli_methods()[args.method].task
@@ -258,8 +258,10 @@ def _detect_task(args: argparse.Namespace) -> tuple[Any, Any, str]:
     """Neither ``--task`` nor ``--method`` given: load the data and read the task off the
     target (a one-line message when it is a regression); ``args.method`` becomes its
     method."""
+    from ._validation import regression_reason
+
     X, y = data.load_data(args, task=None)
-    why = data.regression_reason(y)
+    why = regression_reason(y)
     task = "regression" if why else "classification"
     args.method = DEFAULT_METHOD[task]
     if why:

@@ -327,30 +327,6 @@ def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int,
     return parts
 
 
-MANY_INTEGERS = 30
-"""An integer target with more distinct values than this is taken as a number to predict
-(the registry's classification data sets have at most 26 classes)."""
-
-
-def regression_reason(y: pd.Series) -> str | None:
-    """Why a target given without ``--task`` reads as a number to predict, or None (a class
-    label): numbers not all integers (a classifier refuses them: scikit-learn's "continuous"
-    target), or more than :data:`MANY_INTEGERS` distinct integers."""
-    import numpy as np
-    import pandas as pd
-
-    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
-        return None
-    values = y.to_numpy(dtype=float)
-    values = values[np.isfinite(values)]
-    distinct = len(np.unique(values))
-    if not np.array_equal(values, np.round(values)):
-        return f"numeric with {distinct} distinct values, not all integers"
-    if distinct > MANY_INTEGERS:
-        return f"integer with {distinct} distinct values (more than {MANY_INTEGERS})"
-    return None
-
-
 def check_target_of(task: str, y: pd.Series, n_rows: int) -> None:
     """The target checked as the fit of ``task`` checks it (labels, or finite numbers)."""
     from ._validation import check_regression_target, check_target

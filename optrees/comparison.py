@@ -122,7 +122,7 @@ def _resolve_task(task: Any, y: pd.Series) -> str:
                                 f"{task!r}")
     if task != "auto":
         return task
-    from .cli_data import regression_reason
+    from ._validation import regression_reason
 
     return "regression" if regression_reason(y) else "classification"
 

@@ -19,8 +19,8 @@ from sklearn.model_selection import train_test_split
 
 import optrees.datasets as datasets_mod
 from optrees import load_dataset, load_model
+from optrees._validation import MANY_INTEGERS, regression_reason
 from optrees.cli import main
-from optrees.cli_data import MANY_INTEGERS, regression_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -138,7 +138,7 @@ def test_an_integer_target_with_few_values_is_classification_unless_told(tmp_pat
     (["--task", "regression", "--class-weight", "balanced"], "--class-weight is not used by "
                                                              "--method regtree"),
     (["--task", "regression", "--bins", "3"], "--bins is not used by --method regtree"),
-    (["--task", "regression", "--depth", "4"], "--depth 4: depth=4 is above the upper bound 3"),
+    (["--task", "regression", "--depth", "5"], "--depth 5: depth=5 is above the upper bound 4"),
     (["--task", "regression", "--lam", "-1"], "--lam -1.0: lam must be"),
     (["--method", "regtree", "--min-samples-leaf", "0"], "min_samples_leaf must be"),
 ])
