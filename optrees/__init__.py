@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import metrics
     from ._validation import OptreesInputError
+    from .comparison import compare
     from .datasets import list_datasets, load_dataset
     from .encoding.binarize import Binarizer
     from .estimators import (
         BendersOCTClassifier,
         BendOCTClassifier,
+        BendOCTClassifierCV,
         BinOCTClassifier,
         CGHClassifier,
         FlowOCTClassifier,
@@ -25,10 +27,12 @@ if TYPE_CHECKING:
         OMTClassifier,
         OMTRegressor,
         OptimalTreeRegressor,
+        OptimalTreeRegressorCV,
         RUGClassifier,
         TimeLimitWarning,
         UnseenCategoryWarning,
     )
+    from .estimators.survival import OptimalSurvivalTree
     from .fairness import FairnessWarning
     from .io import load_model, save_model
     from .models.binary_tree import BinaryTree
@@ -39,14 +43,17 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _ESTIMATORS = (
-    "BendOCTClassifier", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
-    "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier", "OMTClassifier", "OMTRegressor",
-    "OptimalTreeRegressor", "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
+    "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
+    "CGHClassifier", "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier",
+    "OMTClassifier", "OMTRegressor", "OptimalTreeRegressor", "OptimalTreeRegressorCV",
+    "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
 )
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
     "Binarizer": ".encoding.binarize",
+    "compare": ".comparison",
     "FairnessWarning": ".fairness",
+    "OptimalSurvivalTree": ".estimators.survival",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
     "RegressionTree": ".models.regression_tree",
@@ -60,6 +67,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
 
 __all__ = [
     "BendOCTClassifier",
+    "BendOCTClassifierCV",
     "BendersOCTClassifier",
     "Binarizer",
     "BinOCTClassifier",
@@ -72,13 +80,16 @@ __all__ = [
     "OCTClassifier",
     "OMTClassifier",
     "OMTRegressor",
+    "OptimalSurvivalTree",
     "OptimalTreeRegressor",
+    "OptimalTreeRegressorCV",
     "OptreesInputError",
     "RUGClassifier",
     "RegressionTree",
     "RuleSet",
     "TimeLimitWarning",
     "UnseenCategoryWarning",
+    "compare",
     "list_datasets",
     "load_dataset",
     "load_model",

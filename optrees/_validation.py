@@ -403,3 +403,25 @@ def _class_weights(class_weight: object, classes: np.ndarray, y_enc: np.ndarray,
                 f"class_weight[{plain(c)!r}] must be a finite number >= 0, got {value!r}")
         out[j] = float(value)
     return out
+
+
+# ------------------------------------------------------------------ which task
+MANY_INTEGERS = 30
+"""An integer target with more distinct values than this is taken as a number to predict
+(the registry's classification data sets have at most 26 classes)."""
+
+
+def regression_reason(y: pd.Series) -> str | None:
+    """Why a target given without ``--task`` reads as a number to predict, or None (a class
+    label): numbers not all integers (a classifier refuses them: scikit-learn's "continuous"
+    target), or more than :data:`MANY_INTEGERS` distinct integers."""
+    if not pd.api.types.is_numeric_dtype(y) or pd.api.types.is_bool_dtype(y):
+        return None
+    values = y.to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    distinct = len(np.unique(values))
+    if not np.array_equal(values, np.round(values)):
+        return f"numeric with {distinct} distinct values, not all integers"
+    if distinct > MANY_INTEGERS:
+        return f"integer with {distinct} distinct values (more than {MANY_INTEGERS})"
+    return None

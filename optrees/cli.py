@@ -1,4 +1,4 @@
-"""Command line: ``optrees demo | fit | predict | datasets | bench``.
+"""Command line: ``optrees demo | fit | predict | plot | datasets | bench | compare``.
 
 Start-up imports only the standard library; each command imports what it needs, so that
 ``optrees --help`` and ``optrees datasets`` do not wait for scikit-learn and the solvers.
@@ -24,10 +24,14 @@ from . import __version__, cli_report
 from . import cli_data as data
 from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
+from .cli_compare import add_compare_parser
 from .registry import cli_methods
 
 METHODS: dict[str, str] = {name: m.class_name for name, m in cli_methods().items()}
 """``--method`` -> estimator class name (from :mod:`optrees.registry`)."""
+
+DEFAULT_METHOD: dict[str, str] = {"classification": "benders", "regression": "regtree"}
+"""The method of each ``--task`` when ``--method`` is not given."""
 
 # ------------------------------------------------------------------------------- fit options
 GENERAL: dict[str, tuple[str, ...]] = {
@@ -187,11 +191,12 @@ def _build_estimator(args: argparse.Namespace) -> Any:
 
 # ---------------------------------------------------------------------------------- commands
 def cmd_demo(args: argparse.Namespace) -> int:
-    """BendersOCT of depth 2 on monk1, 75 % train / 25 % test."""
+    """BendersOCT of depth 2 on monk1, then a regression tree of depth 2 on liver-disorders
+    (each 75 % train / 25 % test)."""
     from sklearn.model_selection import train_test_split
 
     from .datasets import load_dataset
-    from .estimators import BendersOCTClassifier
+    from .estimators import BendersOCTClassifier, OptimalTreeRegressor
 
     X, y = load_dataset("monk1")
     parts = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
@@ -199,6 +204,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     est = BendersOCTClassifier(depth=2, lam=0.0, time_limit=25, random_state=0)
     cli_report.fit_quietly(est, parts[0], parts[2])
     cli_report.report_tree(est, parts, cli_report.mip_summary)
+    X, y = load_dataset("liver-disorders")
+    parts = train_test_split(X, y, test_size=0.25, random_state=0)
+    print("\nOptimalTreeRegressor, depth 2, at least 10 rows per leaf, on liver-disorders "
+          "(target drinks; 75% train / 25% test)\n")
+    reg = OptimalTreeRegressor(depth=2, min_samples_leaf=10, time_limit=25, random_state=0)
+    cli_report.fit_quietly(reg, parts[0], parts[2])
+    cli_report.report_tree(reg, parts, cli_report.regression_summary)
     return 0
 
 
@@ -229,15 +241,53 @@ def fit_verbosity(args: argparse.Namespace) -> int:
     return 1 if sys.stdout.isatty() else 0
 
 
+def _task_of(args: argparse.Namespace) -> str | None:
+    """The task ``--task`` or ``--method`` fixes (checked to agree); None when neither is
+    given: the target decides (:func:`optrees._validation.regression_reason`)."""
+    if args.method is None:
+        return args.task
+    task = cli_methods()[args.method].task
+    if args.task is not None and args.task != task:
+        others = [n for n, m in cli_methods().items() if m.task == args.task]
+        raise _UsageError(f"--method {args.method} is a {task} method; --task {args.task} "
+                          f"takes --method {_or(others)}")
+    return task
+
+
+def _detect_task(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """Neither ``--task`` nor ``--method`` given: load the data and read the task off the
+    target (a one-line message when it is a regression); ``args.method`` becomes its
+    method."""
+    from ._validation import regression_reason
+
+    X, y = data.load_data(args, task=None)
+    why = regression_reason(y)
+    task = "regression" if why else "classification"
+    args.method = DEFAULT_METHOD[task]
+    if why:
+        name = args.target if args.csv else getattr(y, "name", "y")
+        print(f"target {name!r} is {why}: a regression (--task regression); give --task "
+              "classification to treat its values as classes", flush=True)
+    return X, y, task
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
-    """Fit ``--method``; options, parameters, data and output paths are all checked before
-    the fit."""
+    """Fit ``--method`` (or the method of ``--task``, or of the task the target reads as);
+    options, parameters, data and output paths are all checked before the fit."""
     data.check_out(args.out)
     data.check_picture(args.plot)
     data.check_sources(args)
     args.verbose = fit_verbosity(args)
-    est = _build_estimator(args)
-    X, y = data.load_data(args)
+    task = _task_of(args)
+    args.method = args.method or DEFAULT_METHOD[task or "classification"]
+    est = _build_estimator(args)  # every option checked before any data is loaded
+    if task is None:
+        X, y, task = _detect_task(args)
+        if args.method != DEFAULT_METHOD["classification"]:
+            est = _build_estimator(args)  # the options, checked for the regression too
+        data.check_target_of(task, y, len(X))
+    else:
+        X, y = data.load_data(args, task)
     if args.class_weight is not None:
         est.set_params(class_weight=data.class_weight(args.class_weight, y))
     if args.costs is not None:
@@ -246,7 +296,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         est.set_params(feature_costs=data.feature_costs(args.feature_costs, X))
     if getattr(args, "positive_class", None) is not None:
         est.set_params(positive_class=data.label(args.positive_class, y, "--positive-class"))
-    parts = data.split(X, y, args.test_size, args.seed)
+    parts = data.split(X, y, args.test_size, args.seed, task)
     weights = data.pop_weights(args, parts)
     print(_settings_line(args, est) + "\n", flush=True)
     cli_report.fit_quietly(est, parts[0], parts[2], None if weights is None else weights[0])
@@ -265,7 +315,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     """Predict every row of ``--csv`` with a saved model (with ``--proba``, each class's
-    probability too); to ``--out`` or stdout.  The accuracy is printed when the file has the
+    probability too); to ``--out`` or stdout.  The accuracy (a regression tree: R²) is
+    printed when the file has the
     target column (``--target``, else the one the model was fitted on), to stderr when the
     predictions go to stdout."""
     import pandas as pd
@@ -293,7 +344,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     else:
         out.to_csv(sys.stdout, index=False)
     if target in df.columns:
-        line = f"accuracy on {args.csv}: {model.score(X, df[target]):.4f} (n={len(df)}, " \
+        metric = "accuracy" if model.classes_ is not None else "R²"
+        line = f"{metric} on {args.csv}: {model.score(X, df[target]):.4f} (n={len(df)}, " \
                f"target column {target!r})"
         print(line, file=sys.stdout if args.out else sys.stderr)
     return 0
@@ -331,6 +383,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``optrees compare``: see :mod:`optrees.cli_compare`."""
+    from .cli_compare import cmd_compare as run
+
+    return run(args)
+
+
 # ------------------------------------------------------------------------------------ parser
 SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
             "',', ';', tab, '|' that splits it into the most columns)")
@@ -359,8 +418,14 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                      "datasets`); give it or --csv (default: none)")
     fit.add_argument("--csv", help="CSV file with a header row (default: none)")
     fit.add_argument("--target", help="target column of --csv (default: none)")
-    fit.add_argument("--method", choices=sorted(METHODS), default="benders",
-                     help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items()))
+    fit.add_argument("--method", choices=sorted(METHODS), default=None,
+                     help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items())
+                     + " (default: benders, or regtree for a regression)")
+    fit.add_argument("--task", choices=["classification", "regression"], default=None,
+                     help="what the target is: classes to predict, or a number (regression: "
+                          "--method regtree); default: --method's, else a regression when "
+                          "the target is numeric and not all integers or has more than "
+                          "30 distinct integers (a one-line message says so)")
     fit.add_argument("--depth", type=int, default=None, help="tree depth (rug: of the pricing "
                      "trees, i.e. conditions per rule); default: "
                      + _method_defaults("depth", method_options))
@@ -418,7 +483,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="BendersOCT depth 2 on the bundled monk1 data")
+    sub.add_parser("demo", help="BendersOCT depth 2 on the bundled monk1 data, and a "
+                   "regression tree on the bundled liver-disorders data")
     _add_fit_parser(sub, method_options=bool(argv) and argv[0] == "fit")
     pred = sub.add_parser("predict", help="predict a CSV with a saved model",
                           formatter_class=_HelpFormatter)
@@ -442,6 +508,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ds.add_argument("--data-dir", default=None,
                     help="folder of non-bundled datasets (default: $OPTREES_DATA)")
     add_bench_parser(sub)
+    add_compare_parser(sub)
     return parser
 
 
@@ -465,7 +532,8 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help and --version print and exit
         return int(exc.code or 0)
     handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict, "plot": cmd_plot,
-               "datasets": cmd_datasets, "bench": cmd_bench}[args.command]
+               "datasets": cmd_datasets, "bench": cmd_bench, "compare": cmd_compare
+               }[args.command]
     from ._validation import OptreesInputError
 
     start = time.perf_counter()

@@ -308,7 +308,8 @@ def pop_weights(args: argparse.Namespace, parts: list[Any]) -> list[Any] | None:
     return weights
 
 
-def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int) -> list[Any]:
+def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int,
+          task: str = "classification") -> list[Any]:
     """``[X_train, X_test, y_train, y_test]`` (test part None when ``test_size`` is 0)."""
     from sklearn.model_selection import train_test_split
 
@@ -321,15 +322,28 @@ def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int) -> list[An
     except ValueError as exc:  # too few rows for this test size
         raise _UsageError(f"cannot split {len(y)} rows with --test-size {test_size}: {exc}"
                           ) from exc
-    check_target(parts[2], len(parts[2]))  # e.g. a single class left in the training part
+    if task == "classification":
+        check_target(parts[2], len(parts[2]))  # e.g. a single class left in the training part
     return parts
 
 
-def load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
+def check_target_of(task: str, y: pd.Series, n_rows: int) -> None:
+    """The target checked as the fit of ``task`` checks it (labels, or finite numbers)."""
+    from ._validation import check_regression_target, check_target
+
+    if task == "regression":
+        check_regression_target(y, n_rows)
+    else:
+        check_target(y, n_rows)
+
+
+def load_data(args: argparse.Namespace, task: str | None = "classification"
+              ) -> tuple[pd.DataFrame, pd.Series]:
     """X and y of --dataset or --csv, checked as ``fit`` checks them (missing values in any
-    row, infinite values, labels, weights), so that no finished fit is thrown away over the
-    test part; a bad row is named by its line in the file."""
-    from ._validation import check_frame, check_target
+    row, infinite values, labels or numbers by ``task``, weights), so that no finished fit is
+    thrown away over the test part; a bad row is named by its line in the file.  ``task``
+    None: the target is not checked yet (the caller decides the task from it)."""
+    from ._validation import check_frame
 
     if args.dataset is not None:
         from .datasets import load_dataset
@@ -346,7 +360,8 @@ def load_data(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.Series]:
     if args.weight_column is not None and args.weight_column in frame.columns:
         row_weights(frame, args.weight_column)
     check_frame(X)
-    check_target(y, len(X))
+    if task is not None:
+        check_target_of(task, y, len(X))
     for flag in ("--sensitive", "--legitimate"):  # method options: absent unless given
         column = getattr(args, flag[2:], None)
         if column is not None and column not in X.columns:

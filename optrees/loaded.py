@@ -18,6 +18,7 @@ from .estimators._base import warn_unseen
 from .models import _schema as schema
 from .models.binary_tree import BinaryTree
 from .models.multiway_tree import MultiwayTree
+from .models.regression_tree import RegressionTree
 from .models.rule_set import RuleSet
 
 
@@ -96,8 +97,11 @@ class LoadedTreeModel:
         self.literals, self.raw, self.inputs = literals, raw, inputs
         tree = schema.mapping(data.get("tree"), "'tree'")
         if tree.get("kind") == "multiway_tree":
-            self.tree: BinaryTree | MultiwayTree = MultiwayTree.from_dict(tree)
+            self.tree: BinaryTree | MultiwayTree | RegressionTree = MultiwayTree.from_dict(tree)
             self.needed = [lv.name for lv in self.tree.levels]
+        elif tree.get("kind") == "regression_tree":
+            self.tree = RegressionTree.from_dict(tree, self._width())
+            self.needed = self._binary_inputs()
         else:
             self.tree = BinaryTree.from_dict(tree, self._width())
             self.needed = self._binary_inputs()

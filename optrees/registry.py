@@ -20,7 +20,9 @@ class Method:
     published method where the estimator's defaults add more).
 
     ``paper``: the short citation key of docs/references.md; ``backend``: the solver doing
-    the heavy lifting ("scip" or "highs"); ``cli``: offered as ``optrees fit --method``.
+    the heavy lifting ("scip", "highs", or "search": no solver); ``cli``: offered as
+    ``optrees fit --method``; ``task``: "classification" or "regression" (what the target
+    is: ``optrees fit --task``).
     """
 
     name: str
@@ -30,6 +32,7 @@ class Method:
     backend: str = "scip"
     params: dict[str, Any] = field(default_factory=dict)
     cli: bool = True
+    task: str = "classification"
 
     def load(self) -> type:
         """The estimator class (imports its module)."""
@@ -72,13 +75,31 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            "CGH: column-generation heuristic tree on raw thresholds", backend="highs"),
     Method("rug", f"{_EST}:RUGClassifier", "[RUG]",
            "RUG / FairRUG: weighted rule set by rule generation", backend="highs"),
+    # no paper of its own: the interval search over sorted columns with regression costs
+    # (issue #43; docs/architecture.md, "Regression")
+    Method("regtree", f"{_EST}:OptimalTreeRegressor", "",
+           "optimal regression tree (leaf means, squared error) over every threshold",
+           backend="search", task="regression"),
 ]}
 """Method name -> :class:`Method`."""
+
+CV_ESTIMATORS: dict[str, str] = {
+    "BendOCTClassifier": f"{_EST}:BendOCTClassifierCV",
+    "OptimalTreeRegressor": f"{_EST}:OptimalTreeRegressorCV",
+}
+"""Estimator class name -> its ``*CV`` estimator (depth and penalty chosen by
+cross-validation, :mod:`optrees.estimators.cv`); the other methods are tuned by
+scikit-learn's ``GridSearchCV`` (docs/guide/model_selection.md)."""
 
 
 def cli_methods() -> dict[str, Method]:
     """The methods ``optrees fit --method`` offers."""
     return {name: m for name, m in METHODS.items() if m.cli}
+
+
+def task_methods(task: str) -> dict[str, Method]:
+    """The command line's methods of one ``task`` ("classification" or "regression")."""
+    return {name: m for name, m in cli_methods().items() if m.task == task}
 
 
 def estimator_classes() -> list[type]:
@@ -87,3 +108,12 @@ def estimator_classes() -> list[type]:
     for m in METHODS.values():
         seen.setdefault(m.target, m.load())
     return list(seen.values())
+
+
+def cv_estimator(class_name: str) -> type | None:
+    """The ``*CV`` estimator of the estimator class ``class_name`` (None: use GridSearchCV)."""
+    target = CV_ESTIMATORS.get(class_name)
+    if target is None:
+        return None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)

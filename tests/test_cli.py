@@ -8,13 +8,17 @@ import pandas as pd
 import pytest
 
 from optrees import load_dataset, load_model
-from optrees.cli import METHODS, main
+from optrees.cli import main
+from optrees.registry import task_methods
 
 
 def test_demo(capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "test accuracy" in out and "gap" in out and "a1 = 1" in out
+    regression = out.split("OptimalTreeRegressor, depth 2")[1]  # the regression part
+    assert "test R²" in regression and regression.count("value: ") == 4
+    assert "status          : optimal over every threshold" in regression
 
 
 def test_fit_then_predict(tmp_path, capsys):
@@ -112,8 +116,9 @@ def _newcomer_csv(path, n=80, seed=1):
     return label
 
 
-@pytest.mark.parametrize("method", sorted(METHODS))
+@pytest.mark.parametrize("method", sorted(task_methods("classification")))
 def test_newcomer_csv_with_string_labels_and_categories(method, tmp_path, capsys):
+    """Every classification method (the regression method: test_cli_regression.py)."""
     csv = tmp_path / "shop.csv"
     label = _newcomer_csv(csv)
     model = tmp_path / "model.json"

@@ -252,9 +252,10 @@ def test_datasets_listing_reads_no_data_file(tmp_path, monkeypatch, capsys):
     (tmp_path / "iris.data").write_text("")
     assert main(["datasets", "--data-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"kr-vs-kp\s+3196\s+36\s+2\s+True\s+True", out)
-    assert re.search(r"iris\s+150\s+4\s+3\s+False\s+True", out)
-    assert re.search(r"adult\s+<NA>\s+<NA>\s+<NA>\s+False\s+False", out)
+    assert re.search(r"kr-vs-kp\s+classification\s+3196\s+36\s+2\s+True\s+True", out)
+    assert re.search(r"iris\s+classification\s+150\s+4\s+3\s+False\s+True", out)
+    assert re.search(r"adult\s+classification\s+<NA>\s+<NA>\s+<NA>\s+False\s+False", out)
+    assert re.search(r"liver-disorders\s+regression\s+345\s+5\s+<NA>\s+True\s+True", out)
 
 
 def _data_dir_specs() -> list:
@@ -268,7 +269,8 @@ def _data_dir_specs() -> list:
                          ids=lambda s: s.name)
 def test_registry_shapes_match_the_data(spec):
     X, y = load_dataset(spec.name)
-    assert spec.shape == (X.shape[0], X.shape[1], y.nunique())
+    classes = 0 if spec.task == "regression" else y.nunique()  # a regression has none
+    assert spec.shape == (X.shape[0], X.shape[1], classes)
 
 
 # ------------------------------------------------------------------- README, examples

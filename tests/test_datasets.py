@@ -29,6 +29,7 @@ BUNDLED_SHAPES = {
     "tic-tac-toe": (958, 9),
     "car-evaluation": (1728, 6),
     "kr-vs-kp": (3196, 36),
+    "liver-disorders": (345, 5),  # regression: target drinks
 }
 
 # Rows as in shared/datasets/INVENTORY.md, except where rows with missing values are
@@ -105,8 +106,19 @@ def test_bundled_names() -> None:
 def test_bundled_shape_without_data_dir(name: str, no_data_dir: None) -> None:
     X, y = load_dataset(name)
     assert X.shape == BUNDLED_SHAPES[name]
-    assert y.name == "class"
+    assert y.name == ("drinks" if name == "liver-disorders" else "class")
     _check_frame(X, y)
+
+
+def test_the_bundled_regression_set_is_numbers_from_the_uci_file(no_data_dir: None) -> None:
+    """liver-disorders: UCI's five blood tests and its recommended target, drinks."""
+    X, y = load_dataset("liver-disorders")
+    assert list(X.columns) == ["mcv", "alkphos", "sgpt", "sgot", "gammagt"]
+    assert all(pd.api.types.is_integer_dtype(d) for d in X.dtypes)
+    assert y.dtype == float and y.nunique() == 16 and (y.min(), y.max()) == (0.0, 20.0)
+    assert X.iloc[0].tolist() == [85, 92, 45, 27, 31] and y.iloc[0] == 0.0  # UCI's first row
+    row = list_datasets().set_index("name").loc["liver-disorders"]
+    assert row["task"] == "regression" and pd.isna(row["classes"])
 
 
 def test_monk_columns_are_categorical() -> None:
@@ -245,7 +257,8 @@ def test_env_var_and_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_list_datasets_without_data_dir(no_data_dir: None) -> None:
     table = list_datasets()
-    assert list(table.columns) == ["name", "rows", "features", "classes", "bundled", "available"]
+    assert list(table.columns) == ["name", "task", "rows", "features", "classes", "bundled",
+                                   "available"]
     assert list(table["name"]) == [spec.name for spec in SPECS]
     bundled = table[table["bundled"]]
     assert list(bundled["name"]) == list(BUNDLED)

@@ -13,6 +13,7 @@ EXPECTED = {
     "fair_rules.py": ["fairness=dmc", "why sample 0"],
     "large_numeric_tree.py": ["CGH  train accuracy", "CART train accuracy"],
     "multiway_tree.py": ["no budget", "budget 4", "most expensive rule under the budget"],
+    "regression_tree.py": ["depth 3: optimal, gap 0.00%", "by cross-validation", "wrote"],
 }
 
 

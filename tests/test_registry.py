@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from estimator_matrix import SPECS
+from estimator_matrix import REGRESSOR_SPECS, SPECS
 
 from optrees._params import Param, parameter_table
 from optrees.bench.tasks import METHOD_PARAMS
@@ -15,7 +15,9 @@ from optrees.registry import METHODS, cli_methods, estimator_classes
 
 
 def test_every_registered_estimator_is_in_the_test_matrix():
-    assert {s.cls for s in SPECS} == set(estimator_classes())
+    assert {s.cls for s in SPECS + REGRESSOR_SPECS} == set(estimator_classes())
+    tasks = {m.load(): m.task for m in METHODS.values()}
+    assert all(tasks[s.cls] == s.task for s in SPECS + REGRESSOR_SPECS)
 
 
 def test_the_cli_offers_the_registry_methods():

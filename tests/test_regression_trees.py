@@ -318,7 +318,7 @@ def test_a_constant_target_is_one_leaf():
 
 
 @pytest.mark.parametrize("kwargs,fit,message", [
-    ({"depth": 4}, {}, "depth=4 is above the upper bound 3"),
+    ({"depth": 5}, {}, "depth=5 is above the upper bound 4"),
     ({"depth": 0}, {}, "depth must be"),
     ({"lam": -0.1}, {}, "lam must be"),
     ({"min_samples_leaf": 0}, {}, "min_samples_leaf must be"),
@@ -339,7 +339,7 @@ def test_bad_input_is_refused_with_one_clear_error(kwargs, fit, message):
 
 def test_the_depth_limit_says_why():
     df, y, _ = instance(0)
-    with pytest.raises(OptreesInputError, match="depth 3 so far"):
+    with pytest.raises(OptreesInputError, match="depth 4 so far"):
         OptimalTreeRegressor(depth=5).fit(df, y)
 
 

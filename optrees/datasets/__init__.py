@@ -1,6 +1,7 @@
-"""Benchmark datasets for optimal classification trees and rule sets.
+"""Benchmark datasets for optimal classification trees, rule sets and regression trees.
 
-Eight small UCI datasets ship with the package (see ``BUNDLED``). The others are read from a
+Nine small UCI datasets ship with the package (see ``BUNDLED``): eight classification sets
+and one regression set (``liver-disorders``, target ``drinks``). The others are read from a
 data directory, given as ``data_dir=`` or by the ``OPTREES_DATA`` environment variable, laid
 out like the project's ``shared/datasets`` folder (e.g. ``iris.data``, ``extras/bupa.csv``).
 How each file is parsed is declared in ``optrees.datasets._registry``.
@@ -162,7 +163,8 @@ def load_dataset(
         ``X``: one column per attribute, named as in the UCI documentation where it gives
         names; categorical attributes (also integer-coded ones such as monk's) have
         ``category`` dtype, the rest are int or float. ``y``: labels as stored in the file
-        (strings or integers), a Series named after the target column.
+        (strings or integers; a regression set's numbers, e.g. ``liver-disorders``'s
+        ``drinks``), a Series named after the target column.
 
     Rows with a missing value (``?`` or an empty field) are dropped, as the FlowOCT
     benchmarks do: e.g. house-votes-84 keeps 232 of 435 rows, breast-cancer 277 of 286,
@@ -180,7 +182,8 @@ def load_dataset(
 
 
 def list_datasets(data_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
-    """One row per registered dataset: name, rows, features, classes, bundled, available.
+    """One row per registered dataset: name, task, rows, features, classes (<NA> for a
+    regression target), bundled, available.
 
     ``available`` says whether the dataset can be loaded (bundled, or its files are in
     ``data_dir`` / ``$OPTREES_DATA``). The shapes of the available datasets are those
@@ -195,9 +198,12 @@ def list_datasets(data_dir: str | os.PathLike[str] | None = None) -> pd.DataFram
             folder is not None and all((folder / f).is_file() for f in spec.files)
         )
         rows, features, classes = (spec.shape if available else None) or (None, None, None)
+        if spec.task == "regression":
+            classes = None
         records.append(
             {
                 "name": spec.name,
+                "task": spec.task,
                 "rows": rows,
                 "features": features,
                 "classes": classes,

@@ -37,7 +37,10 @@ class DatasetSpec:
         aliases: other accepted names (normalised like the canonical one).
         shape: ``(rows, features, classes)`` that ``load_dataset`` returns for the reference
             copy of the file(s) (after dropping rows with missing values), so that listing
-            the datasets needs no loading; ``None`` when unknown.
+            the datasets needs no loading (classes 0 for a regression target); ``None`` when
+            unknown.
+        task: "classification" (the target holds class labels) or "regression" (a number
+            to predict).
     """
 
     name: str
@@ -53,6 +56,7 @@ class DatasetSpec:
     bundled: bool = False
     aliases: tuple[str, ...] = ()
     shape: tuple[int, int, int] | None = None
+    task: str = "classification"
 
 
 def _seq(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
@@ -298,6 +302,11 @@ SPECS: tuple[DatasetSpec, ...] = (
     _bundled("tic-tac-toe", (958, 9, 2)),
     _bundled("car-evaluation", (1728, 6, 4), aliases=("car",), ordered=_CAR_ORDER),
     _bundled("kr-vs-kp", (3196, 36, 2)),
+    # UCI Liver Disorders with the target its UCI page recommends: "drinks" (half-pint
+    # equivalents of alcohol per day), predicted from five blood tests; the "selector"
+    # column (a train/test split, not a diagnosis: the non-bundled "bupa" keeps it) dropped
+    DatasetSpec(name="liver-disorders", files=("liver-disorders.csv",), target="drinks",
+                header=True, bundled=True, shape=(345, 5, 0), task="regression"),
     # --- read from the data directory ---
     DatasetSpec(
         name="iris",

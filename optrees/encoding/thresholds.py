@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError
-from .common import is_numeric, zero_one
+from .common import is_numeric, is_numeric_dtype, numeric_values, zero_one
 
 CATEGORICAL = ("onehot", "ordinal", "refuse")
 
@@ -50,6 +50,14 @@ class ThresholdColumns:
         self.names: list[str] = []
         self.negated: list[str] = []
         self.numeric: list[bool] = []
+        if all(is_numeric_dtype(dt, True) for dt in df.dtypes):  # the loop below, at once
+            values = numeric_values(df, True)
+            flags = ~((values == 0) | (values == 1)).all(axis=0)
+            self.specs = [("num", c, []) for c in self.columns]
+            self.names = [str(c) for c in self.columns]
+            self.negated = [f"not ({c})" for c in self.columns]
+            self.numeric = [bool(v) for v in flags]
+            return
         for c in self.columns:
             s = df[c]
             if (is_numeric(s, bool_numeric=True)
@@ -76,6 +84,13 @@ class ThresholdColumns:
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """Float matrix with one column per feature (``names``)."""
+        if self.specs and all(kind == "num" for kind, _, _ in self.specs):
+            columns = [c for _, c, _ in self.specs]
+            part = df if list(df.columns) == columns else df[columns]
+            try:  # numbers only: one conversion of the frame, not one per column
+                return np.asarray(part.to_numpy(dtype=float), dtype=float)
+            except (TypeError, ValueError):
+                pass  # the loop below names the column at fault
         parts = []
         for kind, c, values in self.specs:
             s = df[c]

@@ -3,14 +3,15 @@
 from ._base import InterruptedWarning, TimeLimitWarning, UnseenCategoryWarning
 from .baselines import BinOCTClassifier, OCTClassifier
 from .cgh import CGHClassifier
+from .cv import BendOCTClassifierCV, OptimalTreeRegressorCV
 from .omt import OMTClassifier, OMTRegressor
 from .regression import OptimalTreeRegressor
 from .rules import RUGClassifier
 from .trees import BendersOCTClassifier, BendOCTClassifier, FlowOCTClassifier
 
 __all__ = [
-    "BendOCTClassifier", "BendersOCTClassifier", "BinOCTClassifier", "CGHClassifier",
-    "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
-    "OptimalTreeRegressor", "RUGClassifier",
+    "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
+    "CGHClassifier", "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
+    "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RUGClassifier",
     "InterruptedWarning", "TimeLimitWarning", "UnseenCategoryWarning",
 ]

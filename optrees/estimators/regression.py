@@ -6,7 +6,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._params import (
     RANDOM_STATE,
@@ -23,6 +22,7 @@ from ..encoding.binary import every_threshold
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
 from ._base import (
+    _TreeOutput,
     drop_weightless,
     fit_deadline,
     fit_frame,
@@ -38,7 +38,7 @@ DEPTH_WHY = ("the regression search over every threshold is built and tested to 
              f"{MAX_REGRESSION_DEPTH} so far (issue #43)")
 
 
-class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
+class OptimalTreeRegressor(GeneratedInit, _TreeOutput, RegressorMixin, BaseEstimator):
     """Optimal regression tree over every threshold of the numeric columns (categoricals
     one-hot): the tree of depth <= ``depth`` minimising ``SSE / (W var(y)) + lam * leaves``
     (``SSE``: weighted sum of squared errors, ``W``: total weight, ``var(y)``: the weighted
@@ -107,8 +107,3 @@ class OptimalTreeRegressor(GeneratedInit, RegressorMixin, BaseEstimator):
         """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
         df = predict_frame(self, X, "tree_")
         return self.tree_.apply(self.encoder_.transform(df))
-
-    def export_text(self) -> str:
-        """The fitted tree as indented text: tests, leaf means and counts."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.export_text()

@@ -8,11 +8,16 @@ weighted mean of the training rows reaching it) and their ``weight`` and row ``c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from .._validation import OptreesInputError
 from ..export.nodes import count_text
+from . import _schema as schema
 from .split_nodes import LEAF, SplitNodes
 
 
@@ -79,28 +84,42 @@ class RegressionTree(SplitNodes):
         return self.value[self.apply(X)]
 
     # ----------------------------------------------------------------- text
+    def boolean_test(self, n: int) -> bool:
+        """Whether node ``n`` tests a 0/1 column (a one-hot category) rather than a number."""
+        f = int(self.feature[n])
+        return self.numeric is not None and not self.numeric[f] and self.threshold[n] == 0.5
+
+    def tests(self, n: int, names: Sequence[str] | None = None) -> tuple[str, str]:
+        """The texts of node ``n``'s left and right branches: ``age <= 40.5`` / ``age > 40.5``,
+        or for a 0/1 column (a one-hot category) its negation and the category itself."""
+        f, t = int(self.feature[n]), float(self.threshold[n])
+        name = names[f] if names is not None else f"x[{f}]"
+        if self.boolean_test(n):
+            negated = (self.negated_names[f] if self.negated_names is not None
+                       and names is self.feature_names else f"not ({name})")
+            return negated, name
+        return f"{name} <= {t:g}", f"{name} > {t:g}"
+
+    def size_text(self, n: int) -> str:
+        """``n=40`` (training rows), with their total weight when it is not the row count."""
+        weighted = "" if self.weight[n] == self.count[n] else \
+            f", weight {count_text(float(self.weight[n]))}"
+        return f"n={self.count[n]}{weighted}"
+
     def export_text(self, feature_names: Sequence[str] | None = None) -> str:
         """Indented text of the tree: one line per test, leaf means with their counts."""
         names = self.feature_names if feature_names is None else list(feature_names)
         lines: list[str] = []
 
         def leaf_text(n: int) -> str:
-            weighted = "" if self.weight[n] == self.count[n] else \
-                f", weight {count_text(float(self.weight[n]))}"
-            return f"value: {self.value[n]:.6g}  (n={self.count[n]}{weighted})"
+            return f"value: {self.value[n]:.6g}  ({self.size_text(n)})"
 
         def walk(n: int, indent: str) -> None:
             if self.feature[n] == LEAF:
                 lines.append(f"{indent}|--- {leaf_text(n)}")
                 return
-            f, t = int(self.feature[n]), float(self.threshold[n])
-            name = names[f] if names is not None else f"x[{f}]"
-            tests = (f"{name} <= {t:g}", f"{name} > {t:g}")
-            if self.numeric is not None and not self.numeric[f] and t == 0.5:
-                negated = (self.negated_names[f] if self.negated_names is not None
-                           and names is self.feature_names else f"not ({name})")
-                tests = (negated, name)
-            for test, child in zip(tests, (self.left[n], self.right[n]), strict=True):
+            for test, child in zip(self.tests(n, names), (self.left[n], self.right[n]),
+                                   strict=True):
                 lines.append(f"{indent}|--- {test}")
                 walk(int(child), indent + "|   ")
 
@@ -109,6 +128,85 @@ class RegressionTree(SplitNodes):
         else:
             walk(0, "")
         return "\n".join(lines)
+
+    # ----------------------------------------------------------------- pictures
+    def _plot_nodes(self, feature_names: Sequence[str] | None = None) -> Any:
+        """Picture description for :mod:`optrees.export`: each box its test (or, at a leaf,
+        its mean) and its training rows; leaves coloured by their mean."""
+        from ..export import Node, Prediction
+
+        names = self.feature_names if feature_names is None else list(feature_names)
+
+        def build(n: int) -> Node:
+            size = self.size_text(n)
+            if self.feature[n] == LEAF:
+                return Node([f"value = {self.value[n]:.4g}", size], leaf=True,
+                            prediction=Prediction(value=float(self.value[n])))
+            left, right = self.tests(n, names)
+            # a category reads as the test "colour = red": its right branch answers yes
+            test, edges = (right, ("no", "yes")) if self.boolean_test(n) else (left,
+                                                                             ("yes", "no"))
+            return Node([test, f"mean {self.value[n]:.4g}, {size}"], leaf=False,
+                        children=[(edges[0], build(int(self.left[n]))),
+                                  (edges[1], build(int(self.right[n])))])
+
+        return build(0)
+
+    def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
+        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
+        from ..export import to_dot
+
+        return to_dot(self, None if feature_names is None else list(feature_names))
+
+    def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
+        from ..export import plot_tree
+
+        return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
+
+    # ----------------------------------------------------------------- serialization
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready description of the tree (read back by :meth:`from_dict`)."""
+        return {"kind": "regression_tree", "feature": self.feature.tolist(),
+                "threshold": self.threshold.tolist(), "left": self.left.tolist(),
+                "right": self.right.tolist(), "value": self.value.tolist(),
+                "weight": self.weight.tolist(), "count": self.count.tolist(),
+                "feature_names": self.feature_names, "negated_names": self.negated_names,
+                "numeric": self.numeric}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], n_features: int | None = None) -> RegressionTree:
+        """The tree described by :meth:`to_dict`, checked first: a damaged or hand-edited
+        description raises one OptreesInputError naming the problem (the node checks are
+        :class:`~optrees.models.binary_tree.BinaryTree`'s)."""
+        from .binary_tree import _checked_nodes, _names
+
+        if not isinstance(data, dict) or data.get("kind") != "regression_tree":
+            kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+            raise OptreesInputError(f"not a regression tree model (kind={kind!r})")
+        names = _names(data, "feature_names", n_features)
+        negated = _names(data, "negated_names", n_features if names is None else len(names))
+        if n_features is None and names is not None:
+            n_features = len(names)
+        feature, threshold, left, right = _checked_nodes(data, n_features)
+        n = len(feature)
+        value = schema.reals(schema.sequence(data, "value", n), "'value'")
+        weight = schema.reals(schema.sequence(data, "weight", n), "'weight'")
+        count = schema.ints(schema.sequence(data, "count", n), "'count'", 0, None)
+        if any(v < 0 for v in weight):
+            schema.fail("'weight' must hold numbers >= 0")
+        numeric = None if data.get("numeric") is None else schema.booleans(
+            schema.sequence(data, "numeric", n_features), "'numeric'")
+        if numeric is not None and max(feature) >= len(numeric):
+            schema.fail("'numeric' has fewer entries than the tree has features")
+        return cls(feature, threshold, left, right, value, weight, count, names, negated,
+                   numeric)
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
+        from .._files import write_atomic
+
+        write_atomic(path, json.dumps(self.to_dict(), indent=1))
 
     def __repr__(self) -> str:
         return f"RegressionTree(depth={self.depth}, leaves={self.n_leaves})"

@@ -63,12 +63,25 @@ def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = No
                                 f"{min_samples_leaf!r}")
     deadline = Deadline(check_time_limit(time_limit))
     X01, encoding = binarize(frame, binarizer, w)
+    return front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated), depth,
+                        min_samples_leaf, deadline)
+
+
+def front_points(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray | None,
+                 classes: np.ndarray, names: tuple[list[str], list[str]], depth: int,
+                 min_leaf: int, deadline: Deadline,
+                 max_leaves: int | None = None) -> list[PathPoint]:
+    """The path on a checked 0/1 matrix (labels ``y_enc`` indexing ``classes``, weights
+    ``w``, feature ``names`` and negated names): the points of budget <= ``max_leaves``
+    (None: all), their ``lams`` read off the hull of those points."""
     total = float(len(y_enc) if w is None else np.sum(w))
-    points = accuracy_front(X01, y_enc, depth, w, len(classes), min_samples_leaf, deadline)
+    points = accuracy_front(X01, y_enc, depth, w, len(classes), min_leaf, deadline)
     out = []
     for p in points:
+        if max_leaves is not None and p.budget > max_leaves:
+            continue
         tree = p.tree.to_binary_tree(classes)
-        tree.feature_names, tree.negated_names = list(encoding.names), list(encoding.negated)
+        tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
         tree.set_counts(X01, y_enc, w)
         out.append(PathPoint(p.budget, p.leaves, p.correct / total, p.bound / total,
                              p.optimal, tree, None))

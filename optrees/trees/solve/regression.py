@@ -20,11 +20,20 @@ from ...models.regression_tree import RegressionTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
 from ..problem.objectives.squared_error import SquaredError
-from ..search.regression import RegressionData, kernels, search_tree
+from ..search.regression import (
+    RegressionData,
+    RegressionFound,
+    binary_kernels,
+    kernels,
+    search_tree,
+)
+from ..search.regression.binary import MAX_BINARY_DEPTH, BinaryRegression, search_binary
 from ..search.regression.cart import cart_incumbent
+from ..search.regression.data import Tree, midpoint
 
-MAX_REGRESSION_DEPTH = 3
-"""Deepest regression tree solved over every threshold (the search is tested to depth 3)."""
+MAX_REGRESSION_DEPTH = 4
+"""Deepest regression tree solved over every threshold (both searches are tested to depth
+4; on numeric columns depth 4 is slow and ends at the time limit with a bound)."""
 
 
 def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
@@ -45,12 +54,18 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     var = float(weights @ (y - mean) ** 2 / total)
     spread = np.sqrt(var) if var > 0 else 1.0
     y_std, w_std = (y - mean) / spread, weights / total
-    data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost, lam,
-                          min_leaf, compiled_kernel(depth, deadline, small_fit(X, depth)))
     t0 = time.perf_counter()
-    lower = objective.lower_bound(X, y_std, w_std)
-    start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
-    found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
+    two_valued = binary_path(X, depth, max_leaves, deadline)
+    if two_valued is not None:
+        found, start, lower = _solve_binary(X, two_valued, y_std, w_std, depth, lam,
+                                            min_leaf, deadline, random_state)
+    else:
+        lower = objective.lower_bound(X, y_std, w_std)
+        data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost,
+                              lam, min_leaf,
+                              compiled_kernel(depth, deadline, small_fit(X, depth)))
+        start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
+        found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
     seconds = time.perf_counter() - t0
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree = RegressionTree.from_nested(found.tree, X, y, weights, feature_names)
@@ -63,6 +78,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
              proved=found.optimal)
     stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
              "search_optimal": found.optimal, "thresholds": "all",
+             "search": "binary" if two_valued is not None else "intervals",
              "cart_objective": np.nan if start is None else start[0],
              "equivalent_points_bound": lower}
     return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
@@ -97,3 +113,88 @@ def compiled_kernel(depth: int, deadline: Deadline, small: bool = False) -> str 
             or deadline.remaining() >= COMPILE_SECONDS):
         return "squared_error"
     return None
+
+
+LARGE_CART_CELLS = 1_000_000
+"""A 0/1 fit of depth >= 3 on at least this many cells runs CART before its search (100,000
+x 40 at depth 4: 0.8 s), a smaller one only after a stop (milliseconds)."""
+
+
+def _solve_binary(X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray], y: np.ndarray,
+                  w: np.ndarray, depth: int, lam: float, min_leaf: int, deadline: Deadline,
+                  random_state: int) -> tuple[RegressionFound, tuple | None, float]:
+    """The 0/1 search on two-valued columns (``y``, ``w``: standardised): its answer, CART's
+    ``(cost, tree)`` (a stopped search keeps the cheaper of the two; nothing prunes with
+    CART, so it runs after a stop, or before the search on a large matrix, where it takes
+    a second that would come after the deadline) and the equivalent-points bound."""
+    objective = SquaredError()
+    lo, hi = two_valued
+    X01 = X > lo
+    lower = objective.lower_bound(X01, y, w)
+    stats = objective.row_stats(y, w)
+
+    def cart() -> tuple | None:
+        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)
+        return cart_incumbent(data, y, w, depth, random_state, None)
+
+    start = cart() if depth >= 3 and X.size >= LARGE_CART_CELLS else None
+    found = search_binary(BinaryRegression(X01, stats, lam, min_leaf, random_state or 0),
+                          depth, deadline, lower)
+    if not found.optimal:
+        start = cart() if start is None else start
+        if start is not None and start[0] < found.cost:
+            found.tree, found.cost = _to_binary(start[1]), start[0]
+    found.tree = _from_binary(found.tree, lo, hi)
+    return found, start, lower
+
+
+def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Deadline
+                ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(lo, hi)`` per column when every column of ``X`` has at most two values and the
+    0/1 search (:mod:`~optrees.trees.search.regression.binary`) can take the fit: every
+    threshold of such a column is the same split, so its answer is the same optimum.  None
+    (the interval search) with a leaf budget, above depth 4, without numba, or when its
+    kernels are neither loaded nor worth compiling (a small fit, or too little time)."""
+    if (depth > MAX_BINARY_DEPTH or (max_leaves is not None and max_leaves < 2 ** depth)
+            or len(X) < 2):
+        return None
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    if not ((X == lo) | (X == hi)).all():  # first: numeric data never loads these kernels
+        return None
+    if not binary_kernels_usable(depth, deadline, X.size):
+        return None
+    return lo, hi
+
+
+def binary_kernels_usable(depth: int, deadline: Deadline, cells: int) -> bool:
+    """numba importable, and the 0/1 kernels loaded, or (beyond a small depth <= 2 fit)
+    cached or with time to compile them."""
+    if not kernels.available():
+        return False
+    if binary_kernels.loaded():
+        return True
+    if depth <= 2 and cells <= SMALL_REGRESSION_CELLS:
+        return False
+    binary_kernels.jit()
+    if (kernels_ready(binary_kernels, binary_kernels.ENTRY_POINTS)
+            or deadline.remaining() >= COMPILE_SECONDS):
+        binary_kernels.compile_kernels()  # loaded from then on: no disk check per fit
+        return True
+    return False
+
+
+def _to_binary(tree: Tree) -> Tree:
+    """A tree over two-valued columns with every threshold as the 0/1 search writes it."""
+    if tree is None:
+        return None
+    f, _, left, right = tree
+    return (f, 0.5, _to_binary(left), _to_binary(right))
+
+
+def _from_binary(tree: Tree, lo: np.ndarray, hi: np.ndarray) -> Tree:
+    """The 0/1 search's tree with each threshold between the column's two values."""
+    if tree is None:
+        return None
+    f, _, left, right = tree
+    return (f, midpoint(float(lo[f]), float(hi[f])), _from_binary(left, lo, hi),
+            _from_binary(right, lo, hi))

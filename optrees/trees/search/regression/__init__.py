@@ -7,8 +7,8 @@ for squared error, compiled), ``search`` (branch and bound over root positions, 
 a deadline, an honest bound), ``cart`` (CART as the first incumbent).
 """
 
-from . import kernels
+from . import binary_kernels, kernels
 from .data import RegressionData, Tree
 from .search import RegressionFound, search_tree
 
-__all__ = ["RegressionData", "RegressionFound", "Tree", "kernels", "search_tree"]
+__all__ = ["RegressionData", "binary_kernels", "RegressionFound", "Tree", "kernels", "search_tree"]

@@ -1,0 +1,165 @@
+"""Optimal survival trees (OptimalSurvivalTree) side by side with pystreed's
+STreeDSurvivalAnalysis (the same leaf loss) and scikit-survival's greedy SurvivalTree, in
+one run (issue #45).
+
+Part 1, 0/1 data (pystreed's input): the numeric columns of scikit-survival's whas500, gbsg2
+and veterans data, each cut at its 20/40/60/80 % quantiles into 0/1 columns ``x <= q``, and
+a synthetic set; every fit on all rows.  Prints the training loss of both (equal when both
+prove optimality) and the fit times.  pystreed's training baseline gives a row the hazard of
+an event time up to 1e-6 above its own time, so on continuous times with near-ties (the
+synthetic set) its reported loss differs slightly from the same partition's loss here.
+Part 2, held-out C-index at depth 2 (``--splits`` random 70/30 splits): ours over every
+threshold of the raw numeric columns, pystreed on the quantile 0/1 columns, and
+SurvivalTree(max_depth=2); mean and standard error.
+
+Usage: PYTHONPATH=$PWD python bench/survival_trees.py [--depths 2,3] [--splits 5]
+       [--time-limit 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+from optrees import OptimalSurvivalTree  # noqa: E402
+from optrees.estimators.survival import concordance_index  # noqa: E402
+
+
+def survival_sets() -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """Numeric columns and structured targets of scikit-survival's bundled data, and a
+    synthetic set (exponential times, hazard from two columns, uniform censoring)."""
+    from sksurv import datasets
+
+    out = {}
+    for name in ("whas500", "gbsg2", "veterans_lung_cancer"):
+        X, y = getattr(datasets, f"load_{name}")()
+        names = y.dtype.names
+        out[name] = X.select_dtypes("number"), np.array(
+            list(zip(y[names[0]], y[names[1]], strict=True)),
+            dtype=[("event", "?"), ("time", "f8")])
+    rng = np.random.default_rng(0)
+    n = 1000
+    X = pd.DataFrame(rng.random((n, 6)), columns=[f"s{j}" for j in range(6)])
+    hazard = np.exp(1.5 * (X["s0"] > 0.5) - (X["s1"] > 0.3) * (X["s2"] > 0.6))
+    event_time = rng.exponential(1 / hazard)
+    censor = rng.uniform(0, 3, n)
+    out["synthetic"] = X, np.array(list(zip(event_time <= censor,
+                                            np.minimum(event_time, censor), strict=True)),
+                                   dtype=[("event", "?"), ("time", "f8")])
+    return out
+
+
+def quantile_bits(train: pd.DataFrame, other: pd.DataFrame | None = None
+                  ) -> tuple[np.ndarray, np.ndarray | None]:
+    """0/1 columns ``x <= q`` at the training quantiles 20/40/60/80 % (distinct cuts that
+    split the training rows) of every column, for the training and another frame."""
+    cols, other_cols = [], []
+    for c in train.columns:
+        v = train[c].to_numpy(float)
+        for q in np.unique(np.quantile(v, [0.2, 0.4, 0.6, 0.8])):
+            if (v <= q).all():
+                continue
+            cols.append(v <= q)
+            if other is not None:
+                other_cols.append(other[c].to_numpy(float) <= q)
+    bits = np.column_stack(cols).astype(int)
+    return bits, None if other is None else np.column_stack(other_cols).astype(int)
+
+
+def pystreed_solver():
+    """STreeDSurvivalAnalysis with its numpy-2 fix (its Nelson–Aalen indexes a list by a
+    numpy bool), or None when not installed."""
+    try:
+        from pystreed import STreeDSurvivalAnalysis
+    except ImportError:
+        return None
+    original = STreeDSurvivalAnalysis._compute_baseline_cumulative_hazard_function
+
+    def fixed(self, events, times):
+        return original(self, [int(e) for e in events], times)
+
+    STreeDSurvivalAnalysis._compute_baseline_cumulative_hazard_function = fixed
+    return STreeDSurvivalAnalysis
+
+
+def part1(sets, depths: list[int], time_limit: float) -> None:
+    solver = pystreed_solver()
+    print("# part 1: 0/1 columns, all rows; loss = STreeD's training loss")
+    print(f"{'data':22s} {'n x F':>9s} d  {'status':8s} {'our loss':>10s} {'pystreed':>10s}"
+          f" {'ours s':>7s} {'peer s':>7s} {'time ratio':>10s}")
+    for name, (X, y) in sets.items():
+        bits, _ = quantile_bits(X)
+        for depth in depths:
+            t0 = time.perf_counter()
+            ours = OptimalSurvivalTree(depth=depth, time_limit=time_limit).fit(bits, y)
+            our_s = time.perf_counter() - t0
+            peer_loss = peer_s = np.nan
+            if solver is not None:
+                t0 = time.perf_counter()
+                peer = solver(max_depth=depth, time_limit=time_limit).fit(bits, y)
+                peer_s = time.perf_counter() - t0
+                peer_loss = peer.fit_result.score() * len(y)
+            print(f"{name:22s} {f'{bits.shape[0]}x{bits.shape[1]}':>9s} {depth}  "
+                  f"{ours.status_:8s} {ours.stats_['loss']:10.4f} {peer_loss:10.4f} "
+                  f"{our_s:7.3f} {peer_s:7.3f} {our_s / peer_s:10.2f}", flush=True)
+
+
+def part2(sets, splits: int, time_limit: float) -> None:
+    from sksurv.tree import SurvivalTree
+
+    solver = pystreed_solver()
+    print(f"\n# part 2: test C-index, depth 2, {splits} random 70/30 splits (mean +- s.e.)")
+    print(f"{'data':22s} {'ours (every threshold)':>24s} {'pystreed (quantile 0/1)':>24s} "
+          f"{'SurvivalTree':>16s}")
+    for name, (X, y) in sets.items():
+        scores: dict[str, list[float]] = {"ours": [], "pystreed": [], "greedy": []}
+        for seed in range(splits):
+            rng = np.random.default_rng(seed)
+            test = rng.random(len(y)) < 0.3
+            Xa, Xb, ya, yb = X[~test], X[test], y[~test], y[test]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours = OptimalSurvivalTree(depth=2, time_limit=time_limit).fit(Xa, ya)
+                scores["ours"].append(ours.score(Xb, yb))
+                if solver is not None:
+                    from pystreed.base import BaseSTreeDSolver
+
+                    bits_a, bits_b = quantile_bits(Xa, Xb)
+                    peer = solver(max_depth=2, time_limit=time_limit).fit(bits_a, ya)
+                    risk = BaseSTreeDSolver.predict(peer, bits_b)
+                    scores["pystreed"].append(concordance_index(yb["event"], yb["time"], risk))
+                greedy = SurvivalTree(max_depth=2, random_state=seed).fit(Xa, ya)
+                scores["greedy"].append(concordance_index(yb["event"], yb["time"],
+                                                          greedy.predict(Xb)))
+
+        def cell(v: list[float]) -> str:
+            if not v:
+                return "-"
+            a = np.asarray(v)
+            return f"{a.mean():.3f} +- {a.std(ddof=1) / np.sqrt(len(a)):.3f}"
+
+        print(f"{name:22s} {cell(scores['ours']):>24s} {cell(scores['pystreed']):>24s} "
+              f"{cell(scores['greedy']):>16s}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depths", default="2,3")
+    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--time-limit", type=float, default=60.0)
+    args = parser.parse_args()
+    sets = survival_sets()
+    part1(sets, [int(d) for d in args.depths.split(",")], args.time_limit)
+    if args.splits > 0:
+        part2(sets, args.splits, args.time_limit)
+
+
+if __name__ == "__main__":
+    main()

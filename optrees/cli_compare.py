@@ -1,0 +1,88 @@
+"""``optrees compare DATA.csv --target y``: :func:`optrees.compare` on a CSV file read as
+``optrees fit --csv`` reads it (same errors), the table printed."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .cli_base import _HelpFormatter, _UsageError
+
+
+def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``compare`` sub-command to an ``argparse`` subparsers object; return it."""
+    p = subparsers.add_parser(
+        "compare", formatter_class=_HelpFormatter,
+        help="fit every method of the task and tuned CART on a CSV within a time budget; "
+             "print the test scores, sizes, fit times and gaps")
+    p.add_argument("csv", help="CSV file with a header row")
+    p.add_argument("--target", required=True, help="target column")
+    p.add_argument("--task", choices=["auto", "classification", "regression"], default="auto",
+                   help="auto: a regression when the target is numeric and not all integers "
+                        "or has more than 30 distinct integers")
+    p.add_argument("--budget", type=float, default=300.0,
+                   help="seconds for the whole comparison, shared between the methods")
+    p.add_argument("--methods", default=None,
+                   help="comma-separated method names (default: every method of the task; "
+                        "CART is always compared)")
+    p.add_argument("--cv", type=int, default=5, help="folds of the *CV estimators and CART")
+    p.add_argument("--test-size", type=float, default=0.25,
+                   help="share of the rows held out for the test scores")
+    p.add_argument("--seed", type=int, default=0, help="random seed (split, folds, solvers)")
+    p.add_argument("--out", default=None, metavar="REPORT.html",
+                   help="also write a self-contained HTML report: the data, the table, test "
+                        "score against size, each model's picture and text (default: none)")
+    p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
+                   "sniffed from the header)")
+    return p
+
+
+def table_text(table: Any) -> str:
+    """The table as printed: the score with its standard error, size, seconds, gap."""
+    metric = table.attrs["metric"]
+    lines = []
+    for r in table.itertuples(index=False):
+        score = "" if r.status in ("skipped", "failed") else \
+            f"{r.test_score:.4f} ± {r.test_se:.4f}"
+        size = "" if r.size != r.size else f"{r.size:.0f} {r.size_unit}"
+        seconds = "" if r.fit_seconds != r.fit_seconds else f"{r.fit_seconds:.1f}"
+        gap = "" if r.gap != r.gap else f"{r.gap:.2%}"
+        lines.append([r.method, score, size, seconds, f"{r.time_limit:.1f}", gap, r.params,
+                      r.status if not r.note or r.method == "cart" else r.note])
+    header = ["method", f"test {metric} ± SE", "size", "fit s", "share s", "gap", "chosen",
+              "status"]
+    widths = [max(len(str(row[i])) for row in [header, *lines]) for i in range(len(header))]
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)
+                               ).rstrip() for row in [header, *lines])
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Read the CSV as ``optrees fit`` does, check the options, compare, print the table
+    (and write the report to ``--out``)."""
+    from . import cli_data as data
+    from .comparison import compare
+
+    if not args.budget > 0:
+        raise _UsageError(f"--budget must be a number of seconds > 0, got {args.budget:g}")
+    data.check_out(args.out)
+    methods = None if args.methods is None else \
+        [m.strip() for m in args.methods.split(",") if m.strip()]
+    fit_like = argparse.Namespace(dataset=None, csv=args.csv, target=args.target,
+                                  sep=args.sep, weight_column=None)
+    X, y = data.load_data(fit_like, task=None)
+    table = compare(X, y, task=args.task, methods=methods, time_budget=args.budget,
+                    cv=args.cv, test_size=args.test_size, random_state=args.seed)
+    print(f"{table.attrs['task']} of {args.target!r} on {args.csv}: {len(X)} rows, "
+          f"{len(table.attrs['test_rows'])} held out; budget {args.budget:g}s, "
+          f"took {table.attrs['seconds']:.1f}s\n")
+    print(table_text(table))
+    notes = [f"{r.method}: {r.note}" for r in table.itertuples() if r.method == "cart"]
+    print("\n" + "\n".join(notes))
+    if args.out is not None:
+        from .comparison_report import report_html
+        from .io import write_atomic
+
+        write_atomic(args.out, report_html(table, X, y, title=f"optrees compare: {args.csv}, "
+                                                              f"target {args.target}"))
+        print(f"report written to {args.out}")
+    return 0

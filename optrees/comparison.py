@@ -1,0 +1,286 @@
+"""``optrees.compare``: every registered method of a task, and scikit-learn's CART tuned by
+``GridSearchCV`` as the reference, fitted on one training part of the user's data within one
+total time budget and scored on the held-out rows (issue #44, item 3).
+
+(The module is not called ``compare``: ``optrees.compare`` is the function.)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import OptreesInputError, check_frame, check_regression_target, check_target
+from .registry import Method, cv_estimator, task_methods
+
+TASKS = ("auto", "classification", "regression")
+REFERENCE = "cart"
+"""The name of the reference row: scikit-learn's CART tuned by GridSearchCV."""
+RESERVE = 0.10
+"""Share of ``time_budget`` kept back from the methods' time limits for what no time limit
+covers: the split, model building around the solvers, the predictions."""
+COLUMNS = ["method", "test_score", "test_se", "size", "size_unit", "fit_seconds",
+           "time_limit", "gap", "params", "status", "note", "model"]
+
+
+def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None,
+            time_budget: float = 300.0, cv: int = 5, test_size: float = 0.25,
+            random_state: int = 0) -> pd.DataFrame:
+    """Fit every method of ``task`` (``methods``: a subset of them by name) and CART, and
+    score each on the same held-out ``test_size`` share of the rows (stratified for a
+    classification when every class has two rows).
+
+    ``task`` "auto": a regression when ``y`` is numeric and not all integers or has more than
+    30 distinct integers (as ``optrees fit``), else a classification.  A method with a
+    ``*CV`` estimator (``optrees.registry.cv_estimator``) is tuned by it with ``cv``
+    shuffled folds (stratified for a classification; CART gets the same folds); the others
+    run with their defaults.  CART (``method`` "cart") is
+    ``GridSearchCV(DecisionTreeClassifier / Regressor)`` over ``max_depth`` and ``ccp_alpha``
+    (``optrees.comparison_cart``), categorical columns one-hot encoded.
+
+    The budget is shared up front: after the checks, the split and the imports, each row
+    (methods and CART) gets the time limit ``(1 - RESERVE) * (what is left of time_budget) /
+    number of rows`` (the ``*CV`` estimators spend it on all their folds and the refit;
+    CART's search has no time limit: its share is planned, not enforced); the rest is kept
+    for work no time limit covers.  A method
+    whose share is more than what is left of the budget when its turn comes is not fitted
+    (status "skipped", the reason in ``note``); a fit that fails is kept as status "failed".
+
+    Returns one row per method, in registry order after CART: ``test_score`` (accuracy, or
+    R² for a regression, on the test rows), ``test_se`` (its standard error over the test
+    rows: accuracy ``sqrt(p (1 - p) / n)``; R² the standard error of the mean of the
+    squared errors divided by the test targets' variance, the variance taken as fixed),
+    ``size`` (leaves of a tree, rules of a rule set; ``size_unit`` says which),
+    ``fit_seconds``, ``time_limit`` (the share given), ``gap`` (the fitted model's certified
+    relative optimality gap ``gap_`` for its own objective; nan when it has none, e.g. CART
+    or a heuristic), ``params`` (the chosen or default depth and penalty), ``status``
+    ("ok", the fit's ``status_`` when not optimal, "skipped", "failed"), ``note`` and
+    ``model`` (the fitted estimator: ``model.predict`` on the test rows gives the score).
+    ``attrs``: ``task``, ``metric``, ``test_rows`` (positions in ``X`` of the test rows),
+    ``time_budget``, ``seconds`` (the whole call).
+    """
+    started = time.perf_counter()
+    budget = _check_budget(time_budget)
+    df, target = _check_data(X, y)
+    task = _resolve_task(task, target)
+    chosen = _methods(task, methods)
+    _check_options(cv, test_size, random_state, task, target, len(df))
+    train, test = _split(target, task, test_size, random_state)
+    parts = (df.iloc[train], df.iloc[test], target.iloc[train], target.iloc[test])
+    folds = _folds(task, cv, random_state)
+    for method in chosen.values():  # imports (seconds on a cold start) before the shares
+        if cv_estimator(method.class_name) is None:
+            method.load()
+    from . import comparison_cart  # noqa: F401 - scikit-learn's trees, imported likewise
+    left = budget - (time.perf_counter() - started)
+    share = (1 - RESERVE) * left / (len(chosen) + 1)
+    rows = []
+    for name in [REFERENCE, *chosen]:
+        left = budget - (time.perf_counter() - started)
+        if left < share:
+            rows.append(_skipped(name, share, f"skipped: {left:.1f}s of the budget left, less "
+                                              f"than its share {share:.1f}s"))
+            continue
+        method = chosen.get(name)
+        rows.append(_run(name, method, task, parts, share, folds, random_state))
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.attrs.update(task=task, metric="accuracy" if task == "classification" else "R²",
+                       test_rows=np.asarray(test), time_budget=budget,
+                       seconds=time.perf_counter() - started)
+    return table
+
+
+# ---------------------------------------------------------------------------- checks
+def _check_budget(time_budget: Any) -> float:
+    if isinstance(time_budget, bool) or not isinstance(time_budget, numbers.Real) \
+            or not math.isfinite(time_budget) or time_budget <= 0:
+        raise OptreesInputError(f"time_budget must be a number of seconds > 0, got "
+                                f"{time_budget!r}")
+    return float(time_budget)
+
+
+def _check_data(X: Any, y: Any) -> tuple[pd.DataFrame, pd.Series]:
+    df = check_frame(X)
+    df = df.set_axis([str(c) for c in df.columns], axis=1).reset_index(drop=True)
+    target = pd.Series(y).reset_index(drop=True) if not isinstance(y, pd.Series) \
+        else y.reset_index(drop=True)
+    if target.ndim != 1 or len(target) != len(df):
+        raise OptreesInputError(f"y must hold one value per row of X ({len(df)} rows), got "
+                                f"{len(target)} values")
+    return df, target
+
+
+def _resolve_task(task: Any, y: pd.Series) -> str:
+    if task not in TASKS:
+        raise OptreesInputError(f"task must be one of {', '.join(map(repr, TASKS))}, got "
+                                f"{task!r}")
+    if task != "auto":
+        return task
+    from ._validation import regression_reason
+
+    return "regression" if regression_reason(y) else "classification"
+
+
+def _methods(task: str, methods: list[str] | None) -> dict[str, Method]:
+    """The registry's methods of ``task`` (``methods``: those names, each checked)."""
+    available = task_methods(task)
+    if methods is None:
+        return available
+    if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
+        raise OptreesInputError(f"methods must be a list of method names, got {methods!r}")
+    unknown = [m for m in methods if m not in available and m != REFERENCE]
+    if unknown:
+        raise OptreesInputError(f"unknown {task} method(s) {unknown}; the {task} methods are "
+                                f"{sorted(available)} (CART is always compared)")
+    return {m: available[m] for m in available if m in methods}
+
+
+def _check_options(cv: Any, test_size: Any, random_state: Any, task: str, y: pd.Series,
+                   n: int) -> None:
+    if isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2:
+        raise OptreesInputError(f"cv must be an integer >= 2 (folds), got {cv!r}")
+    if isinstance(test_size, bool) or not isinstance(test_size, numbers.Real) \
+            or not 0 < test_size < 1:
+        raise OptreesInputError(f"test_size must be a share in (0, 1), got {test_size!r}")
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise OptreesInputError(f"random_state must be an integer, got {random_state!r}")
+    if task == "regression":
+        check_regression_target(y, n)
+    else:
+        check_target(y, n)
+    n_test = math.ceil(test_size * n)
+    if n_test < 2 or n - n_test < cv:
+        raise OptreesInputError(f"{n} rows are too few for test_size {test_size} and {cv} "
+                                "folds: at least 2 test rows and one training row per fold")
+
+
+def _split(y: pd.Series, task: str, test_size: float, seed: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the training and test rows."""
+    from sklearn.model_selection import train_test_split
+
+    rows = np.arange(len(y))
+    stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
+    try:
+        train, test = train_test_split(rows, test_size=test_size, random_state=seed,
+                                       stratify=stratify)
+    except ValueError:  # too few rows of a class for a stratified test part
+        train, test = train_test_split(rows, test_size=test_size, random_state=seed)
+    return np.sort(train), np.sort(test)
+
+
+def _folds(task: str, cv: int, seed: int) -> Any:
+    """Shuffled folds (stratified for a classification), the same for every search."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    kind = StratifiedKFold if task == "classification" else KFold
+    return kind(n_splits=cv, shuffle=True, random_state=seed)
+
+
+# ---------------------------------------------------------------------------- rows
+def _skipped(name: str, share: float, note: str) -> dict[str, Any]:
+    return {"method": name, "test_score": math.nan, "test_se": math.nan, "size": math.nan,
+            "size_unit": "", "fit_seconds": math.nan, "time_limit": share, "gap": math.nan,
+            "params": "", "status": "skipped" if note.startswith("skipped") else "failed",
+            "note": note, "model": None}
+
+
+def _estimator(method: Method | None, task: str, X: pd.DataFrame, y: pd.Series,
+               share: float, cv: Any, seed: int) -> Any:
+    """The estimator of one row, with its time limit (CART: its GridSearchCV)."""
+    if method is None:
+        from .comparison_cart import cart_search
+
+        return cart_search(task, X, y, cv, seed)
+    cv_class = cv_estimator(method.class_name)
+    est = cv_class(cv=cv) if cv_class is not None else method.load()()
+    names = est.get_params()
+    est.set_params(time_limit=share, **({"random_state": seed} if "random_state" in names
+                                        else {}))
+    return est
+
+
+def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], share: float,
+         cv: Any, seed: int) -> dict[str, Any]:
+    X_train, X_test, y_train, y_test = parts
+    try:
+        est = _estimator(method, task, X_train, y_train, share, cv, seed)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # time limits show in the status column
+            est.fit(X_train, y_train)
+        seconds = time.perf_counter() - t0
+        pred = est.predict(X_test)
+    except Exception as exc:  # noqa: BLE001 - one method failing must not end the comparison
+        return _skipped(name, share, f"failed: {type(exc).__name__}: {exc}")
+    score, se = test_score(task, np.asarray(y_test), np.asarray(pred))
+    fitted = final_model(est)
+    status = getattr(fitted, "status_", "optimal")
+    gap = float(getattr(fitted, "gap_", math.nan))
+    size, unit = model_size(fitted)
+    return {"method": name, "test_score": score, "test_se": se, "size": size,
+            "size_unit": unit, "fit_seconds": seconds,
+            "time_limit": share,
+            "gap": gap if math.isfinite(gap) else math.nan,
+            "params": _params_text(est, fitted), "status": "ok" if status == "optimal"
+            else str(status), "note": "" if method is not None else NO_LIMIT, "model": est}
+
+
+def test_score(task: str, y: np.ndarray, pred: np.ndarray) -> tuple[float, float]:
+    """(accuracy, sqrt(p (1 - p) / n)) or (R², SE of the mean squared error / var(y))."""
+    n = len(y)
+    if task == "classification":
+        p = float(np.mean(y == pred))
+        return p, math.sqrt(p * (1 - p) / n)
+    sq = (y.astype(float) - pred.astype(float)) ** 2
+    var = float(np.var(y.astype(float)))
+    if var == 0:
+        return math.nan, math.nan
+    return 1 - float(sq.mean()) / var, float(sq.std(ddof=1) / math.sqrt(n)) / var
+
+
+def _search(est: Any) -> Any:
+    """The last step of a pipeline (CART's search), else ``est``."""
+    return est[-1] if hasattr(est, "steps") else est
+
+
+def final_model(est: Any) -> Any:
+    """The fitted model behind a search (``best_estimator_``)."""
+    est = _search(est)
+    return getattr(est, "best_estimator_", est)
+
+
+def model_size(model: Any) -> tuple[float, str]:
+    """(leaves, "leaves") of a tree, (rules, "rules") of a rule set."""
+    if hasattr(model, "get_n_leaves"):
+        return float(model.get_n_leaves()), "leaves"
+    tree = getattr(model, "tree_", None)
+    if tree is not None and hasattr(tree, "n_leaves"):
+        return float(tree.n_leaves), "leaves"
+    rules = getattr(model, "rules_", None)
+    if rules is not None:
+        return float(len(rules)), "rules"
+    return math.nan, ""
+
+
+NO_LIMIT = "GridSearchCV has no time limit: the share is planned, not enforced"
+PARAM_NAMES = ("depth", "max_depth", "lam", "ccp_alpha")
+
+
+def _params_text(est: Any, fitted: Any) -> str:
+    """``depth=3, lam=0.01``: the chosen parameters of a search, else the model's own."""
+    if hasattr(_search(est), "best_params_"):
+        params = _search(est).best_params_
+    else:
+        params = fitted.get_params()
+    return ", ".join(f"{k}={_fmt(params[k])}" for k in PARAM_NAMES if k in params)
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)

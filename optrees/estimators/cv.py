@@ -1,0 +1,437 @@
+"""Depth and penalty chosen by cross-validation (issue #44): :class:`BendOCTClassifierCV` reads
+every λ of a depth off one λ-path per fold (:mod:`optrees.trees.solve.path`),
+:class:`OptimalTreeRegressorCV` fits each grid point on each fold.  The per-fold work is in
+:mod:`.cv_folds`; the choice of the grid point (best score or the one-standard-error rule) is
+:func:`select_index`."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.metrics import check_scoring, get_scorer
+from sklearn.model_selection import check_cv
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import (
+    TIME_LIMIT,
+    Boolean,
+    Check,
+    GeneratedInit,
+    Options,
+    Param,
+    Params,
+    parameter_table,
+    validate_params,
+)
+from .._validation import OptreesInputError, check_regression_target, check_target
+from ..encoding.binary import has_numeric_column
+from ..trees.mip.formulation import MAX_TREE_DEPTH
+from ..trees.solve.path import MAX_PATH_DEPTH
+from ..trees.solve.regression import MAX_REGRESSION_DEPTH
+from ._base import TimeLimitWarning
+from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold
+from .regression import OptimalTreeRegressor
+from .trees import BendOCTClassifier
+
+RULES = ("best", "1se")
+REFIT_SHARE = 0.01
+"""Least share of ``time_limit`` the refit gets when the folds used all of it."""
+
+
+# ---------------------------------------------------------------------------- parameters
+def _depths(max_depth: int) -> Check:
+    def convert(value: Any) -> tuple[int, ...]:
+        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+            raise ValueError
+        depths = tuple(value)
+        if not depths or len(set(depths)) != len(depths):
+            raise ValueError
+        for d in depths:
+            if isinstance(d, bool) or not isinstance(d, numbers.Integral) or \
+                    not 1 <= d <= max_depth:
+                raise ValueError
+        return tuple(int(d) for d in depths)
+
+    return Check(f"a non-empty list of distinct integers in [1, {max_depth}]", convert)
+
+
+def _lams(high: float | None, path: bool) -> Check:
+    """A non-empty list of distinct penalties in [0, high) (or 'path' when ``path``)."""
+    def convert(value: Any) -> Any:
+        if isinstance(value, str):
+            if path and value == "path":
+                return value
+            raise ValueError
+        if not hasattr(value, "__iter__"):
+            raise ValueError
+        lams = tuple(value)
+        if not lams or len(set(lams)) != len(lams):
+            raise ValueError
+        for v in lams:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) \
+                    or v < 0 or (high is not None and v >= high):
+                raise ValueError
+        return tuple(float(v) for v in lams)
+
+    upper = f"[0, {high:g})" if high is not None else ">= 0"
+    text = f"a non-empty list of distinct numbers {'in ' if high else ''}{upper}"
+    return Check(f"'path' or {text}" if path else text, convert)
+
+
+def _cv(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError
+    if isinstance(value, numbers.Integral):
+        if value < 2:
+            raise ValueError
+        return int(value)
+    if hasattr(value, "split") or hasattr(value, "__iter__"):
+        return value
+    raise ValueError
+
+
+def _scoring(value: Any) -> Any:
+    if value is None or callable(value):
+        return value
+    if isinstance(value, str):
+        get_scorer(value)  # ValueError for an unknown name
+        return value
+    raise ValueError
+
+
+def _n_jobs(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
+        raise ValueError
+    return int(value)
+
+
+CV_PARAMS: dict[str, Param] = {
+    "cv": Param(Check("an integer >= 2, a cross-validation splitter or an iterable of "
+                      "(train, test) index pairs", _cv),
+                "folds: k (stratified for classifiers, as scikit-learn's cv=k) or a splitter"),
+    "scoring": Param(Check("None, a scikit-learn scorer name or a callable(estimator, X, y)",
+                           _scoring), "the test score (None: the estimator's score)"),
+    "rule": Param(Options(*RULES), "'best': the best mean test score; '1se': the smallest "
+                  "tree within one standard error of it"),
+    "refit": Param(Boolean(), "fit the chosen parameters on all rows (best_estimator_)"),
+    "n_jobs": Param(Check("None or a non-zero integer", _n_jobs),
+                    "parallel fold fits through joblib (-1: all cores; joblib's Dask backend "
+                    "runs them on a cluster)"),
+    "time_limit": Param(TIME_LIMIT.rule, "seconds for all the fold fits and the refit together "
+                        "(None: no limit)"),
+}
+CV_DEFAULTS: dict[str, Any] = {"cv": 5, "scoring": None, "rule": "best", "refit": True,
+                               "n_jobs": None, "time_limit": 600.0}
+GRID = ("depth", "lam", "time_limit")
+"""Parameters of the base estimator that the CV estimator sets (the grid and the shares)."""
+
+
+def passed_through(base: type) -> tuple[dict[str, Param], dict[str, Any]]:
+    """The table lines and defaults of ``base``'s parameters that the CV estimator passes on
+    unchanged (all but the grid's)."""
+    defaults = {k: v for k, v in base._defaults.items() if k not in GRID}
+    table = parameter_table(base)
+    return {k: table[k] for k in defaults}, defaults
+
+
+# ---------------------------------------------------------------------------- the choice
+def select_index(cv_results: Mapping[str, Any], rule: str) -> int:
+    """The index of the chosen grid point.  ``"best"``: the highest ``mean_test_score``
+    (ties: the first, as scikit-learn).  ``"1se"``: among the points whose mean test score is
+    at least the best one minus its standard error (the sample standard deviation of the
+    best point's fold scores over the square root of the number of folds), the smallest
+    tree: fewest ``mean_n_leaves``, then smallest ``param_depth``, then largest
+    ``param_lam``."""
+    if rule not in RULES:
+        raise OptreesInputError(f"rule must be {Options(*RULES).describe()}, got {rule!r}")
+    mean = np.asarray(cv_results["mean_test_score"], dtype=float)
+    if np.isnan(mean).all():
+        raise OptreesInputError("every grid point's mean test score is nan: nothing to choose")
+    best = int(np.nanargmax(mean))
+    if rule == "best":
+        return best
+    k = 0
+    while f"split{k}_test_score" in cv_results:
+        k += 1
+    scores = np.array([cv_results[f"split{i}_test_score"][best] for i in range(k)], float)
+    se = float(np.std(scores, ddof=1) / np.sqrt(k)) if k > 1 else 0.0
+    within = np.flatnonzero(mean >= mean[best] - se)
+    leaves = np.asarray(cv_results["mean_n_leaves"], dtype=float)
+    depth = np.asarray(cv_results["param_depth"], dtype=float)
+    lam = np.asarray(cv_results["param_lam"], dtype=float)
+    order = np.lexsort((-lam[within], depth[within], leaves[within]))
+    return int(within[order[0]])
+
+
+def path_lams(paths: list[FoldPath]) -> tuple[float, ...]:
+    """The λ of a depth under ``lams="path"``: the breakpoints of the folds' paths cut
+    [0, inf) into intervals in each of which every fold has one optimum; one λ per interval,
+    largest first: the midpoint, ``b / 2`` for the first and ``(b + 1) / 2`` for the last
+    (a breakpoint ``b`` is below 1: a leaf never gains more than all the accuracy)."""
+    cuts = sorted({float(b) for f in paths for b in np.concatenate([f.low, f.high])
+                   if 0 < b < math.inf})
+    if not cuts:
+        return (0.0,)
+    inner = [(a + b) / 2 for a, b in zip(cuts, cuts[1:], strict=False)]
+    return tuple(sorted([cuts[0] / 2, *inner, (cuts[-1] + 1) / 2], reverse=True))
+
+
+# ---------------------------------------------------------------------------- estimators
+class _TreeCV(GeneratedInit):
+    """Shared fit: the folds, the time shares, the parallel fold work, ``cv_results_``, the
+    choice and the refit.  Subclasses name their ``_base`` estimator."""
+
+    _base: ClassVar[type]
+    _fallback_lams: ClassVar[tuple[float, ...]] = ()
+
+    def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
+        """Why the path cannot give this depth's λ (None: it can)."""
+        return "no λ-path for this estimator"
+
+    def _check_y(self, y: Any, n: int) -> np.ndarray:
+        """``y`` checked as the base estimator checks it (one clear error before any
+        fold), as an array of its labels or values."""
+        return np.asarray(check_regression_target(y, n))
+
+    def _base_estimator(self, p: Params, **grid: Any) -> Any:
+        names = passed_through(self._base)[1]
+        return self._base(**{k: p[k] for k in names}, **grid)
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> _TreeCV:
+        """Score every grid point on every fold, choose one by ``rule`` and (``refit``) fit it
+        on all rows; ``sample_weight`` weights the fits, not the test scores (as
+        scikit-learn's GridSearchCV).  Returns ``self``."""
+        started = time.perf_counter()
+        p = validate_params(self)
+        df = frame_of(X)
+        if not isinstance(X, (pd.DataFrame, np.ndarray)):
+            X = np.asarray(X)  # a list or an array-like: rows indexable by the folds
+        y_arr = self._check_y(y, len(df))
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight)
+            if sample_weight.shape != (len(df),):
+                raise OptreesInputError(f"sample_weight must hold one number per row of X "
+                                        f"({len(df)}), got shape {sample_weight.shape}")
+        splitter = check_cv(p.cv, y_arr, classifier=is_classifier(self))
+        splits = list(splitter.split(df, y_arr))
+        scorer = check_scoring(self._base_estimator(p), p.scoring)
+        self.path_off_ = {d: self._path_off(df, p, d) for d in p.depths}
+        lams = {d: p.lams if p.lams != "path" or self.path_off_[d] is None
+                else self._fallback_lams for d in p.depths}
+        jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
+        for d in p.depths:
+            jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
+        # shares of time_limit by 2^depth, the refit's at the deepest depth included
+        units = len(splits) * sum(2.0**d for d, _ in jobs) + (2.0**max(p.depths) if p.refit else 0)
+        tasks = []
+        for fold, (train, test) in enumerate(splits):
+            for depth, lam in jobs:
+                limit = None if p.time_limit is None else p.time_limit * 2.0**depth / units
+                est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
+                                           time_limit=limit)
+                if lam is None:  # the default score of a classifier is accuracy
+                    task = delayed(path_fold)(est, X, y_arr, sample_weight, train, test,
+                                              None if p.scoring is None else scorer, fold)
+                else:
+                    task = delayed(fit_fold)(est, X, y_arr, sample_weight, train, test,
+                                             scorer, fold)
+                tasks.append(task)
+        done = Parallel(n_jobs=p.n_jobs)(tasks)
+        self.cv_results_ = self._results(done, p, lams, len(splits))
+        self.n_splits_, self.scorer_ = len(splits), scorer
+        self.best_index_ = select_index(self.cv_results_, p.rule)
+        self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        stopped = sum(r.stopped for r in done)
+        if stopped:
+            warnings.warn(f"{type(self).__name__}: {stopped} of {len(done)} fold fits stopped "
+                          "at their share of time_limit; their scores are those of the best "
+                          "trees found", TimeLimitWarning, stacklevel=2)
+        if p.refit:
+            self._refit(X, y_arr, sample_weight, p, time.perf_counter() - started)
+        self.n_features_in_ = df.shape[1]
+        if is_classifier(self):
+            self.classes_ = check_target(y_arr, len(df))[0]
+        self.fit_seconds_ = time.perf_counter() - started
+        return self
+
+    def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,
+               spent: float) -> None:
+        """``best_estimator_``: the chosen point fitted on all rows, with what is left of
+        ``time_limit`` after ``spent`` seconds (at least REFIT_SHARE of it)."""
+        left = None if p.time_limit is None else \
+            max(p.time_limit - spent, REFIT_SHARE * p.time_limit)
+        started = time.perf_counter()
+        best = self._base_estimator(p, **self.best_params_, time_limit=left)
+        self.best_estimator_ = best.fit(X, y) if sample_weight is None else \
+            best.fit(X, y, sample_weight=sample_weight)
+        self.refit_time_ = time.perf_counter() - started
+
+    def _results(self, done: list[FoldFit | FoldPath], p: Params,
+                 lams: dict[int, tuple[float, ...] | str], k: int) -> dict[str, Any]:
+        """``cv_results_`` in scikit-learn's format (one entry per grid point)."""
+        paths = {(r.fold, r.depth): r for r in done if isinstance(r, FoldPath)}
+        fits = {(r.fold, r.depth, r.lam): r for r in done if isinstance(r, FoldFit)}
+        params, scores, times, leaves = [], [], [], []
+        for depth in p.depths:
+            if self.path_off_[depth] is None:
+                folds = [paths[f, depth] for f in range(k)]
+                grid = path_lams(folds) if lams[depth] == "path" else lams[depth]
+                for lam in grid:
+                    picks = [f.pick(lam) for f in folds]
+                    params.append({"depth": depth, "lam": float(lam)})
+                    scores.append([f.scores[i] for f, i in zip(folds, picks, strict=True)])
+                    leaves.append([f.leaves[i] for f, i in zip(folds, picks, strict=True)])
+                    times.append([f.seconds for f in folds])
+            else:
+                for lam in lams[depth]:
+                    runs = [fits[f, depth, float(lam)] for f in range(k)]
+                    params.append({"depth": depth, "lam": float(lam)})
+                    scores.append([r.score for r in runs])
+                    leaves.append([r.leaves for r in runs])
+                    times.append([r.seconds for r in runs])
+        S = np.array(scores, dtype=float)
+        T = np.array(times, dtype=float)
+        mean = S.mean(axis=1)
+        out: dict[str, Any] = {
+            "params": params,
+            "param_depth": np.ma.MaskedArray([q["depth"] for q in params], mask=False),
+            "param_lam": np.ma.MaskedArray([q["lam"] for q in params], mask=False),
+            **{f"split{i}_test_score": S[:, i] for i in range(k)},
+            "mean_test_score": mean,
+            "std_test_score": S.std(axis=1),
+            "rank_test_score": _rank(mean),
+            "mean_fit_time": T.mean(axis=1),
+            "std_fit_time": T.std(axis=1),
+            "mean_n_leaves": np.array(leaves, dtype=float).mean(axis=1),
+            "from_path": np.array([self.path_off_[q["depth"]] is None for q in params]),
+        }
+        return out
+
+    # -------------------------------------------------------------- delegation
+    def _fitted(self) -> Any:
+        check_is_fitted(self, "cv_results_")
+        if not hasattr(self, "best_estimator_"):
+            raise OptreesInputError(f"{type(self).__name__} was fitted with refit=False: no "
+                                    "best_estimator_ to predict with (fit the base estimator "
+                                    "with best_params_)")
+        return self.best_estimator_
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``best_estimator_``'s prediction."""
+        return self._fitted().predict(X)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """``scorer_`` of ``best_estimator_`` on (X, y) (the chosen ``scoring``), weighted by
+        ``sample_weight`` when given."""
+        est = self._fitted()
+        if sample_weight is None:
+            return float(self.scorer_(est, X, y))
+        return float(self.scorer_(est, X, y, sample_weight=sample_weight))
+
+
+def _rank(mean: np.ndarray) -> np.ndarray:
+    """scikit-learn's ``rank_test_score``: 1 for the best, ties share the lowest rank."""
+    filled = np.where(np.isnan(mean), -np.inf, mean)
+    return np.array([1 + int(np.sum(filled > m)) for m in filled], dtype=np.int32)
+
+
+_BEND_TABLE, _BEND_DEFAULTS = passed_through(BendOCTClassifier)
+FALLBACK_LAMS = (0.0, 0.005, 0.01, 0.02)
+"""BendOCTClassifierCV's λ under ``lams="path"`` at a depth the path cannot give."""
+
+
+class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
+    """:class:`BendOCTClassifier` (accuracy - lam * leaves) with its depth and leaf penalty
+    chosen by cross-validation, as scikit-learn's ``LogisticRegressionCV``.
+
+    For each fold and depth, one λ-path (``optrees.trees.pareto_front``: the best tree of
+    every leaf count from one search) gives BendOCT's optimum for every λ at once, scored on
+    the fold's test rows.  ``lams="path"`` takes, per depth, one λ inside each interval in
+    which no fold's optimum changes (``path_lams``); a list takes those λ.  The path
+    holds on 0/1 tables and under an explicit ``binarizer`` at depth <= 4 without fairness or
+    costs; otherwise (``path_off_[depth]`` says why, e.g. numeric columns, which ``binarizer=
+    "auto"`` searches over every threshold) each grid point is fitted on each fold, and
+    ``"path"`` means ``FALLBACK_LAMS``.  ``binarizer=optrees.Binarizer()`` gets the path
+    on numeric columns over quantile cuts.
+
+    ``time_limit`` is the budget of everything: each fold's path or fit gets a share
+    proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
+    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); the
+    refit gets what is left, at least 1 % of ``time_limit``.  A fold stopped by its share
+    is scored with its best tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C
+    stops the whole selection (``KeyboardInterrupt``), not only the fold it lands in.
+
+    Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
+    ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
+    ``mean_n_leaves`` per grid point and ``from_path``; ``mean_fit_time`` of a path point is
+    its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
+    all rows), ``n_splits_``, ``scorer_``, ``path_off_``.  Ties between trees of one
+    objective are broken by the path's search, which may pick another optimum than a fit.
+    """
+
+    _base = BendOCTClassifier
+    _fallback_lams = FALLBACK_LAMS
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depths": Param(_depths(MAX_TREE_DEPTH), "depths to try"),
+        "lams": Param(_lams(1.0, True), "leaf penalties to try, or 'path': every λ at which "
+                      "a fold's optimum changes"),
+        **CV_PARAMS, **_BEND_TABLE,
+    }
+    _defaults: ClassVar[dict[str, Any]] = {"depths": (2, 3, 4), "lams": "path",
+                                            **CV_DEFAULTS, **_BEND_DEFAULTS}
+
+    def _check_y(self, y: Any, n: int) -> np.ndarray:
+        classes, y_enc = check_target(y, n)
+        labels = classes[y_enc]
+        # labels of one type in an object array (e.g. integers): their own dtype, which
+        # scikit-learn's scorers need (they call an object array's type "unknown")
+        return np.asarray(labels.tolist()) if labels.dtype == object else labels
+
+    def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
+        if depth > MAX_PATH_DEPTH:
+            return f"depth > {MAX_PATH_DEPTH}"
+        for name in ("fairness", "misclassification_costs", "feature_costs"):
+            if p[name] is not None:
+                return f"{name} is set"
+        if isinstance(p.binarizer, str) and has_numeric_column(df):
+            return ("numeric columns: binarizer='auto' searches every threshold (give "
+                    "binarizer=Binarizer() for the path over quantile cuts)")
+        return None
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``best_estimator_``'s class probabilities."""
+        return self._fitted().predict_proba(X)
+
+
+_REG_TABLE, _REG_DEFAULTS = passed_through(OptimalTreeRegressor)
+
+
+class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
+    """:class:`OptimalTreeRegressor` with its depth and leaf penalty chosen by
+    cross-validation.  Regression trees have no λ-path yet: each (depth, lam) of the grid is
+    fitted on each fold (``lams`` is a list; ``"path"`` is refused).  ``time_limit``, the
+    rule, ``cv_results_`` and the fitted attributes are as :class:`BendOCTClassifierCV`'s
+    (the default scoring is R²; the default folds are not stratified)."""
+
+    _base = OptimalTreeRegressor
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try"),
+        "lams": Param(_lams(None, False), "leaf penalties to try (units of the target's "
+                      "variance)"),
+        **CV_PARAMS, **_REG_TABLE,
+    }
+    _defaults: ClassVar[dict[str, Any]] = {"depths": (1, 2, 3),
+                                            "lams": (0.0, 0.001, 0.01, 0.05),
+                                            **CV_DEFAULTS, **_REG_DEFAULTS}

@@ -1,0 +1,151 @@
+"""The work of one fold of a ``*CV`` estimator (:mod:`optrees.estimators.cv`), as top-level
+functions joblib can ship to any backend (processes, threads, Dask): one λ-path per fold and
+depth (every λ of that depth from one search), or one fit per fold and grid point."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import _safe_indexing
+
+from .._params import validate_params
+from .._validation import check_frame, check_target, fit_weights
+from ..encoding.binary import binarize
+from ..models.result import FINISHED_STATUSES
+from ..trees.solve.fit import min_leaf_rows
+from ..trees.solve.path import front_points
+from ._base import TimeLimitWarning, drop_weightless, fit_deadline
+
+
+@dataclass
+class FoldPath:
+    """One fold's path at one depth: for each tree on the hull (fewest leaves first), its
+    ``leaves``, the interval ``[low, high]`` of λ for which it is the fold's optimum and its
+    test ``score``; the search's ``seconds`` and whether the time limit ``stopped`` it."""
+
+    fold: int
+    depth: int
+    leaves: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    scores: np.ndarray
+    seconds: float
+    stopped: bool
+
+    def pick(self, lam: float) -> int:
+        """The hull tree that is the fold's optimum at ``lam``; at a breakpoint, where two
+        trees tie, the one with fewer leaves."""
+        inside = np.flatnonzero((self.low <= lam) & (lam <= self.high))
+        return int(inside[0])
+
+
+@dataclass
+class FoldFit:
+    """One fit of one grid point on one fold: its test ``score``, the tree's ``leaves``,
+    the fit's ``seconds`` and whether its time limit ``stopped`` it."""
+
+    fold: int
+    depth: int
+    lam: float
+    score: float
+    leaves: int
+    seconds: float
+    stopped: bool
+
+
+class PathTree(ClassifierMixin, BaseEstimator):
+    """A tree of a fold's path, as an estimator a scikit-learn scorer can call on the fold's
+    test rows already encoded (the fold's 0/1 features): ``predict``, ``predict_proba``."""
+
+    def __init__(self, tree: Any = None, classes: Any = None) -> None:
+        self.tree, self.classes = tree, classes
+
+    @property
+    def classes_(self) -> np.ndarray:
+        return self.classes
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        return self.tree.predict(Z)
+
+    def predict_proba(self, Z: np.ndarray) -> np.ndarray:
+        return self.tree.predict_proba(Z)
+
+
+def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
+    return (_safe_indexing(X, index), _safe_indexing(y, index),
+            None if w is None else np.asarray(w)[index])
+
+
+def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
+              test: np.ndarray, scorer: Any, fold: int) -> FoldPath:
+    """The path of ``estimator``'s depth on the fold's training rows, each hull tree scored
+    on its test rows.  The rows are encoded as ``estimator.fit`` encodes them (weights,
+    rows of weight 0 dropped, its binarizer on a table without numeric columns), so each
+    tree is an optimum of ``estimator`` at the λ of its interval; the search stops at
+    ``estimator.time_limit``.  ``scorer`` None: accuracy (a classifier's own score)."""
+    started = time.perf_counter()
+    p = validate_params(estimator)
+    X_train, y_train, w_train = _rows(X, y, sample_weight, train)
+    df = check_frame(X_train)
+    columns = [str(c) for c in df.columns]
+    df = df.set_axis(columns, axis=1)
+    classes, y_enc = check_target(y_train, len(df))
+    w = fit_weights(w_train, p.class_weight, classes, y_enc)
+    df, y_enc, w = drop_weightless(df, y_enc, w)
+    X01, encoding = binarize(df, p.binarizer, w)
+    max_leaves = p.max_leaves if p.max_leaves is not None and p.max_leaves < 2**p.depth \
+        else None
+    points = front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated),
+                          p.depth, min_leaf_rows(p.min_samples_leaf, len(y_enc)),
+                          fit_deadline(p.time_limit), max_leaves)
+    hull: dict[int, Any] = {}
+    for point in points:  # one per leaf count: the points of a leaf count share the tree
+        if point.lams is not None:
+            hull.setdefault(point.leaves, point)
+    kept = [hull[k] for k in sorted(hull)]
+    X_test, y_test, _ = _rows(X, y, None, test)
+    Z = encoding.transform(check_frame(X_test).set_axis(columns, axis=1))  # encoded once
+    if scorer is None:  # the estimator's score: accuracy, without the scorer's checks
+        scores = [float(np.mean(q.tree.predict(Z) == y_test)) for q in kept]
+    else:
+        scores = [scorer(PathTree(q.tree, classes), Z, y_test) for q in kept]
+    return FoldPath(fold, p.depth, np.array([q.leaves for q in kept]),
+                    np.array([q.lams[0] for q in kept]), np.array([q.lams[1] for q in kept]),
+                    np.array(scores, dtype=float), time.perf_counter() - started,
+                    not all(q.optimal for q in points))
+
+
+def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
+             test: np.ndarray, scorer: Any, fold: int) -> FoldFit:
+    """One fit of ``estimator`` (its depth, λ and time limit set) on the fold's training rows,
+    scored on its test rows (as ``cross_val_score`` does); an early stop is reported in
+    ``stopped``, not warned (the CV estimator warns once for all its fits); a fit that
+    Ctrl-C interrupted raises ``KeyboardInterrupt``."""
+    started = time.perf_counter()
+    X_train, y_train, w_train = _rows(X, y, sample_weight, train)
+    est = clone(estimator)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        if w_train is None:
+            est.fit(X_train, y_train)
+        else:
+            est.fit(X_train, y_train, sample_weight=w_train)
+    if est.status_ == "interrupted":  # Ctrl-C: the user stops the selection, not one fit
+        raise KeyboardInterrupt
+    seconds = time.perf_counter() - started
+    X_test, y_test, _ = _rows(X, y, None, test)
+    score = float(scorer(est, X_test, y_test))
+    return FoldFit(fold, est.depth, float(est.lam), score, int(est.tree_.n_leaves), seconds,
+                   est.status_ not in FINISHED_STATUSES)
+
+
+def frame_of(X: Any) -> pd.DataFrame:
+    """``X`` as the estimators see it at fit time (checked, string column names)."""
+    df = check_frame(X)
+    return df.set_axis([str(c) for c in df.columns], axis=1)

@@ -1,0 +1,202 @@
+"""scikit-survival style estimator for optimal survival trees over every threshold (issue
+#45): STreeD's leaf loss, certified, with Harrell's C-index as its score."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Check,
+    GeneratedInit,
+    Param,
+    Real,
+    validate_params,
+)
+from .._validation import OptreesInputError, check_depth, fit_weights
+from ..encoding.binary import every_threshold
+from ..trees.solve.fit import min_leaf_rows
+from ..trees.solve.survival import MAX_SURVIVAL_DEPTH, solve_survival_tree
+from ._base import (
+    _TreeOutput,
+    drop_weightless,
+    fit_deadline,
+    fit_frame,
+    logged_fit,
+    predict_frame,
+    stop_on_ctrl_c,
+    store_result,
+    warn_unseen,
+)
+from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
+
+DEPTH_WHY = ("the survival search over every threshold is built and tested to depth "
+             f"{MAX_SURVIVAL_DEPTH} so far (issue #45)")
+
+
+class OptimalSurvivalTree(GeneratedInit, _TreeOutput, BaseEstimator):
+    """Optimal survival tree over every threshold of the numeric columns (categoricals
+    one-hot): each leaf has one hazard ratio ``theta`` against a Nelson–Aalen baseline
+    cumulative hazard ``Lambda0`` of all training rows, and the tree of depth <= ``depth``
+    minimises ``loss / loss_1 + lam * leaves``, ``loss`` the leaves' Poisson deviance at
+    their best ``theta`` (STreeD's survival loss; ``loss_1``: that of a single leaf), with at
+    least ``min_samples_leaf`` rows per leaf and at most ``max_leaves`` leaves.
+
+    ``y``: a structured array whose first field is the event indicator (bool or 0/1) and
+    second the time (scikit-survival's ``Surv.from_arrays``), or a 2-column array or frame
+    with the columns (event, time) in that order.  Times must be finite and >= 0, with at
+    least one event.
+
+    Predictions: :meth:`predict` is the leaf's ``theta`` (a risk score: higher, earlier
+    event); the curves are arrays ``(n_rows, n_times)`` at ``times`` (default
+    ``unique_times_``, the sorted distinct training times): ``theta * Lambda0(t)`` and
+    ``exp(-theta * Lambda0(t))`` (``Lambda0`` is 0 before the first training event).
+    :meth:`score` is Harrell's C-index.
+
+    Fitted attributes: ``tree_`` (a :class:`~optrees.models.regression_tree.RegressionTree`
+    with ``theta`` as node values), ``baseline_`` (``Lambda0``), ``unique_times_``,
+    ``leaf_kaplan_meier_`` ({leaf node: Kaplan–Meier curve of its training rows at
+    ``unique_times_``}), ``objective_``, ``bound_``, ``gap_``, ``status_``,
+    ``solve_seconds_``, ``fit_seconds_``, ``stats_`` (``stats_["loss"]``: the raw loss),
+    ``n_features_in_``, ``feature_names_in_``.
+    """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depth": Param(Check(f"an integer in [1, {MAX_SURVIVAL_DEPTH}]",
+                             lambda v: check_depth(v, MAX_SURVIVAL_DEPTH, DEPTH_WHY)),
+                       "depth of the tree (number of tests on the longest path)"),
+        "lam": Param(Real(0.0), "cost of each leaf, in units of the loss of a single leaf"),
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "max_leaves": MAX_LEAVES,
+        "time_limit": TIME_LIMIT,
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+    }
+
+    _defaults: ClassVar[dict[str, Any]] = {"depth": 2, "lam": 0.0, "min_samples_leaf": 1,
+                                            "max_leaves": None, "time_limit": 60.0,
+                                            "random_state": None, "verbose": False}
+
+    @logged_fit
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalSurvivalTree:
+        """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
+        per row (integer weights give the tree of duplicated rows). Returns ``self``."""
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
+        df = fit_frame(self, X)
+        target = check_survival_target(y, len(df))
+        w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
+        df, target, w = drop_weightless(df, target, w)
+        if not (target[:, 0] > 0).any():
+            raise OptreesInputError("y has no event among the rows of positive weight: a "
+                                    "survival tree needs at least one observed event")
+        encoding = every_threshold(df)
+        features = encoding.transform(df)
+        min_leaf = min_leaf_rows(p.min_samples_leaf, len(target))
+        names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+        with stop_on_ctrl_c(deadline):
+            result, loss = solve_survival_tree(features, target, w, p.depth, p.lam, min_leaf,
+                                               deadline, names, p.random_state, p.max_leaves)
+        self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
+        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
+        self.tree_, self.baseline_ = result.model, loss.baseline
+        self.unique_times_ = np.unique(target[:, 1])
+        leaves = self.tree_.apply(features)
+        self.leaf_kaplan_meier_ = {
+            int(leaf): kaplan_meier(target[leaves == leaf], None if w is None
+                                    else w[leaves == leaf], self.unique_times_)
+            for leaf in np.unique(leaves)}
+        store_result(self, result, deadline, "returning the best tree found")
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Risk score of each row of ``X``: its leaf's hazard ratio ``theta``."""
+        df = predict_frame(self, X, "tree_")
+        warn_unseen(self, df, self._categories)
+        return self.tree_.predict(self.encoder_.transform(df))
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
+        df = predict_frame(self, X, "tree_")
+        return self.tree_.apply(self.encoder_.transform(df))
+
+    def predict_cumulative_hazard_function(self, X: Any, times: Any = None) -> np.ndarray:
+        """``(n_rows, n_times)``: ``theta * Lambda0(t)`` of each row of ``X`` at ``times``
+        (default ``unique_times_``)."""
+        theta = self.predict(X)
+        at = self.unique_times_ if times is None else np.asarray(times, dtype=np.float64)
+        base = np.where(at < self.baseline_.times[0], 0.0, self.baseline_(at))
+        return theta[:, None] * base[None, :]
+
+    def predict_survival_function(self, X: Any, times: Any = None) -> np.ndarray:
+        """``(n_rows, n_times)``: ``exp(-theta * Lambda0(t))`` of each row of ``X`` at
+        ``times`` (default ``unique_times_``)."""
+        return np.exp(-self.predict_cumulative_hazard_function(X, times))
+
+    def score(self, X: Any, y: Any) -> float:
+        """Harrell's C-index of :meth:`predict` on ``(X, y)`` (:func:`concordance_index`)."""
+        target = check_survival_target(y, len(X))
+        return concordance_index(target[:, 0], target[:, 1], self.predict(X))
+
+
+def check_survival_target(y: object, n_rows: int) -> np.ndarray:
+    """``y`` as an ``(n_rows, 2)`` float array of (event 0/1, time), or one clear error."""
+    shape = "a structured array of (event, time) or a 2-column array or frame (event, time)"
+    if isinstance(y, np.ndarray) and y.dtype.names is not None:
+        if len(y.dtype.names) != 2:
+            raise OptreesInputError(f"y must be {shape}; got a structured array with fields "
+                                    f"{y.dtype.names}")
+        values = np.column_stack([y[name] for name in y.dtype.names])
+    else:
+        values = np.asarray(y.to_numpy() if isinstance(y, pd.DataFrame) else y)
+    if values.ndim != 2 or values.shape[1] != 2 or len(values) != n_rows:
+        raise OptreesInputError(f"y must be {shape} with {n_rows} rows; got shape "
+                                f"{getattr(values, 'shape', None)}")
+    try:
+        values = values.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise OptreesInputError(f"y must hold numbers (event 0/1, time): {exc}") from None
+    event, time = values[:, 0], values[:, 1]
+    if not np.isin(event, (0.0, 1.0)).all():
+        raise OptreesInputError("the event indicator (first field of y) must be bool or 0/1")
+    if not (np.isfinite(time).all() and (time >= 0).all()):
+        raise OptreesInputError("the times (second field of y) must be finite and >= 0")
+    return values
+
+
+def kaplan_meier(y: np.ndarray, w: np.ndarray | None, times: np.ndarray) -> np.ndarray:
+    """The weighted Kaplan–Meier curve ``prod_{t_k <= t} (1 - d_k / r_k)`` of the rows
+    ``y`` (``(m, 2)``: event, time) at ``times``."""
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    distinct, which = np.unique(y[:, 1], return_inverse=True)
+    died = np.bincount(which, weights=w * y[:, 0], minlength=len(distinct))
+    at_risk = np.cumsum(np.bincount(which, weights=w, minlength=len(distinct))[::-1])[::-1]
+    curve = np.cumprod(1.0 - died / at_risk)
+    k = np.searchsorted(distinct, times, side="right") - 1
+    return np.where(k >= 0, curve[np.maximum(k, 0)], 1.0)
+
+
+def concordance_index(event: np.ndarray, time: np.ndarray, risk: np.ndarray,
+                      block: int = 1024) -> float:
+    """Harrell's C-index: among comparable pairs (``i`` has an event and either ``t_i <
+    t_j``, or ``t_i == t_j`` with ``j`` censored), the share where ``risk_i > risk_j``,
+    ties in risk counting one half (scikit-survival's ``concordance_index_censored`` with
+    exact ties).  NaN when no pair is comparable."""
+    event = np.asarray(event, dtype=bool)
+    time = np.asarray(time, dtype=np.float64)
+    risk = np.asarray(risk, dtype=np.float64)
+    concordant = comparable = 0.0
+    rows = np.flatnonzero(event)
+    for start in range(0, len(rows), block):  # O(n^2) in blocks of event rows
+        i = rows[start:start + block, None]
+        pair = (time[i] < time[None]) | ((time[i] == time[None]) & ~event[None])
+        concordant += float(((risk[i] > risk[None]) & pair).sum()
+                            + 0.5 * ((risk[i] == risk[None]) & pair).sum())
+        comparable += float(pair.sum())
+    return concordant / comparable if comparable else float("nan")

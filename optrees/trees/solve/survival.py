@@ -1,0 +1,97 @@
+"""The solve path of :class:`~optrees.estimators.survival.OptimalSurvivalTree`: the exact
+search over every threshold (:mod:`optrees.trees.search.regression`) with the survival leaf
+loss (:mod:`optrees.trees.problem.objectives.survival`), CART on the null model's martingale
+residuals first, the result as a :class:`FitResult` of a
+:class:`~optrees.models.regression_tree.RegressionTree` whose leaf values are hazard ratios.
+
+The objective is ``loss / loss_1 + lam * leaves`` (``loss_1``: the loss of a single leaf),
+so ``lam`` means the same on every data set and a single leaf costs ``1 + lam``; the search
+runs on statistics divided by ``loss_1`` (the loss is homogeneous in them), with costs of
+order 1 as the search's tolerances assume.  The raw loss (STreeD's) is ``stats["loss"]``.
+
+The compiled depth-2 kernels are written for squared error; this objective takes the numpy
+paths (exact, slower at depth 3).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..._logging import progress
+from ...models.regression_tree import RegressionTree
+from ...models.result import FitResult
+from ...solvers.deadline import Deadline
+from ..problem.objectives.survival import SurvivalLoss
+from ..search.regression import RegressionData, search_tree
+from ..search.regression.cart import cart_incumbent
+
+MAX_SURVIVAL_DEPTH = 3
+"""Deepest survival tree solved over every threshold (the search is tested to depth 3)."""
+
+
+def solve_survival_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
+                        lam: float, min_leaf: int, deadline: Deadline,
+                        names: tuple[list[str], list[str], list[bool]] | None = None,
+                        random_state: int = 0, max_leaves: int | None = None
+                        ) -> tuple[FitResult, SurvivalLoss]:
+    """The best survival tree of depth <= ``depth`` over every threshold of the float matrix
+    ``X`` (rows of weight > 0; ``y``: ``(n, 2)`` of event 0/1 and time), at least
+    ``min_leaf`` rows per leaf and at most ``max_leaves`` leaves (None: no limit);
+    "optimal" when proved within ``deadline``, else "time_limit" with the best tree found
+    (never worse than the CART start) and a valid lower bound.  Also returns the loss (its
+    Nelson–Aalen baseline is the model's)."""
+    y = np.asarray(y, dtype=np.float64)
+    loss = SurvivalLoss.fit(y, w)
+    row_stats = loss.row_stats(y, w)
+    one_leaf = float(loss.leaf_cost(row_stats.sum(axis=0)))
+    scale = one_leaf if one_leaf > 0 else 1.0
+    data = RegressionData(X, row_stats / scale, loss.leaf_cost, lam, min_leaf, None)
+    t0 = time.perf_counter()
+    lower = loss.lower_bound(X, y, w) / scale
+    residual = y[:, 0] - loss.baseline(y[:, 1])  # martingale residuals of one leaf
+    start = cart_incumbent(data, residual, w, depth, random_state, max_leaves)
+    found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
+    seconds = time.perf_counter() - t0
+    feature_names, negated, numeric = names if names is not None else (None, None, None)
+    tree = hazard_tree(found.tree, X, y, w, loss, feature_names)
+    tree.negated_names, tree.numeric = negated, numeric
+    raw = tree_loss(tree, X, row_stats, loss)
+    value = raw / scale + lam * tree.n_leaves
+    bound = value if found.optimal else min(found.bound, value)
+    progress("survival", seconds, incumbent=value, bound=bound,
+             gap=abs(value - bound) / max(abs(value), 1e-9), nodes=found.evaluations,
+             proved=found.optimal)
+    stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
+             "search_optimal": found.optimal, "thresholds": "all", "loss": raw,
+             "single_leaf_loss": one_leaf,
+             "cart_objective": np.nan if start is None else start[0],
+             "equivalent_points_bound": lower}
+    result = FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
+                       seconds, stats)
+    return result, loss
+
+
+def hazard_tree(nested: tuple | None, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                loss: SurvivalLoss, feature_names: list[str] | None = None) -> RegressionTree:
+    """The nested tree as a :class:`RegressionTree` whose node values are hazard ratios
+    ``theta`` (:meth:`SurvivalLoss.prediction`), with the nodes' training weight and count.
+    ``theta = D / L`` is the weighted mean of ``d / h`` with weights ``w h`` (h > 0)."""
+    weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    h = loss.baseline(y[:, 1])
+    rate = RegressionTree.from_nested(nested, X, y[:, 0] / h, weights * h)
+    tree = RegressionTree.from_nested(nested, X, y[:, 0], weights, feature_names)
+    events = rate.value * rate.weight            # D of every node
+    tree.value = loss.prediction(np.stack([events, rate.weight], axis=-1))
+    return tree
+
+
+def tree_loss(tree: RegressionTree, X: np.ndarray, row_stats: np.ndarray,
+              loss: SurvivalLoss) -> float:
+    """The loss of ``tree``'s partition of the training rows (each leaf at its best
+    ``theta``)."""
+    leaf = tree.apply(X)
+    sums = np.zeros((tree.n_nodes, row_stats.shape[1]))
+    np.add.at(sums, leaf, row_stats)
+    return float(loss.leaf_cost(sums).sum())

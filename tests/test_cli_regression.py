@@ -1,0 +1,202 @@
+"""``optrees fit --task regression`` (issue #43): the task read off a numeric target, the
+report (tree with leaf means and counts, status / objective / bound / gap, R²), the saved
+model, ``predict`` and ``plot``, and the options of the regression method.  The CLI runs
+in-process through ``optrees.cli.main``, as the other CLI tests do; one subprocess checks the
+installed entry point's module end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import train_test_split
+
+import optrees.datasets as datasets_mod
+from optrees import load_dataset, load_model
+from optrees._validation import MANY_INTEGERS, regression_reason
+from optrees.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _one_line_error(capsys, code: int) -> str:
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert code == 2, captured.err
+    assert len(err.splitlines()) == 1 and err.startswith("optrees: error:"), err
+    assert "Traceback" not in captured.out + captured.err
+    return err
+
+
+def _r2(y: np.ndarray, pred: np.ndarray) -> float:
+    """R² from its definition: 1 - residual sum of squares / total sum of squares."""
+    return float(1 - np.sum((y - pred) ** 2) / np.sum((y - y.mean()) ** 2))
+
+
+def _shop_csv(path: Path, n: int = 120, seed: int = 0) -> pd.DataFrame:
+    """A newcomer's regression CSV: a category, a number, a price in cents (integers)."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n),
+                       "age": rng.integers(18, 70, n)})
+    df["price"] = (100 * ((df["colour"] == "red") * 3 + df["age"] / 10
+                          + rng.normal(size=n) * 0.3)).round().astype(int)
+    df.to_csv(path, index=False)
+    return df
+
+
+# ------------------------------------------------------------------------- the task
+@pytest.mark.parametrize("values,expected", [
+    ([0.5, 1.0, 2.0] * 10, "numeric with 3 distinct values, not all integers"),
+    (list(range(MANY_INTEGERS + 1)), f"integer with {MANY_INTEGERS + 1} distinct values"),
+    (list(range(MANY_INTEGERS)), None),          # 30 integers: classes (letter has 26)
+    ([0, 1] * 20, None),
+    (["a", "b"] * 20, None),
+    ([True, False] * 20, None),
+    ([1.0, 2.0, 3.0] * 10, None),                # integral floats are labels
+])
+def test_the_task_is_read_off_the_target(values, expected):
+    reason = regression_reason(pd.Series(values))
+    assert reason is None if expected is None else reason.startswith(expected)
+
+
+def test_a_bundled_regression_fit_detects_the_task_and_reports_it(tmp_path, capsys):
+    model, picture = tmp_path / "liver.json", tmp_path / "liver.png"
+    assert main(["fit", "--dataset", "liver-disorders", "--depth", "2", "--out", str(model),
+                 "--plot", str(picture)]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first == ("target 'drinks' is numeric with 16 distinct values, not all integers: "
+                     "a regression (--task regression); give --task classification to treat "
+                     "its values as classes")
+    assert "regtree: depth 2, lam 0, time limit 60s" in out
+    # the tree: one line per leaf with its mean and its training rows
+    leaves = re.findall(r"value: ([-\d.e+]+)  \(n=(\d+)\)", out)
+    assert len(leaves) == 4 and sum(int(n) for _, n in leaves) == 258  # 75 % of 345 rows
+    assert "status          : optimal over every threshold" in out
+    status = re.search(r"objective\s+: (\S+)\s+bound: (\S+)\s+gap: 0.00%", out)
+    assert status and float(status[1]) == pytest.approx(float(status[2]))
+    # the printed R² are those of the saved model on the split's rows, from the definition
+    X, y = load_dataset("liver-disorders")
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, random_state=0)
+    saved = load_model(model)
+    for part, Xp, yp in (("train", X_tr, y_tr), ("test", X_te, y_te)):
+        line = re.search(rf"{part} R²\s+: (\S+)  \(n=(\d+), RMSE (\S+)\)", out)
+        pred = saved.predict(Xp)
+        assert float(line[1]) == pytest.approx(_r2(yp.to_numpy(), pred), abs=5e-5)
+        assert int(line[2]) == len(yp)
+        rmse = np.sqrt(np.mean((yp.to_numpy() - pred) ** 2))
+        assert float(line[3]) == pytest.approx(rmse, rel=5e-4)
+    # leaf means of the text are the training means of the rows reaching each leaf
+    means = sorted(float(v) for v, _ in leaves)
+    leaf_of = saved.tree.apply(saved.binary(X_tr))
+    assert means == pytest.approx(sorted(y_tr.groupby(leaf_of).mean()), rel=1e-5)
+    assert json.loads(model.read_text())["target"] == "drinks"
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_forcing_classification_on_a_numeric_target_is_one_clear_error(capsys):
+    code = main(["fit", "--dataset", "liver-disorders", "--task", "classification"])
+    err = _one_line_error(capsys, code)
+    assert "Unknown label type: continuous" in err
+
+
+def test_an_integer_target_with_few_values_is_classification_unless_told(tmp_path, capsys):
+    """Prices in whole cents have many distinct values: a regression; a target of a few
+    integers stays classes, and --task regression makes it a number."""
+    csv = tmp_path / "shop.csv"
+    df = _shop_csv(csv)
+    assert df["price"].nunique() > MANY_INTEGERS
+    assert main(["fit", "--csv", str(csv), "--target", "price", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("target 'price' is integer with") and "test R²" in out
+    assert "colour = red" in out or "colour != red" in out
+    df.assign(stars=df["age"] // 20).to_csv(csv, index=False)  # 3 distinct integers
+    assert main(["fit", "--csv", str(csv), "--target", "stars", "--depth", "1", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "regression" not in out and "test accuracy" in out
+    assert main(["fit", "--csv", str(csv), "--target", "stars", "--depth", "1",
+                 "--task", "regression", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "regtree: depth 1" in out and "test R²" in out and "target 'stars' is" not in out
+
+
+# ------------------------------------------------------------------------- options
+@pytest.mark.parametrize("argv,message", [
+    (["--task", "regression", "--method", "benders"],
+     "--method benders is a classification method; --task regression takes --method regtree"),
+    (["--method", "regtree", "--task", "classification"],
+     "--method regtree is a regression method; --task classification takes --method flow, "
+     "benders, bendoct, oct, binoct, omt, cgh or rug"),
+    (["--task", "regression", "--costs", "costs.csv"], "--costs is not used by --method "
+                                                        "regtree"),
+    (["--task", "regression", "--class-weight", "balanced"], "--class-weight is not used by "
+                                                             "--method regtree"),
+    (["--task", "regression", "--bins", "3"], "--bins is not used by --method regtree"),
+    (["--task", "regression", "--depth", "5"], "--depth 5: depth=5 is above the upper bound 4"),
+    (["--task", "regression", "--lam", "-1"], "--lam -1.0: lam must be"),
+    (["--method", "regtree", "--min-samples-leaf", "0"], "min_samples_leaf must be"),
+])
+def test_regression_options_are_checked_before_any_data_is_loaded(argv, message, capsys,
+                                                                  monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the CLI loaded data before checking its options")
+
+    monkeypatch.setattr(datasets_mod, "load_dataset", refuse)
+    err = _one_line_error(capsys, main(["fit", "--dataset", "liver-disorders", *argv]))
+    assert message in err, err
+
+
+def test_regression_options_reach_the_estimator_and_weights_are_taken(tmp_path, capsys):
+    csv = tmp_path / "shop.csv"
+    df = _shop_csv(csv)
+    df.assign(w=np.where(df["colour"] == "red", 3.0, 1.0)).to_csv(csv, index=False)
+    model = tmp_path / "m.json"
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--task", "regression",
+                 "--depth", "3", "--lam", "0.01", "--min-samples-leaf", "10",
+                 "--max-leaves", "3", "--weight-column", "w", "--out", str(model), "-q"]) == 0
+    out = capsys.readouterr().out
+    params = json.loads(model.read_text())["params"]
+    assert (params["depth"], params["lam"], params["min_samples_leaf"],
+            params["max_leaves"]) == (3, 0.01, 10, 3)
+    counts = [int(n) for n in re.findall(r"\(n=(\d+), weight", out)]
+    assert len(counts) <= 3 and min(counts) >= 10
+    assert "weighted" in out  # the R² of the weighted rows too
+
+
+# ------------------------------------------------------------------------- saved model
+def test_predict_and_plot_a_saved_regression_tree(tmp_path, capsys):
+    csv, model = tmp_path / "shop.csv", tmp_path / "m.json"
+    df = _shop_csv(csv)
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--test-size", "0",
+                 "--out", str(model), "-q"]) == 0
+    capsys.readouterr()
+    preds = tmp_path / "p.csv"
+    assert main(["predict", "--model", str(model), "--csv", str(csv), "--out",
+                 str(preds)]) == 0
+    out = capsys.readouterr().out
+    pred = pd.read_csv(preds)["prediction"].to_numpy()
+    r2 = float(re.search(r"R² on .*: (\S+) \(n=120, target column 'price'\)", out)[1])
+    assert r2 == pytest.approx(_r2(df["price"].to_numpy(float), pred), abs=5e-5)
+    code = main(["predict", "--model", str(model), "--csv", str(csv), "--proba"])
+    assert "--proba needs a classifier" in _one_line_error(capsys, code)
+    picture = tmp_path / "tree.svg"
+    assert main(["plot", str(model), "--out", str(picture)]) == 0
+    svg = picture.read_text()
+    assert "value = " in svg and "n=" in svg
+
+
+def test_the_module_runs_a_regression_fit_in_a_fresh_interpreter(tmp_path):
+    """``python -m optrees.cli`` (what the ``optrees`` script runs): exit 0, the message on
+    stdout, nothing on stderr."""
+    done = subprocess.run([sys.executable, "-m", "optrees.cli", "fit", "--dataset",
+                           "liver-disorders", "--depth", "1", "-q"], capture_output=True,
+                          text=True, timeout=120, cwd=str(ROOT))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("target 'drinks' is numeric") and done.stderr == ""
+    assert "train R²" in done.stdout

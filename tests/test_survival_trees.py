@@ -1,0 +1,307 @@
+"""OptimalSurvivalTree (issue #45): the leaf loss and the optimum against an enumeration
+written from the definitions (Nelson–Aalen, the Poisson likelihood of LeBlanc & Crowley
+minimised numerically over theta), pystreed as a witness on 0/1 data, Harrell's C-index
+against its pair definition, and bad input."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from optrees import OptimalSurvivalTree, OptreesInputError
+from optrees.estimators.survival import concordance_index
+from optrees.solvers.deadline import Deadline, TimeUp
+from optrees.trees.solve.survival import solve_survival_tree
+
+# ------------------------------------------------------------------ oracles, from definitions
+
+
+def nelson_aalen_at(time, event, w):
+    """Lambda0(t_i) for every row: sum over distinct event times s <= t_i of (weight of
+    events at s) / (weight of rows with time >= s); 1 / (W + 1) before the first event
+    (STreeD's convention)."""
+    out = []
+    for ti in time:
+        total, seen = 0.0, False
+        for s in sorted(set(time[event == 1])):
+            if s <= ti:
+                seen = True
+                total += w[(time == s) & (event == 1)].sum() / w[time >= s].sum()
+        out.append(total if seen else 1.0 / (w.sum() + 1.0))
+    return np.array(out)
+
+
+def leaf_deviance(h, d, w):
+    """min over theta > 0 of sum w (theta h - d - d log(theta h)), numerically (infimum 0
+    when no event: theta -> 0)."""
+    if not (w * d).sum() > 0:
+        return 0.0
+
+    def deviance(log_theta):
+        mu = np.exp(log_theta) * h
+        return float(w @ (mu - d - d * np.log(mu)))
+
+    return minimize_scalar(deviance, bounds=(-30, 30), method="bounded",
+                           options={"xatol": 1e-12}).fun
+
+
+def best_tree(X, h, d, w, rows, depth, lam, min_leaf, leaves=None):
+    """Least loss + lam * leaves over every tree of depth <= depth with at most ``leaves``
+    leaves (None: any) on rows (every feature, every threshold between distinct values),
+    each leaf >= min_leaf rows."""
+    leaves = 2 ** depth if leaves is None else leaves
+    best = leaf_deviance(h[rows], d[rows], w[rows]) + lam
+    if depth == 0 or leaves < 2:
+        return best
+    for f in range(X.shape[1]):
+        values = np.unique(X[rows, f])
+        for lo, hi in itertools.pairwise(values):
+            go = X[rows, f] <= (lo + hi) / 2
+            left, right = rows[go], rows[~go]
+            if min(len(left), len(right)) < min_leaf:
+                continue
+            for k in range(1, leaves):
+                best = min(best, best_tree(X, h, d, w, left, depth - 1, lam, min_leaf, k)
+                           + best_tree(X, h, d, w, right, depth - 1, lam, min_leaf,
+                                       leaves - k))
+    return best
+
+
+def structured(event, time):
+    return np.array(list(zip(event.astype(bool), time, strict=True)),
+                    dtype=[("event", "?"), ("time", "f8")])
+
+
+def tiny(seed, n=10):
+    """Tied feature values, tied times, censoring."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    time = rng.integers(1, 6, size=n).astype(float)
+    event = (rng.random(n) < 0.6).astype(float)
+    event[0] = 1.0
+    return X, time, event
+
+
+# ------------------------------------------------------------------ the optimum
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("depth", "lam", "min_leaf", "weighted"),
+                         [(1, 0.0, 1, False), (2, 0.0, 1, False), (2, 0.02, 1, True),
+                          (2, 0.0, 2, True)])
+def test_optimum_equals_enumeration(seed, depth, lam, min_leaf, weighted):
+    X, time, event = tiny(seed)
+    rng = np.random.default_rng(100 + seed)
+    w = rng.choice([0.5, 1.0, 2.0, 3.0], size=len(time)) if weighted else np.ones(len(time))
+    h = nelson_aalen_at(time, event, w)
+    rows = np.arange(len(time))
+    one_leaf = leaf_deviance(h, event, w)
+    expected = best_tree(X, h / one_leaf, event, w / one_leaf, rows, depth, lam, min_leaf)
+    model = OptimalSurvivalTree(depth=depth, lam=lam, min_samples_leaf=min_leaf).fit(
+        X, structured(event, time), sample_weight=w if weighted else None)
+    assert model.status_ == "optimal"
+    assert model.objective_ == pytest.approx(expected, abs=1e-7)
+    assert model.bound_ == pytest.approx(model.objective_)
+    assert model.stats_["single_leaf_loss"] == pytest.approx(one_leaf, rel=1e-9)
+    # each leaf's theta is the maximum-likelihood ratio of its rows: D / L
+    leaf = model.apply(X)
+    for k in np.unique(leaf):
+        D, L = (w * event)[leaf == k].sum(), (w * h)[leaf == k].sum()
+        theta = model.predict(X[leaf == k])
+        assert theta == pytest.approx(D / L if D > 0 else 0.5 / L, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_leaf_budget_equals_enumeration(seed):
+    X, time, event = tiny(20 + seed, n=11)
+    w = np.ones(11)
+    h = nelson_aalen_at(time, event, w)
+    one_leaf = leaf_deviance(h, event, w)
+    expected = best_tree(X, h / one_leaf, event, w / one_leaf, np.arange(11), 2, 0.0, 1, 3)
+    model = OptimalSurvivalTree(depth=2, max_leaves=3).fit(X, structured(event, time))
+    assert model.status_ == "optimal" and model.tree_.n_leaves <= 3
+    assert model.objective_ == pytest.approx(expected, abs=1e-7)
+
+
+class CountedDeadline(Deadline):
+    """A deadline that passes after ``checks`` checks: a fixed amount of work."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.left = checks
+
+    def check(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise TimeUp
+
+
+@pytest.mark.parametrize("checks", [0, 2, 10, None])
+def test_depth3_stopped_or_not_keeps_a_valid_bound_and_a_real_tree(checks):
+    X, time, event = tiny(11, n=13)
+    w = np.ones(13)
+    h = nelson_aalen_at(time, event, w)
+    one_leaf = leaf_deviance(h, event, w)
+    best = best_tree(X, h / one_leaf, event, w / one_leaf, np.arange(13), 3, 0.01, 1)
+    deadline = Deadline() if checks is None else CountedDeadline(checks)
+    result, _ = solve_survival_tree(X, np.column_stack([event, time]), None, 3, 0.01, 1,
+                                    deadline)
+    assert result.bound <= best + 1e-9 <= result.objective + 2e-9
+    if checks is None:
+        assert result.status == "optimal"
+        assert result.objective == pytest.approx(best, abs=1e-7)
+    elif result.status != "optimal":
+        assert result.status == "time_limit" and result.bound < result.objective
+    # the objective is the returned tree's own loss, leaf by leaf
+    leaf = result.model.apply(X)
+    own = sum(leaf_deviance(h[leaf == k], event[leaf == k], w[leaf == k])
+              for k in np.unique(leaf)) / one_leaf + 0.01 * result.model.n_leaves
+    assert result.objective == pytest.approx(own, abs=1e-7)
+
+
+def test_baseline_is_nelson_aalen_with_ties():
+    X, time, event = tiny(7, n=14)
+    w = np.arange(1.0, 15.0) / 3
+    model = OptimalSurvivalTree(depth=1).fit(X, structured(event, time), sample_weight=w)
+    assert model.baseline_(time) == pytest.approx(nelson_aalen_at(time, event, w), rel=1e-12)
+
+
+def test_integer_weights_are_duplicated_rows():
+    X, time, event = tiny(3, n=9)
+    w = np.array([1, 2, 1, 3, 1, 1, 2, 1, 2])
+    a = OptimalSurvivalTree(depth=2).fit(X, structured(event, time), sample_weight=w)
+    rep = np.repeat(np.arange(9), w)
+    b = OptimalSurvivalTree(depth=2).fit(X[rep], structured(event[rep], time[rep]))
+    assert a.objective_ == pytest.approx(b.objective_, abs=1e-9)
+    assert a.predict(X) == pytest.approx(b.predict(X), rel=1e-9)
+
+
+def test_curves_and_two_column_target():
+    X, time, event = tiny(5, n=12)
+    model = OptimalSurvivalTree(depth=2).fit(X, np.column_stack([event, time]))
+    theta = model.predict(X)
+    h = nelson_aalen_at(time, event, np.ones(12))
+    at = np.array([0.0, *time])
+    chf = model.predict_cumulative_hazard_function(X, at)
+    first = time[event == 1].min()
+    base = np.concatenate([[0.0], np.where(time >= first, h, 0.0)])
+    assert chf == pytest.approx(theta[:, None] * base[None, :], rel=1e-12)
+    assert model.predict_survival_function(X, at) == pytest.approx(np.exp(-chf))
+    assert model.predict_survival_function(X).shape == (12, len(np.unique(time)))
+
+
+def test_leaf_kaplan_meier_curves():
+    X, time, event = tiny(9, n=14)
+    w = np.linspace(0.5, 2.0, 14)
+    model = OptimalSurvivalTree(depth=2).fit(X, structured(event, time), sample_weight=w)
+    leaf = model.apply(X)
+    assert sorted(model.leaf_kaplan_meier_) == sorted(np.unique(leaf).tolist())
+    for k, curve in model.leaf_kaplan_meier_.items():
+        t, d, v = time[leaf == k], event[leaf == k], w[leaf == k]
+        expected = []
+        for at in model.unique_times_:
+            s = 1.0
+            for u in sorted(set(t[d == 1])):
+                if u <= at:
+                    s *= 1 - v[(t == u) & (d == 1)].sum() / v[t >= u].sum()
+            expected.append(s)
+        assert curve == pytest.approx(expected, abs=1e-12)
+
+
+# ------------------------------------------------------------------ pystreed, a witness
+
+
+def _pystreed():
+    pystreed = pytest.importorskip("pystreed")
+    pytest.importorskip("sksurv")
+    solver = pystreed.STreeDSurvivalAnalysis
+    original = solver._compute_baseline_cumulative_hazard_function
+    if not getattr(original, "_fixed", False):  # numpy 2: it indexes a list by numpy.bool
+        def fixed(self, events, times):
+            return original(self, [int(e) for e in events], times)
+        fixed._fixed = True
+        solver._compute_baseline_cumulative_hazard_function = fixed
+    return solver
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_pystreed_witness_on_binary_data(seed, depth):
+    solver = _pystreed()
+    from pystreed.base import BaseSTreeDSolver
+
+    rng = np.random.default_rng(seed)
+    n = 100
+    X = (rng.random((n, 5)) < 0.5).astype(int)
+    time = np.round(rng.exponential(1 / (1 + 2 * X[:, 0] + X[:, 1] * X[:, 2])), 1) + 0.1
+    event = rng.random(n) < 0.7
+    y = structured(event, time)
+    peer = solver(max_depth=depth).fit(X, y)
+    ours = OptimalSurvivalTree(depth=depth).fit(X, y)
+    assert ours.status_ == "optimal"
+    assert ours.stats_["loss"] == pytest.approx(peer.fit_result.score() * n, rel=1e-9)
+    peer_theta = np.unique(BaseSTreeDSolver.predict(peer, X))
+    if len(peer_theta) == ours.tree_.n_leaves:  # the same leaves, unless trees tie
+        assert np.sort(np.unique(ours.predict(X))) == pytest.approx(peer_theta, rel=1e-9)
+
+
+# ------------------------------------------------------------------ C-index
+
+
+def harrell(event, time, risk):
+    """Harrell's C from the pair definition, one pair at a time."""
+    num = den = 0.0
+    for i in range(len(time)):
+        for j in range(len(time)):
+            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+                den += 1
+                num += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
+    return num / den
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_concordance_index_matches_definition(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    time = rng.integers(1, 8, size=n).astype(float)
+    event = rng.random(n) < 0.6
+    risk = rng.integers(0, 5, size=n).astype(float)  # ties in risk
+    assert concordance_index(event, time, risk, block=7) == pytest.approx(
+        harrell(event, time, risk), abs=1e-12)
+
+
+def test_concordance_index_matches_scikit_survival():
+    metrics = pytest.importorskip("sksurv.metrics")
+    rng = np.random.default_rng(0)
+    time = rng.integers(1, 20, size=200).astype(float)
+    event = rng.random(200) < 0.5
+    risk = rng.random(200)
+    assert concordance_index(event, time, risk) == pytest.approx(
+        metrics.concordance_index_censored(event, time, risk)[0], abs=1e-12)
+
+
+def test_score_is_c_index_of_predict():
+    X, time, event = tiny(2, n=12)
+    y = structured(event, time)
+    model = OptimalSurvivalTree(depth=2).fit(X, y)
+    assert model.score(X, y) == pytest.approx(harrell(event, time, model.predict(X)))
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(("y", "message"), [
+    (np.column_stack([np.ones(6), -np.arange(6.0)]), "finite and >= 0"),
+    (np.column_stack([np.zeros(6), np.arange(1.0, 7.0)]), "no event"),
+    (np.ones((6, 3)), "2-column"),
+    (np.ones(6), "2-column"),
+    (np.column_stack([np.full(6, 2.0), np.arange(1.0, 7.0)]), "bool or 0/1"),
+    (np.column_stack([np.ones(5), np.arange(1.0, 6.0)]), "with 6 rows"),
+])
+def test_bad_target_gives_one_clear_error(y, message):
+    X = np.arange(12.0).reshape(6, 2)
+    with pytest.raises(OptreesInputError, match=message):
+        OptimalSurvivalTree(depth=1).fit(X, y)
