@@ -25,7 +25,12 @@ from .counts import Counter
 from .data import BinaryData
 from .tree import Node, from_depth2
 
-__all__ = ["Result", "Search"]
+__all__ = ["NODE3_WORK", "Result", "Search"]
+
+NODE3_WORK = 5e7
+"""Largest ``F * (F^2 * K + rows * F)`` of a depth-3 node solved in one compiled call
+(:mod:`.node3`); larger ones run :meth:`Search._branch`, which checks the deadline between
+root features."""
 
 
 @dataclass
@@ -65,6 +70,13 @@ class Search:
             Counter(replace(data, w=np.ones_like(data.w), gains=None), backend))
         self.deadline = deadline
         self.order = order
+        self._node3 = None  # the compiled depth-3 node (:mod:`.node3`), numba only
+        if self.counter.backend == "numba":
+            from .node3 import depth3_node
+
+            self._node3 = depth3_node
+            self._gains = (np.zeros((1, 1)) if data.gains is None
+                           else np.ascontiguousarray(data.gains, dtype=np.float64))
         self.cache = SubtreeCache()
         self.stats = SearchStats()
         scale = 1.0 + float(data.w.sum()) + 2.0 ** 6 * abs(self.L)
@@ -146,7 +158,34 @@ class Search:
             return Result(v, node, v)
         if budget is not None:
             return self._branch_budget(rows, depth, budget, key, leaf, upper, lower)
+        if depth == 3 and self._node3 is not None and self.order and \
+                self._compiled_node_fits(len(rows)) and not self._expired():
+            return self._compiled3(rows, key, leaf, upper, lower)
         return self._branch(rows, depth, key, leaf, upper, lower)
+
+    def _compiled_node_fits(self, n_rows: int) -> bool:
+        """Whether a depth-3 node of ``n_rows`` rows is small enough for one compiled call
+        (:data:`NODE3_WORK`): the deadline is not checked inside it."""
+        F = self.d.n_features
+        return F * (F * F * self.d.n_classes + n_rows * F) <= NODE3_WORK
+
+    def _compiled3(self, rows: np.ndarray, key: bytes, leaf: float, upper: float,
+                   lower: float) -> Result:
+        """:meth:`_branch` at depth 3 in one compiled call (:mod:`.node3`)."""
+        d = self.d
+        v, bound, f, a0, l0, r0, a1, l1, r1, kernels = self._node3(
+            d.X, d.indptr, d.indices, d.y, d.w, rows, d.n_classes, self._gains,
+            d.gains is not None, self.counter.unit, self.L, self.tol, self.m, leaf, upper,
+            lower)
+        self.stats.kernels += kernels
+        self.stats.grams += 1
+        node = None if f < 0 else (int(f), from_depth2(a0, l0, r0), from_depth2(a1, l1, r1))
+        v, bound = float(v), float(bound)
+        if bound <= v + self.tol:
+            self.cache.put_exact(key, 3, v, node)
+            return Result(v, node, v)
+        self.cache.put_bound(key, 3, bound)
+        return Result(v, node, bound)
 
     def _depth2_budgets(self, G, t, C, rows: np.ndarray, depth: int, key: bytes,
                         budget: int) -> Result:
