@@ -108,9 +108,18 @@ def test_compiled_depth3_node_equals_enumeration(seed):
     leaf = float(scores.max()) - L
     tol = 1e-9 * (1.0 + weight)
     use = data.gains is not None
+    scale_arg = np.zeros(0)
+    if seed % 5 == 2:  # one weight per class: bitset counters, scaled
+        w = rng.uniform(0.5, 2.0, K)[y]
+        data = BinaryData.make(X, y, w, K, data.gains)
+        scores, weight = data.scores(rows)
+        leaf = float(scores.max()) - L
+        scale_arg = np.ones(K)
+        scale_arg[y] = w
     out = depth3_node(data.X, data.indptr, data.indices, data.y, data.w, rows, K,
-                      data.gains if use else np.zeros((1, 1)), use, bool((w == 1).all()), L,
-                      tol, min_leaf, leaf, math.inf, -math.inf)
+                      data.gains if use else np.zeros((1, 1)), use, bool((w == 1).all()),
+                      scale_arg, L, tol, min_leaf, leaf, math.inf, -math.inf, -1,
+                      np.full((1, 1), np.nan), np.empty((1, 1, 3), np.int64))
     value, bound = out[0], out[1]
     node = (out[2], tuple(out[3:6]), tuple(out[6:9]))
     expected = _enumerate(X, y, w, cost, 3, penalty, min_leaf)

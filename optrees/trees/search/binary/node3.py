@@ -22,11 +22,20 @@ __all__ = ["depth3_node"]
 
 
 @njit(cache=True, nogil=True)
-def _class_gram(indptr, indices, y, w, rows, n_classes, n_features, unit):
-    """Class weights of ``rows`` by feature pair (upper triangle) and by class."""
-    if unit:
-        return gram_bits(indptr, indices, y, rows, n_classes, n_features)
-    return gram_upper(indptr, indices, y, w, rows, n_classes, n_features)
+def _class_gram(indptr, indices, y, w, rows, n_classes, n_features, bits, scale):
+    """Class weights of ``rows`` by feature pair (upper triangle) and by class; ``bits``:
+    every row of class k weighs ``scale[k]`` (bitset counters, then scaled)."""
+    if not bits:
+        return gram_upper(indptr, indices, y, w, rows, n_classes, n_features)
+    G, t = gram_bits(indptr, indices, y, rows, n_classes, n_features)
+    if scale.shape[0] == n_classes:
+        for a in range(n_features):
+            for b in range(a, n_features):
+                for k in range(n_classes):
+                    G[a, b, k] *= scale[k]
+        for k in range(n_classes):
+            t[k] *= scale[k]
+    return G, t
 
 
 @njit(cache=True, nogil=True)
@@ -52,6 +61,43 @@ def _to_scores(G, t, gains, use_gains):
 
 
 @njit(cache=True, nogil=True)
+def _sides(X, indptr, indices, y, w, rows, f, side, n_classes, bits, scale, gains, use_gains,
+           G, t, Gw, NCp, count_rows, m):
+    """Scores and row counters of both sides of ``rows`` split on ``f``: the smaller side
+    counted, the larger one the parent's minus it (MurTree §4.4); ``(S0, t0, C0, S1, t1,
+    C1, rows with x_f = 1)``."""
+    n = rows.shape[0]
+    F = X.shape[1]
+    n1 = 0
+    for i in range(n):  # ``side``: the rows with x_f = 1 first
+        if X[rows[i], f] == 1:
+            side[n1] = rows[i]
+            n1 += 1
+    small_is_one = n1 < n - n1  # ties: side 0, as Search._child_grams
+    if small_is_one:
+        sub = side[:n1].copy()
+    else:
+        sub = np.empty(n - n1, np.int64)
+        q = 0
+        for i in range(n):
+            if X[rows[i], f] == 0:
+                sub[q] = rows[i]
+                q += 1
+    Gs, ts = _class_gram(indptr, indices, y, w, sub, n_classes, F, bits, scale)
+    Ss, ss = _to_scores(Gs, ts, gains, use_gains)
+    So = G - Ss  # the larger side: the parent's minus the smaller's (scores are linear)
+    so = t - ss
+    Cs = Gs
+    Co = Gw - Gs if m > 1 else Gs  # row counts are read under min_leaf only
+    if count_rows:
+        Cs, _ = gram_upper(indptr, indices, y, np.ones(y.shape[0]), sub, n_classes, F)
+        Co = NCp - Cs
+    if small_is_one:
+        return So, so, Co, Ss, ss, Cs, n1
+    return Ss, ss, Cs, So, so, Co, n1
+
+
+@njit(cache=True, nogil=True)
 def _child(S, s, C, n_rows, weight, cap, lower, L, tol, m):
     """A depth-2 side as :meth:`.search.Search.solve` treats it: (value, upper bound, root,
     left, right, kernel run?).  Its leaf when no split can beat it, the leaf with the bound
@@ -70,16 +116,22 @@ def _child(S, s, C, n_rows, weight, cap, lower, L, tol, m):
 
 
 @njit(cache=True, nogil=True)
-def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, unit, L, tol,
-                m, leaf, upper, lower):
+def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, unit, scale, L,
+                tol, m, leaf, upper, lower, lit, memo_v, memo_t):
     """Best subtree of depth ≤ 3 on ``rows`` that beats ``max(leaf, lower)``, as
     :meth:`.search.Search._branch` finds it at depth 3 (``leaf``: the leaf's value, ``upper``:
     a proven bound).  Returns ``(value, bound, root, left (a, bl, br), right (a, bl, br),
     depth-2 kernels run)``; ``root`` -1 for the leaf; ``bound`` == ``value`` when exact.
-    ``unit``: all weights 1 (bitset counters); ``m``: ``min_leaf`` rows per side."""
+    ``unit``: all weights 1 (bitset counters); ``scale`` (one weight per class, or empty):
+    every row weighs its class's (bitset counters too); ``m``: ``min_leaf`` rows per side.
+    ``lit`` (-1: none): the node is its depth-4 parent's rows with literal ``lit`` (2f + v
+    for x_f = v); ``memo_v`` / ``memo_t`` (2F x 2F, NaN: unknown) then hold the optimum and
+    tree (root, left, right) of each depth-2 side by its two literals, shared by the depth-3
+    nodes of that parent (the cache of :class:`.search.Search` for depth-2 sides)."""
     F = X.shape[1]
     n = rows.shape[0]
-    Gw, tw = _class_gram(indptr, indices, y, w, rows, n_classes, F, unit)
+    bits = unit or scale.shape[0] == n_classes
+    Gw, tw = _class_gram(indptr, indices, y, w, rows, n_classes, F, bits, scale)
     G, t = _to_scores(Gw, tw, gains, use_gains)
     K = t.shape[0]
     total = 0.0
@@ -151,51 +203,53 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
                 g = feats[i]
                 u0 = min(u0, ub0[i] + P[g, g] - P[g, f])  # x_g = 1, x_f = 0
                 u1 = min(u1, ub1[i] + P[f, f] - P[f, g])  # x_f = 1, x_g = 0
+        # depth-2 sides met before under this depth-4 node (their literal pair): exact
+        k0a, k0b = min(lit, 2 * f), max(lit, 2 * f)
+        k1a, k1b = min(lit, 2 * f + 1), max(lit, 2 * f + 1)
+        have0 = lit >= 0 and not np.isnan(memo_v[k0a, k0b])
+        have1 = lit >= 0 and not np.isnan(memo_v[k1a, k1b])
+        if have0:
+            u0 = min(u0, memo_v[k0a, k0b])
+        if have1:
+            u1 = min(u1, memo_v[k1a, k1b])
         ub0[j] = u0
         ub1[j] = u1
         if u0 + u1 <= floor + tol:
             parts = max(parts, u0 + u1)
             continue
-        # the smaller side's rows (x_f = 1 first in ``side``, then x_f = 0)
-        n1 = 0
-        for i in range(n):
-            if X[rows[i], f] == 1:
-                side[n1] = rows[i]
-                n1 += 1
-        small_is_one = n1 < n - n1  # ties: side 0, as _child_grams
-        if small_is_one:
-            sub = side[:n1].copy()
+        counted = False
+        if have0:
+            v0 = b0 = memo_v[k0a, k0b]
+            x0, y0, z0 = memo_t[k0a, k0b, 0], memo_t[k0a, k0b, 1], memo_t[k0a, k0b, 2]
         else:
-            sub = np.empty(n - n1, np.int64)
-            q = 0
-            for i in range(n):
-                if X[rows[i], f] == 0:
-                    sub[q] = rows[i]
-                    q += 1
-        Gs, ts = _class_gram(indptr, indices, y, w, sub, n_classes, F, unit)
-        Go = Gw - Gs
-        to = tw - ts
-        Ss, ss = _to_scores(Gs, ts, gains, use_gains)
-        So, so = _to_scores(Go, to, gains, use_gains)
-        Cs = Gs
-        Co = Go
-        if count_rows:
-            Cs, _ = gram_upper(indptr, indices, y, ones_w, sub, n_classes, F)
-            Co = NCp - Cs
-        if small_is_one:
-            S1, t1, C1, S0, t0, C0 = Ss, ss, Cs, So, so, Co
-        else:
-            S0, t0, C0, S1, t1, C1 = Ss, ss, Cs, So, so, Co
-        v0, b0, x0, y0, z0, k0 = _child(S0, t0, C0, float(n - n1), w0, u0, floor - u1,
-                                        L, tol, m)
-        kernels += k0
+            S0, t0, C0, S1, t1, C1, n1 = _sides(X, indptr, indices, y, w, rows, f, side,
+                                                n_classes, bits, scale, gains, use_gains,
+                                                G, t, Gw, NCp, count_rows, m)
+            counted = True
+            v0, b0, x0, y0, z0, k0 = _child(S0, t0, C0, float(n - n1), w0, u0, floor - u1,
+                                            L, tol, m)
+            kernels += k0
+            if lit >= 0 and b0 == v0:
+                memo_v[k0a, k0b] = v0
+                memo_t[k0a, k0b, 0], memo_t[k0a, k0b, 1], memo_t[k0a, k0b, 2] = x0, y0, z0
         ub0[j] = b0
         if b0 + u1 <= floor + tol:
             parts = max(parts, b0 + u1)
             continue
-        v1, b1, x1, y1, z1, k1 = _child(S1, t1, C1, float(n1), w1, u1, floor - v0,
-                                        L, tol, m)
-        kernels += k1
+        if have1:
+            v1 = b1 = memo_v[k1a, k1b]
+            x1, y1, z1 = memo_t[k1a, k1b, 0], memo_t[k1a, k1b, 1], memo_t[k1a, k1b, 2]
+        else:
+            if not counted:
+                S0, t0, C0, S1, t1, C1, n1 = _sides(X, indptr, indices, y, w, rows, f, side,
+                                                    n_classes, bits, scale, gains, use_gains,
+                                                    G, t, Gw, NCp, count_rows, m)
+            v1, b1, x1, y1, z1, k1 = _child(S1, t1, C1, float(n1), w1, u1, floor - v0,
+                                            L, tol, m)
+            kernels += k1
+            if lit >= 0 and b1 == v1:
+                memo_v[k1a, k1b] = v1
+                memo_t[k1a, k1b, 0], memo_t[k1a, k1b, 1], memo_t[k1a, k1b, 2] = x1, y1, z1
         ub1[j] = b1
         parts = max(parts, b0 + b1)
         if v0 + v1 > best + tol:

@@ -27,6 +27,8 @@ from .tree import Node, from_depth2
 
 __all__ = ["NODE3_WORK", "Result", "Search"]
 
+_NO_MEMO = (np.full((1, 1), np.nan), np.empty((1, 1, 3), np.int64))
+
 NODE3_WORK = 5e7
 """Largest ``F * (F^2 * K + rows * F)`` of a depth-3 node solved in one compiled call
 (:mod:`.node3`); larger ones run :meth:`Search._branch`, which checks the deadline between
@@ -71,12 +73,17 @@ class Search:
         self.deadline = deadline
         self.order = order
         self._node3 = None  # the compiled depth-3 node (:mod:`.node3`), numba only
+        # under a depth-4 node: its depth-2 sides by literal pair, and the child's literal
+        self._memo: tuple[np.ndarray, np.ndarray] | None = None
+        self._lit = -1
         if self.counter.backend == "numba":
             from .node3 import depth3_node
 
             self._node3 = depth3_node
             self._gains = (np.zeros((1, 1)) if data.gains is None
                            else np.ascontiguousarray(data.gains, dtype=np.float64))
+            scale = self.counter.scale
+            self._scale = np.zeros(0) if scale is None else scale
         self.cache = SubtreeCache()
         self.stats = SearchStats()
         scale = 1.0 + float(data.w.sum()) + 2.0 ** 6 * abs(self.L)
@@ -173,10 +180,11 @@ class Search:
                    lower: float) -> Result:
         """:meth:`_branch` at depth 3 in one compiled call (:mod:`.node3`)."""
         d = self.d
+        memo = self._memo if self._memo is not None else _NO_MEMO
         v, bound, f, a0, l0, r0, a1, l1, r1, kernels = self._node3(
             d.X, d.indptr, d.indices, d.y, d.w, rows, d.n_classes, self._gains,
-            d.gains is not None, self.counter.unit, self.L, self.tol, self.m, leaf, upper,
-            lower)
+            d.gains is not None, self.counter.unit, self._scale, self.L, self.tol, self.m,
+            leaf, upper, lower, self._lit if self._memo is not None else -1, *memo)
         self.stats.kernels += kernels
         self.stats.grams += 1
         node = None if f < 0 else (int(f), from_depth2(a0, l0, r0), from_depth2(a1, l1, r1))
@@ -206,6 +214,18 @@ class Search:
                 upper: float, lower: float) -> Result:
         """Try every root feature (depth ≥ 3), pruning with the children's bounds against
         the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
+        if depth != 4 or self._node3 is None:
+            return self._branch_roots(rows, depth, key, leaf, upper, lower)
+        F = self.d.n_features  # the compiled depth-3 children share their depth-2 sides
+        self._memo = (np.full((2 * F, 2 * F), np.nan), np.empty((2 * F, 2 * F, 3), np.int64))
+        try:
+            return self._branch_roots(rows, depth, key, leaf, upper, lower)
+        finally:
+            self._memo, self._lit = None, -1
+
+    def _branch_roots(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
+                      upper: float, lower: float) -> Result:
+        """:meth:`_branch`'s loop over the root features."""
         tol, d = self.tol, self.d
         XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
         self.stats.grams += 1
@@ -265,11 +285,13 @@ class Search:
                 self.stats.pruned += 1
                 continue
             grams = self._child_grams(rows, sides, parent) if depth == 3 else (None, None)
+            self._lit = 2 * f
             r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0], cap=u0)
             ub[0, j] = r0.upper
             if r0.upper + u1 <= floor + tol:
                 parts = max(parts, r0.upper + u1)
                 continue
+            self._lit = 2 * f + 1
             r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1], cap=u1)
             ub[1, j] = r1.upper
             parts = max(parts, r0.upper + r1.upper)
