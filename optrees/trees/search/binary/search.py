@@ -29,10 +29,11 @@ __all__ = ["NODE3_WORK", "Result", "Search"]
 
 _NO_MEMO = (np.full((1, 1), np.nan), np.empty((1, 1, 3), np.int64))
 
-NODE3_WORK = 5e7
+NODE3_WORK = 2e7
 """Largest ``F * (F^2 * K + rows * F)`` of a depth-3 node solved in one compiled call
-(:mod:`.node3`); larger ones run :meth:`Search._branch`, which checks the deadline between
-root features."""
+(:mod:`.node3`), which does not look at the deadline; larger ones run
+:meth:`Search._branch`, which checks it between root features.  Measured: ionosphere QT_5
+(351 rows, 129 features, 2 classes, 1.0e7) one call of 0.1 s on a loaded 2-core machine."""
 
 
 @dataclass

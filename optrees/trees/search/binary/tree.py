@@ -55,8 +55,8 @@ def labelled(node: Node, depth: int, data: BinaryData, rows: np.ndarray
             stack += [(2 * n, sub[1]), (2 * n + 1, sub[2])]
     label = np.zeros(2 ** (depth + 1) - 1, dtype=np.int64)
     K, gains = data.n_classes, data.gains
-    y, w = data.y[rows], data.w[rows]
-    Xs = data.X[rows]
+    every = len(rows) == len(data.y)  # (rows are sorted and unique: all of them)
+    y, w = (data.y, data.w) if every else (data.y[rows], data.w[rows])
     at = np.zeros(len(rows), dtype=np.int64)  # each row's node at this level (from 0)
     score = 0.0
     for level in range(depth + 1):
@@ -73,7 +73,7 @@ def labelled(node: Node, depth: int, data: BinaryData, rows: np.ndarray
         f = split[width - 1 + at]
         inner = np.flatnonzero(f >= 0)
         at = 2 * at
-        at[inner] += Xs[inner, f[inner]]
+        at[inner] += data.X[rows[inner], f[inner]]
     return HeapTree(split, label), score
 
 
