@@ -16,6 +16,7 @@ pytest.importorskip("numba")
 from optrees.trees.search.binary.data import BinaryData  # noqa: E402
 from optrees.trees.search.binary.node3 import depth3_node  # noqa: E402
 from optrees.trees.search.binary.search import Search  # noqa: E402
+from optrees.trees.search.binary.warmup import compile_node3  # noqa: E402
 
 
 def _enumerate(X, y, w, cost, depth, penalty, min_leaf):
@@ -137,6 +138,7 @@ def test_search_with_the_compiled_node_equals_the_python_node(seed):
     """At depth 4 (the compiled node below the root) the search finds what it finds with its
     depth-3 nodes in Python around the same compiled depth-2 kernel: the same optimum, and the
     same tree under accuracy."""
+    compile_node3()  # (else a cold numba cache leaves both searches in Python)
     X, y, w, cost, min_leaf, accuracy = _instance(seed)
     K = cost.shape[0]
     top = cost.max(axis=1)
@@ -146,6 +148,7 @@ def test_search_with_the_compiled_node_equals_the_python_node(seed):
     found = {}
     for compiled in (True, False):
         search = Search(data, 0.25, "numba", min_leaf=min_leaf)
+        assert search._node3 is not None
         if not compiled:
             search._node3 = None  # depth-3 nodes by Search._branch
         found[compiled] = search.solve(rows, 4)

@@ -24,6 +24,7 @@ from .cache import SubtreeCache
 from .counts import Counter
 from .data import BinaryData
 from .tree import Node, from_depth2
+from .warmup import node3_ready
 
 __all__ = ["NODE3_WORK", "Result", "Search"]
 
@@ -77,7 +78,7 @@ class Search:
         # under a depth-4 node: its depth-2 sides by literal pair, and the child's literal
         self._memo: tuple[np.ndarray, np.ndarray] | None = None
         self._lit = -1
-        if self.counter.backend == "numba":
+        if self.counter.backend == "numba" and node3_ready():
             from .node3 import depth3_node
 
             self._node3 = depth3_node

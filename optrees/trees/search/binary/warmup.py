@@ -12,19 +12,58 @@ _ready: list[bool] = []  # a True once the kernels were found ready: they stay s
 
 
 def kernels_ready() -> bool:
-    """The kernels of :mod:`.kernels` and :mod:`.node3` are compiled in this process or
-    cached on disk (asked of numba's cache once per process: 0.1-0.2 ms a fit otherwise)."""
+    """The kernels of :mod:`.kernels` are compiled in this process or cached on disk (asked
+    of numba's cache once per process: 0.1-0.2 ms a fit otherwise); the depth-3 node is
+    :func:`node3_ready`'s."""
     if _ready:
         return True
     if not compiled.numba_available():
         return False
-    from . import kernels, node3
+    from . import kernels
 
-    if all(compiled.kernels_ready(module, _ENTRIES[module.__name__.rsplit(".", 1)[1]])
-           for module in (kernels, node3)):
+    if compiled.kernels_ready(kernels, _ENTRIES["kernels"]):
         _ready.append(True)
         return True
     return False
+
+
+_node3: list[bool] = []  # whether :func:`.node3.depth3_node` can run without compiling
+
+
+def node3_ready() -> bool:
+    """The compiled depth-3 node (:mod:`.node3`) is compiled in this process or cached on
+    disk (asked once per process).  Its first compilation is long (tens of seconds on a
+    loaded 2-core machine: it links the counters and the depth-2 kernel again), so a search
+    without it runs its depth-3 nodes in Python until :func:`compile_node3` ran: from
+    ``python -m optrees.compile_all``, or in a fit with :data:`NODE3_COMPILE_SECONDS` left."""
+    if not _node3:
+        if not compiled.numba_available():
+            return False
+        from . import node3
+
+        _node3.append(compiled.kernels_ready(node3, _ENTRIES["node3"]))
+    return _node3[0]
+
+
+NODE3_COMPILE_SECONDS = 120.0
+"""Time a fit of depth >= 3 must have left to compile the depth-3 node when it is neither
+compiled nor cached (measured on a cold cache beside 3-4 other jobs on 2 cores: the 0/1
+kernels 6.6-9.8 s, the node 45-80 s more)."""
+
+
+def compile_node3() -> None:
+    """Compile (or load from numba's cache) the depth-3 node: a tiny depth-3 search with
+    unit and with other sample weights."""
+    import numpy as np
+
+    from .entry import solve_subtree
+
+    _node3[:] = [True]
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (24, 5))
+    y = rng.integers(0, 3, 24)
+    for weights in (None, rng.uniform(0.5, 2.0, 24)):
+        solve_subtree(X, y, 3, leaf_penalty=0.5, sample_weight=weights, backend="numba")
 
 
 def kernels_loaded() -> bool:
@@ -36,9 +75,9 @@ def kernels_loaded() -> bool:
 
 
 def compile_kernels() -> None:
-    """Compile (or load from numba's cache) every kernel once: tiny searches of depth 2 and 3
-    with unit and with other sample weights, each through all of :mod:`.kernels` and
-    :mod:`.node3`."""
+    """Compile (or load from numba's cache) every kernel of :mod:`.kernels` once: tiny
+    searches of depth 2 and 3 with unit and with other sample weights (the depth-3 node is
+    :func:`compile_node3`'s)."""
     import numpy as np
 
     from .entry import solve_subtree
