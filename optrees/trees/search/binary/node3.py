@@ -13,12 +13,30 @@ tie-breaking (a split must beat the best by more than ``tol``) and the same prun
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
+from ....compiled import kernels_ready
 from .kernels import depth2_kernel, gram_bits, gram_upper
 
 __all__ = ["depth3_node"]
+
+_ready: list[bool] = []  # whether depth3_node runs without compiling (asked once)
+
+
+def ready() -> bool:
+    """:func:`depth3_node` is compiled in this process or cached on disk (asked of numba's
+    cache once per process; :func:`.warmup.node3_ready` says why it matters)."""
+    if not _ready:
+        _ready.append(kernels_ready(sys.modules[__name__], ["depth3_node"]))
+    return _ready[0]
+
+
+def set_ready() -> None:
+    """Let the searches call :func:`depth3_node` (compiling it on their first call)."""
+    _ready[:] = [True]
 
 
 @njit(cache=True, nogil=True)

@@ -24,7 +24,6 @@ from .cache import SubtreeCache
 from .counts import Counter
 from .data import BinaryData
 from .tree import Node, from_depth2
-from .warmup import node3_ready
 
 __all__ = ["NODE3_WORK", "Result", "Search"]
 
@@ -78,10 +77,11 @@ class Search:
         # under a depth-4 node: its depth-2 sides by literal pair, and the child's literal
         self._memo: tuple[np.ndarray, np.ndarray] | None = None
         self._lit = -1
-        if self.counter.backend == "numba" and node3_ready():
-            from .node3 import depth3_node
+        if self.counter.backend == "numba":
+            from . import node3
 
-            self._node3 = depth3_node
+            if node3.ready():  # else compiled later (.warmup.compile_node3)
+                self._node3 = node3.depth3_node
             self._gains = (np.zeros((1, 1)) if data.gains is None
                            else np.ascontiguousarray(data.gains, dtype=np.float64))
             scale = self.counter.scale

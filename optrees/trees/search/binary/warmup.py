@@ -27,22 +27,17 @@ def kernels_ready() -> bool:
     return False
 
 
-_node3: list[bool] = []  # whether :func:`.node3.depth3_node` can run without compiling
-
-
 def node3_ready() -> bool:
     """The compiled depth-3 node (:mod:`.node3`) is compiled in this process or cached on
     disk (asked once per process).  Its first compilation is long (tens of seconds on a
     loaded 2-core machine: it links the counters and the depth-2 kernel again), so a search
     without it runs its depth-3 nodes in Python until :func:`compile_node3` ran: from
     ``python -m optrees.compile_all``, or in a fit with :data:`NODE3_COMPILE_SECONDS` left."""
-    if not _node3:
-        if not compiled.numba_available():
-            return False
-        from . import node3
+    if not compiled.numba_available():
+        return False
+    from . import node3
 
-        _node3.append(compiled.kernels_ready(node3, _ENTRIES["node3"]))
-    return _node3[0]
+    return node3.ready()
 
 
 NODE3_COMPILE_SECONDS = 120.0
@@ -56,9 +51,10 @@ def compile_node3() -> None:
     unit and with other sample weights."""
     import numpy as np
 
+    from . import node3
     from .entry import solve_subtree
 
-    _node3[:] = [True]
+    node3.set_ready()
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (24, 5))
     y = rng.integers(0, 3, 24)
