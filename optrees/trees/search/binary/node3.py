@@ -8,7 +8,12 @@ features, both sides' counters (the smaller side counted, the larger one the par
 it, MurTree §4.4) and the bounds stay in one loop.  The answer is the one :meth:`_branch`
 gives: the same feature order (decreasing stump value, stable), the same leaf / split
 tie-breaking (a split must beat the best by more than ``tol``) and the same pruning bounds
-(a pruned feature can never win), without the cache of depth-2 subproblems.
+(a pruned feature can never win).  Depth-2 sides are not cached by row set: under one depth-4
+node the depth-3 nodes share them by literal pair (``memo_v`` / ``memo_t``), which finds
+what the cache found there (the same set reached by splitting f then g or g then f).
+
+Compiling it is long (it links the counters and the depth-2 kernel again), so it is compiled
+only on request (:mod:`.warmup`); until then the searches run :meth:`_branch`.
 """
 
 from __future__ import annotations
