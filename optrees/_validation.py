@@ -185,6 +185,7 @@ def check_frame(X: object) -> pd.DataFrame:
             "sparse input is not supported: X is a sparse matrix; pass a dense array or "
             "DataFrame (e.g. X.toarray())"
         )
+    integers = False  # a numpy matrix of integers or booleans: no NaN, no text, no date
     if isinstance(X, pd.DataFrame):
         df = X
     else:
@@ -203,6 +204,7 @@ def check_frame(X: object) -> pd.DataFrame:
                 "it contains a single sample"
             )
         df = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+        integers = arr.dtype.kind in "biu"
         if arr.dtype == object and df.size:
             df = df.apply(_numeric_if_possible)
     if df.columns.duplicated().any():
@@ -218,6 +220,8 @@ def check_frame(X: object) -> pd.DataFrame:
             f"X is empty: Found array with 0 feature(s) (shape={df.shape}) while a minimum "
             "of 1 is required."
         )
+    if integers:  # nothing below can fail (0.1-0.2 ms on a small fit)
+        return df
     dtypes = list(df.dtypes.items())  # column by column access is slow on wide frames
     # numpy numbers and booleans: none of pandas' dtype checks below apply (they cost 15 us
     # a column); their values are checked with the others

@@ -145,10 +145,12 @@ def _path_sets(X, rows, depth):
     return out
 
 
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize("seed", range(12))
-def test_cached_bounds_are_valid(seed):
+def test_cached_bounds_are_valid(seed, backend):
     """Every cached bound is ≥ the brute-force optimum of its row set and depth, and every
-    cached optimum equals it, including after searches with pruning lower bounds."""
+    cached optimum equals it, including after searches with pruning lower bounds (numba:
+    depth-3 nodes are one compiled call, which caches no depth-2 subproblem)."""
     rng = np.random.default_rng(100 + seed)
     n, F, K = 12, 3, int(rng.integers(2, 4))
     X = rng.integers(0, 2, (n, F))
@@ -156,7 +158,7 @@ def test_cached_bounds_are_valid(seed):
     w = rng.choice([1.0, 2.0], n)
     pen = float(rng.choice([0.0, 0.5, 1.0]))
     data = BinaryData.make(X, y, w, K)
-    search = Search(data, pen, "auto")
+    search = Search(data, pen, backend)
     rows = np.arange(n)
     for depth in (3, 4):
         res = search.solve(rows, depth)
@@ -175,7 +177,7 @@ def test_cached_bounds_are_valid(seed):
             if entry.exact:
                 assert entry.value == pytest.approx(best)
             checked += 1
-    assert checked > 10
+    assert checked > (10 if backend == "numpy" else 1)
 
 
 def test_repeated_searches_share_the_cache():

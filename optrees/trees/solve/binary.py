@@ -24,7 +24,14 @@ from ...solvers.scip import ScipModel
 from ..problem.tree_problem import HeapTree, TreeProblem
 from ..search.binary import SubtreeSolution, solve_subtree
 from ..search.binary.fair import solve_fair_subtree
-from ..search.binary.warmup import compile_kernels, kernels_loaded, kernels_ready
+from ..search.binary.warmup import (
+    NODE3_COMPILE_SECONDS,
+    compile_kernels,
+    compile_node3,
+    kernels_loaded,
+    kernels_ready,
+    node3_ready,
+)
 from ..search.cart_start import cart_heap_tree
 from .engines import BUDGET_OFF, binary_search_off
 
@@ -151,6 +158,9 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
     fairness the front search."""
     backend = backend_for(deadline, kernels_ready, compile_kernels,
                           small_subtree_fit(*problem.X.shape, problem.depth), kernels_loaded)
+    if backend == "numba" and problem.depth >= 3 and not node3_ready() and \
+            deadline.remaining() >= NODE3_COMPILE_SECONDS:
+        compile_node3()  # the compiled depth-3 node: once per install (numba's cache)
     share = deadline.share(share_of_time)
     fair = problem.fairness
     view = problem.view

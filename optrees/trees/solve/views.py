@@ -9,6 +9,7 @@ import numpy as np
 
 from ...models.binary_tree import BinaryTree
 from ...models.result import FitResult
+from ...models.split_nodes import LEAF
 from ..problem.objectives.costs import MisclassificationCosts
 from ..problem.objectives.view import ClassificationView
 
@@ -38,8 +39,9 @@ def solve_costs(costs: MisclassificationCosts, solve: Solve,
         result.status = "optimal"
         tree = BinaryTree.leaf(0, result.model.classes)
     X = features()
-    tree.set_counts(X, y, w)
-    cost = costs.total(y, tree.predict_index(X), w)
+    tree.set_counts(X, y, w)  # each leaf's class weights: its cost (no second pass)
+    leaves = tree.feature == LEAF
+    cost = costs.leaf_total(tree.counts[leaves], tree.value[leaves])
     if penalty == "splits":
         objective = (1.0 - lam) * cost + lam * tree.n_splits
     else:

@@ -67,6 +67,11 @@ class MisclassificationCosts:
         cost = self.matrix[y, predicted]
         return float(cost.sum() if w is None else cost @ w)
 
+    def leaf_total(self, class_weights: np.ndarray, predicted: np.ndarray) -> float:
+        """Total cost of leaves holding ``class_weights`` (leaves x classes) that predict
+        ``predicted``: the same sum as :meth:`total`, leaf by leaf."""
+        return float(np.einsum("lc,cl->", class_weights, self.matrix[:, predicted]))
+
     def view(self, y: np.ndarray, w: np.ndarray | None) -> ClassificationView:
         """The weighted-classification rows this objective is solved on."""
         top = self.matrix.max(axis=1)

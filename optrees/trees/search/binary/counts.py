@@ -23,6 +23,7 @@ class Counter:
         self.data = data
         self.backend = resolve_backend(backend)
         self.unit = bool(np.all(data.w == 1.0))
+        self.scale = None if self.unit or data.gains is None else class_scale(data)
         if self.backend == "numba":
             from .kernels import depth2_kernel, gram_bits, gram_upper
 
@@ -47,6 +48,10 @@ class Counter:
         if self.backend == "numba":
             if self.unit:  # bitsets and popcounts
                 return self._bits(d.indptr, d.indices, d.y, rows, d.n_classes, d.n_features)
+            if self.scale is not None:  # the same, times each class's weight
+                G, t = self._bits(d.indptr, d.indices, d.y, rows, d.n_classes, d.n_features)
+                G *= self.scale
+                return G, t * self.scale
             return self._pairs(d.indptr, d.indices, d.y, d.w, rows, d.n_classes, d.n_features)
         F, K = d.n_features, d.n_classes
         G = np.empty((F, F, K))
@@ -68,6 +73,15 @@ class Counter:
                                         int(min_leaf), 4 if budget is None else int(budget))
             return float(v), int(a), int(bl), int(br)
         return depth2_numpy(G, t, float(leaf_penalty), depth, tol, C, n_rows, min_leaf, budget)
+
+
+def class_scale(data: BinaryData) -> np.ndarray | None:
+    """Each class's weight when every row of a class weighs the same (a cost objective's rows
+    without sample weights: :mod:`optrees.trees.problem.objectives.view`), else None: the
+    compiled counters then count bitsets and scale them."""
+    scale = np.ones(data.n_classes)
+    scale[data.y] = data.w
+    return scale if np.array_equal(scale[data.y], data.w) else None
 
 
 def symmetric(G: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
 from .data import BinaryData, select_rows
 from .search import Search
-from .tree import count_leaves, score_tree, to_heap
+from .tree import count_leaves, labelled
 
 __all__ = ["SubtreeSolution", "solve_subtree"]
 
@@ -85,11 +85,12 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
         res = search.solve(idx, depth, lower=lower, cap=cap,
                            budget=None if max_leaves is None else int(max_leaves))
         node, value, bound = res.node, res.value, res.upper
-    tree = to_heap(node, depth, data, idx)
-    score = score_tree(tree, data, idx, leaf_penalty)
+    tree, correct = labelled(node, depth, data, idx)
+    score = correct - leaf_penalty * count_leaves(node)
     if abs(score - value) > search.tol:  # pragma: no cover - would be a counter bug
         raise AssertionError(f"search value {value} disagrees with the tree's score {score}")
-    if not _meets(node, data, idx, int(min_leaf), max_leaves):  # pragma: no cover - a bug
+    if (min_leaf > 1 or max_leaves is not None) and \
+            not _meets(node, data, idx, int(min_leaf), max_leaves):  # pragma: no cover - a bug
         raise AssertionError("the search returned a tree that breaks its side constraints")
     bound = max(bound, score)
     optimal = bound <= score + search.tol and not search.stats.timed_out
