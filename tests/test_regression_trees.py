@@ -168,6 +168,11 @@ def test_a_categorical_column_is_split_one_hot():
 SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error")}
 
 
+def _kernel(name: str | None):
+    """The compiled kernels of the objective named (None: numpy only)."""
+    return None if name is None else kernels.for_objective(SquaredError())
+
+
 @pytest.mark.parametrize("solver", list(SOLVERS))
 @pytest.mark.parametrize("seed", range(6))
 def test_every_depth2_solver_matches_the_enumeration(seed, solver):
@@ -181,7 +186,7 @@ def test_every_depth2_solver_matches_the_enumeration(seed, solver):
     objective = SquaredError()
     for depth, pen, min_leaf in ((2, 0.0, 1), (2, 0.3, 2), (3, 0.0, 1), (3, 0.05, 2)):
         data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, pen, min_leaf,
-                              kernel)
+                              _kernel(kernel))
         found = search_tree(data, depth, dense_limit=dense_limit)
         assert found.optimal
         assert found.cost == pytest.approx(enumerate_best(X, y, w, depth, pen, min_leaf),
@@ -263,7 +268,8 @@ def test_a_stopped_search_keeps_a_valid_bound_and_a_real_tree(checks, kernel):
     X = df.to_numpy()
     objective = SquaredError()
     best = enumerate_best(X, y, w, 3, 0.2, 1)
-    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.2, 1, kernel)
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.2, 1,
+                          _kernel(kernel))
     found = search_tree(data, 3, CountedDeadline(checks),
                         lower=objective.lower_bound(X, y, w))
     assert found.bound <= best + 1e-12 <= found.cost + 2e-12
@@ -376,7 +382,7 @@ def test_min_leaf_bounds_use_the_unconstrained_optima(seed, solver):
     if kernel is not None and not kernels.available():
         pytest.skip("numba is not installed")
     data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf,
-                          kernel)
+                          _kernel(kernel))
     found = search_tree(data, 3, dense_limit=dense_limit)
     assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, 0.0, min_leaf), abs=1e-9)
 

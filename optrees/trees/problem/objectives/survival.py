@@ -14,6 +14,7 @@ weights, so scaling the statistics scales every tree's cost alike.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,8 +55,9 @@ def nelson_aalen(time: np.ndarray, event: np.ndarray, w: np.ndarray | None = Non
 
 class SurvivalLoss:
     """The leaf loss of survival trees given a fitted :class:`Baseline` (from
-    :meth:`fit`).  The search reads ``n_stats``, :meth:`row_stats`, :meth:`leaf_cost` and
-    :meth:`prediction`; targets are ``(n, 2)`` arrays of ``(event, time)``."""
+    :meth:`fit`).  The search reads ``n_stats``, :meth:`row_stats`, :meth:`leaf_cost` (on
+    floats, for the compiled searches: :meth:`leaf_cost_kernel`) and :meth:`prediction`;
+    targets are ``(n, 2)`` arrays of ``(event, time)``."""
 
     name = "survival"
     n_stats = 3
@@ -87,6 +89,14 @@ class SurvivalLoss:
         D, L, C = S[..., 0], S[..., 1], S[..., 2]
         ratio = np.divide(L, D, out=np.ones(D.shape), where=(D > 0) & (L > 0))
         return np.maximum(C + D * np.log(ratio), 0.0)
+
+    @staticmethod
+    def leaf_cost_kernel(D: float, L: float, C: float) -> float:
+        """:meth:`leaf_cost` of one leaf, on floats: the compiled searches' leaf cost
+        (numba compiles it into them, :mod:`optrees.trees.search.regression.specialise`)."""
+        if D > 0.0 and L > 0.0:
+            C = C + D * math.log(L / D)
+        return C if C > 0.0 else 0.0
 
     @staticmethod
     def prediction(S: np.ndarray) -> np.ndarray:
