@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .squared_error import identical_rows
+
 
 @dataclass(frozen=True)
 class Baseline:
@@ -115,8 +117,7 @@ class SurvivalLoss:
         X = np.asarray(X)
         if len(X) == 0:
             return 0.0
-        _, group = np.unique(X, axis=0, return_inverse=True)
-        group = group.ravel()
-        sums = np.zeros((group.max() + 1, self.n_stats))
-        np.add.at(sums, group, self.row_stats(y, w))
+        group = identical_rows(X)
+        stats = self.row_stats(y, w)
+        sums = np.stack([np.bincount(group, weights=column) for column in stats.T], axis=-1)
         return float(self.leaf_cost(sums).sum())
