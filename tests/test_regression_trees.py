@@ -165,12 +165,25 @@ def test_a_categorical_column_is_split_one_hot():
     assert "<= 0.5" not in text        # a category reads as a test, not as a threshold
 
 
-SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error")}
+SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error"),
+           "specialised": (0, "squared_error_copy")}
+
+
+class _SquaredErrorCopy(SquaredError):
+    """Squared error under another name: its kernels are the copies the factory makes
+    with :meth:`SquaredError.leaf_cost_kernel`, not the module's own."""
+
+    name = "squared_error_copy"
 
 
 def _kernel(name: str | None):
     """The compiled kernels of the objective named (None: numpy only)."""
-    return None if name is None else kernels.for_objective(SquaredError())
+    if name is None:
+        return None
+    kernel = kernels.for_objective(SquaredError() if name == "squared_error"
+                                   else _SquaredErrorCopy())
+    assert (kernel is kernels) == (name == "squared_error")
+    return kernel
 
 
 @pytest.mark.parametrize("solver", list(SOLVERS))

@@ -258,6 +258,25 @@ def test_compiled_searches_equal_numpy_and_enumeration(seed, depth, kind, lam, m
         assert cost == pytest.approx(expected, abs=1e-7), name
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_binary_search_depth4_equals_numpy(seed):
+    """Depth 4 on 0/1 columns (the compiled depth-3 kernel under a Python root): the numpy
+    search's optimum (the enumeration is too slow there; numpy meets it at depths 1-3)."""
+    pytest.importorskip("numba")
+    from optrees.trees.problem.objectives.survival import SurvivalLoss
+    from optrees.trees.search.regression import RegressionData, search_tree
+    from optrees.trees.search.regression.binary import BinaryRegression, search_binary
+
+    X, time, event, w = _survival_data(seed, "binary", n=24)
+    y = np.column_stack([event, time])
+    loss = SurvivalLoss.fit(y, w)
+    stats = loss.row_stats(y, w)
+    numpy = search_tree(RegressionData(X, stats, loss.leaf_cost, 0.01, 1), 4)
+    compiled = search_binary(BinaryRegression(X, stats, 0.01, 1, 0, loss), 4)
+    assert numpy.optimal and compiled.optimal
+    assert compiled.cost == pytest.approx(numpy.cost, abs=1e-9)
+
+
 @pytest.mark.parametrize("kind", ["binary", "numeric"])
 def test_fit_takes_the_compiled_search_once_loaded(kind):
     """With the kernels loaded, a fit on 0/1 columns takes the 0/1 search, one on numeric
