@@ -1,9 +1,8 @@
 """``python -m optrees.compile_all``: compile every numba kernel of the package into
 numba's disk cache (or load it from there): the 0/1 and numeric searches, the regression
 searches (every threshold, 0/1 columns; squared error and survival) and RUG's pricing
-tree.  Run once after an install,
-so that no later fit pays for a compilation.  (A module of its own: :mod:`.compiled`, which every
-kernel's user imports, must not import them.)"""
+tree.  Run once after an install, so that no later fit pays for a compilation.  (A module of
+its own: :mod:`.compiled`, which every kernel's user imports, must not import them.)"""
 
 from __future__ import annotations
 
