@@ -35,6 +35,7 @@ from ..search.regression import (
 from ..search.regression.binary import MAX_BINARY_DEPTH, BinaryRegression, search_binary
 from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree, midpoint
+from ..search.regression.specialise import AdditiveObjective
 
 MAX_REGRESSION_DEPTH = 4
 """Deepest regression tree solved over every threshold (both searches are tested to depth
@@ -85,7 +86,7 @@ class Searched:
     seconds: float
 
 
-def search_additive(objective, X: np.ndarray, stats: np.ndarray,
+def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarray,
                     cart_target: tuple[np.ndarray, np.ndarray | None], depth: int,
                     lam: float, min_leaf: int, deadline: Deadline,
                     lower_bound: Callable[[np.ndarray], float], random_state: int = 0,
@@ -147,8 +148,8 @@ def small_fit(X: np.ndarray, depth: int) -> bool:
     return depth <= 1 or (depth == 2 and X.size <= SMALL_REGRESSION_CELLS)
 
 
-def compiled_kernel(objective, depth: int, deadline: Deadline, small: bool = False
-                    ) -> ModuleType | SimpleNamespace | None:
+def compiled_kernel(objective: AdditiveObjective, depth: int, deadline: Deadline,
+                    small: bool = False) -> ModuleType | SimpleNamespace | None:
     """The compiled kernels of ``objective`` when a search of depth >= 2 can use them:
     numba importable, and the kernels loaded in this process, or (not a ``small`` fit)
     compiled or cached already or enough time left to compile them (their first
@@ -173,9 +174,10 @@ LARGE_CART_CELLS = 1_000_000
 x 40 at depth 4: 0.8 s), a smaller one only after a stop (milliseconds)."""
 
 
-def _solve_binary(objective, X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray],
-                  stats: np.ndarray, cart_target: tuple[np.ndarray, np.ndarray | None],
-                  depth: int, lam: float, min_leaf: int, deadline: Deadline,
+def _solve_binary(objective: AdditiveObjective, X: np.ndarray,
+                  two_valued: tuple[np.ndarray, np.ndarray], stats: np.ndarray,
+                  cart_target: tuple[np.ndarray, np.ndarray | None], depth: int,
+                  lam: float, min_leaf: int, deadline: Deadline,
                   lower_bound: Callable[[np.ndarray], float], random_state: int
                   ) -> tuple[RegressionFound, tuple | None, float]:
     """The 0/1 search on two-valued columns: its answer, CART's ``(cost, tree)`` (a stopped
@@ -202,7 +204,8 @@ def _solve_binary(objective, X: np.ndarray, two_valued: tuple[np.ndarray, np.nda
 
 
 def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Deadline,
-                objective: object = None) -> tuple[np.ndarray, np.ndarray] | None:
+                objective: AdditiveObjective | None = None
+                ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(lo, hi)`` per column when every column of ``X`` has at most two values and the
     0/1 search (:mod:`~optrees.trees.search.regression.binary`) can take the fit: every
     threshold of such a column is the same split, so its answer is the same optimum.  None
@@ -221,7 +224,7 @@ def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Dea
 
 
 def binary_kernels_usable(depth: int, deadline: Deadline, cells: int,
-                          objective: object = None) -> bool:
+                          objective: AdditiveObjective | None = None) -> bool:
     """numba importable, and the objective's 0/1 kernels loaded, or (beyond a small
     depth <= 2 fit) cached or with time to compile them."""
     if not kernels.available():

@@ -21,6 +21,7 @@ from ....solvers.deadline import Deadline, TimeUp
 from . import binary_kernels as k
 from .data import GAIN, Tree
 from .search import RegressionFound
+from .specialise import AdditiveObjective
 
 MAX_BINARY_DEPTH = 4
 """Deepest tree of this search (the root of depth 4 is the only Python level)."""
@@ -42,7 +43,7 @@ class BinaryRegression:
     penalty: float = 0.0
     min_leaf: int = 1
     seed: int = 0
-    objective: object | None = None
+    objective: AdditiveObjective | None = None
 
     def __post_init__(self) -> None:
         self.k = k.for_objective(self.objective)

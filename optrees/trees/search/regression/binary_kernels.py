@@ -22,7 +22,7 @@ from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
-from .specialise import specialise
+from .specialise import AdditiveObjective, specialise
 
 _JITTED = False
 _LOADED = False
@@ -318,7 +318,8 @@ LEAF_KERNELS = ("_best_side", "_depth2", "_depth1", "_stump_order", "_solve2", "
 (``_ones``, ``_key``, ``_total``, ``_pairs``, ``_split``) serve every objective."""
 
 
-def for_objective(objective: object) -> ModuleType | SimpleNamespace:
+def for_objective(objective: AdditiveObjective | None
+                  ) -> ModuleType | SimpleNamespace:
     """The compiled kernels of ``objective`` (its ``name`` and ``leaf_cost_kernel``): this
     module for squared error, else copies made for it, with this module's
     objective-free kernels."""

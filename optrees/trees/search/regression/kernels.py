@@ -19,7 +19,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from .data import GAIN, RegressionData, Tree, first_within
-from .specialise import specialise
+from .specialise import AdditiveObjective, specialise
 from .stump import split_at, stump
 
 KERNEL_LIMIT = 200_000_000
@@ -157,7 +157,7 @@ LEAF_KERNELS = ("_best_roots", "_stump")
 """The entry points, each calling ``_leaf``."""
 
 
-def for_objective(objective: object) -> ModuleType | SimpleNamespace:
+def for_objective(objective: AdditiveObjective) -> ModuleType | SimpleNamespace:
     """The compiled kernels of ``objective`` (its ``name`` and ``leaf_cost_kernel``): this
     module for squared error, else copies made for it (:func:`~.specialise.specialise`)."""
     jit()

@@ -18,6 +18,23 @@ import marshal
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FunctionType, ModuleType, SimpleNamespace
+from typing import Protocol
+
+import numpy as np
+
+
+class AdditiveObjective(Protocol):
+    """What the regression searches ask of an objective with three additive row
+    statistics (e.g. :class:`~optrees.trees.problem.objectives.squared_error.SquaredError`,
+    :class:`~optrees.trees.problem.objectives.survival.SurvivalLoss`)."""
+
+    name: str
+
+    def leaf_cost(self, S: np.ndarray) -> np.ndarray: ...
+
+    @staticmethod
+    def leaf_cost_kernel(a: float, b: float, c: float) -> float: ...
+
 
 _BUILT: dict[tuple[str, str], SimpleNamespace] = {}
 """Kernel sets made in this process, by (module, objective tag)."""
