@@ -5,15 +5,17 @@ one run (issue #45).
 Part 1, 0/1 data (pystreed's input): the numeric columns of scikit-survival's whas500, gbsg2
 and veterans data, each cut at its 20/40/60/80 % quantiles into 0/1 columns ``x <= q``, and
 a synthetic set; every fit on all rows.  Prints the training loss of both (equal when both
-prove optimality) and the fit times.  pystreed's training baseline gives a row the hazard of
-an event time up to 1e-6 above its own time, so on continuous times with near-ties (the
-synthetic set) its reported loss differs slightly from the same partition's loss here.
+prove optimality) and the fit times (best of ``--repeat``: the first fit of a process also
+imports numba and loads the compiled kernels).  pystreed's training baseline gives a row the
+hazard of an event time up to 1e-6 above its own time, so on continuous times with
+near-ties (the synthetic set) its reported loss differs slightly from the same partition's
+loss here.
 Part 2, held-out C-index at depth 2 (``--splits`` random 70/30 splits): ours over every
 threshold of the raw numeric columns, pystreed on the quantile 0/1 columns, and
 SurvivalTree(max_depth=2); mean and standard error.
 
 Usage: PYTHONPATH=$PWD python bench/survival_trees.py [--depths 2,3] [--splits 5]
-       [--time-limit 60]
+       [--time-limit 60] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -89,7 +91,18 @@ def pystreed_solver():
     return STreeDSurvivalAnalysis
 
 
-def part1(sets, depths: list[int], time_limit: float) -> None:
+def best_time(estimator, params: dict, X, y, repeat: int):
+    """``estimator(**params)`` fitted on ``X, y``, and its least fit time over ``repeat``
+    fits."""
+    best, out = np.inf, None
+    for _ in range(max(repeat, 1)):
+        t0 = time.perf_counter()
+        out = estimator(**params).fit(X, y)
+        best = min(best, time.perf_counter() - t0)
+    return out, best
+
+
+def part1(sets, depths: list[int], time_limit: float, repeat: int = 1) -> None:
     solver = pystreed_solver()
     print("# part 1: 0/1 columns, all rows; loss = STreeD's training loss")
     print(f"{'data':22s} {'n x F':>9s} d  {'status':8s} {'our loss':>10s} {'pystreed':>10s}"
@@ -97,14 +110,13 @@ def part1(sets, depths: list[int], time_limit: float) -> None:
     for name, (X, y) in sets.items():
         bits, _ = quantile_bits(X)
         for depth in depths:
-            t0 = time.perf_counter()
-            ours = OptimalSurvivalTree(depth=depth, time_limit=time_limit).fit(bits, y)
-            our_s = time.perf_counter() - t0
+            ours, our_s = best_time(OptimalSurvivalTree,
+                                    {"depth": depth, "time_limit": time_limit}, bits, y,
+                                    repeat)
             peer_loss = peer_s = np.nan
             if solver is not None:
-                t0 = time.perf_counter()
-                peer = solver(max_depth=depth, time_limit=time_limit).fit(bits, y)
-                peer_s = time.perf_counter() - t0
+                peer, peer_s = best_time(solver, {"max_depth": depth, "time_limit": time_limit},
+                                         bits, y, repeat)
                 peer_loss = peer.fit_result.score() * len(y)
             print(f"{name:22s} {f'{bits.shape[0]}x{bits.shape[1]}':>9s} {depth}  "
                   f"{ours.status_:8s} {ours.stats_['loss']:10.4f} {peer_loss:10.4f} "
@@ -154,9 +166,10 @@ def main() -> None:
     parser.add_argument("--depths", default="2,3")
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--time-limit", type=float, default=60.0)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sets = survival_sets()
-    part1(sets, [int(d) for d in args.depths.split(",")], args.time_limit)
+    part1(sets, [int(d) for d in args.depths.split(",")], args.time_limit, args.repeat)
     if args.splits > 0:
         part2(sets, args.splits, args.time_limit)
 

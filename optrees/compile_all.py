@@ -1,8 +1,8 @@
 """``python -m optrees.compile_all``: compile every numba kernel of the package into
 numba's disk cache (or load it from there): the 0/1 and numeric searches, the regression
-searches (every threshold, 0/1 columns) and RUG's pricing tree.  Run once after an install,
-so that no later fit pays for a compilation.  (A module of its own: :mod:`.compiled`, which every
-kernel's user imports, must not import them.)"""
+searches (every threshold, 0/1 columns; squared error and survival) and RUG's pricing
+tree.  Run once after an install, so that no later fit pays for a compilation.  (A module of
+its own: :mod:`.compiled`, which every kernel's user imports, must not import them.)"""
 
 from __future__ import annotations
 
@@ -10,15 +10,18 @@ from __future__ import annotations
 def compile_everything() -> None:
     """Compile (or load) every kernel."""
     from .rug.pricing import _compile as compile_pricing_tree
+    from .trees.problem.objectives.survival import SurvivalLoss
     from .trees.search.binary.warmup import compile_node3
     from .trees.search.numeric.warmup import compile_kernels as compile_numeric
-    from .trees.search.regression.binary_kernels import compile_kernels as compile_binary
-    from .trees.search.regression.kernels import compile_kernel as compile_regression
+    from .trees.search.regression import binary_kernels, kernels
 
     compile_numeric(deep=True)  # the 0/1 search's kernels too
     compile_node3()  # and its compiled depth-3 node (long: only here or in a long fit)
-    compile_regression()
-    compile_binary()  # the regression search on 0/1 columns
+    for objective in (None, SurvivalLoss):  # squared error (the modules' own), survival
+        kernels.compile_kernel(None if objective is None
+                               else kernels.for_objective(objective))
+        binary_kernels.compile_kernels(None if objective is None  # on 0/1 columns
+                                       else binary_kernels.for_objective(objective))
     compile_pricing_tree()
 
 

@@ -165,7 +165,25 @@ def test_a_categorical_column_is_split_one_hot():
     assert "<= 0.5" not in text        # a category reads as a test, not as a threshold
 
 
-SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error")}
+SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error"),
+           "specialised": (0, "squared_error_copy")}
+
+
+class _SquaredErrorCopy(SquaredError):
+    """Squared error under another name: its kernels are the copies the factory makes
+    with :meth:`SquaredError.leaf_cost_kernel`, not the module's own."""
+
+    name = "squared_error_copy"
+
+
+def _kernel(name: str | None):
+    """The compiled kernels of the objective named (None: numpy only)."""
+    if name is None:
+        return None
+    kernel = kernels.for_objective(SquaredError() if name == "squared_error"
+                                   else _SquaredErrorCopy())
+    assert (kernel is kernels) == (name == "squared_error")
+    return kernel
 
 
 @pytest.mark.parametrize("solver", list(SOLVERS))
@@ -181,7 +199,7 @@ def test_every_depth2_solver_matches_the_enumeration(seed, solver):
     objective = SquaredError()
     for depth, pen, min_leaf in ((2, 0.0, 1), (2, 0.3, 2), (3, 0.0, 1), (3, 0.05, 2)):
         data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, pen, min_leaf,
-                              kernel)
+                              _kernel(kernel))
         found = search_tree(data, depth, dense_limit=dense_limit)
         assert found.optimal
         assert found.cost == pytest.approx(enumerate_best(X, y, w, depth, pen, min_leaf),
@@ -263,7 +281,8 @@ def test_a_stopped_search_keeps_a_valid_bound_and_a_real_tree(checks, kernel):
     X = df.to_numpy()
     objective = SquaredError()
     best = enumerate_best(X, y, w, 3, 0.2, 1)
-    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.2, 1, kernel)
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.2, 1,
+                          _kernel(kernel))
     found = search_tree(data, 3, CountedDeadline(checks),
                         lower=objective.lower_bound(X, y, w))
     assert found.bound <= best + 1e-12 <= found.cost + 2e-12
@@ -376,7 +395,7 @@ def test_min_leaf_bounds_use_the_unconstrained_optima(seed, solver):
     if kernel is not None and not kernels.available():
         pytest.skip("numba is not installed")
     data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf,
-                          kernel)
+                          _kernel(kernel))
     found = search_tree(data, 3, dense_limit=dense_limit)
     assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, 0.0, min_leaf), abs=1e-9)
 

@@ -211,6 +211,96 @@ def test_leaf_kaplan_meier_curves():
         assert curve == pytest.approx(expected, abs=1e-12)
 
 
+# ------------------------------------------------------------------ the compiled paths
+
+
+def _survival_data(seed, kind, n=12):
+    """Rows of :func:`tiny` with 0/1 columns (``kind`` "binary") or its numeric ones, and
+    weights."""
+    X, time, event = tiny(seed, n)
+    rng = np.random.default_rng(300 + seed)
+    if kind == "binary":
+        X = (rng.random((n, 4)) < 0.5).astype(float)
+    w = rng.choice([0.5, 1.0, 2.0], size=n)
+    return X, time, event, w
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("depth", [1, 2, 3])
+@pytest.mark.parametrize("kind", ["binary", "numeric"])
+@pytest.mark.parametrize(("lam", "min_leaf"), [(0.0, 1), (0.01, 2)])
+def test_compiled_searches_equal_numpy_and_enumeration(seed, depth, kind, lam, min_leaf):
+    """The survival leaf cost in the compiled kernels (every threshold; 0/1 columns): the
+    optimum of the numpy search and of the enumeration."""
+    pytest.importorskip("numba")
+    from optrees.trees.problem.objectives.survival import SurvivalLoss
+    from optrees.trees.search.regression import RegressionData, kernels, search_tree
+    from optrees.trees.search.regression.binary import BinaryRegression, search_binary
+
+    X, time, event, w = _survival_data(seed, kind)
+    h = nelson_aalen_at(time, event, w)
+    one_leaf = leaf_deviance(h, event, w)
+    expected = best_tree(X, h / one_leaf, event, w / one_leaf, np.arange(len(time)), depth,
+                         lam, min_leaf)
+    loss = SurvivalLoss.fit(np.column_stack([event, time]), w)
+    stats = loss.row_stats(np.column_stack([event, time]), w) / one_leaf
+    costs = {}
+    for name, kernel in (("numpy", None), ("compiled", kernels.for_objective(loss))):
+        data = RegressionData(X, stats, loss.leaf_cost, lam, min_leaf, kernel)
+        found = search_tree(data, depth, dense_limit=0)  # depth 2 compiled, not dense
+        assert found.optimal
+        costs[name] = found.cost
+    if kind == "binary":
+        found = search_binary(BinaryRegression(X, stats, lam, min_leaf, 0, loss), depth)
+        assert found.optimal
+        costs["binary"] = found.cost
+    for name, cost in costs.items():
+        assert cost == pytest.approx(expected, abs=1e-7), name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_binary_search_depth4_equals_numpy(seed):
+    """Depth 4 on 0/1 columns (the compiled depth-3 kernel under a Python root): the numpy
+    search's optimum (the enumeration is too slow there; numpy meets it at depths 1-3)."""
+    pytest.importorskip("numba")
+    from optrees.trees.problem.objectives.survival import SurvivalLoss
+    from optrees.trees.search.regression import RegressionData, search_tree
+    from optrees.trees.search.regression.binary import BinaryRegression, search_binary
+
+    X, time, event, w = _survival_data(seed, "binary", n=24)
+    y = np.column_stack([event, time])
+    loss = SurvivalLoss.fit(y, w)
+    stats = loss.row_stats(y, w)
+    numpy = search_tree(RegressionData(X, stats, loss.leaf_cost, 0.01, 1), 4)
+    compiled = search_binary(BinaryRegression(X, stats, 0.01, 1, 0, loss), 4)
+    assert numpy.optimal and compiled.optimal
+    assert compiled.cost == pytest.approx(numpy.cost, abs=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["binary", "numeric"])
+def test_fit_takes_the_compiled_search_once_loaded(kind):
+    """With the kernels loaded, a fit on 0/1 columns takes the 0/1 search, one on numeric
+    columns the compiled search over every threshold; both the enumeration's optimum."""
+    pytest.importorskip("numba")
+    from optrees.trees.problem.objectives.survival import SurvivalLoss
+    from optrees.trees.search.regression import binary_kernels, kernels
+
+    X, time, event, w = _survival_data(7, kind, n=13)
+    y = np.column_stack([event, time])
+    loss = SurvivalLoss.fit(y, w)
+    binary_kernels.compile_kernels(binary_kernels.for_objective(loss))
+    kernels.compile_kernel(kernels.for_objective(loss))
+    h = nelson_aalen_at(time, event, w)
+    one_leaf = leaf_deviance(h, event, w)
+    expected = best_tree(X, h / one_leaf, event, w / one_leaf, np.arange(13), 3, 0.01, 1)
+    model = OptimalSurvivalTree(depth=3, lam=0.01).fit(X, structured(event, time),
+                                                       sample_weight=w)
+    assert model.stats_["search"] == ("binary" if kind == "binary" else "intervals")
+    assert model.stats_["search_backend"] == "numba"
+    assert model.status_ == "optimal"
+    assert model.objective_ == pytest.approx(expected, abs=1e-7)
+
+
 # ------------------------------------------------------------------ pystreed, a witness
 
 

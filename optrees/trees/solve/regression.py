@@ -1,6 +1,8 @@
 """The solve path of :class:`~optrees.estimators.regression.OptimalTreeRegressor`: the exact
 search over every threshold for squared error, CART first, the result as a
-:class:`FitResult` of a :class:`RegressionTree`.
+:class:`FitResult` of a :class:`RegressionTree`; and the part of it any objective with
+three additive row statistics shares (:func:`search_additive`, :func:`fit_result`; survival
+trees call them).
 
 The objective is ``SSE / (W var(y)) + lam * leaves`` (``W``: total weight, ``var``: the
 weighted variance of y), so ``lam`` means the same on every data set and a single leaf
@@ -11,6 +13,9 @@ the same objective, with statistics of order 1 (no cancellation in ``S_wy2 - S_w
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
@@ -30,6 +35,7 @@ from ..search.regression import (
 from ..search.regression.binary import MAX_BINARY_DEPTH, BinaryRegression, search_binary
 from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree, midpoint
+from ..search.regression.specialise import AdditiveObjective
 
 MAX_REGRESSION_DEPTH = 4
 """Deepest regression tree solved over every threshold (both searches are tested to depth
@@ -54,35 +60,80 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     var = float(weights @ (y - mean) ** 2 / total)
     spread = np.sqrt(var) if var > 0 else 1.0
     y_std, w_std = (y - mean) / spread, weights / total
-    t0 = time.perf_counter()
-    two_valued = binary_path(X, depth, max_leaves, deadline)
-    if two_valued is not None:
-        found, start, lower = _solve_binary(X, two_valued, y_std, w_std, depth, lam,
-                                            min_leaf, deadline, random_state)
-    else:
-        lower = objective.lower_bound(X, y_std, w_std)
-        data = RegressionData(X, objective.row_stats(y_std, w_std), objective.leaf_cost,
-                              lam, min_leaf,
-                              compiled_kernel(depth, deadline, small_fit(X, depth)))
-        start = cart_incumbent(data, y_std, w_std, depth, random_state, max_leaves)
-        found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
-    seconds = time.perf_counter() - t0
+    searched = search_additive(
+        objective, X, objective.row_stats(y_std, w_std), (y_std, w_std), depth, lam,
+        min_leaf, deadline, lambda Xs: objective.lower_bound(Xs, y_std, w_std),
+        random_state, max_leaves)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
-    tree = RegressionTree.from_nested(found.tree, X, y, weights, feature_names)
+    tree = RegressionTree.from_nested(searched.found.tree, X, y, weights, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
     value = objective.total(y_std, (tree.predict(X) - mean) / spread, w_std) \
         + lam * tree.n_leaves
+    return fit_result("regression", searched, tree, value)
+
+
+@dataclass
+class Searched:
+    """A search's answer (``found``), CART's ``(cost, tree)`` when it ran (``start``), the
+    equivalent-points bound (``lower``), the search taken (``path``: "binary" or
+    "intervals"), its kernels (``backend``: "numba" or "numpy") and its ``seconds``."""
+
+    found: RegressionFound
+    start: tuple | None
+    lower: float
+    path: str
+    backend: str
+    seconds: float
+
+
+def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarray,
+                    cart_target: tuple[np.ndarray, np.ndarray | None], depth: int,
+                    lam: float, min_leaf: int, deadline: Deadline,
+                    lower_bound: Callable[[np.ndarray], float], random_state: int = 0,
+                    max_leaves: int | None = None) -> Searched:
+    """The exact search of an objective with three additive row statistics ``stats``
+    (scaled so that costs are of order 1): on 0/1 columns the 0/1 search
+    (:mod:`~optrees.trees.search.regression.binary`), else the search over every threshold,
+    each compiled when it can be (the objective's ``leaf_cost_kernel``).  ``cart_target``:
+    ``(y, w)`` CART is fitted on for the first incumbent; ``lower_bound(X)``: a cost no tree
+    over the columns of ``X`` beats (without penalties)."""
+    t0 = time.perf_counter()
+    two_valued = binary_path(X, depth, max_leaves, deadline, objective)
+    if two_valued is not None:
+        found, start, lower = _solve_binary(objective, X, two_valued, stats, cart_target,
+                                            depth, lam, min_leaf, deadline, lower_bound,
+                                            random_state)
+        backend = "numba"
+    else:
+        lower = lower_bound(X)
+        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf,
+                              compiled_kernel(objective, depth, deadline,
+                                              small_fit(X, depth)))
+        start = cart_incumbent(data, *cart_target, depth, random_state, max_leaves)
+        found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
+        backend = "numpy" if data.kernel is None else "numba"
+    return Searched(found, start, lower, "binary" if two_valued is not None else "intervals",
+                    backend, time.perf_counter() - t0)
+
+
+def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float,
+               stats: dict | None = None) -> FitResult:
+    """The :class:`FitResult` of a search of :func:`search_additive` whose tree, rebuilt
+    from the training rows, has objective ``value``: its bound (``value`` when proved), the
+    progress line of ``task``, and the statistics (``stats`` added)."""
+    found = searched.found
     bound = value if found.optimal else min(found.bound, value)
-    progress("regression", seconds, incumbent=value, bound=bound,
+    progress(task, searched.seconds, incumbent=value, bound=bound,
              gap=abs(value - bound) / max(abs(value), 1e-9), nodes=found.evaluations,
              proved=found.optimal)
-    stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
-             "search_optimal": found.optimal, "thresholds": "all",
-             "search": "binary" if two_valued is not None else "intervals",
-             "cart_objective": np.nan if start is None else start[0],
-             "equivalent_points_bound": lower}
+    out = {"bb_nodes": 0, "search_seconds": searched.seconds,
+           "search_nodes": found.evaluations, "search_optimal": found.optimal,
+           "thresholds": "all", "search": searched.path, "search_backend": searched.backend,
+           "cart_objective": np.nan if searched.start is None else searched.start[0],
+           "equivalent_points_bound": searched.lower}
+    out.update(stats or {})
     return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
-                     seconds, stats)
+                     searched.seconds, out)
 
 
 SMALL_REGRESSION_CELLS = 5_000
@@ -97,21 +148,24 @@ def small_fit(X: np.ndarray, depth: int) -> bool:
     return depth <= 1 or (depth == 2 and X.size <= SMALL_REGRESSION_CELLS)
 
 
-def compiled_kernel(depth: int, deadline: Deadline, small: bool = False) -> str | None:
-    """The compiled kernels' name when a search of depth >= 2 can use them: numba
-    importable, and the kernels loaded in this process, or (not a ``small`` fit) compiled or
-    cached already or enough time left to compile them (their first compilation takes
-    seconds and cannot be interrupted)."""
+def compiled_kernel(objective: AdditiveObjective, depth: int, deadline: Deadline,
+                    small: bool = False) -> ModuleType | SimpleNamespace | None:
+    """The compiled kernels of ``objective`` when a search of depth >= 2 can use them:
+    numba importable, and the kernels loaded in this process, or (not a ``small`` fit)
+    compiled or cached already or enough time left to compile them (their first
+    compilation takes seconds and cannot be interrupted)."""
     if depth < 2 or not kernels.available():
         return None
-    if kernels.loaded():
-        return "squared_error"
+    if small and not kernels.imported():  # numpy finishes first: numba is not imported
+        return None
+    kernel = kernels.for_objective(objective)
+    if kernels.loaded(kernel):
+        return kernel
     if small:  # numpy finishes it in about the time numba's import and cache load take
         return None
-    kernels.jit()
-    if (kernels_ready(kernels, ["_best_roots", "_stump"])
+    if (kernels_ready(kernel, kernels.LEAF_KERNELS)
             or deadline.remaining() >= COMPILE_SECONDS):
-        return "squared_error"
+        return kernel
     return None
 
 
@@ -120,26 +174,27 @@ LARGE_CART_CELLS = 1_000_000
 x 40 at depth 4: 0.8 s), a smaller one only after a stop (milliseconds)."""
 
 
-def _solve_binary(X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray], y: np.ndarray,
-                  w: np.ndarray, depth: int, lam: float, min_leaf: int, deadline: Deadline,
-                  random_state: int) -> tuple[RegressionFound, tuple | None, float]:
-    """The 0/1 search on two-valued columns (``y``, ``w``: standardised): its answer, CART's
-    ``(cost, tree)`` (a stopped search keeps the cheaper of the two; nothing prunes with
-    CART, so it runs after a stop, or before the search on a large matrix, where it takes
-    a second that would come after the deadline) and the equivalent-points bound."""
-    objective = SquaredError()
+def _solve_binary(objective: AdditiveObjective, X: np.ndarray,
+                  two_valued: tuple[np.ndarray, np.ndarray], stats: np.ndarray,
+                  cart_target: tuple[np.ndarray, np.ndarray | None], depth: int,
+                  lam: float, min_leaf: int, deadline: Deadline,
+                  lower_bound: Callable[[np.ndarray], float], random_state: int
+                  ) -> tuple[RegressionFound, tuple | None, float]:
+    """The 0/1 search on two-valued columns: its answer, CART's ``(cost, tree)`` (a stopped
+    search keeps the cheaper of the two; nothing prunes with CART, so it runs after a stop,
+    or before the search on a large matrix, where it takes a second that would come after
+    the deadline) and the equivalent-points bound."""
     lo, hi = two_valued
     X01 = X > lo
-    lower = objective.lower_bound(X01, y, w)
-    stats = objective.row_stats(y, w)
+    lower = lower_bound(X01)
 
     def cart() -> tuple | None:
         data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)
-        return cart_incumbent(data, y, w, depth, random_state, None)
+        return cart_incumbent(data, *cart_target, depth, random_state, None)
 
     start = cart() if depth >= 3 and X.size >= LARGE_CART_CELLS else None
-    found = search_binary(BinaryRegression(X01, stats, lam, min_leaf, random_state or 0),
-                          depth, deadline, lower)
+    found = search_binary(BinaryRegression(X01, stats, lam, min_leaf, random_state or 0,
+                                           objective), depth, deadline, lower)
     if not found.optimal:
         start = cart() if start is None else start
         if start is not None and start[0] < found.cost:
@@ -148,37 +203,41 @@ def _solve_binary(X: np.ndarray, two_valued: tuple[np.ndarray, np.ndarray], y: n
     return found, start, lower
 
 
-def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Deadline
+def binary_path(X: np.ndarray, depth: int, max_leaves: int | None, deadline: Deadline,
+                objective: AdditiveObjective | None = None
                 ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(lo, hi)`` per column when every column of ``X`` has at most two values and the
     0/1 search (:mod:`~optrees.trees.search.regression.binary`) can take the fit: every
     threshold of such a column is the same split, so its answer is the same optimum.  None
-    (the interval search) with a leaf budget, above depth 4, without numba, or when its
-    kernels are neither loaded nor worth compiling (a small fit, or too little time)."""
+    (the interval search) with a leaf budget, above depth 4, without numba, or when the
+    objective's kernels are neither loaded nor worth compiling (a small fit, or too little
+    time).  ``objective``: None for squared error."""
     if (depth > MAX_BINARY_DEPTH or (max_leaves is not None and max_leaves < 2 ** depth)
             or len(X) < 2):
         return None
     lo, hi = X.min(axis=0), X.max(axis=0)
     if not ((X == lo) | (X == hi)).all():  # first: numeric data never loads these kernels
         return None
-    if not binary_kernels_usable(depth, deadline, X.size):
+    if not binary_kernels_usable(depth, deadline, X.size, objective):
         return None
     return lo, hi
 
 
-def binary_kernels_usable(depth: int, deadline: Deadline, cells: int) -> bool:
-    """numba importable, and the 0/1 kernels loaded, or (beyond a small depth <= 2 fit)
-    cached or with time to compile them."""
+def binary_kernels_usable(depth: int, deadline: Deadline, cells: int,
+                          objective: AdditiveObjective | None = None) -> bool:
+    """numba importable, and the objective's 0/1 kernels loaded, or (beyond a small
+    depth <= 2 fit) cached or with time to compile them."""
     if not kernels.available():
         return False
-    if binary_kernels.loaded():
+    if binary_kernels.imported() and binary_kernels.loaded(
+            binary_kernels.for_objective(objective)):
         return True
     if depth <= 2 and cells <= SMALL_REGRESSION_CELLS:
         return False
-    binary_kernels.jit()
-    if (kernels_ready(binary_kernels, binary_kernels.ENTRY_POINTS)
+    kernel = binary_kernels.for_objective(objective)
+    if (kernels_ready(kernel, binary_kernels.ENTRY_POINTS)
             or deadline.remaining() >= COMPILE_SECONDS):
-        binary_kernels.compile_kernels()  # loaded from then on: no disk check per fit
+        binary_kernels.compile_kernels(kernel)  # loaded from then on: no disk check per fit
         return True
     return False
 

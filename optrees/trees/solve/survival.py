@@ -1,5 +1,6 @@
 """The solve path of :class:`~optrees.estimators.survival.OptimalSurvivalTree`: the exact
-search over every threshold (:mod:`optrees.trees.search.regression`) with the survival leaf
+search of :func:`~optrees.trees.solve.regression.search_additive` (on 0/1 columns the 0/1
+search, else every threshold; compiled with the survival leaf cost) with the survival leaf
 loss (:mod:`optrees.trees.problem.objectives.survival`), CART on the null model's martingale
 residuals first, the result as a :class:`FitResult` of a
 :class:`~optrees.models.regression_tree.RegressionTree` whose leaf values are hazard ratios.
@@ -8,24 +9,17 @@ The objective is ``loss / loss_1 + lam * leaves`` (``loss_1``: the loss of a sin
 so ``lam`` means the same on every data set and a single leaf costs ``1 + lam``; the search
 runs on statistics divided by ``loss_1`` (the loss is homogeneous in them), with costs of
 order 1 as the search's tolerances assume.  The raw loss (STreeD's) is ``stats["loss"]``.
-
-The compiled depth-2 kernels are written for squared error; this objective takes the numpy
-paths (exact, slower at depth 3).
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from ..._logging import progress
 from ...models.regression_tree import RegressionTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
 from ..problem.objectives.survival import SurvivalLoss
-from ..search.regression import RegressionData, search_tree
-from ..search.regression.cart import cart_incumbent
+from .regression import fit_result, search_additive
 
 MAX_SURVIVAL_DEPTH = 3
 """Deepest survival tree solved over every threshold (the search is tested to depth 3)."""
@@ -47,29 +41,17 @@ def solve_survival_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     row_stats = loss.row_stats(y, w)
     one_leaf = float(loss.leaf_cost(row_stats.sum(axis=0)))
     scale = one_leaf if one_leaf > 0 else 1.0
-    data = RegressionData(X, row_stats / scale, loss.leaf_cost, lam, min_leaf, None)
-    t0 = time.perf_counter()
-    lower = loss.lower_bound(X, y, w) / scale
     residual = y[:, 0] - loss.baseline(y[:, 1])  # martingale residuals of one leaf
-    start = cart_incumbent(data, residual, w, depth, random_state, max_leaves)
-    found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
-    seconds = time.perf_counter() - t0
+    searched = search_additive(
+        loss, X, row_stats / scale, (residual, w), depth, lam, min_leaf, deadline,
+        lambda Xs: loss.lower_bound(Xs, y, w) / scale, random_state, max_leaves)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
-    tree = hazard_tree(found.tree, X, y, w, loss, feature_names)
+    tree = hazard_tree(searched.found.tree, X, y, w, loss, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
     raw = tree_loss(tree, X, row_stats, loss)
     value = raw / scale + lam * tree.n_leaves
-    bound = value if found.optimal else min(found.bound, value)
-    progress("survival", seconds, incumbent=value, bound=bound,
-             gap=abs(value - bound) / max(abs(value), 1e-9), nodes=found.evaluations,
-             proved=found.optimal)
-    stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
-             "search_optimal": found.optimal, "thresholds": "all", "loss": raw,
-             "single_leaf_loss": one_leaf,
-             "cart_objective": np.nan if start is None else start[0],
-             "equivalent_points_bound": lower}
-    result = FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
-                       seconds, stats)
+    result = fit_result("survival", searched, tree, value,
+                        {"loss": raw, "single_leaf_loss": one_leaf})
     return result, loss
 
 

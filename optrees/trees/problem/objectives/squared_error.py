@@ -17,8 +17,9 @@ import numpy as np
 class SquaredError:
     """Weighted sum of squared errors; the cheapest prediction of a leaf is its mean.
 
-    The search reads ``n_stats``, :meth:`row_stats`, :meth:`leaf_cost` and
-    :meth:`prediction`; :meth:`lower_bound` is a cost no tree over given features can beat.
+    The search reads ``n_stats``, :meth:`row_stats`, :meth:`leaf_cost` (on floats:
+    :meth:`leaf_cost_kernel`) and :meth:`prediction`; :meth:`lower_bound` is a cost no
+    tree over given features can beat.
     """
 
     name = "squared_error"
@@ -45,6 +46,16 @@ class SquaredError:
         w, wy = S[..., 0], S[..., 1]
         explained = np.divide(wy * wy, w, out=np.zeros(w.shape), where=w > 0)
         return np.maximum(S[..., 2] - explained, 0.0)
+
+    @staticmethod
+    def leaf_cost_kernel(w: float, wy: float, wy2: float) -> float:
+        """:meth:`leaf_cost` of one leaf, on floats, for the compiled searches (whose own
+        copy, compiled and cached with them, is the same function:
+        :mod:`optrees.trees.search.regression.kernels`)."""
+        if w <= 0.0:
+            return 0.0
+        value = wy2 - wy * wy / w
+        return value if value > 0.0 else 0.0
 
     @staticmethod
     def prediction(S: np.ndarray) -> np.ndarray:

@@ -14,9 +14,12 @@ weights, so scaling the statistics scales every tree's cost alike.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .squared_error import identical_rows
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,9 @@ def nelson_aalen(time: np.ndarray, event: np.ndarray, w: np.ndarray | None = Non
 
 class SurvivalLoss:
     """The leaf loss of survival trees given a fitted :class:`Baseline` (from
-    :meth:`fit`).  The search reads ``n_stats``, :meth:`row_stats`, :meth:`leaf_cost` and
-    :meth:`prediction`; targets are ``(n, 2)`` arrays of ``(event, time)``."""
+    :meth:`fit`).  The search reads ``n_stats``, :meth:`row_stats`, :meth:`leaf_cost` (on
+    floats, for the compiled searches: :meth:`leaf_cost_kernel`) and :meth:`prediction`;
+    targets are ``(n, 2)`` arrays of ``(event, time)``."""
 
     name = "survival"
     n_stats = 3
@@ -89,6 +93,14 @@ class SurvivalLoss:
         return np.maximum(C + D * np.log(ratio), 0.0)
 
     @staticmethod
+    def leaf_cost_kernel(D: float, L: float, C: float) -> float:
+        """:meth:`leaf_cost` of one leaf, on floats: the compiled searches' leaf cost
+        (numba compiles it into them, :mod:`optrees.trees.search.regression.specialise`)."""
+        if D > 0.0 and L > 0.0:
+            C = C + D * math.log(L / D)
+        return C if C > 0.0 else 0.0
+
+    @staticmethod
     def prediction(S: np.ndarray) -> np.ndarray:
         """The hazard ratio ``theta = D / L`` of leaves with statistics ``S``; with no event,
         ``0.5 / L`` (half an event, LeBlanc & Crowley p. 416, as STreeD), 0 when empty."""
@@ -105,8 +117,7 @@ class SurvivalLoss:
         X = np.asarray(X)
         if len(X) == 0:
             return 0.0
-        _, group = np.unique(X, axis=0, return_inverse=True)
-        group = group.ravel()
-        sums = np.zeros((group.max() + 1, self.n_stats))
-        np.add.at(sums, group, self.row_stats(y, w))
+        group = identical_rows(X)
+        stats = self.row_stats(y, w)
+        sums = np.stack([np.bincount(group, weights=column) for column in stats.T], axis=-1)
         return float(self.leaf_cost(sums).sum())

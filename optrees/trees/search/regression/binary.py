@@ -1,5 +1,6 @@
-"""Exact squared-error trees on 0/1 features, depths 1-4 (issue #43): a dynamic program
-over row subsets in the manner of MurTree/STreeD, compiled (:mod:`.binary_kernels`).
+"""Exact trees on 0/1 features for an objective with three additive row statistics
+(squared error, survival), depths 1-4 (issue #43): a dynamic program over row subsets in
+the manner of MurTree/STreeD, compiled (:mod:`.binary_kernels`).
 
 Depth <= 2 is one pass over pair sums; depth 3 loops over root features with both
 children's depth-2 optima cached by subset; depth 4 loops over root features here, in
@@ -20,6 +21,7 @@ from ....solvers.deadline import Deadline, TimeUp
 from . import binary_kernels as k
 from .data import GAIN, Tree
 from .search import RegressionFound
+from .specialise import AdditiveObjective
 
 MAX_BINARY_DEPTH = 4
 """Deepest tree of this search (the root of depth 4 is the only Python level)."""
@@ -32,22 +34,24 @@ child took 1-1.5 s, the stop came 1.7 s late)."""
 
 @dataclass
 class BinaryRegression:
-    """A 0/1 matrix ``X`` (n x F), row statistics ``stats`` (n x 3: w, w y, w y^2), the
-    ``penalty`` per leaf and ``min_leaf`` (rows per leaf)."""
+    """A 0/1 matrix ``X`` (n x F), row statistics ``stats`` (n x 3: for squared error
+    w, w y, w y^2), the ``penalty`` per leaf, ``min_leaf`` (rows per leaf) and the
+    ``objective`` whose ``leaf_cost_kernel`` costs a leaf (None: squared error)."""
 
     X: np.ndarray
     stats: np.ndarray
     penalty: float = 0.0
     min_leaf: int = 1
     seed: int = 0
+    objective: AdditiveObjective | None = None
 
     def __post_init__(self) -> None:
-        k.jit()
+        self.k = k.for_objective(self.objective)
         self.X = np.ascontiguousarray(self.X, dtype=np.uint8)
         self.n, self.F = self.X.shape
         self.S = np.ascontiguousarray(
             np.hstack([np.asarray(self.stats, dtype=np.float64), np.ones((self.n, 1))]))
-        self.ptr, self.ones = k._ones(self.X)
+        self.ptr, self.ones = self.k._ones(self.X)
         self.ml = float(self.min_leaf)
         self._z: np.ndarray | None = None
         self._cache: dict | None = None
@@ -70,18 +74,18 @@ class BinaryRegression:
 
     def leaf(self, rows: np.ndarray) -> float:
         """Cost of the subset as one leaf."""
-        w, wy, wy2 = self.S[rows, :3].sum(axis=0)
-        return float(max(wy2 - wy * wy / w, 0.0) if w > 0 else 0.0) + self.penalty
+        a, b, c = self.S[rows, :3].sum(axis=0)
+        return float(self.k._leaf.py_func(a, b, c)) + self.penalty
 
     def solve2(self, rows: np.ndarray) -> tuple[float, int, int, int]:
-        return k._solve2(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
-                         np.empty((self.F, self.F, 4)), self.ml, self.penalty, GAIN)
+        return self.k._solve2(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
+                              np.empty((self.F, self.F, 4)), self.ml, self.penalty, GAIN)
 
     def root2(self, rows: np.ndarray) -> tuple[float, int, int, int]:
         """:meth:`solve2` of the whole data, not cached."""
         P = np.empty((self.F, self.F, 4))
-        k._pairs(rows, self.ptr, self.ones, self.S, P)
-        return k._depth2(P, self.S[rows].sum(axis=0), self.ml, self.penalty, GAIN)
+        self.k._pairs(rows, self.ptr, self.ones, self.S, P)
+        return self.k._depth2(P, self.S[rows].sum(axis=0), self.ml, self.penalty, GAIN)
 
     def solve3(self, rows: np.ndarray, ub: float, deadline: Deadline | None = None
                ) -> tuple[float, int]:
@@ -90,25 +94,25 @@ class BinaryRegression:
         checking ``deadline`` between them (the compiled loop cannot be stopped); the same
         order and answer."""
         if deadline is None or len(rows) * self.F * self.F <= INTERRUPTIBLE_WORK:
-            return k._depth3(rows, self.X, self.ptr, self.ones, self.S, self.z, self.cache,
-                             self.ml, self.penalty, GAIN, ub)
+            return self.k._depth3(rows, self.X, self.ptr, self.ones, self.S, self.z,
+                                  self.cache, self.ml, self.penalty, GAIN, ub)
         pen = self.penalty
         T = self.S[rows].sum(axis=0)
         best, root = self.leaf(rows), -1
         Ppar = np.empty((self.F, self.F, 4))
-        k._pairs(rows, self.ptr, self.ones, self.S, Ppar)
+        self.k._pairs(rows, self.ptr, self.ones, self.S, Ppar)
         P = np.empty_like(Ppar)
-        kp = k._key(rows, self.z)
-        for f in k._stump_order(rows, self.X, self.S, pen):
+        kp = self.k._key(rows, self.z)
+        for f in self.k._stump_order(rows, self.X, self.S, pen):
             n1 = Ppar[f, f, 3]
             if min(n1, T[3] - n1) < max(self.ml, 0.5):
                 continue
             if 2.0 * pen >= min(best, ub) - GAIN:
                 break
             deadline.check()
-            left, right = k._split(rows, self.X, f)
-            cl, cr = k._children2(left, right, kp, Ppar, T, self.ptr, self.ones, self.S, self.z,
-                                  self.cache, P, self.ml, pen, GAIN)
+            left, right = self.k._split(rows, self.X, f)
+            cl, cr = self.k._children2(left, right, kp, Ppar, T, self.ptr, self.ones, self.S,
+                                       self.z, self.cache, P, self.ml, pen, GAIN)
             if cl + cr < best - GAIN:
                 best, root = cl + cr, int(f)
         return best, root
@@ -119,8 +123,8 @@ class BinaryRegression:
         already; ``below``: its children's roots, when known), rebuilt from the cache (the
         depth-3 pass runs again, on cached children)."""
         if depth == 1:
-            return _stump_tree(k._depth1(rows, self.X, self.S, self.ml, self.penalty,
-                                         GAIN)[1])
+            return _stump_tree(self.k._depth1(rows, self.X, self.S, self.ml, self.penalty,
+                                              GAIN)[1])
         if depth == 2:
             _, f, gl, gr = self.root2(rows) if len(rows) == self.n else self.solve2(rows)
             if f < 0:
@@ -129,7 +133,7 @@ class BinaryRegression:
         f = self.solve3(rows, np.inf)[1] if root is None else root
         if f < 0:
             return None
-        left, right = k._split(rows, self.X, f)
+        left, right = self.k._split(rows, self.X, f)
         fl, fr = (None, None) if below is None else below
         return (f, 0.5, self.tree(left, depth - 1, fl), self.tree(right, depth - 1, fr))
 
@@ -149,20 +153,20 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
     rows = np.arange(data.n, dtype=np.int64)
     pen = data.penalty
     if depth == 1:
-        cost, f = k._depth1(rows, data.X, data.S, data.ml, pen, GAIN)
+        cost, f = data.k._depth1(rows, data.X, data.S, data.ml, pen, GAIN)
         return RegressionFound(_stump_tree(f), float(cost), float(cost), True, 1)
     if depth == 2:  # one pass, no deadline check needed
         cost, f, gl, gr = data.root2(rows)
         tree = None if f < 0 else (int(f), 0.5, _stump_tree(gl), _stump_tree(gr))
         return RegressionFound(tree, float(cost), float(cost), True, 1)
     best, root = data.leaf(rows), -1
-    order = k._stump_order(rows, data.X, data.S, pen)
+    order = data.k._stump_order(rows, data.X, data.S, pen)
     if depth == 3:
         Ppar = np.empty((data.F, data.F, 4))
-        k._pairs(rows, data.ptr, data.ones, data.S, Ppar)
+        data.k._pairs(rows, data.ptr, data.ones, data.S, Ppar)
         P = np.empty_like(Ppar)
         T = data.S.sum(axis=0)
-        kp = k._key(rows, data.z)
+        kp = data.k._key(rows, data.z)
     counts = data.S[:, 3] @ data.X
     stopped, evaluations, below = False, 0, None
     try:
@@ -175,10 +179,10 @@ def search_binary(data: BinaryRegression, depth: int, deadline: Deadline | None 
             n1 = counts[f]
             if min(n1, data.n - n1) < max(data.min_leaf, 1):
                 continue
-            left, right = k._split(rows, data.X, f)
+            left, right = data.k._split(rows, data.X, f)
             if depth == 3:
-                cl, cr = k._children2(left, right, kp, Ppar, T, data.ptr, data.ones, data.S,
-                                      data.z, data.cache, P, data.ml, pen, GAIN)
+                cl, cr = data.k._children2(left, right, kp, Ppar, T, data.ptr, data.ones, data.S,
+                                           data.z, data.cache, P, data.ml, pen, GAIN)
             else:
                 cl, fl = data.solve3(left, bound - pen, deadline)
                 if cl + pen >= bound - GAIN:

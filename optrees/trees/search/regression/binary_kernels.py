@@ -1,12 +1,15 @@
-"""Squared-error trees on 0/1 features, compiled (numba): depth 2 from pair sums, depth 3 as
-a loop over root features with cached depth-2 children (issue #43, STreeD-style).
+"""Trees on 0/1 features, compiled (numba): depth 2 from pair sums, depth 3 as a loop over
+root features with cached depth-2 children (issue #43, STreeD-style).
 
-Row statistics are ``S[i] = (w, w y, w y^2, 1)``.  For a row subset, ``P[f, g]`` (f <= g)
-sums the statistics of its rows with ``x_f = x_g = 1`` (``P[f, f]``: with ``x_f = 1``); with
-the subset's total ``T`` every cell of a depth-2 tree is one of ``P[f, g]``,
-``P[f, f] - P[f, g]``, ``P[g, g] - P[f, g]`` or ``T - P[f, f] - P[g, g] + P[f, g]``, so the
-best depth-2 tree costs O(F^2) once ``P`` is known (O(m k^2), k ones per row).  A child's
-``P`` is its parent's less its sibling's: only the smaller side is summed.
+Row statistics are three additive ones and the count, ``S[i] = (w, w y, w y^2, 1)`` for
+squared error, whose leaf cost ``_leaf`` is this module's; another objective's kernels are
+copies with its own leaf cost (:func:`for_objective`, :mod:`.specialise`).  For a row
+subset, ``P[f, g]`` (f <= g) sums the statistics of its rows with ``x_f = x_g = 1``
+(``P[f, f]``: with ``x_f = 1``); with the subset's total ``T`` every cell of a depth-2 tree
+is one of ``P[f, g]``, ``P[f, f] - P[f, g]``, ``P[g, g] - P[f, g]`` or
+``T - P[f, f] - P[g, g] + P[f, g]``, so the best depth-2 tree costs O(F^2) once ``P`` is
+known (O(m k^2), k ones per row).  A child's ``P`` is its parent's less its sibling's: only
+the smaller side is summed.
 
 A subset is named by two 64-bit sums of random per-row keys (``z``, wrapping): the depth-2
 cache's key.  Two different subsets share it with probability about 2^-128 per pair.
@@ -14,13 +17,19 @@ cache's key.  Two different subsets share it with probability about 2^-128 per p
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType, SimpleNamespace
+
 import numpy as np
+
+from .specialise import AdditiveObjective, specialise
 
 _JITTED = False
 _LOADED = False
 
 
-def _sse(w: float, wy: float, wy2: float) -> float:
+def _leaf(w: float, wy: float, wy2: float) -> float:
+    """Squared error of a leaf with summed statistics ``(w, w y, w y^2)``."""
     if w <= 0.0:
         return 0.0
     value = wy2 - wy * wy / w
@@ -91,7 +100,7 @@ def _best_side(P: np.ndarray, side: np.ndarray, f: int, x: int, min_leaf: float,
     """Best leaf or stump of the rows of the subset with ``x_f = x`` (statistics ``side``);
     ``(cost, g)`` with ``g = -1`` for the leaf."""
     F = P.shape[0]
-    best = _sse(side[0], side[1], side[2]) + penalty
+    best = _leaf(side[0], side[1], side[2]) + penalty
     where = -1
     n = side[3]
     for g in range(F):
@@ -109,7 +118,7 @@ def _best_side(P: np.ndarray, side: np.ndarray, f: int, x: int, min_leaf: float,
         bn = n - an
         if an < min_leaf or bn < min_leaf or an < 0.5 or bn < 0.5:
             continue
-        c = (_sse(aw, awy, awy2) + _sse(side[0] - aw, side[1] - awy, side[2] - awy2)
+        c = (_leaf(aw, awy, awy2) + _leaf(side[0] - aw, side[1] - awy, side[2] - awy2)
              + 2.0 * penalty)
         if c < best - gain:
             best, where = c, g
@@ -121,7 +130,7 @@ def _depth2(P: np.ndarray, T: np.ndarray, min_leaf: float, penalty: float, gain:
     """``(cost, f, g_left, g_right)``: the best tree of depth <= 2 of a subset with pair sums
     ``P`` and total ``T`` (f = -1: a leaf; g = -1: that child is a leaf; left: ``x_f = 0``)."""
     F = P.shape[0]
-    best = _sse(T[0], T[1], T[2]) + penalty
+    best = _leaf(T[0], T[1], T[2]) + penalty
     bf = bl = br = -1
     left = np.empty(4)
     for f in range(F):
@@ -150,15 +159,15 @@ def _depth1(rows: np.ndarray, X: np.ndarray, S: np.ndarray, min_leaf: float,
             if X[r, f]:
                 for k in range(4):
                     C[f, k] += S[r, k]
-    best = _sse(T[0], T[1], T[2]) + penalty
+    best = _leaf(T[0], T[1], T[2]) + penalty
     bf = -1
     for f in range(F):
         n1 = C[f, 3]
         n0 = T[3] - n1
         if n1 < min_leaf or n0 < min_leaf or n1 < 0.5 or n0 < 0.5:
             continue
-        c = (_sse(C[f, 0], C[f, 1], C[f, 2])
-             + _sse(T[0] - C[f, 0], T[1] - C[f, 1], T[2] - C[f, 2]) + 2.0 * penalty)
+        c = (_leaf(C[f, 0], C[f, 1], C[f, 2])
+             + _leaf(T[0] - C[f, 0], T[1] - C[f, 1], T[2] - C[f, 2]) + 2.0 * penalty)
         if c < best - gain:
             best, bf = c, f
     return best, bf
@@ -192,8 +201,8 @@ def _stump_order(rows: np.ndarray, X: np.ndarray, S: np.ndarray, penalty: float
                     C[f, k] += S[r, k]
     cost = np.empty(F)
     for f in range(F):
-        cost[f] = (_sse(C[f, 0], C[f, 1], C[f, 2])
-                   + _sse(T[0] - C[f, 0], T[1] - C[f, 1], T[2] - C[f, 2]))
+        cost[f] = (_leaf(C[f, 0], C[f, 1], C[f, 2])
+                   + _leaf(T[0] - C[f, 0], T[1] - C[f, 1], T[2] - C[f, 2]))
     return np.argsort(cost, kind="mergesort")
 
 
@@ -245,7 +254,7 @@ def _depth3(rows: np.ndarray, X: np.ndarray, ptr: np.ndarray, ones: np.ndarray,
     costs less than ``ub``; else a cost >= ``ub`` (the optimum is >= ``ub`` then)."""
     F = X.shape[1]
     T = _total(rows, S)
-    best = _sse(T[0], T[1], T[2]) + penalty
+    best = _leaf(T[0], T[1], T[2]) + penalty
     bf = -1
     if best < 2.0 * penalty + gain:  # no split pays for its second leaf
         return best, bf
@@ -269,16 +278,21 @@ def _depth3(rows: np.ndarray, X: np.ndarray, ptr: np.ndarray, ones: np.ndarray,
     return best, bf
 
 
+def imported() -> bool:
+    """Whether :func:`jit` has run (numba is imported in this process then)."""
+    return _JITTED
+
+
 def jit() -> None:
     """Decorate the kernels with numba (once; compiled or loaded from the cache at the first
     call)."""
-    global _sse, _ones, _key, _total, _pairs, _best_side, _depth2, _depth1, _split, _stump_order
+    global _leaf, _ones, _key, _total, _pairs, _best_side, _depth2, _depth1, _split, _stump_order
     global _solve2, _children2, _depth3, _JITTED
     if _JITTED:
         return
     from numba import njit
 
-    _sse = njit(cache=True)(_sse)
+    _leaf = njit(cache=True)(_leaf)
     _ones = njit(cache=True)(_ones)
     _key = njit(cache=True)(_key)
     _total = njit(cache=True)(_total)
@@ -298,6 +312,26 @@ ENTRY_POINTS = ["_ones", "_key", "_depth1", "_depth2", "_solve2", "_depth3", "_s
                 "_children2",
                 "_pairs", "_stump_order"]
 
+LEAF_KERNELS = ("_best_side", "_depth2", "_depth1", "_stump_order", "_solve2", "_children2",
+                "_depth3")
+"""The kernels that call ``_leaf`` (directly or through another); the others
+(``_ones``, ``_key``, ``_total``, ``_pairs``, ``_split``) serve every objective."""
+
+
+def for_objective(objective: AdditiveObjective | None
+                  ) -> ModuleType | SimpleNamespace:
+    """The compiled kernels of ``objective`` (its ``name`` and ``leaf_cost_kernel``): this
+    module for squared error, else copies made for it, with this module's
+    objective-free kernels."""
+    jit()
+    module = sys.modules[__name__]
+    if objective is None or objective.name == "squared_error":
+        return module
+    kernels = specialise(module, LEAF_KERNELS, objective.name, objective.leaf_cost_kernel)
+    for name in set(ENTRY_POINTS) - set(LEAF_KERNELS):
+        setattr(kernels, name, getattr(module, name))
+    return kernels
+
 
 def new_cache() -> dict:
     """An empty depth-2 cache (a numba typed dict: subset key -> :func:`_depth2`'s answer)."""
@@ -309,33 +343,46 @@ def new_cache() -> dict:
                                               types.int64)))
 
 
-def compile_kernels() -> None:
-    """Compile (or load from numba's cache) every entry point on a tiny problem, so that
-    :func:`loaded` holds afterwards."""
+def compile_kernels(kernels: ModuleType | SimpleNamespace | None = None) -> None:
+    """Compile (or load from numba's cache) every entry point (of this module when None) on
+    a tiny problem, so that :func:`loaded` holds afterwards."""
     jit()
+    k = sys.modules[__name__] if kernels is None else kernels
     X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]], dtype=np.uint8)
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0],
                   [1.0, 3.0, 9.0, 1.0]])
-    ptr, ones = _ones(X)
+    ptr, ones = k._ones(X)
     z = np.arange(8, dtype=np.int64).reshape(4, 2)
     everything = np.arange(4, dtype=np.int64)
     cache = new_cache()
-    _depth1(everything, X, S, 1.0, 0.0, 0.0)
-    _solve2(everything, X, ptr, ones, S, z, cache, np.empty((2, 2, 4)), 1.0, 0.0, 0.0)
-    _depth3(everything, X, ptr, ones, S, z, cache, 1.0, 0.0, 0.0, np.inf)
-    left, right = _split(everything, X, 0)
+    k._depth1(everything, X, S, 1.0, 0.0, 0.0)
+    k._solve2(everything, X, ptr, ones, S, z, cache, np.empty((2, 2, 4)), 1.0, 0.0, 0.0)
+    k._depth3(everything, X, ptr, ones, S, z, cache, 1.0, 0.0, 0.0, np.inf)
+    left, right = k._split(everything, X, 0)
     P = np.empty((2, 2, 4))
-    _pairs(everything, ptr, ones, S, P)
-    _depth2(P, S.sum(axis=0), 1.0, 0.0, 0.0)
-    _children2(left, right, _key(everything, z), P, S.sum(axis=0), ptr, ones, S, z,
-               new_cache(), np.empty_like(P), 1.0, 0.0, 0.0)
-    _stump_order(everything, X, S, 0.0)
+    k._pairs(everything, ptr, ones, S, P)
+    k._depth2(P, S.sum(axis=0), 1.0, 0.0, 0.0)
+    k._children2(left, right, k._key(everything, z), P, S.sum(axis=0), ptr, ones, S, z,
+                 new_cache(), np.empty_like(P), 1.0, 0.0, 0.0)
+    k._stump_order(everything, X, S, 0.0)
 
 
-def loaded() -> bool:
-    """The kernels have machine code in this process already (checked once true: reading
-    the dispatchers' signatures costs half a millisecond a fit)."""
+_LOADED_SETS: set[int] = set()
+"""Kernel sets other than this module's found loaded (by id; they live for the process)."""
+
+
+def loaded(kernels: ModuleType | SimpleNamespace | None = None) -> bool:
+    """The kernels (this module's when None) have machine code in this process already
+    (checked once true: reading the dispatchers' signatures costs half a millisecond a
+    fit)."""
     global _LOADED
-    if not _LOADED:
-        _LOADED = _JITTED and all(bool(globals()[name].signatures) for name in ENTRY_POINTS)
-    return _LOADED
+    if kernels is None or kernels is sys.modules[__name__]:
+        if not _LOADED:
+            _LOADED = _JITTED and all(bool(globals()[name].signatures)
+                                      for name in ENTRY_POINTS)
+        return _LOADED
+    if id(kernels) not in _LOADED_SETS:
+        if not all(bool(getattr(kernels, name).signatures) for name in ENTRY_POINTS):
+            return False
+        _LOADED_SETS.add(id(kernels))
+    return True

@@ -29,15 +29,15 @@ class RegressionData:
     """``X`` (n x F floats), ``stats`` (n x k additive row statistics of the objective,
     with a last column of ones appended here: the row count), ``cost`` (summed statistics
     ``(..., k)`` -> leaf cost, vectorized), ``penalty`` (cost per leaf), ``min_leaf``
-    (fewest rows per leaf), ``kernel`` (the name of a compiled depth-2 kernel for this
-    objective, :mod:`.kernels`; None: numpy only)."""
+    (fewest rows per leaf), ``kernel`` (the compiled kernels of this objective,
+    :func:`.kernels.for_objective`; None: numpy only)."""
 
     X: np.ndarray
     stats: np.ndarray
     cost: Callable[[np.ndarray], np.ndarray]
     penalty: float = 0.0
     min_leaf: int = 1
-    kernel: str | None = None
+    kernel: object | None = None
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)

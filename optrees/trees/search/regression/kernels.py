@@ -1,20 +1,25 @@
-"""Depth 1 and 2 for squared error, compiled (numba).  Depth 2: every root split of every
-feature, and for each the best stump on each side, by one scan of each feature's sorted
-rows per root position (O(F^2 m^2) for m rows, F features, with no temporaries); depth 1:
-one scan per feature (the interval search's step on large subsets).
+"""Depth 1 and 2 over every threshold, compiled (numba).  Depth 2: every root split of
+every feature, and for each the best stump on each side, by one scan of each feature's
+sorted rows per root position (O(F^2 m^2) for m rows, F features, with no temporaries);
+depth 1: one scan per feature (the interval search's step on large subsets).
 
 The same answer as :func:`~.dense.depth2` (tests hold them to it); it runs when numba is
-importable and the objective is squared error (statistics ``(w, w y, w y^2)`` and the
-count), for every depth-2 subproblem of a depth-3 search.
+importable, for every depth-2 subproblem of a depth-3 search.  The statistics are three
+additive ones and the count; the leaf cost ``_leaf`` is squared error's ``(w, w y, w y^2)``
+here, and another objective's in the copies :func:`for_objective` makes
+(:mod:`.specialise`).
 """
 
 from __future__ import annotations
 
+import sys
 from importlib.util import find_spec
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
 from .data import GAIN, RegressionData, Tree, first_within
+from .specialise import AdditiveObjective, specialise
 from .stump import split_at, stump
 
 KERNEL_LIMIT = 200_000_000
@@ -26,7 +31,8 @@ _JITTED = False
 that never runs them never pays numba's import)."""
 
 
-def _sse(w: float, wy: float, wy2: float) -> float:
+def _leaf(w: float, wy: float, wy2: float) -> float:
+    """Squared error of a leaf with summed statistics ``(w, w y, w y^2)``."""
     if w <= 0.0:
         return 0.0
     value = wy2 - wy * wy / w
@@ -56,8 +62,8 @@ def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarr
             continue
         n_left, n_right = p + 1, m - p - 1
         # the best leaf or stump of each side, with min_leaf and without
-        left_limited = left_free = _sse(lw, lwy, lwy2) + penalty
-        right_limited = right_free = _sse(tw - lw, twy - lwy, twy2 - lwy2) + penalty
+        left_limited = left_free = _leaf(lw, lwy, lwy2) + penalty
+        right_limited = right_free = _leaf(tw - lw, twy - lwy, twy2 - lwy2) + penalty
         for g in range(F):
             aw = awy = awy2 = 0.0   # left child's rows before q in g's order
             bw = bwy = bwy2 = 0.0   # right child's
@@ -77,14 +83,14 @@ def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarr
                 if not X[s, g] < X[order[g, q + 1], g]:
                     continue
                 if 0 < an < n_left:
-                    c = (_sse(aw, awy, awy2) + _sse(lw - aw, lwy - awy, lwy2 - awy2)
+                    c = (_leaf(aw, awy, awy2) + _leaf(lw - aw, lwy - awy, lwy2 - awy2)
                          + 2 * penalty)
                     left_free = min(left_free, c)
                     if an >= min_leaf and n_left - an >= min_leaf:
                         left_limited = min(left_limited, c)
                 if 0 < bn < n_right:
                     rw, rwy, rwy2 = tw - lw, twy - lwy, twy2 - lwy2
-                    c = (_sse(bw, bwy, bwy2) + _sse(rw - bw, rwy - bwy, rwy2 - bwy2)
+                    c = (_leaf(bw, bwy, bwy2) + _leaf(rw - bw, rwy - bwy, rwy2 - bwy2)
                          + 2 * penalty)
                     right_free = min(right_free, c)
                     if bn >= min_leaf and n_right - bn >= min_leaf:
@@ -106,7 +112,7 @@ def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
         tw += S[r, 0]
         twy += S[r, 1]
         twy2 += S[r, 2]
-    leaf = free = _sse(tw, twy, twy2) + penalty
+    leaf = free = _leaf(tw, twy, twy2) + penalty
     cost = np.inf
     best_f = best_p = -1
     for g in range(F):
@@ -118,7 +124,7 @@ def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
             awy2 += S[s, 2]
             if not X[s, g] < X[order[g, q + 1], g]:
                 continue
-            c = _sse(aw, awy, awy2) + _sse(tw - aw, twy - awy, twy2 - awy2) + 2 * penalty
+            c = _leaf(aw, awy, awy2) + _leaf(tw - aw, twy - awy, twy2 - awy2) + 2 * penalty
             free = min(free, c)
             if q + 1 >= min_leaf and m - q - 1 >= min_leaf and c < cost - gain:
                 cost, best_f, best_p = c, g, q
@@ -127,19 +133,38 @@ def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
     return cost, free, best_f, best_p
 
 
+def imported() -> bool:
+    """Whether :func:`jit` has run (numba is imported in this process then)."""
+    return _JITTED
+
+
 def jit() -> None:
     """Decorate the kernels with numba (once; the machine code is compiled or loaded from
     numba's cache at their first call)."""
-    global _sse, _best_roots, _stump, _JITTED
+    global _leaf, _best_roots, _stump, _JITTED
     if _JITTED:
         return
     from numba import njit
 
-    # _sse first: the other two call it, and numba resolves it when they compile
-    _sse = njit(cache=True)(_sse)
+    # _leaf first: the other two call it, and numba resolves it when they compile
+    _leaf = njit(cache=True)(_leaf)
     _best_roots = njit(cache=True)(_best_roots)
     _stump = njit(cache=True)(_stump)
     _JITTED = True
+
+
+LEAF_KERNELS = ("_best_roots", "_stump")
+"""The entry points, each calling ``_leaf``."""
+
+
+def for_objective(objective: AdditiveObjective) -> ModuleType | SimpleNamespace:
+    """The compiled kernels of ``objective`` (its ``name`` and ``leaf_cost_kernel``): this
+    module for squared error, else copies made for it (:func:`~.specialise.specialise`)."""
+    jit()
+    if objective.name == "squared_error":
+        return sys.modules[__name__]
+    return specialise(sys.modules[__name__], LEAF_KERNELS, objective.name,
+                      objective.leaf_cost_kernel)
 
 
 def available() -> bool:
@@ -148,31 +173,36 @@ def available() -> bool:
     return find_spec("numba") is not None
 
 
-def loaded() -> bool:
-    """The kernels have machine code in this process already (nothing left to pay)."""
-    return _JITTED and bool(_best_roots.signatures) and bool(_stump.signatures)
+def loaded(kernel: ModuleType | SimpleNamespace | None = None) -> bool:
+    """The kernels (this module's when None) have machine code in this process already
+    (nothing left to pay)."""
+    if kernel is None:
+        if not _JITTED:
+            return False
+        kernel = sys.modules[__name__]
+    return all(bool(getattr(kernel, name).signatures) for name in LEAF_KERNELS)
 
 
-def stump_sse(data: RegressionData, order: np.ndarray, min_leaf: int
-              ) -> tuple[float, float, Tree]:
-    """:func:`~.stump.stump` for squared error, compiled."""
-    jit()
-    cost, free, f, p = _stump(data.X, data.stats, order, min_leaf, data.penalty, GAIN)
+def stump_compiled(data: RegressionData, order: np.ndarray, min_leaf: int
+                   ) -> tuple[float, float, Tree]:
+    """:func:`~.stump.stump`, compiled (the kernels ``data.kernel``)."""
+    cost, free, f, p = data.kernel._stump(data.X, data.stats, order, min_leaf, data.penalty,
+                                          GAIN)
     if f < 0:
         return cost, free, None
     return cost, free, (f, data.threshold(order, f, p), None, None)
 
 
-def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
-               ) -> tuple[float, float, Tree]:
+def depth2_compiled(data: RegressionData, order: np.ndarray, min_leaf: int
+                    ) -> tuple[float, float, Tree]:
     """``(cost, free_cost, tree)`` of the best tree of depth <= 2 on the subset (as
-    :func:`~.dense.depth2`), for squared error."""
-    jit()
+    :func:`~.dense.depth2`), compiled (the kernels ``data.kernel``)."""
+    best_roots = data.kernel._best_roots
     cost, free, tree = stump(data, order, min_leaf)
     best, where = cost, None
     for f in range(data.F):
         ranks = data.ranks(order, f)
-        roots = _best_roots(data.X, data.stats, order, ranks, f, min_leaf, data.penalty)
+        roots = best_roots(data.X, data.stats, order, ranks, f, min_leaf, data.penalty)
         if len(roots):
             free = min(free, float(roots[:, 1].min()))
             p = first_within(roots[:, 0])
@@ -185,13 +215,15 @@ def depth2_sse(data: RegressionData, order: np.ndarray, min_leaf: int
     return cost, min(free, cost), tree
 
 
-def compile_kernel() -> None:
-    """Compile (or load from numba's cache) the kernel on a tiny problem."""
+def compile_kernel(kernel: ModuleType | SimpleNamespace | None = None) -> None:
+    """Compile (or load from numba's cache) the kernels (this module's when None) on a tiny
+    problem."""
     if not available():
         return
     jit()
+    kernel = sys.modules[__name__] if kernel is None else kernel
     X = np.array([[0.0], [1.0], [2.0]])
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
     order = np.array([[0, 1, 2]])
-    _best_roots(X, S, order, order.copy(), 0, 1, 0.0)
-    _stump(X, S, order, 1, 0.0, GAIN)
+    kernel._best_roots(X, S, order, order.copy(), 0, 1, 0.0)
+    kernel._stump(X, S, order, 1, 0.0, GAIN)

@@ -26,7 +26,7 @@ import numpy as np
 from ....solvers.deadline import Deadline, TimeUp
 from .data import GAIN, RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
-from .kernels import KERNEL_LIMIT, depth2_sse, stump_sse
+from .kernels import KERNEL_LIMIT, depth2_compiled, stump_compiled
 from .stump import stump
 
 ABOVE = ("above",)
@@ -97,12 +97,12 @@ class RegressionSearch:
         if budget is not None and budget >= 2 ** depth:
             budget = None
         if budget is None and depth == 2:
-            if self.data.kernel == "squared_error" and (m * F) ** 2 <= KERNEL_LIMIT:
-                return depth2_sse(self.data, order, min_leaf)  # exact, compiled
+            if self.data.kernel is not None and (m * F) ** 2 <= KERNEL_LIMIT:
+                return depth2_compiled(self.data, order, min_leaf)  # exact, compiled
             if m * m * F <= self.dense_limit:
                 return depth2(self.data, order, min_leaf)  # exact, vectorized
-        if self.data.kernel == "squared_error":
-            cost, free, tree = stump_sse(self.data, order, min_leaf)
+        if self.data.kernel is not None:
+            cost, free, tree = stump_compiled(self.data, order, min_leaf)
         else:
             cost, free, tree = stump(self.data, order, min_leaf)
         if budget == 1:
