@@ -237,3 +237,24 @@ def test_bad_teacher_and_too_few_rows_for_folds():
     t2[:3] = [1, 1, 2]
     with pytest.raises(OptreesInputError, match="fewer than the 5 folds"):
         OptimalPolicyTree(teacher="dr").fit(X, t2, y)
+
+
+@pytest.mark.parametrize("seed,K,min_leaf", [(3, 3, 1), (4, 3, 4), (5, 2, 3)])
+def test_mip_alone_finds_the_same_optimum(monkeypatch, seed, K, min_leaf):
+    """Without the searches (as after a search stopped by the time limit) the BendOCT MIP on
+    the pseudo-rows proves the same optimum."""
+    from optrees.estimators import policy
+    from optrees.trees.solve.fit import TreeMethod
+
+    monkeypatch.setattr(policy, "TreeMethod",
+                        lambda form, search, penalty, name: TreeMethod(form, False, penalty,
+                                                                       name))
+    X, t, y, mu, yhat, w = make_data(seed, 30, K)
+    m = OptimalPolicyTree(depth=2, lam=0.01, teacher="dr", min_samples_leaf=min_leaf).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    G = gamma_oracle("dr", t, y, mu, yhat, K)
+    want = best_tree_value(X.to_numpy(float), G, w, 2, 0.01, min_leaf)
+    assert m.status_ == "optimal" and "search_seconds" not in m.stats_
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+    assert policy_value(G, w, m.predict(X)) - 0.01 * m.tree_.n_leaves == \
+        pytest.approx(want, abs=1e-9)
