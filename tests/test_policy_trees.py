@@ -258,3 +258,17 @@ def test_mip_alone_finds_the_same_optimum(monkeypatch, seed, K, min_leaf):
     assert m.objective_ == pytest.approx(want, abs=1e-9)
     assert policy_value(G, w, m.predict(X)) - 0.01 * m.tree_.n_leaves == \
         pytest.approx(want, abs=1e-9)
+
+
+def test_cross_fitting_leaves_out_zero_weight_rows():
+    from sklearn.dummy import DummyRegressor
+
+    X, t, y, mu, _, _ = make_data(15, 40, 2)
+    w = np.ones(40)
+    w[5] = 0.0
+    y[5] = 1e6  # seen by no model
+    m = OptimalPolicyTree(depth=1, teacher="dm", cv=2, outcome_model=DummyRegressor()).fit(
+        X, t, y, mu, sample_weight=w)
+    assert np.isnan(m.outcome_predictions_[5]).all()
+    assert np.nanmax(m.outcome_predictions_) < 100
+    assert np.isnan(m.scores_[5]).all() and np.isfinite(np.delete(m.scores_, 5, 0)).all()

@@ -79,7 +79,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     teacher needs and is not given is estimated by ``cv``-fold cross-fitting on X (one-hot
     categoricals): ``propensity_model`` (default logistic regression; estimates below 0.01
     are raised to it) and ``outcome_model`` per treatment (default gradient boosting); the
-    estimates are ``propensity_`` and ``outcome_predictions_`` (None when not estimated).
+    estimates are ``propensity_`` and ``outcome_predictions_`` (None when not estimated;
+    the models are fitted without weights, on the rows of positive weight; nan on the others).
 
     Fitted: ``tree_`` (leaf counts: historic treatments' weights), ``treatments_``,
     ``objective_`` (above, in the teacher's outcome units per unit of weight), ``bound_``
@@ -132,21 +133,25 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         w = fit_weights(sample_weight, None, np.arange(K), t)
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
+        keep = np.ones(n, dtype=bool) if w is None else w > 0  # weight 0: as if not there
         self.propensity_ = self.outcome_predictions_ = None
         if estimate_mu or estimate_yhat:
             features = pd.get_dummies(df, dtype=float).to_numpy(dtype=np.float64)
             mu_hat, yhat_hat = cross_fit(
-                features, t, y, K, p.cv,
+                features[keep], t[keep], y[keep], K, p.cv,
                 _default(p.propensity_model, "propensity") if estimate_mu else None,
                 _default(p.outcome_model, "outcome", p.random_state) if estimate_yhat
                 else None, p.random_state)
-            mu = mu_hat if estimate_mu else mu
-            yhat = yhat_hat if estimate_yhat else yhat
-            self.propensity_, self.outcome_predictions_ = mu_hat, yhat_hat
-        gamma = teacher_scores(p.teacher, t, y, K, mu, yhat)
+            if estimate_mu:
+                mu = self.propensity_ = _spread(mu_hat, keep)
+            if estimate_yhat:
+                yhat = self.outcome_predictions_ = _spread(yhat_hat, keep)
+        gamma = np.full((n, K), np.nan)
+        gamma[keep] = teacher_scores(p.teacher, t[keep], y[keep], K,
+                                     None if mu is None else mu[keep],
+                                     None if yhat is None else yhat[keep])
         self.scores_ = gamma
-        if w is not None:  # rows of weight 0 are as if they were not there
-            gamma = gamma[w > 0]
+        gamma = gamma[keep]
         df, t, w = drop_weightless(df, t, w)
         scores = PolicyScores(gamma)
         result, treatments = self._solve(df, t, w, scores, K, p, deadline)
@@ -190,10 +195,10 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the
         weighted mean of ``Gamma[i, k]`` over the training rows ``i`` of the leaf the row
-        reaches, ``k`` the leaf's treatment."""
+        reaches, ``k`` the leaf's treatment (nan for a leaf no training row reaches)."""
         check_is_fitted(self, "tree_")
         leaves = self.apply(X)
-        return np.array([self.leaf_values_[int(leaf)] for leaf in leaves])
+        return np.array([self.leaf_values_.get(int(leaf), np.nan) for leaf in leaves])
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:
@@ -205,6 +210,13 @@ def _default(model: Any, kind: str, random_state: Any = None) -> Any:
         return LogisticRegression(max_iter=1000)
     from sklearn.ensemble import GradientBoostingRegressor
     return GradientBoostingRegressor(random_state=random_state)
+
+
+def _spread(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Estimates of the rows ``keep`` as an array over all rows (nan elsewhere)."""
+    out = np.full((len(keep), *values.shape[1:]), np.nan)
+    out[keep] = values
+    return out
 
 
 def _leaf_values(leaves: np.ndarray, predicted: np.ndarray, gamma: np.ndarray,
