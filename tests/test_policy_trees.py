@@ -272,3 +272,47 @@ def test_cross_fitting_leaves_out_zero_weight_rows():
     assert np.isnan(m.outcome_predictions_[5]).all()
     assert np.nanmax(m.outcome_predictions_) < 100
     assert np.isnan(m.scores_[5]).all() and np.isfinite(np.delete(m.scores_, 5, 0)).all()
+
+
+def test_view_bound_maps_back_to_regret():
+    """For any policy, the view's weighted accuracy maps back (ClassificationView.bound) to
+    its regret per unit of weight + lam * leaves, regret from the definition."""
+    from optrees.trees.problem.objectives.policy import PolicyScores
+
+    rng = np.random.default_rng(16)
+    n, K, lam, leaves = 40, 3, 0.03, 4
+    G = rng.normal(size=(n, K))
+    w = rng.uniform(0.5, 2.0, n)
+    view = PolicyScores(G).view(None, w)
+    W, Wv = w.sum(), view.weights.sum()
+    for _ in range(5):
+        pred = rng.integers(0, K, n)
+        correct = view.weights[view.labels == pred[view.rows]].sum()
+        view_objective = correct / Wv - view.lam(lam, "leaves", W) * leaves
+        regret = sum(w[i] * (G[i].max() - G[i, pred[i]]) for i in range(n))
+        assert view.bound(view_objective, lam, "leaves", W) == pytest.approx(
+            regret / W + lam * leaves)
+
+
+def test_stopped_fit_reports_an_upper_bound(monkeypatch):
+    """A fit stopped early (status time_limit) reports the value objective and an upper
+    bound above it: the regret's lower bound mapped back."""
+    import optrees.estimators.policy as policy
+    from optrees.estimators._base import TimeLimitWarning
+
+    real = policy.TreeFit
+
+    class Stopped(real):
+        def solve(self, *args, **kwargs):
+            result, encoding = super().solve(*args, **kwargs)
+            result.status, result.bound = "time_limit", result.objective - 0.1
+            return result, encoding
+
+    monkeypatch.setattr(policy, "TreeFit", Stopped)
+    X, t, y, mu, yhat, w = make_data(17, 30, 3)
+    with pytest.warns(TimeLimitWarning):
+        m = OptimalPolicyTree(depth=2, teacher="dr").fit(X, t, y, mu, yhat, sample_weight=w)
+    G = gamma_oracle("dr", t, y, mu, yhat, 3)
+    assert m.objective_ == pytest.approx(policy_value(G, w, m.predict(X)))
+    assert m.bound_ == pytest.approx(m.objective_ + 0.1)
+    assert m.gap_ == pytest.approx(0.1 / abs(m.objective_))
