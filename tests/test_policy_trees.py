@@ -316,3 +316,13 @@ def test_stopped_fit_reports_an_upper_bound(monkeypatch):
     assert m.objective_ == pytest.approx(policy_value(G, w, m.predict(X)))
     assert m.bound_ == pytest.approx(m.objective_ + 0.1)
     assert m.gap_ == pytest.approx(0.1 / abs(m.objective_))
+
+
+def test_indifferent_scores_give_one_leaf():
+    """Every treatment scores the same for every row: one leaf, value = mean score."""
+    X, t, y, _, _, w = make_data(18, 30, 2)
+    yhat = np.repeat(np.random.default_rng(18).normal(size=(30, 1)), 2, axis=1)
+    m = OptimalPolicyTree(depth=2, teacher="dm", lam=0.01).fit(
+        X, t, y, outcome_predictions=yhat, sample_weight=w)
+    assert m.status_ == "optimal" and m.tree_.n_leaves == 1
+    assert m.objective_ == pytest.approx(yhat[:, 0] @ w / w.sum() - 0.01)
