@@ -10,6 +10,10 @@ gradient boosting, 5 folds) and passed to both.
 
 Part 1, 0/1 columns (each column cut at its 20/40/60/80 % training quantiles, pystreed's
 input): the training policy value of both (equal when both prove optimality) and times.
+Measured (n = 1000, 10 seeds, depths 2-3): equal in 19 of 20 fits; seed 8 at depth 3,
+pystreed's tree is worth 0.662536 by the same scores, ours 0.664309; pystreed with
+``feature_ordering="in-order"`` finds 0.664309 too (its default "gini" ordering does not,
+with or without its bounds, caches and depth-2 solver).
 Part 2, held out: ours over every threshold of the raw columns, pystreed on its own quantile
 binarization (5 thresholds); on test rows with known counterfactuals, the share of rows given
 their best treatment and the regret ``mean_i (max_k mu_k(x_i) - mu_policy(x_i))``, mean and
