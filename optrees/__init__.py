@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         TimeLimitWarning,
         UnseenCategoryWarning,
     )
+    from .estimators.policy import OptimalPolicyTree
     from .estimators.survival import OptimalSurvivalTree
     from .fairness import FairnessWarning
     from .io import load_model, save_model
@@ -53,6 +54,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
     "Binarizer": ".encoding.binarize",
     "compare": ".comparison",
     "FairnessWarning": ".fairness",
+    "OptimalPolicyTree": ".estimators.policy",
     "OptimalSurvivalTree": ".estimators.survival",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
@@ -80,6 +82,7 @@ __all__ = [
     "OCTClassifier",
     "OMTClassifier",
     "OMTRegressor",
+    "OptimalPolicyTree",
     "OptimalSurvivalTree",
     "OptimalTreeRegressor",
     "OptimalTreeRegressorCV",

@@ -164,7 +164,8 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
     share = deadline.share(share_of_time)
     fair = problem.fairness
     view = problem.view
-    if fair is None and view is not None:  # the objective's own rows, 1 / copies of them
+    if fair is None and view is not None and view.y is not None:
+        # the objective's own rows (1 / copies of them) with its gains
         found = solve_subtree(problem.X[::view.copies], view.y, problem.depth,
                               problem.leaf_penalty, sample_weight=view.best,
                               n_classes=problem.n_classes, deadline=share, backend=backend,

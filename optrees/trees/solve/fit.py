@@ -37,7 +37,7 @@ from .binary import solve_tree
 from .engines import Request, binary_search_off, every_threshold_off, numeric_search_off
 from .feature_costs import solve_with_feature_costs
 from .numeric import solve_numeric_tree
-from .views import solve_costs
+from .views import ViewObjective, solve_costs
 
 FAIR_BINS = 20
 """Quantile cuts per numeric column of ``binarizer="auto"`` under fairness when the exact front
@@ -120,13 +120,16 @@ class TreeFit:
 
     # ------------------------------------------------------------------ entry
     def solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
-              classes: np.ndarray, deadline: Deadline, groups: np.ndarray | None = None
-              ) -> tuple[FitResult, Encoding]:
+              classes: np.ndarray, deadline: Deadline, groups: np.ndarray | None = None,
+              objective: ViewObjective | None = None) -> tuple[FitResult, Encoding]:
         """The fit's tree for its objective: accuracy, a cost matrix, feature costs
-        (``groups``: the sensitive group of each row, when not a column of ``df``)."""
+        (``groups``: the sensitive group of each row, when not a column of ``df``), or
+        ``objective``, another objective solved on its view (a policy's scores)."""
         p = self.p
         self.groups = groups
         self.request(df).check()
+        if objective is not None:
+            return self._costs(objective, df, y, w, classes, deadline)
         costs = p.get("misclassification_costs")
         matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
         if p.get("feature_costs") is not None:
@@ -250,7 +253,7 @@ class TreeFit:
                          else 2)
 
     # ------------------------------------------------------------------ other objectives
-    def _costs(self, costs: MisclassificationCosts, df: pd.DataFrame, y: np.ndarray,
+    def _costs(self, costs: ViewObjective, df: pd.DataFrame, y: np.ndarray,
                w: np.ndarray | None, classes: np.ndarray, deadline: Deadline
                ) -> tuple[FitResult, Encoding]:
         """The tree of least misclassification cost: the same solve on the cost objective's

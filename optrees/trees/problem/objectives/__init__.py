@@ -24,7 +24,8 @@ from .view import ClassificationView
 OBJECTIVES = {"misclassification_costs": "costs:MisclassificationCosts",
               "feature_costs": "feature_costs:FeatureCosts",
               "squared_error": "squared_error:SquaredError",
-              "survival": "survival:SurvivalLoss"}
+              "survival": "survival:SurvivalLoss",
+              "policy": "policy:PolicyScores"}
 """The registration: estimator parameter -> the objective's module and class here (weighted
 accuracy, the engines' native objective, needs none).  Loaded on use, so this package stays
 importable from :mod:`optrees.trees.problem.tree_problem`."""

@@ -1,0 +1,290 @@
+"""OptimalPolicyTree: which treatment for whom, as a provably optimal tree learned from
+observational data (historic treatment, outcome, propensity and outcome models)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import (
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Check,
+    GeneratedInit,
+    Integer,
+    Options,
+    Param,
+    Params,
+    Real,
+    as_given,
+    validate_params,
+)
+from .._validation import OptreesInputError, fit_weights
+from ..models.result import FitResult
+from ..trees.mip.benders import BendersOCT
+from ..trees.problem.objectives.policy import (
+    NEEDS,
+    TEACHERS,
+    PolicyScores,
+    cross_fit,
+    teacher_scores,
+)
+from ..trees.solve.fit import TreeFit, TreeMethod
+from ._base import (
+    _BinaryInput,
+    _TreePredictor,
+    drop_weightless,
+    fit_deadline,
+    fit_frame,
+    logged_fit,
+    mark_numeric,
+    stop_on_ctrl_c,
+    store_result,
+)
+from .tree_params import (
+    BENDERS_DEFAULTS,
+    BINARIZER,
+    DEPTH,
+    MAX_LEAVES,
+    MIN_SAMPLES_LEAF,
+    SIDE_DEFAULTS,
+    WARM_START,
+)
+
+MODEL = Check("None or a scikit-learn estimator", as_given)
+
+
+class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimator):
+    """Optimal prescriptive (policy) tree: each leaf recommends one treatment, and the tree
+    maximises the teacher's estimated mean outcome of its policy minus ``lam`` per leaf,
+
+        objective = (1 / W) sum_i w_i Gamma[i, policy(x_i)] - lam * leaves,
+
+    ``Gamma`` the ``teacher``'s scores (``"ipw"``, ``"dm"``, ``"dr"``, as in FlowOPT and
+    pystreed; :mod:`optrees.trees.problem.objectives.policy`), ``W`` the total weight.  The
+    same exact engines as :class:`BendOCTClassifier` solve it (every threshold of numeric
+    columns at depth <= 4, the 0/1 subtree search, the BendOCT MIP), on weighted-accuracy
+    pseudo-rows: larger outcomes are better (negate a cost).
+
+    ``fit(X, treatment, outcome, propensity=None, outcome_predictions=None,
+    sample_weight=None)``: ``treatment`` integers ``0..K-1`` (K >= 2: from the columns of
+    ``outcome_predictions`` or a propensity matrix when given, else the number of distinct
+    treatments), ``propensity`` the probability of each row's own treatment (or an ``n x
+    K`` matrix of all of them), in (0, 1]; ``outcome_predictions`` ``n x K``.  What the
+    teacher needs and is not given is estimated by ``cv``-fold cross-fitting on X (one-hot
+    categoricals): ``propensity_model`` (default logistic regression; estimates below 0.01
+    are raised to it) and ``outcome_model`` per treatment (default gradient boosting); the
+    estimates are ``propensity_`` and ``outcome_predictions_`` (None when not estimated;
+    the models are fitted without weights, on the rows of positive weight; nan on the others).
+
+    Fitted: ``tree_`` (leaf counts: historic treatments' weights), ``treatments_``,
+    ``objective_`` (above, in the teacher's outcome units per unit of weight), ``bound_``
+    (proven upper bound on it), ``gap_``, ``status_``, ``policy_value_`` (the first term
+    alone), ``scores_`` (``Gamma``), ``leaf_values_`` and the timing attributes.
+    ``predict(X)`` is the recommended treatment; ``predict_value(X)`` the teacher's estimated
+    outcome under the policy: for a row reaching leaf ``l`` that recommends ``k``, the mean
+    of ``Gamma[i, k]`` over the training rows ``i`` in ``l`` (weighted), an estimate of the
+    leaf's mean outcome when treated with ``k``.
+
+    Not yet built: the treatment budget (at most a share of rows per treatment); the command
+    line, and saving to JSON.
+    """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depth": DEPTH,
+        "lam": Param(Real(0.0), "penalty per leaf, in the teacher's outcome units per row"),
+        "teacher": Param(Options(*TEACHERS), "the outcome estimate of each treatment: "
+                         "'ipw', 'dm' or 'dr'"),
+        "time_limit": TIME_LIMIT,
+        "binarizer": BINARIZER,
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "max_leaves": MAX_LEAVES,
+        "cv": Param(Integer(2), "folds of the cross-fitted propensity and outcome models"),
+        "propensity_model": Param(MODEL, "classifier of the treatment (None: logistic "
+                                  "regression)", cli=""),
+        "outcome_model": Param(MODEL, "regressor of the outcome, one per treatment (None: "
+                               "gradient boosting)", cli=""),
+        "warm_start": WARM_START,
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+    }
+
+    _defaults: ClassVar[dict[str, Any]] = {
+        "depth": 2, "lam": 0.0, "teacher": "dr", "time_limit": 60.0, "binarizer": "auto",
+        "min_samples_leaf": 1, "max_leaves": None, "cv": 5, "propensity_model": None,
+        "outcome_model": None, "warm_start": True, "random_state": None, "verbose": False}
+
+    @logged_fit
+    def fit(self, X: Any, treatment: Any, outcome: Any, propensity: Any = None,
+            outcome_predictions: Any = None, sample_weight: Any = None) -> OptimalPolicyTree:
+        """Estimate what the teacher needs, solve the tree within ``time_limit`` and set the
+        fitted attributes (class docstring); returns ``self``."""
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
+        df = fit_frame(self, X)
+        n = df.shape[0]
+        t, y, mu, yhat, K = _check_inputs(treatment, outcome, propensity,
+                                          outcome_predictions, n)
+        w = fit_weights(sample_weight, None, np.arange(K), t)
+        need_mu, need_yhat = NEEDS[p.teacher]
+        estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
+        keep = np.ones(n, dtype=bool) if w is None else w > 0  # weight 0: as if not there
+        self.propensity_ = self.outcome_predictions_ = None
+        if estimate_mu or estimate_yhat:
+            features = pd.get_dummies(df, dtype=float).to_numpy(dtype=np.float64)
+            mu_hat, yhat_hat = cross_fit(
+                features[keep], t[keep], y[keep], K, p.cv,
+                _default(p.propensity_model, "propensity") if estimate_mu else None,
+                _default(p.outcome_model, "outcome", p.random_state) if estimate_yhat
+                else None, p.random_state)
+            if estimate_mu:
+                mu = self.propensity_ = _spread(mu_hat, keep)
+            if estimate_yhat:
+                yhat = self.outcome_predictions_ = _spread(yhat_hat, keep)
+        gamma = np.full((n, K), np.nan)
+        gamma[keep] = teacher_scores(p.teacher, t[keep], y[keep], K,
+                                     None if mu is None else mu[keep],
+                                     None if yhat is None else yhat[keep])
+        self.scores_ = gamma
+        gamma = gamma[keep]
+        df, t, w = drop_weightless(df, t, w)
+        scores = PolicyScores(gamma)
+        result, treatments = self._solve(df, t, w, scores, K, p, deadline)
+        self.treatments_ = treatments
+        self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
+        self.n_bb_nodes_ = result.stats.get("bb_nodes", 0)
+        store_result(self, result, deadline, "returning the best policy tree found")
+        predicted = self.tree_.predict_index(self._encode(df))
+        total = float(len(t) if w is None else w.sum())
+        self.policy_value_ = scores.value(predicted, w) / total
+        self.leaf_values_ = _leaf_values(self.tree_.apply(self._encode(df)), predicted,
+                                         gamma, w)
+        return self
+
+    def _solve(self, df: pd.DataFrame, t: np.ndarray, w: np.ndarray | None,
+               scores: PolicyScores, K: int, p: Params, deadline: Any
+               ) -> tuple[FitResult, np.ndarray]:
+        """The tree of least regret (the cost form of the policy's value) by the trees
+        room's fit, its result turned into the value's units (the map is affine and
+        decreasing: value / W = oracle / W - regret / W)."""
+        full = Params({**SIDE_DEFAULTS, **BENDERS_DEFAULTS, **p, "class_weight": None})
+
+        def formulation(problem: Any) -> BendersOCT:
+            return BendersOCT(problem, polishing=True, path_bound_cuts="both",
+                              split_bound_cuts=True)
+
+        method = TreeMethod(formulation, True, "leaves", type(self).__name__)
+        treatments = np.arange(K)
+        result, encoding = TreeFit(full, method, stop_on_ctrl_c).solve(
+            df, t, w, treatments, deadline, objective=scores)
+        self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
+        self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
+        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
+        total = float(len(t) if w is None else w.sum())
+        oracle = scores.oracle(w) / total
+        stats = dict(result.stats, objective="policy value per unit of weight - lam * "
+                     "leaves (higher is better); the bound is an upper bound")
+        return FitResult(result.model, result.status, oracle - result.objective,
+                         oracle - result.bound, result.seconds, stats), treatments
+
+    def predict_value(self, X: Any) -> np.ndarray:
+        """The teacher's estimated outcome of each row of ``X`` under the policy: the
+        weighted mean of ``Gamma[i, k]`` over the training rows ``i`` of the leaf the row
+        reaches, ``k`` the leaf's treatment (nan for a leaf no training row reaches)."""
+        check_is_fitted(self, "tree_")
+        leaves = self.apply(X)
+        return np.array([self.leaf_values_.get(int(leaf), np.nan) for leaf in leaves])
+
+
+def _default(model: Any, kind: str, random_state: Any = None) -> Any:
+    """The user's model, or the default one of ``kind``."""
+    if model is not None:
+        return model
+    if kind == "propensity":
+        from sklearn.linear_model import LogisticRegression
+        return LogisticRegression(max_iter=1000)
+    from sklearn.ensemble import GradientBoostingRegressor
+    return GradientBoostingRegressor(random_state=random_state)
+
+
+def _spread(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Estimates of the rows ``keep`` as an array over all rows (nan elsewhere)."""
+    out = np.full((len(keep), *values.shape[1:]), np.nan)
+    out[keep] = values
+    return out
+
+
+def _leaf_values(leaves: np.ndarray, predicted: np.ndarray, gamma: np.ndarray,
+                 w: np.ndarray | None) -> dict[int, float]:
+    """Per leaf: the weighted mean of its rows' scores of its treatment."""
+    v = gamma[np.arange(len(gamma)), predicted]
+    w = np.ones(len(v)) if w is None else w
+    return {int(leaf): float(v[leaves == leaf] @ w[leaves == leaf] / w[leaves == leaf].sum())
+            for leaf in np.unique(leaves)}
+
+
+def _vector(value: Any, name: str, n: int) -> np.ndarray:
+    """A finite float vector of length ``n``, or one clear error."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OptreesInputError(f"{name} must hold numbers") from None
+    if a.shape != (n,):
+        raise OptreesInputError(f"{name} must hold one number per row of X ({n}), got shape "
+                                f"{a.shape}")
+    if not np.isfinite(a).all():
+        raise OptreesInputError(f"{name} has missing or infinite values")
+    return a
+
+
+def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: Any, n: int
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None,
+                             int]:
+    """Treatment codes, outcome, propensity of each row's own treatment, ``n x K`` outcome
+    predictions, and K; one clear error for each bad input."""
+    t_raw = _vector(treatment, "treatment", n)
+    if (t_raw != np.round(t_raw)).any() or (t_raw < 0).any():
+        raise OptreesInputError("treatment must hold integer codes 0..K-1")
+    t = t_raw.astype(np.int64)
+    y = _vector(outcome, "outcome", n)
+    K = None
+    yhat = None
+    if predictions is not None:
+        yhat = np.asarray(predictions, dtype=np.float64)
+        if yhat.ndim != 2 or yhat.shape[0] != n or yhat.shape[1] < 2:
+            raise OptreesInputError("outcome_predictions must be an n x K matrix (one column "
+                                    f"per treatment, K >= 2, n = {n}), got shape {yhat.shape}")
+        if not np.isfinite(yhat).all():
+            raise OptreesInputError("outcome_predictions has missing or infinite values")
+        K = yhat.shape[1]
+    mu = None
+    if propensity is not None:
+        raw = np.asarray(propensity, dtype=np.float64)
+        if raw.ndim == 2:
+            if raw.shape[0] != n or (K is not None and raw.shape[1] != K):
+                raise OptreesInputError(f"a propensity matrix must be n x K ({n} x "
+                                        f"{K or 'K'}), got shape {raw.shape}")
+            K = raw.shape[1] if K is None else K
+        else:
+            mu = _vector(raw, "propensity", n)
+        if raw.ndim == 2:
+            if t.max() >= K:
+                raise OptreesInputError(f"treatment must hold codes 0..{K - 1}, got {t.max()}")
+            mu = raw[np.arange(n), t]
+        if not np.isfinite(mu).all() or (mu <= 0).any() or (mu > 1).any():
+            raise OptreesInputError("propensity must lie in (0, 1] (the probability of each "
+                                    "row's own treatment)")
+    if K is None:
+        K = int(t.max()) + 1
+        if len(np.unique(t)) != K or K < 2:
+            raise OptreesInputError("treatment must hold the codes 0..K-1 of K >= 2 treatments "
+                                    f"(found {sorted(set(t.tolist()))[:10]})")
+    if t.max() >= K:
+        raise OptreesInputError(f"treatment must hold codes 0..{K - 1} (K = {K} columns of "
+                                f"outcome_predictions / propensity), got {t.max()}")
+    return t, y, mu, yhat, K
