@@ -35,6 +35,7 @@ from ._base import (
     fit_frame,
     logged_fit,
     positive_rows,
+    predict_frame,
     stop_on_ctrl_c,
     store_result,
 )
@@ -132,7 +133,8 @@ class RUXClassifier(RUGClassifier):
         p = validate_params(self, {k: v for k, v in _PARAMETERS.items() if k != "epsilon"})
         trees = self._trees()
         deadline = fit_deadline(p.time_limit)
-        df = fit_frame(self, self._named(X))
+        names = self._names(X)
+        df = fit_frame(self, X).set_axis(names, axis=1)  # an array: the ensemble's names
         self.classes_, y_enc = check_target(y, df.shape[0])
         weights = fit_weights(sample_weight, p.class_weight, self.classes_, y_enc)
         fair, df = self._fairness(df, groups, p.fairness)
@@ -175,9 +177,10 @@ class RUXClassifier(RUGClassifier):
                                     f"{type(self.estimator).__name__}")
         return ensemble_trees(self.estimator)
 
-    def _named(self, X: Any) -> pd.DataFrame:
-        """X as a frame of numbers with the columns the ensemble was fitted on (by name when
-        it knows them), or one error naming the difference."""
+    def _names(self, X: Any) -> list[str]:
+        """The names of X's columns for the rules (the ensemble's when it knows them), after
+        checking that X has numeric columns, those the ensemble was fitted on; else one
+        error naming the difference."""
         df = check_frame(X)
         est = self.estimator
         n_in = getattr(est, "n_features_in_", None)
@@ -197,13 +200,15 @@ class RUXClassifier(RUGClassifier):
                         + (f": missing {missing[:5]}" if missing else "")
                         + (f", not in the ensemble {extra[:5]}" if extra else "")
                         + ("" if missing or extra else ": same names, another order"))
-            else:
-                df = df.set_axis(names, axis=1)
         bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
         if bad:
             raise OptreesInputError(f"the ensemble's trees need numeric columns; not numeric: "
                                     f"{bad[:5]}")
-        return df
+        return names if names is not None else [str(c) for c in df.columns]
+
+    def _frame(self, X: Any) -> pd.DataFrame:
+        """X at predict time, with the columns the rules test."""
+        return predict_frame(self, X, "rules_").set_axis(self._columns, axis=1)
 
     def _record_fairness(self, fair: Fairness, gap: float) -> None:
         """``fairness_`` and the warning when the realised gap is over the cap (no repair)."""
