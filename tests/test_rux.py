@@ -192,7 +192,8 @@ def test_array_input_takes_the_ensembles_column_names() -> None:
     m = RUXClassifier(est).fit(X.to_numpy(), y)
     used = {lit.feature for r in m.all_rules_.rules for lit in r.literals}
     assert used <= set(X.columns)
-    assert np.array_equal(m.predict(X.to_numpy()), m.predict(X))
+    named = RUXClassifier(est).fit(X, y)
+    assert np.array_equal(m.predict(X.to_numpy()), named.predict(X))
     assert "rule" in m.export_text()
     with warnings.catch_warnings():
         warnings.simplefilter("error")

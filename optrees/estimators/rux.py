@@ -74,7 +74,7 @@ class RUXClassifier(RUGClassifier):
     GradientBoostingClassifier (every tree of every class).  Each leaf that training rows
     reach is a rule (the tests on its path, thresholds on X's columns, named as X's or the
     ensemble's columns) of the class of its weighted training majority
-    (:mod:`optrees.rug.ensemble`); :func:`optrees.rug.rux.solve_rux` weighs them.
+    (``optrees.rug.ensemble``); ``optrees.rug.rux.solve_rux`` weighs them.
     ``fit(X, y)`` must get X with the columns the ensemble was fitted on.
 
     Fitted attributes as :class:`RUGClassifier` (``rules_``, ``all_rules_``, ``objective_``,
