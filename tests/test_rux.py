@@ -82,17 +82,20 @@ def test_rules_are_the_ensembles_leaves(data: str, kind: str) -> None:
 
 
 def _dense_lp(est, X: pd.DataFrame, y: np.ndarray, pen_par: float, cost: str,
-              groups: np.ndarray | None = None, eps: float = 0.0) -> float:
+              groups: np.ndarray | None = None, eps: float = 0.0,
+              weight: np.ndarray | None = None) -> float:
     """[RUG] (3) over every leaf: min pen_par sum_j c_j w_j + sum_i v_i s.t.
     sum_j ahat_ij w_j + v_i >= 1, w, v >= 0; ahat_ij = a_ij (1 if leaf j's class is y_i, else
     -1/(K-1)); a leaf's class: its training majority; c_j: Gini impurity of its rows
     (+1e-8) or 1, over the largest.  With ``groups``: ODM (15)-(16), mean v per group within
-    eps of each other."""
+    eps of each other.  ``weight``: v_i costs weight_i; classes and Gini weigh rows so."""
     K = len(np.unique(y))
     leaves = _leaves(est, X)
     A = np.column_stack([mask for _, _, mask in leaves]).astype(float)  # n x m
     n, m = A.shape
-    counts = np.array([np.bincount(y[mask], minlength=K) for _, _, mask in leaves])
+    weight = np.ones(n) if weight is None else weight
+    counts = np.array([np.bincount(y[mask], weights=weight[mask], minlength=K)
+                       for _, _, mask in leaves])
     label = counts.argmax(axis=1)
     if cost == "gini":
         p = counts / counts.sum(axis=1, keepdims=True)
@@ -101,7 +104,7 @@ def _dense_lp(est, X: pd.DataFrame, y: np.ndarray, pen_par: float, cost: str,
         c = np.ones(m)
     c = c / c.max()
     ahat = A * np.where(y[:, None] == label[None, :], 1.0, -1.0 / (K - 1))
-    obj = np.concatenate([pen_par * c, np.ones(n)])
+    obj = np.concatenate([pen_par * c, weight])
     A_ub = -np.hstack([ahat, np.eye(n)])
     b_ub = -np.ones(n)
     if groups is not None:
@@ -134,6 +137,15 @@ def test_lp_optimum_equals_dense_lp(data: str, kind: str, cost: str, pen: float,
     assert m.objective_ == pytest.approx(want, rel=tol, abs=tol)
     assert m.status_ == "optimal"
     assert m.bound_ <= want + 1e-6 * max(1.0, want)
+
+
+def test_weighted_lp_equals_dense_lp() -> None:
+    X, y = _data("iris")
+    weight = np.random.default_rng(3).integers(1, 4, len(y)).astype(float)
+    est = _ensemble("rf", X, y)
+    m = RUXClassifier(est, lp_method="simplex").fit(X, y, sample_weight=weight)
+    want = _dense_lp(est, X, y, 1.0, "gini", weight=weight)
+    assert m.objective_ == pytest.approx(want, rel=1e-6, abs=1e-6)
 
 
 def test_lp_with_odm_fairness_equals_dense_lp() -> None:

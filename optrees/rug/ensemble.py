@@ -49,7 +49,9 @@ def ensemble_trees(estimator: Any) -> list[Any]:
     trees = getattr(estimator, "estimators_", None)
     if trees is None:
         if hasattr(estimator, "n_estimators"):
-            raise OptreesInputError(f"the {name} is not fitted: call its fit first")
+            raise OptreesInputError(
+                f"the {name} is not fitted: call its fit first (scikit-learn's clone, as in "
+                "cross_val_score or GridSearchCV, hands RUX an unfitted copy of it)")
         raise OptreesInputError(f"estimator must be a fitted tree ensemble (random forest, "
                                 f"extra trees, gradient boosting), got {name}")
     flat = list(np.asarray(trees, dtype=object).ravel())
