@@ -64,12 +64,12 @@ def ensemble_trees(estimator: Any) -> list[Any]:
 def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str]) -> LeafRules:
     """The leaves that rows of ``X`` reach, over all ``trees``, as rules on columns
     ``names`` (X's columns in the ensemble's order)."""
-    X32 = np.asarray(X, dtype=np.float32)  # what scikit-learn's trees compare
+    X32 = np.ascontiguousarray(X, dtype=np.float32)  # what scikit-learn's trees compare
     literals: list[tuple[Literal, ...]] = []
     masks: list[np.ndarray] = []
     origin: list[tuple[int, int]] = []
     for t, tree in enumerate(trees):
-        leaf_of_row = tree.apply(X32)
+        leaf_of_row = tree.tree_.apply(X32)  # tree.apply without its per-call input checks
         paths = _paths(tree.tree_, names)
         for node in np.unique(leaf_of_row):
             literals.append(simplify_literals(paths[int(node)], names))

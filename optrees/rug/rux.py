@@ -14,6 +14,7 @@ import math
 import time
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..models.result import FitResult
 from ..models.rule_set import Rule, RuleSet
@@ -62,7 +63,7 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     K, n = len(classes), len(y)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     M = leaves.masks
-    mass = M.T.astype(float) @ (np.eye(K)[y] * w[:, None])  # m x K weight of each class
+    mass = np.asarray(sp.csc_matrix(M).T @ (np.eye(K)[y] * w[:, None]))  # m x K class weights
     labels = np.argmax(mass, axis=1)
     lengths = np.array([len(lits) for lits in leaves.literals], dtype=np.int64)
     costs = leaf_costs(rule_cost, mass, lengths)
