@@ -198,6 +198,19 @@ def test_bad_input_is_one_clear_error() -> None:
         RUXClassifier().fit(X, y)
 
 
+def test_sensitive_column() -> None:
+    X, y = _data("cancer")
+    X = X.assign(group=(X.iloc[:, 0] > X.iloc[:, 0].median()).astype(int))
+    est = _ensemble("rf", X, y)
+    m = RUXClassifier(est, fairness="odm", sensitive="group", epsilon=0.01).fit(X, y)
+    want = _dense_lp(est, X, y, 1.0, "gini", X["group"].to_numpy(), 0.01)
+    assert m.objective_ == pytest.approx(want, rel=1e-6, abs=1e-6)
+    with pytest.warns(UserWarning, match="no effect without fairness"):
+        RUXClassifier(est, sensitive="group").fit(X, y)
+    with pytest.raises(OptreesInputError, match="not a column"):
+        RUXClassifier(est, fairness="odm", sensitive="nope").fit(X, y)
+
+
 def test_array_input_takes_the_ensembles_column_names() -> None:
     X, y = _data("iris")
     est = _ensemble("rf", X, y)

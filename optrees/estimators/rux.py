@@ -4,6 +4,7 @@ leaves, weighted by RUG's master LP (3) solved once (FairRUG's rows with ``fairn
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -209,6 +210,19 @@ class RUXClassifier(RUGClassifier):
     def _frame(self, X: Any) -> pd.DataFrame:
         """X at predict time, with the columns the rules test."""
         return predict_frame(self, X, "rules_").set_axis(self._columns, axis=1)
+
+    def _without_fairness(self, df: pd.DataFrame, groups: Any) -> pd.DataFrame:
+        """fairness=None: ``groups`` are refused, a ``sensitive`` column is checked and a
+        warning says that nothing uses it."""
+        if groups is not None:
+            raise OptreesInputError("groups were given but fairness is None")
+        if self.sensitive is not None:
+            self._groups(df, None)  # the column must exist
+            # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit
+            warnings.warn(f"RUXClassifier: sensitive={self.sensitive!r} has no effect without "
+                          "fairness; set fairness='dmc', 'odm' or 'equal_opportunity' to use it",
+                          UserWarning, stacklevel=5)
+        return df
 
     def _record_fairness(self, fair: Fairness, gap: float) -> None:
         """``fairness_`` and the warning when the realised gap is over the cap (no repair)."""
