@@ -162,7 +162,9 @@ class RUXClassifier(RUGClassifier):
         self.lp_status_ = result.stats["lp_status"]
         self.n_rmp_calls_ = 1
         self.fairness_groups_ = None if fair is None else fair.groups
-        store_result(self, result, deadline, "returning the rule set of the LP")
+        store_result(self, result, deadline,
+                     "returning the LP's rule set" if len(self.rules_) else
+                     "no LP solved in time: every row gets the majority class")
         self.fairness_ = None
         if fair is not None:
             realised = self._realised(df, y_enc, weights, fair, p.threshold)

@@ -89,7 +89,11 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     rules = [Rule(leaves.literals[j], int(labels[j]), float(wj), float(costs[j]),
                   meta={"tree": leaves.origin[j][0], "node": leaves.origin[j][1]})
              for j, wj in zip(keep, weights, strict=True)]
-    status = "interrupted" if deadline.stopped else res.status
+    status = res.status
+    if res.values is None and deadline.expired():
+        status = "time_limit"  # no LP solved in time: no rule has weight
+    if deadline.stopped:
+        status = "interrupted"
     bound = -math.inf if res.bound is None or math.isnan(res.bound) else float(res.bound)
     stats = {"n_leaves": M.shape[1], "n_rules": len(keep), "n_cells": n_cells,
              "lp_status": res.status, "v": v}
