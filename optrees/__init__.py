@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         OptimalTreeRegressor,
         OptimalTreeRegressorCV,
         RUGClassifier,
+        RUXClassifier,
         TimeLimitWarning,
         UnseenCategoryWarning,
     )
@@ -47,7 +48,7 @@ _ESTIMATORS = (
     "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
     "CGHClassifier", "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier",
     "OMTClassifier", "OMTRegressor", "OptimalTreeRegressor", "OptimalTreeRegressorCV",
-    "RUGClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
+    "RUGClassifier", "RUXClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
 )
 _HOME: dict[str, str] = {  # public name -> the module that defines it
     **dict.fromkeys(_ESTIMATORS, ".estimators"),
@@ -88,6 +89,7 @@ __all__ = [
     "OptimalTreeRegressorCV",
     "OptreesInputError",
     "RUGClassifier",
+    "RUXClassifier",
     "RegressionTree",
     "RuleSet",
     "TimeLimitWarning",

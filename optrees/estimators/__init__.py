@@ -7,11 +7,12 @@ from .cv import BendOCTClassifierCV, OptimalTreeRegressorCV
 from .omt import OMTClassifier, OMTRegressor
 from .regression import OptimalTreeRegressor
 from .rules import RUGClassifier
+from .rux import RUXClassifier
 from .trees import BendersOCTClassifier, BendOCTClassifier, FlowOCTClassifier
 
 __all__ = [
     "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
     "CGHClassifier", "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
-    "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RUGClassifier",
+    "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RUGClassifier", "RUXClassifier",
     "InterruptedWarning", "TimeLimitWarning", "UnseenCategoryWarning",
 ]

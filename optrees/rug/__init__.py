@@ -6,5 +6,7 @@ Files by role: ``costs`` (the entries of the master (3) and the reduced cost (5)
 §3.5), ``pricing`` (tree pricing, §3.4), ``exact`` (exact pricing of PSP (8) and the lower
 bound), ``warmstart`` (the master's warm start over refined cells), ``budget`` (the time of
 one HiGHS solve), ``generation`` (the loop of master LPs and pricing rounds) and ``solve``.
+RUX: ``ensemble`` (a fitted tree ensemble's leaves as rules) and ``rux`` (their weights from
+one solve of the master, :func:`optrees.rug.rux.solve_rux`).
 The raw columns the rules test are :class:`optrees.encoding.columns.RawColumns`.
 """

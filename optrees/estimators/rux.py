@@ -1,0 +1,234 @@
+"""scikit-learn estimator for RUX: a weighted rule set read from a fitted tree ensemble's
+leaves, weighted by RUG's master LP (3) solved once (FairRUG's rows with ``fairness``)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import is_classifier
+
+from .._params import (
+    CLASS_WEIGHT,
+    RANDOM_STATE,
+    TIME_LIMIT,
+    VERBOSE,
+    Check,
+    Options,
+    Param,
+    Real,
+    as_given,
+    optional,
+    validate_params,
+)
+from .._validation import OptreesInputError, check_frame, check_target, fit_weights
+from ..fairness import OLD_SPELLINGS, RUG_NOTIONS, fairness_summary, record_fairness
+from ..rug.ensemble import ensemble_trees, leaf_rules
+from ..rug.fairness import Fairness
+from ..rug.rux import RULE_COSTS, solve_rux
+from ..rug.solve import LP_METHODS, lp_interior
+from ._base import (
+    drop_weightless,
+    fit_deadline,
+    fit_frame,
+    logged_fit,
+    positive_rows,
+    predict_frame,
+    stop_on_ctrl_c,
+    store_result,
+)
+from .rules import RUGClassifier
+
+_NONNEGATIVE = Real(0.0, math.inf, high_open=True)
+
+_PARAMETERS: dict[str, Param] = {
+    "estimator": Param(Check("a fitted scikit-learn tree ensemble", as_given),
+                       "the fitted ensemble whose leaves are the rules", cli=""),
+    "pen_par": Param(_NONNEGATIVE, "weight of the rule costs (lambda of the master LP)"),
+    "rule_cost": Param(Options(*RULE_COSTS), "cost of a leaf: Gini impurity, length or 1 "
+                       "(scaled so the largest is 1)"),
+    "threshold": Param(Real(0.0, 1.0), "drop rules lighter than threshold * largest weight"),
+    "lp_method": Param(Options(*LP_METHODS), "master LP by simplex (few rules), interior "
+                       "point (as ruleopt) or 'auto': interior point for > 2 classes"),
+    "time_limit": TIME_LIMIT,
+    "random_state": RANDOM_STATE,
+    "fairness": Param(optional(Options(*RUG_NOTIONS, *OLD_SPELLINGS)),
+                      "FairRUG constraint, needs sensitive or groups"),
+    "epsilon": Param(_NONNEGATIVE, "fairness cap"),
+    "sensitive": Param(Check("None or a column name of X", as_given),
+                       "sensitive attribute column"),
+    "positive_class": Param(Check("None or a class of y", as_given),
+                            "the positive class of 'equal_opportunity'"),
+    "class_weight": CLASS_WEIGHT,
+    "verbose": VERBOSE,
+}
+
+
+class RUXClassifier(RUGClassifier):
+    """RUX: the leaves of a fitted tree ensemble as rules, weighted by one solve of RUG's
+    master LP (3) -- a small readable rule set that keeps much of the ensemble's accuracy.
+
+    ``estimator``: a *fitted* RandomForestClassifier, ExtraTreesClassifier or
+    GradientBoostingClassifier (every tree of every class).  Each leaf that training rows
+    reach is a rule (the tests on its path, thresholds on X's columns, named as X's or the
+    ensemble's columns) of the class of its weighted training majority
+    (``optrees.rug.ensemble``); ``optrees.rug.rux.solve_rux`` weighs them.
+    ``fit(X, y)`` must get X with the columns the ensemble was fitted on.
+
+    Fitted attributes as :class:`RUGClassifier` (``rules_``, ``all_rules_``, ``objective_``,
+    ``bound_``, ``gap_``, ``status_``, ``lp_status_``, ``v_``, ``stats_``, ``fairness_``);
+    ``explain``, ``export_text``, ``predict_proba`` and ``plot`` are RUG's.
+
+    Parameters
+    ----------
+    pen_par
+        lambda >= 0, the weight of the rule costs in (3).
+    rule_cost
+        'gini' (ruleopt's default: the leaf's impurity, so pure leaves are nearly free),
+        'length' (number of conditions) or 'unit'; divided by the largest cost.
+    threshold
+        Rules with weight < threshold * (largest weight) are dropped from ``rules_``
+        (0: every rule with positive LP weight stays).
+    lp_method
+        As :class:`RUGClassifier` ('auto': interior point for more than two classes without
+        fairness, else simplex).
+    fairness, epsilon, sensitive, positive_class
+        FairRUG's caps on the LP as in :class:`RUGClassifier`; there is no repair step (the
+        realised training gap is measured and a FairnessWarning says when it is over).
+        ``sensitive`` must be a column the ensemble was fitted on (it stays in the rules).
+    """
+
+    _parameters: ClassVar[dict[str, Param]] = _PARAMETERS
+    drop_sensitive = False  # the ensemble's rules may test every column it was fitted on
+    max_depth = None  # RUG's; not a parameter of RUX (the ensemble's trees decide)
+
+    def __init__(self, estimator: Any = None, pen_par: float = 1.0, rule_cost: str = "gini",
+                 threshold: float = 0.0, lp_method: str = "auto",
+                 time_limit: float | None = None, random_state: int | None = None,
+                 fairness: str | None = None, epsilon: float = 0.025, sensitive: Any = None,
+                 positive_class: Any = None, class_weight: Any = None,
+                 verbose: int = 0) -> None:
+        self.estimator = estimator
+        self.pen_par = pen_par
+        self.rule_cost = rule_cost
+        self.threshold = threshold
+        self.lp_method = lp_method
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.fairness = fairness
+        self.epsilon = epsilon
+        self.sensitive = sensitive
+        self.positive_class = positive_class
+        self.class_weight = class_weight
+        self.verbose = verbose
+
+    @logged_fit
+    def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
+            ) -> RUXClassifier:
+        """Read the ensemble's leaves on the training rows and weigh them by (3); ``groups``:
+        the sensitive group per row when ``sensitive`` is None; ``sample_weight`` /
+        ``class_weight``: the slack of row i costs its weight (rows of weight 0 left out)."""
+        p = validate_params(self, {k: v for k, v in _PARAMETERS.items() if k != "epsilon"})
+        trees = self._trees()
+        deadline = fit_deadline(p.time_limit)
+        names = self._names(X)
+        df = fit_frame(self, X).set_axis(names, axis=1)  # an array: the ensemble's names
+        self.classes_, y_enc = check_target(y, df.shape[0])
+        weights = fit_weights(sample_weight, p.class_weight, self.classes_, y_enc)
+        fair, df = self._fairness(df, groups, p.fairness)
+        keep = positive_rows(weights)
+        df, y_enc, weights = drop_weightless(df, y_enc, weights)
+        if fair is not None and keep is not None:
+            fair = Fairness(fair.kind, fair.groups[keep], fair.epsilon, fair.positive,
+                            fair.group_names)
+        self._columns = [str(c) for c in df.columns]
+        self._categories = {}
+        leaves = leaf_rules(trees, df.to_numpy(dtype=float), self._columns)
+        interior = lp_interior(p.lp_method, len(self.classes_), fair is not None)
+        with stop_on_ctrl_c(deadline):
+            result = solve_rux(leaves, y_enc, self.classes_, self._columns, deadline,
+                               pen_par=p.pen_par, rule_cost=p.rule_cost, fairness=fair,
+                               interior=interior, seed=p.random_state,
+                               sample_weight=weights)
+        self.all_rules_ = result.model
+        self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()
+        v_fit = result.stats.pop("v")
+        self.v_ = v_fit if keep is None else np.full(len(keep), np.nan)
+        if keep is not None:
+            self.v_[keep] = v_fit
+        self.lp_status_ = result.stats["lp_status"]
+        self.n_rmp_calls_ = 1
+        self.fairness_groups_ = None if fair is None else fair.groups
+        store_result(self, result, deadline,
+                     "returning the LP's rule set" if len(self.rules_) else
+                     "no LP solved in time: every row gets the majority class")
+        self.fairness_ = None
+        if fair is not None:
+            realised = self._realised(df, y_enc, weights, fair, p.threshold)
+            self._record_fairness(fair, realised(self.rules_))
+        return self
+
+    def _trees(self) -> list[Any]:
+        """The ensemble's trees, or one clear error (not fitted, not a tree ensemble)."""
+        if self.estimator is None:
+            raise OptreesInputError("RUXClassifier needs estimator=<a fitted tree ensemble>")
+        if not is_classifier(self.estimator):
+            raise OptreesInputError(f"estimator must be a fitted tree ensemble classifier, got "
+                                    f"{type(self.estimator).__name__}")
+        return ensemble_trees(self.estimator)
+
+    def _names(self, X: Any) -> list[str]:
+        """The names of X's columns for the rules (the ensemble's when it knows them), after
+        checking that X has numeric columns, those the ensemble was fitted on; else one
+        error naming the difference."""
+        df = check_frame(X)
+        est = self.estimator
+        n_in = getattr(est, "n_features_in_", None)
+        if n_in is not None and df.shape[1] != n_in:
+            raise OptreesInputError(f"X has {df.shape[1]} columns but the ensemble was fitted "
+                                    f"on {n_in}")
+        names = getattr(est, "feature_names_in_", None)
+        if names is not None:
+            names = [str(c) for c in names]
+            if isinstance(X, pd.DataFrame):
+                cols = [str(c) for c in df.columns]
+                if cols != names:
+                    missing = [c for c in names if c not in cols]
+                    extra = [c for c in cols if c not in names]
+                    raise OptreesInputError(
+                        "X's columns differ from those the ensemble was fitted on"
+                        + (f": missing {missing[:5]}" if missing else "")
+                        + (f", not in the ensemble {extra[:5]}" if extra else "")
+                        + ("" if missing or extra else ": same names, another order"))
+        bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+        if bad:
+            raise OptreesInputError(f"the ensemble's trees need numeric columns; not numeric: "
+                                    f"{bad[:5]}")
+        return names if names is not None else [str(c) for c in df.columns]
+
+    def _frame(self, X: Any) -> pd.DataFrame:
+        """X at predict time, with the columns the rules test."""
+        return predict_frame(self, X, "rules_").set_axis(self._columns, axis=1)
+
+    def _without_fairness(self, df: pd.DataFrame, groups: Any) -> pd.DataFrame:
+        """fairness=None: ``groups`` are refused, a ``sensitive`` column is checked and a
+        warning says that nothing uses it."""
+        if groups is not None:
+            raise OptreesInputError("groups were given but fairness is None")
+        if self.sensitive is not None:
+            self._groups(df, None)  # the column must exist
+            # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit
+            warnings.warn(f"RUXClassifier: sensitive={self.sensitive!r} has no effect without "
+                          "fairness; set fairness='dmc', 'odm' or 'equal_opportunity' to use it",
+                          UserWarning, stacklevel=5)
+        return df
+
+    def _record_fairness(self, fair: Fairness, gap: float) -> None:
+        """``fairness_`` and the warning when the realised gap is over the cap (no repair)."""
+        summary = fairness_summary(fair.kind, fair.epsilon, gap, fair.group_names)
+        # stacklevel 5: warn <- record_fairness <- _record_fairness <- fit <- logged_fit
+        record_fairness(self, summary, "RUX caps the LP's slacks and has no repair step",
+                        stacklevel=5)

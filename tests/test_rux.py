@@ -1,0 +1,241 @@
+"""RUXClassifier: an ensemble's leaves as rules, weighted by RUG's master LP solved once.
+
+Oracles from the definitions: a leaf's rows are those the ensemble's own ``apply`` sends
+there; the LP is [RUG] (3) built densely here and solved by scipy's linprog; a prediction is
+the weighted vote of the covering rules ([RUG] §3.1), the coverage again from ``apply``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linprog
+from sklearn.datasets import load_breast_cancer, load_iris
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
+from sklearn.linear_model import LogisticRegression
+
+from optrees import OptreesInputError, RUXClassifier
+
+
+def _data(name: str) -> tuple[pd.DataFrame, np.ndarray]:
+    if name == "iris":
+        X, y = load_iris(return_X_y=True, as_frame=True)
+        return X, y.to_numpy()
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    rows = np.random.default_rng(0).choice(len(X), 150, replace=False)
+    return X.iloc[rows, :6].reset_index(drop=True), y.to_numpy()[rows]
+
+
+def _ensemble(kind: str, X: pd.DataFrame, y: np.ndarray):
+    if kind == "rf":
+        return RandomForestClassifier(8, max_depth=3, random_state=0).fit(X, y)
+    if kind == "et":
+        return ExtraTreesClassifier(6, max_depth=3, random_state=0).fit(X, y)
+    return GradientBoostingClassifier(n_estimators=5, max_depth=2, random_state=0).fit(X, y)
+
+
+def _trees(est) -> list:
+    return list(np.asarray(est.estimators_, dtype=object).ravel())
+
+
+def _leaves(est, X: pd.DataFrame) -> list[tuple[int, int, np.ndarray]]:
+    """(tree, leaf node, rows reaching it) for every leaf some row of X reaches."""
+    out = []
+    for t, tree in enumerate(_trees(est)):
+        leaf = tree.apply(X.to_numpy(dtype=np.float32))
+        out += [(t, int(node), leaf == node) for node in np.unique(leaf)]
+    return out
+
+
+def _coverage(rules, est, X: pd.DataFrame) -> np.ndarray:
+    """(n, m): rule j covers row i, from the ensemble's apply at the rule's (tree, node)."""
+    trees = _trees(est)
+    X32 = X.to_numpy(dtype=np.float32)
+    return np.column_stack([trees[r.meta["tree"]].apply(X32) == r.meta["node"]
+                            for r in rules]) if rules else np.zeros((len(X), 0), bool)
+
+
+@pytest.mark.parametrize("data,kind", [("iris", "rf"), ("cancer", "et"), ("iris", "gb"),
+                                       ("cancer", "gb")])
+def test_rules_are_the_ensembles_leaves(data: str, kind: str) -> None:
+    X, y = _data(data)
+    est = _ensemble(kind, X, y)
+    m = RUXClassifier(est, lp_method="simplex").fit(X, y)
+    leaves = _leaves(est, X)
+    by_origin = {(t, node): mask for t, node, mask in leaves}
+    cover = m.all_rules_.coverage(X)  # evaluated from the rules' literals
+    assert m.stats_["n_leaves"] == len(leaves)
+    for j, rule in enumerate(m.all_rules_.rules):
+        assert np.array_equal(cover[:, j], by_origin[rule.meta["tree"], rule.meta["node"]])
+        assert all(lit.feature in X.columns for lit in rule.literals)
+    # every leaf is a rule, or has the training rows (and class) of one
+    kept = {np.packbits(cover[:, j]).tobytes() for j in range(cover.shape[1])}
+    assert all(np.packbits(mask).tobytes() in kept for _, _, mask in leaves)
+
+
+def _dense_lp(est, X: pd.DataFrame, y: np.ndarray, pen_par: float, cost: str,
+              groups: np.ndarray | None = None, eps: float = 0.0,
+              weight: np.ndarray | None = None) -> float:
+    """[RUG] (3) over every leaf: min pen_par sum_j c_j w_j + sum_i v_i s.t.
+    sum_j ahat_ij w_j + v_i >= 1, w, v >= 0; ahat_ij = a_ij (1 if leaf j's class is y_i, else
+    -1/(K-1)); a leaf's class: its training majority; c_j: Gini impurity of its rows
+    (+1e-8) or 1, over the largest.  With ``groups``: ODM (15)-(16), mean v per group within
+    eps of each other.  ``weight``: v_i costs weight_i; classes and Gini weigh rows so."""
+    K = len(np.unique(y))
+    leaves = _leaves(est, X)
+    A = np.column_stack([mask for _, _, mask in leaves]).astype(float)  # n x m
+    n, m = A.shape
+    weight = np.ones(n) if weight is None else weight
+    counts = np.array([np.bincount(y[mask], weights=weight[mask], minlength=K)
+                       for _, _, mask in leaves])
+    label = counts.argmax(axis=1)
+    if cost == "gini":
+        p = counts / counts.sum(axis=1, keepdims=True)
+        c = 1 - (p ** 2).sum(axis=1) + 1e-8
+    else:
+        c = np.ones(m)
+    c = c / c.max()
+    ahat = A * np.where(y[:, None] == label[None, :], 1.0, -1.0 / (K - 1))
+    obj = np.concatenate([pen_par * c, weight])
+    A_ub = -np.hstack([ahat, np.eye(n)])
+    b_ub = -np.ones(n)
+    if groups is not None:
+        rows = []
+        for g in np.unique(groups):
+            for h in np.unique(groups):
+                if g != h:
+                    r = np.zeros(m + n)
+                    in_g, in_h = groups == g, groups == h
+                    r[m:] = in_g / in_g.sum() - in_h / in_h.sum()
+                    rows.append(r)
+        A_ub = np.vstack([A_ub, rows])
+        b_ub = np.concatenate([b_ub, np.full(len(rows), eps)])
+    res = linprog(obj, A_ub=A_ub, b_ub=b_ub, bounds=(0, None), method="highs")
+    assert res.status == 0
+    return float(res.fun)
+
+
+@pytest.mark.parametrize("data,kind,cost,pen,method", [
+    ("iris", "rf", "gini", 1.0, "simplex"), ("iris", "gb", "unit", 0.5, "simplex"),
+    ("cancer", "rf", "unit", 2.0, "simplex"), ("cancer", "et", "gini", 1.0, "simplex"),
+    ("iris", "rf", "gini", 1.0, "interior")])
+def test_lp_optimum_equals_dense_lp(data: str, kind: str, cost: str, pen: float,
+                                    method: str) -> None:
+    X, y = _data(data)
+    est = _ensemble(kind, X, y)
+    m = RUXClassifier(est, pen_par=pen, rule_cost=cost, lp_method=method).fit(X, y)
+    want = _dense_lp(est, X, y, pen, cost)
+    tol = 1e-6 if method == "simplex" else 1e-3  # interior point: certified to 1e-3
+    assert m.objective_ == pytest.approx(want, rel=tol, abs=tol)
+    assert m.status_ == "optimal"
+    assert m.bound_ <= want + 1e-6 * max(1.0, want)
+
+
+def test_weighted_lp_equals_dense_lp() -> None:
+    X, y = _data("iris")
+    weight = np.random.default_rng(3).integers(1, 4, len(y)).astype(float)
+    est = _ensemble("rf", X, y)
+    m = RUXClassifier(est, lp_method="simplex").fit(X, y, sample_weight=weight)
+    want = _dense_lp(est, X, y, 1.0, "gini", weight=weight)
+    assert m.objective_ == pytest.approx(want, rel=1e-6, abs=1e-6)
+
+
+def test_lp_with_odm_fairness_equals_dense_lp() -> None:
+    X, y = _data("cancer")
+    groups = (X.iloc[:, 0].to_numpy() > np.median(X.iloc[:, 0])).astype(int)
+    est = _ensemble("rf", X, y)
+    m = RUXClassifier(est, fairness="odm", epsilon=0.01).fit(X, y, groups=groups)
+    want = _dense_lp(est, X, y, 1.0, "gini", groups, 0.01)
+    assert m.objective_ == pytest.approx(want, rel=1e-6, abs=1e-6)
+    assert m.fairness_ is not None
+
+
+@pytest.mark.parametrize("data,kind", [("iris", "rf"), ("cancer", "gb"), ("iris", "gb")])
+def test_predictions_are_the_weighted_vote(data: str, kind: str) -> None:
+    X, y = _data(data)
+    half = len(X) // 2
+    order = np.random.default_rng(1).permutation(len(X))
+    tr, te = order[:half], order[half:]
+    Xtr, Xte = X.iloc[tr].reset_index(drop=True), X.iloc[te].reset_index(drop=True)
+    est = _ensemble(kind, Xtr, y[tr])
+    m = RUXClassifier(est, threshold=0.01).fit(Xtr, y[tr])
+    rules = m.rules_.rules
+    assert 0 < len(rules) <= len(m.all_rules_.rules)
+    wmax = max(r.weight for r in m.all_rules_.rules)
+    assert all(r.weight >= 0.01 * wmax - 1e-12 for r in rules)
+    K = len(m.classes_)
+    votes = _coverage(rules, est, Xte).astype(float) @ (
+        np.eye(K)[[r.label for r in rules]] * np.array([r.weight for r in rules])[:, None])
+    pred = votes.argmax(axis=1)  # ties: the first class, as documented
+    pred[votes.sum(axis=1) == 0] = np.bincount(y[tr]).argmax()  # no rule: majority class
+    assert np.array_equal(m.predict(Xte), m.classes_[pred])
+
+
+def test_bad_input_is_one_clear_error() -> None:
+    X, y = _data("cancer")
+    est = _ensemble("rf", X, y)
+    with pytest.raises(OptreesInputError, match="not fitted"):
+        RUXClassifier(RandomForestClassifier()).fit(X, y)
+    with pytest.raises(OptreesInputError, match="LogisticRegression"):
+        RUXClassifier(LogisticRegression(max_iter=500).fit(X, y)).fit(X, y)
+    with pytest.raises(OptreesInputError, match="HistGradientBoosting"):
+        RUXClassifier(HistGradientBoostingClassifier(max_iter=3).fit(X, y)).fit(X, y)
+    with pytest.raises(OptreesInputError, match="missing"):
+        RUXClassifier(est).fit(X.rename(columns={X.columns[0]: "other"}), y)
+    with pytest.raises(OptreesInputError, match="another order"):
+        RUXClassifier(est).fit(X[X.columns[::-1]], y)
+    with pytest.raises(OptreesInputError, match="5 columns"):
+        RUXClassifier(est).fit(X.to_numpy()[:, :5], y)
+    with pytest.raises(OptreesInputError, match="needs estimator"):
+        RUXClassifier().fit(X, y)
+
+
+def test_sensitive_column() -> None:
+    X, y = _data("cancer")
+    X = X.assign(group=(X.iloc[:, 0] > X.iloc[:, 0].median()).astype(int))
+    est = _ensemble("rf", X, y)
+    m = RUXClassifier(est, fairness="odm", sensitive="group", epsilon=0.01).fit(X, y)
+    want = _dense_lp(est, X, y, 1.0, "gini", X["group"].to_numpy(), 0.01)
+    assert m.objective_ == pytest.approx(want, rel=1e-6, abs=1e-6)
+    with pytest.warns(UserWarning, match="no effect without fairness"):
+        RUXClassifier(est, sensitive="group").fit(X, y)
+    with pytest.raises(OptreesInputError, match="not a column"):
+        RUXClassifier(est, fairness="odm", sensitive="nope").fit(X, y)
+
+
+def test_time_limit_before_the_lp_returns_the_default_class(monkeypatch) -> None:
+    """The LP gets at least 1 ms past the deadline (rug/budget.py) and on small data solves
+    within it; the branch where it returns nothing is reached by making it return nothing."""
+    from optrees.rug import rux
+    from optrees.solvers.base import SolveResult
+
+    monkeypatch.setattr(rux.RUGMaster, "solve",
+                        lambda self, deadline: SolveResult("no_solution", None, None, 0.0))
+    X, y = _data("cancer")
+    est = _ensemble("rf", X, y)
+    with pytest.warns(UserWarning, match="no LP solved in time"):
+        m = RUXClassifier(est, time_limit=1e-9).fit(X, y)
+    assert m.status_ == "time_limit" and len(m.rules_) == 0
+    assert (m.predict(X) == np.bincount(y).argmax()).all()
+
+
+def test_array_input_takes_the_ensembles_column_names() -> None:
+    X, y = _data("iris")
+    est = _ensemble("rf", X, y)
+    m = RUXClassifier(est).fit(X.to_numpy(), y)
+    used = {lit.feature for r in m.all_rules_.rules for lit in r.literals}
+    assert used <= set(X.columns)
+    named = RUXClassifier(est).fit(X, y)
+    assert np.array_equal(m.predict(X.to_numpy()), named.predict(X))
+    assert "rule" in m.export_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m.predict(X.to_numpy())
