@@ -66,7 +66,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         objective = (1 / W) sum_i w_i Gamma[i, policy(x_i)] - lam * leaves,
 
     ``Gamma`` the ``teacher``'s scores (``"ipw"``, ``"dm"``, ``"dr"``, as in FlowOPT and
-    pystreed; :mod:`optrees.trees.problem.objectives.policy`), ``W`` the total weight.  The
+    pystreed; ``optrees.trees.problem.objectives.policy``), ``W`` the total weight.  The
     same exact engines as :class:`BendOCTClassifier` solve it (every threshold of numeric
     columns at depth <= 4, the 0/1 subtree search, the BendOCT MIP), on weighted-accuracy
     pseudo-rows: larger outcomes are better (negate a cost).

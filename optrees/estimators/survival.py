@@ -140,7 +140,8 @@ class OptimalSurvivalTree(GeneratedInit, _TreeOutput, BaseEstimator):
         return np.exp(-self.predict_cumulative_hazard_function(X, times))
 
     def score(self, X: Any, y: Any) -> float:
-        """Harrell's C-index of :meth:`predict` on ``(X, y)`` (:func:`concordance_index`)."""
+        """Harrell's C-index of :meth:`predict` on ``(X, y)`` (``concordance_index`` of
+        this module)."""
         target = check_survival_target(y, len(X))
         return concordance_index(target[:, 0], target[:, 1], self.predict(X))
 
