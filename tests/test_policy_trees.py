@@ -326,3 +326,36 @@ def test_indifferent_scores_give_one_leaf():
         X, t, y, outcome_predictions=yhat, sample_weight=w)
     assert m.status_ == "optimal" and m.tree_.n_leaves == 1
     assert m.objective_ == pytest.approx(yhat[:, 0] @ w / w.sum() - 0.01)
+
+
+def test_text_shows_treatments_and_estimated_outcomes_not_accuracy():
+    """Each printed leaf: its treatment (the policy's for the rows on that path, read on the
+    raw frame), its weight and the mean teacher score of that treatment there (from the
+    definition); no class probabilities are offered."""
+    X, t, y, mu, yhat, w = make_data(4, 60, 3)
+    m = OptimalPolicyTree(depth=2, teacher="dr").fit(X, t, y, propensity=mu,
+                                                     outcome_predictions=yhat, sample_weight=w)
+    G = gamma_oracle("dr", t, y, mu, yhat, 3)
+    text = m.export_text()
+    assert "correct" not in text and not hasattr(m, "predict_proba")
+    path, seen = [], 0
+    for line in text.splitlines():
+        depth = line.index("|---") // 4 if "|---" in line else 0
+        item = line.split("|--- ", 1)[-1]
+        path = path[:depth]
+        if not item.startswith("treatment:"):
+            path.append(item)
+            continue
+        rows = np.ones(len(X), bool)
+        for test in path:
+            col = test[4:] if test.startswith("not ") else test
+            rows &= (X[col] == 0).to_numpy() if test.startswith("not ") else \
+                (X[col] == 1).to_numpy()
+        k = int(item.split()[1])
+        assert (m.predict(X[rows]) == k).all()
+        weight = float(item.split("n=")[1].split(",")[0])
+        assert weight == pytest.approx(w[rows].sum())
+        outcome = float(item.split("estimated outcome ")[1].rstrip(")"))
+        assert outcome == pytest.approx(G[rows, k] @ w[rows] / w[rows].sum(), rel=1e-5)
+        seen += 1
+    assert seen == m.tree_.n_leaves >= 2

@@ -25,6 +25,7 @@ from .._params import (
     validate_params,
 )
 from .._validation import OptreesInputError, fit_weights
+from ..export.nodes import count_text
 from ..models.result import FitResult
 from ..trees.mip.benders import BendersOCT
 from ..trees.problem.objectives.policy import (
@@ -191,6 +192,29 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                      "leaves (higher is better); the bound is an upper bound")
         return FitResult(result.model, result.status, oracle - result.objective,
                          oracle - result.bound, result.seconds, stats), treatments
+
+    @property
+    def predict_proba(self) -> Any:
+        """Not offered: a policy tree recommends a treatment; the historic treatments'
+        shares at its leaves are no probability of anything it predicts."""
+        raise AttributeError("OptimalPolicyTree has no predict_proba: it recommends a "
+                             "treatment (predict) with its estimated value (predict_value)")
+
+    def export_text(self) -> str:
+        """The fitted tree as indented text: one line per test; at each leaf the
+        recommended treatment, the training weight there (``n``, rows when unweighted) and
+        the teacher's estimated mean outcome of that treatment for them
+        (``leaf_values_``)."""
+        check_is_fitted(self, "tree_")
+        tree = self.tree_
+
+        def leaf_text(n: int) -> str:
+            weight = count_text(float(tree.counts[n].sum()))
+            value = self.leaf_values_.get(n)
+            worth = "" if value is None else f", estimated outcome {value:.6g}"
+            return f"treatment: {tree.classes[tree.value[n]]}  (n={weight}{worth})"
+
+        return tree.export_text(leaf_text=leaf_text)
 
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the

@@ -9,7 +9,7 @@ internal nodes (the paper allows them) are kept; prediction uses the leaf a samp
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,12 +126,14 @@ class BinaryTree(SplitNodes):
             return f"not ({name})"
         return f"{name} <= {t:g}" if branch == "left" else f"{name} > {t:g}"
 
-    def export_text(self, feature_names: Sequence[str] | None = None) -> str:
-        """Readable indented text of the tree, with literal names when given."""
+    def export_text(self, feature_names: Sequence[str] | None = None,
+                    leaf_text: Callable[[int], str] | None = None) -> str:
+        """Readable indented text of the tree, with literal names when given; ``leaf_text``
+        (node index -> text) replaces the leaves' "class: k  (correct/rows correct)"."""
         names = self.feature_names if feature_names is None else list(feature_names)
         lines: list[str] = []
 
-        def leaf_text(n: int) -> str:
+        def class_text(n: int) -> str:
             cnt = self.counts[n]
             total = float(cnt.sum())
             label = self.classes[self.value[n]]
@@ -139,6 +141,8 @@ class BinaryTree(SplitNodes):
                 right = count_text(cnt[self.value[n]])
                 return f"class: {label}  ({right}/{count_text(total)} correct)"
             return f"class: {label}"
+
+        leaf_text = class_text if leaf_text is None else leaf_text
 
         def walk(n: int, indent: str) -> None:
             if self.feature[n] == LEAF:
