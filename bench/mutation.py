@@ -112,6 +112,7 @@ GROUPS: dict[str, dict] = {
         "tests": ["tests/test_mutants_numeric_search.py", "tests/test_numeric_subtrees.py",
                   "tests/test_numeric_deep.py"],
         "deselect": [],
+        "sample": 60,  # of 1077 mutants
     },
     "feature-costs": {  # the feature-cost objective and its subtree search
         "modules": ["optrees/trees/problem/objectives/feature_costs.py",
