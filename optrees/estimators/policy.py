@@ -196,8 +196,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
 
     @property
     def predict_proba(self) -> Any:
-        """Not offered: a policy tree recommends a treatment; the historic treatments'
-        shares at its leaves are no probability of anything it predicts."""
+        """Raises AttributeError, as a policy tree recommends a treatment; the historic
+        treatments' shares at its leaves are no probability of anything it predicts."""
         raise AttributeError("OptimalPolicyTree has no predict_proba: it recommends a "
                              "treatment (predict) with its estimated value (predict_value)")
 
