@@ -276,8 +276,15 @@ def cmd_fit(args: argparse.Namespace) -> int:
     options, parameters, data and output paths are all checked before the fit."""
     data.check_out(args.out)
     data.check_picture(args.plot)
-    data.check_sources(args)
     args.verbose = fit_verbosity(args)
+    if args.task == "survival":
+        from .cli_options import given, method_options
+        from .cli_survival import cmd_fit_survival
+
+        return cmd_fit_survival(args, list(given(args, method_options(RESERVED))))
+    if args.event is not None or args.time is not None:
+        raise _UsageError("--event and --time are for --task survival")
+    data.check_sources(args)
     task = _task_of(args)
     args.method = args.method or DEFAULT_METHOD[task or "classification"]
     est = _build_estimator(args)  # every option checked before any data is loaded
@@ -421,11 +428,17 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--method", choices=sorted(METHODS), default=None,
                      help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items())
                      + " (default: benders, or regtree for a regression)")
-    fit.add_argument("--task", choices=["classification", "regression"], default=None,
+    fit.add_argument("--task", choices=["classification", "regression", "survival"],
+                     default=None,
                      help="what the target is: classes to predict, or a number (regression: "
                           "--method regtree); default: --method's, else a regression when "
                           "the target is numeric and not all integers or has more than "
-                          "30 distinct integers (a one-line message says so)")
+                          "30 distinct integers (a one-line message says so); survival: "
+                          "an optimal survival tree of --csv with --event and --time")
+    fit.add_argument("--event", help="--task survival: the event column of --csv (1 or "
+                     "true: observed, 0 or false: censored; default: none)")
+    fit.add_argument("--time", help="--task survival: the time column of --csv (default: "
+                     "none)")
     fit.add_argument("--depth", type=int, default=None, help="tree depth (rug: of the pricing "
                      "trees, i.e. conditions per rule); default: "
                      + _method_defaults("depth", method_options))

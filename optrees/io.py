@@ -1,12 +1,13 @@
 """Save fitted models as JSON and load them back for prediction on raw data.
 
-A model file holds the model (binary or multiway tree, or rule set), what turns raw columns
-into its input (binary literals, CGH's raw columns; trees and rule sets on raw columns read
-them themselves), the column labels as given at fit time (integer labels stay integers), the
-categories seen at fit time (predicting on others warns, as the estimators do) and a summary
-of the fit.  Loading checks all of it: a damaged or hand-edited file is refused with one
-:class:`OptreesInputError` naming the problem.  The loaded models themselves are in
-:mod:`optrees.loaded`.
+A model file holds the model (binary or multiway tree, or rule set; a survival tree also
+its baseline hazard and Kaplan–Meier curves, a policy tree each leaf's estimated outcome),
+what turns raw columns into its input (binary literals, CGH's raw columns; trees and rule
+sets on raw columns read them themselves), the column labels as given at fit time (integer
+labels stay integers), the categories seen at fit time (predicting on others warns, as the
+estimators do) and a summary of the fit.  Loading checks all of it: a damaged or
+hand-edited file is refused with one :class:`OptreesInputError` naming the problem.  The
+loaded models themselves are in :mod:`optrees.loaded`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ import numpy as np
 from ._files import write_atomic
 from ._validation import OptreesInputError
 from .encoding.binarize import _OPS, BinaryLiteral
-from .loaded import LoadedRuleSet, LoadedTreeModel, _Columns
+from .loaded import (
+    LoadedPolicyTree,
+    LoadedRuleSet,
+    LoadedSurvivalTree,
+    LoadedTreeModel,
+    _Columns,
+)
 from .models import _schema as schema
 from .models.rule_set import RuleSet
 
@@ -47,7 +54,7 @@ def model_to_dict(estimator: Any, target: str | None = None) -> dict[str, Any]:
                 "fit": {"objective": _plain(estimator.objective_), "status": estimator.status_,
                         "seconds": estimator.fit_seconds_}}
     elif hasattr(estimator, "tree_"):
-        body = _tree_body(estimator)
+        body = {**_tree_body(estimator), **_task_body(estimator)}
     else:
         raise OptreesInputError(
             f"save_model needs a fitted optrees estimator; {type(estimator).__name__} has no "
@@ -87,6 +94,22 @@ def _tree_body(estimator: Any) -> dict[str, Any]:
                 "gap": _plain(getattr(estimator, "gap_", None)), "status": estimator.status_,
                 "seconds": estimator.fit_seconds_},
     }
+
+
+def _task_body(estimator: Any) -> dict[str, Any]:
+    """What a survival or policy tree predicts besides its tree: the Nelson–Aalen baseline,
+    the training times and each leaf's Kaplan–Meier curve; each leaf's estimated outcome."""
+    if hasattr(estimator, "baseline_"):
+        base = estimator.baseline_
+        return {"survival": {
+            "baseline": {"times": base.times, "values": base.values, "floor": base.floor},
+            "unique_times": estimator.unique_times_,
+            "leaf_kaplan_meier": {str(leaf): curve for leaf, curve
+                                  in estimator.leaf_kaplan_meier_.items()}}}
+    if hasattr(estimator, "leaf_values_"):
+        return {"policy": {"leaf_values": {str(leaf): value for leaf, value
+                                           in estimator.leaf_values_.items()}}}
+    return {}
 
 
 def _labels(estimator: Any) -> list[Any] | None:
@@ -182,7 +205,9 @@ def model_from_dict(data: dict[str, Any]) -> LoadedTreeModel | LoadedRuleSet:
     if "tree" not in data:
         schema.fail("it holds neither a 'tree' nor 'rules'")
     inputs = data.get("binary_columns")
-    return LoadedTreeModel(
+    kind = (LoadedSurvivalTree if "survival" in data else LoadedPolicyTree if "policy" in data
+            else LoadedTreeModel)
+    return kind(
         data, columns, _checked_literals(data.get("literals")),
         _checked_raw_columns(data.get("raw_columns")),
         None if inputs is None else schema.strings(schema.as_list(inputs, "'binary_columns'"),

@@ -1,6 +1,7 @@
 """Models read back from a file (:func:`optrees.load_model`): the prediction API of a fitted
 estimator (``predict``, ``predict_proba``, ``score``, ``classes_``, ``feature_names_in_``,
-``export_text``, ``plot``; trees also ``to_dot``) on raw tables with the fit-time columns.
+``export_text``, ``plot``; trees also ``to_dot``) on raw tables with the fit-time columns;
+survival trees their curves and C-index, policy trees ``predict_value``.
 
 :func:`optrees.load_model` checks a file and builds these; this module reads no file itself.
 """
@@ -15,11 +16,14 @@ import pandas as pd
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .encoding.binarize import BinaryLiteral
 from .estimators._base import warn_unseen
+from .estimators.policy import policy_text
+from .estimators.survival import check_survival_target, concordance_index, cumulative_hazard
 from .models import _schema as schema
 from .models.binary_tree import BinaryTree
 from .models.multiway_tree import MultiwayTree
 from .models.regression_tree import RegressionTree
 from .models.rule_set import RuleSet
+from .trees.problem.objectives.survival import Baseline
 
 
 class _Columns:
@@ -255,3 +259,109 @@ def _numeric(col: pd.Series, name: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise OptreesInputError(
             f"column {name!r} was numeric at fit time but has non-numeric values now") from exc
+
+
+class LoadedSurvivalTree(LoadedTreeModel):
+    """An :class:`~optrees.OptimalSurvivalTree` read from JSON: ``predict`` (the leaf's
+    hazard ratio), ``predict_cumulative_hazard_function``, ``predict_survival_function`` and
+    ``score`` (Harrell's C-index) as the estimator's, from the saved Nelson–Aalen baseline;
+    ``baseline_``, ``unique_times_`` and ``leaf_kaplan_meier_`` as fitted."""
+
+    def __init__(self, data: dict[str, Any], columns: _Columns, *parts: Any) -> None:
+        super().__init__(data, columns, *parts)
+        block = schema.mapping(data.get("survival"), "'survival'")
+        base = schema.mapping(block.get("baseline"), "'survival.baseline'")
+        times = _increasing(base.get("times"), "'survival.baseline.times'")
+        values = schema.reals(schema.as_list(base.get("values"), "'survival.baseline.values'",
+                                             len(times)), "'survival.baseline.values'")
+        if values[0] < 0 or np.any(np.diff(values) < 0):
+            schema.fail("'survival.baseline.values' must be >= 0 and never decrease")
+        floor = schema.real(base.get("floor"), "'survival.baseline.floor'")
+        self.baseline_ = Baseline(np.asarray(times), np.asarray(values), floor)
+        self.unique_times_ = np.asarray(_increasing(block.get("unique_times"),
+                                                    "'survival.unique_times'"))
+        curves = schema.mapping(block.get("leaf_kaplan_meier", {}),
+                                "'survival.leaf_kaplan_meier'")
+        self.leaf_kaplan_meier_ = {
+            _leaf(self.tree, key, "'survival.leaf_kaplan_meier'"): np.asarray(
+                _shares(curve, f"'survival.leaf_kaplan_meier'[{key!r}]",
+                        len(self.unique_times_)))
+            for key, curve in curves.items()}
+
+    def predict_cumulative_hazard_function(self, X: Any, times: Any = None) -> np.ndarray:
+        """``(n_rows, n_times)``: ``theta * Lambda0(t)`` at ``times`` (default
+        ``unique_times_``), as the estimator's."""
+        return cumulative_hazard(self.predict(X), self.baseline_,
+                                 self.unique_times_ if times is None else times)
+
+    def predict_survival_function(self, X: Any, times: Any = None) -> np.ndarray:
+        """``(n_rows, n_times)``: ``exp(-theta * Lambda0(t))`` at ``times``."""
+        return np.exp(-self.predict_cumulative_hazard_function(X, times))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Not offered: a survival tree predicts a risk score and curves."""
+        raise OptreesInputError("predict_proba needs a classifier; this is a survival tree "
+                                "(predict_survival_function gives its curves)")
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Harrell's C-index of :meth:`predict` on ``(X, y)``, as the estimator's."""
+        if sample_weight is not None:
+            raise OptreesInputError("the C-index of a survival tree takes no sample_weight")
+        target = check_survival_target(y, len(X))
+        return concordance_index(target[:, 0], target[:, 1], self.predict(X))
+
+
+class LoadedPolicyTree(LoadedTreeModel):
+    """An :class:`~optrees.OptimalPolicyTree` read from JSON: ``predict`` (the recommended
+    treatment), ``predict_value`` (the teacher's estimated outcome) and ``export_text`` as
+    the estimator's; ``leaf_values_`` as fitted."""
+
+    def __init__(self, data: dict[str, Any], columns: _Columns, *parts: Any) -> None:
+        super().__init__(data, columns, *parts)
+        if not isinstance(self.tree, BinaryTree):
+            schema.fail("a policy tree must be a binary tree")
+        block = schema.mapping(data.get("policy"), "'policy'")
+        values = schema.mapping(block.get("leaf_values"), "'policy.leaf_values'")
+        self.leaf_values_ = {
+            _leaf(self.tree, key, "'policy.leaf_values'"):
+                schema.real(v, f"'policy.leaf_values'[{key!r}]") for key, v in values.items()}
+
+    def predict_value(self, X: Any) -> np.ndarray:
+        """The teacher's estimated outcome of each row under the policy (nan for a leaf no
+        training row reached), as the estimator's."""
+        leaves = self.tree.apply(self._input(X))
+        return np.array([self.leaf_values_.get(int(leaf), np.nan) for leaf in leaves])
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Not offered, as by the estimator: the historic treatments' shares at a leaf are
+        no probability of anything the policy predicts."""
+        raise OptreesInputError("a policy tree has no predict_proba: it recommends a "
+                                "treatment (predict) with its estimated value (predict_value)")
+
+    def export_text(self) -> str:
+        """Indented text: each leaf's treatment, training weight and estimated outcome."""
+        return policy_text(self.tree, self.leaf_values_)
+
+
+def _increasing(values: Any, what: str) -> list[float]:
+    """A non-empty list of finite numbers in increasing order."""
+    out = schema.reals(schema.as_list(values, what), what)
+    if not out or np.any(np.diff(out) <= 0):
+        schema.fail(f"{what} must be a non-empty list of increasing numbers")
+    return out
+
+
+def _shares(values: Any, what: str, length: int) -> list[float]:
+    """``length`` numbers in [0, 1]."""
+    out = schema.reals(schema.as_list(values, what, length), what)
+    if any(v < 0 or v > 1 for v in out):
+        schema.fail(f"{what} must hold numbers in [0, 1]")
+    return out
+
+
+def _leaf(tree: Any, key: str, what: str) -> int:
+    """A JSON object's key as the index of a leaf of ``tree``."""
+    node = int(key) if isinstance(key, str) and key.isdigit() else -1
+    if not 0 <= node < tree.n_nodes or tree.feature[node] >= 0:
+        schema.fail(f"{what} has the key {key!r}, which is no leaf of the tree")
+    return node

@@ -21,8 +21,8 @@ class Method:
 
     ``paper``: the short citation key of docs/references.md; ``backend``: the solver doing
     the heavy lifting ("scip", "highs", or "search": no solver); ``cli``: offered as
-    ``optrees fit --method``; ``task``: "classification" or "regression" (what the target
-    is: ``optrees fit --task``).
+    ``optrees fit --method``; ``task``: "classification", "regression", "survival" or
+    "policy" (what the target is: ``optrees fit --task``).
     """
 
     name: str
@@ -80,6 +80,14 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("regtree", f"{_EST}:OptimalTreeRegressor", "",
            "optimal regression tree (leaf means, squared error) over every threshold",
            backend="search", task="regression"),
+    # issue #45: fit(X, y) with y of (event, time), and fit(X, treatment, outcome, ...); not
+    # yet offered by `optrees fit` (cli=False keeps them out of --method and compare)
+    Method("survtree", f"{_EST}.survival:OptimalSurvivalTree", "",
+           "optimal survival tree (STreeD's leaf loss, hazard ratio per leaf) over every "
+           "threshold", backend="search", cli=False, task="survival"),
+    Method("policytree", f"{_EST}.policy:OptimalPolicyTree", "",
+           "optimal policy tree (which treatment for whom: IPW, DM or DR teacher)",
+           cli=False, task="policy"),
 ]}
 """Method name -> :class:`Method`."""
 
@@ -98,7 +106,7 @@ def cli_methods() -> dict[str, Method]:
 
 
 def task_methods(task: str) -> dict[str, Method]:
-    """The command line's methods of one ``task`` ("classification" or "regression")."""
+    """The command line's methods of one ``task`` (e.g. "classification", "regression")."""
     return {name: m for name, m in cli_methods().items() if m.task == task}
 
 

@@ -1,7 +1,8 @@
 """The one list of estimators every shared test runs on (scikit-learn checks, bad input,
 determinism, time limit, Ctrl-C).  Adding an estimator = adding one ``Spec`` line to SPECS
 (a classifier) or REGRESSOR_SPECS (a regressor: the same concerns on a numeric target, in
-test_regressor_matrix.py, which says row by row what applies).
+test_regressor_matrix.py, which says row by row what applies); survival and policy trees are
+in TASK_SPECS (test_task_matrix.py: the concerns that apply to their own targets).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from optrees import (  # the classes of optrees.registry (test_registry checks)
     FlowOCTClassifier,
     OCTClassifier,
     OMTClassifier,
+    OptimalPolicyTree,
+    OptimalSurvivalTree,
     OptimalTreeRegressor,
     RUGClassifier,
 )
@@ -35,7 +38,8 @@ class Spec:
     backend: the solver doing the heavy lifting ("scip" / "highs"), for the Ctrl-C test.
     depth:   name of the depth-like parameter (rules: max_depth).
     expected_failed_checks: scikit-learn checks this estimator fails, with the reason.
-    task:    "classification" or "regression" (optrees.registry's Method.task).
+    task:    "classification", "regression", "survival" or "policy" (optrees.registry's
+             Method.task).
     """
 
     cls: type
@@ -137,3 +141,16 @@ REGRESSOR_SPECS: list[Spec] = [
          expected_failed_checks=_SPARSE_WEIGHTS, task="regression"),
 ]
 REGRESSOR_IDS = [s.id for s in REGRESSOR_SPECS]
+
+TASK_SPECS: list[Spec] = [
+    # "hard_data" names the generated table of test_task_matrix.hard_table (2,000 rows of 10
+    # numeric columns: depth 3 is not proved within 1 ms)
+    Spec(OptimalSurvivalTree, dict(depth=2, time_limit=5), exact=dict(depth=2, time_limit=60),
+         hard=dict(depth=3, time_limit=0.001), hard_data="synthetic-2000x10",
+         backend="search", task="survival"),
+    Spec(OptimalPolicyTree, dict(depth=2, time_limit=5, teacher="ipw"),
+         exact=dict(depth=2, time_limit=60, teacher="ipw"),
+         hard=dict(depth=3, time_limit=0.001, teacher="ipw"), hard_data="synthetic-2000x10",
+         task="policy"),
+]
+TASK_IDS = [s.id for s in TASK_SPECS]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 
 import pytest
-from estimator_matrix import REGRESSOR_SPECS, SPECS
+from estimator_matrix import REGRESSOR_SPECS, SPECS, TASK_SPECS
 
 from optrees._params import Param, parameter_table
 from optrees.bench.tasks import METHOD_PARAMS
@@ -15,9 +15,10 @@ from optrees.registry import METHODS, cli_methods, estimator_classes
 
 
 def test_every_registered_estimator_is_in_the_test_matrix():
-    assert {s.cls for s in SPECS + REGRESSOR_SPECS} == set(estimator_classes())
+    specs = SPECS + REGRESSOR_SPECS + TASK_SPECS
+    assert {s.cls for s in specs} == set(estimator_classes())
     tasks = {m.load(): m.task for m in METHODS.values()}
-    assert all(tasks[s.cls] == s.task for s in SPECS + REGRESSOR_SPECS)
+    assert all(tasks[s.cls] == s.task for s in specs)
 
 
 def test_the_cli_offers_the_registry_methods():

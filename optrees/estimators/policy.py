@@ -26,6 +26,7 @@ from .._params import (
 )
 from .._validation import OptreesInputError, fit_weights
 from ..export.nodes import count_text
+from ..models.binary_tree import BinaryTree
 from ..models.result import FitResult
 from ..trees.mip.benders import BendersOCT
 from ..trees.problem.objectives.policy import (
@@ -92,8 +93,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     of ``Gamma[i, k]`` over the training rows ``i`` in ``l`` (weighted), an estimate of the
     leaf's mean outcome when treated with ``k``.
 
-    Not yet built: the treatment budget (at most a share of rows per treatment); the command
-    line, and saving to JSON.
+    Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.  Not yet
+    built: the treatment budget (at most a share of rows per treatment); the command line.
     """
 
     _parameters: ClassVar[dict[str, Param]] = {
@@ -195,8 +196,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
 
     @property
     def predict_proba(self) -> Any:
-        """Not offered: a policy tree recommends a treatment; the historic treatments'
-        shares at its leaves are no probability of anything it predicts."""
+        """Raises AttributeError, as a policy tree recommends a treatment; the historic
+        treatments' shares at its leaves are no probability of anything it predicts."""
         raise AttributeError("OptimalPolicyTree has no predict_proba: it recommends a "
                              "treatment (predict) with its estimated value (predict_value)")
 
@@ -206,15 +207,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         the teacher's estimated mean outcome of that treatment for them
         (``leaf_values_``)."""
         check_is_fitted(self, "tree_")
-        tree = self.tree_
-
-        def leaf_text(n: int) -> str:
-            weight = count_text(float(tree.counts[n].sum()))
-            value = self.leaf_values_.get(n)
-            worth = "" if value is None else f", estimated outcome {value:.6g}"
-            return f"treatment: {tree.classes[tree.value[n]]}  (n={weight}{worth})"
-
-        return tree.export_text(leaf_text=leaf_text)
+        return policy_text(self.tree_, self.leaf_values_)
 
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the
@@ -223,6 +216,19 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         check_is_fitted(self, "tree_")
         leaves = self.apply(X)
         return np.array([self.leaf_values_.get(int(leaf), np.nan) for leaf in leaves])
+
+
+def policy_text(tree: BinaryTree, leaf_values: dict[int, float]) -> str:
+    """A policy tree as indented text: at each leaf its treatment, training weight and
+    estimated outcome (also a loaded policy tree's text, :mod:`optrees.loaded`)."""
+
+    def leaf_text(n: int) -> str:
+        weight = count_text(float(tree.counts[n].sum()))
+        value = leaf_values.get(n)
+        worth = "" if value is None else f", estimated outcome {value:.6g}"
+        return f"treatment: {tree.classes[tree.value[n]]}  (n={weight}{worth})"
+
+    return tree.export_text(leaf_text=leaf_text)
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:

@@ -21,6 +21,7 @@ from .._params import (
 )
 from .._validation import OptreesInputError, check_depth, fit_weights
 from ..encoding.binary import every_threshold
+from ..trees.problem.objectives.survival import Baseline
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.survival import MAX_SURVIVAL_DEPTH, solve_survival_tree
 from ._base import (
@@ -129,10 +130,8 @@ class OptimalSurvivalTree(GeneratedInit, _TreeOutput, BaseEstimator):
     def predict_cumulative_hazard_function(self, X: Any, times: Any = None) -> np.ndarray:
         """``(n_rows, n_times)``: ``theta * Lambda0(t)`` of each row of ``X`` at ``times``
         (default ``unique_times_``)."""
-        theta = self.predict(X)
-        at = self.unique_times_ if times is None else np.asarray(times, dtype=np.float64)
-        base = np.where(at < self.baseline_.times[0], 0.0, self.baseline_(at))
-        return theta[:, None] * base[None, :]
+        at = self.unique_times_ if times is None else times
+        return cumulative_hazard(self.predict(X), self.baseline_, at)
 
     def predict_survival_function(self, X: Any, times: Any = None) -> np.ndarray:
         """``(n_rows, n_times)``: ``exp(-theta * Lambda0(t))`` of each row of ``X`` at
@@ -144,6 +143,14 @@ class OptimalSurvivalTree(GeneratedInit, _TreeOutput, BaseEstimator):
         this module)."""
         target = check_survival_target(y, len(X))
         return concordance_index(target[:, 0], target[:, 1], self.predict(X))
+
+
+def cumulative_hazard(theta: np.ndarray, baseline: Baseline, times: Any) -> np.ndarray:
+    """``(n_rows, n_times)``: ``theta * Lambda0(t)`` at ``times``, ``Lambda0`` 0 before the
+    first training event (also what a loaded model predicts, :mod:`optrees.loaded`)."""
+    at = np.asarray(times, dtype=np.float64)
+    base = np.where(at < baseline.times[0], 0.0, baseline(at))
+    return np.asarray(theta, dtype=np.float64)[:, None] * base[None, :]
 
 
 def check_survival_target(y: object, n_rows: int) -> np.ndarray:

@@ -1,0 +1,127 @@
+"""``optrees fit --task survival --csv FILE --event E --time T`` (issue #45): an optimal
+survival tree from a CSV, printed with its status, objective, bound and gap, and Harrell's
+C-index on the training and test rows.  Everything is checked before the fit."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from typing import Any
+
+from . import cli_data as data
+from . import cli_report
+from .cli_base import _UsageError
+
+SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state"}
+"""Shared ``fit`` options the survival tree takes -> its parameters."""
+
+
+def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
+    """The options of a survival fit, before anything is read: ``--csv`` with ``--event``
+    and ``--time``; options of the classification methods (``method_flags``: the method
+    options given) are refused by name."""
+    if args.csv is None or args.event is None or args.time is None:
+        raise _UsageError("--task survival needs --csv FILE --event COLUMN --time COLUMN")
+    if args.target is not None:
+        raise _UsageError("--task survival takes --event and --time, not --target")
+    if args.event == args.time:
+        raise _UsageError("--event and --time must be two different columns")
+    unused = {"--method": args.method, "--class-weight": args.class_weight,
+              "--costs": args.costs, "--feature-costs": args.feature_costs,
+              "--numeric": args.numeric, "--bins": args.bins, "--plain": args.plain or None}
+    for flag in [f for f, value in unused.items() if value is not None] + method_flags:
+        raise _UsageError(f"{flag} is not used by --task survival (an optimal survival tree "
+                          "over every threshold)")
+
+
+def build(args: argparse.Namespace) -> Any:
+    """The survival tree with the shared options given, its parameters checked (the message
+    names the option)."""
+    from ._params import validate_params
+    from ._validation import OptreesInputError
+    from .estimators.survival import OptimalSurvivalTree
+
+    kwargs = {param: getattr(args, dest) for dest, param in SHARED.items()
+              if getattr(args, dest) is not None}
+    est = OptimalSurvivalTree(**kwargs, verbose=args.verbose)
+    try:
+        validate_params(est)
+    except OptreesInputError as exc:
+        dest = next((d for d, p in SHARED.items() if str(exc).startswith(p)), None)
+        if dest is None:
+            raise
+        raise _UsageError(f"--{dest.replace('_', '-')} {getattr(args, dest)}: {exc}") from exc
+    return est
+
+
+def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """X, y (event, time) and the row weights (None without ``--weight-column``) of
+    ``--csv``, checked as the fit checks them."""
+    from ._validation import check_frame
+    from .estimators.survival import check_survival_target
+
+    df = data.read_csv(args.csv, args.sep)
+    for flag, column in (("--event", args.event), ("--time", args.time),
+                         ("--weight-column", args.weight_column)):
+        if column is not None and column not in df.columns:
+            raise _UsageError(f"{flag} column {column!r} not in {args.csv} (columns: "
+                              f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
+    data.check_rows(df)
+    w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
+    X = df.drop(columns=[c for c in (args.event, args.time, args.weight_column)
+                         if c is not None])
+    check_frame(X)
+    y = check_survival_target(df[[args.event, args.time]], len(df))
+    return X, y, w
+
+
+def split(X: Any, y: Any, w: Any, test_size: float, seed: int) -> list[Any]:
+    """``[X_train, X_test, y_train, y_test, w_train, w_test]`` (test parts None when
+    ``test_size`` is 0)."""
+    from sklearn.model_selection import train_test_split
+
+    if test_size == 0:
+        return [X, None, y, None, w, None]
+    arrays = [X, y] if w is None else [X, y, w]
+    try:
+        parts = train_test_split(*arrays, test_size=test_size, random_state=seed)
+    except ValueError as exc:
+        raise _UsageError(f"cannot split {len(y)} rows with --test-size {test_size}: "
+                          f"{exc}") from exc
+    return parts if w is not None else [*parts, None, None]
+
+
+def c_index_line(name: str, est: Any, X: Any, y: Any) -> str:
+    """``train C-index   : 0.7012  (n=300, 210 events)``."""
+    return (f"{name + ' C-index':<16}: {est.score(X, y):.4f}  (n={len(y)}, "
+            f"{int(y[:, 0].sum())} events)")
+
+
+def cmd_fit_survival(args: argparse.Namespace, method_flags: list[str]) -> int:
+    """Check, fit and report (the tree, status, objective, bound, gap, C-index, time)."""
+    from .estimators import TimeLimitWarning
+
+    check_options(args, method_flags)
+    est = build(args)
+    X, y, w = load(args)
+    X_tr, X_te, y_tr, y_te, w_tr, _ = split(X, y, w, args.test_size, args.seed)
+    p = est.get_params()
+    print(f"survtree: depth {p['depth']}, lam {p['lam']:g}, time limit "
+          f"{p['time_limit']:g}s\n", flush=True)
+    with warnings.catch_warnings():  # the status line reports a time limit
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est.fit(X_tr, y_tr, sample_weight=w_tr)
+    print(est.export_text())
+    print()
+    print("\n".join(cli_report.mip_summary(est)))
+    print("objective is    : survival loss / loss of a single leaf + lam x leaves; the bound "
+          "is a lower bound")
+    print(c_index_line("train", est, X_tr, y_tr))
+    if X_te is not None and len(y_te):
+        print(c_index_line("test", est, X_te, y_te))
+    print(f"time            : {est.fit_seconds_:.2f}s")
+    cli_report.save(est, args.out)
+    if args.plot:
+        est.plot(path=args.plot)
+        print(f"picture written to {args.plot}")
+    return 0
