@@ -7,38 +7,19 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._params import (
-    RANDOM_STATE,
-    TIME_LIMIT,
-    VERBOSE,
-    Check,
-    GeneratedInit,
-    Param,
-    Real,
-    validate_params,
-)
-from .._validation import check_depth, check_regression_target, fit_weights
-from ..encoding.binary import every_threshold
-from ..trees.solve.fit import min_leaf_rows
+from .._params import RANDOM_STATE, TIME_LIMIT, VERBOSE, Check, GeneratedInit, Param, Real
+from .._validation import check_depth, check_regression_target
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
-from ._base import (
-    _TreeOutput,
-    drop_weightless,
-    fit_deadline,
-    fit_frame,
-    logged_fit,
-    predict_frame,
-    stop_on_ctrl_c,
-    store_result,
-    warn_unseen,
-)
+from ._base import logged_fit
+from .threshold_trees import EveryThresholdTree
 from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
 
 DEPTH_WHY = ("the regression search over every threshold is built and tested to depth "
              f"{MAX_REGRESSION_DEPTH} so far (issue #43)")
 
 
-class OptimalTreeRegressor(GeneratedInit, _TreeOutput, RegressorMixin, BaseEstimator):
+class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
+                           BaseEstimator):
     """Optimal regression tree over every threshold of the numeric columns (categoricals
     one-hot): the tree of depth <= ``depth`` minimising ``SSE / (W var(y)) + lam * leaves``
     (``SSE``: weighted sum of squared errors, ``W``: total weight, ``var(y)``: the weighted
@@ -78,32 +59,9 @@ class OptimalTreeRegressor(GeneratedInit, _TreeOutput, RegressorMixin, BaseEstim
         """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
         per row (integer weights give the tree of duplicated rows, weight 0 drops a row).
         Returns ``self``."""
-        p = validate_params(self)
-        deadline = fit_deadline(p.time_limit)
-        df = fit_frame(self, X)
-        target = check_regression_target(y, len(df))
-        w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
-        df, target, w = drop_weightless(df, target, w)
-        encoding = every_threshold(df)
-        features = encoding.transform(df)
-        min_leaf = min_leaf_rows(p.min_samples_leaf, len(target))
-        names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
-        with stop_on_ctrl_c(deadline):
-            result = solve_regression_tree(features, target, w, p.depth, p.lam, min_leaf,
-                                           deadline, names, p.random_state, p.max_leaves)
-        self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
-        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
-        self.tree_ = result.model
-        store_result(self, result, deadline, "returning the best tree found")
-        return self
+        return self._fit_table(X, y, sample_weight, check_regression_target,
+                               solve_regression_tree)
 
     def predict(self, X: Any) -> np.ndarray:
         """The training mean of the leaf each row of ``X`` reaches."""
-        df = predict_frame(self, X, "tree_")
-        warn_unseen(self, df, self._categories)
-        return self.tree_.predict(self.encoder_.transform(df))
-
-    def apply(self, X: Any) -> np.ndarray:
-        """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
-        df = predict_frame(self, X, "tree_")
-        return self.tree_.apply(self.encoder_.transform(df))
+        return super().predict(X)

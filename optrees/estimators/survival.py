@@ -9,39 +9,20 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._params import (
-    RANDOM_STATE,
-    TIME_LIMIT,
-    VERBOSE,
-    Check,
-    GeneratedInit,
-    Param,
-    Real,
-    validate_params,
-)
-from .._validation import OptreesInputError, check_depth, fit_weights
-from ..encoding.binary import every_threshold
+from .._params import RANDOM_STATE, TIME_LIMIT, VERBOSE, Check, GeneratedInit, Param, Real
+from .._validation import OptreesInputError, check_depth
+from ..models.result import FitResult
 from ..trees.problem.objectives.survival import Baseline
-from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.survival import MAX_SURVIVAL_DEPTH, solve_survival_tree
-from ._base import (
-    _TreeOutput,
-    drop_weightless,
-    fit_deadline,
-    fit_frame,
-    logged_fit,
-    predict_frame,
-    stop_on_ctrl_c,
-    store_result,
-    warn_unseen,
-)
+from ._base import logged_fit
+from .threshold_trees import EveryThresholdTree
 from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
 
 DEPTH_WHY = ("the survival search over every threshold is built and tested to depth "
              f"{MAX_SURVIVAL_DEPTH} so far (issue #45)")
 
 
-class OptimalSurvivalTree(GeneratedInit, _TreeOutput, BaseEstimator):
+class OptimalSurvivalTree(GeneratedInit, EveryThresholdTree, BaseEstimator):
     """Optimal survival tree over every threshold of the numeric columns (categoricals
     one-hot): each leaf has one hazard ratio ``theta`` against a Nelson–Aalen baseline
     cumulative hazard ``Lambda0`` of all training rows, and the tree of depth <= ``depth``
@@ -88,44 +69,23 @@ class OptimalSurvivalTree(GeneratedInit, _TreeOutput, BaseEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalSurvivalTree:
         """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
         per row (integer weights give the tree of duplicated rows). Returns ``self``."""
-        p = validate_params(self)
-        deadline = fit_deadline(p.time_limit)
-        df = fit_frame(self, X)
-        target = check_survival_target(y, len(df))
-        w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
-        df, target, w = drop_weightless(df, target, w)
-        if not (target[:, 0] > 0).any():
-            raise OptreesInputError("y has no event among the rows of positive weight: a "
-                                    "survival tree needs at least one observed event")
-        encoding = every_threshold(df)
-        features = encoding.transform(df)
-        min_leaf = min_leaf_rows(p.min_samples_leaf, len(target))
-        names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
-        with stop_on_ctrl_c(deadline):
-            result, loss = solve_survival_tree(features, target, w, p.depth, p.lam, min_leaf,
-                                               deadline, names, p.random_state, p.max_leaves)
-        self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
-        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
-        self.tree_, self.baseline_ = result.model, loss.baseline
+        return self._fit_table(X, y, sample_weight, check_survival_target, _solve,
+                               self._survival_attributes)
+
+    def _survival_attributes(self, out: tuple, features: np.ndarray, target: np.ndarray,
+                             w: np.ndarray | None) -> None:
+        """The baseline, the training times and each leaf's Kaplan–Meier curve."""
+        self.baseline_ = out[1].baseline
         self.unique_times_ = np.unique(target[:, 1])
         leaves = self.tree_.apply(features)
         self.leaf_kaplan_meier_ = {
             int(leaf): kaplan_meier(target[leaves == leaf], None if w is None
                                     else w[leaves == leaf], self.unique_times_)
             for leaf in np.unique(leaves)}
-        store_result(self, result, deadline, "returning the best tree found")
-        return self
 
     def predict(self, X: Any) -> np.ndarray:
         """Risk score of each row of ``X``: its leaf's hazard ratio ``theta``."""
-        df = predict_frame(self, X, "tree_")
-        warn_unseen(self, df, self._categories)
-        return self.tree_.predict(self.encoder_.transform(df))
-
-    def apply(self, X: Any) -> np.ndarray:
-        """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
-        df = predict_frame(self, X, "tree_")
-        return self.tree_.apply(self.encoder_.transform(df))
+        return super().predict(X)
 
     def predict_cumulative_hazard_function(self, X: Any, times: Any = None) -> np.ndarray:
         """``(n_rows, n_times)``: ``theta * Lambda0(t)`` of each row of ``X`` at ``times``
@@ -151,6 +111,15 @@ def cumulative_hazard(theta: np.ndarray, baseline: Baseline, times: Any) -> np.n
     at = np.asarray(times, dtype=np.float64)
     base = np.where(at < baseline.times[0], 0.0, baseline(at))
     return np.asarray(theta, dtype=np.float64)[:, None] * base[None, :]
+
+
+def _solve(features: np.ndarray, target: np.ndarray, w: np.ndarray | None, *args: Any
+           ) -> tuple[FitResult, Any]:
+    """:func:`solve_survival_tree`, once the rows of positive weight hold an event."""
+    if not (target[:, 0] > 0).any():
+        raise OptreesInputError("y has no event among the rows of positive weight: a "
+                                "survival tree needs at least one observed event")
+    return solve_survival_tree(features, target, w, *args)
 
 
 def check_survival_target(y: object, n_rows: int) -> np.ndarray:

@@ -1,0 +1,74 @@
+"""What the trees over every threshold whose leaves hold a number share (regression and
+survival trees): the fit's steps around one solve, and routing raw rows to leaves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._params import validate_params
+from .._validation import fit_weights
+from ..encoding.binary import every_threshold
+from ..models.result import FitResult
+from ..trees.solve.fit import min_leaf_rows
+from ._base import (
+    _TreeOutput,
+    drop_weightless,
+    fit_deadline,
+    fit_frame,
+    predict_frame,
+    stop_on_ctrl_c,
+    store_result,
+    warn_unseen,
+)
+
+Solve = Callable[..., FitResult]
+"""``solve(features, target, w, depth, lam, min_leaf, deadline, names, random_state,
+max_leaves)``: the task's solve function over the encoded float matrix."""
+
+
+class EveryThresholdTree(_TreeOutput):
+    """Fit: validate, check the target, drop rows of weight 0, encode every threshold (one-hot
+    categoricals), solve once, store the result; predict and apply on raw rows."""
+
+    def _fit_table(self, X: Any, y: Any, sample_weight: Any,
+                   check_target: Callable[[Any, int], np.ndarray], solve: Solve,
+                   after: Callable[..., None] | None = None) -> Any:
+        """The fit: ``solve`` returns a :class:`FitResult`, or a tuple whose first item is
+        one; ``after(out, features, target, w)`` (the solve's return value, the encoded
+        training rows kept, their target and weights) sets the task's own attributes before
+        the result is stored. Returns ``self``."""
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
+        df = fit_frame(self, X)
+        target = check_target(y, len(df))
+        w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
+        df, target, w = drop_weightless(df, target, w)
+        encoding = every_threshold(df)
+        features = encoding.transform(df)
+        names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+        with stop_on_ctrl_c(deadline):
+            out = solve(features, target, w, p.depth, p.lam,
+                        min_leaf_rows(p.min_samples_leaf, len(target)), deadline, names,
+                        p.random_state, p.max_leaves)
+        self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
+        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
+        result = out if isinstance(out, FitResult) else out[0]
+        self.tree_ = result.model
+        if after is not None:
+            after(out, features, target, w)
+        store_result(self, result, deadline, "returning the best tree found")
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The value of the leaf each row of ``X`` reaches."""
+        df = predict_frame(self, X, "tree_")
+        warn_unseen(self, df, self._categories)
+        return self.tree_.predict(self.encoder_.transform(df))
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
+        df = predict_frame(self, X, "tree_")
+        return self.tree_.apply(self.encoder_.transform(df))
