@@ -54,7 +54,8 @@ class Encoding:
 
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (booleans and categoricals too)."""
-    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
+    return {c: list(pd.unique(df[c].astype(object)))
+            for c, dt in zip(df.columns, df.dtypes.tolist(), strict=True)
             if not is_numeric_dtype(dt)}
 
 

@@ -34,7 +34,7 @@ def is_numeric_dtype(dtype: Any, bool_numeric: bool = False) -> bool:
 def numeric_values(df: pd.DataFrame, bool_numeric: bool = False) -> np.ndarray:
     """The numeric columns of ``df`` (:func:`is_numeric_dtype`) as one float matrix
     (missing values as NaN); shape (rows, 0) when there is none."""
-    cols = [i for i, dt in enumerate(df.dtypes) if is_numeric_dtype(dt, bool_numeric)]
+    cols = [i for i, dt in enumerate(df.dtypes.tolist()) if is_numeric_dtype(dt, bool_numeric)]
     part = df if len(cols) == df.shape[1] else df.iloc[:, cols]
     return part.to_numpy(dtype=float, na_value=np.nan)
 

@@ -175,7 +175,12 @@ def fit_frame(estimator: Any, X: Any) -> pd.DataFrame:
     """Checked DataFrame of the training X; sets ``n_features_in_`` (and
     ``feature_names_in_`` when X has string column names) the scikit-learn way."""
     df = check_frame(X)
-    validate_data(estimator, X, reset=True, skip_check_array=True)
+    if isinstance(X, np.ndarray):  # what validate_data sets for an array, without its 25 us
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_  # (fitted before on a table with names)
+        estimator.n_features_in_ = X.shape[1]
+    else:
+        validate_data(estimator, X, reset=True, skip_check_array=True)
     estimator._fit_columns = _str_columns(df)
     estimator._fit_labels = list(df.columns)  # as given (e.g. integers), for saved models
     if df is not X and estimator._fit_labels == estimator._fit_columns:
