@@ -55,7 +55,7 @@ class Encoding:
 def seen_categories(df: pd.DataFrame) -> dict[str, list]:
     """The values of every non-numeric column at fit time (booleans and categoricals too)."""
     return {c: list(pd.unique(df[c].astype(object)))
-            for c, dt in zip(df.columns, df.dtypes.tolist(), strict=True)
+            for c, dt in zip(df.columns.tolist(), df.dtypes.tolist(), strict=True)
             if not is_numeric_dtype(dt)}
 
 
@@ -79,7 +79,7 @@ def binarize(df: pd.DataFrame, spec: Any, sample_weight: np.ndarray | None = Non
     and fitted (with ``sample_weight`` when its ``fit`` takes it)."""
     categories = seen_categories(df)
     if spec is None or (isinstance(spec, str) and spec == "auto" and is_binary_frame(df)):
-        names = [str(c) for c in df.columns]
+        names = [str(c) for c in df.columns.tolist()]
         return (check_binary_matrix(df, checked=True),
                 Encoding(None, None, names, [f"not {c}" for c in names], categories))
     if isinstance(spec, str):

@@ -168,7 +168,7 @@ def logged_fit(fit: Callable) -> Callable:
 
 
 def _str_columns(df: pd.DataFrame) -> list[str]:
-    return [str(c) for c in df.columns]
+    return [str(c) for c in df.columns.tolist()]  # (iterating a str Index: 1 us a name)
 
 
 def fit_frame(estimator: Any, X: Any) -> pd.DataFrame:
@@ -182,7 +182,7 @@ def fit_frame(estimator: Any, X: Any) -> pd.DataFrame:
     else:
         validate_data(estimator, X, reset=True, skip_check_array=True)
     estimator._fit_columns = _str_columns(df)
-    estimator._fit_labels = list(df.columns)  # as given (e.g. integers), for saved models
+    estimator._fit_labels = df.columns.tolist()  # as given (e.g. integers), for saved models
     if df is not X and estimator._fit_labels == estimator._fit_columns:
         return df  # a frame of our own, named x0, x1, ... already (set_axis: 0.1 ms)
     return df.set_axis(estimator._fit_columns, axis=1)
