@@ -212,6 +212,18 @@ def parameter_table(cls: type) -> dict[str, Param]:
     return table
 
 
+def _parameter_table(cls: type) -> Mapping[str, Param]:
+    """:func:`parameter_table` once per class and set of tables (each fit asks for it)."""
+    key = tuple(id(vars(k).get("_parameters")) for k in cls.__mro__)
+    cached = _TABLES.get(cls)
+    if cached is None or cached[0] != key:
+        cached = _TABLES[cls] = (key, parameter_table(cls))
+    return cached[1]
+
+
+_TABLES: dict[type, tuple[tuple[int, ...], dict[str, Param]]] = {}
+
+
 def check_param(name: str, value: Any, rule: Rule) -> Any:
     """``value`` converted by ``rule``, or OptreesInputError "name must be ..., got ...".
 
@@ -231,7 +243,7 @@ def validate_params(estimator: Any, table: Mapping[str, Param] | None = None) ->
     A parameter the table does not list is passed through unchanged; a table entry that is
     no constructor parameter but a class attribute (a value fixed by a subclass, e.g.
     BendOCT's ``penalty``) is read from the class."""
-    table = parameter_table(type(estimator)) if table is None else table
+    table = _parameter_table(type(estimator)) if table is None else table
     values = Params(estimator.get_params(deep=False))
     for name, param in table.items():
         if name not in values and hasattr(estimator, name):
@@ -286,6 +298,16 @@ class GeneratedInit:
         if "_defaults" in vars(cls):
             cls.__init__ = _constructor(cls.__name__, dict(cls._defaults))
 
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        """scikit-learn's parameter names (``get_params``), read from the generated
+        signature once per class: scikit-learn inspects it on every call (15 us a fit)."""
+        names = vars(cls).get("_param_names")
+        if names is None or vars(cls).get("_param_names_of") is not cls.__init__:
+            names = tuple(super()._get_param_names())  # type: ignore[misc]
+            cls._param_names, cls._param_names_of = names, cls.__init__
+        return list(names)
+
 
 def _constructor(owner: str, defaults: dict[str, Any]) -> Callable[..., None]:
     """``__init__(self, *, name=default, ...)`` storing each argument on ``self``."""
@@ -295,13 +317,14 @@ def _constructor(owner: str, defaults: dict[str, Any]) -> Callable[..., None]:
            for name, value in defaults.items()])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{owner}(): {exc} (parameters are keyword arguments: "
-                            f"{', '.join(defaults)})") from None
+        if args or not kwargs.keys() <= defaults.keys():  # the signature's own message
+            try:
+                signature.bind(self, *args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{owner}(): {exc} (parameters are keyword arguments: "
+                                f"{', '.join(defaults)})") from None
         for name, value in defaults.items():
-            setattr(self, name, bound.arguments.get(name, value))
+            setattr(self, name, kwargs.get(name, value))
 
     __init__.__signature__ = signature  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{owner}.__init__"

@@ -52,33 +52,39 @@ class Encoding:
         return self.binarizer is not None and not self.binarizer.keeps_every_threshold(df)
 
 
-def seen_categories(df: pd.DataFrame) -> dict[str, list]:
-    """The values of every non-numeric column at fit time (booleans and categoricals too)."""
-    return {c: list(pd.unique(df[c].astype(object))) for c, dt in df.dtypes.items()
+def seen_categories(df: pd.DataFrame, dtypes: list | None = None) -> dict[str, list]:
+    """The values of every non-numeric column at fit time (booleans and categoricals too);
+    ``dtypes``: ``df.dtypes.tolist()`` when the caller has it."""
+    dtypes = df.dtypes.tolist() if dtypes is None else dtypes
+    return {c: list(pd.unique(df[c].astype(object)))
+            for c, dt in zip(df.columns.tolist(), dtypes, strict=True)
             if not is_numeric_dtype(dt)}
 
 
-def has_numeric_column(df: pd.DataFrame) -> bool:
+def has_numeric_column(df: pd.DataFrame, dtypes: list | None = None) -> bool:
     """Whether some numeric (not boolean) column holds a value other than 0 and 1."""
-    return not zero_one(numeric_values(df))
+    return not zero_one(numeric_values(df, dtypes=dtypes))
 
 
-def is_binary_frame(df: pd.DataFrame) -> bool:
+def is_binary_frame(df: pd.DataFrame, dtypes: list | None = None) -> bool:
     """Whether every column is numeric or boolean and holds only 0 and 1."""
-    values = numeric_values(df, bool_numeric=True)
+    values = numeric_values(df, bool_numeric=True, dtypes=dtypes)
     return values.shape[1] == df.shape[1] and zero_one(values)
 
 
 def binarize(df: pd.DataFrame, spec: Any, sample_weight: np.ndarray | None = None,
-             n_bins: int | None = None, extra_cuts: dict[str, np.ndarray] | None = None
-             ) -> tuple[np.ndarray, Encoding]:
+             n_bins: int | None = None, extra_cuts: dict[str, np.ndarray] | None = None,
+             dtypes: list | None = None) -> tuple[np.ndarray, Encoding]:
     """The 0/1 matrix of a checked frame and its :class:`Encoding`: ``spec`` None or "auto" on
     a 0/1 table keeps it; "auto" otherwise is a :class:`Binarizer` of ``n_bins`` quantile
     cuts (None: its default) plus ``extra_cuts``; any other fit/transform object is cloned
-    and fitted (with ``sample_weight`` when its ``fit`` takes it)."""
-    categories = seen_categories(df)
-    if spec is None or (isinstance(spec, str) and spec == "auto" and is_binary_frame(df)):
-        names = [str(c) for c in df.columns]
+    and fitted (with ``sample_weight`` when its ``fit`` takes it); ``dtypes``:
+    ``df.dtypes.tolist()`` when the caller has it."""
+    dtypes = df.dtypes.tolist() if dtypes is None else dtypes
+    categories = seen_categories(df, dtypes)
+    if spec is None or (isinstance(spec, str) and spec == "auto" and
+                        is_binary_frame(df, dtypes)):
+        names = [str(c) for c in df.columns.tolist()]
         return (check_binary_matrix(df, checked=True),
                 Encoding(None, None, names, [f"not {c}" for c in names], categories))
     if isinstance(spec, str):

@@ -31,10 +31,13 @@ def is_numeric_dtype(dtype: Any, bool_numeric: bool = False) -> bool:
     return bool(pd.api.types.is_numeric_dtype(dtype))
 
 
-def numeric_values(df: pd.DataFrame, bool_numeric: bool = False) -> np.ndarray:
+def numeric_values(df: pd.DataFrame, bool_numeric: bool = False,
+                   dtypes: list | None = None) -> np.ndarray:
     """The numeric columns of ``df`` (:func:`is_numeric_dtype`) as one float matrix
-    (missing values as NaN); shape (rows, 0) when there is none."""
-    cols = [i for i, dt in enumerate(df.dtypes) if is_numeric_dtype(dt, bool_numeric)]
+    (missing values as NaN); shape (rows, 0) when there is none.  ``dtypes``: the frame's
+    ``df.dtypes.tolist()`` when the caller has it (reading it costs 15-20 us)."""
+    dtypes = df.dtypes.tolist() if dtypes is None else dtypes
+    cols = [i for i, dt in enumerate(dtypes) if is_numeric_dtype(dt, bool_numeric)]
     part = df if len(cols) == df.shape[1] else df.iloc[:, cols]
     return part.to_numpy(dtype=float, na_value=np.nan)
 

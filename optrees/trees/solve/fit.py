@@ -117,6 +117,7 @@ class TreeFit:
         self.p, self.method, self.guard = p, method, guard
         self.groups: np.ndarray | None = None  # fit(groups=...): the sensitive groups
         self.numeric: tuple[pd.DataFrame, bool] | None = None  # a table, has_numeric_column
+        self.columns: tuple[pd.DataFrame, list] | None = None  # a table, its dtypes
 
     # ------------------------------------------------------------------ entry
     def solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
@@ -143,13 +144,19 @@ class TreeFit:
         p = self.p
         max_leaves = p.get("max_leaves")
         if self.numeric is None or self.numeric[0] is not df:  # asked once per table
-            self.numeric = (df, has_numeric_column(df))
+            self.numeric = (df, has_numeric_column(df, self.dtypes(df)))
         return Request(p.depth, self.method.search,
                        isinstance(p.binarizer, str) and p.binarizer == "auto",
                        self.numeric[1], p.get("fairness") is not None,
                        None if max_leaves is None or max_leaves >= 2**p.depth else max_leaves,
                        p.get("misclassification_costs") is not None,
                        p.get("feature_costs") is not None)
+
+    def dtypes(self, df: pd.DataFrame) -> list:
+        """``df.dtypes.tolist()``, read once per table in a fit (15-20 us a read)."""
+        if self.columns is None or self.columns[0] is not df:
+            self.columns = (df, df.dtypes.tolist())
+        return self.columns[1]
 
     # ------------------------------------------------------------------ accuracy
     def _accuracy(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
@@ -187,7 +194,7 @@ class TreeFit:
             """The problem over the 0/1 columns of ``n_bins`` cuts (None: the default) and
             ``extra`` ones (CART's)."""
             X, encoding = encoded if encoded is not None else \
-                binarize(df, p.binarizer, w, n_bins, extra)
+                binarize(df, p.binarizer, w, n_bins, extra, self.dtypes(df))
             encoding.columns = columns
             return TreeProblem(X, y, len(classes), p.depth, p.lam, self.method.penalty, w,
                                min_leaf, max_leaves, fair, view), encoding
@@ -261,13 +268,14 @@ class TreeFit:
         p = self.p
         done: list[Encoding] = []
         # a 0/1 table kept as it is: encoded once, the pseudo-rows are rows of its matrix
-        kept = binarize(df, None) if p.binarizer is None or (
-            self.request(df).auto_binarizer and is_binary_frame(df)) else None
+        dtypes = self.dtypes(df)
+        kept = binarize(df, None, dtypes=dtypes) if p.binarizer is None or (
+            self.request(df).auto_binarizer and is_binary_frame(df, dtypes)) else None
 
         def solve(view: ClassificationView, lam: float, min_leaf: int) -> FitResult:
             inner = TreeFit(type(p)(p, lam=lam, min_samples_leaf=min_leaf), self.method,
                             self.guard)
-            inner.numeric = self.numeric
+            inner.numeric, inner.columns = self.numeric, self.columns
             if kept is None:  # the encoding depends on the rows: encode the pseudo-rows
                 rows = df.iloc[view.rows].reset_index(drop=True)
                 result, encoding = inner._accuracy(rows, view.labels, view.weights, classes,
@@ -295,7 +303,7 @@ class TreeFit:
         costs = objective_class("feature_costs").from_spec(p.feature_costs, list(df.columns))
         min_leaf = min_leaf_rows(p.min_samples_leaf, len(y))
         X, encoding = binarize(df, p.binarizer, w, None,
-                               self._cart_cuts(df, y, w, min_leaf, None))
+                               self._cart_cuts(df, y, w, min_leaf, None), self.dtypes(df))
         with self.guard(deadline):
             result = solve_with_feature_costs(
                 X, encoding.feature_columns(df), (encoding.names, encoding.negated), y, w,
