@@ -10,6 +10,7 @@ import inspect
 import numpy as np
 import pandas as pd
 import pytest
+from estimator_matrix import _SPARSE_WEIGHTS
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -328,7 +329,7 @@ _CLASS_WEIGHTS = {
 @parametrize_with_checks(
     [BendOCTClassifierCV(depths=(1, 2), cv=3, time_limit=30),
      OptimalTreeRegressorCV(depths=(2,), lams=(0.0, 0.01), cv=3, time_limit=30)],
-    expected_failed_checks=lambda est: _CLASS_WEIGHTS if isinstance(est, BendOCTClassifierCV)
-    else {})
+    expected_failed_checks=lambda est: {**_SPARSE_WEIGHTS, **_CLASS_WEIGHTS}
+    if isinstance(est, BendOCTClassifierCV) else _SPARSE_WEIGHTS)
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
