@@ -74,6 +74,17 @@ def _total(rows: np.ndarray, S: np.ndarray) -> np.ndarray:
     return T
 
 
+def _column_sums(rows: np.ndarray, X: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """``C[f]``: the statistics summed over the subset's rows with ``x_f = 1``."""
+    C = np.zeros((X.shape[1], 4))
+    for r in rows:
+        for f in range(X.shape[1]):
+            if X[r, f]:
+                for k in range(4):
+                    C[f, k] += S[r, k]
+    return C
+
+
 def _pairs(rows: np.ndarray, ptr: np.ndarray, ones: np.ndarray, S: np.ndarray,
            P: np.ndarray) -> None:
     """``P[f, g]`` (f <= g) of the subset ``rows`` (``ones[ptr[r]:ptr[r+1]]``: the features
@@ -153,12 +164,7 @@ def _depth1(rows: np.ndarray, X: np.ndarray, S: np.ndarray, min_leaf: float,
     """``(cost, f)``: the best leaf (f = -1) or stump of the subset."""
     F = X.shape[1]
     T = _total(rows, S)
-    C = np.zeros((F, 4))
-    for r in rows:
-        for f in range(F):
-            if X[r, f]:
-                for k in range(4):
-                    C[f, k] += S[r, k]
+    C = _column_sums(rows, X, S)
     best = _leaf(T[0], T[1], T[2]) + penalty
     bf = -1
     for f in range(F):
@@ -193,12 +199,7 @@ def _stump_order(rows: np.ndarray, X: np.ndarray, S: np.ndarray, penalty: float
     """Features by increasing cost of their stump on the subset (good splits first)."""
     F = X.shape[1]
     T = _total(rows, S)
-    C = np.zeros((F, 4))
-    for r in rows:
-        for f in range(F):
-            if X[r, f]:
-                for k in range(4):
-                    C[f, k] += S[r, k]
+    C = _column_sums(rows, X, S)
     cost = np.empty(F)
     for f in range(F):
         cost[f] = (_leaf(C[f, 0], C[f, 1], C[f, 2])
@@ -286,7 +287,8 @@ def imported() -> bool:
 def jit() -> None:
     """Decorate the kernels with numba (once; compiled or loaded from the cache at the first
     call)."""
-    global _leaf, _ones, _key, _total, _pairs, _best_side, _depth2, _depth1, _split, _stump_order
+    global _leaf, _ones, _key, _total, _column_sums, _pairs, _best_side, _depth2, _depth1
+    global _split, _stump_order
     global _solve2, _children2, _depth3, _JITTED
     if _JITTED:
         return
@@ -296,6 +298,7 @@ def jit() -> None:
     _ones = njit(cache=True)(_ones)
     _key = njit(cache=True)(_key)
     _total = njit(cache=True)(_total)
+    _column_sums = njit(cache=True)(_column_sums)
     _pairs = njit(cache=True)(_pairs)
     _best_side = njit(cache=True)(_best_side)
     _depth2 = njit(cache=True)(_depth2)
@@ -315,7 +318,8 @@ ENTRY_POINTS = ["_ones", "_key", "_depth1", "_depth2", "_solve2", "_depth3", "_s
 LEAF_KERNELS = ("_best_side", "_depth2", "_depth1", "_stump_order", "_solve2", "_children2",
                 "_depth3")
 """The kernels that call ``_leaf`` (directly or through another); the others
-(``_ones``, ``_key``, ``_total``, ``_pairs``, ``_split``) serve every objective."""
+(``_ones``, ``_key``, ``_total``, ``_column_sums``, ``_pairs``, ``_split``) serve every
+objective."""
 
 
 def for_objective(objective: AdditiveObjective | None
