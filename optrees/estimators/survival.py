@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .._params import RANDOM_STATE, TIME_LIMIT, VERBOSE, Check, GeneratedInit, Param, Real
-from .._validation import OptreesInputError, check_depth
+from .._params import GeneratedInit
+from .._validation import OptreesInputError
 from ..models.result import FitResult
 from ..trees.problem.objectives.survival import Baseline
 from ..trees.solve.survival import MAX_SURVIVAL_DEPTH, solve_survival_tree
 from ._base import logged_fit
-from .threshold_trees import EveryThresholdTree
-from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
+from .threshold_trees import EveryThresholdTree, threshold_tree_parameters
 
 DEPTH_WHY = ("the survival search over every threshold is built and tested to depth "
              f"{MAX_SURVIVAL_DEPTH} so far (issue #45)")
@@ -49,21 +48,8 @@ class OptimalSurvivalTree(GeneratedInit, EveryThresholdTree, BaseEstimator):
     ``n_features_in_``, ``feature_names_in_``.
     """
 
-    _parameters: ClassVar[dict[str, Param]] = {
-        "depth": Param(Check(f"an integer in [1, {MAX_SURVIVAL_DEPTH}]",
-                             lambda v: check_depth(v, MAX_SURVIVAL_DEPTH, DEPTH_WHY)),
-                       "depth of the tree (number of tests on the longest path)"),
-        "lam": Param(Real(0.0), "cost of each leaf, in units of the loss of a single leaf"),
-        "min_samples_leaf": MIN_SAMPLES_LEAF,
-        "max_leaves": MAX_LEAVES,
-        "time_limit": TIME_LIMIT,
-        "random_state": RANDOM_STATE,
-        "verbose": VERBOSE,
-    }
-
-    _defaults: ClassVar[dict[str, Any]] = {"depth": 2, "lam": 0.0, "min_samples_leaf": 1,
-                                            "max_leaves": None, "time_limit": 60.0,
-                                            "random_state": None, "verbose": False}
+    _parameters, _defaults = threshold_tree_parameters(
+        MAX_SURVIVAL_DEPTH, DEPTH_WHY, "the loss of a single leaf")
 
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalSurvivalTree:

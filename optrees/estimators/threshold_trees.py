@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .._params import validate_params
-from .._validation import fit_weights
+from .._params import RANDOM_STATE, TIME_LIMIT, VERBOSE, Check, Param, Real, validate_params
+from .._validation import check_depth, fit_weights
 from ..encoding.binary import every_threshold
 from ..models.result import FitResult
 from ..trees.solve.fit import min_leaf_rows
@@ -23,10 +23,31 @@ from ._base import (
     store_result,
     warn_unseen,
 )
+from .tree_params import MAX_LEAVES, MIN_SAMPLES_LEAF
 
 Solve = Callable[..., FitResult]
 """``solve(features, target, w, depth, lam, min_leaf, deadline, names, random_state,
 max_leaves)``: the task's solve function over the encoded float matrix."""
+
+
+def threshold_tree_parameters(max_depth: int, depth_why: str, lam_unit: str
+                              ) -> tuple[dict[str, Param], dict[str, Any]]:
+    """The parameter table and defaults of a tree over every threshold: they differ only in
+    the depth the task's search is built to and in the unit its leaf cost ``lam`` is in."""
+    parameters = {
+        "depth": Param(Check(f"an integer in [1, {max_depth}]",
+                             lambda v: check_depth(v, max_depth, depth_why)),
+                       "depth of the tree (number of tests on the longest path)"),
+        "lam": Param(Real(0.0), f"cost of each leaf, in units of {lam_unit}"),
+        "min_samples_leaf": MIN_SAMPLES_LEAF,
+        "max_leaves": MAX_LEAVES,
+        "time_limit": TIME_LIMIT,
+        "random_state": RANDOM_STATE,
+        "verbose": VERBOSE,
+    }
+    defaults = {"depth": 2, "lam": 0.0, "min_samples_leaf": 1, "max_leaves": None,
+                "time_limit": 60.0, "random_state": None, "verbose": False}
+    return parameters, defaults
 
 
 class EveryThresholdTree(_TreeOutput):
