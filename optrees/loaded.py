@@ -17,7 +17,12 @@ from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .encoding.binarize import BinaryLiteral
 from .estimators._base import warn_unseen
 from .estimators.policy import policy_text
-from .estimators.survival import check_survival_target, concordance_index, cumulative_hazard
+from .estimators.survival import (
+    check_survival_target,
+    concordance_index,
+    cumulative_hazard,
+    plot_survival_tree,
+)
 from .models import _schema as schema
 from .models.binary_tree import BinaryTree
 from .models.multiway_tree import MultiwayTree
@@ -297,6 +302,15 @@ class LoadedSurvivalTree(LoadedTreeModel):
     def predict_survival_function(self, X: Any, times: Any = None) -> np.ndarray:
         """``(n_rows, n_times)``: ``exp(-theta * Lambda0(t))`` at ``times``."""
         return np.exp(-self.predict_cumulative_hazard_function(X, times))
+
+    def export_text(self) -> str:
+        """Readable text of the tree: each leaf's hazard ratio."""
+        return self.tree.export_text(value_name="hazard ratio")
+
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree with each leaf's Kaplan–Meier curve, as fitted."""
+        return plot_survival_tree(self.tree, self.unique_times_, self.leaf_kaplan_meier_,
+                                  path=path, **kwargs)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Not offered: a survival tree predicts a risk score and curves."""

@@ -218,6 +218,31 @@ def test_layout_boxes_hold_their_text_and_do_not_overlap():
                 assert c.bounds[3] < lay.boxes[label].bounds[1] < p.bounds[1]
 
 
+def test_curves_sit_in_their_boxes_under_the_text():
+    root = _as_root(_full_tree())
+    leaves = [n for n in _nodes(root) if n.leaf]
+    for n in leaves[::2]:
+        n.curve = (np.array([0.0, 1.0, 2.0]), np.array([1.0, 0.5, 0.25]))
+    lay = layout_tree(root, fontsize=8.0)
+    assert not [(a, b) for i, a in enumerate(lay.boxes) for b in lay.boxes[:i]
+                if a.overlaps(b)]
+    with_curve = [b for b in lay.boxes if b.curve_area is not None]
+    assert len(with_curve) == len(leaves[::2])
+    for b in with_curve:
+        left, bottom, width, height = b.curve_area
+        x0, y0, x1, y1 = b.bounds
+        assert x0 < left and left + width < x1 and y0 < bottom
+        pad = 0.2 * 8.0  # some room between the text and the curve and the border
+        assert bottom + height + pad <= b.text_y - b.text_height / 2  # below the text
+        assert b.text_y + b.text_height / 2 + pad <= y1
+    fig = plot_tree(root)
+    assert len(fig.axes[0].child_axes) == len(with_curve)
+
+
+def _nodes(node: Node) -> list[Node]:
+    return [node] + [m for _, child in node.children for m in _nodes(child)]
+
+
 def _as_root(tree: BinaryTree) -> Node:
     from optrees.export import binary_tree_nodes
 

@@ -395,3 +395,39 @@ def test_bad_target_gives_one_clear_error(y, message):
     X = np.arange(12.0).reshape(6, 2)
     with pytest.raises(OptreesInputError, match=message):
         OptimalSurvivalTree(depth=1).fit(X, y)
+
+
+def _km(t, d, v, at):
+    """The weighted product-limit estimate at ``at``, written from its definition."""
+    s = 1.0
+    for u in sorted(set(t[d == 1])):
+        if u <= at:
+            s *= 1 - v[(t == u) & (d == 1)].sum() / v[t >= u].sum()
+    return s
+
+
+def test_picture_draws_each_leaf_kaplan_meier_curve_in_its_box(tmp_path):
+    from optrees import load_model, save_model
+
+    X, time, event = tiny(9, n=14)
+    model = OptimalSurvivalTree(depth=2).fit(X, structured(event, time))
+    leaf = model.apply(X)
+    fig = model.plot(tmp_path / "tree.png")
+    assert (tmp_path / "tree.png").stat().st_size > 0
+    insets = [a for a in fig.axes[0].child_axes if (a.get_gid() or "").startswith("curve-")]
+    assert len(insets) == len(np.unique(leaf))
+    drawn = sorted(tuple(np.round(a.lines[0].get_ydata(), 12)) for a in insets)
+    expected = sorted(tuple(np.round([_km(time[leaf == k], event[leaf == k],
+                                          np.ones(int((leaf == k).sum())), at)
+                                      for at in np.unique(time)], 12))
+                      for k in np.unique(leaf))
+    assert drawn == expected
+    texts = " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert "hazard ratio" in texts and "mean" not in texts
+    assert "hazard ratio" in model.export_text() and "value" not in model.export_text()
+    save_model(model, tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    again = loaded.plot()
+    assert sorted(tuple(np.round(a.lines[0].get_ydata(), 12))
+                  for a in again.axes[0].child_axes) == drawn
+    assert loaded.export_text() == model.export_text()

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from .._params import GeneratedInit
 from .._validation import OptreesInputError
@@ -73,6 +74,18 @@ class OptimalSurvivalTree(GeneratedInit, EveryThresholdTree, BaseEstimator):
         """Risk score of each row of ``X``: its leaf's hazard ratio ``theta``."""
         return super().predict(X)
 
+    def export_text(self) -> str:
+        """The fitted tree as indented text: one line per test, each leaf's hazard ratio."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text(value_name="hazard ratio")
+
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree, each leaf with its hazard ratio and the Kaplan–Meier
+        curve of its training rows (saved to ``path`` when given: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return plot_survival_tree(self.tree_, self.unique_times_, self.leaf_kaplan_meier_,
+                                  path=path, **kwargs)
+
     def predict_cumulative_hazard_function(self, X: Any, times: Any = None) -> np.ndarray:
         """``(n_rows, n_times)``: ``theta * Lambda0(t)`` of each row of ``X`` at ``times``
         (default ``unique_times_``)."""
@@ -89,6 +102,16 @@ class OptimalSurvivalTree(GeneratedInit, EveryThresholdTree, BaseEstimator):
         this module)."""
         target = check_survival_target(y, len(X))
         return concordance_index(target[:, 0], target[:, 1], self.predict(X))
+
+
+def plot_survival_tree(tree: Any, times: np.ndarray, curves: dict[int, np.ndarray],
+                       **kwargs: Any) -> Any:
+    """The picture of a survival tree (fitted or loaded): :func:`optrees.export.plot_tree`
+    with each leaf's hazard ratio and its Kaplan–Meier curve ``curves[leaf]`` at ``times``."""
+    from ..export import plot_tree
+
+    steps = {leaf: (times, curve) for leaf, curve in curves.items()}
+    return plot_tree(tree._plot_nodes(None, "hazard ratio", steps), **kwargs)
 
 
 def cumulative_hazard(theta: np.ndarray, baseline: Baseline, times: Any) -> np.ndarray:

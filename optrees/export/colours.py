@@ -72,7 +72,7 @@ def legend_entries(root: Node) -> tuple[str, list[tuple[str, RGB]]]:
     if not preds or lo == hi:
         return "", []
     hue = class_hue(_REGRESSION_HUE, 10)
-    return "leaf value (darker = larger)", [(f"{lo:.4g}", _tint(hue, _LIGHTEST)),
+    return f"leaf {preds[0].value_name} (darker = larger)", [(f"{lo:.4g}", _tint(hue, _LIGHTEST)),
                                             (f"{hi:.4g}", _tint(hue, _DARKEST))]
 
 

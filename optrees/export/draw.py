@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .colours import NEUTRAL, RGB, legend_entries, node_colours, text_colour
 from .layout import LINESPACING, Box, TreeLayout, layout_tree, measure_text
 from .nodes import as_nodes, fmt
@@ -120,9 +122,11 @@ def _draw_layout(ax: Any, lay: TreeLayout, colours: dict[int, RGB], scale: float
         _draw_box(ax, box, fill, "0.3" if is_node else None, 0.3 * lay.fontsize, 0.8 * scale,
                   gid)
         fs = lay.fontsize * (1.0 if is_node else 0.9) * scale
-        ax.text(box.x, box.y, box.text, ha="center", va="center", multialignment="center",
-                fontsize=fs, linespacing=LINESPACING, parse_math=False, gid=gid,
-                color=text_colour(fill) if is_node else "0.25")
+        ax.text(box.x, box.text_y, box.text, ha="center", va="center",
+                multialignment="center", fontsize=fs, linespacing=LINESPACING,
+                parse_math=False, gid=gid, color=text_colour(fill) if is_node else "0.25")
+        if box.curve_area is not None:
+            _draw_curve(ax, box, lay.fontsize, scale, gid)
     for parent, child, label in lay.edges:
         p, c = lay.boxes[parent], lay.boxes[child]
         end = lay.boxes[label].bounds[3] if label is not None else c.bounds[3]
@@ -132,6 +136,25 @@ def _draw_layout(ax: Any, lay: TreeLayout, colours: dict[int, RGB], scale: float
         if label is not None:
             ax.plot([c.x, c.x], [lay.boxes[label].bounds[1], c.bounds[3]], color="0.45",
                     lw=0.8 * scale)
+
+
+def _draw_curve(ax: Any, box: Box, fontsize: float, scale: float, gid: str) -> None:
+    """The node's step curve (y in [0, 1]) in its box's curve area, on small axes of their
+    own (tick labels inside the area: 0 and 1 up the side, the first and last x below)."""
+    x, y = (np.asarray(v, dtype=float) for v in box.node.curve)
+    left, bottom, width, height = box.curve_area
+    tick = 0.75 * fontsize
+    inset = ax.inset_axes((left + 2.0 * tick, bottom + 1.8 * tick, width - 2.6 * tick,
+                           height - 2.2 * tick), transform=ax.transData, gid=f"curve-{gid}")
+    inset.step(x, y, where="post", color="0.15", lw=0.9 * scale)
+    inset.set_ylim(0.0, 1.05)
+    low = min(0.0, float(x.min()))
+    inset.set_xlim(low, max(float(x.max()), low + 1.0))
+    inset.set_yticks([0.0, 1.0], ["0", "1"])
+    inset.set_xticks(inset.get_xlim(), [fmt(v) for v in inset.get_xlim()])
+    inset.tick_params(labelsize=tick * scale, length=2 * scale, pad=1 * scale,
+                      width=0.5 * scale)
+    inset.patch.set_alpha(0.85)
 
 
 def _draw_legend(ax: Any, title: str, entries: list[tuple[str, RGB]], fontsize: float) -> None:

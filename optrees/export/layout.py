@@ -14,6 +14,7 @@ TextMeasure = Callable[[str, float], tuple[float, float]]
 
 LINESPACING = 1.2  # matplotlib's default, used when drawing
 WRAP_CHARS = 36  # box lines longer than this are wrapped after a comma
+CURVE_SIZE = (12.0, 6.5)  # a box's curve area (with its tick labels), in font sizes
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +74,14 @@ class Box:
     text_width: float
     text_height: float
     node: Node | None = None
+    curve_area: tuple[float, float, float, float] | None = None  # left, bottom, width, height
+
+    @property
+    def text_y(self) -> float:
+        """The centre of the box's text: the box's centre, or above its curve area."""
+        if self.curve_area is None:
+            return self.y
+        return (self.curve_area[1] + self.curve_area[3] + self.bounds[3]) / 2
 
     @property
     def bounds(self) -> tuple[float, float, float, float]:
@@ -139,9 +148,18 @@ class _Metrics:
         self.vgap = 1.8 * fontsize  # parent box bottom to edge-label top: the arrow
         self.label_gap = 0.5 * fontsize  # edge-label bottom to child top
         self.margin = 0.5 * fontsize  # around the picture
+        self.curve_size = (CURVE_SIZE[0] * fontsize, CURVE_SIZE[1] * fontsize)
 
     def box(self, size: tuple[float, float]) -> tuple[float, float]:
         return size[0] + 2 * self.pad_x, size[1] + 2 * self.pad_y
+
+    def node_box(self, item: _Item) -> tuple[float, float]:
+        """A node's box: its text with paddings, and room for its curve under the text."""
+        w, h = self.box(item.size)
+        if item.node.curve is None:
+            return w, h
+        cw, ch = self.curve_size
+        return max(w, cw + 2 * self.pad_x), h + ch + self.pad_y
 
     def label_box(self, size: tuple[float, float]) -> tuple[float, float]:
         if size == (0.0, 0.0):
@@ -156,7 +174,7 @@ def _contour(items: list[_Item], i: int, m: _Metrics, n_rows: int
     parent centred over its first and last child.  A leaf keeps its column free down to the
     last row, so no other subtree is drawn below it (nor an arrow through it)."""
     item = items[i]
-    slot = max(m.box(item.size)[0], m.label_box(item.label_size)[0])
+    slot = max(m.node_box(item)[0], m.label_box(item.label_size)[0])
     own = (-slot / 2, slot / 2)
     if not item.children:
         return [own] * (n_rows - item.depth)
@@ -185,7 +203,7 @@ def _row_tops(items: list[_Item], m: _Metrics) -> list[float]:
     row_h = [0.0] * n_rows
     label_h = [0.0] * n_rows
     for it in items:
-        row_h[it.depth] = max(row_h[it.depth], m.box(it.size)[1])
+        row_h[it.depth] = max(row_h[it.depth], m.node_box(it)[1])
         label_h[it.depth] = max(label_h[it.depth], m.label_box(it.label_size)[1])
     tops = [m.margin]
     for d in range(1, n_rows):
@@ -210,15 +228,20 @@ def layout_tree(root: Node, fontsize: float = 8.0, measure: TextMeasure | None =
     left = min(lo for lo, _ in contour)
     right = max(hi for _, hi in contour)
     tops = _row_tops(items, m)
-    bottom = max(tops[it.depth] + m.box(it.size)[1] for it in items) + m.margin
+    bottom = max(tops[it.depth] + m.node_box(it)[1] for it in items) + m.margin
     boxes: list[Box] = []
     index: dict[int, tuple[int, int | None]] = {}
     for i, it in enumerate(items):
         x = it.x - left + m.margin
-        w, h = m.box(it.size)
+        w, h = m.node_box(it)
         top = tops[it.depth]
         index[i] = (len(boxes), len(boxes) + 1 if it.label else None)
-        boxes.append(Box("node", it.text, x, bottom - (top + h / 2), w, h, *it.size, it.node))
+        y = bottom - (top + h / 2)
+        area = None
+        if it.node.curve is not None:  # the curve fills the box under the text
+            area = (x - w / 2 + m.pad_x, y - h / 2 + m.pad_y, w - 2 * m.pad_x,
+                    m.curve_size[1])
+        boxes.append(Box("node", it.text, x, y, w, h, *it.size, it.node, area))
         if it.label:
             lw, lh = m.label_box(it.label_size)
             y = bottom - (top - m.label_gap - lh / 2)

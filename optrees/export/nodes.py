@@ -24,6 +24,7 @@ class Prediction:
     n_classes: int = 0
     purity: float | None = None
     value: float | None = None
+    value_name: str = "value"
 
     @classmethod
     def of(cls, classes: Sequence[Any] | None, value: float, counts: Sequence[float]
@@ -42,12 +43,15 @@ class Prediction:
 @dataclass
 class Node:
     """One box of a tree picture: its text lines, its (edge label, child) pairs and, at a
-    leaf, what it predicts (for the leaf colour; None draws it neutral)."""
+    leaf, what it predicts (for the leaf colour; None draws it neutral) and optionally a step
+    curve ``(x, y)`` with y in [0, 1] drawn under the text (a survival leaf's Kaplan–Meier
+    curve)."""
 
     lines: list[str]
     leaf: bool
     children: list[tuple[str, Node]] = field(default_factory=list)
     prediction: Prediction | None = None
+    curve: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def fmt(v: Any) -> str:

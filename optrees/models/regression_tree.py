@@ -106,13 +106,15 @@ class RegressionTree(SplitNodes):
             f", weight {count_text(float(self.weight[n]))}"
         return f"n={self.count[n]}{weighted}"
 
-    def export_text(self, feature_names: Sequence[str] | None = None) -> str:
-        """Indented text of the tree: one line per test, leaf means with their counts."""
+    def export_text(self, feature_names: Sequence[str] | None = None,
+                    value_name: str = "value") -> str:
+        """Indented text of the tree: one line per test, leaf values (named ``value_name``)
+        with their counts."""
         names = self.feature_names if feature_names is None else list(feature_names)
         lines: list[str] = []
 
         def leaf_text(n: int) -> str:
-            return f"value: {self.value[n]:.6g}  ({self.size_text(n)})"
+            return f"{value_name}: {self.value[n]:.6g}  ({self.size_text(n)})"
 
         def walk(n: int, indent: str) -> None:
             if self.feature[n] == LEAF:
@@ -130,23 +132,29 @@ class RegressionTree(SplitNodes):
         return "\n".join(lines)
 
     # ----------------------------------------------------------------- pictures
-    def _plot_nodes(self, feature_names: Sequence[str] | None = None) -> Any:
+    def _plot_nodes(self, feature_names: Sequence[str] | None = None,
+                    value_name: str = "value", curves: dict[int, tuple] | None = None) -> Any:
         """Picture description for :mod:`optrees.export`: each box its test (or, at a leaf,
-        its mean) and its training rows; leaves coloured by their mean."""
+        its value, named ``value_name``) and its training rows; leaves coloured by their
+        value, with the step curve ``curves[leaf]`` (x, y) when given."""
         from ..export import Node, Prediction
 
         names = self.feature_names if feature_names is None else list(feature_names)
+        curves = {} if curves is None else curves
 
         def build(n: int) -> Node:
             size = self.size_text(n)
             if self.feature[n] == LEAF:
-                return Node([f"value = {self.value[n]:.4g}", size], leaf=True,
-                            prediction=Prediction(value=float(self.value[n])))
+                return Node([f"{value_name} = {self.value[n]:.4g}", size], leaf=True,
+                            prediction=Prediction(value=float(self.value[n]),
+                                                  value_name=value_name),
+                            curve=curves.get(n))
             left, right = self.tests(n, names)
             # a category reads as the test "colour = red": its right branch answers yes
             test, edges = (right, ("no", "yes")) if self.boolean_test(n) else (left,
                                                                              ("yes", "no"))
-            return Node([test, f"mean {self.value[n]:.4g}, {size}"], leaf=False,
+            inner = "mean" if value_name == "value" else value_name
+            return Node([test, f"{inner} {self.value[n]:.4g}, {size}"], leaf=False,
                         children=[(edges[0], build(int(self.left[n]))),
                                   (edges[1], build(int(self.right[n])))])
 
