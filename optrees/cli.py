@@ -277,6 +277,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
     data.check_out(args.out)
     data.check_picture(args.plot)
     args.verbose = fit_verbosity(args)
+    if args.dataset is not None and data.dataset_task(args.dataset) == "survival":
+        if args.task not in (None, "survival"):
+            raise _UsageError(f"--dataset {args.dataset} is a survival dataset (event and "
+                              "time): use --task survival")
+        args.task = "survival"
     if args.task == "survival":
         from .cli_options import given, method_options
         from .cli_survival import cmd_fit_survival

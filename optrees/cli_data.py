@@ -201,6 +201,13 @@ def row_weights(df: pd.DataFrame, column: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------- fit data
+def dataset_task(name: str) -> str:
+    """The task of the registered dataset ``name`` (unknown names: the loader's error)."""
+    from .datasets import _get_spec
+
+    return _get_spec(name).task
+
+
 def check_sources(args: argparse.Namespace) -> None:
     """The data options of ``fit``, checked before anything is read."""
     if (args.dataset is None) == (args.csv is None):

@@ -1,6 +1,7 @@
-"""``optrees fit --task survival --csv FILE --event E --time T`` (issue #45): an optimal
-survival tree from a CSV, printed with its status, objective, bound and gap, and Harrell's
-C-index on the training and test rows.  Everything is checked before the fit."""
+"""``optrees fit --task survival --csv FILE --event E --time T`` (or ``--dataset NAME`` of a
+survival dataset; issue #45): an optimal survival tree, printed with its status, objective,
+bound and gap, and Harrell's C-index on the training and test rows.  Everything is checked
+before the fit."""
 
 from __future__ import annotations
 
@@ -20,11 +21,21 @@ def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
     """The options of a survival fit, before anything is read: ``--csv`` with ``--event``
     and ``--time``; options of the classification methods (``method_flags``: the method
     options given) are refused by name."""
-    if args.csv is None or args.event is None or args.time is None:
-        raise _UsageError("--task survival needs --csv FILE --event COLUMN --time COLUMN")
+    if args.dataset is not None:
+        if args.csv is not None:
+            raise _UsageError("give exactly one of --dataset NAME or --csv FILE")
+        if args.event is not None or args.time is not None:
+            raise _UsageError("--event and --time are for --csv; a survival dataset names "
+                              "its own columns")
+        if data.dataset_task(args.dataset) != "survival":
+            raise _UsageError(f"--dataset {args.dataset} is not a survival dataset (event "
+                              "and time); `optrees datasets` lists each dataset's task")
+    elif args.csv is None or args.event is None or args.time is None:
+        raise _UsageError("--task survival needs --csv FILE --event COLUMN --time COLUMN, "
+                          "or --dataset NAME of a survival dataset")
     if args.target is not None:
         raise _UsageError("--task survival takes --event and --time, not --target")
-    if args.event == args.time:
+    if args.csv is not None and args.event == args.time:
         raise _UsageError("--event and --time must be two different columns")
     unused = {"--method": args.method, "--class-weight": args.class_weight,
               "--costs": args.costs, "--feature-costs": args.feature_costs,
@@ -60,12 +71,21 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from ._validation import check_frame
     from .estimators.survival import check_survival_target
 
-    df = data.read_csv(args.csv, args.sep)
+    if args.dataset is not None:
+        from .datasets import load_dataset
+
+        X, target = load_dataset(args.dataset)
+        df = X.assign(**{name: target[name] for name in target.dtype.names})
+        args.event, args.time = target.dtype.names
+    else:
+        df = data.read_csv(args.csv, args.sep)
     for flag, column in (("--event", args.event), ("--time", args.time),
                          ("--weight-column", args.weight_column)):
         if column is not None and column not in df.columns:
-            raise _UsageError(f"{flag} column {column!r} not in {args.csv} (columns: "
-                              f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
+            where = (f"{args.csv} (separator {df.attrs['csv_sep']!r})" if args.dataset is None
+                     else f"dataset {args.dataset}")
+            raise _UsageError(f"{flag} column {column!r} not in {where}; columns: "
+                              f"{list(df.columns)}")
     data.check_rows(df)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     X = df.drop(columns=[c for c in (args.event, args.time, args.weight_column)

@@ -126,3 +126,32 @@ def test_event_and_time_need_the_survival_task(capsys, table):
     code, _, err = _run(capsys, ["fit", "--csv", str(path), "--target", "died", "--event",
                                  "died", "--time", "months"])
     assert code == 2 and "--event and --time are for --task survival" in err
+
+
+def test_bundled_survival_dataset_fits_from_the_cli(capsys, tmp_path):
+    """``--dataset synthetic-survival`` picks the survival task; its tree and C-index are the
+    estimator's on the same split."""
+    from optrees.datasets import load_dataset
+
+    out_model = tmp_path / "m.json"
+    code, out, _ = _run(capsys, ["fit", "--dataset", "synthetic-survival", "--depth", "2",
+                                 "--lam", "0.01", "--out", str(out_model)])
+    assert code == 0, out
+    X, y = load_dataset("synthetic-survival")
+    target = np.column_stack([y["event"], y["time"]]).astype(float)
+    Xa, Xb, ya, yb = train_test_split(X, target, test_size=0.25, random_state=0)
+    est = OptimalSurvivalTree(depth=2, lam=0.01, random_state=0).fit(Xa, ya)
+    assert est.export_text() in out
+    assert f"test C-index    : {harrell(yb[:, 0], yb[:, 1], est.predict(Xb)):.4f}" in out
+    assert load_model(out_model).export_text() == est.export_text()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--dataset", "synthetic-survival", "--task", "regression"], "use --task survival"),
+    (["--dataset", "monk1", "--task", "survival"], "not a survival dataset"),
+    (["--dataset", "synthetic-survival", "--event", "event", "--time", "time"],
+     "--event and --time are for --csv"),
+])
+def test_survival_dataset_options_are_checked(capsys, argv, message):
+    code, _, err = _run(capsys, ["fit", *argv])
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1

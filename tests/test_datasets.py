@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from data_dir import DATA_DIR as SHARED
@@ -30,6 +31,7 @@ BUNDLED_SHAPES = {
     "car-evaluation": (1728, 6),
     "kr-vs-kp": (3196, 36),
     "liver-disorders": (345, 5),  # regression: target drinks
+    "synthetic-survival": (400, 5),  # survival: (event, time)
 }
 
 # Rows as in shared/datasets/INVENTORY.md, except where rows with missing values are
@@ -106,8 +108,30 @@ def test_bundled_names() -> None:
 def test_bundled_shape_without_data_dir(name: str, no_data_dir: None) -> None:
     X, y = load_dataset(name)
     assert X.shape == BUNDLED_SHAPES[name]
+    if name == "synthetic-survival":
+        assert y.dtype.names == ("event", "time")
+        return
     assert y.name == ("drinks" if name == "liver-disorders" else "class")
     _check_frame(X, y)
+
+
+def test_the_bundled_survival_set_is_its_generators_output(no_data_dir: None) -> None:
+    """synthetic-survival: the file is make_survival()'s, and its truth shows in the data:
+    events censored only before 60 months, and stage III dying sooner than stage I-II."""
+    from optrees.datasets.synthetic import make_survival
+
+    X, y = load_dataset("synthetic-survival")
+    made = make_survival()
+    pd.testing.assert_frame_equal(X.astype({"stage": str}), made.drop(columns=["event", "time"]),
+                                  check_dtype=False)
+    assert np.array_equal(y["event"], made["event"] == 1)
+    assert np.array_equal(y["time"], made["time"])
+    assert isinstance(X["stage"].dtype, pd.CategoricalDtype)
+    assert y["time"].max() <= 60.0 and y["time"].min() > 0 and 0.5 < y["event"].mean() < 1
+    late = X["stage"] == "III"
+    assert np.median(y["time"][late & y["event"]]) < np.median(y["time"][~late & y["event"]])
+    row = list_datasets().set_index("name").loc["synthetic-survival"]
+    assert row["task"] == "survival" and pd.isna(row["classes"])
 
 
 def test_the_bundled_regression_set_is_numbers_from_the_uci_file(no_data_dir: None) -> None:

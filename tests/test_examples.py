@@ -14,6 +14,7 @@ EXPECTED = {
     "large_numeric_tree.py": ["CGH  train accuracy", "CART train accuracy"],
     "multiway_tree.py": ["no budget", "budget 4", "most expensive rule under the budget"],
     "regression_tree.py": ["depth 3: optimal, gap 0.00%", "by cross-validation", "wrote"],
+    "survival_tree.py": ["hazard ratio:", "optimal, gap 0.00%", "saved and reloaded"],
 }
 
 

@@ -164,7 +164,9 @@ def load_dataset(
         names; categorical attributes (also integer-coded ones such as monk's) have
         ``category`` dtype, the rest are int or float. ``y``: labels as stored in the file
         (strings or integers; a regression set's numbers, e.g. ``liver-disorders``'s
-        ``drinks``), a Series named after the target column.
+        ``drinks``), a Series named after the target column; a survival set's (event, time)
+        as a structured array with those two fields, as scikit-survival takes it
+        (``synthetic-survival``).
 
     Rows with a missing value (``?`` or an empty field) are dropped, as the FlowOCT
     benchmarks do: e.g. house-votes-84 keeps 232 of 435 rows, breast-cancer 277 of 286,
@@ -177,13 +179,18 @@ def load_dataset(
     spec = _get_spec(name)
     parts = [_read(source, spec) for source in _source_files(spec, data_dir)]
     frame = _clean(pd.concat(parts, ignore_index=True), spec)
+    if spec.task == "survival":
+        y = np.empty(len(frame), dtype=[(spec.event, "?"), (spec.target, "f8")])
+        y[spec.event] = frame[spec.event].to_numpy() == 1
+        y[spec.target] = frame[spec.target].to_numpy(dtype=float)
+        return frame.drop(columns=[spec.event, spec.target]), y
     y = frame[spec.target].rename(spec.target)
     return frame.drop(columns=[spec.target]), y
 
 
 def list_datasets(data_dir: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """One row per registered dataset: name, task, rows, features, classes (<NA> for a
-    regression target), bundled, available.
+    regression or survival target), bundled, available.
 
     ``available`` says whether the dataset can be loaded (bundled, or its files are in
     ``data_dir`` / ``$OPTREES_DATA``). The shapes of the available datasets are those
@@ -198,7 +205,7 @@ def list_datasets(data_dir: str | os.PathLike[str] | None = None) -> pd.DataFram
             folder is not None and all((folder / f).is_file() for f in spec.files)
         )
         rows, features, classes = (spec.shape if available else None) or (None, None, None)
-        if spec.task == "regression":
+        if spec.task in ("regression", "survival"):
             classes = None
         records.append(
             {

@@ -39,8 +39,9 @@ class DatasetSpec:
             copy of the file(s) (after dropping rows with missing values), so that listing
             the datasets needs no loading (classes 0 for a regression target); ``None`` when
             unknown.
-        task: "classification" (the target holds class labels) or "regression" (a number
-            to predict).
+        task: "classification" (the target holds class labels), "regression" (a number
+            to predict) or "survival" (``target`` the time, ``event`` the event indicator).
+        event: a survival set's event column (1: the event was observed, 0: censored).
     """
 
     name: str
@@ -57,6 +58,7 @@ class DatasetSpec:
     aliases: tuple[str, ...] = ()
     shape: tuple[int, int, int] | None = None
     task: str = "classification"
+    event: str | None = None
 
 
 def _seq(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
@@ -307,6 +309,9 @@ SPECS: tuple[DatasetSpec, ...] = (
     # column (a train/test split, not a diagnosis: the non-bundled "bupa" keeps it) dropped
     DatasetSpec(name="liver-disorders", files=("liver-disorders.csv",), target="drinks",
                 header=True, bundled=True, shape=(345, 5, 0), task="regression"),
+    DatasetSpec(name="synthetic-survival", files=("synthetic-survival.csv",), target="time",
+                event="event", header=True, bundled=True, categorical=("stage",),
+                shape=(400, 5, 0), task="survival"),
     # --- read from the data directory ---
     DatasetSpec(
         name="iris",

@@ -78,7 +78,8 @@ class Box:
 
     @property
     def text_y(self) -> float:
-        """The centre of the box's text: the box's centre, or above its curve area."""
+        """The height the text is centred at (the box's centre, or midway above its curve
+        area)."""
         if self.curve_area is None:
             return self.y
         return (self.curve_area[1] + self.curve_area[3] + self.bounds[3]) / 2
