@@ -10,12 +10,15 @@ imports numba and loads the compiled kernels).  pystreed's training baseline giv
 hazard of an event time up to 1e-6 above its own time, so on continuous times with
 near-ties (the synthetic set) its reported loss differs slightly from the same partition's
 loss here.
-Part 2, held-out C-index at depth 2 (``--splits`` random 70/30 splits): ours over every
-threshold of the raw numeric columns, pystreed on the quantile 0/1 columns, and
-SurvivalTree(max_depth=2); mean and standard error.
+Part 2, held-out C-index and integrated Brier score at ``--test-depths`` (``--splits``
+random 70/30 splits): ours over every threshold of the raw numeric columns, pystreed on the
+quantile 0/1 columns (C-index only: it predicts no survival curve), and scikit-survival's
+greedy SurvivalTree of the same depth; mean and standard error.  The Brier score is
+scikit-survival's ``integrated_brier_score`` over 20 times between the 10th and 80th
+percentiles of the test times (lower is better).
 
-Usage: PYTHONPATH=$PWD python bench/survival_trees.py [--depths 2,3] [--splits 5]
-       [--time-limit 60] [--repeat 3]
+Usage: PYTHONPATH=$PWD python bench/survival_trees.py [--depths 2,3] [--splits 10]
+       [--test-depths 2,3] [--time-limit 60] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -123,55 +126,79 @@ def part1(sets, depths: list[int], time_limit: float, repeat: int = 1) -> None:
                   f"{our_s:7.3f} {peer_s:7.3f} {our_s / peer_s:10.2f}", flush=True)
 
 
-def part2(sets, splits: int, time_limit: float) -> None:
+def _brier(ya, yb, curves) -> float:
+    """scikit-survival's integrated Brier score of ``curves(times)`` (rows x times) on the
+    test rows, at 20 times between the 10th and 80th percentiles of their times; test rows
+    past the last training time are left out (the censoring estimate ends there)."""
+    from sksurv.metrics import integrated_brier_score
+
+    kept = yb["time"] < ya["time"].max()
+    times = np.unique(np.percentile(yb["time"][kept], np.linspace(10, 80, 20)))
+    times = times[(times > ya["time"].min()) & (times < ya["time"].max())]
+    return float(integrated_brier_score(ya, yb[kept], curves(times)[kept], times))
+
+
+def _cell(v: list[float]) -> str:
+    if not v:
+        return "-"
+    a = np.asarray(v)
+    return f"{a.mean():.3f} +- {a.std(ddof=1) / np.sqrt(len(a)):.3f}"
+
+
+def part2(sets, splits: int, depths: list[int], time_limit: float) -> None:
     from sksurv.tree import SurvivalTree
 
     solver = pystreed_solver()
-    print(f"\n# part 2: test C-index, depth 2, {splits} random 70/30 splits (mean +- s.e.)")
-    print(f"{'data':22s} {'ours (every threshold)':>24s} {'pystreed (quantile 0/1)':>24s} "
-          f"{'SurvivalTree':>16s}")
+    print(f"\n# part 2: test C-index (higher is better) and integrated Brier score (lower is "
+          f"better), {splits} random 70/30 splits (mean +- s.e.)")
+    print(f"{'data':22s} d {'C ours':>15s} {'C pystreed 0/1':>15s} {'C SurvivalTree':>15s} "
+          f"{'IBS ours':>15s} {'IBS SurvivalTree':>16s}")
     for name, (X, y) in sets.items():
-        scores: dict[str, list[float]] = {"ours": [], "pystreed": [], "greedy": []}
-        for seed in range(splits):
-            rng = np.random.default_rng(seed)
-            test = rng.random(len(y)) < 0.3
-            Xa, Xb, ya, yb = X[~test], X[test], y[~test], y[test]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ours = OptimalSurvivalTree(depth=2, time_limit=time_limit).fit(Xa, ya)
-                scores["ours"].append(ours.score(Xb, yb))
-                if solver is not None:
-                    from pystreed.base import BaseSTreeDSolver
+        for depth in depths:
+            scores: dict[str, list[float]] = {k: [] for k in ("ours", "pystreed", "greedy",
+                                                               "ibs ours", "ibs greedy")}
+            for seed in range(splits):
+                rng = np.random.default_rng(seed)
+                test = rng.random(len(y)) < 0.3
+                Xa, Xb, ya, yb = X[~test], X[test], y[~test], y[test]
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ours = OptimalSurvivalTree(depth=depth, time_limit=time_limit).fit(Xa, ya)
+                    scores["ours"].append(ours.score(Xb, yb))
+                    scores["ibs ours"].append(_brier(
+                        ya, yb, lambda t, m=ours, Z=Xb: m.predict_survival_function(Z, t)))
+                    if solver is not None:
+                        from pystreed.base import BaseSTreeDSolver
 
-                    bits_a, bits_b = quantile_bits(Xa, Xb)
-                    peer = solver(max_depth=2, time_limit=time_limit).fit(bits_a, ya)
-                    risk = BaseSTreeDSolver.predict(peer, bits_b)
-                    scores["pystreed"].append(concordance_index(yb["event"], yb["time"], risk))
-                greedy = SurvivalTree(max_depth=2, random_state=seed).fit(Xa, ya)
-                scores["greedy"].append(concordance_index(yb["event"], yb["time"],
-                                                          greedy.predict(Xb)))
-
-        def cell(v: list[float]) -> str:
-            if not v:
-                return "-"
-            a = np.asarray(v)
-            return f"{a.mean():.3f} +- {a.std(ddof=1) / np.sqrt(len(a)):.3f}"
-
-        print(f"{name:22s} {cell(scores['ours']):>24s} {cell(scores['pystreed']):>24s} "
-              f"{cell(scores['greedy']):>16s}", flush=True)
+                        bits_a, bits_b = quantile_bits(Xa, Xb)
+                        peer = solver(max_depth=depth, time_limit=time_limit).fit(bits_a, ya)
+                        risk = BaseSTreeDSolver.predict(peer, bits_b)
+                        scores["pystreed"].append(concordance_index(yb["event"], yb["time"],
+                                                                    risk))
+                    greedy = SurvivalTree(max_depth=depth, random_state=seed).fit(Xa, ya)
+                    scores["greedy"].append(concordance_index(yb["event"], yb["time"],
+                                                              greedy.predict(Xb)))
+                    scores["ibs greedy"].append(_brier(ya, yb, lambda t, m=greedy, Z=Xb: np.array(
+                        [f(t) for f in m.predict_survival_function(Z)])))
+            print(f"{name:22s} {depth} {_cell(scores['ours']):>15s} "
+                  f"{_cell(scores['pystreed']):>15s} {_cell(scores['greedy']):>15s} "
+                  f"{_cell(scores['ibs ours']):>15s} {_cell(scores['ibs greedy']):>16s}",
+                  flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depths", default="2,3")
-    parser.add_argument("--splits", type=int, default=5)
+    parser.add_argument("--splits", type=int, default=10)
+    parser.add_argument("--test-depths", default="2,3")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sets = survival_sets()
     part1(sets, [int(d) for d in args.depths.split(",")], args.time_limit, args.repeat)
     if args.splits > 0:
-        part2(sets, args.splits, args.time_limit)
+        part2(sets, args.splits, [int(d) for d in args.test_depths.split(",")],
+              args.time_limit)
 
 
 if __name__ == "__main__":
