@@ -48,6 +48,7 @@ from ._base import (
     stop_on_ctrl_c,
     store_result,
 )
+from .policy_budget import check_budget, solve_budgeted
 from .tree_params import (
     BENDERS_DEFAULTS,
     BINARIZER,
@@ -59,6 +60,7 @@ from .tree_params import (
 )
 
 MODEL = Check("None or a scikit-learn estimator", as_given)
+BUDGET = Check("None, {treatment: share} or one share per treatment", as_given)
 
 
 class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimator):
@@ -93,8 +95,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     of ``Gamma[i, k]`` over the training rows ``i`` in ``l`` (weighted), an estimate of the
     leaf's mean outcome when treated with ``k``.
 
-    Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.  Not yet
-    built: the treatment budget (at most a share of rows per treatment); the command line.
+    ``treatment_budget``: at most a share of the rows' weight may get a treatment
+    (``{k: share}``; one share below 1, depth <= 3, over the 0/1 columns: the budget front
+    search, :mod:`optrees.trees.search.binary.budget`); ``treatment_shares_`` are the fitted
+    policy's shares on the training rows.
+
+    Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.
     """
 
     _parameters: ClassVar[dict[str, Param]] = {
@@ -111,6 +117,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                                   "regression)", cli=""),
         "outcome_model": Param(MODEL, "regressor of the outcome, one per treatment (None: "
                                "gradient boosting)", cli=""),
+        "treatment_budget": Param(BUDGET, "most share of the rows' weight per treatment: "
+                                  "{treatment: share} or one share per treatment (None: "
+                                  "no budget)"),
         "warm_start": WARM_START,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
@@ -119,7 +128,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     _defaults: ClassVar[dict[str, Any]] = {
         "depth": 2, "lam": 0.0, "teacher": "dr", "time_limit": 60.0, "binarizer": "auto",
         "min_samples_leaf": 1, "max_leaves": None, "cv": 5, "propensity_model": None,
-        "outcome_model": None, "warm_start": True, "random_state": None, "verbose": False}
+        "outcome_model": None, "treatment_budget": None, "warm_start": True,
+        "random_state": None, "verbose": False}
 
     @logged_fit
     def fit(self, X: Any, treatment: Any, outcome: Any, propensity: Any = None,
@@ -132,6 +142,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         n = df.shape[0]
         t, y, mu, yhat, K = _check_inputs(treatment, outcome, propensity,
                                           outcome_predictions, n)
+        budget = check_budget(p.treatment_budget, K)
         w = fit_weights(sample_weight, None, np.arange(K), t)
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
@@ -156,7 +167,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         gamma = gamma[keep]
         df, t, w = drop_weightless(df, t, w)
         scores = PolicyScores(gamma)
-        result, treatments = self._solve(df, t, w, scores, K, p, deadline)
+        result, treatments = self._solve(df, t, w, scores, K, p, deadline, budget)
         self.treatments_ = treatments
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats.get("bb_nodes", 0)
@@ -166,14 +177,23 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         self.policy_value_ = scores.value(predicted, w) / total
         self.leaf_values_ = _leaf_values(self.tree_.apply(self._encode(df)), predicted,
                                          gamma, w)
+        weights = np.ones(len(t)) if w is None else w
+        self.treatment_shares_ = np.bincount(predicted, weights=weights, minlength=K) / total
         return self
 
     def _solve(self, df: pd.DataFrame, t: np.ndarray, w: np.ndarray | None,
-               scores: PolicyScores, K: int, p: Params, deadline: Any
-               ) -> tuple[FitResult, np.ndarray]:
+               scores: PolicyScores, K: int, p: Params, deadline: Any,
+               budget: tuple[int, float] | None) -> tuple[FitResult, np.ndarray]:
         """The tree of least regret (the cost form of the policy's value) by the trees
         room's fit, its result turned into the value's units (the map is affine and
-        decreasing: value / W = oracle / W - regret / W)."""
+        decreasing: value / W = oracle / W - regret / W); under a treatment budget, the
+        budget front search (:mod:`.policy_budget`)."""
+        treatments = np.arange(K)
+        if budget is not None:
+            result, encoding = solve_budgeted(df, scores, t, w, budget, p, deadline,
+                                              stop_on_ctrl_c)
+            self._keep_encoding(encoding)
+            return result, treatments
         full = Params({**SIDE_DEFAULTS, **BENDERS_DEFAULTS, **p, "class_weight": None})
 
         def formulation(problem: Any) -> BendersOCT:
@@ -181,18 +201,21 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                               split_bound_cuts=True)
 
         method = TreeMethod(formulation, True, "leaves", type(self).__name__)
-        treatments = np.arange(K)
         result, encoding = TreeFit(full, method, stop_on_ctrl_c).solve(
             df, t, w, treatments, deadline, objective=scores)
-        self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
-        self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
-        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
+        self._keep_encoding(encoding)
         total = float(len(t) if w is None else w.sum())
         oracle = scores.oracle(w) / total
         stats = dict(result.stats, objective="policy value per unit of weight - lam * "
                      "leaves (higher is better); the bound is an upper bound")
         return FitResult(result.model, result.status, oracle - result.objective,
                          oracle - result.bound, result.seconds, stats), treatments
+
+    def _keep_encoding(self, encoding: Any) -> None:
+        """The fitted attributes of the fit's column encoding."""
+        self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
+        self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
+        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
 
     @property
     def predict_proba(self) -> Any:
