@@ -36,6 +36,7 @@ from ..trees.problem.objectives.policy import (
     cross_fit,
     teacher_scores,
 )
+from ..trees.solve.budget import solve_budgeted
 from ..trees.solve.fit import TreeFit, TreeMethod
 from ._base import (
     _BinaryInput,
@@ -48,7 +49,7 @@ from ._base import (
     stop_on_ctrl_c,
     store_result,
 )
-from .policy_budget import check_budget, solve_budgeted
+from .policy_budget import check_budget
 from .tree_params import (
     BENDERS_DEFAULTS,
     BINARIZER,
