@@ -208,7 +208,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         total = float(len(t) if w is None else w.sum())
         oracle = scores.oracle(w) / total
         stats = dict(result.stats, objective="policy value per unit of weight - lam * "
-                     "leaves (higher is better); the bound is an upper bound")
+                     "leaves (higher is better)")
         return FitResult(result.model, result.status, oracle - result.objective,
                          oracle - result.bound, result.seconds, stats), treatments
 

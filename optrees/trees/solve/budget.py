@@ -58,7 +58,7 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
              "search_optimal": found.optimal, "search_backend": "fronts",
              "search_multipliers": found.stats["multipliers"], "bb_nodes": 0,
              "objective": "policy value per unit of weight - lam * leaves (higher is "
-                          "better); the bound is an upper bound",
+                          "better)",
              "side_constraints": f"treatment {k} given to at most {share:g} of the weight"}
     if encoding.lossy(df):
         stats["every_threshold"] = "off: treatment budget, over the binarizer's cuts"
