@@ -14,6 +14,8 @@ EXPECTED = {
     "large_numeric_tree.py": ["CGH  train accuracy", "CART train accuracy"],
     "multiway_tree.py": ["no budget", "budget 4", "most expensive rule under the budget"],
     "regression_tree.py": ["depth 3: optimal, gap 0.00%", "by cross-validation", "wrote"],
+    "policy_tree.py": ["budget None: optimal, gap 0.00%", "budget {2: 0.15}: optimal",
+                       "wrote"],
 }
 
 

@@ -39,8 +39,8 @@ class DatasetSpec:
             copy of the file(s) (after dropping rows with missing values), so that listing
             the datasets needs no loading (classes 0 for a regression target); ``None`` when
             unknown.
-        task: "classification" (the target holds class labels) or "regression" (a number
-            to predict).
+        task: "classification" (the target holds class labels), "regression" (a number
+            to predict) or "policy" (the outcome of a historic treatment, for a policy tree).
     """
 
     name: str
@@ -307,6 +307,12 @@ SPECS: tuple[DatasetSpec, ...] = (
     # column (a train/test split, not a diagnosis: the non-bundled "bupa" keeps it) dropped
     DatasetSpec(name="liver-disorders", files=("liver-disorders.csv",), target="drinks",
                 header=True, bundled=True, shape=(345, 5, 0), task="regression"),
+    # synthetic, known counterfactuals (optrees.datasets.synthetic.policy_trial, seed 45):
+    # X holds the features age, smoker, bmi, sex and the study's treatment, propensity and
+    # true mean outcome of each treatment mu_0..mu_2; the target is the observed outcome
+    DatasetSpec(name="policy-trial", files=("policy-trial.csv",), target="outcome",
+                header=True, bundled=True, shape=(600, 9, 0), task="policy",
+                categorical=("sex",)),
     # --- read from the data directory ---
     DatasetSpec(
         name="iris",
