@@ -30,7 +30,8 @@ for budget in (None, {2: 0.15}):  # at most 15 % of the patients may have surger
         propensity=X["propensity"].iloc[train])  # outcome models: cross-fitted
     given = policy.predict(X[features].iloc[test])
     regret = np.mean(truth.max(axis=1) - truth[np.arange(len(test)), given])
-    print(f"budget {budget}: {policy.status_}, gap {policy.gap_:.2%}; training shares "
+    print(f"budget {budget}: {policy.status_}, gap {policy.gap_:.2%} (over "
+          f"{policy.thresholds_} thresholds); training shares "
           f"{np.round(policy.treatment_shares_, 3)}; test: best treatment for "
           f"{np.mean(given == truth.argmax(axis=1)):.1%}, regret {regret:.3f}")
 

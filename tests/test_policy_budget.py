@@ -136,18 +136,36 @@ def test_budget_binds_where_the_free_optimum_breaks_it():
     assert w[m.predict(X) == 1].sum() / w.sum() <= 0.25
 
 
-def test_depth3_and_numeric_columns_keep_the_budget():
-    """Depth 3 over a binarized numeric column: the budget holds, the value is at least the
-    depth-2 optimum's (every depth-2 tree is a depth-3 tree) and the certificate is over
-    the binarizer's cuts (said in stats_)."""
-    X, t, y, mu, yhat, w = make_data(8, 80, 3)
-    X["z"] = np.random.default_rng(8).normal(size=80)
+def test_every_threshold_of_a_numeric_column_at_depth_2():
+    """A numeric column with few values is cut at every threshold (as under fairness): the
+    budgeted optimum equals the enumeration over the 0/1 columns plus ``z >= v`` for every
+    value v of z but the smallest, and the fit says its optimum holds over every threshold."""
+    X, t, y, mu, yhat, w = make_data(6, 30, 3)
+    X["z"] = np.random.default_rng(6).choice([0.0, 0.5, 1.5, 3.0, 7.0, 9.0], 30)
+    m = OptimalPolicyTree(depth=2, teacher="dr", treatment_budget={1: 0.2}).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    z = X["z"].to_numpy()
+    cuts = np.column_stack([z >= v for v in np.unique(z)[1:]]).astype(int)
+    B = np.column_stack([X[["a", "b", "c"]].to_numpy(), cuts])
+    G = teacher_oracle("dr", t, y, mu, yhat, 3)
+    want = budgeted_optimum(B, G, w, 2, 0.0, 1, 1, 0.2)
+    assert m.status_ == "optimal" and m.thresholds_ == "all"
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+
+
+def test_depth3_and_many_valued_columns_keep_the_budget():
+    """Depth 3 over a numeric column of 300 values (more cuts than the front search takes):
+    the budget holds at both depths, depth 2 is over every threshold, and depth 3's
+    certificate is over the binarizer's cuts (said in stats_)."""
+    X, t, y, mu, yhat, w = make_data(8, 300, 3)
+    X["z"] = np.random.default_rng(8).normal(size=300)
     args = (X, t, y, mu, yhat)
     two = OptimalPolicyTree(depth=2, treatment_budget={1: 0.2}).fit(*args, sample_weight=w)
     three = OptimalPolicyTree(depth=3, treatment_budget={1: 0.2}).fit(*args, sample_weight=w)
     for m in (two, three):
         assert w[m.predict(X) == 1].sum() / w.sum() <= 0.2 + 1e-12
-    assert three.objective_ >= two.objective_ - 1e-12
+    assert two.thresholds_ == "all"
+    assert three.thresholds_ == "binarized"
     assert three.stats_["every_threshold"].startswith("off: treatment budget")
 
 

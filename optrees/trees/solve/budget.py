@@ -18,7 +18,7 @@ from ..problem.objectives.policy import PolicyScores
 from ..search.binary.budget import solve_budget_subtree
 from ..search.binary.fair import MAX_FAIR_DEPTH
 from ..search.binary.warmup import compile_kernels, kernels_loaded, kernels_ready
-from .fit import min_leaf_rows
+from .fit import FAIR_BINS, fair_cuts, min_leaf_rows
 
 
 def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
@@ -34,7 +34,11 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
         raise OptreesInputError("a treatment budget does not take max_leaves yet: leave it "
                                 "None or lower the depth")
     K = scores.gamma.shape[1]
-    X, encoding = binarize(df, p.binarizer, w)
+    # as under fairness: every threshold of the columns with the fewest values, while the
+    # 0/1 columns stay within what the front search takes; FAIR_BINS quantile cuts elsewhere
+    auto = isinstance(p.binarizer, str) and p.binarizer == "auto"
+    X, encoding = binarize(df, p.binarizer, w, FAIR_BINS if auto else None,
+                           fair_cuts(df, p.depth, None) if auto else None)
     ones = np.ones(len(t)) if w is None else np.asarray(w, dtype=np.float64)
     W = float(ones.sum())
     floor = scores.gamma.min(axis=1)
