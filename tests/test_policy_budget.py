@@ -1,5 +1,5 @@
 """The treatment budget of OptimalPolicyTree (issue #45) against an enumeration written from
-the definitions: every tree of depth 1-2 over 0/1 features, every assignment of treatments
+the definitions: every tree of depth 1-3 over 0/1 features, every assignment of treatments
 to its leaves, the teacher's scores from the FlowOPT / pystreed formulas, the budget share
 from the assignment (weighted rows given the budgeted treatment / all weight)."""
 
@@ -30,28 +30,19 @@ def teacher_oracle(teacher, t, y, mu, yhat, K):
     return G
 
 
-def leaf_partitions(X, depth, min_leaf):
-    """The leaves (row masks) of every tree of depth <= ``depth`` (<= 2) on 0/1 ``X``, every
-    side of every split holding >= ``min_leaf`` rows."""
-    n, F = X.shape
-    out = [[np.ones(n, dtype=bool)]]
+def leaf_partitions(X, depth, min_leaf, rows=None):
+    """The leaves (row masks) of every tree of depth <= ``depth`` on 0/1 ``X``, every side
+    of every split holding >= ``min_leaf`` rows."""
+    rows = np.ones(len(X), dtype=bool) if rows is None else rows
+    out = [[rows]]
     if depth == 0:
         return out
-
-    def below(rows):  # a leaf, or a split of ``rows`` on one feature
-        yield [rows]
-        if depth == 2:
-            for g in range(F):
-                parts = [rows & (X[:, g] == 0), rows & (X[:, g] == 1)]
-                if min(p.sum() for p in parts) >= min_leaf:
-                    yield parts
-
-    for f in range(F):
-        left, right = X[:, f] == 0, X[:, f] == 1
+    for f in range(X.shape[1]):
+        left, right = rows & (X[:, f] == 0), rows & (X[:, f] == 1)
         if min(left.sum(), right.sum()) < min_leaf:
             continue
-        for a in below(left):
-            for b in below(right):
+        for a in leaf_partitions(X, depth - 1, min_leaf, left):
+            for b in leaf_partitions(X, depth - 1, min_leaf, right):
                 out.append(a + b)
     return out
 
@@ -94,6 +85,7 @@ CASES = [  # seed, n, K, depth, lam, min_leaf, treatment, share
     (5, 30, 3, 2, 0.02, 2, 2, 0.1),
     (6, 26, 2, 2, 0.0, 1, 0, 0.0),
     (7, 30, 3, 1, 0.0, 1, 1, 0.5),
+    (9, 30, 2, 3, 0.01, 2, 1, 0.3),  # depth 3: the front search's deepest
 ]
 
 
