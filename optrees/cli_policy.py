@@ -76,9 +76,13 @@ def parse_budget(text: str | None, labels: list[str]) -> dict[int, float] | None
             raise _UsageError(f"--treatment-budget {text!r}: give T=SHARE,... with T one of "
                               f"the treatments {labels}")
         try:
-            out[labels.index(name.strip())] = float(share)
+            value = float(share)
         except ValueError:
-            raise _UsageError(f"--treatment-budget {text!r}: {share!r} is not a number") from None
+            value = float("nan")
+        if not 0.0 <= value <= 1.0:
+            raise _UsageError(f"--treatment-budget {text!r}: the share of {name.strip()} must "
+                              f"be a number in [0, 1], got {share!r}")
+        out[labels.index(name.strip())] = value
     return out
 
 

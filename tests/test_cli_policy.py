@@ -76,7 +76,9 @@ def test_report_is_the_estimators_with_the_budget_kept(capsys, table, tmp_path):
 
 @pytest.mark.parametrize("extra,message", [
     (["--outcome", "outcome", "--treatment-budget", "laser=0.1"], "one of the treatments"),
-    (["--outcome", "outcome", "--treatment-budget", "drug=1.5"], "must lie in [0, 1]"),
+    (["--outcome", "outcome", "--treatment-budget", "drug=1.5"],
+     "the share of drug must be a number in [0, 1]"),
+    (["--outcome", "outcome", "--treatment-budget", "drug=lots"], "got 'lots'"),
     (["--outcome", "outcome", "--treatment-budget", "drug=0.2,none=0.3,surgery=0.4"],
      "every policy infeasible"),
     (["--outcome", "outcome", "--target", "outcome"], "not --target"),
