@@ -1,7 +1,8 @@
 """``optrees fit --task policy --csv FILE --treatment T --outcome Y`` (issue #45): an optimal
 policy tree from a CSV of historic treatments and outcomes, printed with each leaf's
 treatment, weight and estimated outcome, its status, objective, bound and gap, and the
-treatments' shares (against ``--treatment-budget``).  Everything is checked before the fit."""
+treatments' shares (against ``--treatment-budget``); ``--out`` saves it, ``--plot`` draws
+it.  Everything is checked before the fit."""
 
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
     unused = {"--method": args.method, "--class-weight": args.class_weight,
               "--costs": args.costs, "--feature-costs": args.feature_costs,
               "--numeric": args.numeric, "--bins": args.bins, "--plain": args.plain or None,
-              "--event": args.event, "--time": args.time, "--plot": args.plot}
+              "--event": args.event, "--time": args.time}
     for flag in [f for f, value in unused.items() if value is not None] + method_flags:
         raise _UsageError(f"{flag} is not used by --task policy (an optimal policy tree)")
 
@@ -170,4 +171,7 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
     print(shares_line(est, labels))
     print(f"time            : {est.fit_seconds_:.2f}s")
     cli_report.save(est, args.out)
+    if args.plot:
+        est.plot(path=args.plot)
+        print(f"picture written to {args.plot}")
     return 0

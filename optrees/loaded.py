@@ -16,7 +16,7 @@ import pandas as pd
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .encoding.binarize import BinaryLiteral
 from .estimators._base import warn_unseen
-from .estimators.policy import policy_text
+from .estimators.policy import policy_picture, policy_text
 from .estimators.survival import check_survival_target, concordance_index, cumulative_hazard
 from .models import _schema as schema
 from .models.binary_tree import BinaryTree
@@ -351,6 +351,10 @@ class LoadedPolicyTree(LoadedTreeModel):
     def export_text(self) -> str:
         """Indented text: each leaf's treatment, training weight and estimated outcome."""
         return policy_text(self.tree, self.leaf_values_)
+
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """The estimator's picture: each leaf's treatment and estimated outcome."""
+        return policy_picture(self.tree, self.leaf_values_, path, **kwargs)
 
 
 def _increasing(values: Any, what: str) -> list[float]:

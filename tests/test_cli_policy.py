@@ -52,7 +52,8 @@ def test_report_is_the_estimators_with_the_budget_kept(capsys, table, tmp_path):
     code, out, err = _run(capsys, [
         "fit", "--task", "policy", "--csv", str(path), "--treatment", "arm", "--outcome",
         "outcome", "--propensity", "p", "--teacher", "ipw", "--weight-column", "w",
-        "--treatment-budget", "surgery=0.15", "--depth", "2", "--out", str(out_file)])
+        "--treatment-budget", "surgery=0.15", "--depth", "2", "--out", str(out_file),
+        "--plot", str(tmp_path / "policy.png")])
     assert code == 0, err
     X, t, w = df[["age", "smoker", "sex"]], _codes(df), df["w"].to_numpy(float)
     y, mu = df["outcome"].to_numpy(), df["p"].to_numpy()
@@ -72,6 +73,7 @@ def test_report_is_the_estimators_with_the_budget_kept(capsys, table, tmp_path):
     loaded = load_model(out_file)
     assert (loaded.predict(df) == rec).all()
     assert loaded.treatment_budget == {2: 0.15}
+    assert (tmp_path / "policy.png").stat().st_size > 1000
 
 
 @pytest.mark.parametrize("extra,message", [

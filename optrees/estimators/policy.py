@@ -233,6 +233,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         check_is_fitted(self, "tree_")
         return policy_text(self.tree_, self.leaf_values_)
 
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the policy (:func:`policy_picture`; saved to ``path`` when
+        given: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return policy_picture(self.tree_, self.leaf_values_, path, **kwargs)
+
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the
         weighted mean of ``Gamma[i, k]`` over the training rows ``i`` of the leaf the row
@@ -253,6 +259,32 @@ def policy_text(tree: BinaryTree, leaf_values: dict[int, float]) -> str:
         return f"treatment: {tree.classes[tree.value[n]]}  (n={weight}{worth})"
 
     return tree.export_text(leaf_text=leaf_text)
+
+
+def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = None,
+                   **kwargs: Any) -> Any:
+    """A policy tree drawn: each leaf its treatment, training weight and estimated outcome,
+    coloured by that outcome (darker = larger); inner boxes the historic treatments'
+    weights (also a loaded policy tree's picture)."""
+    from ..export import binary_tree_nodes, plot_tree
+    from ..export.nodes import Prediction
+
+    root = binary_tree_nodes(tree)
+
+    def relabel(node: Any, n: int) -> None:
+        if tree.is_leaf(n):
+            value = leaf_values.get(n)
+            worth = "" if value is None else f", est. outcome {value:.4g}"
+            node.lines = [f"treatment = {tree.classes[tree.value[n]]}",
+                          f"n={count_text(float(tree.counts[n].sum()))}{worth}"]
+            node.prediction = None if value is None else Prediction(value=value)
+            return
+        node.lines[1] = node.lines[1].replace("samples:", "historic:")
+        relabel(node.children[0][1], int(tree.left[n]))
+        relabel(node.children[1][1], int(tree.right[n]))
+
+    relabel(root, 0)
+    return plot_tree(root, path=path, **kwargs)
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:
