@@ -98,7 +98,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
 
     ``treatment_budget``: at most a share of the rows' weight may get a treatment
     (``{k: share}``; one share below 1, depth <= 3, over the 0/1 columns: the budget front
-    search, :mod:`optrees.trees.search.binary.budget`); ``treatment_shares_`` are the fitted
+    search, ``optrees.trees.search.binary.budget``); ``treatment_shares_`` are the fitted
     policy's shares on the training rows.
 
     Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.
@@ -234,7 +234,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         return policy_text(self.tree_, self.leaf_values_)
 
     def plot(self, path: Any = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the policy (:func:`policy_picture`; saved to ``path`` when
+        """matplotlib Figure of the policy (``policy_picture``; saved to ``path`` when
         given: PNG, SVG, PDF)."""
         check_is_fitted(self, "tree_")
         return policy_picture(self.tree_, self.leaf_values_, path, **kwargs)
