@@ -388,3 +388,14 @@ def test_picture_shows_treatments_and_estimated_outcomes(tmp_path):
     loaded = {s for txt in load_model(tmp_path / "p.json").plot().axes[0].texts
               for s in txt.get_text().replace(", ", "\n").splitlines()}
     assert loaded == texts
+
+
+@pytest.mark.parametrize("min_leaf,said", [(1, None), (3, "min_samples_leaf=3")])
+def test_side_constraints_are_said_in_the_users_rows(min_leaf, said):
+    """Over every threshold (a numeric column) the search runs on K - 1 pseudo-rows per row;
+    ``stats_`` names the leaf size the user set, not the pseudo-rows' (was 2 and 6)."""
+    X, t, y, mu, yhat, w = make_data(3, 40, 3, numeric=True)
+    m = OptimalPolicyTree(depth=2, teacher="dm", min_samples_leaf=min_leaf).fit(
+        X, t, y, outcome_predictions=yhat)
+    assert m.thresholds_ == "all"
+    assert m.stats_.get("side_constraints") == said
