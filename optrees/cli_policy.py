@@ -25,7 +25,8 @@ OPTIONS = ("--treatment", "--outcome", "--propensity", "--teacher", "--treatment
 def add_arguments(fit: argparse.ArgumentParser) -> None:
     """The policy options of ``optrees fit``."""
     fit.add_argument("--treatment", help="--task policy: the column of each row's historic "
-                     "treatment (default: none)")
+                     "treatment (default: none; a policy --dataset: its treatment, propensity "
+                     "and outcome columns)")
     fit.add_argument("--outcome", help="--task policy: the outcome column, larger is better "
                      "(default: none)")
     fit.add_argument("--propensity", help="--task policy: the column of the probability of "
@@ -48,8 +49,25 @@ def refuse_outside(args: argparse.Namespace) -> None:
 def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
     """The options of a policy fit, before anything is read: ``--csv`` with ``--treatment``
     and ``--outcome``; the options of other tasks are refused by name."""
-    if args.csv is None or args.treatment is None or args.outcome is None:
-        raise _UsageError("--task policy needs --csv FILE --treatment COLUMN --outcome COLUMN")
+    if args.dataset is not None:
+        if args.csv is not None:
+            raise _UsageError("give exactly one of --dataset NAME or --csv FILE")
+        from .datasets import list_datasets
+
+        table = list_datasets().set_index("name")
+        name = args.dataset.strip().lower().replace("_", "-")
+        if name not in table.index or table.loc[name, "task"] != "policy":
+            policy = list(table.index[table["task"] == "policy"])
+            raise _UsageError(f"--task policy takes a policy dataset ({', '.join(policy)}) or "
+                              f"--csv FILE, got --dataset {args.dataset}")
+        args.dataset = name
+        args.treatment = args.treatment or "treatment"
+        args.propensity = args.propensity or "propensity"
+        args.outcome = args.outcome or "outcome"
+    if args.csv is None and args.dataset is None or args.treatment is None or \
+            args.outcome is None:
+        raise _UsageError("--task policy needs --csv FILE --treatment COLUMN --outcome COLUMN "
+                          "(or --dataset NAME of a policy dataset)")
     if args.target is not None:
         raise _UsageError("--task policy takes --treatment and --outcome, not --target")
     named = [c for c in (args.treatment, args.outcome, args.propensity, args.weight_column)
@@ -89,18 +107,27 @@ def parse_budget(text: str | None, labels: list[str]) -> dict[int, float] | None
 
 def load(args: argparse.Namespace) -> tuple[Any, ...]:
     """X, treatment codes, their labels (texts), outcome, propensity (None without
-    ``--propensity``) and row weights (None without ``--weight-column``) of ``--csv``."""
+    ``--propensity``), row weights (None without ``--weight-column``) and the known mean
+    outcome of each treatment (a dataset's ``mu_<treatment>`` columns, else None) of
+    ``--csv`` or ``--dataset``."""
     import numpy as np
 
     from ._validation import check_frame
 
-    df = data.read_csv(args.csv, args.sep)
+    if args.dataset is not None:
+        from .datasets import load_dataset
+
+        X, y = load_dataset(args.dataset)
+        df, where = X.assign(**{str(y.name): y}), f"dataset {args.dataset}"
+    else:
+        df = data.read_csv(args.csv, args.sep)
+        where = f"{args.csv} (separator {df.attrs['csv_sep']!r})"
     for flag, column in (("--treatment", args.treatment), ("--outcome", args.outcome),
                          ("--propensity", args.propensity),
                          ("--weight-column", args.weight_column)):
         if column is not None and column not in df.columns:
-            raise _UsageError(f"{flag} column {column!r} not in {args.csv} (columns: "
-                              f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
+            raise _UsageError(f"{flag} column {column!r} not in {where} (columns: "
+                              f"{list(df.columns)})")
     data.check_rows(df)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     raw = df[args.treatment]
@@ -108,12 +135,15 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
         raise _UsageError(f"--treatment column {args.treatment!r} has missing values")
     values = sorted(raw.unique().tolist(), key=lambda v: (str(type(v)), v))
     codes = raw.map({v: k for k, v in enumerate(values)}).to_numpy(dtype=np.int64)
+    truth = [f"mu_{v}" for v in values] if args.dataset is not None else []
+    truth = truth if all(c in df.columns for c in truth) else []
     used = [c for c in (args.treatment, args.outcome, args.propensity, args.weight_column)
             if c is not None]
-    X = df.drop(columns=used)
+    X = df.drop(columns=used + truth)
     check_frame(X)
     mu = None if args.propensity is None else df[args.propensity].to_numpy()
-    return X, codes, [str(v) for v in values], df[args.outcome].to_numpy(), mu, w
+    return (X, codes, [str(v) for v in values], df[args.outcome].to_numpy(), mu, w,
+            df[truth].to_numpy(dtype=float) if truth else None)
 
 
 def build(args: argparse.Namespace, budget: dict[int, float] | None) -> Any:
@@ -146,12 +176,14 @@ def shares_line(est: Any, labels: list[str]) -> str:
 
 def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
     """Check, read, fit and report (the tree, status, objective, bound, gap, shares, time)."""
+    import numpy as np
+
     from .estimators import TimeLimitWarning
     from .estimators.policy_budget import check_budget
 
     check_options(args, method_flags)
     build(args, None)  # the shared options, checked before the data is read
-    X, t, labels, y, mu, w = load(args)
+    X, t, labels, y, mu, w, truth = load(args)
     budget = parse_budget(args.treatment_budget, labels)
     check_budget(budget, len(labels))  # a bad share: one error line before the fit
     est = build(args, budget)
@@ -159,6 +191,8 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
     print(f"policytree: depth {p['depth']}, lam {p['lam']:g}, teacher {p['teacher']}, time "
           f"limit {p['time_limit']:g}s; fit on all {len(t)} rows (a policy's value on held-out "
           "rows needs their counterfactuals)")
+    if truth is not None:
+        print(f"features        : {', '.join(map(str, X.columns))}")
     print("treatments      : " + ", ".join(f"{k} = {v}" for k, v in enumerate(labels)) + "\n",
           flush=True)
     with warnings.catch_warnings():  # the status line reports a time limit
@@ -169,6 +203,11 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
     print("\n".join(cli_report.mip_summary(est)))
     print(f"policy value    : {est.policy_value_:.6g} (the teacher's estimated mean outcome)")
     print(shares_line(est, labels))
+    if truth is not None:  # a dataset with known counterfactuals
+        got = truth[np.arange(len(t)), est.predict(X)]
+        print(f"true regret     : {np.mean(truth.max(axis=1) - got):.6g} per row; best "
+              f"treatment for {np.mean(got >= truth.max(axis=1) - 1e-12):.1%} of the rows "
+              f"(the data's known mean outcomes mu_*)")
     print(f"time            : {est.fit_seconds_:.2f}s")
     cli_report.save(est, args.out)
     if args.plot:

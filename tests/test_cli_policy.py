@@ -108,23 +108,31 @@ def test_policy_options_need_the_policy_task(capsys, table):
 
 
 def test_bundled_policy_set_end_to_end(capsys, tmp_path):
-    """policy-trial (known counterfactuals) through the command line: the surgery budget
-    holds, and the saved policy's true regret (from the mu columns) is below that of every
-    one-treatment-for-all policy."""
+    """--dataset policy-trial (known counterfactuals): its treatment, propensity and outcome
+    columns by default, the mu columns kept out of the features; the surgery budget holds,
+    and the printed true regret is the saved policy's, from the mu columns, below that of
+    every one-treatment-for-all policy."""
     from optrees import load_dataset
 
-    X, y = load_dataset("policy-trial")
-    csv = tmp_path / "trial.csv"
-    X[["age", "smoker", "bmi", "sex", "treatment", "propensity"]].assign(outcome=y).to_csv(
-        csv, index=False)
     code, out, err = _run(capsys, [
-        "fit", "--task", "policy", "--csv", str(csv), "--treatment", "treatment",
-        "--outcome", "outcome", "--propensity", "propensity", "--teacher", "ipw",
+        "fit", "--task", "policy", "--dataset", "policy-trial", "--teacher", "ipw",
         "--depth", "3", "--treatment-budget", "2=0.15", "--out", str(tmp_path / "m.json")])
     assert code == 0, err
     assert "status          : optimal" in out
+    assert "features        : age, smoker, bmi, sex" in out
+    X, y = load_dataset("policy-trial")
     given = load_model(tmp_path / "m.json").predict(X[["age", "smoker", "bmi", "sex"]])
     truth = X[["mu_0", "mu_1", "mu_2"]].to_numpy()
     assert np.mean(given == 2) <= 0.15
     regret = np.mean(truth.max(axis=1) - truth[np.arange(len(y)), given])
+    assert f"true regret     : {regret:.6g} per row" in out
     assert regret < min(np.mean(truth.max(axis=1) - truth[:, k]) for k in range(3))
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--dataset", "monk1"], "takes a policy dataset (policy-trial)"),
+    (["--dataset", "policy-trial", "--csv", "x.csv"], "exactly one of --dataset"),
+])
+def test_a_policy_dataset_or_a_csv(capsys, extra, message):
+    code, _, err = _run(capsys, ["fit", "--task", "policy", *extra])
+    assert code == 2 and message in err
