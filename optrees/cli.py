@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from . import __version__, cli_report
+from . import __version__, cli_policy, cli_report
 from . import cli_data as data
 from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
@@ -277,13 +277,18 @@ def cmd_fit(args: argparse.Namespace) -> int:
     data.check_out(args.out)
     data.check_picture(args.plot)
     args.verbose = fit_verbosity(args)
-    if args.dataset is not None and data.dataset_task(args.dataset) == "survival":
-        if args.task not in (None, "survival"):
-            raise _UsageError(f"--dataset {args.dataset} is a survival dataset (event and "
-                              "time): use --task survival")
-        args.task = "survival"
+    task_of_data = None if args.dataset is None else data.dataset_task(args.dataset)
+    if task_of_data in ("survival", "policy"):  # the dataset's target needs its task
+        if args.task not in (None, task_of_data):
+            raise _UsageError(f"--dataset {args.dataset} is a {task_of_data} dataset: use "
+                              f"--task {task_of_data}")
+        args.task = task_of_data
+    from .cli_options import given, method_options
+
+    if args.task == "policy":
+        return cli_policy.cmd_fit_policy(args, list(given(args, method_options(RESERVED))))
+    cli_policy.refuse_outside(args)
     if args.task == "survival":
-        from .cli_options import given, method_options
         from .cli_survival import cmd_fit_survival
 
         return cmd_fit_survival(args, list(given(args, method_options(RESERVED))))
@@ -433,17 +438,19 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--method", choices=sorted(METHODS), default=None,
                      help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items())
                      + " (default: benders, or regtree for a regression)")
-    fit.add_argument("--task", choices=["classification", "regression", "survival"],
+    fit.add_argument("--task", choices=["classification", "regression", "survival", "policy"],
                      default=None,
                      help="what the target is: classes to predict, or a number (regression: "
                           "--method regtree); default: --method's, else a regression when "
                           "the target is numeric and not all integers or has more than "
                           "30 distinct integers (a one-line message says so); survival: "
-                          "an optimal survival tree of --csv with --event and --time")
+                          "an optimal survival tree of --csv with --event and --time; "
+                          "policy: an optimal policy tree with --treatment and --outcome")
     fit.add_argument("--event", help="--task survival: the event column of --csv (1 or "
                      "true: observed, 0 or false: censored; default: none)")
     fit.add_argument("--time", help="--task survival: the time column of --csv (default: "
                      "none)")
+    cli_policy.add_arguments(fit)
     fit.add_argument("--depth", type=int, default=None, help="tree depth (rug: of the pricing "
                      "trees, i.e. conditions per rule); default: "
                      + _method_defaults("depth", method_options))

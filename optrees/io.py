@@ -107,8 +107,14 @@ def _task_body(estimator: Any) -> dict[str, Any]:
             "leaf_kaplan_meier": {str(leaf): curve for leaf, curve
                                   in estimator.leaf_kaplan_meier_.items()}}}
     if hasattr(estimator, "leaf_values_"):
+        budget = estimator.get_params().get("treatment_budget")
+        if budget is not None and not isinstance(budget, dict):
+            budget = dict(enumerate(np.asarray(budget, dtype=float).tolist()))
         return {"policy": {"leaf_values": {str(leaf): value for leaf, value
-                                           in estimator.leaf_values_.items()}}}
+                                           in estimator.leaf_values_.items()},
+                           "treatment_budget": None if budget is None else
+                           {str(k): float(v) for k, v in budget.items()},
+                           "treatment_shares": estimator.treatment_shares_.tolist()}}
     return {}
 
 

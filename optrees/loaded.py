@@ -16,7 +16,7 @@ import pandas as pd
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .encoding.binarize import BinaryLiteral
 from .estimators._base import warn_unseen
-from .estimators.policy import policy_text
+from .estimators.policy import policy_picture, policy_text
 from .estimators.survival import (
     check_survival_target,
     concordance_index,
@@ -328,7 +328,8 @@ class LoadedSurvivalTree(LoadedTreeModel):
 class LoadedPolicyTree(LoadedTreeModel):
     """An :class:`~optrees.OptimalPolicyTree` read from JSON: ``predict`` (the recommended
     treatment), ``predict_value`` (the teacher's estimated outcome) and ``export_text`` as
-    the estimator's; ``leaf_values_`` as fitted."""
+    the estimator's; ``leaf_values_``, ``treatment_shares_`` (None in files written
+    before it) and the ``treatment_budget`` (``{treatment: share}`` or None) as fitted."""
 
     def __init__(self, data: dict[str, Any], columns: _Columns, *parts: Any) -> None:
         super().__init__(data, columns, *parts)
@@ -339,6 +340,15 @@ class LoadedPolicyTree(LoadedTreeModel):
         self.leaf_values_ = {
             _leaf(self.tree, key, "'policy.leaf_values'"):
                 schema.real(v, f"'policy.leaf_values'[{key!r}]") for key, v in values.items()}
+        shares = block.get("treatment_shares")
+        self.treatment_shares_ = None if shares is None else np.array(
+            [schema.real(v, "'policy.treatment_shares'") for v in shares])
+        budget = block.get("treatment_budget")
+        budget = None if budget is None else schema.mapping(budget, "'policy.treatment_budget'")
+        if budget is not None and not all(str(k).isdigit() for k in budget):
+            schema.fail("'policy.treatment_budget' must map treatment codes to shares")
+        self.treatment_budget = None if budget is None else {
+            int(k): schema.real(v, "'policy.treatment_budget'") for k, v in budget.items()}
 
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row under the policy (nan for a leaf no
@@ -355,6 +365,10 @@ class LoadedPolicyTree(LoadedTreeModel):
     def export_text(self) -> str:
         """Indented text: each leaf's treatment, training weight and estimated outcome."""
         return policy_text(self.tree, self.leaf_values_)
+
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """The estimator's picture: each leaf's treatment and estimated outcome."""
+        return policy_picture(self.tree, self.leaf_values_, path, **kwargs)
 
 
 def _increasing(values: Any, what: str) -> list[float]:

@@ -32,6 +32,7 @@ BUNDLED_SHAPES = {
     "kr-vs-kp": (3196, 36),
     "liver-disorders": (345, 5),  # regression: target drinks
     "synthetic-survival": (400, 5),  # survival: (event, time)
+    "policy-trial": (600, 9),  # synthetic policy set: target outcome
 }
 
 # Rows as in shared/datasets/INVENTORY.md, except where rows with missing values are
@@ -111,7 +112,7 @@ def test_bundled_shape_without_data_dir(name: str, no_data_dir: None) -> None:
     if name == "synthetic-survival":
         assert y.dtype.names == ("event", "time")
         return
-    assert y.name == ("drinks" if name == "liver-disorders" else "class")
+    assert y.name == {"liver-disorders": "drinks", "policy-trial": "outcome"}.get(name, "class")
     _check_frame(X, y)
 
 
@@ -143,6 +144,29 @@ def test_the_bundled_regression_set_is_numbers_from_the_uci_file(no_data_dir: No
     assert X.iloc[0].tolist() == [85, 92, 45, 27, 31] and y.iloc[0] == 0.0  # UCI's first row
     row = list_datasets().set_index("name").loc["liver-disorders"]
     assert row["task"] == "regression" and pd.isna(row["classes"])
+
+
+def test_the_policy_set_is_its_generators_output_with_its_truth(no_data_dir: None) -> None:
+    """policy-trial: the bundled file is the generator's output (seed 45), its propensity is
+    the probability of the row's own treatment under the stated softmax, and its mu columns
+    follow the stated truth (written here from the generator's docstring)."""
+    from optrees.datasets.synthetic import policy_trial
+
+    X, y = load_dataset("policy-trial")
+    pd.testing.assert_frame_equal(pd.concat([X, y], axis=1)[policy_trial().columns],
+                                  policy_trial(), check_dtype=False, check_categorical=False)
+    age, smoker, bmi = (X[c].to_numpy(float) for c in ("age", "smoker", "bmi"))
+    mu0 = 1 - 0.05 * (bmi - 25)
+    assert np.allclose(X["mu_0"], mu0, atol=1e-4)
+    assert np.allclose(X["mu_1"], mu0 + np.where(age >= 55, 1.0, -0.5), atol=1e-4)
+    assert np.allclose(X["mu_2"], mu0 + np.where((smoker == 1) & (bmi < 30), 1.5, -1.0),
+                       atol=1e-4)
+    logits = np.column_stack([np.zeros(len(X)), 0.04 * (age - 50), 1.2 * smoker - 0.6])
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    t = X["treatment"].to_numpy()
+    assert np.allclose(X["propensity"], p[np.arange(len(X)), t], atol=1e-6)
+    row = list_datasets().set_index("name").loc["policy-trial"]
+    assert row["task"] == "policy" and pd.isna(row["classes"])
 
 
 def test_monk_columns_are_categorical() -> None:

@@ -15,6 +15,8 @@ EXPECTED = {
     "multiway_tree.py": ["no budget", "budget 4", "most expensive rule under the budget"],
     "regression_tree.py": ["depth 3: optimal, gap 0.00%", "by cross-validation", "wrote"],
     "survival_tree.py": ["hazard ratio:", "optimal, gap 0.00%", "saved and reloaded"],
+    "policy_tree.py": ["budget None: optimal, gap 0.00%", "budget {2: 0.15}: optimal",
+                       "wrote"],
 }
 
 

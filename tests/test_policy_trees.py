@@ -359,3 +359,43 @@ def test_text_shows_treatments_and_estimated_outcomes_not_accuracy():
         assert outcome == pytest.approx(G[rows, k] @ w[rows] / w[rows].sum(), rel=1e-5)
         seen += 1
     assert seen == m.tree_.n_leaves >= 2
+
+
+def test_picture_shows_treatments_and_estimated_outcomes(tmp_path):
+    """The picture's leaf boxes: the leaf's treatment and its estimated outcome (the mean
+    teacher score of that treatment there, from the definition); no class purity; the
+    loaded model draws the same texts."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from optrees import load_model, save_model
+
+    X, t, y, mu, yhat, w = make_data(4, 60, 3)
+    m = OptimalPolicyTree(depth=2, teacher="dr").fit(X, t, y, propensity=mu,
+                                                     outcome_predictions=yhat, sample_weight=w)
+    G = gamma_oracle("dr", t, y, mu, yhat, 3)
+    leaves, rec = m.apply(X), m.predict(X)
+    want = set()
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        value = G[rows, rec[rows][0]] @ w[rows] / w[rows].sum()
+        want.add(f"treatment = {rec[rows][0]}")
+        want.add(f"est. outcome {value:.4g}")
+    texts = {s for txt in m.plot().axes[0].texts for s in txt.get_text().replace(", ", "\n")
+             .splitlines()}
+    assert want <= texts and not any("class" in s for s in texts)
+    save_model(m, tmp_path / "p.json")
+    loaded = {s for txt in load_model(tmp_path / "p.json").plot().axes[0].texts
+              for s in txt.get_text().replace(", ", "\n").splitlines()}
+    assert loaded == texts
+
+
+@pytest.mark.parametrize("min_leaf,said", [(1, None), (3, "min_samples_leaf=3")])
+def test_side_constraints_are_said_in_the_users_rows(min_leaf, said):
+    """Over every threshold (a numeric column) the search runs on K - 1 pseudo-rows per row;
+    ``stats_`` names the leaf size the user set, not the pseudo-rows' (was 2 and 6)."""
+    X, t, y, mu, yhat, w = make_data(3, 40, 3, numeric=True)
+    m = OptimalPolicyTree(depth=2, teacher="dm", min_samples_leaf=min_leaf).fit(
+        X, t, y, outcome_predictions=yhat)
+    assert m.thresholds_ == "all"
+    assert m.stats_.get("side_constraints") == said

@@ -1,9 +1,11 @@
 """Benchmark datasets for optimal classification trees, rule sets and regression trees.
 
-Nine small UCI datasets ship with the package (see ``BUNDLED``): eight classification sets
-and one regression set (``liver-disorders``, target ``drinks``). The others are read from a
-data directory, given as ``data_dir=`` or by the ``OPTREES_DATA`` environment variable, laid
-out like the project's ``shared/datasets`` folder (e.g. ``iris.data``, ``extras/bupa.csv``).
+Ten small datasets ship with the package (see ``BUNDLED``): eight UCI classification sets,
+one UCI regression set (``liver-disorders``, target ``drinks``) and a synthetic policy set
+with known counterfactuals (``policy-trial``, :mod:`optrees.datasets.synthetic`). The others
+are read from a data directory, given as ``data_dir=`` or by the ``OPTREES_DATA``
+environment variable, laid out like the project's ``shared/datasets`` folder (e.g.
+``iris.data``, ``extras/bupa.csv``).
 How each file is parsed is declared in ``optrees.datasets._registry``.
 """
 
@@ -205,7 +207,7 @@ def list_datasets(data_dir: str | os.PathLike[str] | None = None) -> pd.DataFram
             folder is not None and all((folder / f).is_file() for f in spec.files)
         )
         rows, features, classes = (spec.shape if available else None) or (None, None, None)
-        if spec.task in ("regression", "survival"):
+        if spec.task != "classification":
             classes = None
         records.append(
             {

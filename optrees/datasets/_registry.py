@@ -40,7 +40,8 @@ class DatasetSpec:
             the datasets needs no loading (classes 0 for a regression target); ``None`` when
             unknown.
         task: "classification" (the target holds class labels), "regression" (a number
-            to predict) or "survival" (``target`` the time, ``event`` the event indicator).
+            to predict), "survival" (``target`` the time, ``event`` the event indicator) or
+            "policy" (the outcome of a historic treatment, for a policy tree).
         event: a survival set's event column (1: the event was observed, 0: censored).
     """
 
@@ -312,6 +313,12 @@ SPECS: tuple[DatasetSpec, ...] = (
     DatasetSpec(name="synthetic-survival", files=("synthetic-survival.csv",), target="time",
                 event="event", header=True, bundled=True, categorical=("stage",),
                 shape=(400, 5, 0), task="survival"),
+    # synthetic, known counterfactuals (optrees.datasets.synthetic.policy_trial, seed 45):
+    # X holds the features age, smoker, bmi, sex and the study's treatment, propensity and
+    # true mean outcome of each treatment mu_0..mu_2; the target is the observed outcome
+    DatasetSpec(name="policy-trial", files=("policy-trial.csv",), target="outcome",
+                header=True, bundled=True, shape=(600, 9, 0), task="policy",
+                categorical=("sex",)),
     # --- read from the data directory ---
     DatasetSpec(
         name="iris",

@@ -36,6 +36,7 @@ from ..trees.problem.objectives.policy import (
     cross_fit,
     teacher_scores,
 )
+from ..trees.solve.budget import solve_budgeted
 from ..trees.solve.fit import TreeFit, TreeMethod
 from ._base import (
     _BinaryInput,
@@ -48,6 +49,7 @@ from ._base import (
     stop_on_ctrl_c,
     store_result,
 )
+from .policy_budget import check_budget
 from .tree_params import (
     BENDERS_DEFAULTS,
     BINARIZER,
@@ -59,6 +61,7 @@ from .tree_params import (
 )
 
 MODEL = Check("None or a scikit-learn estimator", as_given)
+BUDGET = Check("None, {treatment: share} or one share per treatment", as_given)
 
 
 class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimator):
@@ -93,8 +96,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     of ``Gamma[i, k]`` over the training rows ``i`` in ``l`` (weighted), an estimate of the
     leaf's mean outcome when treated with ``k``.
 
-    Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.  Not yet
-    built: the treatment budget (at most a share of rows per treatment); the command line.
+    ``treatment_budget``: at most a share of the rows' weight may get a treatment
+    (``{k: share}``; one share below 1, depth <= 3, over the 0/1 columns: the budget front
+    search, ``optrees.trees.search.binary.budget``); ``treatment_shares_`` are the fitted
+    policy's shares on the training rows.
+
+    Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.
     """
 
     _parameters: ClassVar[dict[str, Param]] = {
@@ -111,6 +118,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                                   "regression)", cli=""),
         "outcome_model": Param(MODEL, "regressor of the outcome, one per treatment (None: "
                                "gradient boosting)", cli=""),
+        "treatment_budget": Param(BUDGET, "most share of the rows' weight per treatment: "
+                                  "{treatment: share} or one share per treatment (None: "
+                                  "no budget)"),
         "warm_start": WARM_START,
         "random_state": RANDOM_STATE,
         "verbose": VERBOSE,
@@ -119,7 +129,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     _defaults: ClassVar[dict[str, Any]] = {
         "depth": 2, "lam": 0.0, "teacher": "dr", "time_limit": 60.0, "binarizer": "auto",
         "min_samples_leaf": 1, "max_leaves": None, "cv": 5, "propensity_model": None,
-        "outcome_model": None, "warm_start": True, "random_state": None, "verbose": False}
+        "outcome_model": None, "treatment_budget": None, "warm_start": True,
+        "random_state": None, "verbose": False}
 
     @logged_fit
     def fit(self, X: Any, treatment: Any, outcome: Any, propensity: Any = None,
@@ -132,6 +143,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         n = df.shape[0]
         t, y, mu, yhat, K = _check_inputs(treatment, outcome, propensity,
                                           outcome_predictions, n)
+        budget = check_budget(p.treatment_budget, K)
         w = fit_weights(sample_weight, None, np.arange(K), t)
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
@@ -156,7 +168,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         gamma = gamma[keep]
         df, t, w = drop_weightless(df, t, w)
         scores = PolicyScores(gamma)
-        result, treatments = self._solve(df, t, w, scores, K, p, deadline)
+        result, treatments = self._solve(df, t, w, scores, K, p, deadline, budget)
         self.treatments_ = treatments
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats.get("bb_nodes", 0)
@@ -166,14 +178,23 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         self.policy_value_ = scores.value(predicted, w) / total
         self.leaf_values_ = _leaf_values(self.tree_.apply(self._encode(df)), predicted,
                                          gamma, w)
+        weights = np.ones(len(t)) if w is None else w
+        self.treatment_shares_ = np.bincount(predicted, weights=weights, minlength=K) / total
         return self
 
     def _solve(self, df: pd.DataFrame, t: np.ndarray, w: np.ndarray | None,
-               scores: PolicyScores, K: int, p: Params, deadline: Any
-               ) -> tuple[FitResult, np.ndarray]:
+               scores: PolicyScores, K: int, p: Params, deadline: Any,
+               budget: tuple[int, float] | None) -> tuple[FitResult, np.ndarray]:
         """The tree of least regret (the cost form of the policy's value) by the trees
         room's fit, its result turned into the value's units (the map is affine and
-        decreasing: value / W = oracle / W - regret / W)."""
+        decreasing: value / W = oracle / W - regret / W); under a treatment budget, the
+        budget front search (:mod:`.policy_budget`)."""
+        treatments = np.arange(K)
+        if budget is not None:
+            result, encoding = solve_budgeted(df, scores, t, w, budget, p, deadline,
+                                              stop_on_ctrl_c)
+            self._keep_encoding(encoding)
+            return result, treatments
         full = Params({**SIDE_DEFAULTS, **BENDERS_DEFAULTS, **p, "class_weight": None})
 
         def formulation(problem: Any) -> BendersOCT:
@@ -181,18 +202,21 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                               split_bound_cuts=True)
 
         method = TreeMethod(formulation, True, "leaves", type(self).__name__)
-        treatments = np.arange(K)
         result, encoding = TreeFit(full, method, stop_on_ctrl_c).solve(
             df, t, w, treatments, deadline, objective=scores)
-        self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
-        self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
-        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
+        self._keep_encoding(encoding)
         total = float(len(t) if w is None else w.sum())
         oracle = scores.oracle(w) / total
         stats = dict(result.stats, objective="policy value per unit of weight - lam * "
-                     "leaves (higher is better); the bound is an upper bound")
+                     "leaves (higher is better)")
         return FitResult(result.model, result.status, oracle - result.objective,
                          oracle - result.bound, result.seconds, stats), treatments
+
+    def _keep_encoding(self, encoding: Any) -> None:
+        """The fitted attributes of the fit's column encoding."""
+        self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
+        self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
+        self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
 
     @property
     def predict_proba(self) -> Any:
@@ -208,6 +232,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         (``leaf_values_``)."""
         check_is_fitted(self, "tree_")
         return policy_text(self.tree_, self.leaf_values_)
+
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the policy (``policy_picture``; saved to ``path`` when
+        given: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return policy_picture(self.tree_, self.leaf_values_, path, **kwargs)
 
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the
@@ -229,6 +259,32 @@ def policy_text(tree: BinaryTree, leaf_values: dict[int, float]) -> str:
         return f"treatment: {tree.classes[tree.value[n]]}  (n={weight}{worth})"
 
     return tree.export_text(leaf_text=leaf_text)
+
+
+def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = None,
+                   **kwargs: Any) -> Any:
+    """A policy tree drawn: each leaf its treatment, training weight and estimated outcome,
+    coloured by that outcome (darker = larger); inner boxes the historic treatments'
+    weights (also a loaded policy tree's picture)."""
+    from ..export import binary_tree_nodes, plot_tree
+    from ..export.nodes import Prediction
+
+    root = binary_tree_nodes(tree)
+
+    def relabel(node: Any, n: int) -> None:
+        if tree.is_leaf(n):
+            value = leaf_values.get(n)
+            worth = "" if value is None else f", est. outcome {value:.4g}"
+            node.lines = [f"treatment = {tree.classes[tree.value[n]]}",
+                          f"n={count_text(float(tree.counts[n].sum()))}{worth}"]
+            node.prediction = None if value is None else Prediction(value=value)
+            return
+        node.lines[1] = node.lines[1].replace("samples:", "historic:")
+        relabel(node.children[0][1], int(tree.left[n]))
+        relabel(node.children[1][1], int(tree.right[n]))
+
+    relabel(root, 0)
+    return plot_tree(root, path=path, **kwargs)
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:

@@ -186,7 +186,7 @@ class TreeFit:
                 result = solve_numeric_tree(encoding.transform(df), y, classes, p.depth, p.lam,
                                             self.method.penalty, deadline,
                                             (encoding.names, encoding.negated), w, min_leaf,
-                                            max_leaves)
+                                            max_leaves, view)
             return result, encoding
         cuts = self._cart_cuts(df, y, w, min_leaf, max_leaves)
 

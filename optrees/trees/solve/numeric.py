@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -33,13 +34,15 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
                        lam: float, penalty: str, deadline: Deadline,
                        names: tuple[list[str], list[str]],
                        sample_weight: np.ndarray | None = None,
-                       min_leaf: int = 1, max_leaves: int | None = None) -> FitResult:
+                       min_leaf: int = 1, max_leaves: int | None = None,
+                       view: Any = None) -> FitResult:
     """Best tree of depth ``depth`` over every threshold of the float matrix ``X`` for the
     objective of ``TreeProblem(.., lam, penalty, sample_weight, min_leaf, max_leaves)``;
     "optimal" when proved within ``deadline``, else "time_limit" with the best tree and a
-    valid upper bound."""
+    valid upper bound.  ``view``: the rows are an objective's pseudo-rows (the side
+    constraints are then said in the user's rows)."""
     problem = TreeProblem(np.zeros((len(y), 0)), y, len(classes), depth, lam, penalty,
-                          sample_weight, min_leaf, max_leaves)
+                          sample_weight, min_leaf, max_leaves, view=view)
     deep = depth >= 3  # the coarse incumbent of a deep search runs the subtree kernels too
     backend = backend_for(deadline, partial(kernels_ready, deep), partial(compile_kernels, deep),
                           small_numeric_fit(X, depth), kernels_loaded)
@@ -58,7 +61,7 @@ def solve_numeric_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth:
              nodes=found.evaluations, proved=found.optimal)
     stats = {"bb_nodes": 0, "search_seconds": seconds, "search_nodes": found.evaluations,
              "search_optimal": found.optimal, "search_backend": backend, "thresholds": "all"}
-    if problem.constrained:
+    if problem.constrained and problem.constraint_text():  # (none on pseudo-rows' copies)
         stats["side_constraints"] = problem.constraint_text()
     return FitResult(tree, "optimal" if found.optimal else "time_limit", objective, bound,
                      seconds, stats)

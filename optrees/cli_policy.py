@@ -1,0 +1,216 @@
+"""``optrees fit --task policy --csv FILE --treatment T --outcome Y`` (issue #45): an optimal
+policy tree from a CSV of historic treatments and outcomes, printed with each leaf's
+treatment, weight and estimated outcome, its status, objective, bound and gap, and the
+treatments' shares (against ``--treatment-budget``); ``--out`` saves it, ``--plot`` draws
+it.  Everything is checked before the fit."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from typing import Any
+
+from . import cli_data as data
+from . import cli_report
+from .cli_base import _UsageError
+
+SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state",
+          "teacher": "teacher"}
+"""``fit`` options the policy tree takes -> its parameters."""
+
+OPTIONS = ("--treatment", "--outcome", "--propensity", "--teacher", "--treatment-budget")
+"""The options only ``--task policy`` takes."""
+
+
+def add_arguments(fit: argparse.ArgumentParser) -> None:
+    """The policy options of ``optrees fit``."""
+    fit.add_argument("--treatment", help="--task policy: the column of each row's historic "
+                     "treatment (default: none; a policy --dataset: its treatment, propensity "
+                     "and outcome columns)")
+    fit.add_argument("--outcome", help="--task policy: the outcome column, larger is better "
+                     "(default: none)")
+    fit.add_argument("--propensity", help="--task policy: the column of the probability of "
+                     "each row's own treatment, in (0, 1] (default: estimated by "
+                     "cross-fitted logistic regression)")
+    fit.add_argument("--teacher", choices=["ipw", "dm", "dr"], default=None,
+                     help="--task policy: the outcome estimate of each treatment (default: dr)")
+    fit.add_argument("--treatment-budget", default=None, metavar="T=SHARE,...",
+                     help="--task policy: most share of the rows' weight given treatment T "
+                          "(one treatment below 1, depth <= 3; default: none)")
+
+
+def refuse_outside(args: argparse.Namespace) -> None:
+    """One error when a policy option is given without ``--task policy``."""
+    for flag in OPTIONS:
+        if getattr(args, flag[2:].replace("-", "_")) is not None:
+            raise _UsageError(f"{flag} is for --task policy")
+
+
+def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
+    """The options of a policy fit, before anything is read: ``--csv`` with ``--treatment``
+    and ``--outcome``; the options of other tasks are refused by name."""
+    if args.dataset is not None:
+        if args.csv is not None:
+            raise _UsageError("give exactly one of --dataset NAME or --csv FILE")
+        from .datasets import list_datasets
+
+        table = list_datasets().set_index("name")
+        name = args.dataset.strip().lower().replace("_", "-")
+        if name not in table.index or table.loc[name, "task"] != "policy":
+            policy = list(table.index[table["task"] == "policy"])
+            raise _UsageError(f"--task policy takes a policy dataset ({', '.join(policy)}) or "
+                              f"--csv FILE, got --dataset {args.dataset}")
+        args.dataset = name
+        args.treatment = args.treatment or "treatment"
+        args.propensity = args.propensity or "propensity"
+        args.outcome = args.outcome or "outcome"
+    if args.csv is None and args.dataset is None or args.treatment is None or \
+            args.outcome is None:
+        raise _UsageError("--task policy needs --csv FILE --treatment COLUMN --outcome COLUMN "
+                          "(or --dataset NAME of a policy dataset)")
+    if args.target is not None:
+        raise _UsageError("--task policy takes --treatment and --outcome, not --target")
+    named = [c for c in (args.treatment, args.outcome, args.propensity, args.weight_column)
+             if c is not None]
+    if len(set(named)) < len(named):
+        raise _UsageError("--treatment, --outcome, --propensity and --weight-column must be "
+                          "different columns")
+    unused = {"--method": args.method, "--class-weight": args.class_weight,
+              "--costs": args.costs, "--feature-costs": args.feature_costs,
+              "--numeric": args.numeric, "--bins": args.bins, "--plain": args.plain or None,
+              "--event": args.event, "--time": args.time}
+    for flag in [f for f, value in unused.items() if value is not None] + method_flags:
+        raise _UsageError(f"{flag} is not used by --task policy (an optimal policy tree)")
+
+
+def parse_budget(text: str | None, labels: list[str]) -> dict[int, float] | None:
+    """``T=SHARE,...`` as ``{treatment code: share}``; ``T`` a value of the treatment column
+    (``labels``: their texts, in code order)."""
+    if text is None:
+        return None
+    out: dict[int, float] = {}
+    for part in text.split(","):
+        name, eq, share = part.partition("=")
+        if not eq or name.strip() not in labels:
+            raise _UsageError(f"--treatment-budget {text!r}: give T=SHARE,... with T one of "
+                              f"the treatments {labels}")
+        try:
+            value = float(share)
+        except ValueError:
+            value = float("nan")
+        if not 0.0 <= value <= 1.0:
+            raise _UsageError(f"--treatment-budget {text!r}: the share of {name.strip()} must "
+                              f"be a number in [0, 1], got {share!r}")
+        out[labels.index(name.strip())] = value
+    return out
+
+
+def load(args: argparse.Namespace) -> tuple[Any, ...]:
+    """X, treatment codes, their labels (texts), outcome, propensity (None without
+    ``--propensity``), row weights (None without ``--weight-column``) and the known mean
+    outcome of each treatment (a dataset's ``mu_<treatment>`` columns, else None) of
+    ``--csv`` or ``--dataset``."""
+    import numpy as np
+
+    from ._validation import check_frame
+
+    if args.dataset is not None:
+        from .datasets import load_dataset
+
+        X, y = load_dataset(args.dataset)
+        df, where = X.assign(**{str(y.name): y}), f"dataset {args.dataset}"
+    else:
+        df = data.read_csv(args.csv, args.sep)
+        where = f"{args.csv} (separator {df.attrs['csv_sep']!r})"
+    for flag, column in (("--treatment", args.treatment), ("--outcome", args.outcome),
+                         ("--propensity", args.propensity),
+                         ("--weight-column", args.weight_column)):
+        if column is not None and column not in df.columns:
+            raise _UsageError(f"{flag} column {column!r} not in {where} (columns: "
+                              f"{list(df.columns)})")
+    data.check_rows(df)
+    w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
+    raw = df[args.treatment]
+    if raw.isna().any():
+        raise _UsageError(f"--treatment column {args.treatment!r} has missing values")
+    values = sorted(raw.unique().tolist(), key=lambda v: (str(type(v)), v))
+    codes = raw.map({v: k for k, v in enumerate(values)}).to_numpy(dtype=np.int64)
+    truth = [f"mu_{v}" for v in values] if args.dataset is not None else []
+    truth = truth if all(c in df.columns for c in truth) else []
+    used = [c for c in (args.treatment, args.outcome, args.propensity, args.weight_column)
+            if c is not None]
+    X = df.drop(columns=used + truth)
+    check_frame(X)
+    mu = None if args.propensity is None else df[args.propensity].to_numpy()
+    return (X, codes, [str(v) for v in values], df[args.outcome].to_numpy(), mu, w,
+            df[truth].to_numpy(dtype=float) if truth else None)
+
+
+def build(args: argparse.Namespace, budget: dict[int, float] | None) -> Any:
+    """The policy tree with the options given, its parameters checked (the message names
+    the option)."""
+    from ._params import validate_params
+    from ._validation import OptreesInputError
+    from .estimators.policy import OptimalPolicyTree
+
+    kwargs = {param: getattr(args, dest) for dest, param in SHARED.items()
+              if getattr(args, dest) is not None}
+    est = OptimalPolicyTree(**kwargs, treatment_budget=budget, verbose=args.verbose)
+    try:
+        validate_params(est)
+    except OptreesInputError as exc:
+        dest = next((d for d, p in SHARED.items() if str(exc).startswith(p)), None)
+        if dest is None:
+            raise
+        raise _UsageError(f"--{dest.replace('_', '-')} {getattr(args, dest)}: {exc}") from exc
+    return est
+
+
+def shares_line(est: Any, labels: list[str]) -> str:
+    """``treatment shares : A 0.600, B 0.200 (budget 0.2)`` on the training rows."""
+    budget = est.get_params()["treatment_budget"] or {}
+    parts = [f"{labels[k]} {s:.3f}" + (f" (budget {budget[k]:g})" if k in budget else "")
+             for k, s in enumerate(est.treatment_shares_)]
+    return "treatment shares: " + ", ".join(parts)
+
+
+def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
+    """Check, read, fit and report (the tree, status, objective, bound, gap, shares, time)."""
+    import numpy as np
+
+    from .estimators import TimeLimitWarning
+    from .estimators.policy_budget import check_budget
+
+    check_options(args, method_flags)
+    build(args, None)  # the shared options, checked before the data is read
+    X, t, labels, y, mu, w, truth = load(args)
+    budget = parse_budget(args.treatment_budget, labels)
+    check_budget(budget, len(labels))  # a bad share: one error line before the fit
+    est = build(args, budget)
+    p = est.get_params()
+    print(f"policytree: depth {p['depth']}, lam {p['lam']:g}, teacher {p['teacher']}, time "
+          f"limit {p['time_limit']:g}s; fit on all {len(t)} rows (a policy's value on held-out "
+          "rows needs their counterfactuals)")
+    if truth is not None:
+        print(f"features        : {', '.join(map(str, X.columns))}")
+    print("treatments      : " + ", ".join(f"{k} = {v}" for k, v in enumerate(labels)) + "\n",
+          flush=True)
+    with warnings.catch_warnings():  # the status line reports a time limit
+        warnings.simplefilter("ignore", TimeLimitWarning)
+        est.fit(X, t, y, propensity=mu, sample_weight=w)  # a bad budget: one error line
+    print(est.export_text())
+    print()
+    print("\n".join(cli_report.mip_summary(est)))
+    print(f"policy value    : {est.policy_value_:.6g} (the teacher's estimated mean outcome)")
+    print(shares_line(est, labels))
+    if truth is not None:  # a dataset with known counterfactuals
+        got = truth[np.arange(len(t)), est.predict(X)]
+        print(f"true regret     : {np.mean(truth.max(axis=1) - got):.6g} per row; best "
+              f"treatment for {np.mean(got >= truth.max(axis=1) - 1e-12):.1%} of the rows "
+              f"(the data's known mean outcomes mu_*)")
+    print(f"time            : {est.fit_seconds_:.2f}s")
+    cli_report.save(est, args.out)
+    if args.plot:
+        est.plot(path=args.plot)
+        print(f"picture written to {args.plot}")
+    return 0

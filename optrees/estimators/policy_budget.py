@@ -1,0 +1,55 @@
+"""The treatment budget of :class:`~optrees.estimators.policy.OptimalPolicyTree`: at most a
+share of the rows (by weight) may be given a treatment.  Checked here; solved by
+:mod:`optrees.trees.solve.budget`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validation import OptreesInputError
+
+
+def check_budget(spec: Any, n_treatments: int) -> tuple[int, float] | None:
+    """``treatment_budget`` (None, ``{treatment: share}`` or one share per treatment) as
+    the one binding budget ``(treatment, share)``, None when no share is below 1; one clear
+    error for a bad budget."""
+    if spec is None:
+        return None
+    K = n_treatments
+    if isinstance(spec, dict):
+        items = list(spec.items())
+    else:
+        values = np.atleast_1d(np.asarray(spec, dtype=object))
+        if values.ndim != 1 or len(values) != K:
+            raise OptreesInputError(f"treatment_budget must be a dict {{treatment: share}} or "
+                                    f"one share per treatment ({K}), got {spec!r}")
+        items = list(enumerate(values.tolist()))
+    shares = np.ones(K)
+    for key, share in items:
+        try:
+            k = int(key)
+        except (TypeError, ValueError):
+            k = -1
+        if isinstance(key, bool) or k != key or not 0 <= k < K:
+            raise OptreesInputError(f"treatment_budget names treatment {key!r}; the "
+                                    f"treatments are 0..{K - 1}")
+        try:
+            s = float(share)
+        except (TypeError, ValueError):
+            s = math.nan
+        if not 0.0 <= s <= 1.0:  # (nan too)
+            raise OptreesInputError(f"treatment_budget's share of treatment {k} must lie in "
+                                    f"[0, 1] (a share of the rows' weight), got {share!r}")
+        shares[k] = s
+    if shares.sum() < 1.0 - 1e-12:
+        raise OptreesInputError(f"treatment_budget makes every policy infeasible: each row "
+                                f"gets one treatment, but the shares add up to "
+                                f"{shares.sum():g} < 1")
+    binding = np.flatnonzero(shares < 1.0)
+    if len(binding) > 1:
+        raise OptreesInputError("treatment_budget takes one share below 1 at a time (got "
+                                f"treatments {binding.tolist()}); see docs/architecture.md")
+    return None if len(binding) == 0 else (int(binding[0]), float(shares[binding[0]]))

@@ -1,0 +1,235 @@
+"""The treatment budget of OptimalPolicyTree (issue #45) against an enumeration written from
+the definitions: every tree of depth 1-3 over 0/1 features, every assignment of treatments
+to its leaves, the teacher's scores from the FlowOPT / pystreed formulas, the budget share
+from the assignment (weighted rows given the budgeted treatment / all weight)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrees import OptimalPolicyTree, OptreesInputError
+
+
+# ---------------------------------------------------------------- oracles from the definitions
+def teacher_oracle(teacher, t, y, mu, yhat, K):
+    """Gamma[i, k]: ipw 1[t=k] y / mu; dm yhat[k]; dr yhat[k] + 1[t=k] (y - yhat[k]) / mu."""
+    G = np.zeros((len(t), K))
+    for i in range(len(t)):
+        for k in range(K):
+            own = 1.0 if t[i] == k else 0.0
+            if teacher == "ipw":
+                G[i, k] = own * y[i] / mu[i]
+            elif teacher == "dm":
+                G[i, k] = yhat[i, k]
+            else:
+                G[i, k] = yhat[i, k] + own * (y[i] - yhat[i, k]) / mu[i]
+    return G
+
+
+def leaf_partitions(X, depth, min_leaf, rows=None):
+    """The leaves (row masks) of every tree of depth <= ``depth`` on 0/1 ``X``, every side
+    of every split holding >= ``min_leaf`` rows."""
+    rows = np.ones(len(X), dtype=bool) if rows is None else rows
+    out = [[rows]]
+    if depth == 0:
+        return out
+    for f in range(X.shape[1]):
+        left, right = rows & (X[:, f] == 0), rows & (X[:, f] == 1)
+        if min(left.sum(), right.sum()) < min_leaf:
+            continue
+        for a in leaf_partitions(X, depth - 1, min_leaf, left):
+            for b in leaf_partitions(X, depth - 1, min_leaf, right):
+                out.append(a + b)
+    return out
+
+
+def budgeted_optimum(X, G, w, depth, lam, min_leaf, treatment, share):
+    """max over every tree and every assignment of treatments to its leaves with
+    (weight given ``treatment``) / W <= ``share`` of sum_i w_i G[i, leaf's k] / W - lam *
+    leaves."""
+    W, K = w.sum(), G.shape[1]
+    best = -np.inf
+    for leaves in leaf_partitions(X, depth, min_leaf):
+        for ks in itertools.product(range(K), repeat=len(leaves)):
+            pairs = list(zip(leaves, ks, strict=True))
+            given = sum(w[rows].sum() for rows, k in pairs if k == treatment)
+            if given / W > share + 1e-12:
+                continue
+            value = sum(w[rows] @ G[rows, k] for rows, k in pairs) / W
+            best = max(best, value - lam * len(leaves))
+    return best
+
+
+def make_data(seed, n, K):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.integers(0, 2, (n, 3)), columns=["a", "b", "c"])
+    t = rng.integers(0, K, n)
+    t[:K] = np.arange(K)
+    y = rng.normal(size=n) + 1.5 * (t == (X["a"] + X["b"]).to_numpy() % K)
+    mu = rng.uniform(0.2, 1.0, n)
+    yhat = rng.normal(size=(n, K)) + 0.8 * (np.arange(K)[None, :] == 1)
+    w = rng.integers(1, 4, n).astype(float)
+    return X, t, y, mu, yhat, w
+
+
+CASES = [  # seed, n, K, depth, lam, min_leaf, treatment, share
+    (1, 24, 2, 1, 0.0, 1, 1, 0.3),
+    (2, 30, 2, 2, 0.0, 1, 1, 0.25),
+    (3, 30, 3, 2, 0.01, 1, 1, 0.2),
+    (4, 28, 3, 2, 0.0, 3, 1, 0.3),
+    (4, 28, 3, 2, 0.0, 3, 0, 0.4),  # the free optimum keeps within it
+    (5, 30, 3, 2, 0.02, 2, 2, 0.1),
+    (6, 26, 2, 2, 0.0, 1, 0, 0.0),
+    (7, 30, 3, 1, 0.0, 1, 1, 0.5),
+    (9, 30, 2, 3, 0.01, 2, 1, 0.3),  # depth 3: the front search's deepest
+]
+
+
+@pytest.mark.parametrize("teacher", ["ipw", "dm", "dr"])
+@pytest.mark.parametrize("case", CASES)
+def test_budgeted_optimum_equals_enumeration(teacher, case):
+    seed, n, K, depth, lam, min_leaf, k, share = case
+    X, t, y, mu, yhat, w = make_data(seed, n, K)
+    m = OptimalPolicyTree(depth=depth, lam=lam, teacher=teacher, min_samples_leaf=min_leaf,
+                          treatment_budget={k: share}).fit(
+        X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
+    G = teacher_oracle(teacher, t, y, mu, yhat, K)
+    want = budgeted_optimum(X.to_numpy(), G, w, depth, lam, min_leaf, k, share)
+    rec = m.predict(X)
+    got = float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves
+    assert m.status_ == "optimal" and m.gap_ == 0.0
+    assert got == pytest.approx(want, abs=1e-9)
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+    assert m.bound_ == pytest.approx(want, abs=1e-9)
+    # the budget holds on the training rows, weighted
+    assert w[rec == k].sum() / w.sum() <= share + 1e-12
+    assert m.treatment_shares_[k] == pytest.approx(w[rec == k].sum() / w.sum())
+    leaves = m.apply(X)
+    assert np.bincount(leaves)[np.unique(leaves)].min() >= min_leaf
+
+
+def test_budget_binds_where_the_free_optimum_breaks_it():
+    """The case the budget is for: the free optimum gives treatment 1 to more than the share,
+    the budgeted one to at most it, at a lower value (enumerated)."""
+    X, t, y, mu, yhat, w = make_data(2, 30, 2)
+    G = teacher_oracle("dm", t, y, mu, yhat, 2)
+    free = OptimalPolicyTree(depth=2, teacher="dm").fit(X, t, y, mu, yhat, sample_weight=w)
+    shares = np.bincount(free.predict(X), weights=w, minlength=2) / w.sum()
+    assert shares[1] > 0.25
+    m = OptimalPolicyTree(depth=2, teacher="dm", treatment_budget=[1.0, 0.25]).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    assert m.objective_ < free.objective_ - 1e-9
+    assert m.objective_ == pytest.approx(
+        budgeted_optimum(X.to_numpy(), G, w, 2, 0.0, 1, 1, 0.25), abs=1e-9)
+    assert w[m.predict(X) == 1].sum() / w.sum() <= 0.25
+
+
+def test_every_threshold_of_a_numeric_column_at_depth_2():
+    """A numeric column with few values is cut at every threshold (as under fairness): the
+    budgeted optimum equals the enumeration over the 0/1 columns plus ``z >= v`` for every
+    value v of z but the smallest, and the fit says its optimum holds over every threshold."""
+    X, t, y, mu, yhat, w = make_data(6, 30, 3)
+    X["z"] = np.random.default_rng(6).choice([0.0, 0.5, 1.5, 3.0, 7.0, 9.0], 30)
+    m = OptimalPolicyTree(depth=2, teacher="dr", treatment_budget={1: 0.2}).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    z = X["z"].to_numpy()
+    cuts = np.column_stack([z >= v for v in np.unique(z)[1:]]).astype(int)
+    B = np.column_stack([X[["a", "b", "c"]].to_numpy(), cuts])
+    G = teacher_oracle("dr", t, y, mu, yhat, 3)
+    want = budgeted_optimum(B, G, w, 2, 0.0, 1, 1, 0.2)
+    assert m.status_ == "optimal" and m.thresholds_ == "all"
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+
+
+def test_depth3_and_many_valued_columns_keep_the_budget():
+    """Depth 3 over a numeric column of 300 values (more cuts than the front search takes):
+    the budget holds at both depths, depth 2 is over every threshold, and depth 3's
+    certificate is over the binarizer's cuts (said in stats_)."""
+    X, t, y, mu, yhat, w = make_data(8, 300, 3)
+    X["z"] = np.random.default_rng(8).normal(size=300)
+    args = (X, t, y, mu, yhat)
+    two = OptimalPolicyTree(depth=2, treatment_budget={1: 0.2}).fit(*args, sample_weight=w)
+    three = OptimalPolicyTree(depth=3, treatment_budget={1: 0.2}).fit(*args, sample_weight=w)
+    for m in (two, three):
+        assert w[m.predict(X) == 1].sum() / w.sum() <= 0.2 + 1e-12
+    assert two.thresholds_ == "all"
+    assert three.thresholds_ == "binarized"
+    assert three.stats_["every_threshold"].startswith("off: treatment budget")
+
+
+def test_stopped_search_keeps_the_budget_and_an_upper_bound(monkeypatch):
+    """A search stopped after the unconstrained solve: its tree keeps the budget, status
+    time_limit, and the bound is at least the enumerated budgeted optimum."""
+    import optrees.trees.search.binary.budget as budget
+    from optrees.estimators._base import TimeLimitWarning
+
+    real = budget.solve_subtree
+
+    def then_stop(*args, deadline=None, **kwargs):
+        found = real(*args, deadline=None, **kwargs)
+        deadline.stop()  # the front search meets a stopped deadline
+        return found
+
+    monkeypatch.setattr(budget, "solve_subtree", then_stop)
+    X, t, y, mu, yhat, w = make_data(3, 30, 3)
+    with pytest.warns(TimeLimitWarning):
+        m = OptimalPolicyTree(depth=2, teacher="dr", treatment_budget={1: 0.2}).fit(
+            X, t, y, mu, yhat, sample_weight=w)
+    G = teacher_oracle("dr", t, y, mu, yhat, 3)
+    want = budgeted_optimum(X.to_numpy(), G, w, 2, 0.0, 1, 1, 0.2)
+    assert m.status_ in ("time_limit", "interrupted")
+    assert m.objective_ <= want + 1e-9 <= m.bound_ + 2e-9
+    assert w[m.predict(X) == 1].sum() / w.sum() <= 0.2
+
+
+@pytest.mark.parametrize("budget,words", [
+    ({1: -0.1}, "must lie in [0, 1]"),
+    ({1: 1.5}, "must lie in [0, 1]"),
+    ({1: "half"}, "must lie in [0, 1]"),
+    ({7: 0.2}, "names treatment 7"),
+    ({"b": 0.2}, "names treatment 'b'"),
+    ({0: 0.3, 1: 0.3, 2: 0.3}, "every policy infeasible"),
+    ([0.2, 0.5], "one share per treatment"),
+    ({0: 0.5, 1: 0.6}, "one share below 1 at a time"),
+])
+def test_bad_budget_gives_one_clear_error(budget, words):
+    X, t, y, mu, yhat, w = make_data(1, 24, 3)
+    with pytest.raises(OptreesInputError) as info:
+        OptimalPolicyTree(treatment_budget=budget).fit(X, t, y, mu, yhat)
+    assert words in str(info.value)
+
+
+def test_budget_outside_the_front_search_is_refused():
+    X, t, y, mu, yhat, _ = make_data(1, 24, 2)
+    with pytest.raises(OptreesInputError, match="depth <= 3"):
+        OptimalPolicyTree(depth=4, treatment_budget={1: 0.2}).fit(X, t, y, mu, yhat)
+    with pytest.raises(OptreesInputError, match="max_leaves"):
+        OptimalPolicyTree(depth=2, max_leaves=3, treatment_budget={1: 0.2}).fit(
+            X, t, y, mu, yhat)
+
+
+def test_shares_of_one_are_no_budget():
+    """A share of 1 constrains nothing: the same tree as without a budget."""
+    X, t, y, mu, yhat, w = make_data(5, 30, 3)
+    free = OptimalPolicyTree(depth=2).fit(X, t, y, mu, yhat, sample_weight=w)
+    same = OptimalPolicyTree(depth=2, treatment_budget={0: 1.0}).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    assert same.objective_ == pytest.approx(free.objective_)
+
+
+def test_loaded_model_keeps_the_budget_and_predictions(tmp_path):
+    from optrees import load_model, save_model
+
+    X, t, y, mu, yhat, w = make_data(4, 28, 3)
+    m = OptimalPolicyTree(depth=2, treatment_budget={1: 0.3}).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    save_model(m, tmp_path / "policy.json")
+    loaded = load_model(tmp_path / "policy.json")
+    assert (loaded.predict(X) == m.predict(X)).all()
+    assert loaded.treatment_budget == {1: 0.3}
+    assert loaded.treatment_shares_ == pytest.approx(
+        np.bincount(m.predict(X), weights=w, minlength=3) / w.sum())
