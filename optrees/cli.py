@@ -193,19 +193,18 @@ def _build_estimator(args: argparse.Namespace) -> Any:
 def cmd_demo(args: argparse.Namespace) -> int:
     """BendersOCT of depth 2 on monk1, then a regression tree of depth 2 on liver-disorders
     (each 75 % train / 25 % test)."""
-    from sklearn.model_selection import train_test_split
-
+    from .cli_data import split_rows
     from .datasets import load_dataset
     from .estimators import BendersOCTClassifier, OptimalTreeRegressor
 
     X, y = load_dataset("monk1")
-    parts = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    parts = split_rows(X, y, test_size=0.25, seed=0, stratify=True)
     print("BendersOCT, depth 2, on monk1 (75% train / 25% test)\n")
     est = BendersOCTClassifier(depth=2, lam=0.0, time_limit=25, random_state=0)
     cli_report.fit_quietly(est, parts[0], parts[2])
     cli_report.report_tree(est, parts, cli_report.mip_summary)
     X, y = load_dataset("liver-disorders")
-    parts = train_test_split(X, y, test_size=0.25, random_state=0)
+    parts = split_rows(X, y, test_size=0.25, seed=0)
     print("\nOptimalTreeRegressor, depth 2, at least 10 rows per leaf, on liver-disorders "
           "(target drinks; 75% train / 25% test)\n")
     reg = OptimalTreeRegressor(depth=2, min_samples_leaf=10, time_limit=25, random_state=0)

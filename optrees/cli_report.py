@@ -123,11 +123,11 @@ def accuracy_line(name: str, est: Any, X: pd.DataFrame, y: Any, w: Any = None) -
     """``train accuracy  : 0.9123  (n=300)``, with the weighted accuracy when the rows have
     weights ``w`` (what the weighted fit maximizes); a regressor's line is its R² with the
     root mean squared error: ``train R²        : 0.4123  (n=258, RMSE 2.91)``."""
+    import numpy as np
     from sklearn.base import is_regressor
 
+    y = np.asarray(y)  # (as a Series, scikit-learn's scores import its dataframe layer)
     if is_regressor(est):
-        import numpy as np
-
         residual = np.asarray(y, dtype=float) - est.predict(X)
         line = (f"{name + ' R²':<16}: {est.score(X, y):.4f}  (n={len(y)}, RMSE "
                 f"{np.sqrt(np.mean(residual ** 2)):.4g}")

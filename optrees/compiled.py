@@ -5,12 +5,16 @@ interruptible) is still ahead."""
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import TypeVar
 
 import numpy as np
 
 from .solvers.deadline import Deadline
+
+Found = TypeVar("Found")
 
 COMPILE_SECONDS = 20.0
 """Time a fit must have left to compile kernels that are neither compiled nor cached
@@ -80,6 +84,39 @@ def backend_for(deadline: Deadline, ready: Callable[[], bool],
         compile_all()
         return "numba"
     return "numpy"
+
+
+PROBE_SECONDS = 5.0
+"""Seconds of numpy search a process may spend, over all its fits, before compiling kernels
+that are neither compiled nor cached (:func:`run_search`).  A compilation took 12-25 s on the
+loaded 2-core machine (about 5 s idle), while numpy proved the bench's large fits in 0.5-1.9 s
+(``bench/cold_start.py``: kr-vs-kp one-hot at depth 3, 2,000 x 6 numeric at depth 2); a
+process thus loses at most this much to numpy searches it drops."""
+
+_probe_left = [PROBE_SECONDS]  # what this process has left of PROBE_SECONDS
+
+
+def run_search(run: Callable[[str, Deadline], Found], proved: Callable[[Found], bool],
+               deadline: Deadline, stage: Deadline, ready: Callable[[], bool],
+               compile_all: Callable[[], None], small: bool = False,
+               loaded: Callable[[], bool] | None = None, probe: bool = True
+               ) -> tuple[Found, str]:
+    """``run(backend, stage)`` on :func:`backend_for`'s backend (decided on the fit's
+    ``deadline``), and that backend.  Where that means compiling now, numpy runs first
+    within the process's share of :data:`PROBE_SECONDS`, ending before ``stage`` does and
+    leaving :data:`COMPILE_SECONDS` of ``deadline``: a search it proves is returned (the
+    backends find the same tree), one it does not is dropped and the kernels are compiled.
+    No such numpy run without ``probe``."""
+    seconds = min(_probe_left[0], deadline.remaining() - COMPILE_SECONDS,
+                  stage.remaining() - 0.5)
+    if probe and seconds > 0.05 and not small and not ready() and numba_available():
+        t0 = time.perf_counter()
+        found = run("numpy", stage.within(seconds))
+        _probe_left[0] = max(0.0, _probe_left[0] - (time.perf_counter() - t0))
+        if proved(found) or deadline.stopped:  # (Ctrl-C: no compilation, the numpy tree)
+            return found, "numpy"
+    backend = backend_for(deadline, ready, compile_all, small, loaded)
+    return run(backend, stage), backend
 
 
 SMALL_SUBTREE_WORK = 1e7

@@ -21,6 +21,30 @@ def test_demo(capsys):
     assert "status          : optimal over every threshold" in regression
 
 
+@pytest.mark.parametrize("stratify, as_array", [(True, False), (False, False), (False, True)])
+def test_split_rows_is_sklearns_split(stratify, as_array):
+    """The CLI's split draws row positions, and gives what scikit-learn's
+    ``train_test_split`` gives on the tables themselves (the oracle): same rows, same index,
+    same types."""
+    from sklearn.model_selection import train_test_split
+
+    from optrees.cli_data import split_rows
+
+    X, y = load_dataset("monk1")
+    y = y.to_numpy() if as_array else y
+    for seed in (0, 7):
+        ours = split_rows(X, y, 0.25, seed, stratify=stratify)
+        ref = train_test_split(X, y, test_size=0.25, random_state=seed,
+                               stratify=y if stratify else None)
+        for a, b in zip(ours, ref, strict=True):
+            assert type(a) is type(b)
+            if isinstance(b, np.ndarray):
+                np.testing.assert_array_equal(a, b)
+            else:
+                pd.testing.assert_frame_equal(a, b) if isinstance(b, pd.DataFrame) \
+                    else pd.testing.assert_series_equal(a, b)
+
+
 def test_fit_then_predict(tmp_path, capsys):
     X, y = load_dataset("monk3")
     csv = tmp_path / "monk3.csv"

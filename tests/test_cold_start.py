@@ -12,6 +12,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from optrees import compiled
@@ -166,6 +167,7 @@ def test_small_fits_after_a_large_one_run_the_loaded_kernels(tmp_path):
     small = [backend(X, 2), backend(Xb, 2)]
     limits = compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK
     compiled.SMALL_SUBTREE_WORK = compiled.SMALL_NUMERIC_WORK = -1  # as if large
+    compiled._probe_left[0] = 0.0  # and past the numpy probes, which would prove these
     large = [backend(X, 2), backend(Xb, 2)]
     compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK = limits
     print(json.dumps({"small": small, "large": large, "after": [backend(X, 2), backend(Xb, 2)]}))
@@ -229,3 +231,89 @@ def test_small_fit_sizes():
     assert not compiled.small_numeric_fit(many, 2)
     assert compiled.small_numeric_fit(many, 1)
     assert not compiled.small_numeric_fit(few, 3)
+
+
+def test_run_search_tries_numpy_before_a_compilation(monkeypatch):
+    """Where the kernels would be compiled, numpy runs first within the process's probe
+    budget, ending before the stage and leaving COMPILE_SECONDS: a proved search is returned
+    without compiling; an unproved one is dropped, and the kernels are compiled and run.
+    No probe on small fits, ready kernels, without ``probe``, or with too little time; a
+    Ctrl-C during the probe returns the numpy search without compiling."""
+    monkeypatch.setattr(compiled, "numba_available", lambda: True)
+    monkeypatch.setattr(compiled, "_probe_left", [5.0])
+    calls, done = [], []
+
+    def search(proves: bool, ready: bool = False, small: bool = False, probe: bool = True,
+               seconds: float | None = None, stop: bool = False):
+        calls.clear()
+        done.clear()
+        deadline = Deadline(seconds)
+
+        def run(backend: str, stage: Deadline) -> tuple[str, bool]:
+            calls.append((backend, stage.remaining()))
+            if stop:
+                deadline.stop()
+            return backend, proves or backend == "numba"
+
+        return compiled.run_search(run, lambda found: found[1], deadline, deadline,
+                                   lambda: ready, lambda: done.append(True), small,
+                                   lambda: False, probe)
+
+    assert search(proves=True) == (("numpy", True), "numpy") and not done
+    assert len(calls) == 1 and calls[0][1] <= 5.0
+    assert search(proves=False) == (("numba", True), "numba") and done
+    assert [b for b, _ in calls] == ["numpy", "numba"]
+    for kwargs in ({"ready": True}, {"probe": False}):  # straight to the kernels
+        assert search(proves=True, **kwargs)[1] == "numba"
+        assert [b for b, _ in calls] == ["numba"]
+    assert search(proves=True, small=True)[1] == "numpy" and len(calls) == 1 and not done
+    short = compiled.COMPILE_SECONDS + 0.02  # no time to probe and then compile
+    assert search(proves=True, seconds=short)[1] == "numba" and len(calls) == 1
+    assert search(proves=False, stop=True) == (("numpy", False), "numpy") and not done
+    monkeypatch.setattr(compiled, "_probe_left", [0.0])  # the budget spent: compile
+    assert search(proves=True)[1] == "numba" and [b for b, _ in calls] == ["numba"]
+
+
+def _best_depth2_correct(X: np.ndarray, y: np.ndarray) -> int:
+    """Most training rows any tree of depth <= 2 on the 0/1 columns of X classifies
+    correctly: every root, and for each side a leaf or a split on any column (plain numpy)."""
+    def leaf(rows: np.ndarray) -> int:
+        return int(np.bincount(y[rows], minlength=2).max()) if rows.any() else 0
+
+    def side(rows: np.ndarray) -> int:
+        best = leaf(rows)
+        for g in range(X.shape[1]):
+            best = max(best, leaf(rows & (X[:, g] == 1)) + leaf(rows & (X[:, g] == 0)))
+        return best
+
+    everything = np.ones(len(y), bool)
+    return max([leaf(everything)] + [side(X[:, f] == 1) + side(X[:, f] == 0)
+                                     for f in range(X.shape[1])])
+
+
+def test_a_cold_process_proves_a_large_fit_with_numpy_without_compiling(tmp_path):
+    """On an empty cache a fit that is not small runs numpy first: it proves the optimum
+    (checked against every depth-2 tree), returns it with the numpy backend and compiles no
+    kernel; with the probe budget spent the same fit compiles and finds the same tree."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, (80, 6))
+    y = (X[:, 0] ^ X[:, 3] ^ (rng.random(80) < 0.1)).astype(int)
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    script = COUNT_COMPILES + f"""
+    import numpy as np
+    from optrees import BendOCTClassifier, compiled
+    compiled.SMALL_SUBTREE_WORK = -1  # as if large
+    compiled._probe_left[0] = BUDGET
+    X, y = np.load({str(tmp_path / "X.npy")!r}), np.load({str(tmp_path / "y.npy")!r})
+    est = BendOCTClassifier(depth=2, lam=0.0, time_limit=60).fit(X, y)
+    print(json.dumps({{"backend": est.stats_["search_backend"], "status": est.status_,
+                      "correct": int((est.predict(X) == y).sum()), "counts": counts()}}))
+    """
+    probed = run(script.replace("BUDGET", "5.0"), tmp_path / "cache")
+    assert probed["backend"] == "numpy" and probed["status"] == "optimal"
+    assert probed["counts"] == [0, 0]  # nothing compiled or loaded
+    assert probed["correct"] == _best_depth2_correct(X, y)
+    compiled_run = run(script.replace("BUDGET", "0.0"), tmp_path / "cache")
+    assert compiled_run["backend"] == "numba" and compiled_run["counts"][0] > 0
+    assert compiled_run["correct"] == probed["correct"]

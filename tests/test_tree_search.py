@@ -74,8 +74,10 @@ def test_unproved_search_hands_its_tree_and_bound_to_the_mip(seed, monkeypatch):
 @pytest.mark.parametrize("limit,compiles", [(3.0, False), (60.0, True)])
 def test_kernels_compile_only_when_the_time_limit_leaves_room(limit, compiles, monkeypatch):
     """Uncompiled numba kernels cost seconds on their first call: a short fit runs the numpy
-    kernels instead, a fit with time to spare compiles them first."""
+    kernels instead, a fit with time to spare compiles them first (once the process's numpy
+    probes are spent: ``test_cold_start.py`` tests those)."""
     done = []
+    monkeypatch.setattr(compiled, "_probe_left", [0.0])
     monkeypatch.setattr(solve, "kernels_ready", lambda: False)
     monkeypatch.setattr(solve, "compile_kernels", lambda: done.append(True))
     monkeypatch.setattr(compiled, "numba_available", lambda: True)

@@ -171,14 +171,29 @@ def _str_columns(df: pd.DataFrame) -> list[str]:
     return [str(c) for c in df.columns.tolist()]  # (iterating a str Index: 1 us a name)
 
 
+def _string_names(X: Any) -> np.ndarray | None:
+    """The column names of a pandas DataFrame whose names are all ``str`` (what
+    scikit-learn's ``validate_data`` stores as ``feature_names_in_``), else None.  Checked
+    here because scikit-learn's check imports narwhals' pandas layer on first use (0.1-0.2 s
+    of a process's first fit, ``bench/cold_start.py``); other tables go to scikit-learn."""
+    if not isinstance(X, pd.DataFrame) or X.shape[1] == 0:
+        return None
+    names = np.asarray(X.columns, dtype=object)
+    return names if all(type(name) is str for name in names) else None
+
+
 def fit_frame(estimator: Any, X: Any) -> pd.DataFrame:
     """Checked DataFrame of the training X; sets ``n_features_in_`` (and
     ``feature_names_in_`` when X has string column names) the scikit-learn way."""
     df = check_frame(X)
+    names = _string_names(X)
     if isinstance(X, np.ndarray):  # what validate_data sets for an array, without its 25 us
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_  # (fitted before on a table with names)
         estimator.n_features_in_ = X.shape[1]
+    elif names is not None:  # what validate_data sets for a table of str names
+        estimator.feature_names_in_ = names
+        estimator.n_features_in_ = len(names)
     else:
         validate_data(estimator, X, reset=True, skip_check_array=True)
     estimator._fit_columns = _str_columns(df)
@@ -194,6 +209,11 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
     fit-time names."""
     check_is_fitted(estimator, attribute)
     df = check_frame(X)
+    names = _string_names(X)
+    fitted = getattr(estimator, "feature_names_in_", None)
+    if (names is not None and fitted is not None and len(names) == len(fitted)
+            and estimator.n_features_in_ == len(names) and (names == fitted).all()):
+        return df.set_axis(estimator._fit_columns, axis=1)  # what validate_data accepts
     try:
         validate_data(estimator, X, reset=False, skip_check_array=True)
     except ValueError as exc:  # scikit-learn's wording, our exception type

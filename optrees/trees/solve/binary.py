@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..._logging import enabled, progress, since_fit, solved
-from ...compiled import backend_for, small_subtree_fit
+from ...compiled import run_search, small_subtree_fit
 from ...models.binary_tree import BinaryTree
 from ...models.result import FitResult
 from ...solvers.base import SolveResult, SolverOptions
@@ -156,32 +157,9 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
     """The exact subtree search for ``problem``'s objective, in subtree-score units
     (correct samples - leaf penalty * leaves), with ``share_of_time`` of the time; under
     fairness the front search."""
-    backend = backend_for(deadline, kernels_ready, compile_kernels,
+    found, _ = run_search(partial(_run_search, problem, deadline), lambda f: f.optimal,
+                          deadline, deadline.share(share_of_time), kernels_ready, compile_kernels,
                           small_subtree_fit(*problem.X.shape, problem.depth), kernels_loaded)
-    if backend == "numba" and problem.depth >= 3 and not node3_ready() and \
-            deadline.remaining() >= NODE3_COMPILE_SECONDS:
-        compile_node3()  # the compiled depth-3 node: once per install (numba's cache)
-    share = deadline.share(share_of_time)
-    fair = problem.fairness
-    view = problem.view
-    if fair is None and view is not None and view.y is not None:
-        # the objective's own rows (1 / copies of them) with its gains
-        found = solve_subtree(problem.X[::view.copies], view.y, problem.depth,
-                              problem.leaf_penalty, sample_weight=view.best,
-                              n_classes=problem.n_classes, deadline=share, backend=backend,
-                              min_leaf=problem.min_leaf // view.copies,
-                              max_leaves=problem.max_leaves, gains=view.unit_gains)
-    elif fair is None:
-        found = solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
-                              sample_weight=problem.row_weights, n_classes=problem.n_classes,
-                              deadline=share, backend=backend, min_leaf=problem.min_leaf,
-                              max_leaves=problem.max_leaves)
-    else:
-        coords, cells = fair.coordinates(problem.y, problem.weights)
-        found = solve_fair_subtree(problem.X, problem.y, problem.depth, coords,
-                                   fair.epsilon, fair.positive, problem.leaf_penalty,
-                                   problem.row_weights, problem.min_leaf, share, backend,
-                                   problem.n_classes, cells)
     if enabled():  # (the tree's objective is a pass over the rows)
         value = found.tree.objective(problem)
         bound = problem.correct_weight * found.bound + problem.split_cost
@@ -189,6 +167,33 @@ def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> S
                  gap=abs(bound - value) / max(abs(value), 1e-9),
                  nodes=found.stats["nodes"], proved=found.optimal)
     return found
+
+
+def _run_search(problem: TreeProblem, deadline: Deadline, backend: str, share: Deadline
+                ) -> SubtreeSolution:
+    """The search of :func:`_search` on ``backend`` within ``share`` (of the fit's
+    ``deadline``, which decides whether the depth-3 node is compiled)."""
+    if backend == "numba" and problem.depth >= 3 and not node3_ready() and \
+            deadline.remaining() >= NODE3_COMPILE_SECONDS:
+        compile_node3()  # the compiled depth-3 node: once per install (numba's cache)
+    fair = problem.fairness
+    view = problem.view
+    if fair is None and view is not None and view.y is not None:
+        # the objective's own rows (1 / copies of them) with its gains
+        return solve_subtree(problem.X[::view.copies], view.y, problem.depth,
+                             problem.leaf_penalty, sample_weight=view.best,
+                             n_classes=problem.n_classes, deadline=share, backend=backend,
+                             min_leaf=problem.min_leaf // view.copies,
+                             max_leaves=problem.max_leaves, gains=view.unit_gains)
+    if fair is None:
+        return solve_subtree(problem.X, problem.y, problem.depth, problem.leaf_penalty,
+                             sample_weight=problem.row_weights, n_classes=problem.n_classes,
+                             deadline=share, backend=backend, min_leaf=problem.min_leaf,
+                             max_leaves=problem.max_leaves)
+    coords, cells = fair.coordinates(problem.y, problem.weights)
+    return solve_fair_subtree(problem.X, problem.y, problem.depth, coords, fair.epsilon,
+                              fair.positive, problem.leaf_penalty, problem.row_weights,
+                              problem.min_leaf, share, backend, problem.n_classes, cells)
 
 
 def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
