@@ -5,11 +5,31 @@ formatter that shows defaults (a module of its own so that :mod:`optrees.cli` an
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import Any, NoReturn
 
 
 class _UsageError(Exception):
     """A command-line usage error (reported in one line, exit code 2)."""
+
+
+def task_estimator(cls: type, args: argparse.Namespace, shared: dict[str, str],
+                   **fixed: Any) -> Any:
+    """``cls`` with the ``shared`` options given (option dest -> parameter) and ``fixed``,
+    its parameters checked: a bad value is a usage error naming its option."""
+    from ._params import validate_params
+    from ._validation import OptreesInputError
+
+    kwargs = {param: getattr(args, dest) for dest, param in shared.items()
+              if getattr(args, dest) is not None}
+    est = cls(**kwargs, **fixed)
+    try:
+        validate_params(est)
+    except OptreesInputError as exc:
+        dest = next((d for d, p in shared.items() if str(exc).startswith(p)), None)
+        if dest is None:
+            raise
+        raise _UsageError(f"--{dest.replace('_', '-')} {getattr(args, dest)}: {exc}") from exc
+    return est
 
 
 class _Parser(argparse.ArgumentParser):

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import cli_data as data
 from . import cli_report
-from .cli_base import _UsageError
+from .cli_base import _UsageError, task_estimator
 
 SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state",
           "teacher": "teacher"}
@@ -149,21 +149,10 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
 def build(args: argparse.Namespace, budget: dict[int, float] | None) -> Any:
     """The policy tree with the options given, its parameters checked (the message names
     the option)."""
-    from ._params import validate_params
-    from ._validation import OptreesInputError
     from .estimators.policy import OptimalPolicyTree
 
-    kwargs = {param: getattr(args, dest) for dest, param in SHARED.items()
-              if getattr(args, dest) is not None}
-    est = OptimalPolicyTree(**kwargs, treatment_budget=budget, verbose=args.verbose)
-    try:
-        validate_params(est)
-    except OptreesInputError as exc:
-        dest = next((d for d, p in SHARED.items() if str(exc).startswith(p)), None)
-        if dest is None:
-            raise
-        raise _UsageError(f"--{dest.replace('_', '-')} {getattr(args, dest)}: {exc}") from exc
-    return est
+    return task_estimator(OptimalPolicyTree, args, SHARED, treatment_budget=budget,
+                          verbose=args.verbose)
 
 
 def shares_line(est: Any, labels: list[str]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from . import cli_data as data
 from . import cli_report
-from .cli_base import _UsageError
+from .cli_base import _UsageError, task_estimator
 
 SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state"}
 """Shared ``fit`` options the survival tree takes -> its parameters."""
@@ -48,21 +48,9 @@ def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
 def build(args: argparse.Namespace) -> Any:
     """The survival tree with the shared options given, its parameters checked (the message
     names the option)."""
-    from ._params import validate_params
-    from ._validation import OptreesInputError
     from .estimators.survival import OptimalSurvivalTree
 
-    kwargs = {param: getattr(args, dest) for dest, param in SHARED.items()
-              if getattr(args, dest) is not None}
-    est = OptimalSurvivalTree(**kwargs, verbose=args.verbose)
-    try:
-        validate_params(est)
-    except OptreesInputError as exc:
-        dest = next((d for d, p in SHARED.items() if str(exc).startswith(p)), None)
-        if dest is None:
-            raise
-        raise _UsageError(f"--{dest.replace('_', '-')} {getattr(args, dest)}: {exc}") from exc
-    return est
+    return task_estimator(OptimalSurvivalTree, args, SHARED, verbose=args.verbose)
 
 
 def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:

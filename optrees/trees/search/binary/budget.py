@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from ....solvers.deadline import Deadline, TimeUp
+from ....solvers.deadline import Deadline
 from .data import BinaryData
 from .entry import SubtreeSolution, solve_subtree
 from .fair import MAX_FAIR_DEPTH, _FairSearch, _heap
@@ -92,18 +92,7 @@ def solve_budget_subtree(X, gains: np.ndarray, depth: int, budgeted: int, share:
         data = BinaryData.make(Xp, yp, wp, K + 1)
         search = _BudgetSearch(data, C, float(share), int(budgeted), pen,
                                (K + 1) * int(min_leaf), deadline, backend)
-        try:
-            if depth >= 1:
-                search.depth1()
-            if depth == 2:
-                bound = min(bound, search.depth2())
-            if depth == 3:
-                search.depth2()  # a first incumbent
-                bound = min(bound, max(search.depth3(), search.best[0]))
-            done = True
-        except TimeUp:
-            if depth == 3 and search.root_bounds is not None:
-                bound = min(bound, max(float(search.root_bounds.max()), search.best[0]))
+        bound, done = search.run(depth, bound)
         score, node = search.best
         tree = _heap(node, depth)
     if done:

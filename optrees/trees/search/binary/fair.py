@@ -104,6 +104,24 @@ class _FairSearch:
         self.root_bounds: np.ndarray | None = None  # depth 3: per root, -inf once solved
         self.multipliers = np.zeros(D)  # of the last Lagrangian bound (:meth:`dual`)
 
+    def run(self, depth: int, bound: float) -> tuple[float, bool]:
+        """Search the constrained trees of ``depth`` (<= 3): ``(bound, done)``, the upper
+        bound ``bound`` tightened by the search's own, and whether it finished before the
+        deadline (``self.best`` holds the best tree found either way)."""
+        try:
+            if depth >= 1:
+                self.depth1()
+            if depth == 2:
+                bound = min(bound, self.depth2())
+            if depth == 3:
+                self.depth2()  # a first incumbent
+                bound = min(bound, max(self.depth3(), self.best[0]))
+            return bound, True
+        except TimeUp:
+            if depth == 3 and self.root_bounds is not None:
+                bound = min(bound, max(float(self.root_bounds.max()), self.best[0]))
+            return bound, False
+
     def check(self) -> None:
         if self.deadline is not None:
             self.deadline.check()
@@ -377,18 +395,7 @@ def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, posit
     if free.optimal and search.fair((predicted @ u)[None, :])[0]:
         tree, score, done = free.tree, free.score, True
     else:
-        try:
-            if depth >= 1:
-                search.depth1()
-            if depth == 2:
-                bound = min(bound, search.depth2())
-            if depth == 3:
-                search.depth2()  # a first incumbent
-                bound = min(bound, max(search.depth3(), search.best[0]))
-            done = True
-        except TimeUp:
-            if depth == 3 and search.root_bounds is not None:
-                bound = min(bound, max(float(search.root_bounds.max()), search.best[0]))
+        bound, done = search.run(depth, bound)
         score, node = search.best
         tree = _heap(node, depth)
     if done:
