@@ -13,13 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
 from .data import BinaryData, select_rows
 from .leaf_fronts import FrontSearch
 from .tree import count_leaves, score_tree, to_heap
+
+_CONTROLLER: list[ThreadpoolController] = []
+
+
+def _blas() -> ThreadpoolController:
+    """One controller of the loaded BLAS per process (finding the libraries costs ~8 ms,
+    a limit afterwards ~20 us)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 @dataclass
@@ -47,7 +57,7 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
     data = BinaryData.make(X, y, sample_weight, n_classes)
     rows = select_rows(data.X.shape[0], None)
     search = FrontSearch(data, int(min_leaf), deadline)
-    with threadpool_limits(1, user_api="blas"):
+    with _blas().limit(limits=1, user_api="blas"):
         # many small products: BLAS threads cost more than they give, the more so on a
         # loaded machine (tic-tac-toe's triple counts: 60 ms threaded, 0.8 ms on one)
         front = search.front(rows, depth)
