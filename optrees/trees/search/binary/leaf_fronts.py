@@ -220,27 +220,47 @@ class FrontSearch:
         return got
 
     def _front3(self, rows: np.ndarray, counts: tuple) -> SubFront:
-        """A depth-3 node from its triple ``counts`` (:meth:`_products`): both sides of
-        every root feature at once."""
-        T, t, N3 = counts
-        leaf = float(t.max())
-        F = self.d.n_features
+        """A depth-3 node from its triple ``counts`` (:meth:`_products`)."""
+        return self._fronts3([(rows, counts)])[0]
+
+    def _fronts3(self, nodes: list[tuple[np.ndarray, tuple]]) -> list[SubFront]:
+        """Depth-3 nodes (rows, triple counts), batched: both sides of every root feature of
+        every node in one pass of :func:`depth2_fronts` (sides ``x_f = 1``: the triples
+        ``T[:, f]``; sides ``x_f = 0``: the node's pairs minus them)."""
+        F, m, wtol = self.d.n_features, self.m, self.wtol
         idx = np.arange(F)
-        G = T[:, idx, idx]                      # pairs of ``rows``: x_a x_a x_b = x_a x_b
-        D = G[:, idx, idx]                      # (K x F) weight with x_f = 1
-        n = len(rows)
-        NG = None if N3 is None else N3[idx, idx]
-        n1 = None if NG is None else NG[idx, idx]
-        fr1 = self._batched(T, D, N3, n1)
-        fr0 = self._batched(G[:, None] - T, t[:, None] - D,
-                            None if N3 is None else NG[None] - N3,
-                            None if n1 is None else n - n1)
-        W1 = D.sum(axis=0)
-        feas = (W1 > self.wtol) & (t.sum() - W1 > self.wtol)
-        if n1 is not None:
-            feas &= (n1 >= self.m) & (n - n1 >= self.m)
-        return self._combine(leaf, 3, np.flatnonzero(feas), fr0.vals, fr1.vals,
-                             lambda f, s, k: (fr1 if s else fr0).tree(f, k))
+        sides: list[list] = [[[], [], [], []], [[], [], [], []]]  # S, t, N, n of each side
+        leaf, feas = [], []
+        for rows, (T, t, N3) in nodes:
+            G = T[:, idx, idx]                  # pairs of ``rows``: x_a x_a x_b = x_a x_b
+            D = G[:, idx, idx]                  # (K x F) weight with x_f = 1
+            W1 = D.sum(axis=0)
+            ok = (W1 > wtol) & (t.sum() - W1 > wtol)
+            for side, part in ((1, (T, D)), (0, (G[:, None] - T, t[:, None] - D))):
+                sides[side][0].append(part[0])
+                sides[side][1].append(part[1])
+            if N3 is not None:
+                NG = N3[idx, idx]
+                c, n = NG[idx, idx], len(rows)
+                ok &= (c >= m) & (n - c >= m)
+                for side, part in ((1, (N3, c)), (0, (NG[None] - N3, n - c))):
+                    sides[side][2].append(part[0])
+                    sides[side][3].append(part[1])
+            leaf.append(float(t.max()))
+            feas.append(ok)
+        fr = [self._batched(np.concatenate(S, axis=1), np.concatenate(t, axis=1),
+                            np.concatenate(N) if N else None, np.concatenate(n) if n else None)
+              for S, t, N, n in sides]
+        R = len(nodes)
+        picks = _Picks.of(np.array(leaf), np.array(feas), fr[0].vals.reshape(R, F, 4),
+                          fr[1].vals.reshape(R, F, 4), self.tol)
+        out = []
+        for r in range(R):
+            def tree_of(f: int, s: int, k: int, r: int = r) -> Node:
+                return fr[s].tree(r * F + f, k)
+            trees = [picks.tree(r, k, tree_of, idx) for k in range(1, 9)]
+            out.append(SubFront(picks.vals[r], picks.vals[r].copy(), trees))
+        return out
 
     def _batched(self, S: np.ndarray, t: np.ndarray, N: np.ndarray | None,
                  n: np.ndarray | None) -> _Depth2:
@@ -271,17 +291,23 @@ class FrontSearch:
         half = 2 ** (depth - 1)
         sides: dict[int, tuple[SubFront, SubFront]] = {}
         stopped = False
-        parent = self._products(rows, True) if depth == 4 else None
-        for f in feats.tolist():
-            if self._expired():
-                stopped = True
-                break
-            sides[f] = self._children(rows, XsT[f], depth, parent)
+        if depth == 4:
+            stopped = self._children3(rows, XsT, feats, sides)
+        else:
+            for f in feats.tolist():
+                if self._expired():
+                    stopped = True
+                    break
+                mask = XsT[f]
+                sides[f] = (self.front(rows[~mask], depth - 1),
+                            self.front(rows[mask], depth - 1))
         done = np.array(sorted(sides), dtype=np.int64)
-        v0 = np.array([sides[f][0].vals for f in done]).reshape(-1, half)
-        v1 = np.array([sides[f][1].vals for f in done]).reshape(-1, half)
-        out = self._combine(leaf, depth, done, v0, v1,
-                            lambda f, s, k: sides[f][s].trees[k - 1], index=True)
+        v0 = np.array([sides[f][0].vals for f in done]).reshape(1, -1, half)
+        v1 = np.array([sides[f][1].vals for f in done]).reshape(1, -1, half)
+        picks = _Picks.of(np.array([leaf]), np.ones((1, len(done)), bool), v0, v1, self.tol)
+        trees = [picks.tree(0, k, lambda j, s, k: sides[int(done[j])][s].trees[k - 1], done)
+                 for k in range(1, 2 * half + 1)]
+        out = SubFront(picks.vals[0], picks.vals[0].copy(), trees)
         u0 = np.array([sides[f][0].upper for f in done]).reshape(-1, half)
         u1 = np.array([sides[f][1].upper for f in done]).reshape(-1, half)
         if len(done):
@@ -290,43 +316,80 @@ class FrontSearch:
             out.upper[1:] = np.maximum(out.upper[1:], float(w.sum()))
         return out
 
-    def _children(self, rows: np.ndarray, mask: np.ndarray, depth: int,
-                  parent: tuple | None) -> tuple[SubFront, SubFront]:
-        """The fronts of ``rows`` with ``x_f = 0`` and ``= 1`` (``mask``); under a depth-4
-        node the smaller side's triples are counted, the larger's are the ``parent``'s minus
-        them (MurTree §4.4's incremental counts)."""
-        parts = (rows[~mask], rows[mask])
-        if parent is None:
-            return self.front(parts[0], depth - 1), self.front(parts[1], depth - 1)
-        small = 0 if len(parts[0]) <= len(parts[1]) else 1
-        counts: list = [None, None]
-        counts[small] = self._products(parts[small], True)
-        counts[1 - small] = tuple(None if p is None else p - c
-                                  for p, c in zip(parent, counts[small], strict=True))
-        return self._front3(parts[0], counts[0]), self._front3(parts[1], counts[1])
+    def _children3(self, rows: np.ndarray, XsT: np.ndarray, feats: np.ndarray,
+                   sides: dict[int, tuple[SubFront, SubFront]]) -> bool:
+        """The depth-3 fronts of both sides of each root feature of a depth-4 node, into
+        ``sides``, in groups of bounded memory; the smaller side's triples are counted, the
+        larger's are the node's minus them (MurTree §4.4's incremental counts).  Whether
+        the deadline stopped it."""
+        parent = self._products(rows, True)
+        F, K = self.d.n_features, self.d.n_classes
+        group = max(1, 4 * _CHUNK // max(1, 2 * K * F ** 3))  # root features a group
+        for start in range(0, len(feats), group):
+            if self._expired():
+                return True
+            nodes, fs = [], feats[start:start + group].tolist()
+            for f in fs:
+                mask = XsT[f]
+                parts = (rows[~mask], rows[mask])
+                small = 0 if len(parts[0]) <= len(parts[1]) else 1
+                counts: list = [None, None]
+                counts[small] = self._products(parts[small], True)
+                counts[1 - small] = tuple(None if p is None else p - c
+                                          for p, c in zip(parent, counts[small], strict=True))
+                nodes += [(parts[0], counts[0]), (parts[1], counts[1])]
+            got = self._fronts3(nodes)
+            for i, f in enumerate(fs):
+                sides[f] = (got[2 * i], got[2 * i + 1])
+        return False
 
-    def _combine(self, leaf: float, depth: int, feats: np.ndarray, v0: np.ndarray,
-                 v1: np.ndarray, tree_of, index: bool = False) -> SubFront:
-        """A node's front from its root features' side fronts (``v0``, ``v1``: one row per
-        feature of ``feats``, or per feature index with ``index`` False): for each budget the
-        first feature and budget split that beats the budget below by more than ``tol``."""
-        size = 2 ** depth
-        vals = np.full(size, leaf)
-        trees: list[Node] = [None] * size
-        if len(feats):
-            rows_of = np.arange(len(feats)) if index else feats
-            conv, arg = convolve(v0[rows_of], v1[rows_of])  # budgets 2 .. size
-            for k in range(2, size + 1):
-                col = conv[:, k - 2]
-                j = int(col.argmax())
-                if col[j] > vals[k - 2] + self.tol:
-                    i0 = int(arg[j, k - 2]) + 1
-                    f = int(feats[j])
-                    vals[k - 1] = col[j]
-                    trees[k - 1] = (f, tree_of(f, 0, i0), tree_of(f, 1, k - i0))
-                else:
-                    vals[k - 1], trees[k - 1] = vals[k - 2], trees[k - 2]
-        return SubFront(vals, vals.copy(), trees)
+
+@dataclass
+class _Picks:
+    """A batch of nodes' fronts from their root features' side fronts: ``vals`` (R x 2h)
+    and for each budget the root feature's index (-1: the tree of the budget below) and the
+    leaves of its side 0 (the rest go to side 1)."""
+
+    vals: np.ndarray
+    root: np.ndarray
+    split: np.ndarray
+
+    @classmethod
+    def of(cls, leaf: np.ndarray, feas: np.ndarray, v0: np.ndarray, v1: np.ndarray,
+           tol: float) -> _Picks:
+        """``leaf`` (R), ``feas`` (R x F: the feature can split the node), ``v0`` / ``v1``
+        (R x F x h: its sides' fronts).  Each budget takes the first feature and budget
+        split that beats the budget below by more than ``tol`` (ties keep fewer leaves)."""
+        R, F, h = v0.shape
+        vals = np.empty((R, 2 * h))
+        vals[:, 0] = leaf
+        root = np.full((R, 2 * h), -1)
+        split = np.zeros((R, 2 * h), dtype=np.int64)
+        if F == 0:
+            vals[:] = leaf[:, None]
+            return cls(vals, root, split)
+        conv, arg = convolve(v0.reshape(R * F, h), v1.reshape(R * F, h))
+        conv, arg = conv.reshape(R, F, 2 * h - 1), arg.reshape(R, F, 2 * h - 1)
+        conv[~feas] = -np.inf
+        bf = conv.argmax(axis=1)                                   # R x (2h - 1)
+        best = np.take_along_axis(conv, bf[:, None, :], axis=1)[:, 0]
+        bi = np.take_along_axis(arg, bf[:, None, :], axis=1)[:, 0]
+        for k in range(2, 2 * h + 1):
+            better = best[:, k - 2] > vals[:, k - 2] + tol
+            vals[:, k - 1] = np.where(better, best[:, k - 2], vals[:, k - 2])
+            root[:, k - 1] = np.where(better, bf[:, k - 2], -1)
+            split[:, k - 1] = bi[:, k - 2] + 1
+        return cls(vals, root, split)
+
+    def tree(self, r: int, k: int, tree_of, names: np.ndarray) -> Node:
+        """Node ``r``'s tree at ``k`` leaves; ``tree_of(j, side, leaves)`` gives the sides
+        of root index ``j``, ``names[j]`` its feature."""
+        while k > 1 and self.root[r, k - 1] < 0:
+            k -= 1
+        if k == 1:
+            return None
+        j, i0 = int(self.root[r, k - 1]), int(self.split[r, k - 1])
+        return (int(names[j]), tree_of(j, 0, i0), tree_of(j, 1, k - i0))
 
 
 def _moments(X: np.ndarray, w: np.ndarray, triples: bool) -> np.ndarray:
