@@ -47,16 +47,18 @@ class FrontPoint:
 
 def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
                    sample_weight: np.ndarray | None = None, n_classes: int | None = None,
-                   min_leaf: int = 1, deadline: Deadline | None = None) -> list[FrontPoint]:
+                   min_leaf: int = 1, deadline: Deadline | None = None,
+                   backend: str = "auto") -> list[FrontPoint]:
     """``F(B)`` for every leaf budget ``B = 1 .. 2^depth`` of trees of depth <= ``depth`` on
     the 0/1 matrix ``X`` (``min_leaf`` rows on each side of a split).  A point the deadline
-    stopped keeps its best tree and a proven bound (``optimal`` False)."""
+    stopped keeps its best tree and a proven bound (``optimal`` False).  ``backend``: "auto",
+    "numba" or "numpy" (the counts and depth-2 fronts, compiled or not)."""
     depth = int(depth)
     if depth < 0:
         raise ValueError(f"depth must be >= 0, got {depth}")
     data = BinaryData.make(X, y, sample_weight, n_classes)
     rows = select_rows(data.X.shape[0], None)
-    search = FrontSearch(data, int(min_leaf), deadline)
+    search = FrontSearch(data, int(min_leaf), deadline, backend)
     with _blas().limit(limits=1, user_api="blas"):
         # many small products: BLAS threads cost more than they give, the more so on a
         # loaded machine (tic-tac-toe's triple counts: 60 ms threaded, 0.8 ms on one)

@@ -9,11 +9,12 @@ a node's front is the elementwise best over its root features and its leaf.
 
 Depth-2 fronts come from pair counts (MurTree §4.4's frequency counts, the accelerated
 BendOCT paper's B.1 eqs. 27-30 for the counts of each side), vectorised over a batch of
-subsets; a depth-3 node counts triples ``x_f x_a x_b`` once (one BLAS product) and so has the
-pair counts of both sides of every root feature ``f`` in one array.  Depth >= 4 loops over
-root features in Python.  Sample weights and ``min_leaf`` (rows on each side of a split) are
-honoured throughout; the fronts are exact unless the deadline stopped them (then ``upper``
-holds proven bounds).
+subsets; a depth-3 node counts triples ``x_f x_a x_b`` once and so has the pair counts of
+both sides of every root feature ``f`` in one array (compiled in :mod:`.front_kernels` when
+numba runs, else BLAS products and batched numpy).  A depth-4 node batches its depth-3
+children; deeper nodes loop over root features in Python.  Sample weights and ``min_leaf``
+(rows on each side of a split) are honoured throughout; the fronts are exact unless the
+deadline stopped them (then ``upper`` holds proven bounds).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ....compiled import backend_for, resolve_backend
 from ....solvers.deadline import Deadline
 from .cache import SubtreeCache
 from .data import BinaryData
@@ -153,8 +155,9 @@ class FrontSearch:
     the deadline is looked at between root features and before each depth-3 node)."""
 
     def __init__(self, data: BinaryData, min_leaf: int = 1,
-                 deadline: Deadline | None = None) -> None:
+                 deadline: Deadline | None = None, backend: str = "auto") -> None:
         self.d = data
+        self.backend = _backend(backend, deadline)
         self.m = int(min_leaf)
         self.deadline = deadline
         self.X = data.X.astype(np.float64)
@@ -176,8 +179,18 @@ class FrontSearch:
         x F x F, ``T[k, f, a, b]`` over ``x_f x_a x_b = 1``) whose ``T[:, a, a, b]`` are pairs;
         the class weights ``t``; row counts of the same shape (None unless ``min_leaf`` > 1)."""
         d = self.d
-        X, y, w = self.X[rows], d.y[rows], d.w[rows]
         F, K = d.n_features, d.n_classes
+        if triples and self.backend == "numba":
+            from .front_kernels import triple_counts
+
+            C = triple_counts(d.indptr, d.indices, d.y, d.w, rows, K, F)
+            t = np.bincount(d.y[rows], weights=d.w[rows], minlength=K).astype(np.float64)
+            N = None
+            if self.m > 1:
+                N = C.sum(axis=0) if self.unit else triple_counts(
+                    d.indptr, d.indices, np.zeros_like(d.y), np.ones_like(d.w), rows, 1, F)[0]
+            return C, t, N
+        X, y, w = self.X[rows], d.y[rows], d.w[rows]
         shape = (F, F, F) if triples else (F, F)
         C = np.zeros((K,) + shape)
         for k in range(K):
@@ -225,32 +238,20 @@ class FrontSearch:
 
     def _fronts3(self, nodes: list[tuple[np.ndarray, tuple]]) -> list[SubFront]:
         """Depth-3 nodes (rows, triple counts), batched: both sides of every root feature of
-        every node in one pass of :func:`depth2_fronts` (sides ``x_f = 1``: the triples
-        ``T[:, f]``; sides ``x_f = 0``: the node's pairs minus them)."""
+        every node (sides ``x_f = 1``: the triples ``T[:, f]``; sides ``x_f = 0``: the
+        node's pairs minus them), then one (max, +) pick for all nodes."""
         F, m, wtol = self.d.n_features, self.m, self.wtol
         idx = np.arange(F)
-        sides: list[list] = [[[], [], [], []], [[], [], [], []]]  # S, t, N, n of each side
         leaf, feas = [], []
         for rows, (T, t, N3) in nodes:
-            G = T[:, idx, idx]                  # pairs of ``rows``: x_a x_a x_b = x_a x_b
-            D = G[:, idx, idx]                  # (K x F) weight with x_f = 1
-            W1 = D.sum(axis=0)
+            W1 = T[:, idx, idx, idx].sum(axis=0)  # weight with x_f = 1
             ok = (W1 > wtol) & (t.sum() - W1 > wtol)
-            for side, part in ((1, (T, D)), (0, (G[:, None] - T, t[:, None] - D))):
-                sides[side][0].append(part[0])
-                sides[side][1].append(part[1])
             if N3 is not None:
-                NG = N3[idx, idx]
-                c, n = NG[idx, idx], len(rows)
-                ok &= (c >= m) & (n - c >= m)
-                for side, part in ((1, (N3, c)), (0, (NG[None] - N3, n - c))):
-                    sides[side][2].append(part[0])
-                    sides[side][3].append(part[1])
+                c = N3[idx, idx, idx]
+                ok &= (c >= m) & (len(rows) - c >= m)
             leaf.append(float(t.max()))
             feas.append(ok)
-        fr = [self._batched(np.concatenate(S, axis=1), np.concatenate(t, axis=1),
-                            np.concatenate(N) if N else None, np.concatenate(n) if n else None)
-              for S, t, N, n in sides]
+        fr = self._node_sides(nodes)
         R = len(nodes)
         picks = _Picks.of(np.array(leaf), np.array(feas), fr[0].vals.reshape(R, F, 4),
                           fr[1].vals.reshape(R, F, 4), self.tol)
@@ -261,6 +262,40 @@ class FrontSearch:
             trees = [picks.tree(r, k, tree_of, idx) for k in range(1, 9)]
             out.append(SubFront(picks.vals[r], picks.vals[r].copy(), trees))
         return out
+
+    def _node_sides(self, nodes: list[tuple[np.ndarray, tuple]]) -> list[_Depth2]:
+        """The depth-2 fronts of side 0 and side 1 of every root feature of every node, in
+        the order (node, feature)."""
+        F = self.d.n_features
+        idx = np.arange(F)
+        if self.backend == "numba":
+            from .front_kernels import node_sides
+
+            outs = []
+            for rows, (T, t, N3) in nodes:
+                use_rows = N3 is not None
+                outs.append(node_sides(T, t, N3 if use_rows else np.zeros((1, 1, 1)),
+                                       float(len(rows)), use_rows, self.m, self.tol,
+                                       self.wtol))
+            return [_Depth2(*(np.concatenate([o[s][i] for o in outs]) for i in range(5)))
+                    for s in (0, 1)]
+        sides: list[list] = [[[], [], [], []], [[], [], [], []]]  # S, t, N, n of each side
+        for rows, (T, t, N3) in nodes:
+            G = T[:, idx, idx]                  # pairs of ``rows``: x_a x_a x_b = x_a x_b
+            D = G[:, idx, idx]                  # (K x F) weight with x_f = 1
+            for side, part in ((1, (T, D)), (0, (G[:, None] - T, t[:, None] - D))):
+                sides[side][0].append(part[0])
+                sides[side][1].append(part[1])
+            if N3 is not None:
+                NG = N3[idx, idx]
+                c, n = NG[idx, idx], len(rows)
+                for side, part in ((1, (N3, c)), (0, (NG[None] - N3, n - c))):
+                    sides[side][2].append(part[0])
+                    sides[side][3].append(part[1])
+        return [self._batched(np.concatenate(S, axis=1), np.concatenate(t, axis=1),
+                              np.concatenate(N) if N else None,
+                              np.concatenate(n) if n else None)
+                for S, t, N, n in sides]
 
     def _batched(self, S: np.ndarray, t: np.ndarray, N: np.ndarray | None,
                  n: np.ndarray | None) -> _Depth2:
@@ -390,6 +425,17 @@ class _Picks:
             return None
         j, i0 = int(self.root[r, k - 1]), int(self.split[r, k - 1])
         return (int(names[j]), tree_of(j, 0, i0), tree_of(j, 1, k - i0))
+
+
+def _backend(backend: str, deadline: Deadline | None) -> str:
+    """The compiled kernels (:mod:`.front_kernels`) when numba can run them without a
+    compilation the deadline cannot afford (:func:`optrees.compiled.backend_for`)."""
+    if resolve_backend(backend) == "numpy":
+        return "numpy"
+    from . import front_kernels
+
+    return backend_for(deadline if deadline is not None else Deadline(),
+                       front_kernels.ready, front_kernels.compile_all)
 
 
 def _moments(X: np.ndarray, w: np.ndarray, triples: bool) -> np.ndarray:
