@@ -1,10 +1,11 @@
 """Cost of the λ-path (issue #44): the best tree of every leaf count in one search against
 one fit at the smallest λ (0), on the accelerated paper's 0/1 encodings.
 
-For each data set and depth: ``accuracy_front`` (2^depth budgets, one cache) and one
-``solve_subtree`` with no penalty, each timed in this process after an untimed warm-up of the
-compiled kernels; prints both times, their ratio (target <= 2x), how many front points were
-proved and the largest accuracy on the front (equal to the single fit's when both prove).
+For each data set and depth: ``accuracy_front`` (every budget 1..2^depth from one search of
+leaf-count vectors) and one ``solve_subtree`` with no penalty, each timed in this process
+after an untimed warm-up of the compiled kernels; prints both times, their ratio (target
+<= 2x), how many front points were proved and the largest accuracy on the front (equal to the
+single fit's when both prove).
 
 Usage: OPTREES_DATA=../shared/datasets python bench/path_cost.py [--depths 3 4]
        [--instances monk1:enc,...] [--time-limit 120]
