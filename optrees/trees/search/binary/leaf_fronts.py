@@ -242,9 +242,11 @@ class FrontSearch:
         node's pairs minus them), then one (max, +) pick for all nodes."""
         F, m, wtol = self.d.n_features, self.m, self.wtol
         idx = np.arange(F)
-        leaf, feas = [], []
+        leaf, feas, stump = [], [], []
         for rows, (T, t, N3) in nodes:
-            W1 = T[:, idx, idx, idx].sum(axis=0)  # weight with x_f = 1
+            D = T[:, idx, idx, idx]               # class weights with x_f = 1
+            stump.append(D.max(axis=0) + (t[:, None] - D).max(axis=0))
+            W1 = D.sum(axis=0)
             ok = (W1 > wtol) & (t.sum() - W1 > wtol)
             if N3 is not None:
                 c = N3[idx, idx, idx]
@@ -254,7 +256,7 @@ class FrontSearch:
         fr = self._node_sides(nodes)
         R = len(nodes)
         picks = _Picks.of(np.array(leaf), np.array(feas), fr[0].vals.reshape(R, F, 4),
-                          fr[1].vals.reshape(R, F, 4), self.tol)
+                          fr[1].vals.reshape(R, F, 4), self.tol, np.array(stump))
         out = []
         for r in range(R):
             def tree_of(f: int, s: int, k: int, r: int = r) -> Node:
@@ -339,7 +341,12 @@ class FrontSearch:
         done = np.array(sorted(sides), dtype=np.int64)
         v0 = np.array([sides[f][0].vals for f in done]).reshape(1, -1, half)
         v1 = np.array([sides[f][1].vals for f in done]).reshape(1, -1, half)
-        picks = _Picks.of(np.array([leaf]), np.ones((1, len(done)), bool), v0, v1, self.tol)
+        D = np.stack([XsT[done].astype(np.float64) @ np.where(d.y[rows] == k, w, 0.0)
+                      for k in range(d.n_classes)])  # class weights with x_f = 1
+        t = np.bincount(d.y[rows], weights=w, minlength=d.n_classes)
+        stump = (D.max(axis=0) + (t[:, None] - D).max(axis=0))[None]
+        picks = _Picks.of(np.array([leaf]), np.ones((1, len(done)), bool), v0, v1, self.tol,
+                          stump)
         trees = [picks.tree(0, k, lambda j, s, k: sides[int(done[j])][s].trees[k - 1], done)
                  for k in range(1, 2 * half + 1)]
         out = SubFront(picks.vals[0], picks.vals[0].copy(), trees)
@@ -391,10 +398,12 @@ class _Picks:
 
     @classmethod
     def of(cls, leaf: np.ndarray, feas: np.ndarray, v0: np.ndarray, v1: np.ndarray,
-           tol: float) -> _Picks:
+           tol: float, stump: np.ndarray | None = None) -> _Picks:
         """``leaf`` (R), ``feas`` (R x F: the feature can split the node), ``v0`` / ``v1``
         (R x F x h: its sides' fronts).  Each budget takes the first feature and budget
-        split that beats the budget below by more than ``tol`` (ties keep fewer leaves)."""
+        split that beats the budget below by more than ``tol`` (ties keep fewer leaves);
+        features in decreasing ``stump`` value (R x F, stable), as the penalised search
+        tries them (:meth:`.search.Search._branch`), so a tie goes to the tree a fit finds."""
         R, F, h = v0.shape
         vals = np.empty((R, 2 * h))
         vals[:, 0] = leaf
@@ -406,9 +415,15 @@ class _Picks:
         conv, arg = convolve(v0.reshape(R * F, h), v1.reshape(R * F, h))
         conv, arg = conv.reshape(R, F, 2 * h - 1), arg.reshape(R, F, 2 * h - 1)
         conv[~feas] = -np.inf
+        if stump is not None:  # the first of a tie: in the search's order
+            order = np.argsort(-stump, axis=1, kind="stable")
+            conv = np.take_along_axis(conv, order[:, :, None], axis=1)
+            arg = np.take_along_axis(arg, order[:, :, None], axis=1)
         bf = conv.argmax(axis=1)                                   # R x (2h - 1)
         best = np.take_along_axis(conv, bf[:, None, :], axis=1)[:, 0]
         bi = np.take_along_axis(arg, bf[:, None, :], axis=1)[:, 0]
+        if stump is not None:
+            bf = np.take_along_axis(order, bf, axis=1)
         for k in range(2, 2 * h + 1):
             better = best[:, k - 2] > vals[:, k - 2] + tol
             vals[:, k - 1] = np.where(better, best[:, k - 2], vals[:, k - 2])
