@@ -77,12 +77,15 @@ def front_points(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray | None,
     total = float(len(y_enc) if w is None else np.sum(w))
     points = accuracy_front(X01, y_enc, depth, w, len(classes), min_leaf, deadline)
     out = []
+    made: dict[int, BinaryTree] = {}  # budgets whose optimum is the same tree share it
     for p in points:
         if max_leaves is not None and p.budget > max_leaves:
             continue
-        tree = p.tree.to_binary_tree(classes)
-        tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
-        tree.set_counts(X01, y_enc, w)
+        tree = made.get(id(p.tree))
+        if tree is None:
+            tree = made[id(p.tree)] = p.tree.to_binary_tree(classes)
+            tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
+            tree.set_counts(X01, y_enc, w)
         out.append(PathPoint(p.budget, p.leaves, p.correct / total, p.bound / total,
                              p.optimal, tree, None))
     _hull(out)

@@ -19,7 +19,7 @@ from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
 from .data import BinaryData, select_rows
 from .leaf_fronts import FrontSearch
-from .tree import count_leaves, score_tree, to_heap
+from .tree import count_leaves, labelled
 
 _CONTROLLER: list[ThreadpoolController] = []
 
@@ -64,10 +64,12 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         # loaded machine (tic-tac-toe's triple counts: 60 ms threaded, 0.8 ms on one)
         front = search.front(rows, depth)
     points: list[FrontPoint] = []
+    made: dict[int, tuple[HeapTree, float]] = {}  # budgets share trees: each made once
     for budget in range(1, 2**depth + 1):
         node = front.trees[budget - 1]
-        tree = to_heap(node, depth, data, rows)
-        correct = score_tree(tree, data, rows, 0.0)
+        if id(node) not in made:
+            made[id(node)] = labelled(node, depth, data, rows)  # the tree and its score
+        tree, correct = made[id(node)]
         bound = max(float(front.upper[budget - 1]), correct)
         optimal = bound <= correct + search.tol and not search.timed_out
         points.append(FrontPoint(budget, correct, correct if optimal else bound, optimal,

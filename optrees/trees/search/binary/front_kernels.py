@@ -145,7 +145,18 @@ def node_sides(T, t, N3, n, use_rows, m, tol, wtol):
     N0 = np.empty((F, F))
     t1 = np.empty(K)
     t0 = np.empty(K)
+    tot = 0.0
+    for k in range(K):
+        tot += t[k]
     for f in range(F):
+        W1 = 0.0
+        for k in range(K):
+            W1 += G[k, f, f]
+        if not (W1 > wtol and tot - W1 > wtol) or \
+                (use_rows and (NG[f, f] < m or n - NG[f, f] < m)):
+            out0[0][f, :] = 0.0  # f cannot split the node: its sides are never read
+            out1[0][f, :] = 0.0
+            continue
         for k in range(K):
             t1[k] = G[k, f, f]
             t0[k] = t[k] - t1[k]
