@@ -52,7 +52,7 @@ def _front2(S, t, N, n, use_rows, m, tol, wtol, vals, root, child0, child1, left
             D[k, a] = S[k, a, a]
     best2, best3, best4 = -np.inf, -np.inf, -np.inf
     r2, r3, r4 = -1, -1, -1
-    for a in range(F):
+    for a in range(F if leaf < tot else 0):  # one class only: the leaf is every optimum
         W1 = 0.0
         l1 = -np.inf
         l0 = -np.inf
@@ -69,6 +69,8 @@ def _front2(S, t, N, n, use_rows, m, tol, wtol, vals, root, child0, child1, left
                 continue
         if l0 + l1 > best2:
             best2, r2 = l0 + l1, a
+        if max(l0 + W1, (tot - W1) + l1) <= best3 and tot <= best4:
+            continue  # a side scores at most its weight: a cannot beat 3 or 4 leaves' best
         # one more split on b under each side of a (B.1 eqs. 27-30)
         c1, b1, c0, b0 = -np.inf, -1, -np.inf, -1
         for b in range(F):
