@@ -19,7 +19,9 @@ deadline stopped them (then ``upper`` holds proven bounds).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -43,11 +45,33 @@ class SubFront:
 
     vals: np.ndarray
     upper: np.ndarray
-    trees: list[Node]
+    trees: Sequence[Node]
 
     @property
     def exact(self) -> bool:
         return bool(np.all(self.upper <= self.vals))
+
+
+class _Trees(Sequence):
+    """A front's trees by budget, each made on first use by ``make(budget)``; budgets with
+    the same ``key(budget)`` (the budget whose tree they inherit) share one object."""
+
+    def __init__(self, make: Callable[[int], Node], size: int,
+                 key: Callable[[int], int]) -> None:
+        self._make, self._size, self._key, self._made = make, size, key, {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._size))]
+        if not -self._size <= i < self._size:
+            raise IndexError(i)
+        k = self._key(i % self._size + 1)
+        if k not in self._made:
+            self._made[k] = self._make(k)
+        return self._made[k]
 
 
 def convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,11 +282,11 @@ class FrontSearch:
         picks = _Picks.of(np.array(leaf), np.array(feas), fr[0].vals.reshape(R, F, 4),
                           fr[1].vals.reshape(R, F, 4), self.tol, np.array(stump))
         out = []
-        for r in range(R):
-            def tree_of(f: int, s: int, k: int, r: int = r) -> Node:
-                return fr[s].tree(r * F + f, k)
-            trees = [picks.tree(r, k, tree_of, idx) for k in range(1, 9)]
-            out.append(SubFront(picks.vals[r], picks.vals[r].copy(), trees))
+        for r in range(R):  # trees made when asked: most depth-3 nodes' are never read
+            def tree(k: int, r: int = r) -> Node:
+                return picks.tree(r, k, lambda f, s, b: fr[s].tree(r * F + f, b), idx)
+            out.append(SubFront(picks.vals[r], picks.vals[r].copy(),
+                                _Trees(tree, 8, partial(picks.resolve, r))))
         return out
 
     def _node_sides(self, nodes: list[tuple[np.ndarray, tuple]]) -> list[_Depth2]:
@@ -347,8 +371,9 @@ class FrontSearch:
         stump = (D.max(axis=0) + (t[:, None] - D).max(axis=0))[None]
         picks = _Picks.of(np.array([leaf]), np.ones((1, len(done)), bool), v0, v1, self.tol,
                           stump)
-        trees = [picks.tree(0, k, lambda j, s, k: sides[int(done[j])][s].trees[k - 1], done)
-                 for k in range(1, 2 * half + 1)]
+        trees = _Trees(lambda k: picks.tree(0, k, lambda j, s, b: sides[int(done[j])][s]
+                                            .trees[b - 1], done),
+                       2 * half, partial(picks.resolve, 0))
         out = SubFront(picks.vals[0], picks.vals[0].copy(), trees)
         u0 = np.array([sides[f][0].upper for f in done]).reshape(-1, half)
         u1 = np.array([sides[f][1].upper for f in done]).reshape(-1, half)
@@ -431,11 +456,17 @@ class _Picks:
             split[:, k - 1] = bi[:, k - 2] + 1
         return cls(vals, root, split)
 
+    def resolve(self, r: int, k: int) -> int:
+        """The budget whose tree node ``r``'s budget ``k`` keeps (the largest <= ``k``
+        that improved on the one below, or 1)."""
+        while k > 1 and self.root[r, k - 1] < 0:
+            k -= 1
+        return k
+
     def tree(self, r: int, k: int, tree_of, names: np.ndarray) -> Node:
         """Node ``r``'s tree at ``k`` leaves; ``tree_of(j, side, leaves)`` gives the sides
         of root index ``j``, ``names[j]`` its feature."""
-        while k > 1 and self.root[r, k - 1] < 0:
-            k -= 1
+        k = self.resolve(r, k)
         if k == 1:
             return None
         j, i0 = int(self.root[r, k - 1]), int(self.split[r, k - 1])
