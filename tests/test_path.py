@@ -81,6 +81,22 @@ def test_penalties_read_off_the_path_are_bendocts_optima():
     assert hull[0].lams[1] == np.inf and hull[-1].lams[0] == 0.0
 
 
+def test_wide_data_take_one_search_per_budget_with_the_same_front(monkeypatch):
+    from optrees.trees.search.binary import front as front_module
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, size=(30, 4))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(30) < 0.2)).astype(int) + X[:, 2] * X[:, 3]
+    w = rng.integers(1, 4, size=30).astype(float)
+    monkeypatch.setattr(front_module, "TRIPLE_CELLS", 0)  # every set counts as wide
+    monkeypatch.setattr(front_module, "FrontSearch", None)  # (not called)
+    for depth, min_leaf in ((3, 1), (3, 3), (4, 2)):
+        points = accuracy_front(X, y, depth, w, 3, min_leaf)
+        want = front_by_enumeration(X, y, w, depth, min_leaf)
+        assert [p.correct for p in points] == pytest.approx(want)
+        assert all(p.optimal for p in points)
+
+
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
 @pytest.mark.parametrize("min_leaf", [3, 5, 8])
 def test_min_leaf_binds_and_each_budget_is_still_the_enumerated_optimum(min_leaf, backend):

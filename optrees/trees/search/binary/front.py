@@ -10,6 +10,7 @@ all budgets kept), instead of one budgeted search per leaf count.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,14 @@ from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
 from .data import BinaryData, select_rows
 from .leaf_fronts import FrontSearch
+from .search import Search
 from .tree import count_leaves, labelled
+
+TRIPLE_CELLS = 1e7
+"""Largest ``K * F^3`` (classes times features cubed: one depth-3 node's triple counts,
+8 bytes each, three or four held at once under a depth-4 node) searched by
+:mod:`.leaf_fronts`; wider data take one budgeted search per leaf count (:func:`_per_budget`),
+which counts only pairs.  wdbc:QT_5 (150 features, 2 classes: 6.8e6) peaked at 390 MB."""
 
 _CONTROLLER: list[ThreadpoolController] = []
 
@@ -58,6 +66,10 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         raise ValueError(f"depth must be >= 0, got {depth}")
     data = BinaryData.make(X, y, sample_weight, n_classes)
     rows = select_rows(data.X.shape[0], None)
+    if depth >= 3 and data.n_classes * float(data.n_features) ** 3 > TRIPLE_CELLS:
+        points = _per_budget(data, rows, depth, int(min_leaf), deadline, backend)
+        tol = 1e-9 * (1.0 + float(data.w.sum()))
+        return _fewest_leaves(points, tol)
     search = FrontSearch(data, int(min_leaf), deadline, backend)
     with _blas().limit(limits=1, user_api="blas"):
         # many small products: BLAS threads cost more than they give, the more so on a
@@ -74,9 +86,39 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         optimal = bound <= correct + search.tol and not search.timed_out
         points.append(FrontPoint(budget, correct, correct if optimal else bound, optimal,
                                  count_leaves(node), tree))
-    for i in range(1, len(points)):  # a tie with fewer leaves keeps the smaller tree
+    return _fewest_leaves(points, search.tol)
+
+
+def _fewest_leaves(points: list[FrontPoint], tol: float) -> list[FrontPoint]:
+    """A budget tied with the one below keeps the smaller tree."""
+    for i in range(1, len(points)):
         low, here = points[i - 1], points[i]
-        if low.optimal and here.optimal and low.correct >= here.correct - search.tol:
+        if low.optimal and here.optimal and low.correct >= here.correct - tol:
             points[i] = FrontPoint(here.budget, low.correct, low.correct, True, low.leaves,
                                    low.tree)
     return points
+
+
+def _per_budget(data: BinaryData, rows: np.ndarray, depth: int, min_leaf: int,
+                deadline: Deadline | None, backend: str) -> list[FrontPoint]:
+    """The front by one budgeted :class:`.search.Search` per leaf count, largest first,
+    sharing its cache (each budget capped by the one above; a budget whose larger
+    neighbour's optimum fits inherits it): no ``F^3`` counts, for wide data."""
+    search = Search(data, 0.0, backend, deadline, min_leaf=min_leaf)
+    points: list[FrontPoint] = []
+    cap = math.inf
+    for budget in range(2**depth, 0, -1):
+        above = points[-1] if points else None
+        if above is not None and above.optimal and above.leaves <= budget:
+            points.append(FrontPoint(budget, above.correct, above.correct, True,
+                                     above.leaves, above.tree))
+            continue
+        res = search.solve(rows, depth, cap=cap,
+                           budget=None if budget >= 2**depth else budget)
+        tree, correct = labelled(res.node, depth, data, rows)
+        bound = max(min(res.upper, cap), correct)
+        optimal = bound <= correct + search.tol and not search.stats.timed_out
+        points.append(FrontPoint(budget, correct, correct if optimal else bound, optimal,
+                                 count_leaves(res.node), tree))
+        cap = points[-1].bound  # F(B - 1) <= F(B)
+    return points[::-1]
