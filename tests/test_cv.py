@@ -131,6 +131,26 @@ def test_grid_search_cv_chooses_the_same_point():
     assert len(set(grid.cv_results_["mean_test_score"])) > 2
 
 
+# best_params_ and leaves chosen by the budgeted search per leaf count (before issue #44's
+# front vectors, commit 21c1e70), on the data of the test below
+CHOSEN_BEFORE = {0: (3, 0.0020833333333333537, 7), 1: (2, 0.022792022792022804, 4),
+                 2: (3, 0.016666666666666663, 6), 3: (3, 0.024363671088270034, 5)}
+
+
+@pytest.mark.parametrize("seed", sorted(CHOSEN_BEFORE))
+def test_the_chosen_model_is_the_one_the_per_budget_search_chose(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(160, 8))
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] ^ X[:, 3]) ^ (rng.random(160) < 0.15)).astype(int)
+    w = rng.integers(1, 4, size=160).astype(float) if seed % 2 else None
+    cv = BendOCTClassifierCV(depths=(2, 3), cv=4, min_samples_leaf=1 + seed % 3).fit(
+        X, y, sample_weight=w)
+    depth, lam, leaves = CHOSEN_BEFORE[seed]
+    assert cv.best_params_["depth"] == depth
+    assert cv.best_params_["lam"] == pytest.approx(lam, rel=1e-9)
+    assert cv.best_estimator_.tree_.n_leaves == leaves
+
+
 def test_path_lams_lie_inside_the_intervals_of_the_folds():
     def fold(low, high):
         return FoldPath(0, 2, np.arange(len(low)), np.array(low), np.array(high),

@@ -40,16 +40,17 @@ def front_by_enumeration(X, y, w, depth, min_leaf):
     return [max(v for k, v in best.items() if k <= budget) for budget in range(1, 2**depth + 1)]
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_each_budget_is_the_enumerated_optimum(seed):
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("seed", range(10))
+def test_each_budget_is_the_enumerated_optimum(seed, backend):
     rng = np.random.default_rng(seed)
-    n, F, depth = 24, 4, 2 + seed % 2
+    n, F, depth = 24 + 6 * (seed >= 8), 4, 2 + seed % 2 + (seed >= 8)
     X = rng.integers(0, 2, size=(n, F))
     y = (X[:, 0] ^ X[:, 1] ^ (rng.random(n) < 0.2)).astype(int) + (seed % 3 == 0) * X[:, 2]
-    w = rng.integers(1, 4, size=n).astype(float)
+    w = rng.integers(1, 4, size=n).astype(float) if seed % 4 else rng.random(n) + 0.25
     min_leaf = 1 + seed % 3
     want = front_by_enumeration(X, y, w, depth, min_leaf)
-    points = accuracy_front(X, y, depth, w, int(y.max()) + 1, min_leaf)
+    points = accuracy_front(X, y, depth, w, int(y.max()) + 1, min_leaf, backend=backend)
     assert [p.budget for p in points] == list(range(1, 2**depth + 1))
     assert all(p.optimal for p in points)
     assert [p.correct for p in points] == pytest.approx(want)
@@ -78,6 +79,66 @@ def test_penalties_read_off_the_path_are_bendocts_optima():
         assert chosen and chosen[0].accuracy - lam * chosen[0].leaves == pytest.approx(best)
     hull = [p for p in points if p.lams]
     assert hull[0].lams[1] == np.inf and hull[-1].lams[0] == 0.0
+
+
+def test_wide_data_take_one_search_per_budget_with_the_same_front(monkeypatch):
+    from optrees.trees.search.binary import front as front_module
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, size=(30, 4))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(30) < 0.2)).astype(int) + X[:, 2] * X[:, 3]
+    w = rng.integers(1, 4, size=30).astype(float)
+    monkeypatch.setattr(front_module, "TRIPLE_CELLS", 0)  # every set counts as wide
+    monkeypatch.setattr(front_module, "FrontSearch", None)  # (not called)
+    for depth, min_leaf in ((3, 1), (3, 3), (4, 2)):
+        points = accuracy_front(X, y, depth, w, 3, min_leaf)
+        want = front_by_enumeration(X, y, w, depth, min_leaf)
+        assert [p.correct for p in points] == pytest.approx(want)
+        assert all(p.optimal for p in points)
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("min_leaf", [3, 5, 8])
+def test_min_leaf_binds_and_each_budget_is_still_the_enumerated_optimum(min_leaf, backend):
+    rng = np.random.default_rng(min_leaf)
+    X = rng.integers(0, 2, size=(40, 5))
+    X[:, 4] = X[:, 0] & X[:, 1] & X[:, 2]  # a feature with few ones: splits near the limit
+    y = (X[:, 0] & X[:, 1] ^ (rng.random(40) < 0.15)).astype(int) + X[:, 3] * (X[:, 2] == 0)
+    w = rng.integers(1, 3, size=40).astype(float)
+    points = accuracy_front(X, y, 3, w, 3, min_leaf, backend=backend)
+    want = front_by_enumeration(X, y, w, 3, min_leaf)
+    assert [p.correct for p in points] == pytest.approx(want)
+    unconstrained = front_by_enumeration(X, y, w, 3, 1)
+    assert min_leaf < 5 or want != pytest.approx(unconstrained)  # the limit cost accuracy
+
+
+class StopAfter:
+    """A deadline that expires after ``calls`` looks at it (and has all the time before)."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def remaining(self):
+        return float("inf")
+
+    def expired(self):
+        self.calls -= 1
+        return self.calls < 0
+
+
+@pytest.mark.parametrize("depth, calls", [(4, 0), (4, 1), (5, 2), (5, 4), (5, 9)])
+def test_a_path_stopped_midway_keeps_its_trees_scores_and_valid_bounds(depth, calls):
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(80, 6))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(80) < 0.1)).astype(int)
+    exact = accuracy_front(X, y, depth)
+    stopped = accuracy_front(X, y, depth, deadline=StopAfter(calls))
+    assert not all(p.optimal for p in stopped)  # the deadline cut it short: said so
+    for e, s in zip(exact, stopped, strict=True):
+        assert s.correct <= e.correct + 1e-9 <= s.bound + 2e-9
+        leaf = s.tree.terminal(X)  # the point's tree scores what it says
+        got = sum(np.sum((leaf == t) & (y == s.tree.label[t - 1])) for t in np.unique(leaf))
+        assert got == s.correct
 
 
 def test_stopped_path_keeps_valid_bounds():

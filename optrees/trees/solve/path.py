@@ -27,7 +27,7 @@ from ...solvers.deadline import Deadline
 from ..search.binary.front import accuracy_front
 
 MAX_PATH_DEPTH = 4
-"""Deepest path: the front has 2^depth points, each a budgeted search."""
+"""Deepest path: a depth-5 front is one depth-4 front per root feature and side."""
 
 
 @dataclass
@@ -54,7 +54,7 @@ def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = No
     trees), or raw columns with ``binarizer="auto"`` (quantile cuts: the front is then over
     those thresholds) or a :class:`~optrees.Binarizer`."""
     frame = check_frame(X)
-    depth = check_depth(depth, MAX_PATH_DEPTH, "the path has one search per leaf count")
+    depth = check_depth(depth, MAX_PATH_DEPTH, "the path's search grows with F^depth")
     classes, y_enc = check_target(y, len(frame))
     w = fit_weights(sample_weight, None, classes, y_enc)
     if isinstance(min_samples_leaf, bool) or not isinstance(min_samples_leaf, int) or \
@@ -77,12 +77,15 @@ def front_points(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray | None,
     total = float(len(y_enc) if w is None else np.sum(w))
     points = accuracy_front(X01, y_enc, depth, w, len(classes), min_leaf, deadline)
     out = []
+    made: dict[int, BinaryTree] = {}  # budgets whose optimum is the same tree share it
     for p in points:
         if max_leaves is not None and p.budget > max_leaves:
             continue
-        tree = p.tree.to_binary_tree(classes)
-        tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
-        tree.set_counts(X01, y_enc, w)
+        tree = made.get(id(p.tree))
+        if tree is None:
+            tree = made[id(p.tree)] = p.tree.to_binary_tree(classes)
+            tree.feature_names, tree.negated_names = list(names[0]), list(names[1])
+            tree.set_counts(X01, y_enc, w)
         out.append(PathPoint(p.budget, p.leaves, p.correct / total, p.bound / total,
                              p.optimal, tree, None))
     _hull(out)

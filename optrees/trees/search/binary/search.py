@@ -200,8 +200,9 @@ class Search:
     def _depth2_budgets(self, G, t, C, rows: np.ndarray, depth: int, key: bytes,
                         budget: int) -> Result:
         """A depth-2 subproblem of a budgeted search: the kernel for each budget 2 .. 2^depth
-        on the same counters, all cached (a leaf budget's front, issue #44, asks them all;
-        a budget's Gram costs far more than its kernel); the result for ``budget``."""
+        on the same counters, all cached (a search with ``max_leaves`` meets other budgets of
+        the same rows; a budget's Gram costs far more than its kernel); the result for
+        ``budget``."""
         out = None
         for b in range(2, 2**depth + 1):
             v, a, bl, br = self.counter.depth2(G, t, self.L, depth, self.tol, C, len(rows),
