@@ -26,14 +26,13 @@ are not run.  Everything else (numbers +-1, ``not``, ``and``/``or``, ``True``/``
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "mutation"
@@ -152,28 +151,38 @@ def config(group: str) -> str:
             f"[cosmic-ray.filters.operators-filter]\nexclude-operators = [{excluded}]\n")
 
 
+def _stable_key(path: str, name: str, operator: str, row: int, col: int, end_col: int,
+                lines: dict[str, list[str]]) -> str:
+    """A mutant's place that an edit elsewhere in its file does not move: its function, its
+    operator and the text of its line and columns (cosmic-ray's job ids are random uuids,
+    its occurrence numbers and rows shift with every site or line added above)."""
+    text = lines.setdefault(path, (ROOT / path).read_text().splitlines())
+    line = text[row - 1] if 0 < row <= len(text) else ""
+    return hashlib.sha1(f"{path}|{name}|{operator}|{line}|{col}|{end_col}".encode()).hexdigest()
+
+
 def deferred_jobs(con: sqlite3.Connection, spec: dict, run_all: bool,
                   most: int | None = None) -> list[str]:
     """Jobs not to run: those of the group's ``defer`` functions, those outside its ``only``
-    functions, and, with ``sample`` = N, all but N of the rest drawn at random (seed 0, over
-    the mutants sorted by file, place and operator: cosmic-ray's job ids are random uuids,
-    so the same code gives the same sample after every ``init``).  ``most``: of the sample,
-    run at most this many not run yet in this call (a run in pieces)."""
+    functions, and, with ``sample`` = N, all but N of the rest: the N with the smallest hash
+    of their place (:func:`_stable_key`), so the same code gives the same sample after every
+    ``init`` and an edit elsewhere in a file keeps the rest of its sample.  ``most``: of the
+    sample, run at most this many not run yet in this call (a run in pieces)."""
     if run_all and most is None:
         return []
-    order = ("SELECT job_id, definition_name, module_path, start_pos_row, start_pos_col,"
-             " operator_name, occurrence FROM mutation_specs WHERE job_id ")
-    rows = con.execute(order + "NOT IN (SELECT job_id FROM work_results WHERE output != "
+    query = ("SELECT job_id, definition_name, module_path, operator_name, start_pos_row,"
+             " start_pos_col, end_pos_col FROM mutation_specs WHERE job_id ")
+    rows = con.execute(query + "NOT IN (SELECT job_id FROM work_results WHERE output != "
                        "'deferred')").fetchall()
-    rows += con.execute(order + "IN (SELECT job_id FROM work_results WHERE worker_outcome "
+    rows += con.execute(query + "IN (SELECT job_id FROM work_results WHERE worker_outcome "
                         "= 'NORMAL')").fetchall()  # already run: part of the sample
-    rows.sort(key=lambda r: (r[2:], r[0]))
+    lines: dict[str, list[str]] = {}
+    rows.sort(key=lambda r: (_stable_key(r[2], r[1], *r[3:], lines), r[4], r[0]))
     only, defer = spec.get("only"), spec.get("defer", [])
     keep = [r[0] for r in rows if run_all or (
         r[1] not in defer and (only is None or r[1] in only))]
-    if not run_all and spec.get("sample") and len(keep) > spec["sample"]:
-        keep = [keep[i] for i in sorted(np.random.default_rng(0).choice(
-            len(keep), spec["sample"], replace=False))]
+    if not run_all and spec.get("sample"):
+        keep = keep[:spec["sample"]]
     ran = {j for (j,) in con.execute("SELECT job_id FROM work_results WHERE "
                                      "worker_outcome = 'NORMAL'")}
     if most is not None:

@@ -124,3 +124,25 @@ def test_a_stopped_budget_search_brackets_the_optimum(backend, depth, budget, mi
             _check_bracket(res, optimum, budget, min_leaf, X)
             if stop is None:
                 assert res.optimal, seed
+
+
+@pytest.mark.parametrize(("seed", "depth", "budget", "min_leaf", "penalty", "backend", "stop"), [
+    (19, 3, 5, 1, 0.0, "numba", 12), (35, 3, 5, 1, 0.0, "numba", 12),
+    (28, 3, 4, 1, 0.5, "numba", 25), (8, 3, 5, 1, 0.0, "numba", 6),
+    (23, 3, 5, 1, 0.0, "numpy", 25)])
+def test_the_budget_bounds_prove_these_optima_by_a_fixed_stop(seed, depth, budget, min_leaf,
+                                                               penalty, backend, stop):
+    """Work, not answers: at these stops the subinterval and similarity bounds have already
+    proved the enumerated optimum (proved, bound = score = optimum).  Two weaker searches
+    still give valid brackets but prove none of these in time: the second child's slack
+    ``half`` (the weight from the split point to the far end of its interval, which lets one
+    failed child close the interval by similarity) shrunk to ``cw[hi] / cw[mid]``, and the
+    root intervals queued with point 0 as their evaluated left end (``a = 0``: the loss half
+    of the subinterval bound is lost on the left of each root feature)."""
+    if backend == "numba" and not numba_available():
+        pytest.skip("numba not installed")
+    X, y, w, n_classes = _problem(seed)
+    optimum = _optimum(X, y, w, n_classes, penalty, depth, min_leaf, budget)
+    res = _solve(seed, depth, budget, min_leaf, penalty, backend, stop)
+    assert res.optimal
+    assert res.score == pytest.approx(optimum) and res.upper_bound == pytest.approx(optimum)
