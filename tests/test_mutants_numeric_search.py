@@ -149,3 +149,21 @@ def test_the_budget_bounds_prove_these_optima_by_a_fixed_stop(seed, depth, budge
     res = _solve(seed, depth, budget, min_leaf, penalty, backend, stop)
     assert res.optimal
     assert res.score == pytest.approx(optimum) and res.upper_bound == pytest.approx(optimum)
+
+
+def test_intervals_at_depth_4_take_the_first_feature_then_the_highest_bound():
+    """The root's order at depth ≥ 4 (:class:`.search.Intervals`): the first feature of the
+    node's order to its end, then the other features' intervals highest bound first, not
+    feature by feature (the pushes put a lower bound on an earlier place); at depth 3 the
+    first feature has no privilege; inside the search (not best first) feature by feature."""
+    from optrees.trees.search.numeric.search import Intervals
+
+    def order(queue):
+        for place, bound in [(0, 5.0), (2, 9.0), (1, 8.0), (0, 7.0), (3, 4.0), (1, 9.5)]:
+            queue.push(place, place, 0, 1, -1, -1, bound)
+        return [queue.pop()[-1] for _ in range(6)]
+
+    assert order(Intervals(True, 4)) == [5.0, 7.0, 9.5, 9.0, 8.0, 4.0]
+    assert order(Intervals(True, 5)) == [5.0, 7.0, 9.5, 9.0, 8.0, 4.0]
+    assert order(Intervals(True, 3)) == [9.5, 9.0, 8.0, 7.0, 5.0, 4.0]
+    assert order(Intervals()) == [5.0, 7.0, 8.0, 9.5, 9.0, 4.0]
