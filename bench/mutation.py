@@ -114,6 +114,17 @@ GROUPS: dict[str, dict] = {
         "deselect": [],
         "sample": 60,  # of 1077 mutants
     },
+    "fair-search": {  # the front search of fair trees and the notions' gap coordinates
+        "modules": ["optrees/trees/problem/fairness.py", "optrees/trees/search/binary/fair.py",
+                    "optrees/trees/search/binary/fair_fronts.py"],
+        "tests": ["tests/test_mutants_fairness.py", "tests/test_fair_search.py",
+                  "tests/test_fair_oracles.py"],
+        "deselect": [*SLOW_FAIR,
+                     "tests/test_fair_search.py::test_bendoct_depth3_front_search_agrees_with_the_mip",
+                     "tests/test_mutants_fairness.py::test_two_class_fair_mips_equal_the_"
+                     "enumeration_from_the_definition"],
+        "sample": 60,
+    },
     "feature-costs": {  # the feature-cost objective and its subtree search
         "modules": ["optrees/trees/problem/objectives/feature_costs.py",
                     "optrees/trees/solve/feature_costs.py",
