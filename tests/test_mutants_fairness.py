@@ -269,9 +269,10 @@ def _parity_coefficients(groups: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(g0, w / w[g0].sum(), 0.0) - np.where(g1, w / w[g1].sum(), 0.0)
 
 
-def _best_fair_score(X, y, w, groups, eps, depth, penalty):
+def _best_fair_score(X, y, w, groups, eps, depth, penalty, min_leaf=1):
     """Best ``weighted correct - penalty * leaves`` of a tree of depth <= ``depth`` over the
-    0/1 columns of ``X`` whose parity gap, from its predictions, is at most ``eps``: every
+    0/1 columns of ``X`` whose splits leave ``min_leaf`` rows or more on each side and whose
+    parity gap, from its predictions, is at most ``eps``: every
     subtree of a row set as (gap share, score) pairs, the best score kept per share (shares
     add up over the leaves), leaves labelled 1 or 0."""
     coef = _parity_coefficients(groups, w)
@@ -290,7 +291,7 @@ def _best_fair_score(X, y, w, groups, eps, depth, penalty):
         put(float(coef[member].sum()), w[member & (y == 1)].sum() - penalty)
         for f in range(X.shape[1]) if d else []:
             left, right = member & ~X[:, f], member & X[:, f]
-            if left.any() and right.any():
+            if min(left.sum(), right.sum()) >= max(1, min_leaf):
                 for sa, ga in points(left.tobytes(), d - 1).values():
                     for sb, gb in points(right.tobytes(), d - 1).values():
                         put(ga + gb, sa + sb)
@@ -314,20 +315,28 @@ def _fair_case(seed: int):
     return X, y, w, groups
 
 
-@pytest.mark.parametrize(("seed", "eps", "penalty"), [
-    (7, 0.3, 0.0), (26, 0.15, 0.0), (4, 0.3, 0.5), (31, 0.3, 0.0)])
-def test_depth3_fair_front_search_equals_the_enumeration(seed, eps, penalty):
+@pytest.mark.parametrize(("seed", "eps", "penalty", "min_leaf"), [
+    (7, 0.3, 0.0, 1), (26, 0.15, 0.0, 1), (4, 0.3, 0.5, 1), (31, 0.3, 0.0, 1),
+    (37, 0.05, 0.0, 1), (1, 0.15, 0.5, 1), (21, 0.05, 0.0, 3), (37, 0.3, 0.0, 3)])
+def test_depth3_fair_front_search_equals_the_enumeration(seed, eps, penalty, min_leaf):
     """The depth-3 front search under statistical parity equals the enumeration of every
-    tree, and its tree's gap, measured from its predictions, meets the cap.  A wrong sign in
-    the multipliers' price of the reference group (an invalid Lagrangian bound: seeds 7, 26)
-    or in the lower end of the sibling's window (points cut that a fair sibling completes:
-    seeds 4, 31) loses the optimum while claiming it."""
+    tree, its tree's gap, measured from its predictions, meets the cap, and its splits keep
+    ``min_leaf`` rows a side.  Mutants that lose the optimum while claiming it: a wrong sign
+    in the multipliers' price of the reference group (an invalid Lagrangian bound: seeds 7,
+    26), the lower end of the sibling's window (seeds 4, 31) or the window taken from the
+    side's own coordinates instead of its sibling's (seeds 37, 1: points cut that a fair
+    sibling completes); and one that beats it: root splits with too few rows on a side
+    admitted (``ok + (...)`` for ``ok & (...)``: seeds 21, 37 with 3 rows a side)."""
     from optrees.trees.search.binary.fair import solve_fair_subtree
 
     X, y, w, groups = _fair_case(seed)
-    best = _best_fair_score(X, y, w, groups, eps, 3, penalty)
-    sol = solve_fair_subtree(X, y, 3, _parity_coefficients(groups, w), eps, 1, penalty, w, 1)
+    best = _best_fair_score(X, y, w, groups, eps, 3, penalty, min_leaf)
+    sol = solve_fair_subtree(X, y, 3, _parity_coefficients(groups, w), eps, 1, penalty, w,
+                             min_leaf)
     assert sol.optimal and sol.score == pytest.approx(best, abs=1e-9)
-    pred = sol.tree.label[sol.tree.terminal(X.astype(np.uint8)) - 1]
+    stop = sol.tree.terminal(X.astype(np.uint8))
+    pred = sol.tree.label[stop - 1]
     rates = [w[(groups == g) & (pred == 1)].sum() / w[groups == g].sum() for g in (0, 1)]
     assert abs(rates[0] - rates[1]) <= eps + 1e-9
+    if sol.tree.n_splits:
+        assert np.bincount(stop)[sol.tree.reachable_stops()].min() >= min_leaf
