@@ -9,6 +9,7 @@ killed / all mutants.  Too slow for CI (one pytest process per mutant): run it b
     OPTREES_DATA=/work/shared/datasets PYTHONPATH=$PWD python bench/mutation.py fairness
     python bench/mutation.py fairness --report-only      # the last session's score again
     python bench/mutation.py fairness --rerun-survivors  # after adding tests: survivors only
+    python bench/mutation.py numeric-search --max 8      # 8 more mutants of the sample, in pieces
 
 Sessions and survivors go to ``bench/results/mutation/<group>.sqlite`` / ``.survivors.txt``.
 cosmic-ray edits the files *in place* and restores them after each mutant: do not interrupt
@@ -25,14 +26,13 @@ are not run.  Everything else (numbers +-1, ``not``, ``and``/``or``, ``True``/``
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "mutation"
@@ -109,9 +109,21 @@ GROUPS: dict[str, dict] = {
     "numeric-search": {  # bounds and pruning of the search over every threshold
         "modules": ["optrees/trees/search/numeric/search.py",
                     "optrees/trees/search/numeric/budget.py"],
-        "tests": ["tests/test_numeric_subtrees.py", "tests/test_numeric_deep.py"],
+        "tests": ["tests/test_mutants_numeric_search.py", "tests/test_numeric_subtrees.py",
+                  "tests/test_numeric_deep.py"],
         "deselect": [],
         "sample": 60,  # of 1077 mutants
+    },
+    "fair-search": {  # the front search of fair trees and the notions' gap coordinates
+        "modules": ["optrees/trees/problem/fairness.py", "optrees/trees/search/binary/fair.py",
+                    "optrees/trees/search/binary/fair_fronts.py"],
+        "tests": ["tests/test_mutants_fairness.py", "tests/test_fair_search.py",
+                  "tests/test_fair_oracles.py"],
+        "deselect": [*SLOW_FAIR,
+                     "tests/test_fair_search.py::test_bendoct_depth3_front_search_agrees_with_the_mip",
+                     "tests/test_mutants_fairness.py::test_two_class_fair_mips_equal_the_"
+                     "enumeration_from_the_definition"],
+        "sample": 60,
     },
     "feature-costs": {  # the feature-cost objective and its subtree search
         "modules": ["optrees/trees/problem/objectives/feature_costs.py",
@@ -150,26 +162,43 @@ def config(group: str) -> str:
             f"[cosmic-ray.filters.operators-filter]\nexclude-operators = [{excluded}]\n")
 
 
-def deferred_jobs(con: sqlite3.Connection, spec: dict, run_all: bool) -> list[str]:
+def _stable_key(path: str, name: str, operator: str, row: int, col: int, end_col: int,
+                lines: dict[str, list[str]]) -> str:
+    """A mutant's place that an edit elsewhere in its file does not move: its function, its
+    operator and the text of its line and columns (cosmic-ray's job ids are random uuids,
+    its occurrence numbers and rows shift with every site or line added above)."""
+    text = lines.setdefault(path, (ROOT / path).read_text().splitlines())
+    line = text[row - 1] if 0 < row <= len(text) else ""
+    return hashlib.sha1(f"{path}|{name}|{operator}|{line}|{col}|{end_col}".encode()).hexdigest()
+
+
+def deferred_jobs(con: sqlite3.Connection, spec: dict, run_all: bool,
+                  most: int | None = None) -> list[str]:
     """Jobs not to run: those of the group's ``defer`` functions, those outside its ``only``
-    functions, and, with ``sample`` = N, all but N of the rest drawn at random (seed 0, over
-    the sorted job ids: the same sample at every call on one session)."""
-    if run_all:
+    functions, and, with ``sample`` = N, all but N of the rest: the N with the smallest hash
+    of their place (:func:`_stable_key`), so the same code gives the same sample after every
+    ``init`` and an edit elsewhere in a file keeps the rest of its sample.  ``most``: of the
+    sample, run at most this many not run yet in this call (a run in pieces)."""
+    if run_all and most is None:
         return []
-    rows = con.execute("SELECT job_id, definition_name FROM mutation_specs WHERE job_id NOT IN "
-                       "(SELECT job_id FROM work_results WHERE output != 'deferred')"
-                       " ORDER BY job_id").fetchall()
-    rows += con.execute("SELECT job_id, definition_name FROM mutation_specs WHERE job_id IN "
-                        "(SELECT job_id FROM work_results WHERE worker_outcome = 'NORMAL')"
-                        " ORDER BY job_id").fetchall()  # already run: part of the sample
-    rows.sort()
+    query = ("SELECT job_id, definition_name, module_path, operator_name, start_pos_row,"
+             " start_pos_col, end_pos_col FROM mutation_specs WHERE job_id ")
+    rows = con.execute(query + "NOT IN (SELECT job_id FROM work_results WHERE output != "
+                       "'deferred')").fetchall()
+    rows += con.execute(query + "IN (SELECT job_id FROM work_results WHERE worker_outcome "
+                        "= 'NORMAL')").fetchall()  # already run: part of the sample
+    lines: dict[str, list[str]] = {}
+    rows.sort(key=lambda r: (_stable_key(r[2], r[1], *r[3:], lines), r[4], r[0]))
     only, defer = spec.get("only"), spec.get("defer", [])
-    keep = [j for j, name in rows if name not in defer and (only is None or name in only)]
-    if spec.get("sample") and len(keep) > spec["sample"]:
-        keep = list(np.random.default_rng(0).choice(keep, spec["sample"], replace=False))
+    keep = [r[0] for r in rows if run_all or (
+        r[1] not in defer and (only is None or r[1] in only))]
+    if not run_all and spec.get("sample"):
+        keep = keep[:spec["sample"]]
     ran = {j for (j,) in con.execute("SELECT job_id FROM work_results WHERE "
                                      "worker_outcome = 'NORMAL'")}
-    return sorted({j for j, _ in rows} - set(keep) - ran)
+    if most is not None:
+        keep = [j for j in keep if j in ran] + [j for j in keep if j not in ran][:most]
+    return sorted({r[0] for r in rows} - set(keep) - ran)
 
 
 def run(*args: str) -> str:
@@ -216,6 +245,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--all", action="store_true", help="run the deferred functions too")
     parser.add_argument("--rerun-survivors", action="store_true",
                         help="run the surviving mutants again (after adding tests)")
+    parser.add_argument("--max", type=int, default=None,
+                        help="run at most this many mutants not run yet (a run in pieces)")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     toml, db = OUT / f"{args.group}.toml", OUT / f"{args.group}.sqlite"
@@ -224,15 +255,16 @@ def main(argv: list[str] | None = None) -> None:
         if not db.exists():
             run("cosmic-ray", "init", str(toml), str(db))
             run("cr-filter-operators", str(db), str(toml))
-        with sqlite3.connect(db) as con:  # deferred mutants: marked, not run
-            con.execute("DELETE FROM work_results WHERE output = 'deferred'")
-            con.executemany("INSERT INTO work_results (worker_outcome, output, job_id) "
-                            "VALUES ('SKIPPED', 'deferred', ?)",
-                            [(j,) for j in deferred_jobs(con, GROUPS[args.group], args.all)])
         if args.rerun_survivors:
             with sqlite3.connect(db) as con:
                 con.execute("DELETE FROM work_results WHERE worker_outcome = 'NORMAL' "
                             "AND test_outcome != 'KILLED'")
+        with sqlite3.connect(db) as con:  # deferred mutants: marked, not run
+            con.execute("DELETE FROM work_results WHERE output = 'deferred'")
+            con.executemany("INSERT INTO work_results (worker_outcome, output, job_id) "
+                            "VALUES ('SKIPPED', 'deferred', ?)",
+                            [(j,) for j in deferred_jobs(con, GROUPS[args.group], args.all,
+                                                         args.max)])
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         subprocess.run(["cosmic-ray", "exec", str(toml), str(db)], cwd=ROOT, env=env,
                        check=True)

@@ -120,7 +120,8 @@ class BudgetSearch:
         self.finder = StumpFinder(sub.view, sub.ys, sub.ws, sub.cw, ctx.backend, ctx.min_leaf)
         whole = self.finder()
         if self.depth == 2:                  # budget 3: one child a leaf, the other a stump
-            self.started = True
+            # not ``started``: stopped inside, the bound is what the leaf count allows (the
+            # root searches keep no open intervals)
             self._three_leaves(whole)
             return self.best, self.tree
         order = [int(f) for f in np.argsort(-whole.correct, kind="stable")
