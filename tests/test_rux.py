@@ -186,8 +186,15 @@ def test_bad_input_is_one_clear_error() -> None:
         RUXClassifier(RandomForestClassifier()).fit(X, y)
     with pytest.raises(OptreesInputError, match="LogisticRegression"):
         RUXClassifier(LogisticRegression(max_iter=500).fit(X, y)).fit(X, y)
-    with pytest.raises(OptreesInputError, match="HistGradientBoosting"):
-        RUXClassifier(HistGradientBoostingClassifier(max_iter=3).fit(X, y)).fit(X, y)
+    with pytest.raises(OptreesInputError, match="not fitted"):
+        RUXClassifier(HistGradientBoostingClassifier()).fit(X, y)
+    categorical = X.assign(group=2 * y + np.arange(len(X)) % 2)  # a category that predicts y
+    hist = HistGradientBoostingClassifier(max_iter=5, categorical_features=["group"],
+                                          random_state=0).fit(categorical, y)
+    assert any(p.nodes["is_categorical"][~p.nodes["is_leaf"].astype(bool)].any()
+               for ps in hist._predictors for p in ps)
+    with pytest.raises(OptreesInputError, match="categorical splits"):
+        RUXClassifier(hist).fit(categorical, y)
     with pytest.raises(OptreesInputError, match="missing"):
         RUXClassifier(est).fit(X.rename(columns={X.columns[0]: "other"}), y)
     with pytest.raises(OptreesInputError, match="another order"):
@@ -239,3 +246,35 @@ def test_array_input_takes_the_ensembles_column_names() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.predict(X.to_numpy())
+
+
+@pytest.mark.parametrize("name", ["iris", "cancer"])
+def test_histogram_boosting_leaves_add_up_to_its_raw_predictions(name: str) -> None:
+    """A HistGradientBoosting model (no apply of its own): the rows of each leaf read, summed
+    with the tree's leaf value, give back the model's own raw prediction (baseline + the
+    leaves each row reaches, by scikit-learn's predictor), and each leaf's rule, evaluated
+    here from its literals, covers exactly those rows."""
+    from optrees.rug.ensemble import ensemble_trees, leaf_rules
+
+    X, y = _data(name)
+    est = HistGradientBoostingClassifier(max_iter=6, max_depth=3, random_state=0).fit(X, y)
+    leaves = leaf_rules(ensemble_trees(est), X.to_numpy(dtype=float), list(X.columns))
+    K = est.n_trees_per_iteration_
+    raw = np.array(np.broadcast_to(est._baseline_prediction, (len(X), K)), dtype=float)
+    values = [p.nodes["value"] for ps in est._predictors for p in ps]
+    for j, (t, node) in enumerate(leaves.origin):
+        raw[leaves.masks[:, j], t % K] += values[t][node]
+        literals = leaves.literals[j]
+        assert np.array_equal(_covers(literals, X), leaves.masks[:, j])
+    assert raw == pytest.approx(est._raw_predict(X), abs=1e-9)
+    m = RUXClassifier(est).fit(X, y)
+    assert m.score(X, y) > 0.85 and len(m.rules_) > 0
+
+
+def _covers(literals, X: pd.DataFrame) -> np.ndarray:
+    """The rows where every test holds, evaluated here from the literals."""
+    rows = np.ones(len(X), dtype=bool)
+    for lit in literals:
+        v = X[lit.feature].to_numpy(dtype=float)
+        rows &= v <= lit.value if lit.op == "<=" else v > lit.value
+    return rows

@@ -71,8 +71,9 @@ class RUXClassifier(RUGClassifier):
     """RUX: the leaves of a fitted tree ensemble as rules, weighted by one solve of RUG's
     master LP (3) -- a small readable rule set that keeps much of the ensemble's accuracy.
 
-    ``estimator``: a *fitted* RandomForestClassifier, ExtraTreesClassifier or
-    GradientBoostingClassifier (every tree of every class).  Each leaf that training rows
+    ``estimator``: a *fitted* RandomForestClassifier, ExtraTreesClassifier,
+    GradientBoostingClassifier (every tree of every class) or HistGradientBoostingClassifier
+    without categorical splits.  Each leaf that training rows
     reach is a rule (the tests on its path, thresholds on X's columns, named as X's or the
     ensemble's columns) of the class of its weighted training majority
     (``optrees.rug.ensemble``); ``optrees.rug.rux.solve_rux`` weighs them.

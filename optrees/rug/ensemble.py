@@ -9,9 +9,11 @@ rows (tests/test_rux.py).
 
 Supported: RandomForestClassifier, ExtraTreesClassifier (and other ensembles whose
 ``estimators_`` are scikit-learn decision trees), GradientBoostingClassifier (every tree
-of every class).  HistGradientBoostingClassifier keeps its trees in private binned
-structures (categorical bitsets, missing-value directions), so it is refused with a clear
-error rather than read half right.
+of every class), and HistGradientBoostingClassifier when none of its splits is categorical:
+its trees (``_predictors``, scikit-learn's private predictor nodes) test ``x <= t`` on the
+raw float64 values, which rules express exactly; a categorical split (a bitset of
+categories) is refused with a clear error rather than read half right.  The rows a
+histogram tree's leaf covers are found by walking its nodes here (it has no ``apply``).
 """
 
 from __future__ import annotations
@@ -36,60 +38,124 @@ class LeafRules:
 
 
 def ensemble_trees(estimator: Any) -> list[Any]:
-    """The fitted decision trees of a scikit-learn ensemble (one clear error otherwise)."""
+    """The fitted trees of a scikit-learn ensemble, each with ``apply(X)`` (the leaf each
+    row reaches) and ``paths(names)`` (the tests on the way to each node); one clear error
+    otherwise."""
     name = type(estimator).__name__
-    if name.startswith("HistGradientBoosting"):
-        raise OptreesInputError(
-            f"{name} is not supported: its trees are stored in private binned structures "
-            "that cannot be read reliably; pass a RandomForestClassifier, "
-            "ExtraTreesClassifier or GradientBoostingClassifier")
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
         raise OptreesInputError(f"estimator must be a fitted scikit-learn tree ensemble, got "
                                 f"{name}")
+    if name.startswith("HistGradientBoosting"):
+        return _histogram_trees(estimator, name)
     trees = getattr(estimator, "estimators_", None)
     if trees is None:
-        if hasattr(estimator, "n_estimators"):
-            raise OptreesInputError(
-                f"the {name} is not fitted: call its fit first (scikit-learn's clone, as in "
-                "cross_val_score or GridSearchCV, hands RUX an unfitted copy of it)")
-        raise OptreesInputError(f"estimator must be a fitted tree ensemble (random forest, "
-                                f"extra trees, gradient boosting), got {name}")
+        _not_fitted(estimator, name)
     flat = list(np.asarray(trees, dtype=object).ravel())
     if not flat or not all(hasattr(t, "tree_") and hasattr(t, "apply") for t in flat):
         raise OptreesInputError(f"estimator must be an ensemble of decision trees; {name}'s "
                                 "estimators_ are not scikit-learn trees")
-    return flat
+    return [_DecisionTree(t.tree_) for t in flat]
+
+
+def _not_fitted(estimator: Any, name: str) -> None:
+    if hasattr(estimator, "n_estimators") or hasattr(estimator, "max_iter"):
+        raise OptreesInputError(
+            f"the {name} is not fitted: call its fit first (scikit-learn's clone, as in "
+            "cross_val_score or GridSearchCV, hands RUX an unfitted copy of it)")
+    raise OptreesInputError(f"estimator must be a fitted tree ensemble (random forest, "
+                            f"extra trees, gradient boosting), got {name}")
+
+
+def _histogram_trees(estimator: Any, name: str) -> list[Any]:
+    predictors = getattr(estimator, "_predictors", None)
+    if predictors is None:
+        _not_fitted(estimator, name)
+    try:
+        trees = [_HistogramTree(p.nodes) for per_iteration in predictors for p in per_iteration]
+    except (AttributeError, ValueError) as exc:  # a scikit-learn whose nodes differ
+        raise OptreesInputError(f"cannot read the trees of this {name} ({exc}); pass a "
+                                "RandomForestClassifier or GradientBoostingClassifier") from None
+    if any(t.categorical for t in trees):
+        raise OptreesInputError(
+            f"this {name} has categorical splits (a set of categories per test), which rules "
+            "of x <= t cannot express: fit it without categorical_features, or pass a "
+            "RandomForestClassifier or GradientBoostingClassifier")
+    return trees
+
+
+class _DecisionTree:
+    """A scikit-learn decision tree (``tree_``), read as RUX reads every tree."""
+
+    def __init__(self, tree: Any) -> None:
+        self.tree = tree
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        # tree.apply without its per-call input checks, on float32 as scikit-learn compares
+        return self.tree.apply(np.ascontiguousarray(X, dtype=np.float32))
+
+    def paths(self, names: list[str]) -> dict[int, list[Literal]]:
+        t = self.tree
+        return _paths(t.children_left, t.children_right, t.children_left == -1, t.feature,
+                      t.threshold, names)
+
+
+class _HistogramTree:
+    """A tree of a HistGradientBoosting model (its predictor's node array): row goes left
+    when ``x <= num_threshold`` (compared in float64, as its predictor does)."""
+
+    def __init__(self, nodes: np.ndarray) -> None:
+        self.left = nodes["left"].astype(np.int64)
+        self.right = nodes["right"].astype(np.int64)
+        self.leaf = nodes["is_leaf"].astype(bool)
+        self.feature = nodes["feature_idx"].astype(np.int64)
+        self.threshold = nodes["num_threshold"].astype(np.float64)
+        self.categorical = bool(np.any(nodes["is_categorical"][~self.leaf]))
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        node = np.zeros(len(X), dtype=np.int64)
+        rows = np.arange(len(X))
+        while rows.size:  # every row moves down one level per pass
+            n = node[rows]
+            inner = ~self.leaf[n]
+            rows, n = rows[inner], n[inner]
+            go_left = X[rows, self.feature[n]] <= self.threshold[n]
+            node[rows] = np.where(go_left, self.left[n], self.right[n])
+        return node
+
+    def paths(self, names: list[str]) -> dict[int, list[Literal]]:
+        return _paths(self.left, self.right, self.leaf, self.feature, self.threshold, names)
 
 
 def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str]) -> LeafRules:
     """The leaves that rows of ``X`` reach, over all ``trees``, as rules on columns
     ``names`` (X's columns in the ensemble's order)."""
-    X32 = np.ascontiguousarray(X, dtype=np.float32)  # what scikit-learn's trees compare
+    X = np.asarray(X, dtype=np.float64)
     literals: list[tuple[Literal, ...]] = []
     masks: list[np.ndarray] = []
     origin: list[tuple[int, int]] = []
     for t, tree in enumerate(trees):
-        leaf_of_row = tree.tree_.apply(X32)  # tree.apply without its per-call input checks
-        paths = _paths(tree.tree_, names)
+        leaf_of_row = tree.apply(X)
+        paths = tree.paths(names)
         for node in np.unique(leaf_of_row):
             literals.append(simplify_literals(paths[int(node)], names))
             masks.append(leaf_of_row == node)
             origin.append((t, int(node)))
-    M = np.column_stack(masks) if masks else np.zeros((len(X32), 0), dtype=bool)
+    M = np.column_stack(masks) if masks else np.zeros((len(X), 0), dtype=bool)
     return LeafRules(literals, M, origin)
 
 
-def _paths(tree: Any, names: list[str]) -> dict[int, list[Literal]]:
-    """For every node of a fitted ``tree_``, the tests on the path from the root to it."""
-    left, right = tree.children_left, tree.children_right
+def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.ndarray,
+           threshold: np.ndarray, names: list[str]) -> dict[int, list[Literal]]:
+    """For every node of a tree (its child arrays, which nodes are leaves, its tests
+    ``x_feature <= threshold`` to the left), the tests on the path from the root to it."""
     paths: dict[int, list[Literal]] = {0: []}
     stack = [0]
     while stack:
         node = stack.pop()
-        if left[node] == -1:  # a leaf
+        if leaf[node]:
             continue
-        feature, t = names[int(tree.feature[node])], float(tree.threshold[node])
-        paths[int(left[node])] = paths[node] + [Literal(feature, "<=", t)]
-        paths[int(right[node])] = paths[node] + [Literal(feature, ">", t)]
+        name, t = names[int(feature[node])], float(threshold[node])
+        paths[int(left[node])] = paths[node] + [Literal(name, "<=", t)]
+        paths[int(right[node])] = paths[node] + [Literal(name, ">", t)]
         stack += [int(left[node]), int(right[node])]
     return paths
