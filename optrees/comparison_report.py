@@ -45,14 +45,25 @@ def score_size_figure(table: pd.DataFrame) -> Any:
     for (size, score), group in done.groupby(["size", "test_score"]):  # one label a point
         ax.annotate(", ".join(group["method"]), (size, score), textcoords="offset points",
                     xytext=(5, 5), fontsize=8)
+    ax.margins(x=0.08, y=0.12)  # room for the labels of the top and right points
     ax.set_xscale("log")
-    ax.set_xticks(sorted(set(done["size"])))  # the sizes present, labelled as numbers
+    ax.set_xticks(spaced_ticks(done["size"]))  # sizes present, labelled as numbers
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("size (leaves or rules, log scale)")
     ax.set_ylabel(f"test {table.attrs['metric']} ± SE")
     ax.grid(alpha=0.3)
     return fig
+
+
+def spaced_ticks(sizes: Any, ratio: float = 1.25) -> list[float]:
+    """The sizes present, smallest first, each at least ``ratio`` times the previous tick
+    (on a log axis, closer labels print over each other: 16 and 17 read "1617")."""
+    ticks: list[float] = []
+    for size in sorted(set(float(v) for v in sizes)):
+        if not ticks or size >= ratio * ticks[-1]:
+            ticks.append(size)
+    return ticks
 
 
 def model_picture_text(model: Any) -> tuple[Any, str]:
@@ -93,9 +104,11 @@ def data_summary(X: pd.DataFrame, y: pd.Series, table: pd.DataFrame) -> str:
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, column: str = "") -> str:
     if isinstance(value, float):
-        return "" if math.isnan(value) else f"{value:.4g}"
+        if math.isnan(value):
+            return ""
+        return f"{value:.2%}" if column == "gap" else f"{value:.4g}"
     return str(value)
 
 
@@ -103,7 +116,8 @@ def table_html(table: pd.DataFrame) -> str:
     """The table without its models, every cell escaped."""
     shown = table.drop(columns="model")
     head = "".join(f"<th>{html.escape(c)}</th>" for c in shown.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in row)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_cell(v, c))}</td>"
+                                    for c, v in zip(shown.columns, row, strict=True))
                    + "</tr>" for row in shown.itertuples(index=False))
     return f"<table><tr>{head}</tr>{body}</table>"
 

@@ -229,6 +229,25 @@ def test_report_has_every_row_and_a_valid_image_per_model(monk1_table):
     assert len(_png_images(plot)) == 1
 
 
+def test_report_gap_in_percent_and_size_labels_apart(monk1_table):
+    """What a reader sees: gaps as percentages, as the command line prints them, and size
+    ticks that do not print over each other on the log axis (16 and 17 read "1617")."""
+    import re
+
+    from optrees.comparison_report import report_html, score_size_figure, spaced_ticks
+
+    X, y, table, _ = monk1_table
+    page = report_html(table, X, y)
+    gap_column = re.findall(r"<th>([^<]+)</th>", page).index("gap")
+    for r in table.itertuples():
+        row = re.search(rf"<tr><td>{re.escape(r.method)}</td>(.*?)</tr>", page).group(1)
+        cell = re.findall(r"<td>([^<]*)</td>", row)[gap_column - 1]
+        assert cell == ("" if np.isnan(r.gap) else f"{100 * r.gap:.2f}%")
+    assert spaced_ticks([16, 17, 3, 4, 5, 7, 10, 10]) == [3, 4, 5, 7, 10, 16]
+    ticks = score_size_figure(table).axes[0].get_xticks()
+    assert all(b >= 1.25 * a for a, b in zip(ticks[:-1], ticks[1:], strict=True))
+
+
 def test_cli_writes_the_report(monk1_csv, tmp_path, capsys):
     out = tmp_path / "report.html"
     assert main(["compare", str(monk1_csv), "--target", "label", "--budget", "6",
