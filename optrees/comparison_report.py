@@ -17,7 +17,10 @@ from .comparison import final_model
 
 STYLE = """body{font-family:sans-serif;margin:2em;max-width:70em}
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left}
-pre{background:#f4f4f4;padding:.5em;overflow-x:auto}img{max-width:100%}"""
+pre{background:#f4f4f4;padding:.5em;overflow-x:auto}img{max-width:100%}
+.picture{overflow-x:auto}.picture img{max-width:none}"""
+"""Model pictures keep their size and scroll sideways: a wide tree shrunk to the page's
+width has unreadable text."""
 MAX_TEXT_LINES = 60
 """Lines of a model's text shown (a deep CART has hundreds)."""
 
@@ -140,7 +143,8 @@ def report_html(table: pd.DataFrame, X: pd.DataFrame, y: Any, title: str = "optr
         lines = text.splitlines()
         more = f"\n... ({len(lines) - MAX_TEXT_LINES} more lines)" \
             if len(lines) > MAX_TEXT_LINES else ""
-        parts += [f'<img alt="{html.escape(r.method)} model" src="{png_uri(fig)}">',
+        parts += [f'<div class="picture"><img alt="{html.escape(r.method)} model" '
+                  f'src="{png_uri(fig)}"></div>',
                   f"<pre>{html.escape(chr(10).join(lines[:MAX_TEXT_LINES]) + more)}</pre>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
