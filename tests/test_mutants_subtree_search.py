@@ -111,3 +111,61 @@ def test_nested_columns_keep_the_similarity_bound_valid(seed):
     best = _best(X, y, depth, L, None)
     sol = solve_subtree(X, y, depth, L)
     assert sol.optimal and sol.score == pytest.approx(best)
+
+
+def _weighted_best(X, y, w, K, depth, L, budget=None):
+    """Max of weighted correct - L * leaves (the enumeration's accuracy objective scaled by
+    the total weight)."""
+    W = float(w.sum())
+    return exhaustive_objective(X, y, K, depth, L / W, penalty="leaves", sample_weight=w,
+                                max_leaves=budget) * W
+
+
+@pytest.mark.parametrize("seed", [743, 895])
+def test_a_pruned_features_side_bounds_stay_on_their_sides(seed):
+    """Skewed columns copied with a few rows flipped, depth 3 in Python (``_branch``): a
+    feature pruned after its side 0 leaves side 1 a bound that a near copy's side 1 reads
+    through the similarity bound.  Kills ``ub[0, j] = r0.upper`` -> ``ub[-1, j]`` (side 0's
+    value as side 1's bound prunes the optimum; seeds found by trying seeds under it)."""
+    rng = np.random.default_rng(seed)
+    n, nb = int(rng.integers(10, 30)), int(rng.integers(2, 4))
+    base = (rng.random((n, nb)) < rng.uniform(0.5, 0.9, nb)).astype(int)
+    F = int(rng.integers(3, 7))
+    cols = []
+    for j in range(F):
+        col = base[:, j % nb].copy()
+        col[rng.choice(n, int(rng.integers(0, 4)), replace=False)] ^= 1
+        cols.append(col)
+    X = np.stack(cols, 1)[:, rng.permutation(F)]
+    K = int(rng.integers(2, 4))
+    y = (base @ rng.integers(0, 3, nb) + (rng.random(n) < 0.3) * rng.integers(0, K, n)) % K
+    w = np.ones(n) if seed % 2 else rng.uniform(0.2, 2, n)
+    L = float(rng.choice([0.0, 0.3, 1.0]))
+    res = Search(BinaryData.make(X, y, w, K), L, "numpy").solve(np.arange(n), 3)
+    best = _weighted_best(X, y, w, K, 3, L)
+    assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+
+
+@pytest.mark.parametrize("seed", [51, 63, 71, 82])
+def test_a_budgeted_search_proves_a_leaf_of_negative_value(seed):
+    """Many balanced classes and a leaf penalty above the largest class weight: the leaf's
+    value is negative, and no tree beats it (each leaf scores at most that class weight).
+    Skewed columns give a side whose weight bound stays above the leaf.  The budgeted
+    branch must prune a split of the budget at the incumbent (``floor``), not at 0: kills
+    ``r0.upper + u1 <= floor + tol`` -> ``floor * tol``, which leaves the bound open
+    (``optimal`` False) though the leaf is optimal (seeds found by trying seeds under it)."""
+    rng = np.random.default_rng(seed)
+    n, F, K = int(rng.integers(16, 36)), int(rng.integers(3, 6)), int(rng.integers(4, 9))
+    X = (rng.random((n, F)) < rng.uniform(0.6, 0.95, F)).astype(int)
+    y = rng.integers(0, K, n)
+    w = np.ones(n) if seed % 2 else rng.uniform(0.2, 2, n)
+    top = np.bincount(y, weights=w, minlength=K).max()
+    L = top + float(rng.random()) * max(w.sum() - 2 * top, 0.0)
+    depth = int(rng.integers(3, 5))
+    budget = int(rng.integers(2, 2**depth))
+    assert top - L < 0
+    assert _weighted_best(X, y, w, K, depth, L, budget) == pytest.approx(top - L)
+    sol = solve_subtree(X, y, depth, L, sample_weight=w, n_classes=K, backend="numpy",
+                        max_leaves=budget)
+    assert sol.optimal and sol.score == pytest.approx(top - L)
+    assert sol.bound == pytest.approx(top - L)
