@@ -289,14 +289,16 @@ class GeneratedInit:
     their defaults) gets the constructor scikit-learn expects, generated: keyword arguments
     stored unchanged, a real signature for ``get_params`` and ``help()``.  Subclasses list
     their own ``_defaults`` (often built from shared dicts) instead of hand-copying
-    twenty-line constructors."""
+    twenty-line constructors.  ``_positional`` names the leading parameters that may also be
+    given by position (a meta-estimator's ``estimator``, as in scikit-learn)."""
 
     _defaults: Mapping[str, Any] = {}
+    _positional: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "_defaults" in vars(cls):
-            cls.__init__ = _constructor(cls.__name__, dict(cls._defaults))
+            cls.__init__ = _constructor(cls.__name__, dict(cls._defaults), cls._positional)
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -309,17 +311,23 @@ class GeneratedInit:
         return list(names)
 
 
-def _constructor(owner: str, defaults: dict[str, Any]) -> Callable[..., None]:
-    """``__init__(self, *, name=default, ...)`` storing each argument on ``self``."""
+def _constructor(owner: str, defaults: dict[str, Any], positional: tuple[str, ...] = ()
+                 ) -> Callable[..., None]:
+    """``__init__(self, p1=default, ..., *, name=default, ...)`` storing each argument on
+    ``self``; ``positional``: the leading names ``p1, ...`` (none: all keyword-only)."""
+    if list(defaults)[:len(positional)] != list(positional):
+        raise TypeError(f"{owner}: positional parameters {positional} must lead _defaults")
+    kinds = dict.fromkeys(positional, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     signature = inspect.Signature(
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=value)
+        + [inspect.Parameter(name, kinds.get(name, inspect.Parameter.KEYWORD_ONLY),
+                             default=value)
            for name, value in defaults.items()])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or not kwargs.keys() <= defaults.keys():  # the signature's own message
             try:
-                signature.bind(self, *args, **kwargs)
+                kwargs = dict(signature.bind(self, *args, **kwargs).arguments)
             except TypeError as exc:
                 raise TypeError(f"{owner}(): {exc} (parameters are keyword arguments: "
                                 f"{', '.join(defaults)})") from None

@@ -145,3 +145,32 @@ def test_generated_constructors():
         FlowOCTClassifier(dept=3)
     with pytest.raises(TypeError, match="BendOCTClassifier.*keyword arguments"):
         BendOCTClassifier(3)
+
+
+def test_every_estimator_has_a_generated_constructor():
+    """One constructor convention: every public model estimator's ``__init__`` is generated from
+    its ``_defaults`` (none written by hand, no dataclass); RUX alone takes its ensemble by
+    position too, as scikit-learn's meta-estimators do."""
+    from sklearn.base import BaseEstimator, TransformerMixin
+
+    import optrees
+    from optrees._params import GeneratedInit
+
+    classes = [getattr(optrees, n) for n in optrees.__all__
+               if isinstance(getattr(optrees, n), type)
+               and issubclass(getattr(optrees, n), BaseEstimator)
+               and not issubclass(getattr(optrees, n), TransformerMixin)]  # (Binarizer)
+    assert len(classes) >= 15
+    for cls in classes:
+        assert issubclass(cls, GeneratedInit), cls.__name__
+        assert "_defaults" in vars(cls), cls.__name__
+        assert cls.__init__.__qualname__ == f"{cls.__name__}.__init__", cls.__name__
+        kinds = {p.kind for name, p in inspect.signature(cls).parameters.items()
+                 if name != "estimator"}
+        assert kinds <= {inspect.Parameter.KEYWORD_ONLY}, cls.__name__
+    rux = optrees.RUXClassifier("forest", pen_par=2.0)
+    assert (rux.estimator, rux.pen_par, rux.rule_cost) == ("forest", 2.0, "gini")
+    with pytest.raises(TypeError, match="RUXClassifier.*multiple values"):
+        optrees.RUXClassifier("a", estimator="b")
+    with pytest.raises(TypeError, match="RUGClassifier.*keyword arguments"):
+        optrees.RUGClassifier(3)

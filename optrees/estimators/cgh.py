@@ -19,6 +19,7 @@ from .._params import (
     TIME_LIMIT,
     VERBOSE,
     Check,
+    GeneratedInit,
     Integer,
     Options,
     Param,
@@ -47,7 +48,7 @@ _EXACT = ("auto", "enumerate", "milp", "none")
 _CATEGORICAL = ("onehot", "ordinal")
 
 
-class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
+class CGHClassifier(GeneratedInit, _TreePredictor, ClassifierMixin, BaseEstimator):
     """Classification tree of depth ``depth`` by CGH (column generation over decision paths).
 
     Parameters follow the paper (§5, §7.2): ``alpha`` (% of the rows per sampled CART),
@@ -108,43 +109,11 @@ class CGHClassifier(_TreePredictor, ClassifierMixin, BaseEstimator):
         "class_weight": CLASS_WEIGHT,
     }
 
-    def __init__(
-        self,
-        depth: int = 3,
-        alpha: float = 90.0,
-        tau: int = 300,
-        q_root: int | None = None,
-        q_node: int | None = None,
-        max_rounds: int | None = None,
-        pool_size: int = 500,
-        n_leaves_sampled: int = 200,
-        n_columns: int = 100,
-        local_search: int = 20,
-        exact_pricing: str = "auto",
-        splits: str = "sampled",
-        categorical: str = "onehot",
-        time_limit: float | None = 60.0,
-        random_state: int | None = None,
-        verbose: bool = False,
-        class_weight: Any = None,
-    ) -> None:
-        self.depth = depth
-        self.alpha = alpha
-        self.tau = tau
-        self.q_root = q_root
-        self.q_node = q_node
-        self.max_rounds = max_rounds
-        self.pool_size = pool_size
-        self.n_leaves_sampled = n_leaves_sampled
-        self.n_columns = n_columns
-        self.local_search = local_search
-        self.exact_pricing = exact_pricing
-        self.splits = splits
-        self.categorical = categorical
-        self.time_limit = time_limit
-        self.random_state = random_state
-        self.verbose = verbose
-        self.class_weight = class_weight
+    _defaults: ClassVar[dict[str, Any]] = {
+        "depth": 3, "alpha": 90.0, "tau": 300, "q_root": None, "q_node": None, "max_rounds": None,
+        "pool_size": 500, "n_leaves_sampled": 200, "n_columns": 100, "local_search": 20,
+        "exact_pricing": "auto", "splits": "sampled", "categorical": "onehot", "time_limit": 60.0,
+        "random_state": None, "verbose": False, "class_weight": None}
 
     # ------------------------------------------------------------------ fit
     @logged_fit

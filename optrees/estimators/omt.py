@@ -27,6 +27,7 @@ from .._params import (
     Boolean,
     Check,
     Either,
+    GeneratedInit,
     Integer,
     Options,
     Param,
@@ -156,44 +157,22 @@ _OMT_PARAMETERS: dict[str, Param] = {
 
 
 # ------------------------------------------------------------------------------ estimators
-# @dataclass writes ``__init__`` from the fields below, once for both estimators (scikit-learn
-# reads its signature for get_params); a subclass adds fields or gives one another default.
-@dataclass(eq=False, repr=False)
-class _OMTBase(_TreeOutput, BaseEstimator):
+# GeneratedInit writes ``__init__`` from ``_defaults`` (scikit-learn reads its signature for
+# get_params); a subclass adds parameters or gives one another default.
+class _OMTBase(GeneratedInit, _TreeOutput, BaseEstimator):
     """Parameters, fit and predict shared by :class:`OMTClassifier` and :class:`OMTRegressor`;
     subclasses set the task and the loss."""
 
     _task = "classification"
     _parameters: ClassVar[dict[str, Param]] = _OMT_PARAMETERS
-
-    depth: int = 3
-    leaves: int | None = None
-    min_support: float = 0.01
-    loss: str = "misclassification"
-    n_bins: int | str = "auto"
-    binning: str = "cumulative"
-    categorical_nodes: str = "complements"
-    ordinal: bool | str = "auto"
-    feature_order: list | None = None
-    feature_costs: dict | None = None
-    rule_budget: float | None = None
-    total_budget: float | None = None
-    constraints: list | None = None
-    forbidden: list | None = None
-    requires: dict | None = None
-    k_best: int = 1000
-    beam: int | None = None
-    exact_pricing: bool = False
-    max_iter: int = 40
-    max_columns: int = 10_000
-    max_stall: int = 10
-    cg_tol: float = 1e-4
-    mip_gap: float = 0.0
-    tie_break: float = 0.0
-    leaf_penalty: float | str | None = None
-    time_limit: float | None = 60.0
-    random_state: int | None = None
-    verbose: bool = False
+    _defaults: ClassVar[dict[str, Any]] = {
+        "depth": 3, "leaves": None, "min_support": 0.01, "loss": "misclassification",
+        "n_bins": "auto", "binning": "cumulative", "categorical_nodes": "complements",
+        "ordinal": "auto", "feature_order": None, "feature_costs": None, "rule_budget": None,
+        "total_budget": None, "constraints": None, "forbidden": None, "requires": None,
+        "k_best": 1000, "beam": None, "exact_pricing": False, "max_iter": 40,
+        "max_columns": 10_000, "max_stall": 10, "cg_tol": 1e-4, "mip_gap": 0.0, "tie_break": 0.0,
+        "leaf_penalty": None, "time_limit": 60.0, "random_state": None, "verbose": False}
 
     # ------------------------------------------------------------------ fit
     def _fit_frame(self, X: Any) -> pd.DataFrame:
@@ -278,7 +257,6 @@ class _OMTBase(_TreeOutput, BaseEstimator):
         return self.tree_.apply(df)
 
 
-@dataclass(eq=False, repr=False)
 class OMTClassifier(ClassifierMixin, _OMTBase):
     """Optimal multiway-split classification tree (OMT) of depth ``depth`` with at most
     ``leaves`` rules (default 2**depth), by column generation.
@@ -362,8 +340,8 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
                            "the positive class of loss='f1' (None: the second class)", cli=""),
     }
 
-    class_weight: Any = None
-    pos_label: Any = None
+    _defaults: ClassVar[dict[str, Any]] = {**_OMTBase._defaults, "class_weight": None,
+                                            "pos_label": None}
 
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OMTClassifier:
@@ -434,7 +412,6 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
         return self.tree_.predict_proba(df)
 
 
-@dataclass(eq=False, repr=False)
 class OMTRegressor(RegressorMixin, _OMTBase):
     """Optimal multiway-split regression tree: ``loss`` "squared" (mean per rule) or
     "absolute" (median per rule on a grid of at most 64 candidate values).  Other parameters
@@ -445,7 +422,7 @@ class OMTRegressor(RegressorMixin, _OMTBase):
         "loss": Param(Options(*_REG_LOSSES), "objective", cli="--omt-loss"),
     }
 
-    loss: str = "squared"
+    _defaults: ClassVar[dict[str, Any]] = {**_OMTBase._defaults, "loss": "squared"}
 
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OMTRegressor:

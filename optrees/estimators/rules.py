@@ -19,6 +19,7 @@ from .._params import (
     TIME_LIMIT,
     VERBOSE,
     Check,
+    GeneratedInit,
     Integer,
     Options,
     Param,
@@ -97,7 +98,7 @@ _CHECKED_UP_FRONT = {name: param for name, param in _PARAMETERS.items() if name 
 a cap nothing uses is not checked)."""
 
 
-class RUGClassifier(ClassifierMixin, BaseEstimator):
+class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     """Rule generation (RUG) by column generation on the master LP (3); FairRUG with fairness.
 
     Fitted attributes: ``rules_`` (pruned :class:`RuleSet`), ``all_rules_`` (the whole pool with
@@ -195,34 +196,12 @@ class RUGClassifier(ClassifierMixin, BaseEstimator):
 
     _parameters: ClassVar[dict[str, Param]] = _PARAMETERS
 
-    def __init__(self, max_depth: int = 3, pen_par: float = 1.0, max_rmp_calls: int = 10,
-                 threshold: float = 0.05, rule_length_cost: bool = True,
-                 time_limit: float | None = None, random_state: int | None = None,
-                 fairness: str | None = None, epsilon: float = 0.025,
-                 sensitive: Any = None, drop_sensitive: bool = False,
-                 positive_class: Any = None, pricing: str = "tree", n_thresholds: int = 10,
-                 lp_method: str = "auto", verbose: int = 0,
-                 class_weight: Any = None, rule_labels: str = "auto",
-                 fairness_repair: bool = True) -> None:
-        self.max_depth = max_depth
-        self.pen_par = pen_par
-        self.max_rmp_calls = max_rmp_calls
-        self.threshold = threshold
-        self.rule_length_cost = rule_length_cost
-        self.time_limit = time_limit
-        self.random_state = random_state
-        self.fairness = fairness
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.drop_sensitive = drop_sensitive
-        self.positive_class = positive_class
-        self.pricing = pricing
-        self.n_thresholds = n_thresholds
-        self.lp_method = lp_method
-        self.verbose = verbose
-        self.class_weight = class_weight
-        self.rule_labels = rule_labels
-        self.fairness_repair = fairness_repair
+    _defaults: ClassVar[dict[str, Any]] = {
+        "max_depth": 3, "pen_par": 1.0, "max_rmp_calls": 10, "threshold": 0.05,
+        "rule_length_cost": True, "time_limit": None, "random_state": None, "fairness": None,
+        "epsilon": 0.025, "sensitive": None, "drop_sensitive": False, "positive_class": None,
+        "pricing": "tree", "n_thresholds": 10, "lp_method": "auto", "verbose": 0,
+        "class_weight": None, "rule_labels": "auto", "fairness_repair": True}
 
     # ------------------------------------------------------------------ fit
     @logged_fit

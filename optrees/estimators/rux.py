@@ -106,25 +106,12 @@ class RUXClassifier(RUGClassifier):
     drop_sensitive = False  # the ensemble's rules may test every column it was fitted on
     max_depth = None  # RUG's; not a parameter of RUX (the ensemble's trees decide)
 
-    def __init__(self, estimator: Any = None, pen_par: float = 1.0, rule_cost: str = "gini",
-                 threshold: float = 0.0, lp_method: str = "auto",
-                 time_limit: float | None = None, random_state: int | None = None,
-                 fairness: str | None = None, epsilon: float = 0.025, sensitive: Any = None,
-                 positive_class: Any = None, class_weight: Any = None,
-                 verbose: int = 0) -> None:
-        self.estimator = estimator
-        self.pen_par = pen_par
-        self.rule_cost = rule_cost
-        self.threshold = threshold
-        self.lp_method = lp_method
-        self.time_limit = time_limit
-        self.random_state = random_state
-        self.fairness = fairness
-        self.epsilon = epsilon
-        self.sensitive = sensitive
-        self.positive_class = positive_class
-        self.class_weight = class_weight
-        self.verbose = verbose
+    _defaults: ClassVar[dict[str, Any]] = {
+        "estimator": None, "pen_par": 1.0, "rule_cost": "gini", "threshold": 0.0,
+        "lp_method": "auto", "time_limit": None, "random_state": None, "fairness": None,
+        "epsilon": 0.025, "sensitive": None, "positive_class": None, "class_weight": None,
+        "verbose": 0}
+    _positional = ('estimator',)
 
     @logged_fit
     def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
