@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from policy_trees import outcome, synthetic, teacher_inputs  # noqa: E402
+from policy_trees import outcome, print_outcomes, synthetic, teacher_inputs  # noqa: E402
 
 from optrees import OptimalPolicyTree  # noqa: E402
 
@@ -101,12 +101,7 @@ def main() -> None:
             test.setdefault(("repaired free optimum", depth), []).append(
                 outcome(truth, np.array([plan[int(leaf)] for leaf in free.apply(Xt)])))
     print(f"\n# test rows with known counterfactuals, {args.seeds} seeds (mean +- s.e.)")
-    print(f"{'method':24} d {'best treatment share':>22} {'regret':>18}")
-    for (name, depth), vals in sorted(test.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        a = np.array(vals)
-        se = a.std(axis=0, ddof=1) / np.sqrt(len(a)) if len(a) > 1 else np.zeros(2)
-        print(f"{name:24} {depth} {a[:, 0].mean():14.4f} +- {se[0]:.4f} "
-              f"{a[:, 1].mean():10.4f} +- {se[1]:.4f}")
+    print_outcomes(test)
 
 
 if __name__ == "__main__":

@@ -141,6 +141,12 @@ def main() -> None:
               f"ratio {med[0] / med[1]:.2f}")
     print(f"\n# part 2: test rows with known counterfactuals, {args.seeds} seeds "
           "(mean +- s.e.)")
+    print_outcomes(rows)
+
+
+def print_outcomes(rows: dict) -> None:
+    """One line per (method, depth): mean and standard error of the best-treatment share
+    and the regret over the seeds."""
     print(f"{'method':24} d {'best treatment share':>22} {'regret':>18}")
     for (name, depth), vals in sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         a = np.array(vals)

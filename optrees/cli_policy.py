@@ -197,9 +197,4 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
         print(f"true regret     : {np.mean(truth.max(axis=1) - got):.6g} per row; best "
               f"treatment for {np.mean(got >= truth.max(axis=1) - 1e-12):.1%} of the rows "
               f"(the data's known mean outcomes mu_*)")
-    print(f"time            : {est.fit_seconds_:.2f}s")
-    cli_report.save(est, args.out)
-    if args.plot:
-        est.plot(path=args.plot)
-        print(f"picture written to {args.plot}")
-    return 0
+    return cli_report.finish(est, args)

@@ -184,6 +184,17 @@ def report_rug(est: Any, parts: list[Any], sensitive: str | None,
                   f"EOP {metrics.eop_score(y, pred, groups):.3f}")
 
 
+def finish(est: Any, args: Any) -> int:
+    """The last lines of a task's fit (its time), the model file and the picture when asked
+    for; the command's exit code."""
+    print(f"time            : {est.fit_seconds_:.2f}s")
+    save(est, args.out)
+    if args.plot:
+        est.plot(path=args.plot)
+        print(f"picture written to {args.plot}")
+    return 0
+
+
 def save(est: Any, out: str | None, target: str | None = None) -> None:
     """Write the model to ``out`` (atomically) when given, with the name of its ``target``."""
     if out:

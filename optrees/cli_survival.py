@@ -127,9 +127,4 @@ def cmd_fit_survival(args: argparse.Namespace, method_flags: list[str]) -> int:
     print(c_index_line("train", est, X_tr, y_tr))
     if X_te is not None and len(y_te):
         print(c_index_line("test", est, X_te, y_te))
-    print(f"time            : {est.fit_seconds_:.2f}s")
-    cli_report.save(est, args.out)
-    if args.plot:
-        est.plot(path=args.plot)
-        print(f"picture written to {args.plot}")
-    return 0
+    return cli_report.finish(est, args)
