@@ -153,3 +153,32 @@ def three_group_classes(seed: int, n: int = 240):
     noise = np.select([g == "a", g == "b"], [1.2, 0.6], 0.2)
     y = np.digitize(x1 + 0.5 * x2 + rng.normal(scale=noise, size=n), [-0.5, 0.5])
     return pd.DataFrame({"x1": x1, "x2": x2, "grp": g}), y, g
+
+
+def harrell(event, time, risk) -> float:
+    """Harrell's C-index from its pair definition, one pair at a time: the concordant share
+    of the comparable pairs (i has an event and t_i < t_j, or t_i == t_j with j censored);
+    ties in risk count one half."""
+    good = pairs = 0.0
+    for i in range(len(time)):
+        for j in range(len(time)):
+            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
+                pairs += 1
+                good += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
+    return good / pairs
+
+
+def teacher_scores(teacher, t, y, mu, yhat, K) -> np.ndarray:
+    """A policy teacher's n x K scores Gamma, one entry at a time from the papers' formulas:
+    ipw 1[t=k] y / mu; dm yhat[k]; dr yhat[k] + 1[t=k] (y - yhat[k]) / mu."""
+    G = np.zeros((len(t), K))
+    for i in range(len(t)):
+        for k in range(K):
+            own = 1.0 if t[i] == k else 0.0
+            if teacher == "ipw":
+                G[i, k] = own * y[i] / mu[i]
+            elif teacher == "dm":
+                G[i, k] = yhat[i, k]
+            else:
+                G[i, k] = yhat[i, k] + own * (y[i] - yhat[i, k]) / mu[i]
+    return G

@@ -10,22 +10,11 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import harrell
 from sklearn.model_selection import train_test_split
 
 from optrees import OptimalSurvivalTree, load_model
 from optrees.cli import main
-
-
-def harrell(event, time, risk):
-    """Concordant share of the comparable pairs (i has an event and t_i < t_j, or t_i ==
-    t_j with j censored); ties in risk count one half."""
-    good = pairs = 0.0
-    for i in range(len(time)):
-        for j in range(len(time)):
-            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
-                pairs += 1
-                good += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
-    return good / pairs
 
 
 @pytest.fixture(scope="module")

@@ -10,25 +10,11 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import teacher_scores
 
 from optrees import OptimalPolicyTree, OptreesInputError
 
-
 # ---------------------------------------------------------------- oracles from the definitions
-def teacher_oracle(teacher, t, y, mu, yhat, K):
-    """Gamma[i, k]: ipw 1[t=k] y / mu; dm yhat[k]; dr yhat[k] + 1[t=k] (y - yhat[k]) / mu."""
-    G = np.zeros((len(t), K))
-    for i in range(len(t)):
-        for k in range(K):
-            own = 1.0 if t[i] == k else 0.0
-            if teacher == "ipw":
-                G[i, k] = own * y[i] / mu[i]
-            elif teacher == "dm":
-                G[i, k] = yhat[i, k]
-            else:
-                G[i, k] = yhat[i, k] + own * (y[i] - yhat[i, k]) / mu[i]
-    return G
-
 
 def leaf_partitions(X, depth, min_leaf, rows=None):
     """The leaves (row masks) of every tree of depth <= ``depth`` on 0/1 ``X``, every side
@@ -97,7 +83,7 @@ def test_budgeted_optimum_equals_enumeration(teacher, case):
     m = OptimalPolicyTree(depth=depth, lam=lam, teacher=teacher, min_samples_leaf=min_leaf,
                           treatment_budget={k: share}).fit(
         X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
-    G = teacher_oracle(teacher, t, y, mu, yhat, K)
+    G = teacher_scores(teacher, t, y, mu, yhat, K)
     want = budgeted_optimum(X.to_numpy(), G, w, depth, lam, min_leaf, k, share)
     rec = m.predict(X)
     got = float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves
@@ -116,7 +102,7 @@ def test_budget_binds_where_the_free_optimum_breaks_it():
     """The case the budget is for: the free optimum gives treatment 1 to more than the share,
     the budgeted one to at most it, at a lower value (enumerated)."""
     X, t, y, mu, yhat, w = make_data(2, 30, 2)
-    G = teacher_oracle("dm", t, y, mu, yhat, 2)
+    G = teacher_scores("dm", t, y, mu, yhat, 2)
     free = OptimalPolicyTree(depth=2, teacher="dm").fit(X, t, y, mu, yhat, sample_weight=w)
     shares = np.bincount(free.predict(X), weights=w, minlength=2) / w.sum()
     assert shares[1] > 0.25
@@ -139,7 +125,7 @@ def test_every_threshold_of_a_numeric_column_at_depth_2():
     z = X["z"].to_numpy()
     cuts = np.column_stack([z >= v for v in np.unique(z)[1:]]).astype(int)
     B = np.column_stack([X[["a", "b", "c"]].to_numpy(), cuts])
-    G = teacher_oracle("dr", t, y, mu, yhat, 3)
+    G = teacher_scores("dr", t, y, mu, yhat, 3)
     want = budgeted_optimum(B, G, w, 2, 0.0, 1, 1, 0.2)
     assert m.status_ == "optimal" and m.thresholds_ == "all"
     assert m.objective_ == pytest.approx(want, abs=1e-9)
@@ -179,7 +165,7 @@ def test_stopped_search_keeps_the_budget_and_an_upper_bound(monkeypatch):
     with pytest.warns(TimeLimitWarning):
         m = OptimalPolicyTree(depth=2, teacher="dr", treatment_budget={1: 0.2}).fit(
             X, t, y, mu, yhat, sample_weight=w)
-    G = teacher_oracle("dr", t, y, mu, yhat, 3)
+    G = teacher_scores("dr", t, y, mu, yhat, 3)
     want = budgeted_optimum(X.to_numpy(), G, w, 2, 0.0, 1, 1, 0.2)
     assert m.status_ in ("time_limit", "interrupted")
     assert m.objective_ <= want + 1e-9 <= m.bound_ + 2e-9

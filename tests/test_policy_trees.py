@@ -7,27 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import teacher_scores
 
 from optrees import OptimalPolicyTree, OptreesInputError
 
 
 # ---------------------------------------------------------------- oracles from the definitions
-def gamma_oracle(teacher, t, y, mu, yhat, K):
-    """The teacher's n x K scores, one entry at a time from the papers' formulas."""
-    n = len(t)
-    G = np.zeros((n, K))
-    for i in range(n):
-        for k in range(K):
-            own = 1.0 if t[i] == k else 0.0
-            if teacher == "ipw":
-                G[i, k] = own * y[i] / mu[i]
-            elif teacher == "dm":
-                G[i, k] = yhat[i, k]
-            else:
-                G[i, k] = yhat[i, k] + own * (y[i] - yhat[i, k]) / mu[i]
-    return G
-
-
 def splits_of(X):
     """Every test ``x_f <= c`` with both sides possibly non-empty: midpoints of distinct
     values of each column."""
@@ -85,7 +70,7 @@ def test_scores_are_the_teachers(teacher):
     X, t, y, mu, yhat, _ = make_data(0, 30, 3)
     m = OptimalPolicyTree(depth=1, teacher=teacher).fit(X, t, y, propensity=mu,
                                                         outcome_predictions=yhat)
-    np.testing.assert_allclose(m.scores_, gamma_oracle(teacher, t, y, mu, yhat, 3))
+    np.testing.assert_allclose(m.scores_, teacher_scores(teacher, t, y, mu, yhat, 3))
 
 
 def test_propensity_matrix_reads_each_rows_own_treatment():
@@ -93,7 +78,7 @@ def test_propensity_matrix_reads_each_rows_own_treatment():
     P = np.full((20, 3), 0.5)
     P[np.arange(20), t] = mu
     m = OptimalPolicyTree(depth=1, teacher="ipw").fit(X, t, y, propensity=P)
-    np.testing.assert_allclose(m.scores_, gamma_oracle("ipw", t, y, mu, None, 3))
+    np.testing.assert_allclose(m.scores_, teacher_scores("ipw", t, y, mu, None, 3))
 
 
 # ---------------------------------------------------------------- the optimum
@@ -118,7 +103,7 @@ def test_optimal_tree_equals_enumeration(teacher, case):
                           max_leaves=max_leaves, time_limit=60).fit(
         X, t, y, propensity=mu, outcome_predictions=yhat,
         sample_weight=w if weighted else None)
-    G = gamma_oracle(teacher, t, y, mu, yhat, K)
+    G = teacher_scores(teacher, t, y, mu, yhat, K)
     want = best_tree_value(X.to_numpy(float), G, w, depth, lam, min_leaf, max_leaves)
     assert m.status_ == "optimal"
     got = policy_value(G, w, m.predict(X)) - lam * m.tree_.n_leaves
@@ -144,7 +129,7 @@ def test_zero_weight_rows_are_left_out():
     m = OptimalPolicyTree(depth=2, teacher="dr", min_samples_leaf=3).fit(
         X, t, y, mu, yhat, sample_weight=w)
     keep = w > 0
-    G = gamma_oracle("dr", t, y, mu, yhat, 3)[keep]
+    G = teacher_scores("dr", t, y, mu, yhat, 3)[keep]
     want = best_tree_value(X.to_numpy(float)[keep], G, w[keep], 2, 0.0, 3)
     assert m.objective_ == pytest.approx(want, abs=1e-9)
 
@@ -167,7 +152,7 @@ def test_pystreed_finds_the_same_value(teacher, depth, K):
     peer.fit(X, Y)
     ours = OptimalPolicyTree(depth=depth, teacher=teacher, binarizer=None).fit(
         X, t, y, mu, yhat)
-    G = gamma_oracle(teacher, t, y, mu, yhat, K)
+    G = teacher_scores(teacher, t, y, mu, yhat, K)
     w = np.ones(n)
     theirs = policy_value(G, w, np.asarray(peer.predict(X), dtype=int))
     assert ours.status_ == "optimal"
@@ -195,7 +180,7 @@ def test_cross_fitted_estimates_come_from_other_folds():
             assert yhat[fold, k] == pytest.approx(y[out & (t == k)].mean())
         for i in np.flatnonzero(fold):
             assert mu[i] == pytest.approx(max(0.01, np.mean(t[out] == t[i])))
-    np.testing.assert_allclose(m.scores_, gamma_oracle("dr", t, y, mu, yhat, 3))
+    np.testing.assert_allclose(m.scores_, teacher_scores("dr", t, y, mu, yhat, 3))
 
 
 def test_teacher_reads_only_what_it_needs():
@@ -252,7 +237,7 @@ def test_mip_alone_finds_the_same_optimum(monkeypatch, seed, K, min_leaf):
     X, t, y, mu, yhat, w = make_data(seed, 30, K)
     m = OptimalPolicyTree(depth=2, lam=0.01, teacher="dr", min_samples_leaf=min_leaf).fit(
         X, t, y, mu, yhat, sample_weight=w)
-    G = gamma_oracle("dr", t, y, mu, yhat, K)
+    G = teacher_scores("dr", t, y, mu, yhat, K)
     want = best_tree_value(X.to_numpy(float), G, w, 2, 0.01, min_leaf)
     assert m.status_ == "optimal" and "search_seconds" not in m.stats_
     assert m.objective_ == pytest.approx(want, abs=1e-9)
@@ -312,7 +297,7 @@ def test_stopped_fit_reports_an_upper_bound(monkeypatch):
     X, t, y, mu, yhat, w = make_data(17, 30, 3)
     with pytest.warns(TimeLimitWarning):
         m = OptimalPolicyTree(depth=2, teacher="dr").fit(X, t, y, mu, yhat, sample_weight=w)
-    G = gamma_oracle("dr", t, y, mu, yhat, 3)
+    G = teacher_scores("dr", t, y, mu, yhat, 3)
     assert m.objective_ == pytest.approx(policy_value(G, w, m.predict(X)))
     assert m.bound_ == pytest.approx(m.objective_ + 0.1)
     assert m.gap_ == pytest.approx(0.1 / abs(m.objective_))
@@ -335,7 +320,7 @@ def test_text_shows_treatments_and_estimated_outcomes_not_accuracy():
     X, t, y, mu, yhat, w = make_data(4, 60, 3)
     m = OptimalPolicyTree(depth=2, teacher="dr").fit(X, t, y, propensity=mu,
                                                      outcome_predictions=yhat, sample_weight=w)
-    G = gamma_oracle("dr", t, y, mu, yhat, 3)
+    G = teacher_scores("dr", t, y, mu, yhat, 3)
     text = m.export_text()
     assert "correct" not in text and not hasattr(m, "predict_proba")
     path, seen = [], 0
@@ -373,7 +358,7 @@ def test_picture_shows_treatments_and_estimated_outcomes(tmp_path):
     X, t, y, mu, yhat, w = make_data(4, 60, 3)
     m = OptimalPolicyTree(depth=2, teacher="dr").fit(X, t, y, propensity=mu,
                                                      outcome_predictions=yhat, sample_weight=w)
-    G = gamma_oracle("dr", t, y, mu, yhat, 3)
+    G = teacher_scores("dr", t, y, mu, yhat, 3)
     leaves, rec = m.apply(X), m.predict(X)
     want = set()
     for leaf in np.unique(leaves):

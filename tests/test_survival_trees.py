@@ -9,6 +9,7 @@ import itertools
 
 import numpy as np
 import pytest
+from oracles import harrell
 from scipy.optimize import minimize_scalar
 
 from optrees import OptimalSurvivalTree, OptreesInputError
@@ -339,17 +340,6 @@ def test_pystreed_witness_on_binary_data(seed, depth):
 
 
 # ------------------------------------------------------------------ C-index
-
-
-def harrell(event, time, risk):
-    """Harrell's C from the pair definition, one pair at a time."""
-    num = den = 0.0
-    for i in range(len(time)):
-        for j in range(len(time)):
-            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
-                den += 1
-                num += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
-    return num / den
 
 
 @pytest.mark.parametrize("seed", range(5))

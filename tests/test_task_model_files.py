@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import harrell
 
 from optrees import (
     OptimalPolicyTree,
@@ -77,17 +78,6 @@ def nelson_aalen(event, time, at):
                        for s in np.unique(time[event == 1]) if s <= t))
     return np.array(out)
 
-
-def harrell(event, time, risk):
-    """Concordant share of the comparable pairs (i has an event and t_i < t_j, or t_i ==
-    t_j with j censored); ties in risk count one half."""
-    good = pairs = 0.0
-    for i in range(len(time)):
-        for j in range(len(time)):
-            if event[i] and (time[i] < time[j] or (time[i] == time[j] and not event[j])):
-                pairs += 1
-                good += 1.0 if risk[i] > risk[j] else 0.5 if risk[i] == risk[j] else 0.0
-    return good / pairs
 
 
 # ------------------------------------------------------------------------- survival
