@@ -113,6 +113,20 @@ def test_optimum_equals_enumeration(seed, depth, lam, min_leaf, weighted):
         D, L = (w * event)[leaf == k].sum(), (w * h)[leaf == k].sum()
         theta = model.predict(X[leaf == k])
         assert theta == pytest.approx(D / L if D > 0 else 0.5 / L, rel=1e-9)
+    # every node's theta, internal ones too (a saved model holds them), by that definition
+    for node, rows in node_rows(model.tree_, X, 0, np.arange(len(time))):
+        D, L = (w * event)[rows].sum(), (w * h)[rows].sum()
+        assert model.tree_.value[node] == pytest.approx(D / L if D > 0 else 0.5 / L, rel=1e-9)
+
+
+def node_rows(tree, X, node, rows):
+    """(node, its training rows) for ``node`` and every node below it, by walking the
+    fitted tree's tests."""
+    yield node, rows
+    if tree.left[node] >= 0:
+        go_left = X[rows, tree.feature[node]] <= tree.threshold[node]
+        yield from node_rows(tree, X, tree.left[node], rows[go_left])
+        yield from node_rows(tree, X, tree.right[node], rows[~go_left])
 
 
 @pytest.mark.parametrize("seed", range(3))

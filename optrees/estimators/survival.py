@@ -65,10 +65,7 @@ class OptimalSurvivalTree(GeneratedInit, EveryThresholdTree, BaseEstimator):
         self.baseline_ = out[1].baseline
         self.unique_times_ = np.unique(target[:, 1])
         leaves = self.tree_.apply(features)
-        self.leaf_kaplan_meier_ = {
-            int(leaf): kaplan_meier(target[leaves == leaf], None if w is None
-                                    else w[leaves == leaf], self.unique_times_)
-            for leaf in np.unique(leaves)}
+        self.leaf_kaplan_meier_ = leaf_kaplan_meier(leaves, target, w, self.unique_times_)
 
     def predict(self, X: Any) -> np.ndarray:
         """Risk score of each row of ``X``: its leaf's hazard ratio ``theta``."""
@@ -156,16 +153,22 @@ def check_survival_target(y: object, n_rows: int) -> np.ndarray:
     return values
 
 
-def kaplan_meier(y: np.ndarray, w: np.ndarray | None, times: np.ndarray) -> np.ndarray:
-    """The weighted Kaplan–Meier curve ``prod_{t_k <= t} (1 - d_k / r_k)`` of the rows
-    ``y`` (``(m, 2)``: event, time) at ``times``."""
+def leaf_kaplan_meier(leaves: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                      times: np.ndarray) -> dict[int, np.ndarray]:
+    """{leaf: weighted Kaplan–Meier curve ``prod_{t_k <= t} (1 - d_k / r_k)`` of its rows}
+    at ``times``, the sorted distinct times of ``y`` (``(m, 2)``: event, time): one pass
+    over a (leaf, time) table of deaths and exits."""
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    distinct, which = np.unique(y[:, 1], return_inverse=True)
-    died = np.bincount(which, weights=w * y[:, 0], minlength=len(distinct))
-    at_risk = np.cumsum(np.bincount(which, weights=w, minlength=len(distinct))[::-1])[::-1]
-    curve = np.cumprod(1.0 - died / at_risk)
-    k = np.searchsorted(distinct, times, side="right") - 1
-    return np.where(k >= 0, curve[np.maximum(k, 0)], 1.0)
+    ids, leaf = np.unique(leaves, return_inverse=True)
+    cell = leaf * len(times) + np.searchsorted(times, y[:, 1])
+    shape = (len(ids), len(times))
+    died = np.bincount(cell, weights=w * y[:, 0], minlength=shape[0] * shape[1]).reshape(shape)
+    left = np.bincount(cell, weights=w, minlength=shape[0] * shape[1]).reshape(shape)
+    at_risk = np.cumsum(left[:, ::-1], axis=1)[:, ::-1]
+    # past a leaf's last time nobody is at risk and nobody dies: the curve stays flat
+    hazard = np.divide(died, at_risk, out=np.zeros(shape), where=at_risk > 0)
+    curves = np.cumprod(1.0 - hazard, axis=1)
+    return {int(i): curve for i, curve in zip(ids, curves, strict=True)}
 
 
 def concordance_index(event: np.ndarray, time: np.ndarray, risk: np.ndarray,

@@ -61,12 +61,21 @@ def hazard_tree(nested: tuple | None, X: np.ndarray, y: np.ndarray, w: np.ndarra
     ``theta`` (:meth:`SurvivalLoss.prediction`), with the nodes' training weight and count.
     ``theta = D / L`` is the weighted mean of ``d / h`` with weights ``w h`` (h > 0)."""
     weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    h = loss.baseline(y[:, 1])
-    rate = RegressionTree.from_nested(nested, X, y[:, 0] / h, weights * h)
     tree = RegressionTree.from_nested(nested, X, y[:, 0], weights, feature_names)
-    events = rate.value * rate.weight            # D of every node
-    tree.value = loss.prediction(np.stack([events, rate.weight], axis=-1))
+    events = tree.value * tree.weight            # D of every node
+    exposure = node_sums(tree, X, weights * loss.baseline(y[:, 1]))   # L of every node
+    tree.value = loss.prediction(np.stack([events, exposure], axis=-1))
     return tree
+
+
+def node_sums(tree: RegressionTree, X: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The sum of ``values`` over the training rows of each node of ``tree`` (a parent's
+    index is below its children's, as :meth:`RegressionTree.from_nested` numbers them)."""
+    sums = np.bincount(tree.apply(X), weights=values, minlength=tree.n_nodes)
+    for n in range(tree.n_nodes - 1, -1, -1):
+        if tree.left[n] >= 0:
+            sums[n] = sums[tree.left[n]] + sums[tree.right[n]]
+    return sums
 
 
 def tree_loss(tree: RegressionTree, X: np.ndarray, row_stats: np.ndarray,
