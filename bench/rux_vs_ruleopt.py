@@ -1,7 +1,8 @@
 """optrees RUXClassifier vs ruleopt 1.2.1 RUXClassifier on the same fitted ensembles.
 
 Usage:  PYTHONPATH=$PWD OPTREES_DATA=/work/shared/datasets python bench/rux_vs_ruleopt.py
-        [--datasets cancer,wine,...] [--models rf,gb] [--trees 100] [--depth 3] [--seeds 0,1]
+        [--datasets cancer,wine,...] [--models rf,gb,lgbm,xgb] [--trees 100] [--depth 3]
+        [--seeds 0,1]
 
 Per data set, model and seed: one stratified 70/30 split, one ensemble fitted on the training
 part, then both RUX fits on the same ensemble and rows, in the same run.  Settings that
@@ -11,8 +12,11 @@ largest) and optrees ``RUXClassifier(ens)`` (Gini cost over the largest, ``pen_p
 ``lp_method='auto'``: simplex for two classes, interior point for more; every rule of
 positive weight).  Reported: test accuracy, rules, fit seconds, fidelity (test agreement with
 the ensemble).  ruleopt reads only ``estimators_[:, 0]`` of a multi-class gradient boosting
-model (class 0's trees); optrees reads every tree.  The data sets without OPTREES_DATA are
-scikit-learn's bundled ones; categorical columns are one-hot encoded.
+model (class 0's trees); optrees reads every tree.  ``lgbm`` / ``xgb``: LightGBM and XGBoost
+models (installed separately), read by ruleopt's ``RUXLGBMClassifier`` /
+``RUXXGBClassifier`` (they are fitted on arrays: ruleopt's XGBoost reader wants features
+named f0, f1, ...).  The data sets without OPTREES_DATA are scikit-learn's bundled ones;
+categorical columns are one-hot encoded.
 """
 
 from __future__ import annotations
@@ -48,25 +52,44 @@ def load(name: str) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def ensemble(kind: str, trees: int, depth: int, seed: int):
+    """An unfitted ensemble: rf, gb (scikit-learn), lgbm (LightGBM), xgb (XGBoost)."""
     if kind == "rf":
         return RandomForestClassifier(trees, max_depth=depth, random_state=seed)
+    if kind == "lgbm":
+        from lightgbm import LGBMClassifier
+
+        return LGBMClassifier(n_estimators=trees, max_depth=depth, random_state=seed,
+                              verbose=-1)
+    if kind == "xgb":
+        from xgboost import XGBClassifier
+
+        return XGBClassifier(n_estimators=trees, max_depth=depth, random_state=seed)
     return GradientBoostingClassifier(n_estimators=trees, max_depth=depth, random_state=seed)
 
 
+def ruleopt_rux(kind: str):
+    """ruleopt's RUX class for an ensemble kind (its LightGBM and XGBoost readers)."""
+    import ruleopt
+
+    return {"lgbm": ruleopt.RUXLGBMClassifier,
+            "xgb": ruleopt.RUXXGBClassifier}.get(kind, ruleopt.RUXClassifier)
+
+
 def run_one(name: str, kind: str, args: argparse.Namespace, seed: int) -> dict:
-    from ruleopt import RUXClassifier as RuleoptRUX
     from ruleopt.solver import HiGHSSolver
 
     X, y = load(name)
     _, y = np.unique(y, return_inverse=True)  # ruleopt wants labels 0..K-1
     Xa, Xb, ya, yb = train_test_split(X, y, test_size=0.3, stratify=y, random_state=seed)
-    ens = ensemble(kind, args.trees, args.depth, seed).fit(Xa, ya)
-    ens_pred = ens.predict(Xb)
+    # ruleopt's XGBoost reader takes features named f0, f1, ...: fit on arrays
+    bare = kind in ("lgbm", "xgb")
+    ens = ensemble(kind, args.trees, args.depth, seed).fit(Xa.to_numpy() if bare else Xa, ya)
+    ens_pred = ens.predict(Xb.to_numpy() if bare else Xb)
     row = {"data": name, "model": kind, "seed": seed, "n": len(X), "K": len(np.unique(y)),
            "ens_acc": float(np.mean(ens_pred == yb))}
     Xa32, Xb32 = (np.array(Z.to_numpy(np.float32)) for Z in (Xa, Xb))  # writable
     t = time.perf_counter()
-    ro = RuleoptRUX(ens, solver=HiGHSSolver(), random_state=0).fit(Xa32, ya)
+    ro = ruleopt_rux(kind)(ens, solver=HiGHSSolver(), random_state=0).fit(Xa32, ya)
     row["ro_s"] = time.perf_counter() - t
     pred = ro.predict(Xb32)
     row.update(ro_acc=float(np.mean(pred == yb)), ro_rules=len(ro.decision_rules_),

@@ -106,6 +106,27 @@ def test_bad_inputs():
     with pytest.raises(OptreesInputError):
         RuleSet([Rule((Literal("zzz", "<=", 1.0),), 0)], [0, 1], ["a"])
     with pytest.raises(OptreesInputError):
-        Literal("a", "<", 1.0)
+        Literal("a", "=<", 1.0)
     with pytest.raises(OptreesInputError):
         RuleSet.from_dict({"format": "nope"})
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_simplified_strict_and_loose_bounds_select_the_same_rows(seed):
+    """``<``, ``<=``, ``>``, ``>=`` on one column, often at the same value: the simplified
+    conjunction selects exactly the rows the whole conjunction does (checked with plain
+    numpy comparisons on values at and between the thresholds)."""
+    rng = np.random.default_rng(seed)
+    compare = {"<=": np.less_equal, "<": np.less, ">": np.greater, ">=": np.greater_equal}
+    lits = [Literal("a", str(rng.choice(list(compare))), float(rng.integers(0, 4)))
+            for _ in range(rng.integers(2, 6))]
+    x = np.arange(-1.0, 5.0, 0.5)
+    expected = np.logical_and.reduce([compare[lit.op](x, lit.value) for lit in lits])
+    out = simplify_literals(lits, ["a"])
+    assert len(out) <= 2
+    got = np.logical_and.reduce([compare[lit.op](x, lit.value) for lit in out]
+                                or [np.ones_like(x, dtype=bool)])
+    assert np.array_equal(got, expected)
+    frame = pd.DataFrame({"a": x})
+    assert np.array_equal(np.logical_and.reduce([lit.evaluate(frame["a"]) for lit in out]
+                                                or [np.ones_like(x, dtype=bool)]), expected)

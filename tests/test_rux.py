@@ -271,10 +271,77 @@ def test_histogram_boosting_leaves_add_up_to_its_raw_predictions(name: str) -> N
     assert m.score(X, y) > 0.85 and len(m.rules_) > 0
 
 
+_COMPARE = {"<=": np.less_equal, ">": np.greater, "<": np.less, ">=": np.greater_equal}
+
+
 def _covers(literals, X: pd.DataFrame) -> np.ndarray:
     """The rows where every test holds, evaluated here from the literals."""
     rows = np.ones(len(X), dtype=bool)
     for lit in literals:
-        v = X[lit.feature].to_numpy(dtype=float)
-        rows &= v <= lit.value if lit.op == "<=" else v > lit.value
+        rows &= _COMPARE[lit.op](X[lit.feature].to_numpy(dtype=float), lit.value)
     return rows
+
+
+def _booster(package: str, X: pd.DataFrame, y: np.ndarray, **kwargs):
+    """A small fitted LightGBM or XGBoost classifier, and its own leaf of each row per tree
+    (``pred_leaf``) as (tree, node id) the way :mod:`optrees.rug.boosters` numbers nodes."""
+    if package == "lightgbm":
+        lgb = pytest.importorskip("lightgbm")
+        est = lgb.LGBMClassifier(n_estimators=5, max_depth=3, min_child_samples=5,
+                                 verbose=-1, random_state=0, **kwargs).fit(X, y)
+        leaf = est.booster_.predict(X, pred_leaf=True)
+        internal = [t["num_leaves"] - 1 for t in est.booster_.dump_model()["tree_info"]]
+        return est, leaf + np.array(internal)[None, :]
+    xgb = pytest.importorskip("xgboost")
+    est = xgb.XGBClassifier(n_estimators=5, max_depth=3, random_state=0, **kwargs).fit(X, y)
+    return est, est.get_booster().predict(xgb.DMatrix(X, **kwargs), pred_leaf=True).astype(int)
+
+
+@pytest.mark.parametrize("package", ["lightgbm", "xgboost"])
+@pytest.mark.parametrize("name", ["iris", "cancer"])
+def test_boosters_leaves_are_their_own(package: str, name: str) -> None:
+    """LightGBM and XGBoost (optional): each leaf read covers exactly the rows the library's
+    own ``pred_leaf`` sends there, and its rule, evaluated here from its literals, covers the
+    same rows (XGBoost compares in float32: iris' 1.7 is not below a split at 1.7)."""
+    from optrees.rug.ensemble import ensemble_trees, leaf_rules
+
+    X, y = _data(name)
+    est, own_leaf = _booster(package, X, y)
+    leaves = leaf_rules(ensemble_trees(est), X.to_numpy(dtype=float), list(X.columns))
+    reached = {(t, int(node)) for t in range(own_leaf.shape[1]) for node in own_leaf[:, t]}
+    assert set(leaves.origin) == reached
+    for j, (t, node) in enumerate(leaves.origin):
+        assert np.array_equal(leaves.masks[:, j], own_leaf[:, t] == node)
+        assert np.array_equal(_covers(leaves.literals[j], X), leaves.masks[:, j])
+    m = RUXClassifier(est).fit(X, y)
+    assert m.score(X, y) > 0.85 and len(m.rules_) > 0
+    if package == "xgboost":
+        assert any(lit.op in ("<", ">=") for r in m.rules_.rules for lit in r.literals)
+
+
+@pytest.mark.parametrize("package", ["lightgbm", "xgboost"])
+def test_boosters_bad_input_is_one_clear_error(package: str) -> None:
+    X, y = _data("iris")
+    pytest.importorskip(package)
+    unfitted = (__import__("lightgbm").LGBMClassifier() if package == "lightgbm"
+                else __import__("xgboost").XGBClassifier())
+    with pytest.raises(OptreesInputError, match="not fitted"):
+        RUXClassifier(unfitted).fit(X, y)
+    Xc = X.assign(group=pd.Categorical(y))  # a split on it is certain
+    extra = {} if package == "lightgbm" else {"enable_categorical": True}
+    est, _ = _booster(package, Xc, y, **extra)
+    with pytest.raises(OptreesInputError, match="categorical splits"):
+        RUXClassifier(est).fit(Xc, y)
+
+
+def test_float32_below_is_the_float64_edge_of_a_float32_test() -> None:
+    """``x < t`` in float64 exactly when ``float32(x) < float32(split)``: checked at ``t``
+    and at the float64 just below it, for splits of every scale (from the definition)."""
+    from optrees.rug.boosters import float32_below
+
+    rng = np.random.default_rng(0)
+    for split in np.concatenate([rng.normal(size=500) * 10.0 ** rng.integers(-6, 6, 500),
+                                 [0.5, 1.7, 3.0, -2.25]]):
+        t, s32 = float32_below(split), np.float32(split)
+        assert np.float32(t) == s32                             # t itself is not below
+        assert np.float32(np.nextafter(t, -np.inf)) < s32       # the float64 under it is

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .common import is_numeric
+from .common import COMPARE, is_numeric
 
 if TYPE_CHECKING:
     from ..models.rule_set import Literal
@@ -66,9 +66,8 @@ class RawColumns:
 
     def evaluate(self, lit: Literal) -> np.ndarray:
         """Boolean mask of the samples satisfying one literal."""
-        if lit.op in ("<=", ">"):
-            x = self.numeric[lit.feature]
-            return x <= lit.value if lit.op == "<=" else x > lit.value
+        if lit.numeric:
+            return COMPARE[lit.op](self.numeric[lit.feature], lit.value)
         cats = self.categories[lit.feature]
         try:
             code = cats.index(lit.value)

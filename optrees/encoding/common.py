@@ -7,6 +7,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+COMPARE = {"<=": np.less_equal, ">": np.greater, "<": np.less, ">=": np.greater_equal}
+"""A numeric literal's operators and how they compare (``<`` / ``>=``: XGBoost's tests)."""
+
 
 def plain(v: Any) -> Any:
     """numpy scalars as Python ones (``np.int64(3)`` -> ``3``), anything else unchanged."""

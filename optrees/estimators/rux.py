@@ -4,6 +4,7 @@ leaves, weighted by RUG's master LP (3) solved once (FairRUG's rows with ``fairn
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from typing import Any, ClassVar
 
@@ -72,11 +73,11 @@ class RUXClassifier(RUGClassifier):
     master LP (3) -- a small readable rule set that keeps much of the ensemble's accuracy.
 
     ``estimator``: a *fitted* RandomForestClassifier, ExtraTreesClassifier,
-    GradientBoostingClassifier (every tree of every class) or HistGradientBoostingClassifier
-    without categorical splits.  Each leaf that training rows
-    reach is a rule (the tests on its path, thresholds on X's columns, named as X's or the
-    ensemble's columns) of the class of its weighted training majority
-    (``optrees.rug.ensemble``); ``optrees.rug.rux.solve_rux`` weighs them.
+    GradientBoostingClassifier (every tree of every class), HistGradientBoostingClassifier,
+    LightGBM's LGBMClassifier or XGBoost's XGBClassifier, without categorical splits.  Each
+    leaf that training rows reach is a rule (the tests on its path, thresholds on X's
+    columns, named as X's or the ensemble's columns) of the class of its weighted training
+    majority (``optrees.rug.ensemble``); ``optrees.rug.rux.solve_rux`` weighs them.
     ``fit(X, y)`` must get X with the columns the ensemble was fitted on.
 
     Fitted attributes as :class:`RUGClassifier` (``rules_``, ``all_rules_``, ``objective_``,
@@ -183,6 +184,8 @@ class RUXClassifier(RUGClassifier):
             names = [str(c) for c in names]
             if isinstance(X, pd.DataFrame):
                 cols = [str(c) for c in df.columns]
+                if _rewritten(names) == _rewritten(cols):  # LightGBM's "a b" -> "a_b"
+                    names = cols
                 if cols != names:
                     missing = [c for c in names if c not in cols]
                     extra = [c for c in cols if c not in names]
@@ -220,3 +223,8 @@ class RUXClassifier(RUGClassifier):
         # stacklevel 5: warn <- record_fairness <- _record_fairness <- fit <- logged_fit
         record_fairness(self, summary, "RUX caps the LP's slacks and has no repair step",
                         stacklevel=5)
+
+
+def _rewritten(names: list[str]) -> list[str]:
+    """Column names without the characters LightGBM replaces in the names it keeps."""
+    return [re.sub(r"[^0-9A-Za-z]", "_", n) for n in names]

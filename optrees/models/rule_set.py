@@ -40,10 +40,10 @@ import numpy as np
 import pandas as pd
 
 from .._validation import OptreesInputError, check_frame
-from ..encoding.common import plain
+from ..encoding.common import COMPARE, plain
 from . import _schema as schema
 
-_NUMERIC_OPS = ("<=", ">")
+_NUMERIC_OPS = tuple(COMPARE)
 _CATEGORICAL_OPS = ("==", "!=")
 FORMAT = "optrees-rule-set-1"
 
@@ -61,7 +61,8 @@ def _fmt_value(v: Any) -> str:
 
 @dataclass(frozen=True)
 class Literal:
-    """One condition ``feature op value`` on a raw column (op in ``<=``, ``>``, ``==``, ``!=``)."""
+    """One condition ``feature op value`` on a raw column (op in ``<=``, ``>``, ``<``, ``>=``,
+    ``==``, ``!=``)."""
 
     feature: str
     op: str
@@ -84,7 +85,7 @@ class Literal:
                 raise OptreesInputError(
                     f"column {self.feature!r} must be numeric for the condition '{self}'"
                 ) from exc
-            return x <= self.value if self.op == "<=" else x > self.value
+            return COMPARE[self.op](x, self.value)
         x = pd.Series(column).astype(object).to_numpy()
         eq = x == self.value
         if not isinstance(eq, np.ndarray) or eq.shape != x.shape:  # exotic objects
@@ -417,16 +418,18 @@ def simplify_literals(literals: Sequence[Literal], feature_order: Sequence[str])
     Returns the literals sorted by column (in ``feature_order``), then operator.
     """
     pos = {f: i for i, f in enumerate(feature_order)}
-    upper: dict[str, float] = {}
-    lower: dict[str, float] = {}
+    # a bound is (value, strict): at the same value a strict one is the tighter
+    upper: dict[str, tuple[float, bool]] = {}
+    lower: dict[str, tuple[float, bool]] = {}
     eq: dict[str, Any] = {}
     neq: dict[str, list[Any]] = {}
     for lit in literals:
         f = lit.feature
-        if lit.op == "<=":
-            upper[f] = min(upper.get(f, math.inf), lit.value)
-        elif lit.op == ">":
-            lower[f] = max(lower.get(f, -math.inf), lit.value)
+        if lit.op in ("<=", "<"):
+            upper[f] = min(upper.get(f, (math.inf, False)), (lit.value, lit.op == "<"),
+                           key=lambda b: (b[0], not b[1]))
+        elif lit.op in (">", ">="):
+            lower[f] = max(lower.get(f, (-math.inf, False)), (lit.value, lit.op == ">"))
         elif lit.op == "==":
             eq[f] = lit.value
         else:
@@ -436,9 +439,9 @@ def simplify_literals(literals: Sequence[Literal], feature_order: Sequence[str])
     out: list[Literal] = []
     for f in sorted(set(upper) | set(lower) | set(eq) | set(neq), key=lambda c: pos.get(c, 0)):
         if f in lower:
-            out.append(Literal(f, ">", float(lower[f])))
+            out.append(Literal(f, ">" if lower[f][1] else ">=", float(lower[f][0])))
         if f in upper:
-            out.append(Literal(f, "<=", float(upper[f])))
+            out.append(Literal(f, "<" if upper[f][1] else "<=", float(upper[f][0])))
         if f in eq:
             out.append(Literal(f, "==", eq[f]))
         elif f in neq:

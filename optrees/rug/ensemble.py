@@ -14,6 +14,8 @@ its trees (``_predictors``, scikit-learn's private predictor nodes) test ``x <= 
 raw float64 values, which rules express exactly; a categorical split (a bitset of
 categories) is refused with a clear error rather than read half right.  The rows a
 histogram tree's leaf covers are found by walking its nodes here (it has no ``apply``).
+LightGBM and XGBoost classifiers are read as node arrays too (``optrees.rug.boosters``);
+XGBoost's tests are strict, ``x < t``, and its rules say so.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 
 from .._validation import OptreesInputError
 from ..models.rule_set import Literal, simplify_literals
+from .boosters import booster_arrays
 
 
 @dataclass
@@ -45,6 +48,10 @@ def ensemble_trees(estimator: Any) -> list[Any]:
     if not hasattr(estimator, "fit") or not hasattr(estimator, "predict"):
         raise OptreesInputError(f"estimator must be a fitted scikit-learn tree ensemble, got "
                                 f"{name}")
+    boosted = booster_arrays(estimator)
+    if boosted is not None:
+        arrays, strict = boosted
+        return [_NodeTree(**a, strict=strict) for a in arrays]
     if name.startswith("HistGradientBoosting"):
         return _histogram_trees(estimator, name)
     trees = getattr(estimator, "estimators_", None)
@@ -71,7 +78,8 @@ def _histogram_trees(estimator: Any, name: str) -> list[Any]:
     if predictors is None:
         _not_fitted(estimator, name)
     try:
-        trees = [_HistogramTree(p.nodes) for per_iteration in predictors for p in per_iteration]
+        trees = [_NodeTree.histogram(p.nodes) for per_iteration in predictors
+                 for p in per_iteration]
     except (AttributeError, ValueError) as exc:  # a scikit-learn whose nodes differ
         raise OptreesInputError(f"cannot read the trees of this {name} ({exc}); pass a "
                                 "RandomForestClassifier or GradientBoostingClassifier") from None
@@ -99,31 +107,42 @@ class _DecisionTree:
                       t.threshold, names)
 
 
-class _HistogramTree:
-    """A tree of a HistGradientBoosting model (its predictor's node array): row goes left
-    when ``x <= num_threshold`` (compared in float64, as its predictor does)."""
+class _NodeTree:
+    """A tree as node arrays (HistGradientBoosting's predictor nodes, LightGBM, XGBoost): a
+    row goes left when ``x <= threshold`` (``x < threshold`` when ``strict``), compared in
+    float64 as the rules compare."""
 
-    def __init__(self, nodes: np.ndarray) -> None:
-        self.left = nodes["left"].astype(np.int64)
-        self.right = nodes["right"].astype(np.int64)
-        self.leaf = nodes["is_leaf"].astype(bool)
-        self.feature = nodes["feature_idx"].astype(np.int64)
-        self.threshold = nodes["num_threshold"].astype(np.float64)
-        self.categorical = bool(np.any(nodes["is_categorical"][~self.leaf]))
+    def __init__(self, left: np.ndarray, right: np.ndarray, leaf: np.ndarray,
+                 feature: np.ndarray, threshold: np.ndarray, strict: bool = False,
+                 categorical: bool = False) -> None:
+        self.left, self.right, self.leaf = left, right, leaf
+        self.feature, self.threshold = feature, threshold
+        self.strict, self.categorical = strict, categorical
+
+    @classmethod
+    def histogram(cls, nodes: np.ndarray) -> _NodeTree:
+        """A HistGradientBoosting predictor's node array."""
+        leaf = nodes["is_leaf"].astype(bool)
+        return cls(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64), leaf,
+                   nodes["feature_idx"].astype(np.int64),
+                   nodes["num_threshold"].astype(np.float64),
+                   categorical=bool(np.any(nodes["is_categorical"][~leaf])))
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         node = np.zeros(len(X), dtype=np.int64)
         rows = np.arange(len(X))
+        goes_left = np.less if self.strict else np.less_equal
         while rows.size:  # every row moves down one level per pass
             n = node[rows]
             inner = ~self.leaf[n]
             rows, n = rows[inner], n[inner]
-            go_left = X[rows, self.feature[n]] <= self.threshold[n]
+            go_left = goes_left(X[rows, self.feature[n]], self.threshold[n])
             node[rows] = np.where(go_left, self.left[n], self.right[n])
         return node
 
     def paths(self, names: list[str]) -> dict[int, list[Literal]]:
-        return _paths(self.left, self.right, self.leaf, self.feature, self.threshold, names)
+        return _paths(self.left, self.right, self.leaf, self.feature, self.threshold, names,
+                      self.strict)
 
 
 def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str]) -> LeafRules:
@@ -145,9 +164,12 @@ def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str]) -> LeafRules:
 
 
 def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.ndarray,
-           threshold: np.ndarray, names: list[str]) -> dict[int, list[Literal]]:
+           threshold: np.ndarray, names: list[str], strict: bool = False
+           ) -> dict[int, list[Literal]]:
     """For every node of a tree (its child arrays, which nodes are leaves, its tests
-    ``x_feature <= threshold`` to the left), the tests on the path from the root to it."""
+    ``x_feature <= threshold`` to the left, ``<`` when ``strict``), the tests on the path
+    from the root to it."""
+    to_left, to_right = ("<", ">=") if strict else ("<=", ">")
     paths: dict[int, list[Literal]] = {0: []}
     stack = [0]
     while stack:
@@ -155,7 +177,7 @@ def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.nd
         if leaf[node]:
             continue
         name, t = names[int(feature[node])], float(threshold[node])
-        paths[int(left[node])] = paths[node] + [Literal(name, "<=", t)]
-        paths[int(right[node])] = paths[node] + [Literal(name, ">", t)]
+        paths[int(left[node])] = paths[node] + [Literal(name, to_left, t)]
+        paths[int(right[node])] = paths[node] + [Literal(name, to_right, t)]
         stack += [int(left[node]), int(right[node])]
     return paths
