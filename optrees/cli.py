@@ -316,7 +316,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     weights = data.pop_weights(args, parts)
     print(_settings_line(args, est) + "\n", flush=True)
     cli_report.fit_quietly(est, parts[0], parts[2], None if weights is None else weights[0])
-    if args.method == "rug":
+    if args.method in ("rug", "rux"):  # rule sets
         cli_report.report_rug(est, parts, getattr(args, "sensitive", None), weights)
     else:
         cli_report.report_tree(est, parts, cli_report.SUMMARIES.get(args.method,

@@ -75,6 +75,9 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            "CGH: column-generation heuristic tree on raw thresholds", backend="highs"),
     Method("rug", f"{_EST}:RUGClassifier", "[RUG]",
            "RUG / FairRUG: weighted rule set by rule generation", backend="highs"),
+    Method("rux", f"{_EST}:RUXClassifier", "[RUG]",
+           "RUX: the leaves of a tree ensemble as rules, weighted by RUG's LP (3)",
+           backend="highs"),
     # no paper of its own: the interval search over sorted columns with regression costs
     # (issue #43; docs/architecture.md, "Regression")
     Method("regtree", f"{_EST}:OptimalTreeRegressor", "",

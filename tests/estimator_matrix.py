@@ -22,6 +22,7 @@ from optrees import (  # the classes of optrees.registry (test_registry checks)
     OptimalSurvivalTree,
     OptimalTreeRegressor,
     RUGClassifier,
+    RUXClassifier,
 )
 
 
@@ -109,6 +110,16 @@ SPECS: list[Spec] = [
          # column per training coverage (issue #22); tree pricing stays a heuristic whose
          # float ties may differ on weighted and on repeated rows (test_sample_weight.py)
          expected_failed_checks=_SPARSE_WEIGHTS),
+    # RUX fits its own random forest (10 trees of depth 2) and solves one LP; a forest's
+    # bootstrap draws rows, so a weight of 2 is not the same as a repeated row
+    Spec(RUXClassifier, dict(n_estimators=10, max_depth=2, time_limit=5), backend="highs",
+         depth="max_depth", exact=dict(n_estimators=20, max_depth=3, time_limit=60),
+         expected_failed_checks={
+             **_SPARSE_WEIGHTS,
+             "check_sample_weight_equivalence_on_dense_data":
+                 "the random forest RUX fits draws bootstrap rows: a row of weight 2 and a "
+                 "repeated row give different forests (scikit-learn's own forest fails "
+                 "this check too)"}),
     Spec(CGHClassifier, dict(depth=2, tau=20, time_limit=1.0), backend="highs",
          exact=dict(depth=2, time_limit=60),
          hard=dict(depth=4, tau=100, time_limit=2.5), hard_data="spambase",

@@ -132,7 +132,7 @@ def test_an_integer_target_with_few_values_is_classification_unless_told(tmp_pat
      "--method benders is a classification method; --task regression takes --method regtree"),
     (["--method", "regtree", "--task", "classification"],
      "--method regtree is a regression method; --task classification takes --method flow, "
-     "benders, bendoct, oct, binoct, omt, cgh or rug"),
+     "benders, bendoct, oct, binoct, omt, cgh, rug or rux"),
     (["--task", "regression", "--costs", "costs.csv"], "--costs is not used by --method "
                                                         "regtree"),
     (["--task", "regression", "--class-weight", "balanced"], "--class-weight is not used by "

@@ -182,12 +182,10 @@ def test_predictions_are_the_weighted_vote(data: str, kind: str) -> None:
 def test_bad_input_is_one_clear_error() -> None:
     X, y = _data("cancer")
     est = _ensemble("rf", X, y)
-    with pytest.raises(OptreesInputError, match="not fitted"):
-        RUXClassifier(RandomForestClassifier()).fit(X, y)
     with pytest.raises(OptreesInputError, match="LogisticRegression"):
         RUXClassifier(LogisticRegression(max_iter=500).fit(X, y)).fit(X, y)
-    with pytest.raises(OptreesInputError, match="not fitted"):
-        RUXClassifier(HistGradientBoostingClassifier()).fit(X, y)
+    with pytest.raises(OptreesInputError, match="one of random_forest"):
+        RUXClassifier("forest").fit(X, y)
     categorical = X.assign(group=2 * y + np.arange(len(X)) % 2)  # a category that predicts y
     hist = HistGradientBoostingClassifier(max_iter=5, categorical_features=["group"],
                                           random_state=0).fit(categorical, y)
@@ -201,8 +199,8 @@ def test_bad_input_is_one_clear_error() -> None:
         RUXClassifier(est).fit(X[X.columns[::-1]], y)
     with pytest.raises(OptreesInputError, match="5 columns"):
         RUXClassifier(est).fit(X.to_numpy()[:, :5], y)
-    with pytest.raises(OptreesInputError, match="needs estimator"):
-        RUXClassifier().fit(X, y)
+    with pytest.raises(OptreesInputError, match="one of random_forest"):
+        RUXClassifier(None).fit(X, y)
 
 
 def test_sensitive_column() -> None:
@@ -322,11 +320,6 @@ def test_boosters_leaves_are_their_own(package: str, name: str) -> None:
 @pytest.mark.parametrize("package", ["lightgbm", "xgboost"])
 def test_boosters_bad_input_is_one_clear_error(package: str) -> None:
     X, y = _data("iris")
-    pytest.importorskip(package)
-    unfitted = (__import__("lightgbm").LGBMClassifier() if package == "lightgbm"
-                else __import__("xgboost").XGBClassifier())
-    with pytest.raises(OptreesInputError, match="not fitted"):
-        RUXClassifier(unfitted).fit(X, y)
     Xc = X.assign(group=pd.Categorical(y))  # a split on it is certain
     extra = {} if package == "lightgbm" else {"enable_categorical": True}
     est, _ = _booster(package, Xc, y, **extra)
@@ -345,3 +338,75 @@ def test_float32_below_is_the_float64_edge_of_a_float32_test() -> None:
         t, s32 = float32_below(split), np.float32(split)
         assert np.float32(t) == s32                             # t itself is not below
         assert np.float32(np.nextafter(t, -np.inf)) < s32       # the float64 under it is
+
+
+def _matrix(X: pd.DataFrame) -> np.ndarray:
+    """Numeric columns as they are, each categorical one-hot over its sorted categories."""
+    cols = []
+    for c in X.columns:
+        if pd.api.types.is_numeric_dtype(X[c]):
+            cols.append(X[c].to_numpy(dtype=float))
+        else:
+            cols += [(X[c] == v).to_numpy(dtype=float) for v in sorted(X[c].unique())]
+    return np.column_stack(cols)
+
+
+def _raw_covers(literals, X: pd.DataFrame) -> np.ndarray:
+    """The rows where every test on the raw columns holds (== / != on the raw values)."""
+    rows = np.ones(len(X), dtype=bool)
+    for lit in literals:
+        if lit.op in _COMPARE:
+            rows &= _COMPARE[lit.op](X[lit.feature].to_numpy(dtype=float), lit.value)
+        else:
+            same = (X[lit.feature] == lit.value).to_numpy()
+            rows &= same if lit.op == "==" else ~same
+    return rows
+
+
+def test_an_unfitted_ensemble_is_fitted_here_as_by_hand() -> None:
+    """An unfitted ensemble (what clone hands RUX) is fitted on X: the same rules as RUX on
+    the same model fitted by hand; cross_val_score runs."""
+    from sklearn.model_selection import cross_val_score
+
+    X, y = _data("cancer")
+    forest = RandomForestClassifier(8, max_depth=3, random_state=0)
+    own = RUXClassifier(forest, lp_method="simplex").fit(X, y)
+    by_hand = RUXClassifier(RandomForestClassifier(8, max_depth=3, random_state=0)
+                            .fit(X, y), lp_method="simplex").fit(X, y)
+    assert own.rules_.export_text() == by_hand.rules_.export_text()
+    assert not hasattr(forest, "estimators_")  # the user's model is left unfitted
+    assert cross_val_score(RUXClassifier(forest), X, y, cv=3).mean() > 0.8
+
+
+@pytest.mark.parametrize("name", ["random_forest", "gradient_boosting", "lightgbm",
+                                  "xgboost"])
+def test_named_ensemble_on_categorical_columns(name: str) -> None:
+    """A named ensemble fitted on numeric and categorical columns: each rule, read back on
+    the raw columns (``colour == red``), covers exactly the rows its ensemble's own leaf
+    gets (the leaf found by the fitted model on the one-hot matrix built here)."""
+    if name in ("lightgbm", "xgboost"):
+        pytest.importorskip(name)
+    rng = np.random.default_rng(0)
+    n = 240
+    X = pd.DataFrame({"size": rng.normal(size=n).round(2),
+                      "colour": rng.choice(["red", "green", "blue"], n),
+                      "shape": rng.choice(["round", "square"], n)})
+    y = np.where((X.colour == "red") ^ (X["size"] > 0.3), "yes", "no")
+    m = RUXClassifier(name, n_estimators=6, max_depth=3, random_state=0).fit(X, y)
+    assert m.score(X, y) > 0.9
+    M = _matrix(X)
+    trees = m.estimator_
+    for rule in m.all_rules_.rules:
+        t, node = rule.meta["tree"], rule.meta["node"]
+        if name == "lightgbm":
+            booster = trees.booster_
+            internal = booster.dump_model()["tree_info"][t]["num_leaves"] - 1
+            leaf = booster.predict(M, pred_leaf=True)[:, t] + internal
+        elif name == "xgboost":
+            import xgboost
+
+            leaf = trees.get_booster().predict(xgboost.DMatrix(M), pred_leaf=True)[:, t]
+        else:
+            leaf = _trees(trees)[t].apply(M.astype(np.float32))
+        assert np.array_equal(_raw_covers(rule.literals, X), leaf == node)
+        assert {lit.feature for lit in rule.literals} <= set(X.columns)

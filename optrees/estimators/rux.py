@@ -18,16 +18,27 @@ from .._params import (
     TIME_LIMIT,
     VERBOSE,
     Check,
+    Integer,
     Options,
     Param,
+    Params,
     Real,
     as_given,
     optional,
     validate_params,
 )
 from .._validation import OptreesInputError, check_frame, check_target, fit_weights
+from ..encoding.columns import RawColumns
 from ..fairness import OLD_SPELLINGS, RUG_NOTIONS, fairness_summary, record_fairness
 from ..rug.ensemble import ensemble_trees, leaf_rules
+from ..rug.ensemble_fit import (
+    NAMED,
+    encoded_names,
+    fit_ensemble,
+    is_fitted,
+    new_ensemble,
+    raw_literals,
+)
 from ..rug.fairness import Fairness
 from ..rug.rux import RULE_COSTS, solve_rux
 from ..rug.solve import LP_METHODS, lp_interior
@@ -38,16 +49,36 @@ from ._base import (
     logged_fit,
     positive_rows,
     predict_frame,
+    seen_categories,
     stop_on_ctrl_c,
     store_result,
+    warn_unseen,
 )
 from .rules import RUGClassifier
 
 _NONNEGATIVE = Real(0.0, math.inf, high_open=True)
 
+
+def _ensemble(value: Any) -> Any:
+    """A name of :data:`NAMED`, or a tree ensemble classifier (checked at fit)."""
+    if isinstance(value, str):
+        if value not in NAMED:
+            raise ValueError
+        return value
+    if value is None or not is_classifier(value):
+        raise OptreesInputError(
+            f"estimator must be a tree ensemble classifier or one of {', '.join(NAMED)}, got "
+            f"{type(value).__name__ if value is not None else None}")
+    return value
+
+
 _PARAMETERS: dict[str, Param] = {
-    "estimator": Param(Check("a fitted scikit-learn tree ensemble", as_given),
-                       "the fitted ensemble whose leaves are the rules", cli=""),
+    "estimator": Param(Check(f"a tree ensemble classifier (fitted: used as it is; unfitted: "
+                             f"fitted on X) or one of {', '.join(NAMED)}", _ensemble),
+                       "the ensemble whose leaves are the rules, or the name of one RUX "
+                       "fits", cli="--ensemble"),
+    "n_estimators": Param(Integer(1), "trees of the ensemble RUX fits by name"),
+    "max_depth": Param(Integer(1), "depth of the trees of the ensemble RUX fits by name"),
     "pen_par": Param(_NONNEGATIVE, "weight of the rule costs (lambda of the master LP)"),
     "rule_cost": Param(Options(*RULE_COSTS), "cost of a leaf: Gini impurity, length or 1 "
                        "(scaled so the largest is 1)"),
@@ -105,10 +136,10 @@ class RUXClassifier(RUGClassifier):
 
     _parameters: ClassVar[dict[str, Param]] = _PARAMETERS
     drop_sensitive = False  # the ensemble's rules may test every column it was fitted on
-    max_depth = None  # RUG's; not a parameter of RUX (the ensemble's trees decide)
 
     _defaults: ClassVar[dict[str, Any]] = {
-        "estimator": None, "pen_par": 1.0, "rule_cost": "gini", "threshold": 0.0,
+        "estimator": "random_forest", "n_estimators": 100, "max_depth": 3, "pen_par": 1.0,
+        "rule_cost": "gini", "threshold": 0.0,
         "lp_method": "auto", "time_limit": None, "random_state": None, "fairness": None,
         "epsilon": 0.025, "sensitive": None, "positive_class": None, "class_weight": None,
         "verbose": 0}
@@ -121,10 +152,12 @@ class RUXClassifier(RUGClassifier):
         the sensitive group per row when ``sensitive`` is None; ``sample_weight`` /
         ``class_weight``: the slack of row i costs its weight (rows of weight 0 left out)."""
         p = validate_params(self, {k: v for k, v in _PARAMETERS.items() if k != "epsilon"})
-        trees = self._trees()
         deadline = fit_deadline(p.time_limit)
-        names = self._names(X)
-        df = fit_frame(self, X).set_axis(names, axis=1)  # an array: the ensemble's names
+        own = isinstance(p.estimator, str) or not is_fitted(p.estimator)
+        trees = None if own else self._trees()
+        df = fit_frame(self, X)
+        if not own:  # the fitted ensemble's columns, by its names
+            df = df.set_axis(self._names(X), axis=1)
         self.classes_, y_enc = check_target(y, df.shape[0])
         weights = fit_weights(sample_weight, p.class_weight, self.classes_, y_enc)
         fair, df = self._fairness(df, groups, p.fairness)
@@ -134,8 +167,11 @@ class RUXClassifier(RUGClassifier):
             fair = Fairness(fair.kind, fair.groups[keep], fair.epsilon, fair.positive,
                             fair.group_names)
         self._columns = [str(c) for c in df.columns]
-        self._categories = {}
-        leaves = leaf_rules(trees, df.to_numpy(dtype=float), self._columns)
+        if own:
+            leaves = self._own_leaves(df, y_enc, weights, p)
+        else:
+            self.estimator_, self._categories = p.estimator, {}
+            leaves = leaf_rules(trees, df.to_numpy(dtype=float), self._columns)
         interior = lp_interior(p.lp_method, len(self.classes_), fair is not None)
         with stop_on_ctrl_c(deadline):
             result = solve_rux(leaves, y_enc, self.classes_, self._columns, deadline,
@@ -161,13 +197,22 @@ class RUXClassifier(RUGClassifier):
         return self
 
     def _trees(self) -> list[Any]:
-        """The ensemble's trees, or one clear error (not fitted, not a tree ensemble)."""
-        if self.estimator is None:
-            raise OptreesInputError("RUXClassifier needs estimator=<a fitted tree ensemble>")
-        if not is_classifier(self.estimator):
-            raise OptreesInputError(f"estimator must be a fitted tree ensemble classifier, got "
-                                    f"{type(self.estimator).__name__}")
+        """The fitted ensemble's trees, or one clear error (not a tree ensemble)."""
         return ensemble_trees(self.estimator)
+
+    def _own_leaves(self, df: pd.DataFrame, y_enc: np.ndarray, weights: np.ndarray | None,
+                    p: Params) -> Any:
+        """The leaves of the ensemble RUX fits itself (``estimator_``) on the raw columns
+        (categoricals one-hot), as rules on those columns."""
+        raw = RawColumns(df)
+        ensemble = new_ensemble(p.estimator, p.n_estimators, p.max_depth, p.random_state)
+        self.estimator_ = fit_ensemble(ensemble, raw.matrix, y_enc, weights)
+        self._categories = seen_categories(df)
+        leaves = leaf_rules(ensemble_trees(self.estimator_), raw.matrix,
+                            encoded_names(raw.encoded))
+        leaves.literals = [raw_literals(lits, raw.encoded, self._columns)
+                           for lits in leaves.literals]
+        return leaves
 
     def _names(self, X: Any) -> list[str]:
         """The names of X's columns for the rules (the ensemble's when it knows them), after
@@ -201,8 +246,11 @@ class RUXClassifier(RUGClassifier):
         return names if names is not None else [str(c) for c in df.columns]
 
     def _frame(self, X: Any) -> pd.DataFrame:
-        """X at predict time, with the columns the rules test."""
-        return predict_frame(self, X, "rules_").set_axis(self._columns, axis=1)
+        """X at predict time, with the columns the rules test (a warning names categories
+        the fit did not see)."""
+        df = predict_frame(self, X, "rules_").set_axis(self._columns, axis=1)
+        warn_unseen(self, df, self._categories)
+        return df
 
     def _without_fairness(self, df: pd.DataFrame, groups: Any) -> pd.DataFrame:
         """fairness=None: ``groups`` are refused, a ``sensitive`` column is checked and a

@@ -1,0 +1,91 @@
+"""The ensemble RUX fits itself: a named one (``"random_forest"``, ...) or an unfitted model
+(scikit-learn's ``clone`` hands RUX one in ``cross_val_score`` and ``GridSearchCV``), fitted
+on RUG's raw-column matrix (numeric columns as they are, categoricals one-hot), and its
+leaves' tests read back as tests on the raw columns (a one-hot test is ``colour == red`` or
+``colour != red``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from .._validation import OptreesInputError
+from ..encoding.common import COMPARE
+from ..models.rule_set import Literal, simplify_literals
+
+NAMED = ("random_forest", "extra_trees", "gradient_boosting", "lightgbm", "xgboost")
+"""The ensembles RUX builds by name, with its ``n_estimators`` and ``max_depth``."""
+
+
+def is_fitted(estimator: Any) -> bool:
+    """Whether a model (scikit-learn, LightGBM, XGBoost) has been fitted."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        return False
+    except TypeError:  # not an estimator: ensemble_trees names the problem
+        return True
+    return True
+
+
+def new_ensemble(estimator: Any, n_estimators: int, max_depth: int, seed: int | None) -> Any:
+    """An unfitted ensemble: the named one, or a clone of the unfitted ``estimator``."""
+    if not isinstance(estimator, str):
+        return clone(estimator)
+    common = {"n_estimators": n_estimators, "max_depth": max_depth, "random_state": seed}
+    if estimator in ("random_forest", "extra_trees", "gradient_boosting"):
+        from sklearn import ensemble
+
+        cls = {"random_forest": ensemble.RandomForestClassifier,
+               "extra_trees": ensemble.ExtraTreesClassifier,
+               "gradient_boosting": ensemble.GradientBoostingClassifier}[estimator]
+        return cls(**common)
+    package = {"lightgbm": "lightgbm", "xgboost": "xgboost"}[estimator]
+    try:
+        module = __import__(package)
+    except ImportError:
+        raise OptreesInputError(f"estimator={estimator!r} needs the {package} package: "
+                                f"pip install {package}") from None
+    if package == "lightgbm":
+        return module.LGBMClassifier(**common, verbose=-1)
+    return module.XGBClassifier(**common)
+
+
+def fit_ensemble(ensemble: Any, matrix: np.ndarray, y: np.ndarray,
+                 weights: np.ndarray | None) -> Any:
+    """``ensemble`` fitted on the encoded rows (classes as 0..K-1, as XGBoost wants)."""
+    try:
+        return ensemble.fit(matrix, y, sample_weight=weights)
+    except (TypeError, ValueError) as exc:
+        raise OptreesInputError(f"fitting the {type(ensemble).__name__} failed: {exc}") \
+            from None
+
+
+def encoded_names(encoded: list[tuple[str, str, object]]) -> list[str]:
+    """A name per column of the raw-column matrix (``colour=red`` for a one-hot column)."""
+    return [name if kind == "num" else f"{name}={value}" for name, kind, value in encoded]
+
+
+def raw_literals(literals: tuple[Literal, ...], encoded: list[tuple[str, str, object]],
+                 raw_names: list[str]) -> tuple[Literal, ...]:
+    """A leaf's tests on matrix columns as tests on the raw columns: a one-hot column's test
+    keeps the rows whose 0/1 value passes it (``== value`` for 1 only, ``!= value`` for 0
+    only; a test both pass says nothing and is dropped)."""
+    by_name = dict(zip(encoded_names(encoded), encoded, strict=True))
+    out = []
+    for lit in literals:
+        column, kind, value = by_name[lit.feature]
+        if kind == "num":
+            out.append(Literal(column, lit.op, lit.value))
+            continue
+        zero, one = (bool(COMPARE[lit.op](v, lit.value)) for v in (0.0, 1.0))
+        if one and not zero:
+            out.append(Literal(column, "==", value))
+        elif zero and not one:
+            out.append(Literal(column, "!=", value))
+    return simplify_literals(out, raw_names)
