@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import resource
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -121,12 +122,14 @@ def tasks_of(args: argparse.Namespace, data_dir: Path | None) -> list:
     return accel_tasks(cfg)
 
 
-def sampled_tasks(args: argparse.Namespace, data_dir: Path | None) -> list:
-    """``--sample`` instances per depth, drawn without replacement from the paper's grid
-    (data set x encoding x lambda), every variant on each; instances in grid order."""
+def sampled_tasks(args: argparse.Namespace, data_dir: Path | None,
+                  lams: Sequence[float] = PAPER_LAMS) -> list:
+    """``--sample`` instances per depth (0: all), drawn without replacement from the paper's
+    grid (data set x encoding x lambda of ``lams``), every variant on each; instances in grid
+    order."""
     datasets = [*ACCEL_CATEGORICAL, *ACCEL_NUMERIC]
     cfg = resolve("accelerated", datasets=datasets, methods=args.variants.split(","),
-                  depths=[int(d) for d in args.depths.split(",")], lams=list(PAPER_LAMS),
+                  depths=[int(d) for d in args.depths.split(",")], lams=list(lams),
                   time_limit=args.time_limit, data_dir=data_dir)
     cfg.extra["encodings"] = {ds: accel_encodings(ds) for ds in datasets}
     tasks = accel_tasks(cfg)
@@ -135,7 +138,8 @@ def sampled_tasks(args: argparse.Namespace, data_dir: Path | None) -> list:
     chosen = set()
     for depth in cfg.depths:
         of_depth = [k for k in keys if k[2] == depth]
-        picks = rng.choice(len(of_depth), min(args.sample, len(of_depth)), replace=False)
+        size = len(of_depth) if args.sample <= 0 else min(args.sample, len(of_depth))
+        picks = rng.choice(len(of_depth), size, replace=False)
         chosen.update(of_depth[i] for i in picks)
     return [t for t in tasks if peers.instance_key(t) in chosen]
 

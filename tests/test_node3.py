@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("numba")
 
 from optrees.trees.search.binary.data import BinaryData  # noqa: E402
+from optrees.trees.search.binary.memo import Memo  # noqa: E402
 from optrees.trees.search.binary.node3 import depth3_node  # noqa: E402
 from optrees.trees.search.binary.search import Search  # noqa: E402
 from optrees.trees.search.binary.warmup import compile_node3  # noqa: E402
@@ -119,8 +120,8 @@ def test_compiled_depth3_node_equals_enumeration(seed):
         scale_arg[y] = w
     out = depth3_node(data.X, data.indptr, data.indices, data.y, data.w, rows, K,
                       data.gains if use else np.zeros((1, 1)), use, bool((w == 1).all()),
-                      scale_arg, L, tol, min_leaf, leaf, math.inf, -math.inf, -1,
-                      np.full((1, 1), np.nan), np.empty((1, 1, 3), np.int64))
+                      scale_arg, L, tol, min_leaf, leaf, math.inf, -math.inf,
+                      np.empty(0, np.int64), *Memo(16).arrays())
     value, bound = out[0], out[1]
     node = (out[2], tuple(out[3:6]), tuple(out[6:9]))
     expected = _enumerate(X, y, w, cost, 3, penalty, min_leaf)
@@ -133,11 +134,12 @@ def test_compiled_depth3_node_equals_enumeration(seed):
     assert tree_cost == pytest.approx(expected, abs=1e-7)
 
 
+@pytest.mark.parametrize("depth", [4, 5])
 @pytest.mark.parametrize("seed", range(12))
-def test_search_with_the_compiled_node_equals_the_python_node(seed):
-    """At depth 4 (the compiled node below the root) the search finds what it finds with its
-    depth-3 nodes in Python around the same compiled depth-2 kernel: the same optimum, and the
-    same tree under accuracy."""
+def test_search_with_the_compiled_node_equals_the_python_node(seed, depth):
+    """At depths 4 and 5 (the compiled node below the root) the search finds what it finds
+    with its depth-3 nodes in Python around the same compiled depth-2 kernel: the same
+    optimum, and the same tree under accuracy."""
     compile_node3()  # (else a cold numba cache leaves both searches in Python)
     X, y, w, cost, min_leaf, accuracy = _instance(seed)
     K = cost.shape[0]
@@ -151,7 +153,7 @@ def test_search_with_the_compiled_node_equals_the_python_node(seed):
         assert search._node3 is not None
         if not compiled:
             search._node3 = None  # depth-3 nodes by Search._branch
-        found[compiled] = search.solve(rows, 4)
+        found[compiled] = search.solve(rows, depth)
     assert found[True].value == pytest.approx(found[False].value)
     assert found[True].upper == pytest.approx(found[False].upper)
     if accuracy:

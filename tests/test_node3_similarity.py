@@ -1,7 +1,8 @@
 """The pruning bounds of the compiled depth-3 node (optrees/trees/search/binary/node3.py):
 the similarity bound (MurTree §4.6), its ``min_leaf`` guard and the bound of a depth-2 side
 shared under a depth-4 node, on data whose columns are near copies of each other (a few
-rows flipped), where the bound from an earlier copy is nearly tight.  A bound too tight by
+rows flipped), where the bound from an earlier copy is nearly tight, and the memo of
+depth-2 sides by literal set (optrees/trees/search/binary/memo.py).  A bound too tight by
 one row prunes a root whose subtree is optimal; the oracle, an enumeration of every tree
 written from the definition, then sees a worse "optimum".
 
@@ -20,6 +21,7 @@ import pytest
 pytest.importorskip("numba")
 
 from optrees.trees.search.binary.data import BinaryData  # noqa: E402
+from optrees.trees.search.binary.memo import Memo  # noqa: E402
 from optrees.trees.search.binary.node3 import depth3_node  # noqa: E402
 from optrees.trees.search.binary.search import Search  # noqa: E402
 from optrees.trees.search.binary.warmup import compile_node3  # noqa: E402
@@ -112,8 +114,8 @@ def _depth3(seed, min_leaf=None):
     use = data.gains is not None
     out = depth3_node(data.X, data.indptr, data.indices, data.y, data.w, rows, K,
                       data.gains if use else np.zeros((1, 1)), use, unit, scale_arg, L,
-                      1e-9 * (1 + weight), m, leaf, math.inf, -math.inf, -1,
-                      np.full((1, 1), np.nan), np.empty((1, 1, 3), np.int64))
+                      1e-9 * (1 + weight), m, leaf, math.inf, -math.inf,
+                      np.empty(0, np.int64), *Memo(16).arrays())
     value, bound = out[0], out[1]
     assert bound == pytest.approx(value)  # a complete search proves its optimum
     return offset - scale * value, _optimal_cost(X, y, w, cost, 3, penalty, m)
@@ -134,10 +136,12 @@ def test_the_similarity_bound_is_off_under_min_leaf(seed):
     assert found == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("depth", [4, 5])
 @pytest.mark.parametrize("seed", range(40))
-def test_depth4_search_through_the_compiled_node_equals_the_enumeration(seed):
-    """Depth 4: the search's depth-3 children run in the compiled node (counted) and share
-    their depth-2 sides by literal pair (the memo's bound)."""
+def test_deep_search_through_the_compiled_node_equals_the_enumeration(seed, depth):
+    """Depths 4 and 5: the search's depth-3 nodes run in the compiled node (counted) and
+    share their depth-2 sides by the set of literals from the root (the memo's bound; at
+    depth 5 a set of three literals is reached under three depth-4 nodes)."""
     X, y, w, cost, m, penalty, accuracy = _instance(seed, 4)
     data, scale, offset = _problem(X, y, w, cost, accuracy)
     search = Search(data, penalty / scale, "numba", min_leaf=m)
@@ -146,12 +150,35 @@ def test_depth4_search_through_the_compiled_node_equals_the_enumeration(seed):
     node3 = search._node3
 
     def counted(*args):
-        calls.append(args[-3])  # the child's literal
+        calls.append(len(args[-5]))  # literals from the memo's root to the node
         return node3(*args)
 
     search._node3 = counted
-    result = search.solve(np.arange(len(y), dtype=np.int64), 4)
-    assert calls and max(calls) >= 0  # the compiled node ran under the depth-4 node
+    result = search.solve(np.arange(len(y), dtype=np.int64), depth)
+    assert calls or depth == 5  # (a depth-5 search may prune or cache every depth-3 node)
+    assert all(c == depth - 3 for c in calls)  # each below the memo's root
     assert result.upper == pytest.approx(result.value)
     found = offset - scale * result.value
-    assert found == pytest.approx(_optimal_cost(X, y, w, cost, 4, penalty, m), abs=1e-9)
+    assert found == pytest.approx(_optimal_cost(X, y, w, cost, depth, penalty, m), abs=1e-9)
+
+
+def test_the_memo_keeps_every_side_when_it_grows():
+    """Keys of literal sets (digits literal + 1, increasing) and values survive the table's
+    doubling; a set is found whatever the order of its literals, a missing one is not."""
+    from optrees.trees.search.binary.memo import memo_find, memo_put, set_key
+
+    rng = np.random.default_rng(0)
+    memo, kept, base = Memo(16), {}, 2 * 30 + 1
+    for i in range(3000):
+        lits = rng.choice(60, 3, replace=False)
+        key = sum(int(v + 1) * base ** p for p, v in enumerate(sorted(lits, reverse=True)))
+        path = np.sort(lits[:2]).astype(np.int64)
+        assert set_key(path, int(lits[2]), base) == key
+        memo.make_room(1)
+        memo_put(*memo.arrays(), key, float(i), i % 7, -1, 3)
+        kept.setdefault(key, float(i))
+    assert int(memo.used[0]) == len(kept) and 4 * len(kept) <= 3 * len(memo.keys)
+    for key, value in kept.items():
+        slot = memo_find(memo.keys, key)
+        assert slot >= 0 and memo.values[slot] == value
+    assert memo_find(memo.keys, 1) == -1  # literal 0 alone: never put

@@ -8,9 +8,11 @@ features, both sides' counters (the smaller side counted, the larger one the par
 it, MurTree §4.4) and the bounds stay in one loop.  The answer is the one :meth:`_branch`
 gives: the same feature order (decreasing stump value, stable), the same leaf / split
 tie-breaking (a split must beat the best by more than ``tol``) and the same pruning bounds
-(a pruned feature can never win).  Depth-2 sides are not cached by row set: under one depth-4
-node the depth-3 nodes share them by literal pair (``memo_v`` / ``memo_t``), which finds
-what the cache found there (the same set reached by splitting f then g or g then f).
+(a pruned feature can never win).  Depth-2 sides are not cached by row set: under one node of
+depth ≥ 4 (the memo's root) the depth-3 nodes share them by the set of literals that leads
+there from the root (:mod:`.memo`), which finds what a cache by row set finds there (the same
+set reached by splitting f then g or g then f; at depth 5, the three orders of three
+literals under three depth-4 nodes).
 
 Compiling it is long (it links the counters and the depth-2 kernel again), so it is compiled
 only on request (:mod:`.warmup`); until then the searches run :meth:`_branch`.
@@ -25,6 +27,7 @@ from numba import njit
 
 from ....compiled import kernels_ready
 from .kernels import depth2_kernel, gram_bits, gram_upper
+from .memo import memo_find, memo_put, set_key
 
 __all__ = ["depth3_node"]
 
@@ -140,17 +143,18 @@ def _child(S, s, C, n_rows, weight, cap, lower, L, tol, m):
 
 @njit(cache=True, nogil=True)
 def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, unit, scale, L,
-                tol, m, leaf, upper, lower, lit, memo_v, memo_t):
+                tol, m, leaf, upper, lower, path, memo_keys, memo_values, memo_trees,
+                memo_used):
     """Best subtree of depth ≤ 3 on ``rows`` that beats ``max(leaf, lower)``, as
     :meth:`.search.Search._branch` finds it at depth 3 (``leaf``: the leaf's value, ``upper``:
     a proven bound).  Returns ``(value, bound, root, left (a, bl, br), right (a, bl, br),
     depth-2 kernels run)``; ``root`` -1 for the leaf; ``bound`` == ``value`` when exact.
     ``unit``: all weights 1 (bitset counters); ``scale`` (one weight per class, or empty):
     every row weighs its class's (bitset counters too); ``m``: ``min_leaf`` rows per side.
-    ``lit`` (-1: none): the node is its depth-4 parent's rows with literal ``lit`` (2f + v
-    for x_f = v); ``memo_v`` / ``memo_t`` (2F x 2F, NaN: unknown) then hold the optimum and
-    tree (root, left, right) of each depth-2 side by its two literals, shared by the depth-3
-    nodes of that parent (the cache of :class:`.search.Search` for depth-2 sides)."""
+    ``path`` (sorted; empty: no memo): the literals (2f + v for x_f = v) that lead from the
+    memo's root to this node; ``memo_*`` (:class:`.memo.Memo`'s arrays) then hold the
+    optimum and tree (root, left, right) of each depth-2 side met under that root, by its
+    literal set (the cache of :class:`.search.Search` for depth-2 sides)."""
     F = X.shape[1]
     n = rows.shape[0]
     bits = unit or scale.shape[0] == n_classes
@@ -207,6 +211,8 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
     complete = True
     kernels = 0
     side = np.empty(n, np.int64)
+    use_memo = path.shape[0] > 0
+    base = 2 * F + 1
     for j in range(nf):
         if floor >= upper - tol:
             complete = False
@@ -226,15 +232,17 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
                 g = feats[i]
                 u0 = min(u0, ub0[i] + P[g, g] - P[g, f])  # x_g = 1, x_f = 0
                 u1 = min(u1, ub1[i] + P[f, f] - P[f, g])  # x_f = 1, x_g = 0
-        # depth-2 sides met before under this depth-4 node (their literal pair): exact
-        k0a, k0b = min(lit, 2 * f), max(lit, 2 * f)
-        k1a, k1b = min(lit, 2 * f + 1), max(lit, 2 * f + 1)
-        have0 = lit >= 0 and not np.isnan(memo_v[k0a, k0b])
-        have1 = lit >= 0 and not np.isnan(memo_v[k1a, k1b])
+        # depth-2 sides met before under the memo's root (their literal set): exact
+        key0 = set_key(path, 2 * f, base) if use_memo else 0
+        key1 = set_key(path, 2 * f + 1, base) if use_memo else 0
+        slot0 = memo_find(memo_keys, key0) if use_memo else -1
+        slot1 = memo_find(memo_keys, key1) if use_memo else -1
+        have0 = slot0 >= 0
+        have1 = slot1 >= 0
         if have0:
-            u0 = min(u0, memo_v[k0a, k0b])
+            u0 = min(u0, memo_values[slot0])
         if have1:
-            u1 = min(u1, memo_v[k1a, k1b])
+            u1 = min(u1, memo_values[slot1])
         ub0[j] = u0
         ub1[j] = u1
         if u0 + u1 <= floor + tol:
@@ -242,8 +250,8 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
             continue
         counted = False
         if have0:
-            v0 = b0 = memo_v[k0a, k0b]
-            x0, y0, z0 = memo_t[k0a, k0b, 0], memo_t[k0a, k0b, 1], memo_t[k0a, k0b, 2]
+            v0 = b0 = memo_values[slot0]
+            x0, y0, z0 = memo_trees[slot0, 0], memo_trees[slot0, 1], memo_trees[slot0, 2]
         else:
             S0, t0, C0, S1, t1, C1, n1 = _sides(X, indptr, indices, y, w, rows, f, side,
                                                 n_classes, bits, scale, gains, use_gains,
@@ -252,16 +260,15 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
             v0, b0, x0, y0, z0, k0 = _child(S0, t0, C0, float(n - n1), w0, u0, floor - u1,
                                             L, tol, m)
             kernels += k0
-            if lit >= 0 and b0 == v0:
-                memo_v[k0a, k0b] = v0
-                memo_t[k0a, k0b, 0], memo_t[k0a, k0b, 1], memo_t[k0a, k0b, 2] = x0, y0, z0
+            if use_memo and b0 == v0:
+                memo_put(memo_keys, memo_values, memo_trees, memo_used, key0, v0, x0, y0, z0)
         ub0[j] = b0
         if b0 + u1 <= floor + tol:
             parts = max(parts, b0 + u1)
             continue
         if have1:
-            v1 = b1 = memo_v[k1a, k1b]
-            x1, y1, z1 = memo_t[k1a, k1b, 0], memo_t[k1a, k1b, 1], memo_t[k1a, k1b, 2]
+            v1 = b1 = memo_values[slot1]
+            x1, y1, z1 = memo_trees[slot1, 0], memo_trees[slot1, 1], memo_trees[slot1, 2]
         else:
             if not counted:
                 S0, t0, C0, S1, t1, C1, n1 = _sides(X, indptr, indices, y, w, rows, f, side,
@@ -270,9 +277,8 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
             v1, b1, x1, y1, z1, k1 = _child(S1, t1, C1, float(n1), w1, u1, floor - v0,
                                             L, tol, m)
             kernels += k1
-            if lit >= 0 and b1 == v1:
-                memo_v[k1a, k1b] = v1
-                memo_t[k1a, k1b, 0], memo_t[k1a, k1b, 1], memo_t[k1a, k1b, 2] = x1, y1, z1
+            if use_memo and b1 == v1:
+                memo_put(memo_keys, memo_values, memo_trees, memo_used, key1, v1, x1, y1, z1)
         ub1[j] = b1
         parts = max(parts, b0 + b1)
         if v0 + v1 > best + tol:

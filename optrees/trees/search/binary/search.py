@@ -27,7 +27,7 @@ from .tree import Node, from_depth2
 
 __all__ = ["NODE3_WORK", "Result", "Search"]
 
-_NO_MEMO = (np.full((1, 1), np.nan), np.empty((1, 1, 3), np.int64))
+_NO_PATH = np.empty(0, np.int64)
 
 NODE3_WORK = 2e7
 """Largest ``F * (F^2 * K + rows * F)`` of a depth-3 node solved in one compiled call
@@ -74,12 +74,17 @@ class Search:
         self.deadline = deadline
         self.order = order
         self._node3 = None  # the compiled depth-3 node (:mod:`.node3`), numba only
-        # under a depth-4 node: its depth-2 sides by literal pair, and the child's literal
-        self._memo: tuple[np.ndarray, np.ndarray] | None = None
-        self._lit = -1
+        # under the memo's root (the highest node of depth >= 4): the depth-2 sides of its
+        # compiled depth-3 nodes by literal set, the root's depth and the literals on the
+        # way down from it (``_path[i]``: the one chosen at depth ``_memo_depth - i``)
+        self._memo = None
+        self._memo_depth = 0
+        self._path = np.empty(0, np.int64)
         if self.counter.backend == "numba":
             from . import node3
+            from .memo import Memo
 
+            self._new_memo, self._no_memo = Memo, Memo(16)
             if node3.ready():  # else compiled later (.warmup.compile_node3)
                 self._node3 = node3.depth3_node
             self._gains = (np.zeros((1, 1)) if data.gains is None
@@ -182,11 +187,15 @@ class Search:
                    lower: float) -> Result:
         """:meth:`_branch` at depth 3 in one compiled call (:mod:`.node3`)."""
         d = self.d
-        memo = self._memo if self._memo is not None else _NO_MEMO
+        if self._memo is None:
+            path, memo = _NO_PATH, self._no_memo
+        else:
+            path, memo = np.sort(self._path), self._memo
+            memo.make_room(2 * d.n_features)  # the most sides one node keeps
         v, bound, f, a0, l0, r0, a1, l1, r1, kernels = self._node3(
             d.X, d.indptr, d.indices, d.y, d.w, rows, d.n_classes, self._gains,
             d.gains is not None, self.counter.unit, self._scale, self.L, self.tol, self.m,
-            leaf, upper, lower, self._lit if self._memo is not None else -1, *memo)
+            leaf, upper, lower, path, *memo.arrays())
         self.stats.kernels += kernels
         self.stats.grams += 1
         node = None if f < 0 else (int(f), from_depth2(a0, l0, r0), from_depth2(a1, l1, r1))
@@ -217,14 +226,22 @@ class Search:
                 upper: float, lower: float) -> Result:
         """Try every root feature (depth ≥ 3), pruning with the children's bounds against
         the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
-        if depth != 4 or self._node3 is None:
+        base = 2 * self.d.n_features + 1  # the memo's keys: depth - 2 literals, base ``base``
+        if depth < 4 or self._node3 is None or self._memo is not None or \
+                base ** (depth - 2) >= 2**62:
             return self._branch_roots(rows, depth, key, leaf, upper, lower)
-        F = self.d.n_features  # the compiled depth-3 children share their depth-2 sides
-        self._memo = (np.full((2 * F, 2 * F), np.nan), np.empty((2 * F, 2 * F, 3), np.int64))
+        # the compiled depth-3 nodes below share their depth-2 sides (.node3's memo)
+        self._memo, self._memo_depth = self._new_memo(64 * self.d.n_features), depth
+        self._path = np.full(depth - 3, -1, np.int64)
         try:
             return self._branch_roots(rows, depth, key, leaf, upper, lower)
         finally:
-            self._memo, self._lit = None, -1
+            self._memo, self._memo_depth = None, 0
+
+    def _step(self, depth: int, literal: int) -> None:
+        """Record the literal chosen at a node of ``depth`` under the memo's root."""
+        if self._memo is not None and 3 < depth <= self._memo_depth:
+            self._path[self._memo_depth - depth] = literal
 
     def _branch_roots(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
                       upper: float, lower: float) -> Result:
@@ -288,13 +305,13 @@ class Search:
                 self.stats.pruned += 1
                 continue
             grams = self._child_grams(rows, sides, parent) if depth == 3 else (None, None)
-            self._lit = 2 * f
+            self._step(depth, 2 * f)
             r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0], cap=u0)
             ub[0, j] = r0.upper
             if r0.upper + u1 <= floor + tol:
                 parts = max(parts, r0.upper + u1)
                 continue
-            self._lit = 2 * f + 1
+            self._step(depth, 2 * f + 1)
             r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1], cap=u1)
             ub[1, j] = r1.upper
             parts = max(parts, r0.upper + r1.upper)

@@ -53,8 +53,10 @@ def compile_node3() -> None:
 
     from . import node3
     from .entry import solve_subtree
+    from .memo import Memo
 
     node3.set_ready()
+    Memo(16).make_room(64)  # its growth (a search of depth >= 4)
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (24, 5))
     y = rng.integers(0, 3, 24)
