@@ -303,3 +303,71 @@ def test_reduced_cost_of_a_rule_is_eq5():
     for cover, label, cost in rules:
         want = 0.4 * cost - beta @ _ahat(y, cover, label, 3)
         assert master.reduced_cost(cover, label, cost, beta) == pytest.approx(want)
+
+
+def _noisy_solve_by(real, shift):
+    """``solve_by`` whose answer is off by ``shift`` in every value and dual (a solver's
+    rounding, larger than HiGHS's): what the master returns must still lie in the bounds
+    of (3) and its dual."""
+    from optrees.solvers.base import SolveResult
+
+    def noisy(model, deadline):
+        res = real(model, deadline)
+        if res.values is None:
+            return res
+        stats = dict(res.stats)
+        stats["duals"] = np.asarray(stats["duals"], dtype=float) + shift
+        return SolveResult(res.status, res.objective, res.bound, res.seconds, res.nodes,
+                           np.asarray(res.values, dtype=float) + shift, stats)
+
+    return noisy
+
+
+@pytest.mark.parametrize("fairness", [False, True])
+@pytest.mark.parametrize("shift", [-1e-3, 1e-3])
+def test_a_solvers_rounding_never_leaves_the_bounds_of_lp3(monkeypatch, fairness, shift):
+    """A fake solver answer, every value and dual moved by ``shift``: the rule weights, the
+    per-row duals (in [0, counts]) and the fairness duals stay nonnegative, and the bound
+    stays below the optimum of (3) built here.  HiGHS's own answers never leave these
+    bounds, so only such a fake reaches the clips (docs/testing.md's 5 clip survivors)."""
+    module = sys.modules[RUGMaster.__module__]
+    monkeypatch.setattr(module, "solve_by", _noisy_solve_by(module.solve_by, shift))
+    y, counts, rules = _instance(3, n=30, K=3, m=12, cells=True)
+    groups = np.arange(30) % 2
+    fair = _fair_pairs(y, groups, "odm", 3, counts) if fairness else None
+    fair_sets = ([[(np.flatnonzero(groups == g), float(counts[groups == g].sum()))
+                   for g in (0, 1)]] if fairness else None)
+    eps = 0.1 if fairness else 0.0
+    best, A, c, F = _oracle(y, counts, rules, 0.2, 3, fair, eps)
+    res = _master(y, counts, rules, 0.2, 3, fair_sets, eps).solve()
+    n = len(y)
+    w, duals = res.values[n:], res.stats["duals"]
+    beta, mu = duals[:n], -duals[n:]
+    assert np.all(w >= 0) and np.all(beta >= 0) and np.all(mu >= 0)
+    assert np.all(beta <= counts + F.T @ mu + 1e-12)
+    assert res.bound <= best + 1e-9
+
+
+@pytest.mark.parametrize("fairness", [False, True])
+def test_a_solve_without_duals_is_a_solve_without_a_solution(monkeypatch, fairness):
+    """A solver answer with values but no duals (it cannot certify them) is returned as no
+    solution, never half read.  Kills ``values is None or "duals" not in stats`` -> ``and``
+    in both solves."""
+    from optrees.solvers.base import SolveResult
+
+    module = sys.modules[RUGMaster.__module__]
+    real = module.solve_by
+
+    def no_duals(model, deadline):
+        res = real(model, deadline)
+        stats = {k: v for k, v in res.stats.items() if k != "duals"}
+        return SolveResult(res.status, res.objective, res.bound, res.seconds, res.nodes,
+                           res.values, stats)
+
+    monkeypatch.setattr(module, "solve_by", no_duals)
+    y, counts, rules = _instance(4, n=20, K=2, m=8)
+    groups = np.arange(20) % 2
+    fair_sets = ([[(np.flatnonzero(groups == g), float((groups == g).sum()))
+                   for g in (0, 1)]] if fairness else None)
+    res = _master(y, counts, rules, 0.2, 2, fair_sets, 0.1).solve()
+    assert "duals" not in (res.stats or {}) or res.values is None
