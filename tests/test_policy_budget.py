@@ -38,14 +38,16 @@ def budgeted_optimum(X, G, w, depth, lam, min_leaf, treatment, share):
     return optimum_under_budgets(X, G, w, depth, lam, min_leaf, {treatment: share})
 
 
-def optimum_under_budgets(X, G, w, depth, lam, min_leaf, budgets):
-    """max over every tree and every assignment of treatments to its leaves with
-    (weight given k) / W <= ``budgets[k]`` for every budgeted k, of
-    sum_i w_i G[i, leaf's k] / W - lam * leaves (-inf: no tree meets the budgets)."""
+def optimum_under_budgets(X, G, w, depth, lam, min_leaf, budgets, max_leaves=None):
+    """max over every tree of at most ``max_leaves`` leaves and every assignment of
+    treatments to its leaves with (weight given k) / W <= ``budgets[k]`` for every budgeted
+    k, of sum_i w_i G[i, leaf's k] / W - lam * leaves (-inf: no tree meets the budgets)."""
     W, K = w.sum(), G.shape[1]
     best = -np.inf
     for leaves in leaf_partitions(X, depth, min_leaf):
         L = len(leaves)
+        if max_leaves is not None and L > max_leaves:
+            continue
         value = np.array([[w[rows] @ G[rows, k] for k in range(K)] for rows in leaves])
         weight = np.array([w[rows].sum() for rows in leaves])
         ks = np.array(list(itertools.product(range(K), repeat=L)))  # every assignment
@@ -213,6 +215,38 @@ def test_several_budgets_equal_enumeration(teacher, case):
         assert w[rec == k].sum() / w.sum() <= share + 1e-12
 
 
+LEAF_BUDGETS = [  # seed, n, depth, lam, min_leaf, max_leaves, budgets (3 treatments)
+    (21, 30, 2, 0.0, 1, 2, {1: 0.3}),
+    (22, 30, 2, 0.0, 1, 2, {1: 0.2, 2: 0.1}),
+    (23, 28, 3, 0.0, 1, 3, {1: 0.2, 2: 0.2}),
+    (24, 30, 3, 0.01, 2, 5, {0: 0.4, 1: 0.3}),
+    (25, 30, 3, 0.0, 1, 4, {2: 0.15}),
+]
+
+
+@pytest.mark.parametrize("teacher", ["ipw", "dr"])
+@pytest.mark.parametrize("case", LEAF_BUDGETS)
+def test_budgets_with_max_leaves_equal_enumeration(teacher, case):
+    """Treatment budgets and a leaf budget at once: the enumerated optimum, every budget
+    kept, at most max_leaves leaves."""
+    seed, n, depth, lam, min_leaf, max_leaves, budgets = case
+    X, t, y, mu, yhat, w = make_data(seed, n, 3)
+    m = OptimalPolicyTree(depth=depth, lam=lam, teacher=teacher, min_samples_leaf=min_leaf,
+                          max_leaves=max_leaves, treatment_budget=budgets).fit(
+        X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
+    G = teacher_scores(teacher, t, y, mu, yhat, 3)
+    want = optimum_under_budgets(X.to_numpy(), G, w, depth, lam, min_leaf, budgets,
+                                 max_leaves)
+    rec = m.predict(X)
+    assert m.status_ == "optimal"
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+    assert float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves == \
+        pytest.approx(want, abs=1e-9)
+    assert len(np.unique(m.apply(X))) <= m.tree_.n_leaves <= max_leaves
+    for k, share in budgets.items():
+        assert w[rec == k].sum() / w.sum() <= share + 1e-12
+
+
 def test_several_budgets_bind_where_one_does_not():
     """Two budgets that each bind: the optimum under both is below the optimum under
     either, each enumerated."""
@@ -258,9 +292,6 @@ def test_budget_outside_the_front_search_is_refused():
     X, t, y, mu, yhat, _ = make_data(1, 24, 2)
     with pytest.raises(OptreesInputError, match="depth <= 3"):
         OptimalPolicyTree(depth=4, treatment_budget={1: 0.2}).fit(X, t, y, mu, yhat)
-    with pytest.raises(OptreesInputError, match="max_leaves"):
-        OptimalPolicyTree(depth=2, max_leaves=3, treatment_budget={1: 0.2}).fit(
-            X, t, y, mu, yhat)
 
 
 def test_shares_of_one_are_no_budget():

@@ -31,9 +31,6 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
     if p.depth > MAX_FAIR_DEPTH:
         raise OptreesInputError(f"a treatment budget takes depth <= {MAX_FAIR_DEPTH} (the "
                                 f"front search's), got depth={p.depth}")
-    if p.max_leaves is not None and p.max_leaves < 2**p.depth:
-        raise OptreesInputError("a treatment budget does not take max_leaves yet: leave it "
-                                "None or lower the depth")
     K = scores.gamma.shape[1]
     # as under fairness: every threshold of the columns with the fewest values, while the
     # 0/1 columns stay within what the front search takes; FAIR_BINS quantile cuts elsewhere
@@ -49,8 +46,8 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
                           small_subtree_fit(*X.shape, p.depth), kernels_loaded)
     with guard(deadline):
         found = solve_budget_subtree(X, gains, p.depth, budget, ones, p.lam * W,
-                                     min_leaf_rows(p.min_samples_leaf, len(t)), deadline,
-                                     backend)
+                                     min_leaf_rows(p.min_samples_leaf, len(t)),
+                                     p.max_leaves, deadline, backend)
     if not np.isfinite(found.score):
         raise OptreesInputError(
             f"no policy tree of depth <= {p.depth} meets treatment_budget {budget} on these "

@@ -42,14 +42,17 @@ def budget_shares(tree, X: np.ndarray, budget_weight: np.ndarray,
 
 def solve_budget_subtree(X, gains: np.ndarray, depth: int, budgets: dict[int, float],
                          budget_weight: np.ndarray, leaf_penalty: float = 0.0,
-                         min_leaf: int = 1, deadline: Deadline | None = None,
+                         min_leaf: int = 1, max_leaves: int | None = None,
+                         deadline: Deadline | None = None,
                          backend: str = "auto") -> SubtreeSolution:
     """Maximize ``sum_leaves sum_{i in leaf} gains[i, label] - leaf_penalty * leaves`` over
     trees of depth ≤ ``depth`` (≤ 3) on 0/1 features ``X`` (n x F) whose leaves labelled
     ``k`` hold at most ``budgets[k]`` of ``budget_weight`` (n, non-negative), for every
     ``k`` of ``budgets``.
 
-    ``gains`` (n x K, K >= 2) non-negative; ``min_leaf`` rows on each side of every split.
+    ``gains`` (n x K, K >= 2) non-negative; ``min_leaf`` rows on each side of every split,
+    at most ``max_leaves`` leaves (None: no leaf budget; counted as one more coordinate of
+    the fronts, ``_Classes.leaves``).
     When ``deadline`` expires the best tree within the budgets found is returned with a
     valid bound and ``optimal=False``.  The score and bound are in ``gains`` units; when no
     tree meets the budgets (every class budgeted), the score is -inf (and the tree
@@ -80,16 +83,21 @@ def solve_budget_subtree(X, gains: np.ndarray, depth: int, budgets: dict[int, fl
     # without the budgets: the same rows less the budget's (its bound is the first bound)
     free = solve_subtree(Xp[:K * n], yp[:K * n], depth, pen, sample_weight=wp[:K * n],
                          n_classes=K, deadline=deadline, backend=backend,
-                         min_leaf=K * int(min_leaf))
+                         min_leaf=K * int(min_leaf), max_leaves=max_leaves)
     bound, done = free.bound, False
     search = None
     if free.optimal and (budget_shares(free.tree, X, b, budgeted) <= shares + 1e-9).all():
         tree, score, done = free.tree, free.score, True
     else:
         data = BinaryData.make(Xp, yp, wp, K + 1)
-        # one cell per budget: its coordinate's share d_j <= shares[j] (d_j >= 0)
-        search = _FairSearch(data, C, [[j] for j in range(len(budgeted))], shares,
-                             _Classes.budgets(budgeted, K + 1, K), pen,
+        # one cell per budget: its coordinate's share d_j <= shares[j] (d_j >= 0); the leaf
+        # count (>= 1) last, <= max_leaves
+        m = len(budgeted)
+        capped = max_leaves is not None and max_leaves < 2**depth
+        cells = [[j] for j in range(m + capped)]
+        eps = np.r_[shares, [max_leaves] if capped else []]
+        search = _FairSearch(data, C, cells, eps, _Classes.budgets(budgeted, K + 1, K, capped),
+                             pen,
                              (K + 1) * int(min_leaf), deadline, backend)
         bound, done = search.run(depth, bound)
         score, node = search.best

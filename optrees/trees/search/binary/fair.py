@@ -265,6 +265,9 @@ class _FairSearch:
         shares = [self.cls.d(self.cls.u(self.V[r])) for r in rows[::-1]]  # (n, m, D)
         windows = [(-w - np.maximum(v.max(axis=1), 0).sum(axis=0),
                     w - np.minimum(v.min(axis=1), 0).sum(axis=0)) for v in shares]
+        if self.cls.leaves:  # the sibling, of depth <= 2, has 1 to 4 leaves
+            for lo, hi in windows:
+                lo[-1], hi[-1] = lo[-1] - 4, hi[-1] - 1
         for floor in self._floors(ub):
             self.check()
             fronts = [lv.front(floor - self.tol, lo, hi, partner)

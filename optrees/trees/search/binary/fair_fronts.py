@@ -91,13 +91,16 @@ class _Classes:
     counts, and its rows' coordinates ``u``, summed and mapped by ``maps[j]``, are its share
     ``d`` of the constrained quantities) or the heaviest other class (``d = 0``; weight -inf
     when every class is priced).  Fairness prices one class (the positive one, ``maps`` the
-    identity); treatment budgets price each budgeted class, ``d = u e_j``.  Totals hold the K
-    class weights, then the ``Du`` row coordinates summed, then rows."""
+    identity); treatment budgets price each budgeted class, ``d = u e_j``.  With ``leaves``,
+    ``d`` has one more coordinate, last, to which every leaf adds 1 (its leaf count, for a
+    leaf budget).  Totals hold the K class weights, then the ``Du`` row coordinates summed,
+    then rows."""
 
     priced: np.ndarray
     others: np.ndarray
     n_classes: int
-    maps: np.ndarray  # (m, Du, D)
+    maps: np.ndarray  # (m, Du, D rows' coordinates)
+    leaves: bool = False
 
     @classmethod
     def fair(cls, positive: int, n_classes: int, D: int) -> _Classes:
@@ -107,17 +110,19 @@ class _Classes:
                    np.eye(D)[None])
 
     @classmethod
-    def budgets(cls, budgeted: list[int], n_classes: int, predicted: int) -> _Classes:
+    def budgets(cls, budgeted: list[int], n_classes: int, predicted: int,
+                leaves: bool = False) -> _Classes:
         """Budgeted classes ``j`` whose leaves carry their rows' one coordinate (the budget
-        weight) in coordinate ``j``; classes ``predicted..`` are never predicted."""
+        weight) in coordinate ``j``; classes ``predicted..`` are never predicted; with
+        ``leaves``, the leaf count last."""
         m = len(budgeted)
         return cls(np.array(budgeted), np.array([k for k in range(predicted)
                                                  if k not in budgeted], dtype=np.int64),
-                   n_classes, np.eye(m)[:, None, :])
+                   n_classes, np.eye(m)[:, None, :], leaves)
 
     @property
     def D(self) -> int:
-        return self.maps.shape[2]
+        return self.maps.shape[2] + int(self.leaves)
 
     @property
     def combos(self) -> np.ndarray:
@@ -135,8 +140,12 @@ class _Classes:
         return Q[..., self.n_classes:self.n_classes + self.maps.shape[1]]
 
     def d(self, U: np.ndarray) -> np.ndarray:
-        """The share (..., m, D) of each priced option of row coordinates ``U`` (..., Du)."""
-        return np.einsum("...u,jud->...jd", U, self.maps)
+        """The share (..., m, D) of each priced option of row coordinates ``U`` (..., Du)
+        (the leaf count, if counted, 0: rows do not add to it)."""
+        d = np.einsum("...u,jud->...jd", U, self.maps)
+        if self.leaves:
+            d = np.concatenate([d, np.zeros((*d.shape[:-1], 1))], axis=-1)
+        return d
 
     def other(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(heaviest other weight, that class) of totals ``Q`` (-inf, -1 without one)."""
@@ -155,8 +164,10 @@ class _Classes:
         other, k = self.other(Q)
         score = np.concatenate([other[..., None], Q[..., self.priced]], axis=-1)
         d = self.d(self.u(Q))
-        zero = np.zeros((*d.shape[:-2], 1, self.D))
-        return score, np.concatenate([zero, d], axis=-2), k
+        d = np.concatenate([np.zeros((*d.shape[:-2], 1, self.D)), d], axis=-2)
+        if self.leaves:
+            d[..., -1] = 1.0
+        return score, d, k
 
     def parts(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(other weight, priced weights, row coordinates) of totals ``Q``, what
@@ -166,9 +177,10 @@ class _Classes:
     def best(self, parts: tuple, lam: np.ndarray | None) -> np.ndarray:
         """The best leaf of :meth:`parts`, priced leaves worth ``weight + lam . d``."""
         other, P, U = parts
-        if lam is not None:
-            P = P + U @ (self.maps @ lam).T  # (m, Du) per-coordinate worth
-        return np.maximum(other, P.max(axis=-1))
+        if lam is None:
+            return np.maximum(other, P.max(axis=-1))
+        P = P + U @ (self.maps @ lam[:self.maps.shape[2]]).T  # (m, Du) per-coordinate worth
+        return np.maximum(other, P.max(axis=-1)) + (lam[-1] if self.leaves else 0.0)
 
     def label(self, option: int, other: int) -> int:
         """The class of leaf option ``option`` (0: ``other``)."""
