@@ -169,18 +169,31 @@ class _Classes:
             d[..., -1] = 1.0
         return score, d, k
 
-    def parts(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(other weight, priced weights, row coordinates) of totals ``Q``, what
-        :meth:`best` reads."""
-        return self.other(Q)[0], Q[..., self.priced], self.u(Q)
+    def parts(self, Q: np.ndarray) -> tuple[np.ndarray, list, list]:
+        """(other weight, each priced class's weight, each row coordinate) of totals ``Q``,
+        contiguous arrays of shape ``Q.shape[:-1]``: what :meth:`best` reads, often."""
+        K, Du = self.n_classes, self.maps.shape[1]
+        return (np.array(self.other(Q)[0]),
+                [np.array(Q[..., k]) for k in self.priced],
+                [np.array(Q[..., K + u]) for u in range(Du)])
 
     def best(self, parts: tuple, lam: np.ndarray | None) -> np.ndarray:
-        """The best leaf of :meth:`parts`, priced leaves worth ``weight + lam . d``."""
+        """The best leaf of :meth:`parts`, priced leaves worth ``weight + lam . d``
+        (elementwise over the priced classes: a reduction over a short last axis is slow)."""
         other, P, U = parts
+        out = other.copy()
         if lam is None:
-            return np.maximum(other, P.max(axis=-1))
-        P = P + U @ (self.maps @ lam[:self.maps.shape[2]]).T  # (m, Du) per-coordinate worth
-        return np.maximum(other, P.max(axis=-1)) + (lam[-1] if self.leaves else 0.0)
+            for p in P:
+                np.maximum(out, p, out=out)
+            return out
+        worth = self.maps @ lam[:self.maps.shape[2]]  # (m, Du): lam . d per unit of u
+        for p, w in zip(P, worth, strict=True):
+            v = p.copy()
+            for u, c in zip(U, w, strict=True):
+                if c != 0.0:
+                    v += c * u
+            np.maximum(out, v, out=out)
+        return out + lam[-1] if self.leaves else out
 
     def label(self, option: int, other: int) -> int:
         """The class of leaf option ``option`` (0: ``other``)."""
