@@ -184,6 +184,96 @@ def test_stopped_search_keeps_the_budget_and_an_upper_bound(monkeypatch, budgets
         assert w[m.predict(X) == k].sum() / w.sum() <= share + 1e-12
 
 
+MULTI = [  # seed, n, depth, lam, min_leaf, budgets (3 treatments, weighted rows)
+    (11, 30, 1, 0.0, 1, {1: 0.3, 2: 0.2}),
+    (12, 30, 2, 0.0, 1, {1: 0.2, 2: 0.1}),
+    (13, 32, 2, 0.01, 2, {0: 0.3, 2: 0.25}),
+    (14, 30, 2, 0.0, 1, {1: 0.15, 2: 0.0}),   # a share of 0: the treatment is never given
+    (15, 30, 2, 0.0, 1, {0: 0.5, 1: 0.4, 2: 0.3}),  # every treatment budgeted
+    (16, 28, 3, 0.0, 2, {1: 0.2, 2: 0.15}),
+    (17, 30, 3, 0.01, 1, {0: 0.4, 1: 0.3}),
+]
+
+
+@pytest.mark.parametrize("teacher", ["ipw", "dm", "dr"])
+@pytest.mark.parametrize("case", MULTI)
+def test_several_budgets_equal_enumeration(teacher, case):
+    """Several budgets at once: the certified optimum is the enumerated one, and every
+    budget holds on the weighted training rows."""
+    seed, n, depth, lam, min_leaf, budgets = case
+    X, t, y, mu, yhat, w = make_data(seed, n, 3)
+    m = OptimalPolicyTree(depth=depth, lam=lam, teacher=teacher, min_samples_leaf=min_leaf,
+                          treatment_budget=budgets).fit(
+        X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
+    G = teacher_scores(teacher, t, y, mu, yhat, 3)
+    want = optimum_under_budgets(X.to_numpy(), G, w, depth, lam, min_leaf, budgets)
+    rec = m.predict(X)
+    got = float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves
+    assert m.status_ == "optimal" and m.gap_ == 0.0
+    assert got == pytest.approx(want, abs=1e-9)
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+    assert m.bound_ == pytest.approx(want, abs=1e-9)
+    for k, share in budgets.items():
+        assert w[rec == k].sum() / w.sum() <= share + 1e-12
+
+
+LEAF_BUDGETS = [  # seed, n, depth, lam, min_leaf, max_leaves, budgets (3 treatments)
+    (21, 30, 2, 0.0, 1, 2, {1: 0.3}),
+    (22, 30, 2, 0.0, 1, 2, {1: 0.2, 2: 0.1}),
+    (23, 28, 3, 0.0, 1, 3, {1: 0.2, 2: 0.2}),
+    (24, 30, 3, 0.01, 2, 5, {0: 0.4, 1: 0.3}),
+    (25, 30, 3, 0.0, 1, 4, {2: 0.15}),
+]
+
+
+@pytest.mark.parametrize("teacher", ["ipw", "dr"])
+@pytest.mark.parametrize("case", LEAF_BUDGETS)
+def test_budgets_with_max_leaves_equal_enumeration(teacher, case):
+    """Treatment budgets and a leaf budget at once: the enumerated optimum, every budget
+    kept, at most max_leaves leaves."""
+    seed, n, depth, lam, min_leaf, max_leaves, budgets = case
+    X, t, y, mu, yhat, w = make_data(seed, n, 3)
+    m = OptimalPolicyTree(depth=depth, lam=lam, teacher=teacher, min_samples_leaf=min_leaf,
+                          max_leaves=max_leaves, treatment_budget=budgets).fit(
+        X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
+    G = teacher_scores(teacher, t, y, mu, yhat, 3)
+    want = optimum_under_budgets(X.to_numpy(), G, w, depth, lam, min_leaf, budgets,
+                                 max_leaves)
+    rec = m.predict(X)
+    assert m.status_ == "optimal"
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+    assert float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves == \
+        pytest.approx(want, abs=1e-9)
+    assert len(np.unique(m.apply(X))) <= m.tree_.n_leaves <= max_leaves
+    for k, share in budgets.items():
+        assert w[rec == k].sum() / w.sum() <= share + 1e-12
+
+
+def test_several_budgets_bind_where_one_does_not():
+    """Two budgets that each bind: the optimum under both is below the optimum under
+    either, each enumerated."""
+    X, t, y, mu, yhat, w = make_data(12, 30, 3)
+    G = teacher_scores("dr", t, y, mu, yhat, 3)
+    B = X.to_numpy()
+    both = {1: 0.2, 2: 0.1}
+    values = [optimum_under_budgets(B, G, w, 2, 0.0, 1, b) for b in ({}, {1: 0.2}, {2: 0.1},
+                                                                      both)]
+    assert values[3] < min(values[1], values[2]) - 1e-9
+    assert max(values[1], values[2]) < values[0] - 1e-9
+    m = OptimalPolicyTree(depth=2, teacher="dr", treatment_budget=both).fit(
+        X, t, y, mu, yhat, sample_weight=w)
+    assert m.objective_ == pytest.approx(values[3], abs=1e-9)
+
+
+def test_no_tree_meets_the_budgets():
+    """Every treatment budgeted and the rows cannot be split: one clear error."""
+    X, t, y, mu, yhat, _ = make_data(1, 24, 2)
+    X[:] = 0
+    with pytest.raises(OptreesInputError, match="no policy tree of depth <= 2 meets"):
+        OptimalPolicyTree(depth=2, treatment_budget={0: 0.6, 1: 0.6}).fit(
+            X, t, y, mu, yhat)
+
+
 @pytest.mark.parametrize("budget,words", [
     ({1: -0.1}, "must lie in [0, 1]"),
     ({1: 1.5}, "must lie in [0, 1]"),
