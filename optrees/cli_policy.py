@@ -36,7 +36,7 @@ def add_arguments(fit: argparse.ArgumentParser) -> None:
                      help="--task policy: the outcome estimate of each treatment (default: dr)")
     fit.add_argument("--treatment-budget", default=None, metavar="T=SHARE,...",
                      help="--task policy: most share of the rows' weight given treatment T "
-                          "(one treatment below 1, depth <= 3; default: none)")
+                          "(one T=SHARE per budgeted treatment, depth <= 3; default: none)")
 
 
 def refuse_outside(args: argparse.Namespace) -> None:

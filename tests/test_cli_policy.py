@@ -76,6 +76,24 @@ def test_report_is_the_estimators_with_the_budget_kept(capsys, table, tmp_path):
     assert (tmp_path / "policy.png").stat().st_size > 1000
 
 
+def test_several_budgets_on_the_command_line(capsys, table, tmp_path):
+    """``--treatment-budget drug=0.2,surgery=0.1``: both shares hold on the weighted rows of
+    the CSV, and both are printed beside their budget."""
+    df, path = table
+    out_file = tmp_path / "m.json"
+    code, out, err = _run(capsys, [
+        "fit", "--task", "policy", "--csv", str(path), "--treatment", "arm", "--outcome",
+        "outcome", "--propensity", "p", "--teacher", "ipw", "--weight-column", "w",
+        "--treatment-budget", "drug=0.2,surgery=0.1", "--depth", "2", "--out", str(out_file)])
+    assert code == 0, err
+    assert "status          : optimal" in out
+    rec, w = load_model(out_file).predict(df), df["w"].to_numpy(float)
+    for k, name, budget in ((0, "drug", 0.2), (2, "surgery", 0.1)):
+        share = w[rec == k].sum() / w.sum()
+        assert share <= budget + 1e-12
+        assert f"{name} {share:.3f} (budget {budget:g})" in out
+
+
 @pytest.mark.parametrize("extra,message", [
     (["--outcome", "outcome", "--treatment-budget", "laser=0.1"], "one of the treatments"),
     (["--outcome", "outcome", "--treatment-budget", "drug=1.5"],

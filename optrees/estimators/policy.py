@@ -97,9 +97,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     leaf's mean outcome when treated with ``k``.
 
     ``treatment_budget``: at most a share of the rows' weight may get a treatment
-    (``{k: share}``; one share below 1, depth <= 3, over the 0/1 columns: the budget front
-    search, ``optrees.trees.search.binary.budget``); ``treatment_shares_`` are the fitted
-    policy's shares on the training rows.
+    (``{k: share}``, any number of treatments; depth <= 3, over the 0/1 columns: the budget
+    front search, ``optrees.trees.search.binary.budget``, certified under every budget);
+    ``treatment_shares_`` are the fitted policy's shares on the training rows.
 
     Saved and loaded with :func:`optrees.save_model` / :func:`optrees.load_model`.
     """
@@ -184,7 +184,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
 
     def _solve(self, df: pd.DataFrame, t: np.ndarray, w: np.ndarray | None,
                scores: PolicyScores, K: int, p: Params, deadline: Any,
-               budget: tuple[int, float] | None) -> tuple[FitResult, np.ndarray]:
+               budget: dict[int, float] | None) -> tuple[FitResult, np.ndarray]:
         """The tree of least regret (the cost form of the policy's value) by the trees
         room's fit, its result turned into the value's units (the map is affine and
         decreasing: value / W = oracle / W - regret / W); under a treatment budget, the

@@ -12,10 +12,10 @@ import numpy as np
 from .._validation import OptreesInputError
 
 
-def check_budget(spec: Any, n_treatments: int) -> tuple[int, float] | None:
+def check_budget(spec: Any, n_treatments: int) -> dict[int, float] | None:
     """``treatment_budget`` (None, ``{treatment: share}`` or one share per treatment) as
-    the one binding budget ``(treatment, share)``, None when no share is below 1; one clear
-    error for a bad budget."""
+    the binding budgets ``{treatment: share}`` (shares below 1), None when there is none;
+    one clear error for a bad budget."""
     if spec is None:
         return None
     K = n_treatments
@@ -49,7 +49,4 @@ def check_budget(spec: Any, n_treatments: int) -> tuple[int, float] | None:
                                 f"gets one treatment, but the shares add up to "
                                 f"{shares.sum():g} < 1")
     binding = np.flatnonzero(shares < 1.0)
-    if len(binding) > 1:
-        raise OptreesInputError("treatment_budget takes one share below 1 at a time (got "
-                                f"treatments {binding.tolist()}); see docs/architecture.md")
-    return None if len(binding) == 0 else (int(binding[0]), float(shares[binding[0]]))
+    return {int(k): float(shares[k]) for k in binding} or None

@@ -22,17 +22,15 @@ from .fit import FAIR_BINS, fair_cuts, min_leaf_rows
 
 
 def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
-                   w: np.ndarray | None, budget: tuple[int, float], p: Any,
+                   w: np.ndarray | None, budget: dict[int, float], p: Any,
                    deadline: Deadline, guard: Any) -> tuple[FitResult, Encoding]:
     """The policy tree of the most value per unit of weight minus ``lam`` per leaf whose
-    leaves give treatment ``budget[0]`` to at most ``budget[1]`` of the weight, over the 0/1
-    columns of ``p.binarizer`` (``objective_`` and ``bound_`` in the estimator's units)."""
+    leaves give each treatment ``k`` of ``budget`` to at most ``budget[k]`` of the weight,
+    over the 0/1 columns of ``p.binarizer`` (``objective_`` and ``bound_`` in the
+    estimator's units)."""
     if p.depth > MAX_FAIR_DEPTH:
         raise OptreesInputError(f"a treatment budget takes depth <= {MAX_FAIR_DEPTH} (the "
                                 f"front search's), got depth={p.depth}")
-    if p.max_leaves is not None and p.max_leaves < 2**p.depth:
-        raise OptreesInputError("a treatment budget does not take max_leaves yet: leave it "
-                                "None or lower the depth")
     K = scores.gamma.shape[1]
     # as under fairness: every threshold of the columns with the fewest values, while the
     # 0/1 columns stay within what the front search takes; FAIR_BINS quantile cuts elsewhere
@@ -46,11 +44,16 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
     base = float(ones @ floor)
     backend = backend_for(deadline, kernels_ready, compile_kernels,
                           small_subtree_fit(*X.shape, p.depth), kernels_loaded)
-    k, share = budget
     with guard(deadline):
-        found = solve_budget_subtree(X, gains, p.depth, k, share, ones, p.lam * W,
-                                     min_leaf_rows(p.min_samples_leaf, len(t)), deadline,
-                                     backend)
+        found = solve_budget_subtree(X, gains, p.depth, budget, ones, p.lam * W,
+                                     min_leaf_rows(p.min_samples_leaf, len(t)),
+                                     p.max_leaves, deadline, backend)
+    if not np.isfinite(found.score):
+        raise OptreesInputError(
+            f"no policy tree of depth <= {p.depth} meets treatment_budget {budget} on these "
+            "rows" + (" (proven: every treatment is budgeted and no split of the rows "
+                      "keeps every share)" if found.optimal else
+                      " found before the time limit"))
     tree = found.tree.to_binary_tree(np.arange(K))
     tree.feature_names, tree.negated_names = list(encoding.names), list(encoding.negated)
     tree.set_counts(X, t, w)
@@ -63,7 +66,8 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
              "search_multipliers": found.stats["multipliers"], "bb_nodes": 0,
              "objective": "policy value per unit of weight - lam * leaves (higher is "
                           "better)",
-             "side_constraints": f"treatment {k} given to at most {share:g} of the weight"}
+             "side_constraints": "; ".join(f"treatment {k} given to at most {s:g} of the "
+                                           "weight" for k, s in sorted(budget.items()))}
     if encoding.lossy(df):
         stats["every_threshold"] = "off: treatment budget, over the binarizer's cuts"
     return FitResult(tree, status, objective, bound, found.stats["seconds"], stats), encoding

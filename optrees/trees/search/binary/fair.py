@@ -64,22 +64,26 @@ _DUAL_STEPS = 30           # golden-section steps of the Lagrangian bound
 
 
 class _FairSearch:
-    """One fit: rows, their columns (class weights, gap coordinates, 1), the bound ``eps``
-    per cell and the incumbent (score, subtree)."""
+    """One fit: rows, their columns (class weights, row coordinates ``C``, 1), the priced
+    classes ``cls`` (whose leaves' shares ``d`` of the coordinates are bounded), the bound
+    ``eps`` per cell of ``d`` (one number or one per cell) and the incumbent (score,
+    subtree)."""
 
-    def __init__(self, data: BinaryData, C: np.ndarray, cells: list[list[int]], eps: float,
-                 positive: int, pen: float, m: int, deadline: Deadline | None,
-                 backend: str) -> None:
+    def __init__(self, data: BinaryData, C: np.ndarray, cells: list[list[int]],
+                 eps: float | np.ndarray, cls: _Classes, pen: float, m: int,
+                 deadline: Deadline | None, backend: str) -> None:
         K, w = data.n_classes, data.w
-        n, D = C.shape
-        self.cls = _Classes(int(positive), np.array([k for k in range(K) if k != positive]),
-                            K, D)
-        self.cells = cells
-        # per row: its weight in its class's column, its gap coordinates, one row
-        self.V = np.zeros((n, K + D + 1))
+        n, Du = C.shape
+        self.cls, self.cells = cls, cells
+        # per row: its weight in its class's column, its coordinates, one row
+        self.V = np.zeros((n, K + Du + 1))
         self.V[np.arange(n), data.y] = w
-        self.V[:, K:K + D], self.V[:, _C] = C, 1.0
-        self.eps, self.pen, self.m, self.deadline = eps, pen, m, deadline
+        self.V[:, K:K + Du], self.V[:, _C] = C, 1.0
+        self.eps = np.broadcast_to(np.asarray(eps, dtype=np.float64), (len(cells),))
+        self.eps_d = np.zeros(cls.D)  # the bound of each coordinate's cell
+        for c, cell in enumerate(cells):
+            self.eps_d[cell] = self.eps[c]
+        self.pen, self.m, self.deadline = pen, m, deadline
         self.tol = 1e-9 * max(1.0, float(w.sum()))
         self.dtol = 1e-9
         self.scale = max(1.0, float(w.sum()))
@@ -95,14 +99,18 @@ class _FairSearch:
         self.counter = Counter(BinaryData.make(data.X, R * data.y + role, w, R * K), backend)
         self.rows = (None if self.counter.unit
                      else Counter(BinaryData.make(data.X, np.zeros(n, np.int64)), backend))
-        tp, tn, other = self.cls.split(self.V.sum(axis=0))
-        # one class everywhere has gap 0: the leaf is fair
+        # the best leaf within the bound (under fairness every leaf: one class everywhere
+        # has gap 0); ties go to the last option, the priced class; none: (-inf, -1)
+        score, d, other = cls.options(self.V.sum(axis=0))
+        score = np.where(self.fair(d) & np.isfinite(score), score - pen, -math.inf)
+        i = len(score) - 1 - int(np.argmax(score[::-1]))
         self.best: tuple[float, tuple | int] = (
-            (tp - pen, int(positive)) if tp >= tn else (tn - pen, int(other)))
+            (float(score[i]), cls.label(i, other)) if np.isfinite(score[i]) else
+            (-math.inf, -1))
         self.pairs = 0
         self.roots_pruned = 0
         self.root_bounds: np.ndarray | None = None  # depth 3: per root, -inf once solved
-        self.multipliers = np.zeros(D)  # of the last Lagrangian bound (:meth:`dual`)
+        self.multipliers = np.zeros(cls.D)  # of the last Lagrangian bound (:meth:`dual`)
 
     def run(self, depth: int, bound: float) -> tuple[float, bool]:
         """Search the constrained trees of ``depth`` (<= 3): ``(bound, done)``, the upper
@@ -209,7 +217,7 @@ class _FairSearch:
         """The best fair depth-≤2 tree; returns its Lagrangian bound."""
         level = self.level2(np.arange(len(self.V)))
         ub, _ = self.dual([level])
-        w = np.full(self.cls.D, self.eps + self.dtol)
+        w = self.eps_d + self.dtol
         for floor in self._floors(ub):
             self.check()
             front = level.front(floor - self.tol, -w, w)
@@ -252,10 +260,14 @@ class _FairSearch:
         """The best fair tree with root ``f`` if it beats the incumbent."""
         rows, sides = self._root_sides(f)
         ub, partners = self.dual(sides)
-        u = [self.cls.u(self.V[r]) for r in rows]
-        w = self.eps + self.dtol
-        windows = [(-w - np.maximum(v, 0).sum(axis=0), w - np.minimum(v, 0).sum(axis=0))
-                   for v in u[::-1]]  # the sibling's coordinates lie between their sums
+        w = self.eps_d + self.dtol
+        # the sibling's shares lie between the sums of its rows' least and most share
+        shares = [self.cls.d(self.cls.u(self.V[r])) for r in rows[::-1]]  # (n, m, D)
+        windows = [(-w - np.maximum(v.max(axis=1), 0).sum(axis=0),
+                    w - np.minimum(v.min(axis=1), 0).sum(axis=0)) for v in shares]
+        if self.cls.leaves:  # the sibling, of depth <= 2, has 1 to 4 leaves
+            for lo, hi in windows:
+                lo[-1], hi[-1] = lo[-1] - 4, hi[-1] - 1
         for floor in self._floors(ub):
             self.check()
             fronts = [lv.front(floor - self.tol, lo, hi, partner)
@@ -273,7 +285,7 @@ class _FairSearch:
         # whichever are fewer (|x_0| <= eps is necessary)
         ranges = [_by_score(A.score, B.score, floor - self.tol)]
         if self.cls.D:
-            ranges.append(_by_window(A.d[:, 0], B.d[:, 0], self.eps + self.dtol))
+            ranges.append(_by_window(A.d[:, 0], B.d[:, 0], self.eps_d[0] + self.dtol))
         sizes = [int(np.maximum(hi - lo, 0).sum()) for _, lo, hi in ranges]
         for ia, ib in _ranges(*ranges[int(np.argmin(sizes))]):
             self.pairs += len(ia)
@@ -296,22 +308,26 @@ class _FairSearch:
             self.best = (score, node)
 
 
-def meets_bound(d: np.ndarray, cells: list[list[int]], epsilon: float) -> np.ndarray:
+def meets_bound(d: np.ndarray, cells: list[list[int]], epsilon) -> np.ndarray:
     """Which rows of gap coordinates ``d`` meet the bound: in every cell the largest rate
-    minus the smallest (the reference group's coordinate is 0) is at most ``epsilon``."""
+    minus the smallest (the reference group's coordinate is 0) is at most ``epsilon`` (one
+    number, or one per cell)."""
     ok = np.ones(len(d), dtype=bool)
-    for cell in cells:
+    eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), (len(cells),))
+    for cell, e in zip(cells, eps, strict=True):
         x = d[:, cell]
-        ok &= np.maximum(x.max(axis=1), 0) - np.minimum(x.min(axis=1), 0) <= epsilon
+        ok &= np.maximum(x.max(axis=1), 0) - np.minimum(x.min(axis=1), 0) <= e
     return ok
 
 
-def fair_price(lam: np.ndarray, cells: list[list[int]], eps: float) -> float:
-    """eps x the multipliers' price: per cell, the positive parts of ``lam`` and of the
-    reference group's -sum(lam); a fair tree has ``-lam . d <= price``, so
-    ``score <= score + lam . d + price`` bounds it for any ``lam``."""
-    return eps * sum(float(np.maximum(lam[c], 0).sum()) + max(-float(lam[c].sum()), 0)
-                     for c in cells)
+def fair_price(lam: np.ndarray, cells: list[list[int]], eps) -> float:
+    """eps x the multipliers' price (``eps`` one number or one per cell): per cell, the
+    positive parts of ``lam`` and of the reference group's -sum(lam); a fair tree has
+    ``-lam . d <= price``, so ``score <= score + lam . d + price`` bounds it for any
+    ``lam``."""
+    eps = np.broadcast_to(np.asarray(eps, dtype=np.float64), (len(cells),))
+    return sum(float(e) * (float(np.maximum(lam[c], 0).sum()) + max(-float(lam[c].sum()), 0))
+               for c, e in zip(cells, eps, strict=True))
 
 
 def golden_min(f, a: float, b: float, steps: int) -> float:
@@ -384,8 +400,9 @@ def solve_fair_subtree(X, y, depth: int, coef: np.ndarray, epsilon: float, posit
                          f"{np.shape(coef)}")
     cells = [[j] for j in range(u.shape[1])] if cells is None else cells
     pen = float(leaf_penalty)
-    search = _FairSearch(data, u, cells, float(epsilon), int(positive), pen, int(min_leaf),
-                         deadline, backend)
+    search = _FairSearch(data, u, cells, float(epsilon),
+                         _Classes.fair(int(positive), data.n_classes, u.shape[1]), pen,
+                         int(min_leaf), deadline, backend)
     # the unconstrained optimum bounds the fair one, and is the answer when it is fair
     free = solve_subtree(data.X, data.y, depth, pen, sample_weight=sample_weight,
                          n_classes=data.n_classes,

@@ -87,71 +87,152 @@ def _pairs(sa: np.ndarray, sb: np.ndarray, floor: float):
 
 @dataclass(frozen=True)
 class _Classes:
-    """The positive class and the others: a leaf predicts the positive class (its weight
-    counts, its rows' gap coordinates add up) or the heaviest other class (no share of the
-    gap).  Totals hold the K class weights, then the D gap coordinates summed, then rows."""
+    """The priced classes and the others: a leaf predicts a priced class ``j`` (its weight
+    counts, and its rows' coordinates ``u``, summed and mapped by ``maps[j]``, are its share
+    ``d`` of the constrained quantities) or the heaviest other class (``d = 0``; weight -inf
+    when every class is priced).  Fairness prices one class (the positive one, ``maps`` the
+    identity); treatment budgets price each budgeted class, ``d = u e_j``.  With ``leaves``,
+    ``d`` has one more coordinate, last, to which every leaf adds 1 (its leaf count, for a
+    leaf budget).  Totals hold the K class weights, then the ``Du`` row coordinates summed,
+    then rows."""
 
-    positive: int
+    priced: np.ndarray
     others: np.ndarray
     n_classes: int
-    D: int
+    maps: np.ndarray  # (m, Du, D rows' coordinates)
+    leaves: bool = False
+
+    @classmethod
+    def fair(cls, positive: int, n_classes: int, D: int) -> _Classes:
+        """One priced class whose leaves carry the D gap coordinates themselves."""
+        return cls(np.array([positive]),
+                   np.array([k for k in range(n_classes) if k != positive]), n_classes,
+                   np.eye(D)[None])
+
+    @classmethod
+    def budgets(cls, budgeted: list[int], n_classes: int, predicted: int,
+                leaves: bool = False) -> _Classes:
+        """Budgeted classes ``j`` whose leaves carry their rows' one coordinate (the budget
+        weight) in coordinate ``j``; classes ``predicted..`` are never predicted; with
+        ``leaves``, the leaf count last."""
+        m = len(budgeted)
+        return cls(np.array(budgeted), np.array([k for k in range(predicted)
+                                                 if k not in budgeted], dtype=np.int64),
+                   n_classes, np.eye(m)[:, None, :], leaves)
+
+    @property
+    def D(self) -> int:
+        return self.maps.shape[2] + int(self.leaves)
+
+    @property
+    def combos(self) -> np.ndarray:
+        """The leaf options (left, right) of a depth-1 split (0: other, 1 + j: priced j)
+        that no leaf dominates: not one priced class twice, two other-class leaves only
+        with several other classes."""
+        m = len(self.priced)
+        pairs = [(a, b) for a in range(m + 1) for b in range(m + 1) if a != b]
+        if len(self.others) > 1:
+            pairs.append((0, 0))
+        return np.array(pairs, dtype=np.int64)
 
     def u(self, Q: np.ndarray) -> np.ndarray:
-        """The gap coordinates (..., D) of totals ``Q``."""
-        return Q[..., self.n_classes:self.n_classes + self.D]
+        """The row coordinates (..., Du) summed in totals ``Q``."""
+        return Q[..., self.n_classes:self.n_classes + self.maps.shape[1]]
 
-    def split(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(positive weight, heaviest other weight, that class) of totals ``Q``."""
+    def d(self, U: np.ndarray) -> np.ndarray:
+        """The share (..., m, D) of each priced option of row coordinates ``U`` (..., Du)
+        (the leaf count, if counted, 0: rows do not add to it)."""
+        d = np.einsum("...u,jud->...jd", U, self.maps)
+        if self.leaves:
+            d = np.concatenate([d, np.zeros((*d.shape[:-1], 1))], axis=-1)
+        return d
+
+    def other(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(heaviest other weight, that class) of totals ``Q`` (-inf, -1 without one)."""
+        if len(self.others) == 0:
+            return np.full(Q.shape[:-1], -math.inf), np.full(Q.shape[:-1], -1)
         if len(self.others) == 1:
             o = int(self.others[0])
-            return Q[..., self.positive], Q[..., o], np.full(Q.shape[:-1], o)
+            return Q[..., o], np.full(Q.shape[:-1], o)
         other = Q[..., self.others]
         k = other.argmax(axis=-1)
-        return Q[..., self.positive], np.take_along_axis(other, k[..., None], -1)[..., 0], \
-            self.others[k]
+        return np.take_along_axis(other, k[..., None], -1)[..., 0], self.others[k]
+
+    def options(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Score (..., m + 1) and share d (..., m + 1, D) of each leaf option of totals
+        ``Q`` (0: the other class, 1 + j: priced class j), and the other class."""
+        other, k = self.other(Q)
+        score = np.concatenate([other[..., None], Q[..., self.priced]], axis=-1)
+        d = self.d(self.u(Q))
+        d = np.concatenate([np.zeros((*d.shape[:-2], 1, self.D)), d], axis=-2)
+        if self.leaves:
+            d[..., -1] = 1.0
+        return score, d, k
+
+    def parts(self, Q: np.ndarray) -> tuple[np.ndarray, list, list]:
+        """(other weight, each priced class's weight, each row coordinate) of totals ``Q``,
+        contiguous arrays of shape ``Q.shape[:-1]``: what :meth:`best` reads, often."""
+        K, Du = self.n_classes, self.maps.shape[1]
+        return (np.array(self.other(Q)[0]),
+                [np.array(Q[..., k]) for k in self.priced],
+                [np.array(Q[..., K + u]) for u in range(Du)])
+
+    def best(self, parts: tuple, lam: np.ndarray | None) -> np.ndarray:
+        """The best leaf of :meth:`parts`, priced leaves worth ``weight + lam . d``
+        (elementwise over the priced classes: a reduction over a short last axis is slow)."""
+        other, P, U = parts
+        out = other.copy()
+        if lam is None:
+            for p in P:
+                np.maximum(out, p, out=out)
+            return out
+        worth = self.maps @ lam[:self.maps.shape[2]]  # (m, Du): lam . d per unit of u
+        for p, w in zip(P, worth, strict=True):
+            v = p.copy()
+            for u, c in zip(U, w, strict=True):
+                if c != 0.0:
+                    v += c * u
+            np.maximum(out, v, out=out)
+        return out + lam[-1] if self.leaves else out
+
+    def label(self, option: int, other: int) -> int:
+        """The class of leaf option ``option`` (0: ``other``)."""
+        return int(other) if option == 0 else int(self.priced[option - 1])
 
 
 class _Side:
-    """The depth-≤1 front of one row set from its totals ``T`` (class weights, D gap
+    """The depth-≤1 front of one row set from its totals ``T`` (class weights, row
     coordinates, rows) and, per feature h, the totals ``Q1`` (F x ...) of its rows with
-    x_h = 1.  Point 0 is the other-class leaf,
-    1 the positive leaf, ``2 + 3h`` the split on h with a positive right leaf, ``3 + 3h`` the
-    split with a positive left leaf, ``4 + 3h`` (more than two classes) the split with two
-    other-class leaves; splits leaving fewer than ``m`` rows on a side are left out."""
+    x_h = 1.  Points ``0..m`` are the leaves (:meth:`_Classes.options`), then per feature h
+    one split per leaf pair of :attr:`_Classes.combos`; splits leaving fewer than ``m`` rows
+    on a side, and options of weight -inf, are left out."""
 
     def __init__(self, T: np.ndarray, Q1: np.ndarray, pen: float, m: int,
                  cls: _Classes) -> None:
         Q0 = T - Q1
         ok = (Q0[:, _C] >= m) & (Q1[:, _C] >= m)
-        (tp, tn, self.t_other), (p0, n0, self.other0), (p1, n1, self.other1) = (
-            cls.split(T), cls.split(Q0), cls.split(Q1))
-        self.positive = cls.positive
-        score = np.empty(2 + 3 * len(Q1))
-        d = np.zeros((len(score), cls.D))
-        score[:2] = tn - pen, tp - pen
-        d[1] = cls.u(T)
-        score[2::3] = n0 + p1 - 2 * pen
-        d[2::3] = cls.u(Q1)
-        score[3::3] = p0 + n1 - 2 * pen
-        d[3::3] = cls.u(Q0)
-        score[4::3] = n0 + n1 - 2 * pen  # with two classes: the other-class leaf, worse
-        both_other = np.full(len(Q1), len(cls.others) > 1)
-        valid = np.r_[True, True, np.column_stack([ok, ok, ok & both_other]).ravel()]
-        self.index = np.flatnonzero(valid)
+        (sT, dT, self.t_other), (s0, d0, self.other0), (s1, d1, self.other1) = (
+            cls.options(T), cls.options(Q0), cls.options(Q1))
+        self.cls, self.combos = cls, cls.combos
+        a, b = self.combos.T
+        score = np.concatenate([sT - pen, (s0[:, a] + s1[:, b]).ravel() - 2 * pen])
+        d = np.concatenate([dT, (d0[:, a] + d1[:, b]).reshape(-1, cls.D)])
+        valid = np.r_[np.ones(len(sT), dtype=bool), np.repeat(ok, len(self.combos))]
+        self.index = np.flatnonzero(valid & np.isfinite(score))
         self.score, self.d = score[self.index], d[self.index]
 
     def node(self, i: int) -> tuple | int:
         """Subtree of point ``i``: a leaf (its class index) or ``(h, left, right)``."""
-        code = int(self.index[i])
-        if code < 2:
-            return self.positive if code else int(self.t_other)
-        h, kind = divmod(code - 2, 3)
-        left = self.positive if kind == 1 else int(self.other0[h])
-        return (h, left, self.positive if kind == 0 else int(self.other1[h]))
+        code, leaves = int(self.index[i]), len(self.cls.priced) + 1
+        if code < leaves:
+            return self.cls.label(code, self.t_other)
+        h, c = divmod(code - leaves, len(self.combos))
+        a, b = self.combos[c]
+        return (h, self.cls.label(a, self.other0[h]), self.cls.label(b, self.other1[h]))
 
 
 class _Level2:
-    """Depth-≤2 subtrees of one row set from its totals ``T`` (class weights, D gap
+    """Depth-≤2 subtrees of one row set from its totals ``T`` (class weights, row
     coordinates, rows), its totals with x_g = 1 ``S1`` (F x ...) and with x_g = x_h = 1
     ``M`` (F x F x ...)."""
 
@@ -159,40 +240,35 @@ class _Level2:
                  m: int, cls: _Classes) -> None:
         self.T, self.S1, self.M, self.pen, self.m, self.cls = T, S1, M, pen, m, cls
         self.ok = (S1[:, _C] >= m) & (T[_C] - S1[:, _C] >= m)
-        self.leaf = cls.split(T)
-        # per side of root g (x_g = 0, x_g = 1): (positive, other, u) of its totals and of
-        # the quadrants x_h = 0 / 1 of each child split h (F x F), for the Lagrangian bounds
-        # at any multiplier
+        self.leaf = cls.options(T)
+        self._leaf_parts = cls.parts(T)
+        # per side of root g (x_g = 0, x_g = 1): the leaf parts of its totals and of the
+        # quadrants x_h = 0 / 1 of each child split h (F x F), for the Lagrangian bounds at
+        # any multiplier
         self._sides = []
         for T_side, Q1 in ((T - S1, S1[None, :, :] - M), (S1, M)):
             Q0 = T_side[:, None, :] - Q1
             ok = (Q0[..., _C] >= m) & (Q1[..., _C] >= m)
-            parts = [(*cls.split(Q)[:2], cls.u(Q)) for Q in (T_side, Q0, Q1)]
-            self._sides.append((parts, ok))
+            self._sides.append(([cls.parts(Q) for Q in (T_side, Q0, Q1)], ok))
         self.best_side = self._sides_best(None)
         self.ub = self.phi(None)
         self._fronts: dict[int, tuple[_Side, _Side]] = {}
 
     def _sides_best(self, lam: np.ndarray | None) -> tuple[np.ndarray, ...]:
-        """Best depth-≤1 score of each root's two sides, positive leaves worth
-        ``P + lam . U`` (None: lam = 0)."""
+        """Best depth-≤1 score of each root's two sides, priced leaves worth
+        ``weight + lam . d`` (None: lam = 0)."""
         out = []
-        for ((tp, tn, tu), (p0, n0, u0), (p1, n1, u1)), ok in self._sides:
-            if lam is not None:
-                tp, p0, p1 = tp + tu @ lam, p0 + u0 @ lam, p1 + u1 @ lam
-            split = np.maximum(np.maximum(n0 + p1, p0 + n1), n0 + n1)
+        for (whole, q0, q1), ok in self._sides:
+            split = self.cls.best(q0, lam) + self.cls.best(q1, lam)
             split = np.where(ok, split, -math.inf).max(axis=1) - 2 * self.pen
-            out.append(np.maximum(split, np.maximum(tp, tn) - self.pen))
+            out.append(np.maximum(split, self.cls.best(whole, lam) - self.pen))
         return tuple(out)
 
     def phi(self, lam: np.ndarray | None) -> float:
         """Best score + ``lam . d`` over all subtrees (unconstrained; ``lam`` None: the
         unconstrained optimum)."""
-        tp, tn, _ = self.leaf
-        if lam is not None:
-            tp = tp + self.cls.u(self.T) @ lam
         left, right = self.best_side if lam is None else self._sides_best(lam)
-        leaf = max(float(tp), float(tn)) - self.pen
+        leaf = float(self.cls.best(self._leaf_parts, lam)) - self.pen
         return max(leaf, float((left + right)[self.ok].max(initial=-math.inf)))
 
     def sides(self, g: int) -> tuple[_Side, _Side]:
@@ -215,9 +291,8 @@ class _Level2:
             return ok
 
         parts = []
-        leaf_s = np.array([self.leaf[1], self.leaf[0]]) - self.pen
-        leaf_d = np.vstack([np.zeros(self.cls.D), self.cls.u(self.T)])
-        ok = np.flatnonzero(keep(leaf_s, leaf_d))
+        leaf_s, leaf_d = self.leaf[0] - self.pen, self.leaf[1]
+        ok = np.flatnonzero(keep(leaf_s, leaf_d))  # (an option of weight -inf fails)
         if ok.size:
             parts.append((leaf_s[ok], leaf_d[ok], np.full(ok.size, -1), ok,
                           np.zeros(ok.size, dtype=np.int64)))
@@ -244,7 +319,7 @@ class _Level2:
         """Subtree of point ``i`` of ``front``."""
         g = int(front.root[i])
         if g < 0:
-            return self.cls.positive if front.a[i] else int(self.leaf[2])
+            return self.cls.label(int(front.a[i]), self.leaf[2])
         A, B = self.sides(g)
         return (g, A.node(int(front.a[i])), B.node(int(front.b[i])))
 
