@@ -256,6 +256,18 @@ def test_an_interior_point_solve_short_of_its_gap_is_finished_by_simplex(
     _check_primal_dual(res, y, counts, A, c, F, 0.1 if fairness else 0.0, best)
 
 
+def _two_groups(seed, n, m, fairness):
+    """A 3-class instance with cells, and with ``fairness`` ODM rows between the even and
+    the odd rows (cap 0.1): (y, counts, rules, the oracle's pairs, the master's sets,
+    eps)."""
+    y, counts, rules = _instance(seed, n=n, K=3, m=m, cells=True)
+    groups = np.arange(n) % 2
+    fair = _fair_pairs(y, groups, "odm", 3, counts) if fairness else None
+    fair_sets = ([[(np.flatnonzero(groups == g), float(counts[groups == g].sum()))
+                   for g in (0, 1)]] if fairness else None)
+    return y, counts, rules, fair, fair_sets, 0.1 if fairness else 0.0
+
+
 @pytest.mark.parametrize("fairness", [False, True])
 def test_the_bound_of_an_inaccurate_solve_is_still_a_bound(monkeypatch, fairness):
     """The bound is valid whatever the solver's accuracy: an interior-point solve stopped
@@ -266,12 +278,7 @@ def test_the_bound_of_an_inaccurate_solve_is_still_a_bound(monkeypatch, fairness
     module = sys.modules[RUGMaster.__module__]
     monkeypatch.setattr(module, "INTERIOR_TOL", 0.3)
     monkeypatch.setattr(module, "INTERIOR_GAP", 10.0)
-    y, counts, rules = _instance(9, n=40, K=3, m=15, cells=True)
-    groups = np.arange(40) % 2
-    fair = _fair_pairs(y, groups, "odm", 3, counts) if fairness else None
-    fair_sets = ([[(np.flatnonzero(groups == g), float(counts[groups == g].sum()))
-                   for g in (0, 1)]] if fairness else None)
-    eps = 0.1 if fairness else 0.0
+    y, counts, rules, fair, fair_sets, eps = _two_groups(9, 40, 15, fairness)
     best, A, c, F = _oracle(y, counts, rules, 0.1, 3, fair, eps)
     res = _master(y, counts, rules, 0.1, 3, fair_sets, 0.1, interior=True).solve()
     assert res.bound <= best + 1e-9
@@ -332,12 +339,7 @@ def test_a_solvers_rounding_never_leaves_the_bounds_of_lp3(monkeypatch, fairness
     bounds, so only such a fake reaches the clips (docs/testing.md's 5 clip survivors)."""
     module = sys.modules[RUGMaster.__module__]
     monkeypatch.setattr(module, "solve_by", _noisy_solve_by(module.solve_by, shift))
-    y, counts, rules = _instance(3, n=30, K=3, m=12, cells=True)
-    groups = np.arange(30) % 2
-    fair = _fair_pairs(y, groups, "odm", 3, counts) if fairness else None
-    fair_sets = ([[(np.flatnonzero(groups == g), float(counts[groups == g].sum()))
-                   for g in (0, 1)]] if fairness else None)
-    eps = 0.1 if fairness else 0.0
+    y, counts, rules, fair, fair_sets, eps = _two_groups(3, 30, 12, fairness)
     best, A, c, F = _oracle(y, counts, rules, 0.2, 3, fair, eps)
     res = _master(y, counts, rules, 0.2, 3, fair_sets, eps).solve()
     n = len(y)

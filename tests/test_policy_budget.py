@@ -85,6 +85,19 @@ CASES = [  # seed, n, K, depth, lam, min_leaf, treatment, share
 ]
 
 
+
+def _proved(m, X, G, w, lam, want):
+    """Check that ``m`` proved the optimum ``want``: its policy's teacher value (``G``,
+    weights ``w``) less ``lam`` per leaf, its objective and its bound all equal it; returns
+    the recommended treatments."""
+    rec = m.predict(X)
+    got = float(G[np.arange(len(rec)), rec] @ w / w.sum()) - lam * m.tree_.n_leaves
+    assert m.status_ == "optimal" and m.gap_ == 0.0
+    assert got == pytest.approx(want, abs=1e-9)
+    assert m.objective_ == pytest.approx(want, abs=1e-9)
+    assert m.bound_ == pytest.approx(want, abs=1e-9)
+    return rec
+
 @pytest.mark.parametrize("teacher", ["ipw", "dm", "dr"])
 @pytest.mark.parametrize("case", CASES)
 def test_budgeted_optimum_equals_enumeration(teacher, case):
@@ -95,12 +108,7 @@ def test_budgeted_optimum_equals_enumeration(teacher, case):
         X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
     G = teacher_scores(teacher, t, y, mu, yhat, K)
     want = budgeted_optimum(X.to_numpy(), G, w, depth, lam, min_leaf, k, share)
-    rec = m.predict(X)
-    got = float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves
-    assert m.status_ == "optimal" and m.gap_ == 0.0
-    assert got == pytest.approx(want, abs=1e-9)
-    assert m.objective_ == pytest.approx(want, abs=1e-9)
-    assert m.bound_ == pytest.approx(want, abs=1e-9)
+    rec = _proved(m, X, G, w, lam, want)
     # the budget holds on the training rows, weighted
     assert w[rec == k].sum() / w.sum() <= share + 1e-12
     assert m.treatment_shares_[k] == pytest.approx(w[rec == k].sum() / w.sum())
@@ -207,12 +215,7 @@ def test_several_budgets_equal_enumeration(teacher, case):
         X, t, y, propensity=mu, outcome_predictions=yhat, sample_weight=w)
     G = teacher_scores(teacher, t, y, mu, yhat, 3)
     want = optimum_under_budgets(X.to_numpy(), G, w, depth, lam, min_leaf, budgets)
-    rec = m.predict(X)
-    got = float(G[np.arange(n), rec] @ w / w.sum()) - lam * m.tree_.n_leaves
-    assert m.status_ == "optimal" and m.gap_ == 0.0
-    assert got == pytest.approx(want, abs=1e-9)
-    assert m.objective_ == pytest.approx(want, abs=1e-9)
-    assert m.bound_ == pytest.approx(want, abs=1e-9)
+    rec = _proved(m, X, G, w, lam, want)
     for k, share in budgets.items():
         assert w[rec == k].sum() / w.sum() <= share + 1e-12
 
