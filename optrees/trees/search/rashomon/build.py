@@ -1,0 +1,267 @@
+"""The Rashomon set on 0/1 features as a DAG of subproblems (issue #46, item 3).
+
+A node holds every subtree of one subproblem (its rows, the depth left) whose objective is
+within the node's budget: its leaf, and for each feature the pairs (left subtree, right
+subtree) whose objectives add up to at most the budget.  Objectives are TreeFARMS's
+(Xin et al. 2022): misclassified weight / total weight + lam per leaf, each leaf's part as
+an integer key (:class:`Scale`), so a tree's key is the exact sum of its leaves' keys.
+Every node keeps the histogram of its trees' keys (distinct keys, exact counts), so the set
+is counted without being listed, and a child's budget is the parent's less the sibling's
+best (the sibling built first) or a lower bound.
+
+TreeFARMS's conventions (read in its ``rash_models`` and ``Task::create_children``): a
+split sends at least one row to each side (``min_leaf`` rows under ``min_samples_leaf``);
+a leaf predicts its heaviest class, ties to the last class; a split whose two children are
+leaves predicting the same class is not a tree of the set (a "trivial extension").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...._validation import OptreesInputError
+
+
+class RashomonSetTooLarge(OptreesInputError):
+    """The set needs more stored entries than ``max_nodes`` allows."""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Integer keys of objectives: a leaf misclassifying weight ``e`` has the key
+    ``round(e * per_weight) + lam_key``, a tree the sum of its leaves' keys, and its
+    objective is ``key / total`` (``total`` = the key of weight ``W``).  With integer weights
+    ``per_weight`` is a power of two, so the error part is exact; ``slack`` keys (at least
+    1e-9 of the objective, and one key per leaf of rounding) keep a tree exactly at the
+    bound in the set."""
+
+    per_weight: float
+    total: float
+    lam_key: int
+    slack: int
+    worst: float
+
+    @classmethod
+    def make(cls, w: np.ndarray, lam: float, depth: int) -> Scale:
+        W = float(w.sum())
+        worst = 2.0 + lam * 2**depth  # an objective no tree of the depth exceeds, with room
+        k = int(np.floor(np.log2(2.0**61 / (worst * W))))
+        per_weight = 2.0 ** min(36, k) if np.all(w == np.round(w)) else 2.0**40 / W
+        total = per_weight * W
+        return cls(per_weight, total, int(round(lam * total)),
+                   max(2**depth, int(1e-9 * total)), worst)
+
+    def leaf_keys(self, errors: np.ndarray) -> np.ndarray:
+        """Key of each leaf misclassifying weight ``errors``."""
+        return np.rint(np.asarray(errors) * self.per_weight).astype(np.int64) + self.lam_key
+
+    def bound_key(self, bound: float) -> int:
+        """The largest key of a tree of objective at most ``bound`` (plus the slack)."""
+        return int(np.floor(min(bound, self.worst) * self.total)) + self.slack
+
+    def objective(self, key: np.ndarray | int) -> np.ndarray | float:
+        return np.asarray(key, dtype=float) / self.total
+
+
+@dataclass(eq=False)
+class SetNode:
+    """The trees of one subproblem with key at most ``budget``, in key order.
+
+    ``keys`` (ascending, int64) and ``counts`` (exact ints, object array) are its histogram.
+    The leaf (key ``leaf``, class ``label``) comes first among the trees of its key.  At depth
+    1, ``options`` lists the trees themselves, sorted by key then feature (feature -1: the
+    leaf): columns feature, key, left class, right class.  Deeper, ``splits`` holds
+    ``(feature, left, right, keys, counts)``: the children and the histogram of the pairs;
+    the trees of a key are the leaf, then the splits in order."""
+
+    depth: int
+    budget: int
+    leaf: int
+    label: int
+    keys: np.ndarray
+    counts: np.ndarray
+    options: np.ndarray | None = None
+    splits: list = field(default_factory=list)
+
+    @property
+    def has_leaf(self) -> bool:
+        return self.leaf <= self.budget
+
+    @property
+    def best(self) -> int:
+        """The least key of the node's trees (budget + 1 when it has none)."""
+        return int(self.keys[0]) if len(self.keys) else self.budget + 1
+
+    def count(self, budget: int | None = None) -> int:
+        """Trees of key at most ``budget`` (None: all)."""
+        if budget is None:
+            return int(self.counts.sum()) if len(self.counts) else 0
+        stop = int(np.searchsorted(self.keys, budget, side="right"))
+        return int(self.counts[:stop].sum()) if stop else 0
+
+    def below(self, key: int) -> int:
+        """Trees of key less than ``key`` (the rank of the first tree of that key)."""
+        stop = int(np.searchsorted(self.keys, key, side="left"))
+        return int(self.counts[:stop].sum()) if stop else 0
+
+    def at(self, key: int) -> int:
+        """Trees of exactly ``key``."""
+        i = int(np.searchsorted(self.keys, key))
+        return int(self.counts[i]) if i < len(self.keys) and self.keys[i] == key else 0
+
+
+def histogram(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct keys (ascending) and the summed counts of each."""
+    if len(keys) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    order = np.argsort(keys, kind="stable")
+    keys, counts = keys[order], counts[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return keys[starts], np.add.reduceat(counts, starts)
+
+
+def pair_histogram(left: SetNode, right: SetNode, budget: int,
+                   trivial: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Histogram of the pairs (left tree, right tree) with keys adding up to at most
+    ``budget``, less the pair of the two leaves when ``trivial`` is its key."""
+    kl = left.keys[left.keys <= budget - right.best]
+    kr = right.keys[right.keys <= budget - left.best]
+    if len(kl) == 0 or len(kr) == 0:
+        return histogram(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
+    cl, cr = left.counts[:len(kl)], right.counts[:len(kr)]
+    sums = kl[:, None] + kr[None, :]
+    ok = sums <= budget
+    keys, counts = histogram(sums[ok], (cl[:, None] * cr[None, :])[ok])
+    if trivial is not None:
+        i = int(np.searchsorted(keys, trivial))
+        counts[i] -= 1
+        if counts[i] == 0:
+            keys, counts = np.delete(keys, i), np.delete(counts, i)
+    return keys, counts
+
+
+class Builder:
+    """Builds :class:`SetNode` s of the 0/1 matrix ``X`` (n x F), classes ``y`` (0..K-1),
+    weights ``w``; leaves hold at least ``min_leaf`` rows; at most ``max_nodes`` stored
+    entries (histogram entries, options and splits) in all."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
+                 scale: Scale, min_leaf: int = 1, max_nodes: int = 10_000_000) -> None:
+        self.X = np.ascontiguousarray(X, dtype=bool)
+        self.Xf = self.X.astype(np.float64)
+        self.y, self.w, self.K = np.asarray(y, dtype=np.int64), np.asarray(w, float), n_classes
+        self.Y = np.zeros((len(y), n_classes))  # each row's weight in its class's column
+        self.Y[np.arange(len(y)), self.y] = self.w
+        self.scale, self.min_leaf, self.max_nodes = scale, max(1, int(min_leaf)), max_nodes
+        self.entries = 0
+        self.memo: dict[tuple[bytes, int], SetNode] = {}
+        # rows with the same features: no tree separates them (equivalent points)
+        _, self.same = np.unique(self.X, axis=0, return_inverse=True)
+        self.same = self.same.ravel()
+
+    # ------------------------------------------------------------------ leaves
+    def _leaves(self, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Keys and classes of leaves with class weights ``cw`` (..., K): the heaviest
+        class, ties to the last (TreeFARMS's rule)."""
+        label = self.K - 1 - np.argmax(cw[..., ::-1], axis=-1)
+        errors = cw.sum(axis=-1) - np.take_along_axis(cw, label[..., None], -1)[..., 0]
+        return self.scale.leaf_keys(np.maximum(errors, 0.0)), label
+
+    def lower(self, mask: np.ndarray, depth: int) -> int:
+        """A lower bound on the key of any tree of the subproblem: the node's best when
+        built, else min(leaf, two leaves misclassifying only the equivalent points)."""
+        node = self.memo.get((np.packbits(mask).tobytes(), depth))
+        if node is not None:
+            return node.best
+        cw = self.Y[mask].sum(axis=0)
+        leaf = int(self._leaves(cw)[0])
+        if depth == 0:
+            return leaf
+        cells = np.bincount(self.same[mask] * self.K + self.y[mask], self.w[mask])
+        cells = cells.reshape(-1, self.K) if len(cells) % self.K == 0 else \
+            np.pad(cells, (0, -len(cells) % self.K)).reshape(-1, self.K)
+        floor = float(cells.sum() - cells.max(axis=1).sum())
+        return min(leaf, int(self.scale.leaf_keys(max(floor, 0.0))) + self.scale.lam_key)
+
+    # ------------------------------------------------------------------ nodes
+    def node(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
+        """The trees of the rows ``mask`` of depth at most ``depth`` and key at most
+        ``budget`` (memoised: a node built for a larger budget serves a smaller one)."""
+        key = (np.packbits(mask).tobytes(), depth)
+        known = self.memo.get(key)
+        if known is not None and known.budget >= budget:
+            return known
+        node = self._depth1(mask, depth, budget) if depth <= 1 else \
+            self._deeper(mask, depth, budget)
+        self.memo[key] = node
+        self._store(len(node.keys) + (0 if node.options is None else len(node.options))
+                    + sum(1 + len(s[3]) for s in node.splits))
+        return node
+
+    def _store(self, entries: int) -> None:
+        self.entries += entries
+        if self.entries > self.max_nodes:
+            raise RashomonSetTooLarge(
+                f"the Rashomon set needs more than max_nodes={self.max_nodes} stored "
+                f"entries; lower epsilon, raise lam or raise max_nodes")
+
+    def _depth1(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
+        """A subproblem of depth <= 1: its leaf and every stump, listed."""
+        Y = self.Y[mask]
+        leaf, label = self._leaves(Y.sum(axis=0))
+        leaf, label = int(leaf), int(label)
+        rows = [(-1, leaf, label, label)] if leaf <= budget else []
+        if depth == 1 and mask.any():
+            Xs = self.Xf[mask]
+            ones = Xs.T @ Y                        # F x K class weights where x_f = 1
+            n1 = Xs.sum(axis=0)
+            k1, c1 = self._leaves(ones)
+            k0, c0 = self._leaves(Y.sum(axis=0) - ones)
+            ok = (np.minimum(n1, len(Y) - n1) >= self.min_leaf) & (k0 + k1 <= budget) \
+                & (c0 != c1)                       # two leaves of one class: trivial
+            f = np.flatnonzero(ok)
+            rows += list(zip(f.tolist(), (k0 + k1)[f].tolist(), c0[f].tolist(),
+                             c1[f].tolist(), strict=True))
+        options = np.array(sorted(rows, key=lambda r: (r[1], r[0])),
+                           dtype=np.int64).reshape(-1, 4)
+        keys, counts = histogram(options[:, 1], np.ones(len(options), dtype=object))
+        return SetNode(depth, budget, leaf, label, keys, counts, options=options)
+
+    def _deeper(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
+        """A subproblem of depth >= 2: its leaf and, per feature, the pairs of children."""
+        leaf, label = self._leaves(self.Y[mask].sum(axis=0))
+        leaf, label = int(leaf), int(label)
+        pieces_k = [np.array([leaf], dtype=np.int64)] if leaf <= budget else []
+        pieces_c = [np.array([1], dtype=object)] if leaf <= budget else []
+        n = int(mask.sum())
+        splits = []
+        for f in range(self.X.shape[1]):
+            right_rows = mask & self.X[:, f]
+            n1 = int(right_rows.sum())
+            if min(n1, n - n1) < self.min_leaf:
+                continue
+            left_rows = mask & ~self.X[:, f]
+            lb_left = self.lower(left_rows, depth - 1)
+            if lb_left + self.lower(right_rows, depth - 1) > budget:
+                continue
+            right = self.node(right_rows, depth - 1, budget - lb_left)
+            if right.best + lb_left > budget:
+                continue
+            left = self.node(left_rows, depth - 1, budget - right.best)
+            if left.best + right.best > budget:
+                continue
+            trivial = left.leaf + right.leaf if (
+                left.has_leaf and right.has_leaf and left.label == right.label
+                and left.leaf + right.leaf <= budget) else None
+            keys, counts = pair_histogram(left, right, budget, trivial)
+            if len(keys):
+                splits.append((f, left, right, keys, counts))
+                pieces_k.append(keys)
+                pieces_c.append(counts)
+        if pieces_k:
+            keys, counts = histogram(np.concatenate(pieces_k), np.concatenate(pieces_c))
+        else:
+            keys, counts = histogram(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
+        return SetNode(depth, budget, leaf, label, keys, counts, splits=splits)
