@@ -1,0 +1,238 @@
+"""The Rashomon set of near-optimal trees on 0/1 features (issue #46, item 3):
+:func:`rashomon_set` and the compact :class:`RashomonSet` it returns.
+
+The objective is TreeFARMS's (Xin et al. 2022, "Exploring the whole Rashomon set of sparse
+decision trees"): misclassified weight / total weight + ``lam`` * leaves, so
+``1 - objective`` is BendOCT's accuracy - lam * leaves.  The set is every tree of depth at
+most ``depth`` with objective at most ``(1 + epsilon) * optimum`` (``optimum + epsilon`` when
+``additive``), the optimum certified by the exact subtree search first; the trees are
+counted as TreeFARMS counts them (:mod:`optrees.trees.search.rashomon.build`)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..._validation import (
+    OptreesInputError,
+    check_depth,
+    check_frame,
+    check_lam,
+    check_target,
+    check_time_limit,
+    fit_weights,
+)
+from ...encoding.binary import binarize
+from ...models.binary_tree import BinaryTree
+from ...solvers.deadline import Deadline
+from ..search.binary.entry import solve_subtree
+from ..search.rashomon import walk
+from ..search.rashomon.build import Builder, RashomonSetTooLarge, Scale, SetNode
+from .fit import min_leaf_rows
+
+__all__ = ["RashomonSet", "RashomonSetTooLarge", "rashomon_set"]
+
+MAX_RASHOMON_DEPTH = 4
+"""Deepest set: a depth-d node loops over every feature for each child of depth d - 1."""
+
+MAX_NODES = 10_000_000
+"""Default cap on the DAG's stored entries (about 100 bytes each with the node objects)."""
+
+
+def check_epsilon(epsilon: object) -> float:
+    """``epsilon`` as a float >= 0, or one clear error."""
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.number)) or \
+            not math.isfinite(float(epsilon)) or float(epsilon) < 0:
+        raise OptreesInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    return float(epsilon)
+
+
+def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: float = 0.05,
+                 *, additive: bool = False, min_samples_leaf: int | float = 1,
+                 sample_weight: Any = None, max_nodes: int = MAX_NODES,
+                 time_limit: float | None = None, binarizer: Any = None) -> RashomonSet:
+    """Every tree of depth <= ``depth`` whose objective (misclassification rate + ``lam`` *
+    leaves, weighted by ``sample_weight``) is at most ``(1 + epsilon)`` times the optimum, or
+    the optimum + ``epsilon`` when ``additive``; leaves keep ``min_samples_leaf`` rows.
+
+    ``X``: 0/1 columns, or raw columns with a ``binarizer`` (``"auto"`` or a
+    :class:`~optrees.Binarizer`: the set is then over its literals).  The optimum comes from
+    the exact subtree search within ``time_limit``; an optimum it does not prove is refused.
+    ``max_nodes`` caps the stored entries (:class:`RashomonSetTooLarge` beyond it)."""
+    frame = check_frame(X)
+    depth = check_depth(depth, MAX_RASHOMON_DEPTH, "the set's build loops over F^depth splits")
+    lam = check_lam(lam)
+    epsilon = check_epsilon(epsilon)
+    classes, y_enc = check_target(y, len(frame))
+    w = fit_weights(sample_weight, None, classes, y_enc)
+    keep = None if w is None else w > 0  # rows of weight 0 count nowhere
+    if keep is not None and not keep.all():
+        frame, y_enc, w = frame[keep], y_enc[keep], w[keep]
+    min_leaf = _min_leaf(min_samples_leaf, len(y_enc))
+    deadline = Deadline(check_time_limit(time_limit))
+    X01, encoding = binarize(frame, binarizer, w)
+    weights = np.ones(len(y_enc)) if w is None else np.asarray(w, dtype=float)
+    found = solve_subtree(X01, y_enc, depth, lam * float(weights.sum()), weights,
+                          n_classes=len(classes), deadline=deadline, min_leaf=min_leaf)
+    if not found.optimal:
+        raise OptreesInputError(
+            "the optimum was not proved within time_limit; the Rashomon set is defined by "
+            "the certified optimum: raise time_limit or lower depth")
+    optimum = 1.0 - found.score / float(weights.sum())
+    return build_set(X01, y_enc, weights, classes, (encoding.names, encoding.negated),
+                     depth, lam, epsilon, additive, min_leaf, optimum, max_nodes)
+
+
+def _min_leaf(value: object, n_rows: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer)) or \
+            (isinstance(value, (int, np.integer)) and value < 1) or \
+            (isinstance(value, float) and not 0.0 < value < 1.0):
+        raise OptreesInputError(f"min_samples_leaf must be an integer >= 1 or a fraction in "
+                                f"(0, 1), got {value!r}")
+    return min_leaf_rows(int(value) if isinstance(value, np.integer) else value, n_rows)
+
+
+def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
+              names: tuple[list[str], list[str]], depth: int, lam: float, epsilon: float,
+              additive: bool, min_leaf: int, optimum: float,
+              max_nodes: int = MAX_NODES) -> RashomonSet:
+    """The set on a checked 0/1 matrix, given the certified ``optimum`` (TreeFARMS's units)."""
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or \
+            max_nodes < 1:
+        raise OptreesInputError(f"max_nodes must be an integer >= 1, got {max_nodes!r}")
+    bound = optimum + epsilon if additive else (1.0 + epsilon) * optimum
+    scale = Scale.make(w, lam, depth)
+    builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes))
+    root = builder.node(np.ones(len(y_enc), dtype=bool), depth, scale.bound_key(bound))
+    best = float(scale.objective(root.best))
+    if not len(root.keys) or best < optimum - 1e-8 or best > optimum + 1e-8:
+        raise RuntimeError(f"the set's best objective {best} is not the certified optimum "
+                           f"{optimum}")  # pragma: no cover - a bug, not an input
+    return RashomonSet(root, scale, builder.entries, X01, y_enc, w, classes, names,
+                       dict(depth=depth, lam=lam, epsilon=epsilon, additive=additive,
+                            min_samples_leaf=min_leaf, optimum=optimum, bound=bound))
+
+
+class RashomonSet:
+    """The trees of one Rashomon set, stored as a DAG of subproblems (never as a list).
+
+    ``len(s)`` / ``s.count`` (exact, a Python int), ``s[i]`` (a :class:`BinaryTree`, in
+    objective order: ``s[0]`` is optimal), iteration, :meth:`sample`, :attr:`objectives`,
+    :meth:`feature_importance`; :meth:`structure` gives a tree as a nested tuple
+    ``(feature, left, right)`` with class indices at the leaves (``x_f = 0`` left), faster
+    than a :class:`BinaryTree`.  ``optimum``, ``bound``, ``epsilon``, ``lam``, ``depth`` say
+    what set it is; ``stored`` is the DAG's stored entries."""
+
+    def __init__(self, root: SetNode, scale: Scale, stored: int, X01: np.ndarray,
+                 y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
+                 names: tuple[list[str], list[str]], settings: dict) -> None:
+        self._root, self._scale, self.stored = root, scale, stored
+        self._data = (X01, y_enc, w)
+        self.classes = np.asarray(classes)
+        self.feature_names, self.negated_names = list(names[0]), list(names[1])
+        for name, value in settings.items():
+            setattr(self, name, value)
+        self.count: int = root.count()
+        self._importance: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        kind = "+" if self.additive else "x(1+)"
+        return (f"RashomonSet({self.count} trees, depth {self.depth}, lam {self.lam}, "
+                f"epsilon {self.epsilon} {kind}, optimum {self.optimum:.6g})")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _index(self, i: int) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"a Rashomon set is indexed by integers, got {i!r}")
+        i = int(i) + (self.count if i < 0 else 0)
+        if not 0 <= i < self.count:
+            raise IndexError(f"tree index out of range: the set holds {self.count} trees")
+        return i
+
+    def structure(self, i: int) -> walk.Tree:
+        """Tree ``i`` as a nested tuple (fast; see the class)."""
+        return walk.unrank(self._root, self._index(i))
+
+    def structures(self) -> Iterator[walk.Tree]:
+        """Every tree as a nested tuple, in objective order."""
+        return walk.trees(self._root)
+
+    def __getitem__(self, i: int) -> BinaryTree:
+        return self.to_tree(self.structure(i))
+
+    def __iter__(self) -> Iterator[BinaryTree]:
+        for tree in self.structures():
+            yield self.to_tree(tree)
+
+    @property
+    def objectives(self) -> np.ndarray:
+        """Each tree's objective, in the set's order (to 1e-10: keys are rounded at 2^-36
+        of a row's weight or finer)."""
+        values, counts = self.objective_counts()
+        if self.count > 10**8:
+            raise OptreesInputError(f"{self.count} objectives do not fit in one array; "
+                                    f"use objective_counts()")
+        return np.repeat(values, np.asarray(counts, dtype=np.int64))
+
+    def objective_counts(self) -> tuple[np.ndarray, list[int]]:
+        """The distinct objectives (ascending) and how many trees have each."""
+        return self._scale.objective(self._root.keys), [int(c) for c in self._root.counts]
+
+    def sample(self, k: int, random_state: int | None = None) -> list[BinaryTree]:
+        """``k`` distinct trees drawn uniformly from the set (all of them when ``k`` is at
+        least its size), in the order drawn."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise OptreesInputError(f"k must be an integer >= 0, got {k!r}")
+        if random_state is not None and (isinstance(random_state, bool) or
+                                         not isinstance(random_state, (int, np.integer))):
+            raise OptreesInputError(f"random_state must be an integer or None, got "
+                                    f"{random_state!r}")
+        rng = random.Random(None if random_state is None else int(random_state))
+        picks = rng.sample(range(self.count), min(int(k), self.count))
+        return [self[i] for i in picks]
+
+    def feature_importance(self) -> np.ndarray:
+        """Per feature, the share of the set's trees that split on it (exact, one pass over
+        the DAG)."""
+        if self._importance is None:
+            F = self._data[0].shape[1]
+            avoid = walk.avoiding(self._root, F).sum(axis=1)
+            self._importance = np.array([1.0 - int(a) / self.count for a in avoid])
+        return self._importance
+
+    # ------------------------------------------------------------------ trees
+    def to_tree(self, nested: walk.Tree) -> BinaryTree:
+        """A :class:`BinaryTree` of a nested tuple, with its training counts; its
+        ``objective`` attribute is its objective on the training rows."""
+        feature, left, right, value = [], [], [], []
+
+        def add(node: walk.Tree) -> int:
+            at = len(feature)
+            feature.append(-1 if isinstance(node, int) else node[0])
+            left.append(-1)
+            right.append(-1)
+            value.append(node if isinstance(node, int) else 0)
+            if not isinstance(node, int):
+                left[at] = add(node[1])
+                right[at] = add(node[2])
+            return at
+
+        add(nested)
+        X01, y_enc, w = self._data
+        tree = BinaryTree(feature, [0.5] * len(feature), left, right,
+                          value, self.classes, feature_names=self.feature_names,
+                          negated_names=self.negated_names)
+        tree.set_counts(X01, y_enc, w)
+        K = len(self.classes)
+        inner = tree.feature >= 0  # internal nodes: their rows' heaviest class (ties last)
+        tree.value[inner] = K - 1 - np.argmax(tree.counts[inner][:, ::-1], axis=1)
+        leaves = ~inner
+        wrong = float(tree.counts[leaves].sum() - tree.counts[leaves, tree.value[leaves]].sum())
+        tree.objective = wrong / float(w.sum()) + self.lam * int(leaves.sum())
+        return tree
