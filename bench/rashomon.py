@@ -1,0 +1,162 @@
+"""Rashomon sets side by side with TreeFARMS (issue #46, item 3): set sizes (equal where
+both run), times and the ratio ours / TreeFARMS, peak memory of each process.
+
+Each case runs in its own process on both sides: ours in this venv, TreeFARMS in its own
+(``--treefarms-python``, default /work/venv_tf/bin/python, with ``treefarms`` installed)
+through bench/treefarms_witness.py.  Times are of the call alone (ours: the certified
+optimum and the set, after a warm-up fit that loads the compiled kernels; TreeFARMS: its
+``fit``, which also finds the optimum, and ``get_tree_count``); peak memory is the process's
+``ru_maxrss`` (imports included).
+
+Parts (each within about three minutes on the 2-core machine):
+  examples  TreeFARMS's own 0/1 example data sets (from its repository, ``--treefarms-repo``)
+  accel     small 0/1 sets of $OPTREES_DATA/binarized/accel-oct
+  large     sets of 10^5 - 10^6 trees (smaller lam, larger epsilon): counts, time, memory
+Usage: PYTHONPATH=$PWD python bench/rashomon.py [examples|accel|large] [--timeout S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TREEFARMS_REPO = "/work/.mirror/ubc-systopia+treeFarms/repo"
+EXAMPLES = ["monk_1/data", "monk_2/data", "monk_3/data", "car_evaluation/data",
+            "compas/binned", "coupon/bar-7"]
+ACCEL = ["monk1", "monk2", "tic-tac-toe", "balance-scale"]
+GRID = [(d, lam, eps) for d in (2, 3) for lam in (0.01, 0.02, 0.05) for eps in (0.01, 0.05, 0.1)]
+LARGE = [("monk2", 3, 0.01, 0.3), ("tic-tac-toe", 3, 0.005, 0.25),
+         ("balance-scale", 3, 0.005, 0.3), ("tic-tac-toe", 3, 0.01, 0.3),
+         ("balance-scale", 3, 0.005, 0.4)]
+
+
+def run_ours(path: str, depth: int, lam: float, eps: float) -> None:
+    """One case in this process; prints its JSON line."""
+    import numpy as np
+    import pandas as pd
+
+    from optrees.trees import rashomon_set
+    rashomon_set(np.eye(4, dtype=int), [0, 1, 0, 1], depth=2, lam=0.01, epsilon=0.1)  # warm-up
+    data = pd.read_csv(path)
+    X, y = data.iloc[:, :-1], data.iloc[:, -1]
+    start = time.perf_counter()
+    rs = rashomon_set(X, y, depth=depth, lam=lam, epsilon=eps)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps({"count": len(rs), "seconds": seconds, "peak_mb": peak,
+                      "stored": rs.stored}))
+
+
+def _case(cmd: list[str], timeout: float) -> dict:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                             env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout {timeout:g} s"}
+    if out.returncode:
+        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1][:80]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compare(path: str, name: str, depth: int, lam: float, eps: float, tf_python: str,
+            timeout: float, treefarms: bool = True) -> dict:
+    args = [path, str(depth), str(lam), str(eps)]
+    ours = _case([sys.executable, __file__, "--one", *args], timeout)
+    theirs = _case([tf_python, str(HERE / "treefarms_witness.py"), *args], timeout) \
+        if treefarms else {"error": "not run"}
+    row = {"data": name, "depth": depth, "lam": lam, "eps": eps, "ours": ours, "tf": theirs}
+    n1, n2 = ours.get("count"), theirs.get("count")
+    same = "-" if n1 is None or n2 is None else ("equal" if n1 == n2 else "DIFFERENT")
+    t1, t2 = ours.get("seconds"), theirs.get("seconds")
+    ratio = f"{t1 / t2:6.2f}" if t1 is not None and t2 else "     -"
+    print(f"{name:16s} {depth} {lam:<6g} {eps:<5g} {_fmt(n1, ours):>10s} {_fmt(n2, theirs):>10s}"
+          f" {same:9s} {_sec(t1)} {_sec(t2)} {ratio} {ours.get('peak_mb', 0):7.0f}"
+          f" {theirs.get('peak_mb', 0):7.0f}", flush=True)
+    return row
+
+
+def _fmt(n: int | None, side: dict) -> str:
+    return str(n) if n is not None else side.get("error", "?")[:10]
+
+
+def _sec(t: float | None) -> str:
+    return f"{t:7.2f}" if t is not None else "      -"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", nargs="?", default="examples",
+                        choices=["examples", "accel", "large"])
+    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--treefarms-python", default="/work/venv_tf/bin/python")
+    parser.add_argument("--treefarms-repo", default=TREEFARMS_REPO)
+    parser.add_argument("--depths", default="2,3")
+    a = parser.parse_args()
+    if a.one:
+        run_ours(a.one[0], int(a.one[1]), float(a.one[2]), float(a.one[3]))
+        return
+    tf_ok = Path(a.treefarms_python).exists()
+    if not tf_ok:
+        print(f"TreeFARMS not found at {a.treefarms_python}: our side only")
+    depths = {int(d) for d in a.depths.split(",")}
+    print(f"{'data':16s} D lam    eps   {'ours':>10s} {'treefarms':>10s} sizes     "
+          f"ours s    tf s  ratio  our MB   tf MB")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, path, grid in _cases(a.part, Path(tmp), a.treefarms_repo):
+            for depth, lam, eps in grid:
+                if depth in depths:
+                    rows.append(compare(path, name, depth, lam, eps, a.treefarms_python,
+                                        a.timeout, tf_ok))
+    both = [r for r in rows if "count" in r["ours"] and "count" in r["tf"]]
+    equal = sum(r["ours"]["count"] == r["tf"]["count"] for r in both)
+    print(f"\nsizes equal in {equal} of {len(both)} cases where both ran")
+    if both:
+        import numpy as np
+        ratios = [r["ours"]["seconds"] / r["tf"]["seconds"] for r in both
+                  if r["tf"]["seconds"] > 0]
+        print(f"time ours / TreeFARMS: median {np.median(ratios):.2f}, "
+              f"max {np.max(ratios):.2f} over {len(ratios)} cases")
+
+
+def _cases(part: str, tmp: Path, repo: str):
+    """(name, csv path, grid) of a part; TreeFARMS's examples are read from its repo."""
+    data = Path(os.environ.get("OPTREES_DATA", "/work/shared/datasets")) / "binarized" / \
+        "accel-oct"
+    if part == "examples":
+        for ex in EXAMPLES:
+            path = tmp / (ex.replace("/", "_") + ".csv")
+            text = subprocess.run(["git", "--git-dir", repo, "show",
+                                   f"HEAD:experiments/datasets/{ex}.csv"],
+                                  capture_output=True, text=True)
+            if text.returncode:
+                print(f"{ex}: not in {repo}")
+                continue
+            path.write_text(text.stdout)
+            yield ex.split("/")[0], str(path), GRID
+    elif part == "accel":
+        for name in ACCEL:
+            yield name, str(data / f"{name}_enc.csv"), GRID
+    else:
+        for name, depth, lam, eps in LARGE:
+            path = data / f"{name}_enc.csv"
+            if not path.exists():
+                path = tmp / f"{name}.csv"
+                text = subprocess.run(["git", "--git-dir", repo, "show",
+                                       f"HEAD:experiments/datasets/{name}/data.csv"],
+                                      capture_output=True, text=True)
+                path.write_text(text.stdout)
+            yield name, str(path), [(depth, lam, eps)]
+
+
+if __name__ == "__main__":
+    main()
