@@ -1,12 +1,13 @@
 """Rashomon sets side by side with TreeFARMS (issue #46, item 3): set sizes (equal where
 both run), times and the ratio ours / TreeFARMS, peak memory of each process.
 
-Each case runs in its own process on both sides: ours in this venv, TreeFARMS in its own
+Each data set's cases run in one process per side: ours in this venv, TreeFARMS in its own
 (``--treefarms-python``, default /work/venv_tf/bin/python, with ``treefarms`` installed)
 through bench/treefarms_witness.py.  Times are of the call alone (ours: the certified
 optimum and the set, after a warm-up fit that loads the compiled kernels; TreeFARMS: its
 ``fit``, which also finds the optimum, and ``get_tree_count``); peak memory is the process's
-``ru_maxrss`` (imports included).
+``ru_maxrss`` so far (imports included), so in a part of several cases per data set it is
+the largest up to that case.
 
 Parts (each within about three minutes on the 2-core machine):
   examples  TreeFARMS's own 0/1 example data sets (from its repository, ``--treefarms-repo``)
@@ -38,8 +39,8 @@ LARGE = [("monk2", 3, 0.01, 0.3), ("tic-tac-toe", 3, 0.005, 0.25),
          ("balance-scale", 3, 0.005, 0.4)]
 
 
-def run_ours(path: str, depth: int, lam: float, eps: float) -> None:
-    """One case in this process; prints its JSON line."""
+def run_ours(path: str, cases: list) -> None:
+    """The cases of one data set in this process; prints a JSON line per case."""
     import numpy as np
     import pandas as pd
 
@@ -47,40 +48,47 @@ def run_ours(path: str, depth: int, lam: float, eps: float) -> None:
     rashomon_set(np.eye(4, dtype=int), [0, 1, 0, 1], depth=2, lam=0.01, epsilon=0.1)  # warm-up
     data = pd.read_csv(path)
     X, y = data.iloc[:, :-1], data.iloc[:, -1]
-    start = time.perf_counter()
-    rs = rashomon_set(X, y, depth=depth, lam=lam, epsilon=eps)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"count": len(rs), "seconds": seconds, "peak_mb": peak,
-                      "stored": rs.stored}))
+    for depth, lam, eps in cases:
+        start = time.perf_counter()
+        rs = rashomon_set(X, y, depth=int(depth), lam=float(lam), epsilon=float(eps))
+        seconds = time.perf_counter() - start
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+        print(json.dumps({"count": len(rs), "seconds": seconds, "peak_mb": peak,
+                          "stored": rs.stored}), flush=True)
 
 
-def _case(cmd: list[str], timeout: float) -> dict:
+def _side(cmd: list[str], n: int, timeout: float) -> list[dict]:
+    """The JSON lines of one side's process for ``n`` cases (an error for those missing)."""
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                              env={**os.environ, "PYTHONPATH": str(HERE.parent)})
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout {timeout:g} s"}
-    if out.returncode:
-        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1][:80]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        lines, why = out.stdout.strip().splitlines(), \
+            (out.stderr.strip().splitlines() or ["failed"])[-1][:40]
+    except subprocess.TimeoutExpired as stop:
+        lines = (stop.stdout or b"").decode().strip().splitlines()
+        why = f"timeout {timeout:g} s"
+    rows = [json.loads(line) for line in lines if line.startswith("{")]
+    return rows + [{"error": why}] * (n - len(rows))
 
 
-def compare(path: str, name: str, depth: int, lam: float, eps: float, tf_python: str,
-            timeout: float, treefarms: bool = True) -> dict:
-    args = [path, str(depth), str(lam), str(eps)]
-    ours = _case([sys.executable, __file__, "--one", *args], timeout)
-    theirs = _case([tf_python, str(HERE / "treefarms_witness.py"), *args], timeout) \
-        if treefarms else {"error": "not run"}
-    row = {"data": name, "depth": depth, "lam": lam, "eps": eps, "ours": ours, "tf": theirs}
-    n1, n2 = ours.get("count"), theirs.get("count")
-    same = "-" if n1 is None or n2 is None else ("equal" if n1 == n2 else "DIFFERENT")
-    t1, t2 = ours.get("seconds"), theirs.get("seconds")
-    ratio = f"{t1 / t2:6.2f}" if t1 is not None and t2 else "     -"
-    print(f"{name:16s} {depth} {lam:<6g} {eps:<5g} {_fmt(n1, ours):>10s} {_fmt(n2, theirs):>10s}"
-          f" {same:9s} {_sec(t1)} {_sec(t2)} {ratio} {ours.get('peak_mb', 0):7.0f}"
-          f" {theirs.get('peak_mb', 0):7.0f}", flush=True)
-    return row
+def compare(path: str, name: str, cases: list, tf_python: str, timeout: float,
+            treefarms: bool = True) -> list[dict]:
+    """Both sides on the cases of one data set; prints a line per case."""
+    spec = json.dumps(cases)
+    ours = _side([sys.executable, __file__, "--one", path, spec], len(cases), timeout)
+    theirs = _side([tf_python, str(HERE / "treefarms_witness.py"), path, spec], len(cases),
+                   timeout) if treefarms else [{"error": "not run"}] * len(cases)
+    rows = []
+    for (depth, lam, eps), a, b in zip(cases, ours, theirs, strict=True):
+        n1, n2 = a.get("count"), b.get("count")
+        same = "-" if n1 is None or n2 is None else ("equal" if n1 == n2 else "DIFFERENT")
+        t1, t2 = a.get("seconds"), b.get("seconds")
+        ratio = f"{t1 / t2:6.2f}" if t1 is not None and t2 else "     -"
+        print(f"{name:16s} {depth} {lam:<6g} {eps:<5g} {_fmt(n1, a):>10s} {_fmt(n2, b):>10s}"
+              f" {same:9s} {_sec(t1)} {_sec(t2)} {ratio} {a.get('peak_mb', 0):7.0f}"
+              f" {b.get('peak_mb', 0):7.0f}", flush=True)
+        rows.append({"ours": a, "tf": b})
+    return rows
 
 
 def _fmt(n: int | None, side: dict) -> str:
@@ -95,14 +103,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", nargs="?", default="examples",
                         choices=["examples", "accel", "large"])
-    parser.add_argument("--one", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--treefarms-python", default="/work/venv_tf/bin/python")
     parser.add_argument("--treefarms-repo", default=TREEFARMS_REPO)
     parser.add_argument("--depths", default="2,3")
     a = parser.parse_args()
     if a.one:
-        run_ours(a.one[0], int(a.one[1]), float(a.one[2]), float(a.one[3]))
+        run_ours(a.one[0], json.loads(a.one[1]))
         return
     tf_ok = Path(a.treefarms_python).exists()
     if not tf_ok:
@@ -113,10 +121,8 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, path, grid in _cases(a.part, Path(tmp), a.treefarms_repo):
-            for depth, lam, eps in grid:
-                if depth in depths:
-                    rows.append(compare(path, name, depth, lam, eps, a.treefarms_python,
-                                        a.timeout, tf_ok))
+            cases = [list(c) for c in grid if c[0] in depths]
+            rows += compare(path, name, cases, a.treefarms_python, a.timeout, tf_ok)
     both = [r for r in rows if "count" in r["ours"] and "count" in r["tf"]]
     equal = sum(r["ours"]["count"] == r["tf"]["count"] for r in both)
     print(f"\nsizes equal in {equal} of {len(both)} cases where both ran")

@@ -1,8 +1,9 @@
 """TreeFARMS's Rashomon set size for bench/rashomon.py, run in TreeFARMS's own venv.
 
-Usage: python treefarms_witness.py data.csv depth lam epsilon [additive]
-(the CSV's last column is the label, the others 0/1).  Prints one JSON line: the count,
-TreeFARMS's own training time, the wall time and the peak memory of this process.
+Usage: python treefarms_witness.py data.csv '[[depth, lam, epsilon], ...]'
+(the CSV's last column is the label, the others 0/1; epsilon multiplies the optimum).
+Prints one JSON line per case: the count, the time of the call and the peak memory of this
+process so far.
 TreeFARMS prints its model set on stdout; it is sent to /dev/null.
 """
 
@@ -18,28 +19,31 @@ import pandas as pd
 from treefarms import TREEFARMS
 
 
-def main() -> None:
-    path, depth, lam, eps = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-    additive = len(sys.argv) > 5 and sys.argv[5] == "additive"
-    data = pd.read_csv(path)
-    X, y = data.iloc[:, :-1], data.iloc[:, -1]
+def count(X: pd.DataFrame, y: pd.Series, depth: int, lam: float, eps: float) -> dict:
+    """TreeFARMS's set size of one case, the time of its fit and count."""
     config = {"regularization": lam, "depth_budget": depth + 1, "verbose": False,
-              "allow_small_reg": True}
-    config["rashomon_bound_adder" if additive else "rashomon_bound_multiplier"] = eps
+              "allow_small_reg": True, "rashomon_bound_multiplier": eps}
     saved = os.dup(1)  # TreeFARMS prints (Python and C++) on stdout: to /dev/null
     sink = os.open(os.devnull, os.O_WRONLY)
     os.dup2(sink, 1)
     start = time.perf_counter()
     try:
-        model = TREEFARMS(config).fit(X, y)
-        count = model.get_tree_count()
+        trees = TREEFARMS(config).fit(X, y).get_tree_count()
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)
+        os.close(sink)
+        os.close(saved)
     wall = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"count": int(count), "seconds": wall, "peak_mb": peak}))
+    return {"count": int(trees), "seconds": wall, "peak_mb": peak}
 
+
+def main() -> None:
+    data = pd.read_csv(sys.argv[1])
+    X, y = data.iloc[:, :-1], data.iloc[:, -1]
+    for depth, lam, eps in json.loads(sys.argv[2]):
+        print(json.dumps(count(X, y, int(depth), float(lam), float(eps))), flush=True)
 
 if __name__ == "__main__":
     main()
