@@ -157,9 +157,14 @@ class Builder:
         self.scale, self.min_leaf, self.max_nodes = scale, max(1, int(min_leaf)), max_nodes
         self.entries = 0
         self.memo: dict[tuple[bytes, int], SetNode] = {}
-        # rows with the same features: no tree separates them (equivalent points)
-        _, self.same = np.unique(self.X, axis=0, return_inverse=True)
-        self.same = self.same.ravel()
+        # rows with the same features: no tree separates them (equivalent points); each
+        # group's minority weight is put on its first row, so a subproblem's sum of
+        # ``minority`` is the least weight any tree of it misclassifies
+        _, first, same = np.unique(self.X, axis=0, return_index=True, return_inverse=True)
+        cells = np.zeros((len(first), n_classes))
+        np.add.at(cells, (same.ravel(), self.y), self.w)
+        self.minority = np.zeros(len(y))
+        self.minority[first] = cells.sum(axis=1) - cells.max(axis=1)
 
     # ------------------------------------------------------------------ leaves
     def _leaves(self, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -169,21 +174,33 @@ class Builder:
         errors = cw.sum(axis=-1) - np.take_along_axis(cw, label[..., None], -1)[..., 0]
         return self.scale.leaf_keys(np.maximum(errors, 0.0)), label
 
-    def lower(self, mask: np.ndarray, depth: int) -> int:
-        """A lower bound on the key of any tree of the subproblem: the node's best when
-        built, else min(leaf, two leaves misclassifying only the equivalent points)."""
-        node = self.memo.get((np.packbits(mask).tobytes(), depth))
-        if node is not None:
-            return node.best
-        cw = self.Y[mask].sum(axis=0)
-        leaf = int(self._leaves(cw)[0])
-        if depth == 0:
-            return leaf
-        cells = np.bincount(self.same[mask] * self.K + self.y[mask], self.w[mask])
-        cells = cells.reshape(-1, self.K) if len(cells) % self.K == 0 else \
-            np.pad(cells, (0, -len(cells) % self.K)).reshape(-1, self.K)
-        floor = float(cells.sum() - cells.max(axis=1).sum())
-        return min(leaf, int(self.scale.leaf_keys(max(floor, 0.0))) + self.scale.lam_key)
+    def lower_bounds(self, mask: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """For every feature, lower bounds on the keys of the trees of depth ``depth`` of
+        the two sides of a split of ``mask`` on it (left: x_f = 0): exact at depth 1 (from
+        pair counts), else min(leaf, two leaves misclassifying only equivalent points)."""
+        Xs, Ys = self.Xf[mask], self.Y[mask]
+        ones, total = Xs.T @ Ys, Ys.sum(axis=0)
+        sides = [self._leaves(total - ones)[0], self._leaves(ones)[0]]
+        if depth >= 2:
+            e1 = Xs.T @ self.minority[mask]
+            for side, e in enumerate((self.minority[mask].sum() - e1, e1)):
+                sides[side] = np.minimum(sides[side],
+                                         self.scale.leaf_keys(e) + self.scale.lam_key)
+            return sides[0] - 2, sides[1] - 2
+        both = np.stack([(Xs * Ys[:, [k]]).T @ Xs for k in range(self.K)], axis=-1)
+        rows = Xs.T @ Xs  # rows[f, g]: rows with x_f = x_g = 1
+        n1 = np.diag(rows)
+        # a stump on g of the left side (x_f = 0): x_g = 1 -> ones[g] - both[f, g], x_g = 0
+        # the rest; of the right side (x_f = 1): x_g = 1 -> both[f, g], x_g = 0 -> the rest
+        cells = [(total - ones[:, None, :] - ones[None, :, :] + both, ones[None, :, :] - both,
+                  len(Ys) - n1[:, None] - n1[None, :] + rows, n1[None, :] - rows),
+                 (ones[:, None, :] - both, both, n1[:, None] - rows, rows)]
+        for side, (w0, w1, r0, r1) in enumerate(cells):
+            stumps = self._leaves(np.maximum(w0, 0.0))[0] + self._leaves(np.maximum(w1, 0.0))[0]
+            stumps = np.where(np.minimum(r0, r1) >= self.min_leaf, stumps, np.iinfo(np.int64).max)
+            sides[side] = np.minimum(sides[side], stumps.min(axis=1))
+        # float sums in another order may round a key up by one: two keys of room
+        return sides[0] - 2, sides[1] - 2
 
     # ------------------------------------------------------------------ nodes
     def node(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
@@ -237,19 +254,14 @@ class Builder:
         pieces_c = [np.array([1], dtype=object)] if leaf <= budget else []
         n = int(mask.sum())
         splits = []
-        for f in range(self.X.shape[1]):
-            right_rows = mask & self.X[:, f]
-            n1 = int(right_rows.sum())
-            if min(n1, n - n1) < self.min_leaf:
+        lb_left, lb_right = self.lower_bounds(mask, depth - 1)
+        n1 = self.X[mask].sum(axis=0)
+        for f in np.flatnonzero((np.minimum(n1, n - n1) >= self.min_leaf)
+                                & (lb_left + lb_right <= budget)).tolist():
+            right = self.node(mask & self.X[:, f], depth - 1, budget - int(lb_left[f]))
+            if right.best + lb_left[f] > budget:
                 continue
-            left_rows = mask & ~self.X[:, f]
-            lb_left = self.lower(left_rows, depth - 1)
-            if lb_left + self.lower(right_rows, depth - 1) > budget:
-                continue
-            right = self.node(right_rows, depth - 1, budget - lb_left)
-            if right.best + lb_left > budget:
-                continue
-            left = self.node(left_rows, depth - 1, budget - right.best)
+            left = self.node(mask & ~self.X[:, f], depth - 1, budget - right.best)
             if left.best + right.best > budget:
                 continue
             trivial = left.leaf + right.leaf if (
