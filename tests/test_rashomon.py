@@ -132,6 +132,18 @@ def test_a_tree_at_the_bound_is_in():
     _check(rs, want, best, 3)
 
 
+def test_ties_go_to_the_last_class():
+    # a = 0 holds two rows of each class: its leaf predicts 1, as the leaf of a = 1 does, so
+    # the stump on a is a trivial extension (TreeFARMS counts 1 tree here, measured); so is b
+    X = np.array([[0, 0], [0, 0], [0, 1], [0, 1], [1, 0], [1, 0], [1, 1], [1, 1]])
+    y = np.array([0, 0, 1, 1, 1, 1, 1, 0])
+    rs = rashomon_set(X, y, depth=1, lam=0.05, epsilon=2.0)
+    assert list(rs.structures()) == [1]
+    deeper = rashomon_set(X, y, depth=2, lam=0.05, epsilon=2.0)
+    assert set(deeper.structures()) == set(enumerated(X, y, np.ones(8), 2, 2, 0.05, 2.0)[0])
+    assert len(deeper) == 3  # TreeFARMS: 3
+
+
 def test_trees_are_binary_trees_with_their_objective():
     X, y = _data(13, 30, 4, 2)
     rs = rashomon_set(pd.DataFrame(X, columns=list("abcd")), y, depth=2, lam=0.01,
