@@ -172,7 +172,7 @@ class RashomonSet:
 
     @property
     def objectives(self) -> np.ndarray:
-        """Each tree's objective, in the set's order (to 1e-10: keys are rounded at 2^-36
+        """Each tree's objective, in the set's order, to 1e-10 (keys are rounded at 2^-36
         of a row's weight or finer)."""
         values, counts = self.objective_counts()
         if self.count > 10**8:
