@@ -13,6 +13,7 @@ Parts (each within about three minutes on the 2-core machine):
   examples  TreeFARMS's own 0/1 example data sets (from its repository, ``--treefarms-repo``)
   accel     small 0/1 sets of $OPTREES_DATA/binarized/accel-oct
   large     sets of 10^5 - 10^6 trees (smaller lam, larger epsilon): counts, time, memory
+  deep      depth 4 on monk1 and monk2 (3 lams, epsilon 0.1)
 Usage: PYTHONPATH=$PWD python bench/rashomon.py [examples|accel|large] [--timeout S]
 """
 
@@ -37,6 +38,7 @@ GRID = [(d, lam, eps) for d in (2, 3) for lam in (0.01, 0.02, 0.05) for eps in (
 LARGE = [("monk2", 3, 0.01, 0.3), ("tic-tac-toe", 3, 0.005, 0.25),
          ("balance-scale", 3, 0.005, 0.3), ("tic-tac-toe", 3, 0.01, 0.3),
          ("balance-scale", 3, 0.005, 0.4)]
+DEEP = [(4, lam, 0.1) for lam in (0.01, 0.02, 0.05)]
 
 
 def run_ours(path: str, cases: list) -> None:
@@ -48,13 +50,18 @@ def run_ours(path: str, cases: list) -> None:
     rashomon_set(np.eye(4, dtype=int), [0, 1, 0, 1], depth=2, lam=0.01, epsilon=0.1)  # warm-up
     data = pd.read_csv(path)
     X, y = data.iloc[:, :-1], data.iloc[:, -1]
-    for depth, lam, eps in cases:
+    for depth, lam, eps, *base in cases:
         start = time.perf_counter()
         rs = rashomon_set(X, y, depth=int(depth), lam=float(lam), epsilon=float(eps))
         seconds = time.perf_counter() - start
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-        print(json.dumps({"count": len(rs), "seconds": seconds, "peak_mb": peak,
-                          "stored": rs.stored}), flush=True)
+        row = {"count": len(rs), "seconds": seconds, "peak_mb": peak, "stored": rs.stored,
+               "optimum": rs.optimum}
+        if base:  # the set around another optimum (TreeFARMS's): same bound, additive
+            row["count_at_base"] = len(rashomon_set(
+                X, y, depth=int(depth), lam=float(lam), additive=True,
+                epsilon=max(0.0, (1 + float(eps)) * base[0] - rs.optimum)))
+        print(json.dumps(row), flush=True)
 
 
 def _side(cmd: list[str], n: int, timeout: float) -> list[dict]:
@@ -88,7 +95,23 @@ def compare(path: str, name: str, cases: list, tf_python: str, timeout: float,
               f" {same:9s} {_sec(t1)} {_sec(t2)} {ratio} {a.get('peak_mb', 0):7.0f}"
               f" {b.get('peak_mb', 0):7.0f}", flush=True)
         rows.append({"ours": a, "tf": b})
+        if n1 != n2 and None not in (n1, n2) and treefarms:
+            _explain(path, depth, lam, eps, a, tf_python, timeout)
     return rows
+
+
+def _explain(path: str, depth: int, lam: float, eps: float, ours: dict, tf_python: str,
+             timeout: float) -> None:
+    """A different size: TreeFARMS's optimum (from its log) and our set under its bound."""
+    found = _side([tf_python, str(HERE / "treefarms_witness.py"), path,
+                   json.dumps([[depth, lam, eps, 1]])], 1, timeout)[0].get("optimum")
+    if found is None:
+        return
+    again = _side([sys.executable, __file__, "--one", path,
+                   json.dumps([[depth, lam, eps, found]])], 1, timeout)[0]
+    print(f"   TreeFARMS's optimum {found:.6g}, ours (certified) {ours['optimum']:.6g}; "
+          f"our set under TreeFARMS's bound {(1 + eps) * found:.6g}: "
+          f"{again.get('count_at_base')} trees")
 
 
 def _fmt(n: int | None, side: dict) -> str:
@@ -102,12 +125,12 @@ def _sec(t: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", nargs="?", default="examples",
-                        choices=["examples", "accel", "large"])
+                        choices=["examples", "accel", "large", "deep"])
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--treefarms-python", default="/work/venv_tf/bin/python")
     parser.add_argument("--treefarms-repo", default=TREEFARMS_REPO)
-    parser.add_argument("--depths", default="2,3")
+    parser.add_argument("--depths", default="2,3,4")
     a = parser.parse_args()
     if a.one:
         run_ours(a.one[0], json.loads(a.one[1]))
@@ -152,6 +175,9 @@ def _cases(part: str, tmp: Path, repo: str):
     elif part == "accel":
         for name in ACCEL:
             yield name, str(data / f"{name}_enc.csv"), GRID
+    elif part == "deep":
+        for name in ("monk1", "monk2"):
+            yield name, str(data / f"{name}_enc.csv"), DEEP
     else:
         for name, depth, lam, eps in LARGE:
             path = data / f"{name}_enc.csv"
