@@ -264,6 +264,16 @@ def test_estimator_refuses_what_it_cannot_certify():
         BendOCTClassifier(depth=2, lam=0.01).fit(numeric, y).rashomon(0.1)
 
 
+def test_an_optimum_within_a_gap_tolerance_is_corrected():
+    # a MIP's "optimal" tree may be worse by its gap tolerance: the DP finds the optimum
+    from optrees.trees.solve.rashomon import build_set
+    X, y = _data(20, 20, 3, 2)
+    want, best = enumerated(X, y, np.ones(20), 2, 2, 0.01, 0.3)
+    rs = build_set(X, y, np.ones(20), np.array([0, 1]), (list("abc"), list("ABC")), 2, 0.01,
+                   0.3, False, 1, best + 1e-6)
+    _check(rs, want, best, 3)
+
+
 def test_unproved_optimum_is_refused(monkeypatch):
     from optrees.trees.solve import rashomon as module
     real = module.solve_subtree
