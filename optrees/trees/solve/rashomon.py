@@ -40,7 +40,10 @@ MAX_RASHOMON_DEPTH = 4
 """Deepest set: a depth-d node loops over every feature for each child of depth d - 1."""
 
 MAX_NODES = 10_000_000
-"""Default cap on the DAG's stored entries (about 100 bytes each with the node objects)."""
+"""Default cap on the DAG's stored entries (histogram entries, stumps, splits).  Measured with
+tracemalloc, the DAG held 46-64 bytes per entry with its node objects (tic-tac-toe and
+balance-scale, depth 3, sets of 3.4 and 8.2 million trees in 3.1 and 1.9 MB), so the
+default is about 0.6 GB."""
 
 
 def check_epsilon(epsilon: object) -> float:
