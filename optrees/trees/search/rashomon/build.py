@@ -112,6 +112,19 @@ class SetNode:
         return int(self.counts[i]) if i < len(self.keys) and self.keys[i] == key else 0
 
 
+@dataclass
+class Stumps:
+    """One side of every split of a subproblem (row f: the side of the split on f): its
+    leaf's key and class, and per feature g the key of the stump on g (int64 max when a
+    side of it is under min_leaf) and the classes of its two leaves."""
+
+    leaf: np.ndarray
+    label: np.ndarray
+    key: np.ndarray
+    c0: np.ndarray
+    c1: np.ndarray
+
+
 def histogram(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct keys (ascending) and the summed counts of each."""
     if len(keys) == 0:
@@ -181,26 +194,43 @@ class Builder:
         Xs, Ys = self.Xf[mask], self.Y[mask]
         ones, total = Xs.T @ Ys, Ys.sum(axis=0)
         sides = [self._leaves(total - ones)[0], self._leaves(ones)[0]]
+        if depth == 0:
+            return sides[0], sides[1]
         if depth >= 2:
             e1 = Xs.T @ self.minority[mask]
             for side, e in enumerate((self.minority[mask].sum() - e1, e1)):
                 sides[side] = np.minimum(sides[side],
                                          self.scale.leaf_keys(e) + self.scale.lam_key)
             return sides[0] - 2, sides[1] - 2
+        for side, table in enumerate(self.stump_tables(mask, Xs, Ys)):
+            sides[side] = np.minimum(table.leaf, table.key.min(axis=1))
+        # float sums in another order may round a key up by one: two keys of room
+        return sides[0] - 2, sides[1] - 2
+
+    def stump_tables(self, mask: np.ndarray, Xs: np.ndarray | None = None,
+                     Ys: np.ndarray | None = None) -> tuple[Stumps, Stumps]:
+        """The leaf and every stump of both sides of every split of ``mask`` (left: x_f =
+        0), from pair counts: one pass for what would be 2F subsets."""
+        Xs = self.Xf[mask] if Xs is None else Xs
+        Ys = self.Y[mask] if Ys is None else Ys
+        ones, total = Xs.T @ Ys, Ys.sum(axis=0)
         both = np.stack([(Xs * Ys[:, [k]]).T @ Xs for k in range(self.K)], axis=-1)
         rows = Xs.T @ Xs  # rows[f, g]: rows with x_f = x_g = 1
         n1 = np.diag(rows)
         # a stump on g of the left side (x_f = 0): x_g = 1 -> ones[g] - both[f, g], x_g = 0
         # the rest; of the right side (x_f = 1): x_g = 1 -> both[f, g], x_g = 0 -> the rest
-        cells = [(total - ones[:, None, :] - ones[None, :, :] + both, ones[None, :, :] - both,
-                  len(Ys) - n1[:, None] - n1[None, :] + rows, n1[None, :] - rows),
-                 (ones[:, None, :] - both, both, n1[:, None] - rows, rows)]
-        for side, (w0, w1, r0, r1) in enumerate(cells):
-            stumps = self._leaves(np.maximum(w0, 0.0))[0] + self._leaves(np.maximum(w1, 0.0))[0]
-            stumps = np.where(np.minimum(r0, r1) >= self.min_leaf, stumps, np.iinfo(np.int64).max)
-            sides[side] = np.minimum(sides[side], stumps.min(axis=1))
-        # float sums in another order may round a key up by one: two keys of room
-        return sides[0] - 2, sides[1] - 2
+        cells = [(total - ones, total - ones[:, None, :] - ones[None, :, :] + both,
+                  ones[None, :, :] - both, len(Ys) - n1[:, None] - n1[None, :] + rows,
+                  n1[None, :] - rows),
+                 (ones, ones[:, None, :] - both, both, n1[:, None] - rows, rows)]
+        tables = []
+        for whole, w0, w1, r0, r1 in cells:
+            leaf, label = self._leaves(whole)
+            k0, c0 = self._leaves(np.maximum(w0, 0.0))
+            k1, c1 = self._leaves(np.maximum(w1, 0.0))
+            key = np.where(np.minimum(r0, r1) >= self.min_leaf, k0 + k1, np.iinfo(np.int64).max)
+            tables.append(Stumps(leaf, label, key, c0, c1))
+        return tables[0], tables[1]
 
     # ------------------------------------------------------------------ nodes
     def node(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
@@ -228,23 +258,39 @@ class Builder:
         """A subproblem of depth <= 1: its leaf and every stump, listed."""
         Y = self.Y[mask]
         leaf, label = self._leaves(Y.sum(axis=0))
-        leaf, label = int(leaf), int(label)
-        rows = [(-1, leaf, label, label)] if leaf <= budget else []
-        if depth == 1 and mask.any():
-            Xs = self.Xf[mask]
-            ones = Xs.T @ Y                        # F x K class weights where x_f = 1
-            n1 = Xs.sum(axis=0)
-            k1, c1 = self._leaves(ones)
-            k0, c0 = self._leaves(Y.sum(axis=0) - ones)
-            ok = (np.minimum(n1, len(Y) - n1) >= self.min_leaf) & (k0 + k1 <= budget) \
-                & (c0 != c1)                       # two leaves of one class: trivial
-            f = np.flatnonzero(ok)
-            rows += list(zip(f.tolist(), (k0 + k1)[f].tolist(), c0[f].tolist(),
-                             c1[f].tolist(), strict=True))
-        options = np.array(sorted(rows, key=lambda r: (r[1], r[0])),
-                           dtype=np.int64).reshape(-1, 4)
+        if depth == 0 or not mask.any():
+            return self._listed(int(leaf), int(label), np.zeros(0, dtype=np.int64),
+                                np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                                np.zeros(0, dtype=np.int64), depth, budget)
+        Xs = self.Xf[mask]
+        ones = Xs.T @ Y                        # F x K class weights where x_f = 1
+        n1 = Xs.sum(axis=0)
+        k1, c1 = self._leaves(ones)
+        k0, c0 = self._leaves(Y.sum(axis=0) - ones)
+        key = np.where(np.minimum(n1, len(Y) - n1) >= self.min_leaf, k0 + k1,
+                       np.iinfo(np.int64).max)
+        return self._listed(int(leaf), int(label), np.arange(len(key)), key, c0, c1, 1, budget)
+
+    def _listed(self, leaf: int, label: int, features: np.ndarray, key: np.ndarray,
+                c0: np.ndarray, c1: np.ndarray, depth: int, budget: int) -> SetNode:
+        """The node of a leaf and stumps (on ``features``, keys ``key``, classes ``c0`` on
+        x_f = 0 and ``c1``): those within ``budget`` but the trivial ones (two leaves of
+        one class), sorted by key then feature, the leaf first."""
+        ok = (key <= budget) & (c0 != c1)
+        f, k = np.r_[-1, features[ok]], np.r_[leaf, key[ok]]
+        options = np.stack([f, k, np.r_[label, c0[ok]], np.r_[label, c1[ok]]], axis=1)
+        if leaf > budget:
+            options = options[1:]
+        options = options[np.lexsort((options[:, 0], options[:, 1]))].astype(np.int64)
         keys, counts = histogram(options[:, 1], np.ones(len(options), dtype=object))
         return SetNode(depth, budget, leaf, label, keys, counts, options=options)
+
+    def _stumps_node(self, table: Stumps, f: int, budget: int) -> SetNode:
+        """The depth-1 node of one side of the split on ``f`` from its stump table."""
+        node = self._listed(int(table.leaf[f]), int(table.label[f]), np.arange(len(table.leaf)),
+                            table.key[f], table.c0[f], table.c1[f], 1, budget)
+        self._store(len(node.keys) + len(node.options))
+        return node
 
     def _deeper(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
         """A subproblem of depth >= 2: its leaf and, per feature, the pairs of children."""
@@ -254,14 +300,24 @@ class Builder:
         pieces_c = [np.array([1], dtype=object)] if leaf <= budget else []
         n = int(mask.sum())
         splits = []
-        lb_left, lb_right = self.lower_bounds(mask, depth - 1)
+        tables = self.stump_tables(mask) if depth == 2 else None
+        if tables is not None:  # the children are stumps: exact bounds from their tables
+            lb_left, lb_right = (np.minimum(t.leaf, t.key.min(axis=1)) for t in tables)
+        else:
+            lb_left, lb_right = self.lower_bounds(mask, depth - 1)
         n1 = self.X[mask].sum(axis=0)
         for f in np.flatnonzero((np.minimum(n1, n - n1) >= self.min_leaf)
                                 & (lb_left + lb_right <= budget)).tolist():
-            right = self.node(mask & self.X[:, f], depth - 1, budget - int(lb_left[f]))
+            if tables is not None:
+                right = self._stumps_node(tables[1], f, budget - int(lb_left[f]))
+            else:
+                right = self.node(mask & self.X[:, f], depth - 1, budget - int(lb_left[f]))
             if right.best + lb_left[f] > budget:
                 continue
-            left = self.node(mask & ~self.X[:, f], depth - 1, budget - right.best)
+            if tables is not None:
+                left = self._stumps_node(tables[0], f, budget - right.best)
+            else:
+                left = self.node(mask & ~self.X[:, f], depth - 1, budget - right.best)
             if left.best + right.best > budget:
                 continue
             trivial = left.leaf + right.leaf if (
