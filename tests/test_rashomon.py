@@ -261,7 +261,9 @@ def test_estimator_refuses_what_it_cannot_certify():
         fit.rashomon(0.1)
     numeric = pd.DataFrame({"a": X[:, 0], "b": np.linspace(0, 1, 30)})
     with pytest.raises(OptreesInputError, match="every threshold"):
-        BendOCTClassifier(depth=2, lam=0.01).fit(numeric, y).rashomon(0.1)
+        BendOCTClassifier(depth=3, lam=0.01).fit(numeric, y).rashomon(0.1)
+    with pytest.raises(OptreesInputError, match="depth <= 2"):
+        rashomon_set(numeric, y, depth=3)
 
 
 def test_an_optimum_within_a_gap_tolerance_is_corrected():
@@ -272,6 +274,33 @@ def test_an_optimum_within_a_gap_tolerance_is_corrected():
     rs = build_set(X, y, np.ones(20), np.array([0, 1]), (list("abc"), list("ABC")), 2, 0.01,
                    0.3, False, 1, best + 1e-6)
     _check(rs, want, best, 3)
+
+
+def _midpoint_literals(values):
+    """x > t for each midpoint t of two consecutive distinct values of each column."""
+    cols = []
+    for j in range(values.shape[1]):
+        v = np.unique(values[:, j])
+        cols += [values[:, j] > t for t in (v[1:] + v[:-1]) / 2]
+    return np.column_stack(cols).astype(int)
+
+
+@pytest.mark.parametrize("min_leaf", [1, 3])
+def test_every_threshold_of_numeric_columns(min_leaf):
+    rng = np.random.default_rng(21)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 24), "b": rng.random(24).round(1)})
+    y = ((frame.a > 1) ^ (frame.b > 0.5)).astype(int).to_numpy().copy()
+    y[:3] = 1 - y[:3]
+    L = _midpoint_literals(frame.to_numpy(dtype=float))
+    want, best = enumerated(L, y, np.ones(24), 2, 2, 0.02, 0.5, min_leaf=min_leaf)
+    rs = rashomon_set(frame, y, depth=2, lam=0.02, epsilon=0.5, min_samples_leaf=min_leaf)
+    _check(rs, want, best, L.shape[1])
+    assert np.array_equal(rs.encode(frame), L)
+    assert rs[0].objective == pytest.approx(
+        np.mean(rs[0].predict(rs.encode(frame)) != y) + 0.02 * rs[0].n_leaves, abs=1e-12)
+    fit = BendOCTClassifier(depth=2, lam=0.02, min_samples_leaf=min_leaf).fit(frame, y)
+    assert fit.thresholds_ == "all"
+    assert list(fit.rashomon(0.5).structures()) == list(rs.structures())
 
 
 def test_unproved_optimum_is_refused(monkeypatch):

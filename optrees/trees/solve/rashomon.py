@@ -26,7 +26,7 @@ from ..._validation import (
     check_time_limit,
     fit_weights,
 )
-from ...encoding.binary import binarize
+from ...encoding.binary import binarize, every_threshold, has_numeric_column
 from ...models.binary_tree import BinaryTree
 from ...solvers.deadline import Deadline
 from ..search.binary.entry import solve_subtree
@@ -38,6 +38,12 @@ __all__ = ["RashomonSet", "RashomonSetTooLarge", "rashomon_set"]
 
 MAX_RASHOMON_DEPTH = 4
 """Deepest set: a depth-d node loops over every feature for each child of depth d - 1."""
+
+MAX_THRESHOLD_DEPTH = 2
+"""Deepest set over every threshold of numeric columns (the literals are many)."""
+
+MAX_THRESHOLD_LITERALS = 1_500
+"""Most literals over every threshold: a depth-2 node's stump tables hold F x F x K cells."""
 
 MAX_NODES = 10_000_000
 """Default cap on the DAG's stored entries (histogram entries, stumps, splits).  Measured with
@@ -77,7 +83,18 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
         frame, y_enc, w = frame[keep], y_enc[keep], w[keep]
     min_leaf = _min_leaf(min_samples_leaf, len(y_enc))
     deadline = Deadline(check_time_limit(time_limit))
-    X01, encoding = binarize(frame, binarizer, w)
+    literals = None
+    if binarizer is None and has_numeric_column(frame):  # every threshold, at depth <= 2
+        if depth > MAX_THRESHOLD_DEPTH:
+            raise OptreesInputError(
+                f"over every threshold of numeric columns the set is built at depth <= "
+                f"{MAX_THRESHOLD_DEPTH}; give binarizer='auto' or a Binarizer for depth {depth}")
+        encoder = every_threshold(frame).encoder
+        literals = ThresholdLiterals(encoder, encoder.transform(frame))
+        X01, names = literals.matrix, (literals.names, literals.negated)
+    else:
+        X01, encoding = binarize(frame, binarizer, w)
+        names = (encoding.names, encoding.negated)
     weights = np.ones(len(y_enc)) if w is None else np.asarray(w, dtype=float)
     found = solve_subtree(X01, y_enc, depth, lam * float(weights.sum()), weights,
                           n_classes=len(classes), deadline=deadline, min_leaf=min_leaf)
@@ -86,8 +103,8 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
             "the optimum was not proved within time_limit; the Rashomon set is defined by "
             "the certified optimum: raise time_limit or lower depth")
     optimum = 1.0 - found.score / float(weights.sum())
-    return build_set(X01, y_enc, weights, classes, (encoding.names, encoding.negated),
-                     depth, lam, epsilon, additive, min_leaf, optimum, max_nodes)
+    return build_set(X01, y_enc, weights, classes, names, depth, lam, epsilon, additive,
+                     min_leaf, optimum, max_nodes, literals)
 
 
 def _min_leaf(value: object, n_rows: int) -> int:
@@ -102,7 +119,8 @@ def _min_leaf(value: object, n_rows: int) -> int:
 def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
               names: tuple[list[str], list[str]], depth: int, lam: float, epsilon: float,
               additive: bool, min_leaf: int, optimum: float,
-              max_nodes: int = MAX_NODES) -> RashomonSet:
+              max_nodes: int = MAX_NODES,
+              literals: ThresholdLiterals | None = None) -> RashomonSet:
     """The set on a checked 0/1 matrix, given the certified ``optimum`` (TreeFARMS's units;
     a better tree found by the DP, which lists every tree below the bound, replaces it)."""
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or \
@@ -124,7 +142,8 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
                            f"{optimum}")  # pragma: no cover - a bug, not an input
     return RashomonSet(root, scale, builder.entries, X01, y_enc, w, classes, names,
                        dict(depth=depth, lam=lam, epsilon=epsilon, additive=additive,
-                            min_samples_leaf=min_leaf, optimum=optimum, bound=bound))
+                            min_samples_leaf=min_leaf, optimum=optimum, bound=bound,
+                            literals=literals))
 
 
 class RashomonSet:
@@ -216,6 +235,16 @@ class RashomonSet:
             self._importance = np.array([1.0 - int(a) / self.count for a in avoid])
         return self._importance
 
+    def encode(self, X: Any) -> np.ndarray:
+        """The 0/1 literal matrix the set's trees test, of a table with the fit's columns:
+        the table itself on 0/1 columns, ``x > t`` for every threshold ``t`` of the set's
+        numeric columns (``literals``)."""
+        frame = check_frame(X)
+        if self.literals is None:
+            from ..._validation import check_binary_matrix
+            return check_binary_matrix(frame, checked=True)
+        return self.literals.apply(self.literals.encoder.transform(frame))
+
     # ------------------------------------------------------------------ trees
     def to_tree(self, nested: walk.Tree) -> BinaryTree:
         """A :class:`BinaryTree` of a nested tuple, with its training counts; its
@@ -246,3 +275,32 @@ class RashomonSet:
         wrong = float(tree.counts[leaves].sum() - tree.counts[leaves, tree.value[leaves]].sum())
         tree.objective = wrong / float(w.sum()) + self.lam * int(leaves.sum())
         return tree
+
+
+class ThresholdLiterals:
+    """Every threshold of numeric columns as 0/1 literals: for each column of the numeric
+    ``values`` (an ``encoder`` 's output), ``x > t`` at each midpoint ``t`` of two
+    consecutive distinct values (TreeFARMS's encoding of a real column; a 0/1 column is one
+    literal, itself).  ``columns`` / ``thresholds`` say which, ``matrix`` holds them."""
+
+    def __init__(self, encoder: Any, values: np.ndarray) -> None:
+        self.encoder = encoder
+        columns, thresholds, self.names, self.negated = [], [], [], []
+        for j, name in enumerate(encoder.names):
+            v = np.unique(values[:, j])
+            for t in ((v[1:] + v[:-1]) / 2).tolist():
+                columns.append(j)
+                thresholds.append(t)
+                binary = len(v) == 2 and v[0] == 0 and v[1] == 1
+                self.names.append(name if binary else f"{name} > {t:g}")
+                self.negated.append(f"not ({name})" if binary else f"{name} <= {t:g}")
+        if len(columns) > MAX_THRESHOLD_LITERALS:
+            raise OptreesInputError(
+                f"every threshold of the numeric columns makes {len(columns)} literals, more "
+                f"than {MAX_THRESHOLD_LITERALS}; give binarizer='auto' or a Binarizer")
+        self.columns, self.thresholds = np.array(columns, int), np.array(thresholds, float)
+        self.matrix = self.apply(values)
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """The literals of a numeric matrix with the encoder's columns."""
+        return (values[:, self.columns] > self.thresholds).astype(np.uint8)
