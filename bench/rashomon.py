@@ -14,6 +14,7 @@ Parts (each within about three minutes on the 2-core machine):
   accel     small 0/1 sets of $OPTREES_DATA/binarized/accel-oct
   large     sets of 10^5 - 10^6 trees (smaller lam, larger epsilon): counts, time, memory
   deep      depth 4 on monk1 and monk2 (3 lams, epsilon 0.1)
+  numeric   every threshold of TreeFARMS's real-valued examples (iris, gaussian, sine), depth 2
 Usage: PYTHONPATH=$PWD python bench/rashomon.py [examples|accel|large] [--timeout S]
 """
 
@@ -39,6 +40,7 @@ LARGE = [("monk2", 3, 0.01, 0.3), ("tic-tac-toe", 3, 0.005, 0.25),
          ("balance-scale", 3, 0.005, 0.3), ("tic-tac-toe", 3, 0.01, 0.3),
          ("balance-scale", 3, 0.005, 0.4)]
 DEEP = [(4, lam, 0.1) for lam in (0.01, 0.02, 0.05)]
+NUMERIC = ["iris/data", "iris/setosa", "gaussian/hundred", "sine/hundred"]
 
 
 def run_ours(path: str, cases: list) -> None:
@@ -61,6 +63,8 @@ def run_ours(path: str, cases: list) -> None:
             row["count_at_base"] = len(rashomon_set(
                 X, y, depth=int(depth), lam=float(lam), additive=True,
                 epsilon=max(0.0, (1 + float(eps)) * base[0] - rs.optimum)))
+            row["count_below_bound"] = len(rashomon_set(  # without the trees on the bound
+                X, y, depth=int(depth), lam=float(lam), epsilon=max(0.0, float(eps) - 1e-6)))
         print(json.dumps(row), flush=True)
 
 
@@ -111,7 +115,8 @@ def _explain(path: str, depth: int, lam: float, eps: float, ours: dict, tf_pytho
                    json.dumps([[depth, lam, eps, found]])], 1, timeout)[0]
     print(f"   TreeFARMS's optimum {found:.6g}, ours (certified) {ours['optimum']:.6g}; "
           f"our set under TreeFARMS's bound {(1 + eps) * found:.6g}: "
-          f"{again.get('count_at_base')} trees")
+          f"{again.get('count_at_base')} trees, {again.get('count_below_bound')} below the "
+          f"bound (epsilon - 1e-6): the others lie on it")
 
 
 def _fmt(n: int | None, side: dict) -> str:
@@ -125,7 +130,7 @@ def _sec(t: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", nargs="?", default="examples",
-                        choices=["examples", "accel", "large", "deep"])
+                        choices=["examples", "accel", "large", "deep", "numeric"])
     parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--treefarms-python", default="/work/venv_tf/bin/python")
@@ -161,8 +166,8 @@ def _cases(part: str, tmp: Path, repo: str):
     """(name, csv path, grid) of a part; TreeFARMS's examples are read from its repo."""
     data = Path(os.environ.get("OPTREES_DATA", "/work/shared/datasets")) / "binarized" / \
         "accel-oct"
-    if part == "examples":
-        for ex in EXAMPLES:
+    if part in ("examples", "numeric"):
+        for ex in EXAMPLES if part == "examples" else NUMERIC:
             path = tmp / (ex.replace("/", "_") + ".csv")
             text = subprocess.run(["git", "--git-dir", repo, "show",
                                    f"HEAD:experiments/datasets/{ex}.csv"],
@@ -171,7 +176,8 @@ def _cases(part: str, tmp: Path, repo: str):
                 print(f"{ex}: not in {repo}")
                 continue
             path.write_text(text.stdout)
-            yield ex.split("/")[0], str(path), GRID
+            yield ex.split("/")[0] if part == "examples" else ex, str(path), \
+                GRID if part == "examples" else [c for c in GRID if c[0] == 2]
     elif part == "accel":
         for name in ACCEL:
             yield name, str(data / f"{name}_enc.csv"), GRID
