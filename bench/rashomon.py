@@ -7,7 +7,7 @@ through bench/treefarms_witness.py.  Times are of the call alone (ours: the cert
 optimum and the set, after a warm-up fit that loads the compiled kernels; TreeFARMS: its
 ``fit``, which also finds the optimum, and ``get_tree_count``); peak memory is the process's
 ``ru_maxrss`` so far (imports included), so in a part of several cases per data set it is
-the largest up to that case.
+the largest up to that case.  Both sides run with one BLAS / OpenMP thread (``ONE_THREAD``).
 
 Parts (each within about three minutes on the 2-core machine):
   examples  TreeFARMS's own 0/1 example data sets (from its repository, ``--treefarms-repo``)
@@ -40,6 +40,11 @@ LARGE = [("monk2", 3, 0.01, 0.3), ("tic-tac-toe", 3, 0.005, 0.25),
          ("balance-scale", 3, 0.005, 0.3), ("tic-tac-toe", 3, 0.01, 0.3),
          ("balance-scale", 3, 0.005, 0.4)]
 DEEP = [(4, lam, 0.1) for lam in (0.01, 0.02, 0.05)]
+ONE_THREAD = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                     "MKL_NUM_THREADS")}
+"""Both sides on one thread (TreeFARMS runs one worker by default): on the loaded 2-core
+machine a 119 x 150 by 150 x 119 product took 30-60 ms with OpenBLAS's threads, 0.5 ms on
+one."""
 NUMERIC = ["iris/data", "iris/setosa", "gaussian/hundred", "sine/hundred"]
 
 
@@ -72,7 +77,7 @@ def _side(cmd: list[str], n: int, timeout: float) -> list[dict]:
     """The JSON lines of one side's process for ``n`` cases (an error for those missing)."""
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                             env={**os.environ, "PYTHONPATH": str(HERE.parent)})
+                             env={**os.environ, "PYTHONPATH": str(HERE.parent), **ONE_THREAD})
         lines, why = out.stdout.strip().splitlines(), \
             (out.stderr.strip().splitlines() or ["failed"])[-1][:40]
     except subprocess.TimeoutExpired as stop:
