@@ -40,6 +40,7 @@ from ..trees.problem.tree_problem import TreeProblem
 from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
 from ..trees.solve.rashomon import (
     MAX_NODES,
+    MAX_RASHOMON_DEPTH,
     MAX_THRESHOLD_DEPTH,
     RashomonSet,
     ThresholdLiterals,
@@ -341,6 +342,9 @@ class BendOCTClassifier(BendersOCTClassifier):
                 f"threshold or had one of them: pass binarizer=Binarizer(...) or 0/1 columns")
         if self.max_leaves is not None and self.max_leaves < 2**self.depth:
             raise OptreesInputError("the Rashomon set does not take max_leaves yet")
+        if self.depth > MAX_RASHOMON_DEPTH:
+            raise OptreesInputError(f"the Rashomon set is built at depth <= "
+                                    f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
         packed, F, y, w = data
         literals = None
         if F is None:  # every threshold of the encoder's numeric columns
