@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from .._params import (
     CLASS_WEIGHT,
@@ -24,6 +25,8 @@ from .._params import (
     validate_params,
 )
 from .._validation import (
+    OptreesInputError,
+    check_binary_matrix,
     check_target,
     fit_weights,
 )
@@ -34,7 +37,16 @@ from ..trees.mip.benders import BendersOCT
 from ..trees.mip.flow import FlowOCT
 from ..trees.problem.fairness import record_tree_fairness
 from ..trees.problem.tree_problem import TreeProblem
-from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups
+from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
+from ..trees.solve.rashomon import (
+    MAX_NODES,
+    MAX_RASHOMON_DEPTH,
+    MAX_THRESHOLD_DEPTH,
+    RashomonSet,
+    ThresholdLiterals,
+    build_set,
+    check_epsilon,
+)
 from ._base import (
     Deadline,
     _BinaryInput,
@@ -288,3 +300,61 @@ class BendOCTClassifier(BendersOCTClassifier):
 
     _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "depth": 3, "lam": 0.01,
                                             **BENDERS_DEFAULTS, **SIDE_DEFAULTS}
+
+    def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
+               p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:
+        """The fit; keeps the 0/1 training matrix (packed bits), labels and weights for
+        :meth:`rashomon` when the fit is over 0/1 literals without side objectives."""
+        result = super()._solve(df, y, w, classes, p, deadline, groups)
+        self._rashomon_data = None
+        if p.get("fairness") is not None or p.get("feature_costs") is not None or \
+                p.get("misclassification_costs") is not None:
+            return result
+        weights = np.ones(len(y)) if w is None else np.asarray(w, float)
+        if self.encoder_ is None:
+            X01 = check_binary_matrix(df, checked=True) if self.binarizer_ is None else \
+                self.binarizer_.transform(df)
+            self._rashomon_data = (np.packbits(X01, axis=1), X01.shape[1], y, weights)
+        elif p.depth <= MAX_THRESHOLD_DEPTH:  # every threshold: the encoder's numbers
+            self._rashomon_data = (self.encoder_.transform(df), None, y, weights)
+        return result
+
+    def rashomon(self, epsilon: float, *, additive: bool = False,
+                 max_nodes: int = MAX_NODES) -> RashomonSet:
+        """Every tree of the fit's depth, data, weights and ``min_samples_leaf`` whose
+        objective (misclassification rate + lam * leaves, TreeFARMS's; ``1 - objective_``
+        for the fitted tree) is at most ``(1 + epsilon)`` times the certified optimum (the
+        optimum + ``epsilon`` when ``additive``), over the fit's 0/1 literals, or over every
+        threshold of numeric columns (literals ``x > t``) for a fit over every threshold at
+        depth <= 2; see :class:`optrees.trees.RashomonSet`.  Needs a proved fit
+        (``status_ == "optimal"``)."""
+        check_is_fitted(self, "tree_")
+        data = getattr(self, "_rashomon_data", None)
+        if self.status_ != "optimal":
+            raise OptreesInputError(
+                f"the fit's status is {self.status_!r}, not 'optimal': the Rashomon set is "
+                f"defined by the certified optimum; refit with a longer time_limit")
+        if data is None:
+            raise OptreesInputError(
+                f"the Rashomon set is built over 0/1 literals, or over every threshold of "
+                f"numeric columns at depth <= {MAX_THRESHOLD_DEPTH}, without fairness, "
+                f"misclassification_costs or feature_costs; this fit was deeper over every "
+                f"threshold or had one of them: pass binarizer=Binarizer(...) or 0/1 columns")
+        if self.max_leaves is not None and self.max_leaves < 2**self.depth:
+            raise OptreesInputError("the Rashomon set does not take max_leaves yet")
+        if self.depth > MAX_RASHOMON_DEPTH:
+            raise OptreesInputError(f"the Rashomon set is built at depth <= "
+                                    f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
+        packed, F, y, w = data
+        literals = None
+        if F is None:  # every threshold of the encoder's numeric columns
+            literals = ThresholdLiterals(self.encoder_, packed)
+            X01, names = literals.matrix, (literals.names, literals.negated)
+        else:
+            X01 = np.unpackbits(packed, axis=1, count=F)
+            names = (self.feature_names_, self.negated_names_)
+        return build_set(X01, y, w, self.classes_, names, self.depth, self.lam,
+                         check_epsilon(epsilon), additive,
+                         min_leaf_rows(self.min_samples_leaf, len(y)),
+                         1.0 - self.objective_, max_nodes, literals)
+

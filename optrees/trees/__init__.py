@@ -1,16 +1,20 @@
 """Exact binary classification trees, by role: the problem (:mod:`.problem`), the searches
 (:mod:`.search`), the MIPs (:mod:`.mip`) and the orchestration of a fit (:mod:`.solve`).
-:func:`pareto_front` (the best tree of every size in one search) is loaded on use."""
+:func:`pareto_front` (the best tree of every size in one search) and :func:`rashomon_set`
+(every near-optimal tree, :class:`RashomonSet`) are loaded on use."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["pareto_front"]
+__all__ = ["RashomonSet", "pareto_front", "rashomon_set"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "pareto_front":
         from .solve.path import pareto_front
         return pareto_front
+    if name in ("rashomon_set", "RashomonSet"):
+        from .solve import rashomon
+        return getattr(rashomon, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
