@@ -193,6 +193,20 @@ def test_estimator_set_is_the_functions():
         enumerated(X, y, w.astype(float), 3, 2, 0.01, 0.3, True, 2)[0])
 
 
+def test_a_large_fit_keeps_no_data_and_names_the_function(monkeypatch):
+    """A fit over more than RASHOMON_KEEP_CELLS cells keeps no copy of its training table;
+    its rashomon() says to call rashomon_set(X, y, ...), which gives the same set."""
+    from optrees.estimators import trees
+
+    X, y = _data(15, 40, 4, 3)
+    want = len(BendOCTClassifier(depth=2, lam=0.01).fit(X, y).rashomon(0.3))
+    monkeypatch.setattr(trees, "RASHOMON_KEEP_CELLS", X.shape[0] * X.shape[1] - 1)
+    fit = BendOCTClassifier(depth=2, lam=0.01).fit(X, y)
+    with pytest.raises(OptreesInputError, match="rashomon_set"):
+        fit.rashomon(0.3)
+    assert len(rashomon_set(X, y, depth=2, lam=0.01, epsilon=0.3)) == want
+
+
 def _count_by_root_pairs(X, y, depth, lam, bound):
     """Trees of the set by root split: each side's subtrees enumerated from the definition,
     pairs counted by sorting (the root leaf not counted)."""

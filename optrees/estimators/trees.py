@@ -281,6 +281,11 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
                           eqp_max_split=p.eqp_max_split, split_bound_cuts=p.split_bound_cuts)
 
 
+RASHOMON_KEEP_CELLS = 2_000_000
+"""Largest rows x columns of a training table a fitted BendOCT keeps for :meth:`rashomon`
+(as packed bits, or as the encoder's floats: at most 16 MB)."""
+
+
 class BendOCTClassifier(BendersOCTClassifier):
     """Accelerated BendOCT ([BendOCT]): accuracy - lam * leaves, with path-bound
     cuts with both improvements (25)-(26) and solution polishing on by default; strengthened
@@ -311,6 +316,9 @@ class BendOCTClassifier(BendersOCTClassifier):
                 p.get("misclassification_costs") is not None:
             return result
         weights = np.ones(len(y)) if w is None else np.asarray(w, float)
+        if df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
+            self._rashomon_data = "too large"
+            return result
         if self.encoder_ is None:
             X01 = check_binary_matrix(df, checked=True) if self.binarizer_ is None else \
                 self.binarizer_.transform(df)
@@ -334,6 +342,11 @@ class BendOCTClassifier(BendersOCTClassifier):
             raise OptreesInputError(
                 f"the fit's status is {self.status_!r}, not 'optimal': the Rashomon set is "
                 f"defined by the certified optimum; refit with a longer time_limit")
+        if isinstance(data, str):
+            raise OptreesInputError(
+                f"this fit's training table has more than {RASHOMON_KEEP_CELLS:,} cells, "
+                "too many to keep in every fitted estimator: call optrees.trees.rashomon_set"
+                "(X, y, depth=..., lam=..., epsilon=...) with the fit's data and parameters")
         if data is None:
             raise OptreesInputError(
                 f"the Rashomon set is built over 0/1 literals, or over every threshold of "
