@@ -54,29 +54,42 @@ class RegressionTree(SplitNodes):
                     w: np.ndarray | None = None,
                     feature_names: Sequence[str] | None = None) -> RegressionTree:
         """The tree of nested tuples ``(feature, threshold, left, right)`` (None: a leaf),
-        with each node's weighted mean, weight and count of the training rows ``X, y, w``."""
-        X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        with each node's weighted mean, weight and count of the training rows ``X, y, w``
+        (the rows routed once, the nodes' sums added up from the leaves')."""
+        y = np.asarray(y, dtype=np.float64)
         w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-        arrays: dict[str, list] = {k: [] for k in ("f", "t", "l", "r", "v", "w", "c")}
+        arrays: dict[str, list] = {k: [] for k in "ftlr"}
 
-        def build(node: tuple | None, rows: np.ndarray) -> int:
+        def build(node: tuple | None) -> int:
             i = len(arrays["f"])
-            total = float(w[rows].sum())
-            mean = float(w[rows] @ y[rows] / total) if total > 0 else 0.0
-            for key, val in zip("ftlrvwc", (LEAF, 0.0, LEAF, LEAF, mean, total, len(rows)),
-                                strict=True):
+            for key, val in zip("ftlr", (LEAF, 0.0, LEAF, LEAF), strict=True):
                 arrays[key].append(val)
             if node is not None:
                 f, threshold, lnode, rnode = node
-                go_left = X[rows, f] <= threshold
                 arrays["f"][i], arrays["t"][i] = int(f), float(threshold)
-                arrays["l"][i] = build(lnode, rows[go_left])
-                arrays["r"][i] = build(rnode, rows[~go_left])
+                arrays["l"][i] = build(lnode)
+                arrays["r"][i] = build(rnode)
             return i
 
-        build(tree, np.arange(len(y)))
+        build(tree)
         a = arrays
-        return cls(a["f"], a["t"], a["l"], a["r"], a["v"], a["w"], a["c"], feature_names)
+        out = cls(a["f"], a["t"], a["l"], a["r"], np.zeros(len(a["f"])),
+                  feature_names=feature_names)
+        leaf = out.apply(np.asarray(X, dtype=np.float64))
+        out.weight = out.node_sums(leaf, w)
+        out.count = np.rint(out.node_sums(leaf, np.ones(len(y)))).astype(np.int64)
+        out.value = np.divide(out.node_sums(leaf, w * y), out.weight,
+                              out=np.zeros(out.n_nodes), where=out.weight > 0)
+        return out
+
+    def node_sums(self, leaf: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """The sum of ``values`` over the rows of each node, given the leaf each row reaches
+        (a parent's index is below its children's, as :meth:`from_nested` numbers them)."""
+        sums = np.bincount(leaf, weights=values, minlength=self.n_nodes).astype(np.float64)
+        for n in range(self.n_nodes - 1, -1, -1):
+            if self.left[n] >= 0:
+                sums[n] = sums[self.left[n]] + sums[self.right[n]]
+        return sums
 
     # ----------------------------------------------------------------- prediction
     def predict(self, X: np.ndarray) -> np.ndarray:

@@ -63,19 +63,9 @@ def hazard_tree(nested: tuple | None, X: np.ndarray, y: np.ndarray, w: np.ndarra
     weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     tree = RegressionTree.from_nested(nested, X, y[:, 0], weights, feature_names)
     events = tree.value * tree.weight            # D of every node
-    exposure = node_sums(tree, X, weights * loss.baseline(y[:, 1]))   # L of every node
+    exposure = tree.node_sums(tree.apply(X), weights * loss.baseline(y[:, 1]))  # L
     tree.value = loss.prediction(np.stack([events, exposure], axis=-1))
     return tree
-
-
-def node_sums(tree: RegressionTree, X: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The sum of ``values`` over the training rows of each node of ``tree`` (a parent's
-    index is below its children's, as :meth:`RegressionTree.from_nested` numbers them)."""
-    sums = np.bincount(tree.apply(X), weights=values, minlength=tree.n_nodes)
-    for n in range(tree.n_nodes - 1, -1, -1):
-        if tree.left[n] >= 0:
-            sums[n] = sums[tree.left[n]] + sums[tree.right[n]]
-    return sums
 
 
 def tree_loss(tree: RegressionTree, X: np.ndarray, row_stats: np.ndarray,
