@@ -17,8 +17,12 @@ greedy SurvivalTree of the same depth; mean and standard error.  The Brier score
 scikit-survival's ``integrated_brier_score`` over 20 times between the 10th and 80th
 percentiles of the test times (lower is better).
 
+``--select``: each method picks one of its 8 settings (:data:`GRIDS`: ours λ and leaf size,
+pystreed's leaf size and branch-node count, SurvivalTree's leaf size) by the C-index on a
+validation quarter of the training rows, then refits on all of them.
+
 Usage: PYTHONPATH=$PWD python bench/survival_trees.py [--depths 2,3] [--splits 10]
-       [--test-depths 2,3] [--time-limit 60] [--repeat 3]
+       [--test-depths 2,3] [--time-limit 60] [--repeat 3] [--select] [--no-part1]
 """
 
 from __future__ import annotations
@@ -145,12 +149,55 @@ def _cell(v: list[float]) -> str:
     return f"{a.mean():.3f} +- {a.std(ddof=1) / np.sqrt(len(a)):.3f}"
 
 
-def part2(sets, splits: int, depths: list[int], time_limit: float) -> None:
+GRIDS = {"ours": [{"lam": lam, "min_samples_leaf": m} for lam in (0.0, 0.005, 0.01, 0.03)
+                  for m in (1, 10)],
+         "pystreed": [{"min_leaf_node_size": m, "max_num_nodes": k} for m in (1, 10)
+                      for k in (1, 3, 5, 7)],
+         "greedy": [{"min_samples_leaf": m} for m in (1, 3, 5, 10, 15, 20, 30, 50)]}
+"""``--select``: each method's 8 settings, one chosen per split by the C-index on a validation
+quarter of the training rows, then refitted on all of them."""
+
+
+def chosen(fit, score, grid: list[dict], Xa, ya, seed: int) -> dict:
+    """The setting of ``grid`` whose model ``fit(params, X, y)`` has the best ``score(model,
+    X, y)`` (C-index) on a random quarter of the training rows, fitted on the rest."""
+    if len(grid) == 1:
+        return grid[0]
+    val = np.random.default_rng(1000 + seed).random(len(ya)) < 0.25
+    Xf, Xv = (Xa[~val], Xa[val]) if isinstance(Xa, np.ndarray) else (Xa.loc[~val], Xa.loc[val])
+    scores = [score(fit(params, Xf, ya[~val]), Xv, ya[val]) for params in grid]
+    return grid[int(np.nanargmax(scores))]
+
+
+def part2(sets, splits: int, depths: list[int], time_limit: float,
+          select: bool = False) -> None:
+    from pystreed.base import BaseSTreeDSolver
     from sksurv.tree import SurvivalTree
 
     solver = pystreed_solver()
+    grids = GRIDS if select else {k: [{}] for k in GRIDS}
+
+    def c_index(risk, y):
+        return concordance_index(y["event"], y["time"], risk)
+
+    fits = {"ours": lambda q, X, y, d, s: OptimalSurvivalTree(depth=d, time_limit=time_limit,
+                                                              **q).fit(X, y),
+            "pystreed": lambda q, X, y, d, s: solver(max_depth=d, time_limit=time_limit,
+                                                     **q).fit(X, y),
+            "greedy": lambda q, X, y, d, s: SurvivalTree(max_depth=d, random_state=s,
+                                                         **q).fit(X, y)}
+    risks = {"ours": lambda m, X: m.predict(X),
+             "pystreed": lambda m, X: BaseSTreeDSolver.predict(m, X),
+             "greedy": lambda m, X: m.predict(X)}
+
+    def tuned(kind, X, y, Xt, depth, seed):
+        q = chosen(lambda q, Xf, yf: fits[kind](q, Xf, yf, depth, seed),
+                   lambda m, Xv, yv: c_index(risks[kind](m, Xv), yv), grids[kind], X, y, seed)
+        return fits[kind](q, X, y, depth, seed)
+
     print(f"\n# part 2: test C-index (higher is better) and integrated Brier score (lower is "
-          f"better), {splits} random 70/30 splits (mean +- s.e.)")
+          f"better), {splits} random 70/30 splits (mean +- s.e.)"
+          + ("; settings chosen on a validation quarter (--select)" if select else ""))
     print(f"{'data':22s} d {'C ours':>15s} {'C pystreed 0/1':>15s} {'C SurvivalTree':>15s} "
           f"{'IBS ours':>15s} {'IBS SurvivalTree':>16s}")
     for name, (X, y) in sets.items():
@@ -163,21 +210,16 @@ def part2(sets, splits: int, depths: list[int], time_limit: float) -> None:
                 Xa, Xb, ya, yb = X[~test], X[test], y[~test], y[test]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    ours = OptimalSurvivalTree(depth=depth, time_limit=time_limit).fit(Xa, ya)
+                    ours = tuned("ours", Xa, ya, Xb, depth, seed)
                     scores["ours"].append(ours.score(Xb, yb))
                     scores["ibs ours"].append(_brier(
                         ya, yb, lambda t, m=ours, Z=Xb: m.predict_survival_function(Z, t)))
                     if solver is not None:
-                        from pystreed.base import BaseSTreeDSolver
-
                         bits_a, bits_b = quantile_bits(Xa, Xb)
-                        peer = solver(max_depth=depth, time_limit=time_limit).fit(bits_a, ya)
-                        risk = BaseSTreeDSolver.predict(peer, bits_b)
-                        scores["pystreed"].append(concordance_index(yb["event"], yb["time"],
-                                                                    risk))
-                    greedy = SurvivalTree(max_depth=depth, random_state=seed).fit(Xa, ya)
-                    scores["greedy"].append(concordance_index(yb["event"], yb["time"],
-                                                              greedy.predict(Xb)))
+                        peer = tuned("pystreed", bits_a, ya, bits_b, depth, seed)
+                        scores["pystreed"].append(c_index(risks["pystreed"](peer, bits_b), yb))
+                    greedy = tuned("greedy", Xa, ya, Xb, depth, seed)
+                    scores["greedy"].append(c_index(greedy.predict(Xb), yb))
                     scores["ibs greedy"].append(_brier(ya, yb, lambda t, m=greedy, Z=Xb: np.array(
                         [f(t) for f in m.predict_survival_function(Z)])))
             print(f"{name:22s} {depth} {_cell(scores['ours']):>15s} "
@@ -193,12 +235,16 @@ def main() -> None:
     parser.add_argument("--test-depths", default="2,3")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--select", action="store_true",
+                        help="choose each method's setting on a validation quarter (GRIDS)")
+    parser.add_argument("--no-part1", action="store_true")
     args = parser.parse_args()
     sets = survival_sets()
-    part1(sets, [int(d) for d in args.depths.split(",")], args.time_limit, args.repeat)
+    if not args.no_part1:
+        part1(sets, [int(d) for d in args.depths.split(",")], args.time_limit, args.repeat)
     if args.splits > 0:
         part2(sets, args.splits, [int(d) for d in args.test_depths.split(",")],
-              args.time_limit)
+              args.time_limit, args.select)
 
 
 if __name__ == "__main__":
