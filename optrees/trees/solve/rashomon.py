@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..._validation import (
     OptreesInputError,
@@ -226,14 +227,15 @@ class RashomonSet:
         picks = rng.sample(range(self.count), min(int(k), self.count))
         return [self[i] for i in picks]
 
-    def feature_importance(self) -> np.ndarray:
-        """Per feature, the share of the set's trees that split on it (exact, one pass over
-        the DAG)."""
+    def feature_importance(self) -> pd.Series:
+        """Per feature (0/1 literal, by name), the share of the set's trees that split on it
+        (exact, one pass over the DAG)."""
         if self._importance is None:
             F = self._data[0].shape[1]
             avoid = walk.avoiding(self._root, F).sum(axis=1)
             self._importance = np.array([1.0 - int(a) / self.count for a in avoid])
-        return self._importance
+        return pd.Series(self._importance, index=self.feature_names,
+                         name="share of trees splitting on it")
 
     def encode(self, X: Any) -> np.ndarray:
         """The 0/1 literal matrix the set's trees test, of a table with the fit's columns:
