@@ -1,0 +1,187 @@
+"""The exact search for the optimal robust tree: complete structures by decreasing nominal
+accuracy (:mod:`.streams`), each structure's leaf labellings by decreasing nominal accuracy,
+each labelling's worst case by the adversary's knapsack (:mod:`.adversary`); it stops when the
+next nominal bound cannot beat the best worst case (certified) or at the deadline."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from ..models.result import FitResult
+from ..models.robust_tree import IntegerTree
+from ..solvers.deadline import Deadline
+from .adversary import box_distances, flips, misclassification_costs
+from .streams import structures
+
+MAX_LABELLINGS = 1 << 16  # classes ** leaves; more is refused by the estimator
+CHUNK = 256  # labellings whose worst case is computed at once
+
+
+def split_table(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every test ``x[f] <= t``, ``t`` in ``min_f .. max_f - 1``: features and thresholds."""
+    low, high = X.min(axis=0), X.max(axis=0)
+    feats = [f for f in range(X.shape[1]) for _ in range(int(low[f]), int(high[f]))]
+    thresholds = [t for f in range(X.shape[1]) for t in range(int(low[f]), int(high[f]))]
+    return np.array(feats, dtype=np.int64), np.array(thresholds, dtype=np.int64)
+
+
+def _flatten(structure: Any, depth: int) -> np.ndarray:
+    """The split index of each internal node of a complete tree, in heap order."""
+    out = np.empty(2 ** depth - 1, dtype=np.int64)
+    stack = [(0, structure)]
+    while stack:
+        node, (s, left, right) = stack.pop()
+        out[node] = s
+        if left is not None:
+            stack += [(2 * node + 1, left), (2 * node + 2, right)]
+    return out
+
+
+def _branch_counts(labellings: np.ndarray, depth: int) -> np.ndarray:
+    """Branch nodes left in each labelled complete tree once every subtree whose leaves
+    share one label is a leaf."""
+    count = np.zeros(len(labellings), dtype=np.int64)
+    width = 2
+    while width <= labellings.shape[1]:
+        blocks = labellings.reshape(len(labellings), -1, width)
+        count += (blocks != blocks[:, :, :1]).any(axis=2).sum(axis=1)
+        width *= 2
+    return count
+
+
+class RobustSearch:
+    """One search: the data as integer matrix ``X``, class indices ``y`` (of ``n_classes``),
+    ``costs`` ``(n, F)``, ``budget`` and ``lam`` (penalty per branch node, accuracy units)."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, costs: np.ndarray,
+                 budget: float, depth: int, lam: float) -> None:
+        self.X, self.y, self.K, self.costs = X, y, n_classes, costs
+        self.budget, self.depth, self.n = budget, depth, len(y)
+        self.penalty = lam * self.n  # in rows per branch node
+        self.low, self.high = X.min(axis=0), X.max(axis=0)
+        self.feat, self.thr = split_table(X)
+        self.goes_left = X[:, self.feat] <= self.thr[None, :]
+        self.onehot = np.eye(n_classes)[y]
+        L = 2 ** depth
+        self.labellings = np.array(list(itertools.product(range(n_classes), repeat=L)),
+                                   dtype=np.int64)
+        self.branches = _branch_counts(self.labellings, depth)
+        self.best = (-math.inf, None)  # (score in rows, (splits, labelling))
+        self.stats = {"structures": 0, "labellings": 0}
+
+    def constant(self) -> None:
+        """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
+        counts = np.bincount(self.y, minlength=self.K)
+        k = int(np.argmax(counts))
+        self.best = (float(counts[k]), (np.full(2 ** self.depth - 1, -1), np.full(
+            2 ** self.depth, k)))
+
+    def boxes(self, splits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The leaves' boxes of a complete tree, left to right (training range met)."""
+        L = 2 ** self.depth
+        lo = np.tile(self.low, (L, 1)).astype(np.float64)
+        hi = np.tile(self.high, (L, 1)).astype(np.float64)
+        for j in range(L):
+            node = L - 1 + j
+            while node > 0:
+                parent = (node - 1) // 2
+                f, t = self.feat[splits[parent]], self.thr[splits[parent]]
+                if node == 2 * parent + 1:
+                    hi[j, f] = min(hi[j, f], t)
+                else:
+                    lo[j, f] = max(lo[j, f], t + 1)
+                node = parent
+        return lo, hi
+
+    def evaluate(self, splits: np.ndarray) -> None:
+        """Every labelling of one structure whose nominal bound beats the best so far."""
+        self.stats["structures"] += 1
+        lo, hi = self.boxes(splits)
+        inside = ((self.X[:, None, :] >= lo[None]) & (self.X[:, None, :] <= hi[None])).all(2)
+        counts = inside.T.astype(np.float64) @ self.onehot  # (L, K)
+        nominal = counts[np.arange(counts.shape[0]), self.labellings].sum(axis=1)
+        upper = nominal - self.penalty * self.branches
+        keep = np.nonzero(upper > self.best[0] + 1e-9)[0]
+        if keep.size == 0:
+            return
+        keep = keep[np.argsort(-upper[keep], kind="stable")]
+        dist = box_distances(self.X.astype(np.float64), self.costs, lo, hi)
+        for start in range(0, keep.size, CHUNK):
+            chunk = keep[start:start + CHUNK]
+            chunk = chunk[upper[chunk] > self.best[0] + 1e-9]
+            if chunk.size == 0:
+                return
+            self.stats["labellings"] += int(chunk.size)
+            c = misclassification_costs(dist, self.labellings[chunk], self.y)
+            score = self.n - flips(c, self.budget) - self.penalty * self.branches[chunk]
+            b = int(np.argmax(score))
+            if score[b] > self.best[0] + 1e-9:
+                self.best = (float(score[b]), (splits.copy(), self.labellings[chunk[b]]))
+
+    def run(self, deadline: Deadline) -> tuple[str, float]:
+        """Search until proved or ``deadline``; returns (status, bound in rows)."""
+        self.constant()
+        if self.feat.size == 0:
+            return "optimal", self.best[0]
+        stream = structures(self.goes_left, self.onehot, np.arange(self.n), self.depth)
+        i = 0
+        while True:
+            item = stream.item(i)
+            if item is None or item[0] <= self.best[0] + 1e-9:
+                return "optimal", self.best[0]
+            if deadline.expired():
+                return ("interrupted" if deadline.stopped else "time_limit"), item[0]
+            self.evaluate(_flatten(item[1], self.depth))
+            i += 1
+
+    def tree(self, feature_names: list[str], classes: np.ndarray) -> IntegerTree:
+        """The best tree found, with every single-label subtree made a leaf."""
+        splits, labelling = self.best[1]
+        size = 2 ** (self.depth + 1) - 1
+        feature = np.full(size, -1, dtype=np.int64)
+        threshold = np.zeros(size, dtype=np.int64)
+        label = np.full(size, -1, dtype=np.int64)
+        L = 2 ** self.depth
+
+        def leaves_under(node: int) -> np.ndarray:
+            level = int(math.floor(math.log2(node + 1)))
+            width = 2 ** (self.depth - level)
+            first = (node + 1) * width - 1 - (L - 1)
+            return labelling[first:first + width]
+
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            below = leaves_under(node)
+            if (below == below[0]).all():
+                label[node] = below[0]
+                continue
+            feature[node] = self.feat[splits[node]]
+            threshold[node] = self.thr[splits[node]]
+            stack += [2 * node + 1, 2 * node + 2]
+        return IntegerTree(feature, threshold, label, classes, self.low.copy(),
+                           self.high.copy(), list(feature_names))
+
+
+def solve_robust_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: np.ndarray,
+                      budget: float, depth: int, lam: float, deadline: Deadline,
+                      feature_names: list[str]) -> FitResult:
+    """The tree of depth <= ``depth`` with the best worst-case accuracy minus ``lam`` per
+    branch node (checked inputs: integer ``X``, class indices ``y``, costs ``>= 0``).
+    ``objective`` and ``bound`` are in accuracy units."""
+    start = time.perf_counter()
+    search = RobustSearch(X, y, len(classes), costs, budget, depth, lam)
+    status, bound = search.run(deadline)
+    model = search.tree(feature_names, classes)
+    n = len(y)
+    stats: dict[str, Any] = dict(search.stats, splits=int(search.feat.size),
+                                 worst_case_correct=int(round(search.best[0] + search.penalty
+                                                              * model.n_branches)),
+                                 branches=model.n_branches)
+    return FitResult(model, status, search.best[0] / n, max(bound, search.best[0]) / n,
+                     time.perf_counter() - start, stats)
