@@ -21,7 +21,8 @@ def box_distances(X: np.ndarray, costs: np.ndarray, lo: np.ndarray, hi: np.ndarr
     above = np.maximum(X[:, None, :] - hi[None, :, :], 0.0)
     steps = below + above
     # a cost of inf with no step needed is no cost (inf * 0 would be nan)
-    paid = np.where(steps > 0, costs[:, None, :] * steps, 0.0)
+    paid = np.multiply(np.broadcast_to(costs[:, None, :], steps.shape), steps,
+                       out=np.zeros_like(steps), where=steps > 0)
     out = paid.sum(axis=2)
     out[:, (lo > hi).any(axis=1)] = math.inf
     return out
