@@ -22,11 +22,10 @@ MAX_LABELLINGS = 1 << 16  # classes ** leaves; more is refused by the estimator
 CHUNK = 256  # labellings whose worst case is computed at once
 
 
-def split_table(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every test ``x[f] <= t``, ``t`` in ``min_f .. max_f - 1``: features and thresholds."""
-    low, high = X.min(axis=0), X.max(axis=0)
-    feats = [f for f in range(X.shape[1]) for _ in range(int(low[f]), int(high[f]))]
-    thresholds = [t for f in range(X.shape[1]) for t in range(int(low[f]), int(high[f]))]
+def split_table(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every test ``x[f] <= t``, ``t`` in ``low_f .. high_f - 1``: features and thresholds."""
+    feats = [f for f in range(len(low)) for _ in range(int(low[f]), int(high[f]))]
+    thresholds = [t for f in range(len(low)) for t in range(int(low[f]), int(high[f]))]
     return np.array(feats, dtype=np.int64), np.array(thresholds, dtype=np.int64)
 
 
@@ -56,15 +55,18 @@ def _branch_counts(labellings: np.ndarray, depth: int) -> np.ndarray:
 
 class RobustSearch:
     """One search: the data as integer matrix ``X``, class indices ``y`` (of ``n_classes``),
-    ``costs`` ``(n, F)``, ``budget`` and ``lam`` (penalty per branch node, accuracy units)."""
+    ``costs`` ``(n, F)``, ``budget`` and ``lam`` (penalty per branch node, accuracy units);
+    ``low`` / ``high``: the range perturbed values stay in (default: the rows' range)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, costs: np.ndarray,
-                 budget: float, depth: int, lam: float) -> None:
+                 budget: float, depth: int, lam: float, low: np.ndarray | None = None,
+                 high: np.ndarray | None = None) -> None:
         self.X, self.y, self.K, self.costs = X, y, n_classes, costs
         self.budget, self.depth, self.n = budget, depth, len(y)
         self.penalty = lam * self.n  # in rows per branch node
-        self.low, self.high = X.min(axis=0), X.max(axis=0)
-        self.feat, self.thr = split_table(X)
+        self.low = X.min(axis=0) if low is None else low
+        self.high = X.max(axis=0) if high is None else high
+        self.feat, self.thr = split_table(self.low, self.high)
         self.goes_left = X[:, self.feat] <= self.thr[None, :]
         self.onehot = np.eye(n_classes)[y]
         L = 2 ** depth
@@ -72,7 +74,8 @@ class RobustSearch:
                                    dtype=np.int64)
         self.branches = _branch_counts(self.labellings, depth)
         self.best = (-math.inf, None)  # (score in rows, (splits, labelling))
-        self.stats = {"structures": 0, "labellings": 0}
+        self.stats = {"structures": 0, "labellings": 0, "side_solves": 0}
+        self.deadline: Deadline | None = None
 
     def constant(self) -> None:
         """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
@@ -128,7 +131,9 @@ class RobustSearch:
         self.constant()
         if self.feat.size == 0:
             return "optimal", self.best[0]
-        stream = structures(self.goes_left, self.onehot, np.arange(self.n), self.depth)
+        self.deadline = deadline
+        stream = structures(self.goes_left, self.onehot, np.arange(self.n), self.depth,
+                            self.root_caps if self.depth >= 2 else None)
         i = 0
         while True:
             item = stream.item(i)
@@ -138,6 +143,42 @@ class RobustSearch:
                 return ("interrupted" if deadline.stopped else "time_limit"), item[0]
             self.evaluate(_flatten(item[1], self.depth))
             i += 1
+
+    def side_best(self, s: int, left: bool, budget: float) -> float:
+        """An upper bound on the worst-case correct rows of the best depth-(d-1) tree on one
+        side of root split ``s`` when the adversary keeps every row within that side (the
+        search on the side's rows with the side as the range; its bound if stopped)."""
+        f, t = self.feat[s], self.thr[s]
+        low, high = self.low.copy(), self.high.copy()
+        if left:
+            high[f] = min(high[f], t)
+        else:
+            low[f] = max(low[f], t + 1)
+        rows = self.goes_left[:, s] if left else ~self.goes_left[:, s]
+        if not rows.any():
+            return 0.0
+        self.stats["side_solves"] += 1
+        side = RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
+                            self.depth - 1, 0.0, low, high)
+        assert self.deadline is not None
+        return side.run(self.deadline.share(0.02))[1]
+
+    def root_caps(self, halves: list) -> list[float]:
+        """A bound on every tree with root split ``s``, for each ``s``: the adversary that
+        spends budget ``e`` within the left side and the rest within the right flips at
+        least the best sides' flips, so worst-case correct ``<= C_L(e) + C_R(budget - e)``
+        with ``C`` the best side's worst-case correct; ``e`` in {0, budget}, where
+        ``C(0)`` is the side's best nominal accuracy (its stream's head)."""
+        caps = []
+        for s in range(len(self.feat)):
+            heads = [halves[2 * s].item(0), halves[2 * s + 1].item(0)]
+            nominal = [h[0] if h is not None else 0.0 for h in heads]
+            cap = nominal[0] + nominal[1]
+            if self.budget > 0 and not self.deadline.expired():
+                cap = min(cap, nominal[0] + self.side_best(s, False, self.budget),
+                          self.side_best(s, True, self.budget) + nominal[1])
+            caps.append(cap)
+        return caps
 
     def tree(self, feature_names: list[str], classes: np.ndarray) -> IntegerTree:
         """The best tree found, with every single-label subtree made a leaf."""

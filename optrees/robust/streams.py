@@ -8,7 +8,7 @@ is a merge over its splits of the k-best sums of its children's streams (a heap 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -52,37 +52,42 @@ def _sums(a: Stream, b: Stream, split: int) -> Iterator[Item]:
                 heapq.heappush(heap, (-(na[0] + nb[0]), ni, nj))
 
 
-def _merge(streams: list[Stream]) -> Iterator[Item]:
-    """The items of all ``streams`` by decreasing value."""
+def _merge(streams: list[Stream], caps: list[float] | None = None) -> Iterator[Item]:
+    """The items of all ``streams`` by decreasing value, stream ``k``'s values lowered to
+    ``caps[k]`` (a bound on all of its structures) when given."""
+    cap = caps if caps is not None else [float("inf")] * len(streams)
     heap = []
     for k, s in enumerate(streams):
         head = s.item(0)
         if head is not None:
-            heap.append((-head[0], k, 0))
+            heap.append((-min(head[0], cap[k]), k, 0))
     heapq.heapify(heap)
     while heap:
-        _, k, i = heapq.heappop(heap)
-        yield streams[k].item(i)  # type: ignore[misc]
+        value, k, i = heapq.heappop(heap)
+        yield -value, streams[k].item(i)[1]  # type: ignore[index]
         nxt = streams[k].item(i + 1)
         if nxt is not None:
-            heapq.heappush(heap, (-nxt[0], k, i + 1))
+            heapq.heappush(heap, (-min(nxt[0], cap[k]), k, i + 1))
 
 
-def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int
-               ) -> Stream:
+def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
+               caps: Callable[[list[Stream]], list[float]] | None = None) -> Stream:
     """Complete structures of ``depth`` >= 1 over ``rows``: ``goes_left`` ``(n, P)`` says
     which rows each split sends left, ``onehot`` ``(n, K)`` the classes. A structure is
-    ``(split, left, right)`` with ``None`` children at depth 1."""
+    ``(split, left, right)`` with ``None`` children at depth 1. ``caps`` (depth >= 2): given
+    the streams of the sides (left of split 0, right of split 0, left of split 1, ...),
+    a bound on every structure of each root split."""
     left = goes_left[rows].T.astype(np.float64) @ onehot[rows]  # (P, K) class counts
     right = onehot[rows].sum(axis=0)[None, :] - left
     if depth == 1:
         value = left.max(axis=1) + right.max(axis=1)
         order = np.argsort(-value, kind="stable")
         return Stream((float(value[s]), (int(s), None, None)) for s in order)
-    sides = []
+    sides, halves = [], []
     for s in range(goes_left.shape[1]):
         mask = goes_left[rows, s]
         a = structures(goes_left, onehot, rows[mask], depth - 1)
         b = structures(goes_left, onehot, rows[~mask], depth - 1)
         sides.append(Stream(_sums(a, b, s)))
-    return Stream(_merge(sides))
+        halves += [a, b]
+    return Stream(_merge(sides, caps(halves) if caps is not None else None))
