@@ -20,6 +20,8 @@ from .streams import structures
 
 MAX_LABELLINGS = 1 << 16  # classes ** leaves; more is refused by the estimator
 CHUNK = 256  # labellings whose worst case is computed at once
+SIDE_SHARES = (0.0, 1.0)  # shares of the budget the root bound gives the left side
+WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
 
 
 def split_table(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +76,8 @@ class RobustSearch:
                                    dtype=np.int64)
         self.branches = _branch_counts(self.labellings, depth)
         self.best = (-math.inf, None)  # (score in rows, (splits, labelling))
-        self.stats = {"structures": 0, "labellings": 0, "side_solves": 0}
+        self.stats = {"structures": 0, "labellings": 0, "side_solves": 0,
+                      "side_structures": 0}
         self.deadline: Deadline | None = None
 
     def constant(self) -> None:
@@ -86,6 +89,11 @@ class RobustSearch:
 
     def boxes(self, splits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The leaves' boxes of a complete tree, left to right (training range met)."""
+        return self.boxes_of(self.feat[splits], self.thr[splits])
+
+    def boxes_of(self, feat: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The leaves' boxes of the complete tree testing ``x[feat[n]] <= thr[n]`` at node
+        ``n`` (heap order), met with this search's range."""
         L = 2 ** self.depth
         lo = np.tile(self.low, (L, 1)).astype(np.float64)
         hi = np.tile(self.high, (L, 1)).astype(np.float64)
@@ -93,13 +101,23 @@ class RobustSearch:
             node = L - 1 + j
             while node > 0:
                 parent = (node - 1) // 2
-                f, t = self.feat[splits[parent]], self.thr[splits[parent]]
+                f, t = feat[parent], thr[parent]
                 if node == 2 * parent + 1:
                     hi[j, f] = min(hi[j, f], t)
                 else:
                     lo[j, f] = max(lo[j, f], t + 1)
                 node = parent
         return lo, hi
+
+    def best_value(self, feat: np.ndarray, thr: np.ndarray) -> float:
+        """Worst-case correct rows of the best labelling of one structure (no penalty)."""
+        lo, hi = self.boxes_of(feat, thr)
+        dist = box_distances(self.X.astype(np.float64), self.costs, lo, hi)
+        best = 0.0
+        for start in range(0, len(self.labellings), CHUNK):
+            c = misclassification_costs(dist, self.labellings[start:start + CHUNK], self.y)
+            best = max(best, float(self.n - flips(c, self.budget).min()))
+        return best
 
     def evaluate(self, splits: np.ndarray) -> None:
         """Every labelling of one structure whose nominal bound beats the best so far."""
@@ -127,13 +145,30 @@ class RobustSearch:
                 self.best = (float(score[b]), (splits.copy(), self.labellings[chunk[b]]))
 
     def run(self, deadline: Deadline) -> tuple[str, float]:
-        """Search until proved or ``deadline``; returns (status, bound in rows)."""
+        """Search until proved or ``deadline``; returns (status, bound in rows). With a
+        budget and depth >= 2, structures come by nominal bound for a share of the time
+        (a quick incumbent), then by the sides' robust bound (see :meth:`side_values`)."""
         self.constant()
         if self.feat.size == 0:
             return "optimal", self.best[0]
         self.deadline = deadline
-        stream = structures(self.goes_left, self.onehot, np.arange(self.n), self.depth,
-                            self.root_caps if self.depth >= 2 else None)
+        rows = np.arange(self.n)
+        caps = self.root_caps if self.depth >= 2 else None
+        if self.depth >= 2 and self.budget > 0:
+            status, bound = self._walk(structures(self.goes_left, self.onehot, rows,
+                                                  self.depth, caps), deadline.share(WARM_SHARE))
+            if status == "optimal" or deadline.expired():
+                return status, bound
+            status, second = self._walk(structures(self.goes_left, self.onehot, rows,
+                                                   self.depth, caps, self.side_values),
+                                        deadline)
+            return status, min(bound, second)  # both bound every tree
+        return self._walk(structures(self.goes_left, self.onehot, rows, self.depth, caps),
+                          deadline)
+
+    def _walk(self, stream: Any, deadline: Deadline) -> tuple[str, float]:
+        """Evaluate the structures of ``stream`` until its bound meets the best found."""
+        self.deadline = deadline
         i = 0
         while True:
             item = stream.item(i)
@@ -144,10 +179,9 @@ class RobustSearch:
             self.evaluate(_flatten(item[1], self.depth))
             i += 1
 
-    def side_best(self, s: int, left: bool, budget: float) -> float:
-        """An upper bound on the worst-case correct rows of the best depth-(d-1) tree on one
-        side of root split ``s`` when the adversary keeps every row within that side (the
-        search on the side's rows with the side as the range; its bound if stopped)."""
+    def side(self, s: int, left: bool, budget: float) -> RobustSearch | None:
+        """The search on one side of root split ``s`` with the side as the range (the
+        adversary keeps every row within it); None when no row is there."""
         f, t = self.feat[s], self.thr[s]
         low, high = self.low.copy(), self.high.copy()
         if left:
@@ -156,18 +190,43 @@ class RobustSearch:
             low[f] = max(low[f], t + 1)
         rows = self.goes_left[:, s] if left else ~self.goes_left[:, s]
         if not rows.any():
+            return None
+        return RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
+                            self.depth - 1, 0.0, low, high)
+
+    def side_best(self, s: int, left: bool, budget: float) -> float:
+        """An upper bound on the worst-case correct rows of the best depth-(d-1) tree on one
+        side of root split ``s`` when the adversary keeps every row within that side (the
+        side's search; its bound if stopped)."""
+        side = self.side(s, left, budget)
+        if side is None:
             return 0.0
         self.stats["side_solves"] += 1
-        side = RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
-                            self.depth - 1, 0.0, low, high)
         assert self.deadline is not None
         return side.run(self.deadline.share(0.02))[1]
+
+    def side_values(self, s: int, left: bool) -> Any:
+        """What a side structure of root split ``s`` can contribute: its best labelling's
+        worst case when half the budget is spent within the side (the other half within the
+        other side, so the two sides' values add up to a bound on the whole tree)."""
+        side = self.side(s, left, self.budget / 2)
+        if side is None:
+            return lambda structure: 0.0
+
+        def value(structure: Any) -> float:
+            if self.deadline is not None and self.deadline.expired():
+                return math.inf  # no time: the nominal bound stands
+            self.stats["side_structures"] += 1
+            flat = _flatten(structure, self.depth - 1)
+            return side.best_value(self.feat[flat], self.thr[flat])
+
+        return value
 
     def root_caps(self, halves: list) -> list[float]:
         """A bound on every tree with root split ``s``, for each ``s``: the adversary that
         spends budget ``e`` within the left side and the rest within the right flips at
         least the best sides' flips, so worst-case correct ``<= C_L(e) + C_R(budget - e)``
-        with ``C`` the best side's worst-case correct; ``e`` in {0, budget}, where
+        with ``C`` the best side's worst-case correct; ``e / budget`` in ``SIDE_SHARES``, where
         ``C(0)`` is the side's best nominal accuracy (its stream's head)."""
         caps = []
         for s in range(len(self.feat)):
@@ -175,8 +234,11 @@ class RobustSearch:
             nominal = [h[0] if h is not None else 0.0 for h in heads]
             cap = nominal[0] + nominal[1]
             if self.budget > 0 and not self.deadline.expired():
-                cap = min(cap, nominal[0] + self.side_best(s, False, self.budget),
-                          self.side_best(s, True, self.budget) + nominal[1])
+                for e in SIDE_SHARES:
+                    left = nominal[0] if e == 0 else self.side_best(s, True, e * self.budget)
+                    right = (nominal[1] if e == 1
+                             else self.side_best(s, False, (1 - e) * self.budget))
+                    cap = min(cap, left + right)
             caps.append(cap)
         return caps
 

@@ -70,24 +70,51 @@ def _merge(streams: list[Stream], caps: list[float] | None = None) -> Iterator[I
             heapq.heappush(heap, (-min(nxt[0], cap[k]), k, i + 1))
 
 
+def reorder(stream: Stream, exact: Callable[[Any], float]) -> Stream:
+    """The items of ``stream`` by decreasing ``exact`` value, given that each item's value
+    bounds its exact value from above: an item is given out once no later item's bound
+    exceeds it."""
+
+    def items() -> Iterator[Item]:
+        heap: list[tuple[float, int, Any]] = []
+        i = 0
+        while True:
+            nxt = stream.item(i)
+            bound = nxt[0] if nxt is not None else -np.inf
+            while heap and -heap[0][0] >= bound:
+                value, _, structure = heapq.heappop(heap)
+                yield -value, structure
+            if nxt is None:
+                return
+            heapq.heappush(heap, (-min(exact(nxt[1]), nxt[0]), i, nxt[1]))
+            i += 1
+
+    return Stream(items())
+
+
 def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
-               caps: Callable[[list[Stream]], list[float]] | None = None) -> Stream:
+               caps: Callable[[list[Stream]], list[float]] | None = None,
+               sides: Callable[[int, bool], Callable[[Any], float]] | None = None) -> Stream:
     """Complete structures of ``depth`` >= 1 over ``rows``: ``goes_left`` ``(n, P)`` says
     which rows each split sends left, ``onehot`` ``(n, K)`` the classes. A structure is
     ``(split, left, right)`` with ``None`` children at depth 1. ``caps`` (depth >= 2): given
     the streams of the sides (left of split 0, right of split 0, left of split 1, ...),
-    a bound on every structure of each root split."""
+    a bound on every structure of each root split. ``sides(s, left)``: a function giving a
+    bound on what one side's structure contributes (at most its nominal value), whose sum
+    over the two sides bounds the whole structure; the root's pairs are then ordered by it."""
     left = goes_left[rows].T.astype(np.float64) @ onehot[rows]  # (P, K) class counts
     right = onehot[rows].sum(axis=0)[None, :] - left
     if depth == 1:
         value = left.max(axis=1) + right.max(axis=1)
         order = np.argsort(-value, kind="stable")
         return Stream((float(value[s]), (int(s), None, None)) for s in order)
-    sides, halves = [], []
+    roots, halves = [], []
     for s in range(goes_left.shape[1]):
         mask = goes_left[rows, s]
         a = structures(goes_left, onehot, rows[mask], depth - 1)
         b = structures(goes_left, onehot, rows[~mask], depth - 1)
-        sides.append(Stream(_sums(a, b, s)))
         halves += [a, b]
-    return Stream(_merge(sides, caps(halves) if caps is not None else None))
+        if sides is not None:
+            a, b = reorder(a, sides(s, True)), reorder(b, sides(s, False))
+        roots.append(Stream(_sums(a, b, s)))
+    return Stream(_merge(roots, caps(halves) if caps is not None else None))
