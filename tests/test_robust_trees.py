@@ -122,6 +122,21 @@ def test_small_optimum_with_row_feature_costs(seed, budget):
     assert m.worst_case_accuracy_ == pytest.approx(want)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_side_ordered_phase_alone_finds_the_optimum(seed, monkeypatch):
+    """No warm phase: the structures come ordered by the sides' robust bounds only."""
+    import optrees.robust.search as search
+
+    monkeypatch.setattr(search, "WARM_SHARE", 0.0)
+    X, y = data(20 + seed, 12, 3, 3)
+    costs = np.random.default_rng(seed).choice([0.5, 1.0, 2.0], size=X.shape)
+    for budget in (1.0, 2.5, 4.0):
+        m = RobustTreeClassifier(depth=2, budget=budget).fit(X, y, costs=costs)
+        assert m.status_ == "optimal"
+        assert m.objective_ == pytest.approx(optimum(X, y, costs, budget, 2, 0.0,
+                                                     worst_knapsack))
+
+
 @pytest.mark.parametrize("lam", [0.02, 0.1])
 def test_branch_penalty(lam):
     X, y = data(7, 12, 3, 3)

@@ -79,6 +79,7 @@ class RobustSearch:
         self.stats = {"structures": 0, "labellings": 0, "side_solves": 0,
                       "side_structures": 0}
         self.deadline: Deadline | None = None
+        self._caps: list[float] | None = None
 
     def constant(self) -> None:
         """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
@@ -159,6 +160,7 @@ class RobustSearch:
                                                   self.depth, caps), deadline.share(WARM_SHARE))
             if status == "optimal" or deadline.expired():
                 return status, bound
+            self.deadline = deadline
             status, second = self._walk(structures(self.goes_left, self.onehot, rows,
                                                    self.depth, caps, self.side_values),
                                         deadline)
@@ -228,7 +230,9 @@ class RobustSearch:
         least the best sides' flips, so worst-case correct ``<= C_L(e) + C_R(budget - e)``
         with ``C`` the best side's worst-case correct; ``e / budget`` in ``SIDE_SHARES``, where
         ``C(0)`` is the side's best nominal accuracy (its stream's head)."""
-        caps = []
+        if self._caps is not None:  # computed in the warm phase
+            return self._caps
+        caps, skipped = [], False
         for s in range(len(self.feat)):
             heads = [halves[2 * s].item(0), halves[2 * s + 1].item(0)]
             nominal = [h[0] if h is not None else 0.0 for h in heads]
@@ -239,7 +243,11 @@ class RobustSearch:
                     right = (nominal[1] if e == 1
                              else self.side_best(s, False, (1 - e) * self.budget))
                     cap = min(cap, left + right)
+            else:
+                skipped = skipped or self.budget > 0
             caps.append(cap)
+        if not skipped:
+            self._caps = caps
         return caps
 
     def tree(self, feature_names: list[str], classes: np.ndarray) -> IntegerTree:
