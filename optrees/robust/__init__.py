@@ -29,6 +29,11 @@ the leaves whose label differs from ``y_i`` (0 when it is misclassified already,
 such leaf is reachable). The adversary's best response spends the budget on the cheapest
 rows: worst-case correct ``= n - max{k : sum of the k smallest c_i <= epsilon}``. The search
 (:mod:`optrees.robust.search`) enumerates complete trees of the given depth (every shallower
-tree is one whose sibling leaves share a label) in decreasing order of their nominal accuracy,
-which bounds the worst case from above, and stops when that bound meets the best worst case.
+tree is one whose sibling leaves share a label) in decreasing order of an upper bound on
+their worst case, and stops when that bound meets the best worst case found (certified) or at
+the time limit (the next bound is ``bound_``). The bounds: nominal accuracy (the adversary
+does nothing); per root split, the sides' own robust optima when the adversary keeps every
+row within a side and spends the whole budget on one side; per pair of side structures, each
+side's exact worst case at half the budget (any split of the budget between the sides is one
+adversary, so the two sides' worst cases add up to a bound on the tree).
 """

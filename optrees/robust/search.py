@@ -1,7 +1,8 @@
-"""The exact search for the optimal robust tree: complete structures by decreasing nominal
-accuracy (:mod:`.streams`), each structure's leaf labellings by decreasing nominal accuracy,
-each labelling's worst case by the adversary's knapsack (:mod:`.adversary`); it stops when the
-next nominal bound cannot beat the best worst case (certified) or at the deadline."""
+"""The exact search for the optimal robust tree: complete structures by decreasing bound
+(:mod:`.streams`; nominal accuracy first, then the sides' robust values, see the package
+docstring), each structure's leaf labellings by decreasing nominal accuracy, each labelling's
+worst case by the adversary's knapsack (:mod:`.adversary`); it stops when the next bound
+cannot beat the best worst case (certified) or at the deadline."""
 
 from __future__ import annotations
 
