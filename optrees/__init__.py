@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         UnseenCategoryWarning,
     )
     from .estimators.policy import OptimalPolicyTree
+    from .estimators.robust import RobustTreeClassifier
     from .estimators.survival import OptimalSurvivalTree
     from .fairness import FairnessWarning
     from .io import load_model, save_model
@@ -56,6 +57,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
     "compare": ".comparison",
     "FairnessWarning": ".fairness",
     "OptimalPolicyTree": ".estimators.policy",
+    "RobustTreeClassifier": ".estimators.robust",
     "OptimalSurvivalTree": ".estimators.survival",
     "BinaryTree": ".models.binary_tree",
     "MultiwayTree": ".models.multiway_tree",
@@ -91,6 +93,7 @@ __all__ = [
     "RUGClassifier",
     "RUXClassifier",
     "RegressionTree",
+    "RobustTreeClassifier",
     "RuleSet",
     "TimeLimitWarning",
     "UnseenCategoryWarning",

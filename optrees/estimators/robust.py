@@ -1,0 +1,154 @@
+"""scikit-learn estimator for optimal robust classification trees (issue #46): the tree of
+the best worst-case accuracy when an adversary shifts integer features within a budget
+(Justin, Aghaei, Gómez, Vayanos; the definition is in :mod:`optrees.robust`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import (
+    TIME_LIMIT,
+    VERBOSE,
+    GeneratedInit,
+    Integer,
+    Param,
+    Real,
+    validate_params,
+)
+from .._validation import OptreesInputError, check_target
+from ..robust.adversary import worst_case_correct
+from ..robust.search import MAX_LABELLINGS, solve_robust_tree
+from ._base import (
+    fit_deadline,
+    fit_frame,
+    logged_fit,
+    predict_frame,
+    stop_on_ctrl_c,
+    store_result,
+)
+
+MAX_DEPTH = 3  # the enumeration is built and tested to depth 3
+
+
+def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
+    """The table as an int64 matrix; one error naming the first non-integer column."""
+    for name in df.columns:
+        col = df[name]
+        if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
+            raise OptreesInputError(
+                f"{what} column {name!r} is not numeric: robust trees take integer (ordinal) "
+                "features; encode categories as integers first")
+        values = col.to_numpy(dtype=np.float64)
+        if not np.all(values == np.round(values)):
+            raise OptreesInputError(
+                f"{what} column {name!r} has non-integer values (e.g. "
+                f"{values[values != np.round(values)][0]!r}): robust trees take integer "
+                "(ordinal) features")
+    return df.to_numpy(dtype=np.float64).astype(np.int64)
+
+
+def check_costs(costs: Any, shape: tuple[int, int]) -> np.ndarray:
+    """``costs``: None (1 everywhere) or an ``(n_rows, n_features)`` table of numbers >= 0
+    (inf: that value cannot be shifted)."""
+    if costs is None:
+        return np.ones(shape)
+    try:
+        c = np.asarray(costs.to_numpy() if isinstance(costs, pd.DataFrame) else costs,
+                       dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OptreesInputError("costs must be a table of numbers >= 0") from None
+    if c.shape != shape:
+        raise OptreesInputError(
+            f"costs must have one number per row and feature of X, shape {shape}; got "
+            f"shape {c.shape}")
+    if np.isnan(c).any() or (c < 0).any():
+        raise OptreesInputError("costs must be numbers >= 0 (inf: not shiftable); got "
+                                + ("nan" if np.isnan(c).any() else f"{c[c < 0][0]:g}"))
+    return c
+
+
+class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
+    """Optimal robust classification tree (Justin et al.; ODTlearn's ``RobustOCT``).
+
+    Features are integers; tests are ``x[f] <= t`` for every ``t`` in the feature's training
+    range. An adversary shifts row ``i``'s feature ``f`` by an integer ``xi`` at cost
+    ``costs[i, f] * |xi|`` (``fit(..., costs=)``, 1 by default), within the feature's
+    training range, spending at most ``budget`` in total over all rows. The fitted tree of
+    depth <= ``depth`` maximises its worst-case accuracy minus ``lam`` per branch node,
+    certified: ``status_ == "optimal"`` only when proved; a stopped fit keeps the best tree
+    found and ``bound_`` (an upper bound on the objective), ``gap_``.
+
+    Fitted attributes: ``tree_`` (an :class:`~optrees.models.robust_tree.IntegerTree`),
+    ``classes_``, ``objective_`` (worst-case training accuracy minus the penalty),
+    ``bound_``, ``gap_``, ``status_``, ``worst_case_accuracy_``, ``solve_seconds_``,
+    ``fit_seconds_``, ``stats_``, ``n_features_in_``.
+    """
+
+    _parameters: ClassVar[dict[str, Param]] = {
+        "depth": Param(Integer(1, MAX_DEPTH), "maximum depth of the tree"),
+        "budget": Param(Real(0.0), "the adversary's total budget over all rows"),
+        "lam": Param(Real(0.0), "penalty per branch node, in accuracy units"),
+        "time_limit": TIME_LIMIT,
+        "verbose": VERBOSE,
+    }
+    _defaults: ClassVar[dict[str, Any]] = {
+        "depth": 2, "budget": 0.0, "lam": 0.0, "time_limit": 60.0, "verbose": False}
+
+    @logged_fit
+    def fit(self, X: Any, y: Any, costs: Any = None) -> RobustTreeClassifier:
+        """Solve for the most robust tree within ``time_limit``; ``costs``: the cost of a
+        unit shift of each row's each feature, ``(n_rows, n_features)``, numbers >= 0."""
+        p = validate_params(self)
+        deadline = fit_deadline(p.time_limit)
+        df = fit_frame(self, X)
+        Xi = integer_matrix(df)
+        classes, yi = check_target(y, Xi.shape[0])
+        gamma = check_costs(costs, Xi.shape)
+        if len(classes) ** (2 ** p.depth) > MAX_LABELLINGS:
+            raise OptreesInputError(
+                f"{len(classes)} classes at depth {p.depth} make {len(classes)}^"
+                f"{2 ** p.depth} leaf labellings, more than the search enumerates "
+                f"({MAX_LABELLINGS}); use a smaller depth")
+        with stop_on_ctrl_c(deadline):
+            result = solve_robust_tree(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
+                                       deadline, list(df.columns))
+        self.classes_ = classes
+        self.tree_ = result.model
+        self.worst_case_accuracy_ = result.stats["worst_case_correct"] / len(yi)
+        store_result(self, result, deadline, "returning the best tree found")
+        return self
+
+    def _matrix(self, X: Any) -> np.ndarray:
+        return integer_matrix(predict_frame(self, X, "tree_"))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of each row."""
+        return self.tree_.predict(self._matrix(X))
+
+    def export_text(self) -> str:
+        """The fitted tree as indented text."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.export_text()
+
+    def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0
+                            ) -> float:
+        """Accuracy on ``(X, y)`` after the worst shift of total cost <= ``budget`` (values
+        stay within the training range of each feature); ``costs`` as in :meth:`fit`."""
+        Xi = self._matrix(X)
+        budget = float(budget)
+        if math.isnan(budget) or budget < 0:
+            raise OptreesInputError(f"budget must be a number >= 0, got {budget!r}")
+        y = np.asarray(y)
+        if y.shape != (Xi.shape[0],):
+            raise OptreesInputError(f"y must have one label per row of X ({Xi.shape[0]})")
+        known = np.isin(y, self.classes_)
+        yi = np.full(len(y), -1, dtype=np.int64)  # an unseen label is never predicted
+        yi[known] = np.searchsorted(self.classes_, y[known])
+        gamma = check_costs(costs, Xi.shape)
+        return worst_case_correct(self.tree_, Xi, yi, gamma, budget) / len(y)

@@ -1,0 +1,120 @@
+"""Complete tree structures of one depth, produced lazily in decreasing order of their
+nominal accuracy (each leaf predicting its majority class), which bounds the worst case.
+
+A depth-1 structure over a set of rows is a split; a depth-d one is a split and two
+depth-(d-1) structures on its sides, whose values add: the ordered stream of a depth-d node
+is a merge over its splits of the k-best sums of its children's streams (a heap each)."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+Item = tuple[float, Any]  # (nominal correct rows, structure)
+
+
+class Stream:
+    """A lazily extended list of items in decreasing value; ``item(i)`` or None past the end."""
+
+    def __init__(self, source: Iterator[Item]) -> None:
+        self._source = source
+        self._items: list[Item] = []
+
+    def item(self, i: int) -> Item | None:
+        while len(self._items) <= i:
+            nxt = next(self._source, None)
+            if nxt is None:
+                return None
+            self._items.append(nxt)
+        return self._items[i]
+
+
+def _sums(a: Stream, b: Stream, split: int) -> Iterator[Item]:
+    """Pairs of items of ``a`` and ``b`` by decreasing sum, as ``(split, left, right)``."""
+    first_a, first_b = a.item(0), b.item(0)
+    if first_a is None or first_b is None:
+        return
+    heap = [(-(first_a[0] + first_b[0]), 0, 0)]
+    seen = {(0, 0)}
+    while heap:
+        _, i, j = heapq.heappop(heap)
+        ai, bj = a.item(i), b.item(j)
+        yield ai[0] + bj[0], (split, ai[1], bj[1])  # type: ignore[index]
+        for ni, nj in ((i + 1, j), (i, j + 1)):
+            if (ni, nj) in seen:
+                continue
+            na, nb = a.item(ni), b.item(nj)
+            if na is not None and nb is not None:
+                seen.add((ni, nj))
+                heapq.heappush(heap, (-(na[0] + nb[0]), ni, nj))
+
+
+def _merge(streams: list[Stream], caps: list[float] | None = None) -> Iterator[Item]:
+    """The items of all ``streams`` by decreasing value, stream ``k``'s values lowered to
+    ``caps[k]`` (a bound on all of its structures) when given."""
+    cap = caps if caps is not None else [float("inf")] * len(streams)
+    heap = []
+    for k, s in enumerate(streams):
+        head = s.item(0)
+        if head is not None:
+            heap.append((-min(head[0], cap[k]), k, 0))
+    heapq.heapify(heap)
+    while heap:
+        value, k, i = heapq.heappop(heap)
+        yield -value, streams[k].item(i)[1]  # type: ignore[index]
+        nxt = streams[k].item(i + 1)
+        if nxt is not None:
+            heapq.heappush(heap, (-min(nxt[0], cap[k]), k, i + 1))
+
+
+def reorder(stream: Stream, exact: Callable[[Any], float]) -> Stream:
+    """The items of ``stream`` by decreasing ``exact`` value, given that each item's value
+    bounds its exact value from above: an item is given out once no later item's bound
+    exceeds it."""
+
+    def items() -> Iterator[Item]:
+        heap: list[tuple[float, int, Any]] = []
+        i = 0
+        while True:
+            nxt = stream.item(i)
+            bound = nxt[0] if nxt is not None else -np.inf
+            while heap and -heap[0][0] >= bound:
+                value, _, structure = heapq.heappop(heap)
+                yield -value, structure
+            if nxt is None:
+                return
+            heapq.heappush(heap, (-min(exact(nxt[1]), nxt[0]), i, nxt[1]))
+            i += 1
+
+    return Stream(items())
+
+
+def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
+               caps: Callable[[list[Stream]], list[float]] | None = None,
+               sides: Callable[[int, bool], Callable[[Any], float]] | None = None) -> Stream:
+    """Complete structures of ``depth`` >= 1 over ``rows``: ``goes_left`` ``(n, P)`` says
+    which rows each split sends left, ``onehot`` ``(n, K)`` the classes. A structure is
+    ``(split, left, right)`` with ``None`` children at depth 1. ``caps`` (depth >= 2): given
+    the streams of the sides (left of split 0, right of split 0, left of split 1, ...),
+    a bound on every structure of each root split. ``sides(s, left)``: a function giving a
+    bound on what one side's structure contributes (at most its nominal value), whose sum
+    over the two sides bounds the whole structure; the root's pairs are then ordered by it."""
+    left = goes_left[rows].T.astype(np.float64) @ onehot[rows]  # (P, K) class counts
+    right = onehot[rows].sum(axis=0)[None, :] - left
+    if depth == 1:
+        value = left.max(axis=1) + right.max(axis=1)
+        order = np.argsort(-value, kind="stable")
+        return Stream((float(value[s]), (int(s), None, None)) for s in order)
+    roots, halves = [], []
+    for s in range(goes_left.shape[1]):
+        mask = goes_left[rows, s]
+        a = structures(goes_left, onehot, rows[mask], depth - 1)
+        b = structures(goes_left, onehot, rows[~mask], depth - 1)
+        halves += [a, b]
+        if sides is not None:
+            a, b = reorder(a, sides(s, True)), reorder(b, sides(s, False))
+        roots.append(Stream(_sums(a, b, s)))
+    return Stream(_merge(roots, caps(halves) if caps is not None else None))
