@@ -115,8 +115,8 @@ class RegressionSearch:
             if least >= ub:
                 self.pruned += 1
                 return least, float(floors.min()), ABOVE
-            if budget != 1:
-                floor = max(floor, float(floors[1:budget].min()))
+            if budget is None or budget >= 3:  # two leaves: a stump, never below `cost`
+                floor = max(floor, float(floors[2:budget].min()))
         if self.data.kernel is not None:
             cost, free, tree = stump_compiled(self.data, order, min_leaf)
         else:
@@ -260,8 +260,8 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
         cap = min(len(floors), 2 ** depth if budget is None else budget)
         priced = np.asarray(floors[:cap]) + data.penalty * np.arange(1, cap + 1)
         least = max(least, float(priced.min()))
-        if cap >= 2:
-            floor = max(floor, float(priced[1:].min()))
+        if cap >= 3:  # a split's trees: two leaves are a stump, never below the start
+            floor = max(floor, float(priced[2:].min()))
     boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
         if depth >= 2 and budget != 1 else []
     # the root's intervals of every feature, least bound first: a stopped search's bound
