@@ -15,7 +15,7 @@ def compile_everything() -> None:
     from .trees.search.binary import front_kernels
     from .trees.search.binary.warmup import compile_node3
     from .trees.search.numeric.warmup import compile_kernels as compile_numeric
-    from .trees.search.regression import binary_kernels, kernels
+    from .trees.search.regression import binary_kernels, kernels, segments
 
     compile_numeric(deep=True)  # the 0/1 search's kernels too
     compile_node3()  # and its compiled depth-3 node (long: only here or in a long fit)
@@ -25,6 +25,7 @@ def compile_everything() -> None:
                                else kernels.for_objective(objective))
         binary_kernels.compile_kernels(None if objective is None  # on 0/1 columns
                                        else binary_kernels.for_objective(objective))
+    segments.compile_kernel()  # squared error's k-means bound
     compile_pricing_tree()
 
 

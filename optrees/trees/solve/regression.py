@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
@@ -24,7 +25,7 @@ from ...compiled import COMPILE_SECONDS, kernels_ready
 from ...models.regression_tree import RegressionTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
-from ..problem.objectives.squared_error import SquaredError
+from ..problem.objectives.squared_error import SquaredError, identical_rows
 from ..search.regression import (
     RegressionData,
     RegressionFound,
@@ -35,6 +36,7 @@ from ..search.regression import (
 from ..search.regression.binary import MAX_BINARY_DEPTH, BinaryRegression, search_binary
 from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree, midpoint
+from ..search.regression.segments import NUMPY_LIMIT, segment_costs
 from ..search.regression.specialise import AdditiveObjective
 
 MAX_REGRESSION_DEPTH = 4
@@ -63,7 +65,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     searched = search_additive(
         objective, X, objective.row_stats(y_std, w_std), (y_std, w_std), depth, lam,
         min_leaf, deadline, lambda Xs: objective.lower_bound(Xs, y_std, w_std),
-        random_state, max_leaves)
+        random_state, max_leaves, segment_costs)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree = RegressionTree.from_nested(searched.found.tree, X, y, weights, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
@@ -76,7 +78,8 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
 class Searched:
     """A search's answer (``found``), CART's ``(cost, tree)`` when it ran (``start``), the
     equivalent-points bound (``lower``), the search taken (``path``: "binary" or
-    "intervals"), its kernels (``backend``: "numba" or "numpy") and its ``seconds``."""
+    "intervals"), its kernels (``backend``: "numba" or "numpy"), its ``seconds`` and the
+    k-means bound with the most leaves (``kmeans``, without penalties; nan: none)."""
 
     found: RegressionFound
     start: tuple | None
@@ -84,36 +87,63 @@ class Searched:
     path: str
     backend: str
     seconds: float
+    kmeans: float = np.nan
 
 
 def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarray,
                     cart_target: tuple[np.ndarray, np.ndarray | None], depth: int,
                     lam: float, min_leaf: int, deadline: Deadline,
                     lower_bound: Callable[[np.ndarray], float], random_state: int = 0,
-                    max_leaves: int | None = None) -> Searched:
+                    max_leaves: int | None = None, segments: Segments | None = None
+                    ) -> Searched:
     """The exact search of an objective with three additive row statistics ``stats``
     (scaled so that costs are of order 1): on 0/1 columns the 0/1 search
     (:mod:`~optrees.trees.search.regression.binary`), else the search over every threshold,
     each compiled when it can be (the objective's ``leaf_cost_kernel``).  ``cart_target``:
     ``(y, w)`` CART is fitted on for the first incumbent; ``lower_bound(X)``: a cost no tree
-    over the columns of ``X`` beats (without penalties)."""
+    over the columns of ``X`` beats (without penalties); ``segments``: the objective's
+    k-means style bound (:func:`~optrees.trees.search.regression.segments.segment_costs`
+    for squared error), None for none."""
     t0 = time.perf_counter()
     two_valued = binary_path(X, depth, max_leaves, deadline, objective)
     if two_valued is not None:
+        floors = root_floors(segments, X, stats, depth, True)
         found, start, lower = _solve_binary(objective, X, two_valued, stats, cart_target,
                                             depth, lam, min_leaf, deadline, lower_bound,
-                                            random_state)
+                                            random_state, floors)
         backend = "numba"
     else:
         lower = lower_bound(X)
-        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf,
-                              compiled_kernel(objective, depth, deadline,
-                                              small_fit(X, depth)))
+        kernel = compiled_kernel(objective, depth, deadline, small_fit(X, depth))
+        compiled = kernel is not None
+        data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf, kernel,
+                              None if segments is None
+                              else partial(segments, compiled=compiled))
+        floors = root_floors(segments, X, stats, depth, compiled)
         start = cart_incumbent(data, *cart_target, depth, random_state, max_leaves)
-        found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves)
+        found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves,
+                            floors=floors)
         backend = "numpy" if data.kernel is None else "numba"
     return Searched(found, start, lower, "binary" if two_valued is not None else "intervals",
-                    backend, time.perf_counter() - t0)
+                    backend, time.perf_counter() - t0,
+                    np.nan if floors is None else float(floors[-1]))
+
+
+Segments = Callable[..., "np.ndarray | None"]
+"""``segments(S, k, compiled=...)``: :func:`~.search.regression.segments.segment_costs`."""
+
+
+def root_floors(segments: Segments | None, X: np.ndarray, stats: np.ndarray, depth: int,
+                compiled: bool) -> np.ndarray | None:
+    """For ``k = 1..2^depth`` leaves, a cost no tree over ``X`` with at most ``k`` leaves
+    beats (without penalties): ``segments`` over the groups of identical rows of ``X`` (a
+    group never parts, so its own cost counts in any partition: OSRT's k-means equivalent
+    points bound); None without ``segments``."""
+    if segments is None:
+        return None
+    group = identical_rows(X)
+    sums = np.stack([np.bincount(group, weights=column) for column in stats.T], axis=-1)
+    return segments(sums, 2 ** depth, compiled=compiled and len(sums) > NUMPY_LIMIT)
 
 
 def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float,
@@ -130,7 +160,8 @@ def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float
            "search_nodes": found.evaluations, "search_optimal": found.optimal,
            "thresholds": "all", "search": searched.path, "search_backend": searched.backend,
            "cart_objective": np.nan if searched.start is None else searched.start[0],
-           "equivalent_points_bound": searched.lower}
+           "equivalent_points_bound": searched.lower, "kmeans_bound": searched.kmeans,
+           "kmeans_pruned": found.pruned}
     out.update(stats or {})
     return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
                      searched.seconds, out)
@@ -178,15 +209,19 @@ def _solve_binary(objective: AdditiveObjective, X: np.ndarray,
                   two_valued: tuple[np.ndarray, np.ndarray], stats: np.ndarray,
                   cart_target: tuple[np.ndarray, np.ndarray | None], depth: int,
                   lam: float, min_leaf: int, deadline: Deadline,
-                  lower_bound: Callable[[np.ndarray], float], random_state: int
+                  lower_bound: Callable[[np.ndarray], float], random_state: int,
+                  floors: np.ndarray | None = None
                   ) -> tuple[RegressionFound, tuple | None, float]:
     """The 0/1 search on two-valued columns: its answer, CART's ``(cost, tree)`` (a stopped
     search keeps the cheaper of the two; nothing prunes with CART, so it runs after a stop,
     or before the search on a large matrix, where it takes a second that would come after
-    the deadline) and the equivalent-points bound."""
+    the deadline) and the equivalent-points bound (raised to the k-means bound of the most
+    leaves, ``floors[-1]``, when given)."""
     lo, hi = two_valued
     X01 = X > lo
     lower = lower_bound(X01)
+    if floors is not None:
+        lower = max(lower, float(floors[-1]))
 
     def cart() -> tuple | None:
         data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf)

@@ -30,7 +30,10 @@ class RegressionData:
     with a last column of ones appended here: the row count), ``cost`` (summed statistics
     ``(..., k)`` -> leaf cost, vectorized), ``penalty`` (cost per leaf), ``min_leaf``
     (fewest rows per leaf), ``kernel`` (the compiled kernels of this objective,
-    :func:`.kernels.for_objective`; None: numpy only)."""
+    :func:`.kernels.for_objective`; None: numpy only), ``segments`` (summed statistics of
+    rows, most leaves ``k`` -> ``(k,)`` least cost of the rows in at most 1..k leaves over
+    any partition, a bound the search prunes with, or None; squared error:
+    :func:`.segments.segment_costs`)."""
 
     X: np.ndarray
     stats: np.ndarray
@@ -38,6 +41,7 @@ class RegressionData:
     penalty: float = 0.0
     min_leaf: int = 1
     kernel: object | None = None
+    segments: Callable[[np.ndarray, int], np.ndarray | None] | None = None
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)

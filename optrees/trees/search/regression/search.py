@@ -36,6 +36,10 @@ TOLERANCE = 1e-12
 """An interval whose bound is within this of the incumbent is closed (costs are in units
 of the root's total, about 1 for a normalised objective)."""
 
+SEGMENT_ROWS = 32
+"""Fewest rows of a subproblem whose k-means floor is computed (below, the exact depth-2
+kernels cost about what the floor does)."""
+
 TIE_SLACK = 1e-9
 """How far above a given start's cost the search still looks for trees (ties)."""
 
@@ -84,23 +88,35 @@ class RegressionSearch:
         self.deadline = deadline
         self.dense_limit = dense_limit
         self.evaluations = 0
+        self.pruned = 0  # subproblems closed by the objective's floors (k-means)
 
     def solve(self, order: np.ndarray, depth: int, min_leaf: int, ub: float = np.inf,
               budget: int | None = None) -> tuple[float, float, Tree]:
         """``(cost, free_cost, tree)`` of the best tree of depth <= ``depth`` with at most
         ``budget`` leaves (None: no limit) on the subset (``free_cost``: a lower bound on
         the optimum without leaf-size limit or budget, for supersets).  Above depth 1, with
-        an upper bound ``ub`` below the optimum, ``cost`` is ``ub`` and ``tree`` is
-        :data:`ABOVE` (none cheaper than ``ub``): ``cost`` is ``min(optimum, ub)``, still a
-        lower bound."""
+        an upper bound ``ub`` below the optimum, ``tree`` is :data:`ABOVE` (none cheaper
+        than ``ub``) and ``cost`` a lower bound on the optimum of at least ``ub`` (``ub``,
+        or the k-means floor when that closed the subset unsearched)."""
         F, m = order.shape
         if budget is not None and budget >= 2 ** depth:
             budget = None
         if budget is None and depth == 2:
+            # exact whatever ub: its free cost bounds the neighbouring splits better than
+            # a k-means floor would (closing such children by the floor cost evaluations)
             if self.data.kernel is not None and (m * F) ** 2 <= KERNEL_LIMIT:
                 return depth2_compiled(self.data, order, min_leaf)  # exact, compiled
             if m * m * F <= self.dense_limit:
                 return depth2(self.data, order, min_leaf)  # exact, vectorized
+        floor = 2 * self.data.penalty
+        floors = self.floors(order, depth) if depth >= 2 else None
+        if floors is not None:
+            least = float(floors[:budget].min())  # no tree of the budget is cheaper
+            if least >= ub:
+                self.pruned += 1
+                return least, float(floors.min()), ABOVE
+            if budget is None or budget >= 3:  # two leaves: a stump, never below `cost`
+                floor = max(floor, float(floors[2:budget].min()))
         if self.data.kernel is not None:
             cost, free, tree = stump_compiled(self.data, order, min_leaf)
         else:
@@ -111,7 +127,6 @@ class RegressionSearch:
             return cost, free, tree  # exact: as cheap as a bounded answer
         if ub < cost:
             cost, tree = ub, ABOVE
-        floor = 2 * self.data.penalty
         for f in range(self.data.F if budget != 1 else 0):
             box = self.intervals(order, f, min_leaf)
             while box.stack:
@@ -121,6 +136,18 @@ class RegressionSearch:
         else:
             free = cost
         return cost, free, tree
+
+    def floors(self, order: np.ndarray, depth: int) -> np.ndarray | None:
+        """``(2^depth,)``: for ``k`` leaves, a cost no tree of the subset with at most ``k``
+        leaves beats, penalties included (the objective's ``segments``: for squared error
+        the k-means bound); None without one, or for a subset smaller than
+        :data:`SEGMENT_ROWS`."""
+        if self.data.segments is None or order.shape[1] < SEGMENT_ROWS:
+            return None
+        costs = self.data.segments(self.data.stats[order[0]], 2 ** depth)
+        if costs is None:
+            return None
+        return costs + self.data.penalty * np.arange(1, len(costs) + 1)
 
     def leaf(self, order: np.ndarray) -> float:
         """Cost of the subset as one leaf."""
@@ -189,26 +216,30 @@ class RegressionSearch:
 @dataclass
 class RegressionFound:
     """A search's outcome: its best ``tree`` and ``cost``, a ``bound`` no tree of the depth
-    beats, whether it is proved ``optimal``, and the splits solved (``evaluations``)."""
+    beats, whether it is proved ``optimal``, the splits solved (``evaluations``) and the
+    subproblems closed by their k-means floor unsearched (``pruned``)."""
 
     tree: Tree
     cost: float
     bound: float
     optimal: bool
     evaluations: int
+    pruned: int = 0
 
 
 def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = None,
                 incumbent: tuple[float, Tree] | None = None, lower: float = 0.0,
-                dense_limit: int = DENSE_LIMIT, max_leaves: int | None = None
-                ) -> RegressionFound:
+                dense_limit: int = DENSE_LIMIT, max_leaves: int | None = None,
+                floors: np.ndarray | None = None) -> RegressionFound:
     """The best tree of depth <= ``depth`` over every threshold of ``data``, starting from
     ``incumbent`` (e.g. CART's cost and tree); ``lower``: a bound on the cost of any tree
     without penalties (e.g. the equivalent-points bound).  Stopped by ``deadline``, it
     returns its best tree and the least bound of the root splits not yet ruled out.
     ``dense_limit``: depth-2 subproblems of at most this ``m * m * F`` take the vectorized
     kernel (:mod:`.dense`), larger ones the interval search (both exact).  ``max_leaves``:
-    the most leaves of the tree (None: no limit)."""
+    the most leaves of the tree (None: no limit).  ``floors``: for ``k = 1, 2, ...`` leaves
+    a cost no tree with at most ``k`` leaves beats without penalties (the k-means bound over
+    the groups of identical rows), which raises the bound of every root split."""
     search = RegressionSearch(data, deadline, dense_limit)
     order = data.root()
     min_leaf = data.min_leaf
@@ -224,6 +255,13 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
         start = incumbent
         cost, tree = incumbent[0] + TIE_SLACK, incumbent[1]
     floor = lower + 2 * data.penalty
+    least = lower + data.penalty  # of any tree, a leaf included
+    if floors is not None:
+        cap = min(len(floors), 2 ** depth if budget is None else budget)
+        priced = np.asarray(floors[:cap]) + data.penalty * np.arange(1, cap + 1)
+        least = max(least, float(priced.min()))
+        if cap >= 3:  # a split's trees: two leaves are a stump, never below the start
+            floor = max(floor, float(priced[2:].min()))
     boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
         if depth >= 2 and budget != 1 else []
     # the root's intervals of every feature, least bound first: a stopped search's bound
@@ -258,5 +296,6 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
         cost, tree = start  # (a tree found within the slack but worse than the start: no)
     bound = min([cost] + [box.open_bound(data.penalty, floor) for box in boxes]
                 + [boxes[f].bound(i, j, data.penalty, floor) for _, f, i, j in heap])
-    bound = max(min(bound, cost), min(cost, lower + data.penalty))
-    return RegressionFound(tree, float(cost), float(bound), not stopped, search.evaluations)
+    bound = max(min(bound, cost), min(cost, least))
+    return RegressionFound(tree, float(cost), float(bound), not stopped, search.evaluations,
+                           search.pruned)
