@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from optrees import BendOCTClassifier, OptreesInputError, RobustTreeClassifier
@@ -240,3 +241,15 @@ def test_bad_parameters(params):
     X, y = data(0, 6, 2, 2)
     with pytest.raises(OptreesInputError):
         RobustTreeClassifier(**params).fit(X, y)
+
+
+def test_integer_categories_are_read_as_their_values():
+    """A categorical column of integer categories (the bundled UCI sets' kind) is the same
+    feature as its integer values."""
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.integers(1, 4, 40), "b": rng.integers(0, 3, 40)})
+    y = (X["a"] + X["b"] > 3).astype(int).to_numpy()
+    as_ints = RobustTreeClassifier(depth=2, budget=2).fit(X, y)
+    as_categories = RobustTreeClassifier(depth=2, budget=2).fit(X.astype("category"), y)
+    assert as_categories.export_text() == as_ints.export_text()
+    assert as_categories.objective_ == as_ints.objective_

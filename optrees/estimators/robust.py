@@ -37,9 +37,14 @@ MAX_DEPTH = 3  # the enumeration is built and tested to depth 3
 
 
 def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
-    """The table as an int64 matrix; one error naming the first non-integer column."""
+    """The table as an int64 matrix (a categorical column of integer categories, as the
+    bundled UCI sets have, by its values); one error naming the first non-integer column."""
+    df = df.copy()
     for name in df.columns:
         col = df[name]
+        if isinstance(col.dtype, pd.CategoricalDtype) and \
+                pd.api.types.is_numeric_dtype(col.cat.categories):
+            col = df[name] = col.astype(col.cat.categories.dtype)
         if not (pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col)):
             raise OptreesInputError(
                 f"{what} column {name!r} is not numeric: robust trees take integer (ordinal) "
@@ -48,7 +53,7 @@ def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
         if not np.all(values == np.round(values)):
             raise OptreesInputError(
                 f"{what} column {name!r} has non-integer values (e.g. "
-                f"{values[values != np.round(values)][0]!r}): robust trees take integer "
+                f"{float(values[values != np.round(values)][0])!r}): robust trees take integer "
                 "(ordinal) features")
     return df.to_numpy(dtype=np.float64).astype(np.int64)
 
@@ -84,7 +89,7 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     certified: ``status_ == "optimal"`` only when proved; a stopped fit keeps the best tree
     found and ``bound_`` (an upper bound on the objective), ``gap_``.
 
-    Fitted attributes: ``tree_`` (an :class:`~optrees.models.robust_tree.IntegerTree`),
+    Fitted attributes: ``tree_`` (an ``optrees.models.robust_tree.IntegerTree``),
     ``classes_``, ``objective_`` (worst-case training accuracy minus the penalty),
     ``bound_``, ``gap_``, ``status_``, ``worst_case_accuracy_``, ``solve_seconds_``,
     ``fit_seconds_``, ``stats_``, ``n_features_in_``.
