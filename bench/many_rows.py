@@ -117,7 +117,7 @@ def one_fit(args: argparse.Namespace) -> dict:
                                 random_state=0).fit(X_fit, y)
         out = {"status": est.status_, "gap": float(est.gap_),
                "objective": float(est.objective_),
-               "thresholds": getattr(est, "thresholds_", "")}
+               "thresholds": getattr(est, "thresholds_", "") if args.case == "numeric" else ""}
     out["seconds"] = time.perf_counter() - t0
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out["distinct"] = distinct
@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> None:
                 r = json.loads(run.stdout.strip().splitlines()[-1])
                 print(f"{case:8} {args.rows:8d} {depth:2d} {who:9} {r['seconds']:8.1f} "
                       f"{r['status']:11} {r['gap']:8.2%} {r['objective']:10.6f} "
-                      f"{r['peak_mb']:8.0f} {r['distinct']:9d}", flush=True)
+                      f"{r['peak_mb']:8.0f} {r['distinct']:9d} {r.get('thresholds', '')}",
+                      flush=True)
 
 
 if __name__ == "__main__":
