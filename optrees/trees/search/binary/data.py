@@ -6,7 +6,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BinaryData", "select_rows"]
+__all__ = ["BinaryData", "merge_rows", "select_rows"]
+
+MERGE_GAIN = 0.9
+"""Rows are merged only when at most this share of them is distinct (else the copy costs
+more than the smaller counts save)."""
+
+MERGE_GAIN_UNIT = 0.3
+"""The same share for unit weights, which the compiled counters count with bitsets; merged
+rows carry weights and are counted pair by pair, 5-15x slower per row.  kr-vs-kp replicated
+to 300,000 rows, depth 3 search merged / not: 23 % distinct 1.29 / 1.88 s, 50 % 1.62 / 1.82 s,
+79 % 3.53 / 2.47 s."""
 
 
 @dataclass
@@ -25,6 +35,7 @@ class BinaryData:
     indptr: np.ndarray
     indices: np.ndarray
     gains: np.ndarray | None = None
+    input_rows: int | None = None  # rows before identical ones were merged (None: not merged)
 
     @property
     def n_features(self) -> int:
@@ -45,8 +56,10 @@ class BinaryData:
 
     @classmethod
     def make(cls, X, y, sample_weight=None, n_classes: int | None = None,
-             gains: np.ndarray | None = None) -> BinaryData:
-        """Check and convert; ``n_classes`` defaults to ``max(y) + 1``."""
+             gains: np.ndarray | None = None, merge: bool = False) -> BinaryData:
+        """Check and convert; ``n_classes`` defaults to ``max(y) + 1``.  ``merge``: identical
+        rows of one class become one row carrying their summed weight (:func:`merge_rows`),
+        so every class weight, hence every score, is the same sum."""
         X = np.asarray(X)
         y = np.asarray(y)
         if X.ndim != 2:
@@ -77,9 +90,16 @@ class BinaryData:
             if not np.isfinite(w).all() or (w < 0).any():
                 raise ValueError("sample_weight must be finite and non-negative")
         Xb = np.ascontiguousarray(X, dtype=np.uint8)
+        input_rows = None
+        if merge and Xb.shape[0] > 1:
+            unit = bool((w == 1.0).all())
+            merged = merge_rows(Xb, y, w, MERGE_GAIN_UNIT if unit else MERGE_GAIN)
+            if merged is not None:
+                input_rows = Xb.shape[0]
+                Xb, y, w = merged
         # each row's 1-features (CSR); flatnonzero of the 0/1 bytes: 2.5x np.nonzero's speed
         flat = np.flatnonzero(Xb.view(bool).reshape(-1))
-        cols = flat % max(1, Xb.shape[1])
+        cols = np.remainder(flat, max(1, Xb.shape[1]), out=flat)
         indptr = np.zeros(Xb.shape[0] + 1, dtype=np.int64)
         np.cumsum(Xb.sum(axis=1, dtype=np.int64), out=indptr[1:])
         if gains is not None:
@@ -87,7 +107,39 @@ class BinaryData:
             if gains.shape != (n_classes, n_classes) or not np.isfinite(gains).all() or \
                     (gains < 0).any() or (gains > 1 + 1e-12).any():
                 raise ValueError(f"gains must be a {n_classes} x {n_classes} matrix in [0, 1]")
-        return cls(Xb, y, w, int(n_classes), indptr, cols.astype(np.int64), gains)
+        return cls(Xb, y, w, int(n_classes), indptr, cols.astype(np.int64, copy=False), gains,
+                   input_rows)
+
+
+def merge_rows(X: np.ndarray, y: np.ndarray, w: np.ndarray, share: float = MERGE_GAIN
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """One row per distinct (features, class) of ``X`` (uint8 0/1) and ``y``, in the order
+    of first occurrence, with the summed weight of its copies; None when more than
+    ``share`` of the rows are distinct.
+
+    Rows are compared as packed bits plus the class, sorted by 64-bit words (``lexsort``:
+    5x ``np.unique`` on byte strings at 10^6 rows)."""
+    n = X.shape[0]
+    key = np.concatenate([np.packbits(X, axis=1),
+                          y.astype("<i8").reshape(n, 1).view(np.uint8)], axis=1)
+    pad = -key.shape[1] % 8
+    if pad:
+        key = np.concatenate([key, np.zeros((n, pad), np.uint8)], axis=1)
+    words = np.ascontiguousarray(key).view(np.uint64)
+    order = np.lexsort(words.T[::-1])
+    ranked = words[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (ranked[1:] != ranked[:-1]).any(axis=1)
+    if new.sum() > share * n:
+        return None
+    group = np.cumsum(new) - 1  # each sorted row's group
+    first = order[new]  # each group's first row (lexsort is stable)
+    rank = np.empty_like(first)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size)  # groups by first row
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = rank[group]
+    keep = np.sort(first)
+    return X[keep], y[keep], np.bincount(inverse, weights=w, minlength=keep.size)
 
 
 def select_rows(n: int, rows) -> np.ndarray:

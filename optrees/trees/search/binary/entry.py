@@ -40,7 +40,7 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
                   upper_bound: float | None = None, lower_bound: float | None = None,
                   backend: str = "auto", min_leaf: int = 1,
                   max_leaves: int | None = None,
-                  gains: np.ndarray | None = None) -> SubtreeSolution:
+                  gains: np.ndarray | None = None, merge: bool = True) -> SubtreeSolution:
     """Maximize ``sum of weights of correctly classified rows − leaf_penalty · leaves`` over
     trees of depth ≤ ``depth`` on the rows selected by ``rows`` (mask or indices; all rows by
     default).
@@ -58,6 +58,9 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     Side constraints: ``min_leaf`` rows (not weight) on each side of every split,
     ``max_leaves`` leaves at most (None: any).  ``gains`` (K x K in [0, 1], None: accuracy):
     a row of class ``c`` predicted ``k`` scores its weight times ``gains[c, k]``.
+    ``merge``: identical rows of one class are searched as one weighted row (the same class
+    weights, so the same tree and score; only with all rows and ``min_leaf`` 1, which
+    counts rows).
     """
     depth = int(depth)
     if depth < 0:
@@ -70,7 +73,8 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     if max_leaves is not None and (int(max_leaves) != max_leaves or max_leaves < 1):
         raise ValueError(f"max_leaves must be None or an integer >= 1, got {max_leaves!r}")
     t0 = time.perf_counter()
-    data = BinaryData.make(X, y, sample_weight, n_classes, gains)
+    data = BinaryData.make(X, y, sample_weight, n_classes, gains,
+                           merge=merge and rows is None and min_leaf == 1)
     idx = select_rows(data.X.shape[0], rows)
     search = Search(data, leaf_penalty, backend, deadline, min_leaf=int(min_leaf))
     cap = math.inf if upper_bound is None else float(upper_bound)
@@ -100,7 +104,9 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     stats = {"seconds": time.perf_counter() - t0, "nodes": s.nodes, "kernels": s.kernels,
              "grams": s.grams, "pruned": s.pruned, "timed_out": s.timed_out,
              "cache_entries": len(search.cache), "cache_hits": search.cache.hits,
-             "leaves": count_leaves(node), "backend": search.counter.backend}
+             "leaves": count_leaves(node), "backend": search.counter.backend,
+             "rows": data.X.shape[0] if data.input_rows is None else data.input_rows,
+             "searched_rows": data.X.shape[0]}
     return SubtreeSolution(tree, score, bound, optimal, stats)
 
 

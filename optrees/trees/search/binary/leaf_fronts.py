@@ -27,7 +27,7 @@ import numpy as np
 
 from ....compiled import backend_for, resolve_backend
 from ....solvers.deadline import Deadline
-from .cache import SubtreeCache
+from .cache import row_key
 from .data import BinaryData
 from .tree import Node
 
@@ -248,7 +248,7 @@ class FrontSearch:
                             [fr.tree(0, k) for k in range(1, 2 ** depth + 1)])
         if depth == 3:
             return self._front3(rows, self._products(rows, True))
-        key = SubtreeCache.key(rows)
+        key = row_key(rows)
         got = self.cache.get((key, depth))
         if got is None:
             got = self._branch(rows, depth, leaf)

@@ -91,7 +91,7 @@ class Search:
                            else np.ascontiguousarray(data.gains, dtype=np.float64))
             scale = self.counter.scale
             self._scale = np.zeros(0) if scale is None else scale
-        self.cache = SubtreeCache()
+        self.cache = SubtreeCache(data.X.shape[0])
         self.stats = SearchStats()
         scale = 1.0 + float(data.w.sum()) + 2.0 ** 6 * abs(self.L)
         self.tol = 1e-9 * scale
