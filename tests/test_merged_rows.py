@@ -86,3 +86,15 @@ def test_min_leaf_counts_rows_so_no_merge():
     X, y, w = _duplicated(3, 60, 4, 2)
     sol = solve_subtree(X, y, 2, 0.0, sample_weight=w, min_leaf=5)
     assert sol.stats["searched_rows"] == 60
+
+
+def test_fractional_weights_are_not_merged():
+    """A summed copy of fractional weights can round the other way and flip an exact tie
+    (class_weight="balanced": a leaf of two equal classes then predicted the other class,
+    tests/test_cv.py), so only integer weights are merged."""
+    X, y, _ = _duplicated(5, 60, 4, 2)
+    w = np.where(y == 0, 60 / (2 * (y == 0).sum()), 60 / (2 * (y == 1).sum()))
+    sol = solve_subtree(X, y, 0, 0.0, sample_weight=w)
+    assert sol.stats["searched_rows"] == sol.stats["rows"] == len(y)
+    whole = solve_subtree(X, y, 0, 0.0, sample_weight=np.rint(w * 7))
+    assert whole.stats["searched_rows"] < len(y)

@@ -91,7 +91,12 @@ class BinaryData:
                 raise ValueError("sample_weight must be finite and non-negative")
         Xb = np.ascontiguousarray(X, dtype=np.uint8)
         input_rows = None
-        if merge and Xb.shape[0] > 1:
+        # only integer weights: their sums are exact in any order, so a merged row's class
+        # weights, hence every tie between classes or trees, are bit for bit the same (with
+        # fractional weights, e.g. class_weight="balanced", a summed copy can round the other
+        # way and flip a tie: a leaf of two equal classes predicted the other one)
+        if merge and Xb.shape[0] > 1 and np.array_equal(w, np.round(w)) and \
+                float(w.sum()) < 2.0**52:
             unit = bool((w == 1.0).all())
             merged = merge_rows(Xb, y, w, MERGE_GAIN_UNIT if unit else MERGE_GAIN)
             if merged is not None:

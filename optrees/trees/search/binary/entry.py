@@ -58,9 +58,9 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     Side constraints: ``min_leaf`` rows (not weight) on each side of every split,
     ``max_leaves`` leaves at most (None: any).  ``gains`` (K x K in [0, 1], None: accuracy):
     a row of class ``c`` predicted ``k`` scores its weight times ``gains[c, k]``.
-    ``merge``: identical rows of one class are searched as one weighted row (the same class
-    weights, so the same tree and score; only with all rows and ``min_leaf`` 1, which
-    counts rows).
+    ``merge``: identical rows of one class are searched as one weighted row when every weight
+    is an integer (its sums are exact in any order: the same class weights, so the same tree,
+    score and ties); only with all rows and ``min_leaf`` 1, which counts rows.
     """
     depth = int(depth)
     if depth < 0:
