@@ -11,9 +11,9 @@ import functools
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import StopAfter
 
 from optrees import BendersOCTClassifier, BendOCTClassifier
-from optrees.solvers.deadline import Deadline
 from optrees.trees.search.binary.feature_costs import solve_feature_costs
 
 
@@ -190,20 +190,6 @@ def best_value_matrix(X, y, w, depth, column, cost, L, C):
         return out
 
     return best(tuple(range(n)), depth, frozenset())
-
-
-class StopAfter(Deadline):
-    """A deadline that expires after ``checks`` calls of :meth:`expired`."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, checks: int) -> None:
-        super().__init__()
-        self.left = checks
-
-    def expired(self) -> bool:
-        self.left -= 1
-        return self.left < 0
 
 
 @pytest.mark.parametrize("penalty", ["leaves", "splits"])

@@ -8,7 +8,7 @@ threshold (a midpoint between two consecutive distinct values of a column), with
 weight of its correctly classified rows less ``penalty`` per leaf; the best of them is the
 optimum.  A search stopped by its deadline must bracket that optimum: its tree scores at most
 the optimum, its reported bound is at least the optimum, and a tree flagged optimal scores
-exactly the optimum.  Stops are counted in deadline checks (``_StopAfter``), so each stop is
+exactly the optimum.  Stops are counted in deadline checks (``StopAfter``), so each stop is
 the same point of the search on every run."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+from deadlines import StopAfter
 
-from optrees.solvers.deadline import Deadline
 from optrees.trees.search.numeric import numba_available, solve_numeric
 
 BACKENDS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
@@ -57,20 +57,6 @@ def _optimum(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, penalt
     return best(np.ones(len(y), dtype=bool).tobytes(), depth, budget)
 
 
-class _StopAfter(Deadline):
-    """A deadline that expires after ``checks`` calls of :meth:`expired`."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, checks: int) -> None:
-        super().__init__()
-        self.left = checks
-
-    def expired(self) -> bool:
-        self.left -= 1
-        return self.left < 0
-
-
 def _problem(seed: int):
     """8-16 rows, one or two integer columns with 3-9 levels (ties), 2 or 3 classes; on a
     third of the seeds a near-pure target (a threshold of column 0 with two rows flipped);
@@ -100,7 +86,7 @@ def _solve(seed: int, depth: int, budget: int | None, min_leaf: int, penalty: fl
     X, y, w, n_classes = _problem(seed)
     return solve_numeric(X, y, n_classes=n_classes, sample_weight=w, leaf_penalty=penalty,
                          max_depth=depth, backend=backend, min_leaf=min_leaf,
-                         max_leaves=budget, deadline=None if stop is None else _StopAfter(stop))
+                         max_leaves=budget, deadline=None if stop is None else StopAfter(stop))
 
 
 def _check_bracket(res, optimum: float, budget: int | None, min_leaf: int, X) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from deadlines import StopAfter
 from numeric_cases import check_tree, random_problem
 from oracles import best_tree_over_tests
 from sklearn.tree import DecisionTreeClassifier
@@ -301,21 +302,6 @@ def test_depth3_degenerate_inputs():
     assert len(res.feature) == 7 and len(res.label) == 15
 
 
-class _StopAfter(Deadline):
-    """A deadline that expires after ``checks`` calls of :meth:`expired`: a stop at a known
-    point of the search, the same on every run."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, checks: int) -> None:
-        super().__init__()
-        self.left = checks
-
-    def expired(self) -> bool:
-        self.left -= 1
-        return self.left < 0
-
-
 @pytest.mark.parametrize(("depth", "budget"), [(3, None), (4, None), (3, 5)])
 def test_stopped_bound_holds_and_falls(depth, budget):
     """Stopped at a growing number of deadline checks, the search (with a leaf budget too)
@@ -332,7 +318,7 @@ def test_stopped_bound_holds_and_falls(depth, budget):
     bounds, open_bounds = [], []
     for checks in (2, 8, 32, 128, 512, 2048, 8192):
         res = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen, max_leaves=budget,
-                            deadline=_StopAfter(checks))
+                            deadline=StopAfter(checks))
         check_tree(res, X, y, np.ones(len(y)), pen)
         assert res.score <= exact.score + 1e-9 <= res.upper_bound + 2e-9
         bounds.append(res.upper_bound)
@@ -486,6 +472,6 @@ def test_stopped_bound_is_never_above_every_row_correct(depth, budget, min_leaf)
                           min_leaf=min_leaf)
     for checks in (1, 4, 16, 64, 256):
         res = solve_numeric(X, y, max_depth=depth, leaf_penalty=pen, max_leaves=budget,
-                            min_leaf=min_leaf, deadline=_StopAfter(checks))
+                            min_leaf=min_leaf, deadline=StopAfter(checks))
         assert res.upper_bound <= max(res.score, len(y) - 2 * pen) + 1e-9
         assert res.upper_bound >= exact.score - 1e-9

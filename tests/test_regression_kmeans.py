@@ -13,9 +13,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import CountedDeadline
 from oracles import best_tree_over_tests, every_threshold_tests
 
-from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.trees.search.regression import RegressionData, search_tree, segments
 from optrees.trees.search.regression import search as search_module
 from optrees.trees.search.regression.segments import segment_costs
@@ -138,19 +138,6 @@ def test_the_root_floor_is_never_above_the_best_tree(seed, compiled):
         assert floors[k - 1] <= best_tree_sse(X, y, w, 3, k) + 1e-12
     # the identical rows (X[-1] = X[0]) are one atom: the floor counts their own SSE
     assert floors[-1] >= sse(y[[0, -1]], w[[0, -1]]) - 1e-8
-
-
-class CountedDeadline(Deadline):
-    """Passes after ``checks`` checks: a stop after a fixed amount of work."""
-
-    def __init__(self, checks: int) -> None:
-        super().__init__()
-        self.left = checks
-
-    def check(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise TimeUp
 
 
 def floored_search_data(X, y, w, penalty, compiled=False) -> RegressionData:

@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import CountedDeadline
 from estimator_matrix import _SPARSE_WEIGHTS
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optrees import OptimalTreeRegressor, OptreesInputError, TimeLimitWarning
-from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.trees.problem.objectives.squared_error import SquaredError
 from optrees.trees.search.regression import RegressionData, kernels, search_tree
 
@@ -256,20 +256,6 @@ def test_training_loss_is_at_most_carts(depth):
         model = OptimalTreeRegressor(depth=depth, min_samples_leaf=min_leaf,
                                      time_limit=None).fit(df, y)
         assert model.objective_ <= cart_objective(df, y, w, depth, min_leaf) + 1e-12
-
-
-class CountedDeadline(Deadline):
-    """A deadline that passes after ``checks`` checks: stops the search after a fixed
-    amount of work, whatever the machine's speed."""
-
-    def __init__(self, checks: int) -> None:
-        super().__init__()
-        self.left = checks
-
-    def check(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise TimeUp
 
 
 @pytest.mark.parametrize("kernel", [None, "squared_error"], ids=["numpy", "compiled"])

@@ -9,12 +9,13 @@ import itertools
 
 import numpy as np
 import pytest
+from deadlines import CountedDeadline
 from oracles import harrell
 from scipy.optimize import minimize_scalar
 
 from optrees import OptimalSurvivalTree, OptreesInputError
 from optrees.estimators.survival import concordance_index
-from optrees.solvers.deadline import Deadline, TimeUp
+from optrees.solvers.deadline import Deadline
 from optrees.trees.solve.survival import solve_survival_tree
 
 # ------------------------------------------------------------------ oracles, from definitions
@@ -139,19 +140,6 @@ def test_leaf_budget_equals_enumeration(seed):
     model = OptimalSurvivalTree(depth=2, max_leaves=3).fit(X, structured(event, time))
     assert model.status_ == "optimal" and model.tree_.n_leaves <= 3
     assert model.objective_ == pytest.approx(expected, abs=1e-7)
-
-
-class CountedDeadline(Deadline):
-    """A deadline that passes after ``checks`` checks: a fixed amount of work."""
-
-    def __init__(self, checks: int) -> None:
-        super().__init__()
-        self.left = checks
-
-    def check(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise TimeUp
 
 
 @pytest.mark.parametrize("checks", [0, 2, 10, None])

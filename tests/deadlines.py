@@ -1,0 +1,33 @@
+"""Deadlines that pass after a fixed amount of work, whatever the machine's speed: a test of a
+stopped search then stops at the same point on every run."""
+
+from __future__ import annotations
+
+from optrees.solvers.deadline import Deadline, TimeUp
+
+
+class CountedDeadline(Deadline):
+    """Passes after ``checks`` calls of :meth:`check` (which then raises ``TimeUp``)."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.left = checks
+
+    def check(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise TimeUp
+
+
+class StopAfter(Deadline):
+    """Expires after ``checks`` calls of :meth:`expired`."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.left = checks
+
+    def expired(self) -> bool:
+        self.left -= 1
+        return self.left < 0
