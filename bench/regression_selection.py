@@ -37,7 +37,7 @@ from sklearn.model_selection import KFold, train_test_split
 from sklearn.tree import DecisionTreeRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from bench.regression_test_r2 import ALL, load, mean_se  # noqa: E402
+from bench.regression_test_r2 import ALL, each_dataset, mean_se  # noqa: E402
 from optrees import OptimalTreeRegressor  # noqa: E402
 
 
@@ -143,14 +143,9 @@ def main() -> None:
             for lam in args.lams.split(",") for leaf in args.leaves.split(",")]
     print(f"{'data':16} {'protocol':9} {'ours R2':>17} {'CART R2':>17} {'ours - CART':>17} "
           f"{'W/L':>5} {'leaves o/c':>10}")
-    for name in args.datasets.split(","):
-        data = load(name)
-        if data is None:
-            continue
-        X, y = data
-        t0 = time.perf_counter()
-        runs = [one_split(X, y, seed, grid, args.time_limit, args.cv)
-                for seed in range(args.splits)]
+    for name, _, runs, t0 in each_dataset(
+            args.datasets, lambda X, y, seed: one_split(X, y, seed, grid, args.time_limit,
+                                                        args.cv), range(args.splits)):
         for rule in ("best", "1se"):
             picks = [{m: r[m][choose(r[m], rule)] for m in r} for r in runs]
             a = [p["ours"][3] for p in picks]

@@ -30,6 +30,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -118,6 +119,18 @@ def mean_se(values: list[float]) -> str:
     return f"{a.mean():+.4f} ± {se:.4f}"
 
 
+def each_dataset(names: str, run_split, seeds) -> Iterator[tuple[str, np.ndarray, list, float]]:
+    """For each comma-separated data set found: its name, target, ``run_split(X, y, seed)``
+    of every seed, and the time they started."""
+    for name in names.split(","):
+        data = load(name)
+        if data is None:
+            continue
+        X, y = data
+        t0 = time.perf_counter()
+        yield name, y, [run_split(X, y, seed) for seed in seeds], t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default=ALL)
@@ -127,14 +140,9 @@ def main() -> None:
     args = ap.parse_args()
     print(f"{'data':16} {'rows':>5} {'n':>3} {'ours R2':>17} {'CART R2':>17} "
           f"{'ours - CART':>17} {'W/L':>5} {'stopped':>8} {'sec':>6}")
-    for name in args.datasets.split(","):
-        data = load(name)
-        if data is None:
-            continue
-        X, y = data
-        t0 = time.perf_counter()
-        runs = [one_split(X, y, seed, args.time_limit)
-                for seed in range(args.first_split, args.first_split + args.splits)]
+    seeds = range(args.first_split, args.first_split + args.splits)
+    for name, y, runs, t0 in each_dataset(
+            args.datasets, lambda X, y, seed: one_split(X, y, seed, args.time_limit), seeds):
         a = [r["ours"] for r in runs]
         b = [r["cart"] for r in runs]
         diff = [u - v for u, v in zip(a, b, strict=True)]

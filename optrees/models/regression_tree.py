@@ -56,6 +56,14 @@ class RegressionTree(SplitNodes):
         """The tree of nested tuples ``(feature, threshold, left, right)`` (None: a leaf),
         with each node's weighted mean, weight and count of the training rows ``X, y, w``
         (the rows routed once, the nodes' sums added up from the leaves')."""
+        return cls.routed(tree, X, y, w, feature_names)[0]
+
+    @classmethod
+    def routed(cls, tree: tuple | None, X: np.ndarray, y: np.ndarray,
+               w: np.ndarray | None = None, feature_names: Sequence[str] | None = None
+               ) -> tuple[RegressionTree, np.ndarray]:
+        """:meth:`from_nested` and the leaf each training row reaches, so a caller that needs
+        more per-leaf sums does not route the rows again."""
         y = np.asarray(y, dtype=np.float64)
         w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
         arrays: dict[str, list] = {k: [] for k in "ftlr"}
@@ -80,7 +88,7 @@ class RegressionTree(SplitNodes):
         out.count = np.rint(out.node_sums(leaf, np.ones(len(y)))).astype(np.int64)
         out.value = np.divide(out.node_sums(leaf, w * y), out.weight,
                               out=np.zeros(out.n_nodes), where=out.weight > 0)
-        return out
+        return out, leaf
 
     def node_sums(self, leaf: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The sum of ``values`` over the rows of each node, given the leaf each row reaches

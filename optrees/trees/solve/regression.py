@@ -67,9 +67,9 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
         min_leaf, deadline, lambda Xs: objective.lower_bound(Xs, y_std, w_std),
         random_state, max_leaves, segment_costs)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
-    tree = RegressionTree.from_nested(searched.found.tree, X, y, weights, feature_names)
+    tree, leaf = RegressionTree.routed(searched.found.tree, X, y, weights, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
-    value = objective.total(y_std, (tree.predict(X) - mean) / spread, w_std) \
+    value = objective.total(y_std, (tree.value[leaf] - mean) / spread, w_std) \
         + lam * tree.n_leaves
     return fit_result("regression", searched, tree, value)
 

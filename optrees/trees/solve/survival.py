@@ -46,9 +46,9 @@ def solve_survival_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
         loss, X, row_stats / scale, (residual, w), depth, lam, min_leaf, deadline,
         lambda Xs: loss.lower_bound(Xs, y, w) / scale, random_state, max_leaves)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
-    tree = hazard_tree(searched.found.tree, X, y, w, loss, feature_names)
+    tree, leaf = hazard_tree(searched.found.tree, X, y, w, loss, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
-    raw = tree_loss(tree, X, row_stats, loss)
+    raw = tree_loss(tree, leaf, row_stats, loss)
     value = raw / scale + lam * tree.n_leaves
     result = fit_result("survival", searched, tree, value,
                         {"loss": raw, "single_leaf_loss": one_leaf})
@@ -56,23 +56,24 @@ def solve_survival_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
 
 
 def hazard_tree(nested: tuple | None, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
-                loss: SurvivalLoss, feature_names: list[str] | None = None) -> RegressionTree:
+                loss: SurvivalLoss, feature_names: list[str] | None = None
+                ) -> tuple[RegressionTree, np.ndarray]:
     """The nested tree as a :class:`RegressionTree` whose node values are hazard ratios
-    ``theta`` (:meth:`SurvivalLoss.prediction`), with the nodes' training weight and count.
+    ``theta`` (:meth:`SurvivalLoss.prediction`), with the nodes' training weight and count,
+    and the leaf of each training row.
     ``theta = D / L`` is the weighted mean of ``d / h`` with weights ``w h`` (h > 0)."""
     weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    tree = RegressionTree.from_nested(nested, X, y[:, 0], weights, feature_names)
+    tree, leaf = RegressionTree.routed(nested, X, y[:, 0], weights, feature_names)
     events = tree.value * tree.weight            # D of every node
-    exposure = tree.node_sums(tree.apply(X), weights * loss.baseline(y[:, 1]))  # L
+    exposure = tree.node_sums(leaf, weights * loss.baseline(y[:, 1]))  # L
     tree.value = loss.prediction(np.stack([events, exposure], axis=-1))
-    return tree
+    return tree, leaf
 
 
-def tree_loss(tree: RegressionTree, X: np.ndarray, row_stats: np.ndarray,
+def tree_loss(tree: RegressionTree, leaf: np.ndarray, row_stats: np.ndarray,
               loss: SurvivalLoss) -> float:
-    """The loss of ``tree``'s partition of the training rows (each leaf at its best
-    ``theta``)."""
-    leaf = tree.apply(X)
+    """The loss of ``tree``'s partition of the training rows (``leaf``: each row's leaf;
+    each leaf at its best ``theta``)."""
     sums = np.zeros((tree.n_nodes, row_stats.shape[1]))
     np.add.at(sums, leaf, row_stats)
     return float(loss.leaf_cost(sums).sum())
