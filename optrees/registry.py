@@ -83,6 +83,9 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("regtree", f"{_EST}:OptimalTreeRegressor", "",
            "optimal regression tree (leaf means, squared error) over every threshold",
            backend="search", task="regression"),
+    Method("omt-reg", f"{_EST}:OMTRegressor", "[OMT]",
+           "OMT regression: multiway-split tree (mean or median per rule) by column "
+           "generation", backend="highs", task="regression"),
     # issue #45: fit(X, y) with y of (event, time), and fit(X, treatment, outcome, ...); not
     # yet offered by `optrees fit` (cli=False keeps them out of --method and compare)
     Method("survtree", f"{_EST}.survival:OptimalSurvivalTree", "",

@@ -21,6 +21,7 @@ from optrees import (  # the classes of optrees.registry (test_registry checks)
     FlowOCTClassifier,
     OCTClassifier,
     OMTClassifier,
+    OMTRegressor,
     OptimalPolicyTree,
     OptimalSurvivalTree,
     OptimalTreeRegressor,
@@ -164,6 +165,10 @@ REGRESSOR_SPECS: list[Spec] = [
     Spec(OptimalTreeRegressor, dict(depth=2, time_limit=5), exact=dict(depth=2, time_limit=60),
          hard=dict(depth=3, time_limit=2.5), hard_data="synthetic-1000x12", backend="search",
          expected_failed_checks=_SPARSE_WEIGHTS, task="regression"),
+    Spec(OMTRegressor, dict(depth=2, k_best=50, time_limit=5), backend="highs",
+         exact=dict(depth=2, time_limit=60), hard=dict(depth=4, time_limit=2.5),
+         hard_data="synthetic-1000x12", expected_failed_checks=_SPARSE_WEIGHTS,
+         task="regression"),
 ]
 REGRESSOR_IDS = [s.id for s in REGRESSOR_SPECS]
 

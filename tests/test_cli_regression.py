@@ -126,10 +126,34 @@ def test_an_integer_target_with_few_values_is_classification_unless_told(tmp_pat
     assert "regtree: depth 1" in out and "test R²" in out and "target 'stars' is" not in out
 
 
+def test_omt_regression_from_the_cli(tmp_path, capsys):
+    """``--method omt-reg``: OMT's multiway regression tree; the printed rule values are the
+    training means of their rows, and the saved model predicts them."""
+    csv, model = tmp_path / "shop.csv", tmp_path / "m.json"
+    df = _shop_csv(csv)
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--method", "omt-reg",
+                 "--depth", "2", "--time-limit", "30", "--test-size", "0", "--out",
+                 str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "omt-reg: depth 2" in out and "train R²" in out
+    saved = load_model(model)
+    X, y = df[["colour", "age"]], df["price"].to_numpy(float)
+    pred = saved.predict(X)
+    for value in np.unique(pred):  # each rule predicts its rows' training mean
+        assert value == pytest.approx(y[pred == value].mean())
+    line = re.search(r"train R²\s+: (\S+)", out)
+    assert float(line[1]) == pytest.approx(_r2(y, pred), abs=5e-5)
+    assert _r2(y, pred) > 0.5
+
+
 # ------------------------------------------------------------------------- options
 @pytest.mark.parametrize("argv,message", [
     (["--task", "regression", "--method", "benders"],
-     "--method benders is a classification method; --task regression takes --method regtree"),
+     "--method benders is a classification method; --task regression takes --method regtree "
+     "or omt-reg"),
+    (["--method", "omt-reg", "--task", "classification"],
+     "--method omt-reg is a regression method"),
+    (["--method", "omt-reg", "--omt-loss", "f1"], "loss"),
     (["--method", "regtree", "--task", "classification"],
      "--method regtree is a regression method; --task classification takes --method flow, "
      "benders, bendoct, oct, binoct, omt, cgh, rug or rux"),

@@ -79,6 +79,11 @@ def _fit_rows():
     rows = []
     for s in REGRESSOR_SPECS:
         for case_id, make, error, message in FIT_CASES + EXTRA_CASES:
+            if case_id == "depth above the limit" and s.cls.__name__ == "OMTRegressor":
+                rows.append(pytest.param(s, case_id, make, error, message, id=f"{s.id}-"
+                                         f"{case_id}", marks=pytest.mark.skip(
+                                             "OMT's depth is a rule length: no upper bound")))
+                continue
             if case_id in NOT_FOR_REGRESSION:
                 rows.append(pytest.param(s, case_id, make, error, message, id=f"{s.id}-"
                                          f"{case_id}", marks=pytest.mark.skip(
@@ -174,14 +179,16 @@ def test_same_seed_same_model(spec):
     y = _target(X)
     a = spec.make(random_state=3, **spec.exact).fit(X, y)
     b = clone(a).fit(X, y)
-    assert a.status_ == "optimal"
+    assert a.status_ in ("optimal", "converged")
     assert _model(a) == _model(b)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     # rows in another order: the same tree (ties are broken by feature and threshold)
     order = np.random.default_rng(0).permutation(len(y))
     c = _model(clone(a).fit(X.iloc[order].reset_index(drop=True), y[order]))["tree"]
     tree = _model(a)["tree"]
-    np.testing.assert_allclose(c.pop("value"), tree.pop("value"), rtol=1e-12)  # sum order
+    for key in ("value", "counts"):  # node means: equal up to the order of the sums
+        if key in tree:
+            np.testing.assert_allclose(c.pop(key), tree.pop(key), rtol=1e-12)
     assert c == tree
 
 
@@ -228,7 +235,10 @@ def test_raw_columns_pipeline_gridsearch_pickle(spec):
     assert model.n_features_in_ == 3
     assert "color = red" in model.export_text() or "color != red" in model.export_text()
     pred = pipe.predict(X)
-    assert pred.dtype == float and len(np.unique(pred)) == model.tree_.n_leaves
+    # one value per leaf (OMT: per rule, which may hold several leaves)
+    rules = getattr(model.tree_, "rules", None)
+    assert pred.dtype == float
+    assert len(np.unique(pred)) == (model.tree_.n_leaves if rules is None else len(rules))
     again = pickle.loads(pickle.dumps(pipe))
     np.testing.assert_array_equal(again.predict(X), pred)
     assert again[-1].export_text() == model.export_text()
@@ -267,11 +277,9 @@ def test_saved_model_predicts_scores_and_draws_as_the_estimator(spec, fitted, tm
     save_model(model, tmp_path / "again.json")  # save -> load -> save keeps the file
     assert json.loads((tmp_path / "again.json").read_text()) == json.loads(text)
     est.tree_.save(tmp_path / "tree.json")  # the tree alone, as BinaryTree.save writes it
-    from optrees.models.regression_tree import RegressionTree
-
-    tree = RegressionTree.from_dict(json.loads((tmp_path / "tree.json").read_text()))
-    assert tree.export_text() == est.export_text()
-    np.testing.assert_array_equal(tree.value, est.tree_.value)
+    tree = type(est.tree_).from_dict(json.loads((tmp_path / "tree.json").read_text()))
+    assert tree.export_text() == est.tree_.export_text()
+    assert tree.to_dict() == est.tree_.to_dict()
 
 
 @pytest.mark.parametrize("spec", REGRESSOR_SPECS, ids=REGRESSOR_IDS)
@@ -310,6 +318,8 @@ def test_a_damaged_file_is_refused_with_one_clear_error(spec, case, fitted, tmp_
     path = tmp_path / "m.json"
     save_model(fitted[spec.id], path)
     data = json.loads(path.read_text())
+    if data["tree"]["kind"] == "multiway_tree":
+        pytest.skip("OMT's multiway files: test_saved_models' multiway rows")
     assert data["tree"]["kind"] == "regression_tree" and data["tree"]["feature"][0] >= 0
     change(data["tree"])
     path.write_text(json.dumps(data))
@@ -348,7 +358,10 @@ def test_time_limit_counts_from_fit_entry(spec):
     elapsed, work = time.perf_counter() - start, time.thread_time() - cpu
     assert min(elapsed, work) <= limit * 1.05 + 0.5, (elapsed, work)
     assert elapsed <= limit * 1.05 + 5.0, elapsed
-    assert est.status_ == "time_limit" and est.gap_ > 0 and est.bound_ < est.objective_
+    # a positive gap and a bound below the objective, or none claimed (OMT: NaN, its LP bound
+    # holds over generated rules only)
+    assert est.status_ == "time_limit" and not est.gap_ <= 0
+    assert not est.bound_ >= est.objective_
     cart = DecisionTreeRegressor(max_depth=spec.hard[spec.depth], random_state=0).fit(X, y)
     assert est.score(X, y) >= cart.score(X, y) - 1e-12  # never worse than CART
 
@@ -412,5 +425,5 @@ def test_ctrl_c_returns_the_incumbent(spec, python_sigint):
     finally:
         timer.cancel()
     assert 1.5 <= time.perf_counter() - start < 5.0
-    assert est.status_ == "interrupted" and est.bound_ < est.objective_
+    assert est.status_ == "interrupted" and not est.bound_ >= est.objective_
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
