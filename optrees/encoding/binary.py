@@ -13,7 +13,7 @@ from sklearn.utils.validation import has_fit_parameter
 
 from .._validation import OptreesInputError, check_binary_matrix
 from .binarize import Binarizer
-from .common import is_numeric_dtype, numeric_values, zero_one
+from .common import is_numeric_dtype, numeric_columns_zero_one
 from .thresholds import ThresholdColumns
 
 
@@ -63,13 +63,13 @@ def seen_categories(df: pd.DataFrame, dtypes: list | None = None) -> dict[str, l
 
 def has_numeric_column(df: pd.DataFrame, dtypes: list | None = None) -> bool:
     """Whether some numeric (not boolean) column holds a value other than 0 and 1."""
-    return not zero_one(numeric_values(df, dtypes=dtypes))
+    return not numeric_columns_zero_one(df, dtypes=dtypes)[1]
 
 
 def is_binary_frame(df: pd.DataFrame, dtypes: list | None = None) -> bool:
     """Whether every column is numeric or boolean and holds only 0 and 1."""
-    values = numeric_values(df, bool_numeric=True, dtypes=dtypes)
-    return values.shape[1] == df.shape[1] and zero_one(values)
+    n_numeric, zero_ones = numeric_columns_zero_one(df, bool_numeric=True, dtypes=dtypes)
+    return n_numeric == df.shape[1] and zero_ones
 
 
 def binarize(df: pd.DataFrame, spec: Any, sample_weight: np.ndarray | None = None,

@@ -7,9 +7,24 @@ from sklearn.tree import DecisionTreeClassifier
 
 from ..problem.tree_problem import HeapTree, TreeProblem
 
+CART_MAX_ROWS = 200_000
+"""Most rows CART's start is grown on (a seeded sample above it): scikit-learn's CART took
+11.4 s on 10^6 rows x 50 features at depth 4, longer than the search it starts; the sampled
+tree is then pruned and scored on every row."""
+
+
+def _sample(n: int, random_state: int | None) -> slice | np.ndarray:
+    """The rows CART grows on: all of them, or :data:`CART_MAX_ROWS` drawn without
+    replacement (sorted, seeded by ``random_state``)."""
+    if n <= CART_MAX_ROWS:
+        return slice(None)
+    rng = np.random.default_rng(random_state)
+    return np.sort(rng.choice(n, CART_MAX_ROWS, replace=False))
+
 
 def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTree:
-    """CART (Gini, depth = problem depth) mapped to heap numbering, then optimally pruned.
+    """CART (Gini, depth = problem depth; grown on at most :data:`CART_MAX_ROWS` rows) mapped
+    to heap numbering, then optimally pruned on every row.
 
     On 0/1 features sklearn splits at 0.5 with ``x <= 0.5`` going left, which is the
     FlowOCT convention (x_f = 0 left).  Pruning (:meth:`HeapTree.pruned`) then removes every
@@ -26,7 +41,10 @@ def cart_heap_tree(problem: TreeProblem, random_state: int | None = 0) -> HeapTr
                                   max_leaf_nodes=problem.max_leaves
                                   if problem.max_leaves is None or problem.max_leaves > 1
                                   else 2)
-    cart.fit(problem.X, problem.y, sample_weight=problem.row_weights)
+    rows = _sample(len(problem.y), random_state)
+    weights = problem.row_weights
+    cart.fit(problem.X[rows], problem.y[rows],
+             sample_weight=None if weights is None else weights[rows])
     t = cart.tree_
     split = np.full(problem.n_internal, -1, dtype=np.int64)
     label = np.zeros(problem.n_nodes, dtype=np.int64)

@@ -87,7 +87,9 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     # the front search takes no leaf budget: without it, it bounds the budgeted optimum, and
     # its tree is that optimum when it keeps within the budget
     relaxed = off == BUDGET_OFF
-    found = _search(problem, deadline, SEARCH_SHARE) if off is None or relaxed else None
+    no_mip = search and problem.X.shape[0] * problem.n_nodes > MIP_MAX_CELLS
+    found = (_search(problem, deadline, LARGE_SEARCH_SHARE if no_mip else SEARCH_SHARE)
+             if off is None or relaxed else None)
     # without fairness the search keeps the side constraints itself (its entry checks them)
     if found is not None and found.optimal and (problem.fairness is None
                                                 or found.tree.feasible(problem)):
@@ -109,6 +111,10 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
         if found.tree.feasible(problem) and (
                 start is None or found.tree.objective(problem) > start.objective(problem)):
             start = found.tree
+
+    if no_mip and found is not None:  # the search's best (or CART's) with its bound
+        return _constrained(problem, _without_mip(problem, found, start, search_bound,
+                                                  classes, names, search_stats))
 
     def add_start(model: ScipModel) -> None:
         nonlocal start
@@ -151,6 +157,16 @@ def _constrained(problem: TreeProblem, fit: FitResult) -> FitResult:
 
 SEARCH_SHARE = 0.5
 """Share of the time the exact subtree search may use before the MIP takes over."""
+
+MIP_MAX_CELLS = 10_000_000
+"""Most rows x tree nodes for which a stopped search hands over to the MIP.  Above it the
+MIP's per-row variables and min-cut checks ([FlowOCT] eq. (8)) cost gigabytes and overrun the
+limit for no gain: 10^6 rows x 31 nodes took 2.5 GB and ended 8 s after a 60 s limit
+(5.2 GB at 120 s), with the search's tree."""
+
+LARGE_SEARCH_SHARE = 0.85
+"""Share of the time the search gets when no MIP follows (the rest: CART's start and the
+returned tree's counts over every row)."""
 
 
 def _search(problem: TreeProblem, deadline: Deadline, share_of_time: float) -> SubtreeSolution:
@@ -218,6 +234,23 @@ def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
     return FitResult(_binary_tree(problem, found.tree, classes, names),
                      "optimal" if found.optimal else "time_limit", objective, bound,
                      found.stats["seconds"], {**_search_stats(found), "bb_nodes": 0})
+
+
+def _without_mip(problem: TreeProblem, found: SubtreeSolution, start: HeapTree | None,
+                 bound: float, classes: np.ndarray, names: tuple[list[str], list[str]],
+                 stats: dict[str, Any]) -> FitResult:
+    """The stopped search's answer where no MIP follows (:data:`MIP_MAX_CELLS`): ``start``
+    (the better of CART and the search's tree, both feasible) or a single leaf, with the
+    search's bound."""
+    best = start if start is not None else HeapTree(
+        np.full(problem.n_internal, -1),
+        np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
+    objective = float(best.objective(problem))
+    return FitResult(_binary_tree(problem, best, classes, names), "time_limit", objective,
+                     max(bound, objective), found.stats["seconds"],
+                     {**stats, "bb_nodes": 0,
+                      "mip": f"skipped: {problem.X.shape[0]} rows x {problem.n_nodes} nodes "
+                             f"> {MIP_MAX_CELLS}"})
 
 
 def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,
