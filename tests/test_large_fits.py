@@ -110,3 +110,51 @@ def test_the_zero_one_check_reads_each_column_in_its_own_dtype(column, numeric):
     assert has_numeric_column(df) is numeric
     assert is_binary_frame(df) is (not numeric)
     assert is_binary_frame(df.assign(c=["a", "b", "a", "b"])) is False
+
+
+# ------------------------------------------------------------------------- iterative deepening
+@pytest.mark.parametrize("seed", range(4))
+def test_deepening_keeps_the_exhaustive_optimum(seed, monkeypatch):
+    """Deepening forced on small data (DEEPEN_CELLS 0): depth 4 still equals the enumeration
+    of every tree, written in tests/oracles.py from the objective's definition."""
+    from oracles import exhaustive_objective
+
+    from optrees.trees.search.binary import entry, solve_subtree
+
+    monkeypatch.setattr(entry, "DEEPEN_CELLS", 0)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (30, 5))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(30) < 0.3)).astype(int)
+    lam = (0.0, 0.01, 0.03, 0.1)[seed]
+    found = solve_subtree(X, y, 4, lam * len(y), backend="numpy")
+    assert found.optimal
+    expected = exhaustive_objective(X, y, 2, 4, lam, penalty="leaves")
+    assert found.score / len(y) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_stopped_deep_search_keeps_the_shallower_optimum(monkeypatch):
+    """With deepening, a deep search stopped right after the depth - 1 stage returns at least
+    that stage's optimum (checked against the enumeration), with a valid bound."""
+    from oracles import exhaustive_objective
+
+    from optrees.solvers.deadline import Deadline
+    from optrees.trees.search.binary import entry, solve_subtree
+
+    monkeypatch.setattr(entry, "DEEPEN_CELLS", 0)
+    X, y = _data(n=60, F=6, seed=3)
+    stage = entry._shallower
+    calls = []
+
+    def then_stop(search, idx, depth, *args):
+        calls.append(depth)
+        found = stage(search, idx, depth, *args)
+        search.deadline = StopAfter(0)  # the deep search stops at once
+        return found
+
+    monkeypatch.setattr(entry, "_shallower", then_stop)
+    found = solve_subtree(X, y, 4, LAM * len(y), deadline=Deadline(60), backend="numpy")
+    assert calls == [4] and not found.optimal
+    shallower = exhaustive_objective(X, y, 2, 3, LAM, penalty="leaves")
+    assert found.score / len(y) >= shallower - 1e-12
+    assert found.bound / len(y) >= exhaustive_objective(X, y, 2, 4, LAM, penalty="leaves") \
+        - 1e-12

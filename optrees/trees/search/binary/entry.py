@@ -86,9 +86,14 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
         bound = min(bound, cap)
     else:
         lower = -math.inf if lower_bound is None else float(lower_bound)
-        res = search.solve(idx, depth, lower=lower, cap=cap,
-                           budget=None if max_leaves is None else int(max_leaves))
+        budget = None if max_leaves is None else int(max_leaves)
+        start = _shallower(search, idx, depth, cap, budget, deadline)
+        if start is not None:
+            lower = max(lower, start.value)
+        res = search.solve(idx, depth, lower=lower, cap=cap, budget=budget)
         node, value, bound = res.node, res.value, res.upper
+        if start is not None and start.value >= value:  # the deeper search did not beat it
+            node, value = start.node, start.value
     tree, correct = labelled(node, depth, data, idx)
     score = correct - leaf_penalty * count_leaves(node)
     if abs(score - value) > search.tol:  # pragma: no cover - would be a counter bug
@@ -108,6 +113,40 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
              "rows": data.X.shape[0] if data.input_rows is None else data.input_rows,
              "searched_rows": data.X.shape[0]}
     return SubtreeSolution(tree, score, bound, optimal, stats)
+
+
+DEEPEN_FROM = 4
+"""Smallest depth whose search first solves depth - 1 (iterative deepening, below)."""
+
+DEEPEN_CELLS = 10_000_000
+"""Fewest rows x features for iterative deepening.  Where each node costs that much, a
+stopped deep search completes few root features: on 10^6 planted rows x 50, depth 4, 50 s,
+deepening returned the depth-3 optimum 0.8918 against 0.8858 without.  On small tables the
+deep search's own incumbents come first (sonar QB-5, depth 5, 20 s: 0.9187 with, 0.9235
+without); where the search proves, times were equal (five depth-5 instances)."""
+
+DEEPEN_SHARE = 0.3
+"""Most of the time left that the depth - 1 stage may use."""
+
+
+def _shallower(search: Search, idx: np.ndarray, depth: int, cap: float, budget: int | None,
+               deadline: Deadline | None):
+    """Iterative deepening: the best tree of depth ``depth - 1`` (every such tree is one of
+    depth ``depth``), its value the depth-``depth`` search's floor, so whole root features
+    that cannot beat it are pruned and a stopped deep search never returns less.  Within
+    :data:`DEEPEN_SHARE` of the time; None below :data:`DEEPEN_FROM` or :data:`DEEPEN_CELLS`,
+    or with a leaf budget."""
+    if depth < DEEPEN_FROM or budget is not None or \
+            len(idx) * search.d.n_features < DEEPEN_CELLS:
+        return None
+    whole = search.deadline
+    if whole is not None:
+        search.deadline = whole.share(DEEPEN_SHARE)
+    try:
+        return search.solve(idx, depth - 1, cap=cap)
+    finally:
+        search.deadline = whole
+        search.stats.timed_out = False  # the stage's own limit; the deep search decides
 
 
 def _meets(node, data: BinaryData, rows: np.ndarray, min_leaf: int,
