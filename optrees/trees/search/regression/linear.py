@@ -1,0 +1,150 @@
+"""Exact trees with linear (ridge) leaves on 0/1 split features, depths 1-3 (issue #43,
+item 4): a dynamic program over row subsets in the manner of STreeD's piecewise linear trees.
+
+A leaf's cost is a function of its rows' summed statistics
+(:class:`~optrees.trees.problem.objectives.ridge_leaves.RidgeLeaves`), so the pair sums
+``P[f, g]`` (statistics of the rows with ``x_f = x_g = 1``) and the total ``T`` give every
+cell of every depth-2 tree: ``P[f, g]``, ``P[f, f] - P[f, g]``, ``P[g, g] - P[f, g]`` and
+``T - P[f, f] - P[g, g] + P[f, g]``: one small ridge solve each, batched.  Depth 3 loops over
+root features, the smaller child's pair sums computed and its sibling's taken as the
+parent's less them.  Every test is ``x_k = 1`` (left: 0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ....solvers.deadline import Deadline
+from ...problem.objectives.ridge_leaves import RidgeLeaves
+
+MAX_LINEAR_DEPTH = 3
+"""Deepest tree of this search."""
+
+GAIN = 1e-12
+"""A bigger tree must cost this much less than a smaller one to be taken (ties go to the
+smaller tree, then to the first feature)."""
+
+PAIR_CELLS = 4_000_000
+"""Rows of a pair-sum product are taken in chunks of at most this many ``rows * K * d``
+cells (32 MB of floats)."""
+
+LinearTree = tuple | None
+"""A leaf (None) or ``(k, left, right)``: the test ``x_k = 1`` goes right."""
+
+
+@dataclass
+class LinearFound:
+    """The search's tree over the 0/1 columns, its cost, whether it is proved optimal, a
+    lower bound on every tree of the depth and the number of leaf solves."""
+
+    tree: LinearTree
+    cost: float
+    optimal: bool
+    bound: float
+    evaluations: int
+
+
+class LinearLeafSearch:
+    """A 0/1 matrix ``B`` (n x K), row statistics of ``objective`` (n x d) and the cost
+    ``lam`` of each leaf."""
+
+    def __init__(self, B: np.ndarray, stats: np.ndarray, objective: RidgeLeaves,
+                 lam: float) -> None:
+        self.B = np.asarray(B, dtype=bool)
+        self.stats = np.asarray(stats, dtype=np.float64)
+        self.objective, self.lam = objective, float(lam)
+        self.evaluations = 0
+
+    def cost(self, S: np.ndarray) -> np.ndarray:
+        """Leaf costs of summed statistics ``S`` (counted)."""
+        self.evaluations += int(np.prod(S.shape[:-1]))
+        return self.objective.leaf_cost(S)
+
+    def symmetric(self, S: np.ndarray) -> np.ndarray:
+        """Leaf costs of a K x K x d array of statistics symmetric in its first two axes
+        (each pair solved once)."""
+        K = S.shape[0]
+        upper = np.triu_indices(K)
+        out = np.empty((K, K))
+        out[upper] = self.cost(S[upper])
+        out.T[upper] = out[upper]
+        return out
+
+    def pair_sums(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(P, T)``: ``P[f, g]`` the summed statistics of ``rows`` with ``x_f = x_g = 1``
+        (K x K x d), ``T`` those of all ``rows`` (None: every row)."""
+        B = self.B if rows is None else self.B[rows]
+        S = self.stats if rows is None else self.stats[rows]
+        n, K = B.shape
+        d = S.shape[1]
+        P = np.zeros((K, K * d))
+        step = max(1, PAIR_CELLS // max(K * d, 1))
+        for lo in range(0, n, step):
+            Bc = B[lo:lo + step].astype(np.float64)
+            P += Bc.T @ (Bc[:, :, None] * S[lo:lo + step, None, :]).reshape(len(Bc), K * d)
+        return P.reshape(K, K, d), S.sum(axis=0)
+
+    def best(self, P: np.ndarray, T: np.ndarray, depth: int) -> tuple[float, LinearTree]:
+        """The cheapest tree of depth <= ``depth`` (0, 1 or 2) over rows with pair sums ``P``
+        and total ``T``, and its cost (inf when no tree keeps ``min_leaf`` rows a leaf)."""
+        lam = self.lam
+        leaf = float(self.cost(T)) + lam
+        if depth == 0 or P.shape[0] == 0:
+            return leaf, None
+        K = P.shape[0]
+        diag = P[np.arange(K), np.arange(K)]
+        right, left = self.cost(diag) + lam, self.cost(T - diag) + lam
+        right_tree: list[LinearTree] = [None] * K
+        left_tree: list[LinearTree] = [None] * K
+        if depth >= 2:
+            both = self.symmetric(P)  # [f, g]: x_f = x_g = 1
+            neither = self.symmetric(T - diag[:, None, :] - diag[None, :, :] + P)
+            only_f = self.cost(diag[:, None, :] - P)  # x_f = 1, x_g = 0; its transpose
+            pairs = (  # the right child (x_f = 1) split by g, then the left child
+                (both + only_f + 2 * lam, right, right_tree),
+                (only_f.T + neither + 2 * lam, left, left_tree))
+            for split, child, trees in pairs:
+                g = np.argmin(split, axis=1)
+                value = split[np.arange(K), g]
+                better = value < child - GAIN
+                child[better] = value[better]
+                for f in np.flatnonzero(better):
+                    trees[f] = (int(g[f]), None, None)
+        root = left + right
+        f = int(np.argmin(root))
+        if not root[f] < leaf - GAIN:
+            return leaf, None
+        return float(root[f]), (f, left_tree[f], right_tree[f])
+
+    def solve(self, depth: int, deadline: Deadline | None = None) -> LinearFound:
+        """The optimal tree of depth <= ``depth`` (1-3); at depth 3 the deadline is checked
+        between root features, and a stopped search returns its best tree (at least the
+        depth-2 optimum) with a lower bound (the cheaper of it and ``2 lam``, the least a
+        tree with a split can cost)."""
+        if not 1 <= depth <= MAX_LINEAR_DEPTH:
+            raise ValueError(f"depth must be in [1, {MAX_LINEAR_DEPTH}], got {depth}")
+        P, T = self.pair_sums()
+        cost, tree = self.best(P, T, min(depth, 2))
+        if depth <= 2:
+            return LinearFound(tree, cost, True, cost, self.evaluations)
+        counts = self.B.sum(axis=0)
+        n = len(self.B)
+        for f in range(self.B.shape[1]):
+            if deadline is not None and deadline.expired():
+                bound = min(cost, 2 * self.lam)
+                return LinearFound(tree, cost, False, bound, self.evaluations)
+            ones = self.B[:, f]
+            small = ones if counts[f] <= n - counts[f] else ~ones
+            Ps, Ts = self.pair_sums(small)
+            Po, To = P - Ps, T - Ts
+            (P1, T1), (P0, T0) = ((Ps, Ts), (Po, To)) if small is ones else \
+                ((Po, To), (Ps, Ts))
+            left_cost, left_tree = self.best(P0, T0, 2)
+            if not left_cost + self.lam < cost - GAIN:
+                continue  # the right child costs at least one leaf's lam
+            right_cost, right_tree = self.best(P1, T1, 2)
+            if left_cost + right_cost < cost - GAIN:
+                cost, tree = left_cost + right_cost, (f, left_tree, right_tree)
+        return LinearFound(tree, cost, True, cost, self.evaluations)
