@@ -166,13 +166,15 @@ def test_matches_every_tree_enumerated(seed, weights, lam, ridge, depth):
                                atol=1e-7)
 
 
-@pytest.mark.parametrize("seed,weights", [(5, "unit"), (6, "real")])
-def test_depth3_matches_the_recursion(seed, weights):
+@pytest.mark.parametrize("seed,weights,min_leaf", [(5, "unit", 1), (6, "real", 1),
+                                                   (14, "unit", 5)])
+def test_depth3_matches_the_recursion(seed, weights, min_leaf):
     X, y, w = data(seed, n=40, weights=weights)
-    est = fit(X, y, w, depth=3, lam=0.003, leaf_ridge=0.5)
+    est = fit(X, y, w, depth=3, lam=0.003, leaf_ridge=0.5, min_samples_leaf=min_leaf)
     assert est.status_ == "optimal"
+    assert (est.tree_.count[est.tree_.feature < 0] >= min_leaf).all()
     assert est.objective_ == pytest.approx(
-        recursive_optimum(X, y, w, 3, 0.003, 0.5), abs=1e-9)
+        recursive_optimum(X, y, w, 3, 0.003, 0.5, min_leaf), abs=1e-9)
 
 
 @pytest.mark.parametrize("min_leaf", [4, 9])

@@ -72,10 +72,13 @@ class LinearLeafSearch:
         out.T[upper] = out[upper]
         return out
 
-    def pair_sums(self, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def pair_sums(self, rows: np.ndarray | None = None, columns: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
         """``(P, T)``: ``P[f, g]`` the summed statistics of ``rows`` with ``x_f = x_g = 1``
-        (K x K x d), ``T`` those of all ``rows`` (None: every row)."""
+        over ``columns`` (K x K x d), ``T`` those of all ``rows`` (None: every row, every
+        column)."""
         B = self.B if rows is None else self.B[rows]
+        B = B if columns is None else B[:, columns]
         S = self.stats if rows is None else self.stats[rows]
         n, K = B.shape
         d = S.shape[1]
@@ -129,22 +132,51 @@ class LinearLeafSearch:
         cost, tree = self.best(P, T, min(depth, 2))
         if depth <= 2:
             return LinearFound(tree, cost, True, cost, self.evaluations)
-        counts = self.B.sum(axis=0)
-        n = len(self.B)
+        n, ml = len(self.B), self.objective.min_leaf
+        counts = P[np.arange(len(P)), np.arange(len(P)), 0]  # rows with x_f = 1
         for f in range(self.B.shape[1]):
             if deadline is not None and deadline.expired():
                 bound = min(cost, 2 * self.lam)
                 return LinearFound(tree, cost, False, bound, self.evaluations)
-            ones = self.B[:, f]
-            small = ones if counts[f] <= n - counts[f] else ~ones
-            Ps, Ts = self.pair_sums(small)
-            Po, To = P - Ps, T - Ts
-            (P1, T1), (P0, T0) = ((Ps, Ts), (Po, To)) if small is ones else \
-                ((Po, To), (Ps, Ts))
-            left_cost, left_tree = self.best(P0, T0, 2)
-            if not left_cost + self.lam < cost - GAIN:
+            if min(counts[f], n - counts[f]) < ml:
+                continue  # a side with fewer than min_leaf rows
+            (left_cost, left_tree), right = self._children(f, P, T, counts[f], cost)
+            if right is None:
                 continue  # the right child costs at least one leaf's lam
-            right_cost, right_tree = self.best(P1, T1, 2)
+            right_cost, right_tree = right
             if left_cost + right_cost < cost - GAIN:
                 cost, tree = left_cost + right_cost, (f, left_tree, right_tree)
         return LinearFound(tree, cost, True, cost, self.evaluations)
+
+    def _children(self, f: int, P: np.ndarray, T: np.ndarray, ones_count: float,
+                  incumbent: float) -> tuple[tuple[float, LinearTree], tuple | None]:
+        """The best depth-2 trees of root ``f``'s left (``x_f = 0``) and right child, over
+        the columns that split either of them with ``min_leaf`` rows a side (the smaller
+        child's pair sums computed, its sibling's the parent's less them); the right one
+        None when the left one leaves the ``incumbent`` nothing."""
+        n, ml = len(self.B), self.objective.min_leaf
+        ones = self.B[:, f]
+        small = ones if ones_count <= n - ones_count else ~ones
+        in_ones = self.B[ones].sum(axis=0)
+        in_zeros = P[np.arange(len(P)), np.arange(len(P)), 0] - in_ones
+        sizes = ((in_zeros, n - ones_count), (in_ones, ones_count))
+        columns = np.flatnonzero(np.logical_or.reduce(
+            [(c >= ml) & (size - c >= ml) for c, size in sizes]))
+        Ps, Ts = self.pair_sums(small, columns)
+        Po, To = P[np.ix_(columns, columns)] - Ps, T - Ts
+        (P1, T1), (P0, T0) = ((Ps, Ts), (Po, To)) if small is ones else \
+            ((Po, To), (Ps, Ts))
+        left_cost, left_tree = self.best(P0, T0, 2)
+        left = (left_cost, _relabel(left_tree, columns))
+        if not left_cost + self.lam < incumbent - GAIN:
+            return left, None
+        right_cost, right_tree = self.best(P1, T1, 2)
+        return left, (right_cost, _relabel(right_tree, columns))
+
+
+def _relabel(tree: LinearTree, columns: np.ndarray) -> LinearTree:
+    """A tree over the ``columns`` taken, with the columns' own numbers."""
+    if tree is None:
+        return None
+    k, left, right = tree
+    return (int(columns[k]), _relabel(left, columns), _relabel(right, columns))
