@@ -131,15 +131,19 @@ def oracle_predictions(est: OptimalTreeRegressor, X: np.ndarray, y: np.ndarray,
     return out
 
 
-def data(seed: int, n: int = 30, weights: str = "unit") -> tuple:
+def data(seed: int, n: int = 30, weights: str = "unit", nested: bool = False) -> tuple:
     """Two 0/1 columns and a column of four integer values (every threshold of each is
-    taken), y piecewise linear plus noise."""
+    taken), y piecewise linear plus noise; ``nested``: a fourth column of three values
+    where the first column is 0."""
     rng = np.random.default_rng(seed)
     X = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 2, n),
                          rng.integers(0, 4, n)]).astype(float)
     y = np.where(X[:, 0] > 0, 2 * X[:, 2], -X[:, 2] + X[:, 1]) + rng.normal(0, 0.5, n)
     w = {"unit": np.ones(n), "integer": rng.integers(1, 4, n).astype(float),
          "real": rng.uniform(0.2, 2.0, n)}[weights]
+    if nested:  # a column that varies only where x0 = 0 (it splits one side of x0 only)
+        inner = np.where(X[:, 0] > 0, 0.0, rng.integers(0, 3, n))
+        X, y = np.column_stack([X, inner]), y + 3 * (inner == 1)
     return X, y, w
 
 
@@ -167,9 +171,9 @@ def test_matches_every_tree_enumerated(seed, weights, lam, ridge, depth):
 
 
 @pytest.mark.parametrize("seed,weights,min_leaf", [(5, "unit", 1), (6, "real", 1),
-                                                   (14, "unit", 5)])
+                                                   (14, "unit", 5), (15, "unit", 2)])
 def test_depth3_matches_the_recursion(seed, weights, min_leaf):
-    X, y, w = data(seed, n=40, weights=weights)
+    X, y, w = data(seed, n=40, weights=weights, nested=min_leaf > 1)
     est = fit(X, y, w, depth=3, lam=0.003, leaf_ridge=0.5, min_samples_leaf=min_leaf)
     assert est.status_ == "optimal"
     assert (est.tree_.count[est.tree_.feature < 0] >= min_leaf).all()
