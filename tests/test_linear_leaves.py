@@ -287,3 +287,29 @@ def test_pystreed_piecewise_linear_tree_is_never_better_in_our_objective():
         value = partition_objective(leaf, count[0], standardised(X, w), y, w, 0.0, ridge,
                                     min_leaf)
         assert ours.objective_ <= value + 1e-9
+
+
+def test_saved_and_loaded_model_predicts_the_same(tmp_path):
+    from optrees.io import load_model, save_model
+
+    X, y, _ = data(16, n=40)
+    df = pd.DataFrame(X, columns=["a", "b", "level"]).assign(colour=["red", "blue"] * 20)
+    est = fit(df, y, None, depth=2, lam=0.001, leaf_ridge=0.5)
+    save_model(est, tmp_path / "m.json")
+    loaded = load_model(tmp_path / "m.json")
+    np.testing.assert_allclose(loaded.predict(df), est.predict(df), atol=1e-12)
+    assert loaded.export_text() == est.tree_.export_text()
+
+
+@pytest.mark.parametrize("key,value,match", [
+    ("coef", [[1.0]], "coef"), ("regressors", [99], "regressors"),
+    ("intercept", "x", "intercept")])
+def test_damaged_model_file_is_named(key, value, match):
+    from optrees._validation import OptreesInputError
+    from optrees.io import model_from_dict, model_to_dict
+
+    X, y, _ = data(17)
+    data_ = model_to_dict(fit(X, y, None, depth=1))
+    data_["tree"][key] = value
+    with pytest.raises(OptreesInputError, match=match):
+        model_from_dict(data_)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import OptreesInputError
+from . import _schema as schema
 from .regression_tree import RegressionTree
 
 SHOWN_TERMS = 3
@@ -75,8 +77,36 @@ class LinearLeafTree(RegressionTree):
                 + ([f"(+ {more} more terms)"] if more else []))
 
     def to_dict(self) -> dict[str, Any]:
-        """Not written yet: a saved file would lose the leaves' models."""
-        raise NotImplementedError("saving a tree with linear leaves is not supported yet")
+        """:meth:`RegressionTree.to_dict` with the leaves' models (read by
+        :meth:`from_dict`)."""
+        return {**super().to_dict(), "kind": "linear_leaf_tree",
+                "regressors": list(self.regressors), "center": self.center.tolist(),
+                "scale": self.scale.tolist(), "intercept": self.intercept.tolist(),
+                "coef": self.coef.tolist()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], n_features: int | None = None
+                  ) -> LinearLeafTree:
+        """The tree described by :meth:`to_dict`, checked first (a damaged description
+        raises one OptreesInputError naming the problem)."""
+        if not isinstance(data, dict) or data.get("kind") != "linear_leaf_tree":
+            kind = data.get("kind") if isinstance(data, dict) else type(data).__name__
+            raise OptreesInputError(f"not a tree with linear leaves (kind={kind!r})")
+        tree = super().from_dict({**data, "kind": "regression_tree"}, n_features)
+        width = n_features if n_features is not None else (
+            len(tree.feature_names) if tree.feature_names is not None else None)
+        regressors = schema.ints(schema.sequence(data, "regressors"), "'regressors'", 0,
+                                 width)
+        p = len(regressors)
+        center = schema.reals(schema.sequence(data, "center", p), "'center'")
+        scale = schema.reals(schema.sequence(data, "scale", p), "'scale'")
+        intercept = schema.reals(schema.sequence(data, "intercept", tree.n_nodes),
+                                 "'intercept'")
+        rows = schema.sequence(data, "coef", tree.n_nodes)
+        coef = [schema.reals(schema.as_list(r, "'coef' row", p), "'coef'") for r in rows]
+        tree.set_models(regressors, np.asarray(center), np.asarray(scale),
+                        np.asarray(intercept), np.asarray(coef).reshape(tree.n_nodes, p))
+        return tree
 
     def __repr__(self) -> str:
         return f"LinearLeafTree(depth={self.depth}, leaves={self.n_leaves})"
