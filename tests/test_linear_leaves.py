@@ -313,3 +313,20 @@ def test_damaged_model_file_is_named(key, value, match):
     data_["tree"][key] = value
     with pytest.raises(OptreesInputError, match=match):
         model_from_dict(data_)
+
+
+def test_a_stopped_depth3_search_keeps_a_valid_bound():
+    """Stopped before its first root feature: its tree is at least the depth-2 optimum, its
+    bound at most the depth-3 optimum (both from the oracle), here below its objective."""
+    from deadlines import StopAfter
+
+    from optrees.trees.solve.linear_leaves import solve_linear_leaves
+
+    X, y, w = data(18, n=40)
+    result = solve_linear_leaves(X, y, w, 3, 0.002, 1, StopAfter(0), regressors=[0, 1, 2],
+                                 ridge=0.5)
+    assert result.status == "time_limit"
+    assert result.objective <= enumerated_optimum(X, y, w, 2, 0.002, 0.5) + 1e-9
+    optimum = recursive_optimum(X, y, w, 3, 0.002, 0.5)
+    assert result.objective > optimum + 1e-6  # the stop cost something: a real test
+    assert result.bound <= optimum + 1e-9
