@@ -256,37 +256,44 @@ def test_no_numeric_regressor_is_refused():
 
 
 # ---------------------------------------------------------------- pystreed as a witness
-def test_pystreed_piecewise_linear_tree_is_never_better_in_our_objective():
-    """STreeD's piecewise linear tree (its own ridge scaling and a min leaf of 5 rows per
-    regressor) read as a partition of the rows: in our objective it costs at least our
-    certified optimum with the same depth and min leaf."""
+@pytest.mark.parametrize("seed", [0, 3])
+def test_pystreed_piecewise_linear_tree_as_a_witness(seed):
+    """STreeD's piecewise linear tree (min leaf raised to 5 rows per regressor) read as a
+    partition of the rows and scored in our objective with the same min leaf: without a
+    ridge penalty both minimise the leaves' least squares, so both optima agree; with one
+    (pystreed scales its penalty its own way) theirs never beats our certified optimum."""
     pystreed = pytest.importorskip("pystreed")
-    rng = np.random.default_rng(13)
+    rng = np.random.default_rng(seed)
     n = 150
     X = (rng.random((n, 3)) < 0.5).astype(float)
-    y = X @ [1.0, 2.0, -1.0] + 3 * X[:, 0] * X[:, 1] + rng.normal(0, 0.3, n)
+    y = X @ [1.0, 2.0, -1.0] + 3 * X[:, 0] * X[:, 1] + 2 * X[:, 1] * X[:, 2] \
+        + rng.normal(0, 0.3, n)
     w = np.ones(n)
-    theirs = pystreed.STreeDPiecewiseLinearRegressor(
-        max_depth=2, cost_complexity=0.0, ridge_penalty=0.5, time_limit=60)
-    theirs.fit(X, y, continuous_columns=X)
-    min_leaf = 5 * X.shape[1]  # pystreed raises its min leaf to 5 rows per regressor
-    leaf = np.zeros(n, dtype=np.int64)
+    min_leaf = 5 * X.shape[1]
+    for ridge in (0.0, 1.0):
+        theirs = pystreed.STreeDPiecewiseLinearRegressor(
+            max_depth=2, cost_complexity=0.0, ridge_penalty=ridge, time_limit=60)
+        theirs.fit(X, y, continuous_columns=X)
+        leaf = np.zeros(n, dtype=np.int64)
 
-    def walk(node, rows, label):
-        if node.is_leaf_node():
-            leaf[rows] = label[0]
-            label[0] += 1
-            return
-        walk(node.left_child, rows[X[rows, node.feature] == 0], label)
-        walk(node.right_child, rows[X[rows, node.feature] != 0], label)
+        def walk(node, rows, label):
+            if node.is_leaf_node():
+                leaf[rows] = label[0]
+                label[0] += 1
+                return
+            walk(node.left_child, rows[X[rows, node.feature] == 0], label)
+            walk(node.right_child, rows[X[rows, node.feature] != 0], label)
 
-    count = [0]
-    walk(theirs.tree_, np.arange(n), count)
-    for ridge in (0.5, 2.0):
-        ours = fit(X, y, None, depth=2, lam=0.0, leaf_ridge=ridge, min_samples_leaf=min_leaf)
+        count = [0]
+        walk(theirs.tree_, np.arange(n), count)
         value = partition_objective(leaf, count[0], standardised(X, w), y, w, 0.0, ridge,
                                     min_leaf)
+        ours = fit(X, y, None, depth=2, lam=0.0, leaf_ridge=ridge, min_samples_leaf=min_leaf)
         assert ours.objective_ <= value + 1e-9
+        if ridge == 0.0:  # the same objective: their SSE / (n var y) is their optimum
+            their_sse = ((theirs.predict(X, continuous_columns=X) - y) ** 2).sum()
+            assert their_sse / (n * y.var()) == pytest.approx(value, rel=1e-6)
+            assert ours.objective_ == pytest.approx(value, rel=1e-5)
 
 
 def test_saved_and_loaded_model_predicts_the_same(tmp_path):

@@ -15,6 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+PINV_RCOND = 1e-10
+"""With ``alpha = 0``, eigenvalues of a leaf's ``X'WX`` below this fraction of its largest
+are taken as 0 (least squares by the pseudo-inverse; the regressors are standardised)."""
+
 
 class RidgeLeaves:
     """Ridge regression in each leaf over ``n_regressors`` columns (plus an intercept) with
@@ -53,11 +57,14 @@ class RidgeLeaves:
         return M, c, S[..., -1]
 
     def _solve(self, M: np.ndarray, c: np.ndarray) -> np.ndarray:
-        """``M^-1 c`` for systems of positive weight (with ``alpha = 0`` and a singular
-        system, the least-norm solution)."""
+        """``M^-1 c`` for systems of positive weight (with ``alpha = 0``, the least-norm
+        solution by the pseudo-inverse)."""
         if self.alpha > 0:  # M is positive definite for a leaf of positive weight
             return np.linalg.solve(M, c[..., None])[..., 0]
-        return (np.linalg.pinv(M, hermitian=True) @ c[..., None])[..., 0]
+        # summed statistics carry rounding: a direction the leaf's rows do not span (a
+        # regressor constant in the leaf) has an eigenvalue of ~1e-16, not 0, and inverting
+        # it would be noise; PINV_RCOND treats it as the zero it is
+        return (np.linalg.pinv(M, rcond=PINV_RCOND, hermitian=True) @ c[..., None])[..., 0]
 
     def leaf_model(self, S: np.ndarray) -> np.ndarray:
         """The ridge solution ``(b_0, b)`` of leaves with summed statistics ``S`` (zeros for
