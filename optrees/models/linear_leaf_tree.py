@@ -71,10 +71,12 @@ class LinearLeafTree(RegressionTree):
         return " ".join([f"{value_name}: {self.intercept[n]:.6g}", *shown]) + rest
 
     def leaf_lines(self, n: int, value_name: str = "value") -> list[str]:
-        """The model as box lines: the intercept, one term a line, the count left out."""
+        """The model as box lines: the intercept, one term a line, the count left out, and
+        the leaf's training mean (the box's colour)."""
         shown, more = self.terms(n)
         return ([f"{value_name} = {self.intercept[n]:.4g}", *shown]
-                + ([f"(+ {more} more terms)"] if more else []))
+                + ([f"(+ {more} more terms)"] if more else [])
+                + [f"mean {self.value[n]:.4g}"])
 
     def to_dict(self) -> dict[str, Any]:
         """:meth:`RegressionTree.to_dict` with the leaves' models (read by
