@@ -256,6 +256,24 @@ def test_no_numeric_regressor_is_refused():
 
 
 # ---------------------------------------------------------------- pystreed as a witness
+def streed_partition(tree, X: np.ndarray) -> tuple[np.ndarray, int]:
+    """The leaf of a pystreed tree over 0/1 columns each row reaches (``x_f = 0`` left)
+    and the number of leaves."""
+    leaf = np.zeros(len(X), dtype=np.int64)
+    label = [0]
+
+    def walk(node, rows):
+        if node.is_leaf_node():
+            leaf[rows] = label[0]
+            label[0] += 1
+            return
+        walk(node.left_child, rows[X[rows, node.feature] == 0])
+        walk(node.right_child, rows[X[rows, node.feature] != 0])
+
+    walk(tree, np.arange(len(X)))
+    return leaf, label[0]
+
+
 @pytest.mark.parametrize("seed", [0, 3])
 def test_pystreed_piecewise_linear_tree_as_a_witness(seed):
     """STreeD's piecewise linear tree (min leaf raised to 5 rows per regressor) read as a
@@ -274,19 +292,8 @@ def test_pystreed_piecewise_linear_tree_as_a_witness(seed):
         theirs = pystreed.STreeDPiecewiseLinearRegressor(
             max_depth=2, cost_complexity=0.0, ridge_penalty=ridge, time_limit=60)
         theirs.fit(X, y, continuous_columns=X)
-        leaf = np.zeros(n, dtype=np.int64)
-
-        def walk(node, rows, label):
-            if node.is_leaf_node():
-                leaf[rows] = label[0]
-                label[0] += 1
-                return
-            walk(node.left_child, rows[X[rows, node.feature] == 0], label)
-            walk(node.right_child, rows[X[rows, node.feature] != 0], label)
-
-        count = [0]
-        walk(theirs.tree_, np.arange(n), count)
-        value = partition_objective(leaf, count[0], standardised(X, w), y, w, 0.0, ridge,
+        leaf, count = streed_partition(theirs.tree_, X)
+        value = partition_objective(leaf, count, standardised(X, w), y, w, 0.0, ridge,
                                     min_leaf)
         ours = fit(X, y, None, depth=2, lam=0.0, leaf_ridge=ridge, min_samples_leaf=min_leaf)
         assert ours.objective_ <= value + 1e-9
