@@ -344,3 +344,21 @@ def test_a_stopped_depth3_search_keeps_a_valid_bound():
     optimum = recursive_optimum(X, y, w, 3, 0.002, 0.5)
     assert result.objective > optimum + 1e-6  # the stop cost something: a real test
     assert result.bound <= optimum + 1e-9
+
+
+def test_categories_split_but_are_not_regressors():
+    """A category column (one-hot, between the numeric ones) only splits: the oracle's
+    regressors are the numeric columns, its splits every column's thresholds and the
+    categories' indicators."""
+    X, y, w = data(19, n=36)
+    colour = np.array(["red", "green", "blue"])[np.arange(36) % 3]
+    y = y + 2.0 * (colour == "green")
+    df = pd.DataFrame({"a": X[:, 0], "colour": colour, "b": X[:, 1], "level": X[:, 2]})
+    est = fit(df, y, w, depth=2, lam=0.002, leaf_ridge=0.4)
+    onehot = np.column_stack([colour == c for c in ("blue", "green", "red")]).astype(float)
+    splits_X = np.column_stack([X, onehot])
+    Z = standardised(X, w)
+    best = min(partition_objective(route(t, splits_X), n_leaves(t), Z, y, w, 0.002, 0.4, 1)
+               for t in all_trees(splits(splits_X), 2))
+    assert est.objective_ == pytest.approx(best, abs=1e-9)
+    assert est.tree_.regressors == [0, 4, 5]  # a, b, level among a, 3 colours, b, level
