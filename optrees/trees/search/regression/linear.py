@@ -27,7 +27,7 @@ GAIN = 1e-12
 smaller tree, then to the first feature)."""
 
 PAIR_CELLS = 4_000_000
-"""Rows of a pair-sum product are taken in chunks of at most this many ``rows * K * d``
+"""Rows of a pair-sum product are taken in chunks of at most this many ``rows * pairs``
 cells (32 MB of floats)."""
 
 LinearTree = tuple | None
@@ -76,18 +76,22 @@ class LinearLeafSearch:
                   ) -> tuple[np.ndarray, np.ndarray]:
         """``(P, T)``: ``P[f, g]`` the summed statistics of ``rows`` with ``x_f = x_g = 1``
         over ``columns`` (K x K x d), ``T`` those of all ``rows`` (None: every row, every
-        column)."""
+        column).  ``P`` is symmetric in ``f, g``: each pair ``f <= g`` is summed once, as
+        one product of the pairs' indicators (rows x pairs) with the statistics."""
         B = self.B if rows is None else self.B[rows]
         B = B if columns is None else B[:, columns]
         S = self.stats if rows is None else self.stats[rows]
         n, K = B.shape
-        d = S.shape[1]
-        P = np.zeros((K, K * d))
-        step = max(1, PAIR_CELLS // max(K * d, 1))
+        f, g = np.triu_indices(K)
+        upper = np.zeros((len(f), S.shape[1]))
+        step = max(1, PAIR_CELLS // max(len(f), 1))
         for lo in range(0, n, step):
-            Bc = B[lo:lo + step].astype(np.float64)
-            P += Bc.T @ (Bc[:, :, None] * S[lo:lo + step, None, :]).reshape(len(Bc), K * d)
-        return P.reshape(K, K, d), S.sum(axis=0)
+            Bc = B[lo:lo + step]
+            upper += (Bc[:, f] & Bc[:, g]).T.astype(np.float64) @ S[lo:lo + step]
+        P = np.empty((K, K, S.shape[1]))
+        P[f, g] = upper
+        P[g, f] = upper
+        return P, S.sum(axis=0)
 
     def best(self, P: np.ndarray, T: np.ndarray, depth: int) -> tuple[float, LinearTree]:
         """The cheapest tree of depth <= ``depth`` (0, 1 or 2) over rows with pair sums ``P``
