@@ -171,7 +171,8 @@ def test_matches_every_tree_enumerated(seed, weights, lam, ridge, depth):
 
 
 @pytest.mark.parametrize("seed,weights,min_leaf", [(5, "unit", 1), (6, "real", 1),
-                                                   (14, "unit", 5), (15, "unit", 2)])
+                                                   (14, "unit", 5), (15, "unit", 2),
+                                                   (20, "unit", 11), (21, "real", 14)])
 def test_depth3_matches_the_recursion(seed, weights, min_leaf):
     X, y, w = data(seed, n=40, weights=weights, nested=min_leaf > 1)
     est = fit(X, y, w, depth=3, lam=0.003, leaf_ridge=0.5, min_samples_leaf=min_leaf)

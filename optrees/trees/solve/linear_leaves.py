@@ -84,8 +84,12 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     objective = RidgeLeaves(len(used), ridge / total, min_leaf)
     stats = objective.row_stats((X[:, used] - center) / scale, y_std, w_std)
     B, column, threshold, every = split_features(X, weights)
+    ones = B.sum(axis=0)
+    splits = (ones >= objective.min_leaf) & (len(B) - ones >= objective.min_leaf)
+    B, column, threshold = B[:, splits], column[splits], threshold[splits]  # the others
+    # leave a side below min_leaf in every node
     search = LinearLeafSearch(B, stats, objective, lam)
-    found = search.solve(depth, deadline)
+    found = search.solve(min(depth, deepest(len(B), objective.min_leaf)), deadline)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree = LinearLeafTree.from_nested(_nested(found.tree, column, threshold), X, y, weights,
                                       feature_names)
@@ -110,6 +114,12 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
            "thresholds_per_column": LINEAR_THRESHOLDS, "search_cost": found.cost}
     return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
                      seconds, out)
+
+
+def deepest(n: int, min_leaf: int) -> int:
+    """The deepest tree worth searching on ``n`` rows with ``min_leaf`` rows a leaf: a tree of
+    depth 2 has at least 3 leaves, of depth 3 at least 4."""
+    return 1 if n < 3 * min_leaf else 2 if n < 4 * min_leaf else MAX_LINEAR_DEPTH
 
 
 def numeric_columns(specs: list[tuple[str, object, list]]) -> list[int]:

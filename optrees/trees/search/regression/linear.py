@@ -95,13 +95,14 @@ class LinearLeafSearch:
 
     def best(self, P: np.ndarray, T: np.ndarray, depth: int) -> tuple[float, LinearTree]:
         """The cheapest tree of depth <= ``depth`` (0, 1 or 2) over rows with pair sums ``P``
-        and total ``T``, and its cost (inf when no tree keeps ``min_leaf`` rows a leaf)."""
+        (at depth 1 its diagonal, K x d, is enough) and total ``T``, and its cost (inf when
+        no tree keeps ``min_leaf`` rows a leaf)."""
         lam = self.lam
         leaf = float(self.cost(T)) + lam
         if depth == 0 or P.shape[0] == 0:
             return leaf, None
         K = P.shape[0]
-        diag = P[np.arange(K), np.arange(K)]
+        diag = P if P.ndim == 2 else P[np.arange(K), np.arange(K)]
         right, left = self.cost(diag) + lam, self.cost(T - diag) + lam
         right_tree: list[LinearTree] = [None] * K
         left_tree: list[LinearTree] = [None] * K
@@ -132,9 +133,13 @@ class LinearLeafSearch:
         tree with a split can cost)."""
         if not 1 <= depth <= MAX_LINEAR_DEPTH:
             raise ValueError(f"depth must be in [1, {MAX_LINEAR_DEPTH}], got {depth}")
+        if depth == 1:  # the single columns' sums only
+            S = self.stats
+            cost, tree = self.best(self.B.T.astype(np.float64) @ S, S.sum(axis=0), 1)
+            return LinearFound(tree, cost, True, cost, self.evaluations)
         P, T = self.pair_sums()
-        cost, tree = self.best(P, T, min(depth, 2))
-        if depth <= 2:
+        cost, tree = self.best(P, T, 2)
+        if depth == 2:
             return LinearFound(tree, cost, True, cost, self.evaluations)
         n, ml = len(self.B), self.objective.min_leaf
         counts = P[np.arange(len(P)), np.arange(len(P)), 0]  # rows with x_f = 1
