@@ -84,10 +84,9 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     objective = RidgeLeaves(len(used), ridge / total, min_leaf)
     stats = objective.row_stats((X[:, used] - center) / scale, y_std, w_std)
     B, column, threshold, every = split_features(X, weights)
-    ones = B.sum(axis=0)
+    ones = B.sum(axis=0)  # a test leaving fewer than min_leaf rows a side splits no node
     splits = (ones >= objective.min_leaf) & (len(B) - ones >= objective.min_leaf)
-    B, column, threshold = B[:, splits], column[splits], threshold[splits]  # the others
-    # leave a side below min_leaf in every node
+    B, column, threshold = B[:, splits], column[splits], threshold[splits]
     search = LinearLeafSearch(B, stats, objective, lam)
     found = search.solve(min(depth, deepest(len(B), objective.min_leaf)), deadline)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
