@@ -10,8 +10,10 @@ own way, so its tree is also read as a partition of the training rows and scored
 objective (each leaf's ridge fit by its closed form, here in numpy): "theirs/ours" >= 1
 where we prove the optimum.
 
-Data: as bench/regression_trees.py (diabetes; bupa, glass, student from $OPTREES_DATA).
-Each data set split 70/30 per seed; the fits see the 70 %.
+Data: as bench/regression_trees.py (diabetes; bupa, glass, student from $OPTREES_DATA);
+``synthetic<n>``: n rows of 8 normal columns, y piecewise linear (``--datasets
+synthetic5000,synthetic20000`` for larger data). Each data set split 70/30 per seed; the
+fits see the 70 %.
 
 Usage: PYTHONPATH=$PWD python bench/linear_leaves.py [--depths 2,3] [--seeds 0,1]
        [--time-limit 60] [--ridge 1.0] [--datasets diabetes,bupa,glass,student]
@@ -28,12 +30,30 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from regression_trees import datasets  # noqa: E402
 
 from optrees import OptimalTreeRegressor  # noqa: E402
+
+
+def synthetic(n: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """``n`` rows of 8 normal columns, y piecewise linear in four of them plus noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 8))
+    y = np.where(X[:, 0] > 0, 2 * X[:, 1], -X[:, 2]) + 0.5 * X[:, 3] * (X[:, 4] > 0.5) \
+        + rng.normal(0, 0.3, n)
+    return pd.DataFrame(X, columns=[f"x{j}" for j in range(8)]), y
+
+
+def load(names: list[str]) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """The named data sets; ``synthetic<n>``: :func:`synthetic` with ``n`` rows."""
+    out = datasets([n for n in names if not n.startswith("synthetic")])
+    out.update({n: synthetic(int(n[len("synthetic"):])) for n in names
+                if n.startswith("synthetic")})
+    return out
 
 
 def objective_of_partition(leaf: np.ndarray, Z: np.ndarray, y: np.ndarray,
@@ -89,7 +109,7 @@ def main() -> None:
     print(f"{'data':9} {'rows':>5} {'d':>2} {'seed':>4} {'status':10} {'obj ours':>9} "
           f"{'theirs':>9} {'th/ours':>7} {'mse ours':>9} {'theirs':>9} {'R2 ours':>8} "
           f"{'STreeD':>7} {'CART':>7} {'const':>7} {'s ours':>7} {'STreeD':>7} {'t/th':>6}")
-    for name, (X, y) in datasets(args.datasets.split(",")).items():
+    for name, (X, y) in load(args.datasets.split(",")).items():
         Xf = X.to_numpy(float)
         min_leaf = 5 * Xf.shape[1]
         for depth in (int(d) for d in args.depths.split(",")):
