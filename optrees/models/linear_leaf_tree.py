@@ -23,7 +23,8 @@ columns); the rest are counted."""
 
 
 class LinearLeafTree(RegressionTree):
-    """:class:`RegressionTree` with a linear model per leaf (:meth:`set_models`)."""
+    """:class:`~optrees.models.regression_tree.RegressionTree` with a linear model per leaf
+    (:meth:`set_models`)."""
 
     regressors: list[int]
     center: np.ndarray
@@ -51,7 +52,7 @@ class LinearLeafTree(RegressionTree):
                                                 X[:, self.regressors])
 
     def terms(self, n: int) -> tuple[list[str], int]:
-        """The :data:`SHOWN_TERMS` largest terms of leaf ``n``'s model (by their effect on
+        """The ``SHOWN_TERMS`` largest terms of leaf ``n``'s model (by their effect on
         standardised columns) as ``+ 2.5*age`` and how many are left out."""
         names = self.feature_names
         effect = np.abs(self.coef[n] * self.scale)
@@ -79,7 +80,7 @@ class LinearLeafTree(RegressionTree):
                 + [f"mean {self.value[n]:.4g}"])
 
     def to_dict(self) -> dict[str, Any]:
-        """:meth:`RegressionTree.to_dict` with the leaves' models (read by
+        """``RegressionTree.to_dict`` with the leaves' models (read by
         :meth:`from_dict`)."""
         return {**super().to_dict(), "kind": "linear_leaf_tree",
                 "regressors": list(self.regressors), "center": self.center.tolist(),
