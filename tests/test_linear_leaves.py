@@ -249,6 +249,25 @@ def test_bad_parameters_raise_one_clear_error(kw, match):
         OptimalTreeRegressor(**kw).fit(X, y)
 
 
+def test_one_row_is_refused():
+    with pytest.raises(ValueError, match="n_samples=1"):
+        OptimalTreeRegressor(leaf_model="linear").fit(np.array([[1.0, 2.0]]), [3.0])
+
+
+def test_weights_and_repeated_rows_break_ties_alike():
+    """As scikit-learn's weight check: 15 rows, 8 columns, targets 0-2: many trees fit every
+    leaf exactly (cost 0 up to rounding); the weighted and the repeated fit pick the same."""
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 8)
+    y = rng.randint(0, 3, size=15).astype(float)
+    sw = rng.randint(0, 5, size=15)
+    order = rng.permutation(15)
+    repeated = OptimalTreeRegressor(leaf_model="linear").fit(X.repeat(sw, axis=0),
+                                                             y.repeat(sw))
+    weighted = OptimalTreeRegressor(leaf_model="linear").fit(X[order], y[order], sw[order])
+    np.testing.assert_allclose(weighted.predict(X), repeated.predict(X), atol=1e-7)
+
+
 def test_no_numeric_regressor_is_refused():
     df = pd.DataFrame({"colour": ["red", "blue", "green", "red"] * 5})
     y = np.arange(20.0)

@@ -65,6 +65,10 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     if max_leaves is not None and max_leaves < 2 ** depth:
         raise OptreesInputError("max_leaves is not supported with leaf_model='linear' "
                                 "(use depth and lam to limit the leaves)")
+    if len(y) < 2:
+        raise OptreesInputError(f"leaf_model='linear' fits a regression in each leaf: it "
+                                f"needs at least 2 rows of weight > 0, got "
+                                f"n_samples={len(y)}")
     y = np.asarray(y, dtype=np.float64)
     weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
     total = float(weights.sum())

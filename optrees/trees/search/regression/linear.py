@@ -23,8 +23,8 @@ MAX_LINEAR_DEPTH = 3
 """Deepest tree of this search."""
 
 GAIN = 1e-12
-"""A bigger tree must cost this much less than a smaller one to be taken (ties go to the
-smaller tree, then to the first feature)."""
+"""A bigger tree must cost this much less than a smaller one to be taken, and costs this
+close are ties (they go to the smaller tree, then to the first feature)."""
 
 PAIR_CELLS = 4_000_000
 """Rows of a pair-sum product are taken in chunks of at most this many ``rows * pairs``
@@ -114,14 +114,14 @@ class LinearLeafSearch:
                 (both + only_f + 2 * lam, right, right_tree),
                 (only_f.T + neither + 2 * lam, left, left_tree))
             for split, child, trees in pairs:
-                g = np.argmin(split, axis=1)
+                g = first_least(split)
                 value = split[np.arange(K), g]
                 better = value < child - GAIN
                 child[better] = value[better]
                 for f in np.flatnonzero(better):
                     trees[f] = (int(g[f]), None, None)
         root = left + right
-        f = int(np.argmin(root))
+        f = int(first_least(root[None, :])[0])
         if not root[f] < leaf - GAIN:
             return leaf, None
         return float(root[f]), (f, left_tree[f], right_tree[f])
@@ -181,6 +181,13 @@ class LinearLeafSearch:
             return left, None
         right_cost, right_tree = self.best(P1, T1, 2)
         return left, (right_cost, _relabel(right_tree, columns))
+
+
+def first_least(values: np.ndarray) -> np.ndarray:
+    """Per row of ``values``, the first column within ``GAIN`` of the row's least: ties go to
+    the first feature, never to rounding (weights and repeated rows sum in another order)."""
+    least = values.min(axis=1, keepdims=True)
+    return np.argmax(values <= least + GAIN, axis=1)
 
 
 def _relabel(tree: LinearTree, columns: np.ndarray) -> LinearTree:
