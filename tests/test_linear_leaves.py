@@ -382,3 +382,18 @@ def test_categories_split_but_are_not_regressors():
                for t in all_trees(splits(splits_X), 2))
     assert est.objective_ == pytest.approx(best, abs=1e-9)
     assert est.tree_.regressors == [0, 4, 5]  # a, b, level among a, 3 colours, b, level
+
+
+@pytest.mark.slow
+def test_scikit_learn_estimator_checks_pass():
+    """scikit-learn's estimator checks (the weight equivalence among them) on linear leaves."""
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(OptimalTreeRegressor(leaf_model="linear", time_limit=10),
+                                  on_fail=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed
