@@ -3,7 +3,8 @@ with pystreed's STreeDPiecewiseLinearRegressor, CART and our constant-leaf tree 
 depth, in one run (issue #43, item 4).
 
 Both linear-leaf trees split numeric columns at 5 quantile thresholds (pystreed's
-``n_thresholds=5``; ours: weighted quantiles, every threshold of a column with <= 6 values)
+``n_thresholds=5`` with its own quantiles; ours: weighted quantiles, every threshold of a
+column with <= 6 values: the split sets can differ)
 and fit each leaf's ridge model on every column; pystreed raises its min leaf to 5 rows per
 regressor, so every method here gets that min leaf.  pystreed's ridge penalty is scaled its
 own way, so its tree is also read as a partition of the training rows and scored in our
