@@ -97,6 +97,13 @@ def regression_summary(est: Any) -> list[str]:
     """Status lines of a regression tree: the proof (over every threshold), the objective
     with its bound and gap, and what the objective is."""
     lines = mip_summary(est)
+    if getattr(est, "leaf_model", "constant") == "linear":
+        lines.append("objective is    : (squared error + leaf_ridge x |leaf coefficients|^2) / "
+                     "(total weight x variance of y) + lam x leaves; each leaf a ridge "
+                     f"regression on the numeric columns; splits at "
+                     f"{est.stats_.get('thresholds_per_column')} quantile thresholds a "
+                     "numeric column; bound: a lower bound")
+        return lines
     lines.append("objective is    : squared error / (total weight x variance of y) + lam x "
                  "leaves; bound: a lower bound")
     return lines

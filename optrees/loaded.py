@@ -111,6 +111,11 @@ class LoadedTreeModel:
         elif tree.get("kind") == "regression_tree":
             self.tree = RegressionTree.from_dict(tree, self._width())
             self.needed = self._binary_inputs()
+        elif tree.get("kind") == "linear_leaf_tree":
+            from .models.linear_leaf_tree import LinearLeafTree
+
+            self.tree = LinearLeafTree.from_dict(tree, self._width())
+            self.needed = self._binary_inputs()
         else:
             self.tree = BinaryTree.from_dict(tree, self._width())
             self.needed = self._binary_inputs()

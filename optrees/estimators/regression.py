@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from .._params import GeneratedInit
+from .._params import GeneratedInit, Options, Param, Real, validate_params
 from .._validation import check_regression_target
+from ..trees.solve.linear_leaves import numeric_columns, solve_linear_leaves
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
 from ._base import logged_fit
 from .threshold_trees import EveryThresholdTree, threshold_tree_parameters
 
 DEPTH_WHY = ("the regression search over every threshold is built and tested to depth "
              f"{MAX_REGRESSION_DEPTH} so far (issue #43)")
+
+
+LEAF_PARAMETERS = {
+    "leaf_model": Param(Options("constant", "linear"),
+                        "what a leaf predicts: 'constant' (its weighted mean) or 'linear' "
+                        "(a ridge regression on the numeric columns, depth <= 3)"),
+    "leaf_ridge": Param(Real(0.0), "ridge penalty of the linear leaves' coefficients (on "
+                        "standardised columns, as scikit-learn's Ridge alpha)"),
+}
 
 
 class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
@@ -30,7 +41,17 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
     ``time_limit`` returns the best tree found (never worse than CART on the training data)
     with status "time_limit" and a valid lower ``bound_``.
 
-    Fitted attributes: ``tree_`` (:class:`~optrees.models.regression_tree.RegressionTree`),
+    With ``leaf_model="linear"`` each leaf predicts with its own ridge regression on the
+    numeric columns of ``X`` (every numeric column, standardised by its weighted training
+    mean and standard deviation; the intercept not penalised) and costs its penalised least
+    squares, ``SSE + leaf_ridge * |b|^2`` (scikit-learn's ``Ridge(alpha=leaf_ridge)`` with
+    the rows' weights), normalised as above.  Depth <= 3, no ``max_leaves``; a numeric column
+    is split at its 5 weighted quantile thresholds (every threshold when it has at most 6
+    values), and "optimal" means optimal over those splits: ``thresholds_`` is "binarized"
+    when a threshold was left out (exact on 0/1 columns).
+
+    Fitted attributes: ``tree_`` (:class:`~optrees.models.regression_tree.RegressionTree`;
+    :class:`~optrees.models.linear_leaf_tree.LinearLeafTree` with linear leaves),
     ``objective_``, ``bound_`` (no tree of the depth has a lower objective), ``gap_``,
     ``status_``, ``thresholds_`` ("all"), ``solve_seconds_``, ``fit_seconds_``, ``stats_``,
     ``n_features_in_``, ``feature_names_in_``.
@@ -38,15 +59,31 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
 
     _parameters, _defaults = threshold_tree_parameters(
         MAX_REGRESSION_DEPTH, DEPTH_WHY, "the target's variance times the total weight")
+    _parameters = {**_parameters, **LEAF_PARAMETERS}
+    _defaults = {**_defaults, "leaf_model": "constant", "leaf_ridge": 1.0}
 
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalTreeRegressor:
         """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
         per row (integer weights give the tree of duplicated rows, weight 0 drops a row).
         Returns ``self``."""
+        p = validate_params(self)
+        if p.leaf_model == "constant":
+            return self._fit_table(X, y, sample_weight, check_regression_target,
+                                   solve_regression_tree)
+
+        def linear(encoder: Any, _: Any) -> Any:
+            return partial(solve_linear_leaves, regressors=numeric_columns(encoder.specs),
+                           ridge=p.leaf_ridge)
+
+        def binarized(out: Any, *_: Any) -> None:
+            self.thresholds_ = out.stats["thresholds"]
+
         return self._fit_table(X, y, sample_weight, check_regression_target,
-                               solve_regression_tree)
+                               solve_linear_leaves, binarized, linear)
 
     def predict(self, X: Any) -> np.ndarray:
-        """The training mean of the leaf each row of ``X`` reaches."""
+        """The leaf's prediction for each row of ``X``: its training mean, or with linear
+        leaves its ridge model's value."""
         return super().predict(X)
+

@@ -56,11 +56,14 @@ class EveryThresholdTree(_TreeOutput):
 
     def _fit_table(self, X: Any, y: Any, sample_weight: Any,
                    check_target: Callable[[Any, int], np.ndarray], solve: Solve,
-                   after: Callable[..., None] | None = None) -> Any:
+                   after: Callable[..., None] | None = None,
+                   for_columns: Callable[[Any, Solve], Solve] | None = None) -> Any:
         """The fit: ``solve`` returns a :class:`FitResult`, or a tuple whose first item is
         one; ``after(out, features, target, w)`` (the solve's return value, the encoded
         training rows kept, their target and weights) sets the task's own attributes before
-        the result is stored. Returns ``self``."""
+        the result is stored; ``for_columns(encoder, solve)``: the solve to run given the
+        fitted :class:`~optrees.encoding.thresholds.ThresholdColumns` (when it depends on
+        the columns' kinds). Returns ``self``."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
@@ -70,6 +73,8 @@ class EveryThresholdTree(_TreeOutput):
         encoding = every_threshold(df)
         features = encoding.transform(df)
         names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+        if for_columns is not None:
+            solve = for_columns(encoding.encoder, solve)
         with stop_on_ctrl_c(deadline):
             out = solve(features, target, w, p.depth, p.lam,
                         min_leaf_rows(p.min_samples_leaf, len(target)), deadline, names,

@@ -127,6 +127,14 @@ class RegressionTree(SplitNodes):
             f", weight {count_text(float(self.weight[n]))}"
         return f"n={self.count[n]}{weighted}"
 
+    def leaf_text(self, n: int, value_name: str = "value") -> str:
+        """What leaf ``n`` predicts, in one line: ``value: 3.25``."""
+        return f"{value_name}: {self.value[n]:.6g}"
+
+    def leaf_lines(self, n: int, value_name: str = "value") -> list[str]:
+        """What leaf ``n`` predicts, as the lines of its box in a picture."""
+        return [f"{value_name} = {self.value[n]:.4g}"]
+
     def export_text(self, feature_names: Sequence[str] | None = None,
                     value_name: str = "value") -> str:
         """Indented text of the tree: one line per test, leaf values (named ``value_name``)
@@ -135,7 +143,7 @@ class RegressionTree(SplitNodes):
         lines: list[str] = []
 
         def leaf_text(n: int) -> str:
-            return f"{value_name}: {self.value[n]:.6g}  ({self.size_text(n)})"
+            return f"{self.leaf_text(n, value_name)}  ({self.size_text(n)})"
 
         def walk(n: int, indent: str) -> None:
             if self.feature[n] == LEAF:
@@ -166,7 +174,7 @@ class RegressionTree(SplitNodes):
         def build(n: int) -> Node:
             size = self.size_text(n)
             if self.feature[n] == LEAF:
-                return Node([f"{value_name} = {self.value[n]:.4g}", size], leaf=True,
+                return Node([*self.leaf_lines(n, value_name), size], leaf=True,
                             prediction=Prediction(value=float(self.value[n]),
                                                   value_name=value_name),
                             curve=curves.get(n))
