@@ -26,10 +26,10 @@ from .._params import (
 )
 from .._validation import (
     OptreesInputError,
-    check_binary_matrix,
     check_target,
     fit_weights,
 )
+from ..encoding.binary import Encoding
 from ..models.result import FitResult
 from ..trees.mip.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.mip.accel.path_bound import VARIANTS as PB_VARIANTS
@@ -151,6 +151,12 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         """The fit in the trees room (:class:`~optrees.trees.solve.fit.TreeFit`: encoding, engine,
         objective); keeps the encoding predict needs.  Solvers stop at ``deadline`` or the
         first Ctrl-C."""
+        return self._solve_encoding(df, y, w, classes, p, deadline, groups)[0]
+
+    def _solve_encoding(self, df: Any, y: np.ndarray, w: np.ndarray | None,
+                        classes: np.ndarray, p: Params, deadline: Deadline,
+                        groups: np.ndarray | None = None) -> tuple[FitResult, Encoding]:
+        """:meth:`_solve`, with the fit's :class:`Encoding` (its ``matrix`` included)."""
         method = TreeMethod(lambda problem: self._formulation(problem, p), self._search(p),
                             self._penalty(p), type(self).__name__)
         result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
@@ -159,7 +165,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
         self._tree_columns = encoding.columns
-        return result
+        return result, encoding
 
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
@@ -283,7 +289,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
 
 RASHOMON_KEEP_CELLS = 2_000_000
 """Largest rows x columns of a training table a fitted BendOCT keeps for :meth:`rashomon`
-(as packed bits, or as the encoder's floats: at most 16 MB)."""
+(a reference to the matrix the fit encoded: 0/1 bytes, or the encoder's floats, at most
+16 MB)."""
 
 
 class BendOCTClassifier(BendersOCTClassifier):
@@ -308,23 +315,19 @@ class BendOCTClassifier(BendersOCTClassifier):
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
                p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:
-        """The fit; keeps the 0/1 training matrix (packed bits), labels and weights for
-        :meth:`rashomon` when the fit is over 0/1 literals without side objectives."""
-        result = super()._solve(df, y, w, classes, p, deadline, groups)
+        """The fit; keeps a reference to the encoded training matrix the fit built (no copy,
+        no second encoding), labels and weights for :meth:`rashomon` when the fit is over 0/1
+        literals (or every threshold at depth <= 2) without side objectives."""
+        result, encoding = self._solve_encoding(df, y, w, classes, p, deadline, groups)
         self._rashomon_data = None
         if p.get("fairness") is not None or p.get("feature_costs") is not None or \
                 p.get("misclassification_costs") is not None:
             return result
-        weights = np.ones(len(y)) if w is None else np.asarray(w, float)
         if df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
             self._rashomon_data = "too large"
-            return result
-        if self.encoder_ is None:
-            X01 = check_binary_matrix(df, checked=True) if self.binarizer_ is None else \
-                self.binarizer_.transform(df)
-            self._rashomon_data = (np.packbits(X01, axis=1), X01.shape[1], y, weights)
-        elif p.depth <= MAX_THRESHOLD_DEPTH:  # every threshold: the encoder's numbers
-            self._rashomon_data = (self.encoder_.transform(df), None, y, weights)
+        elif encoding.matrix is not None and (self.encoder_ is None or
+                                              p.depth <= MAX_THRESHOLD_DEPTH):
+            self._rashomon_data = (encoding.matrix, y, w)
         return result
 
     def rashomon(self, epsilon: float, *, additive: bool = False,
@@ -358,14 +361,14 @@ class BendOCTClassifier(BendersOCTClassifier):
         if self.depth > MAX_RASHOMON_DEPTH:
             raise OptreesInputError(f"the Rashomon set is built at depth <= "
                                     f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
-        packed, F, y, w = data
+        matrix, y, w = data
+        w = np.ones(len(y)) if w is None else np.asarray(w, float)
         literals = None
-        if F is None:  # every threshold of the encoder's numeric columns
-            literals = ThresholdLiterals(self.encoder_, packed)
+        if self.encoder_ is not None:  # every threshold of the encoder's numeric columns
+            literals = ThresholdLiterals(self.encoder_, matrix)
             X01, names = literals.matrix, (literals.names, literals.negated)
         else:
-            X01 = np.unpackbits(packed, axis=1, count=F)
-            names = (self.feature_names_, self.negated_names_)
+            X01, names = matrix, (self.feature_names_, self.negated_names_)
         return build_set(X01, y, w, self.classes_, names, self.depth, self.lam,
                          check_epsilon(epsilon), additive,
                          min_leaf_rows(self.min_samples_leaf, len(y)),
