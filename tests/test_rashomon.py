@@ -244,8 +244,10 @@ def test_count_without_listing():
 
 def test_memory_cap():
     X, y = _data(16, 200, 12, 2)
+    rs = rashomon_set(X, y, depth=3, lam=0.001, epsilon=0.3, max_nodes=100)
+    assert not rs.listable  # counted, not stored (tests/test_rashomon_limits.py)
     with pytest.raises(RashomonSetTooLarge, match="max_nodes=100 "):
-        rashomon_set(X, y, depth=3, lam=0.001, epsilon=0.3, max_nodes=100)
+        rs[0]
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from test_rashomon import _check, _data, enumerated
+import pytest
+from test_rashomon import _check, _count_by_root_pairs, _data, enumerated
 
 from optrees import BendersOCTClassifier, BendOCTClassifier, Binarizer
+from optrees.trees import rashomon_set
+from optrees.trees.solve.rashomon import RashomonSetTooLarge
 
 
 def test_a_fit_encodes_its_table_once(monkeypatch):
@@ -45,3 +48,26 @@ def test_a_zero_one_fit_keeps_its_matrix():
     fit = BendOCTClassifier(depth=2, lam=0.01).fit(X, y)
     want, best = enumerated(X, y, np.ones(30), 2, 2, 0.01, 0.5)
     _check(fit.rashomon(0.5), want, best, 4)
+
+
+def test_a_set_too_large_to_list_is_counted():
+    """Past max_nodes the set is counted under the cap (exact, the root pairs of subtrees
+    enumerated from the definition) and every listing refuses, naming the count and cap."""
+    X, y = _data(16, 150, 9, 2)
+    X[:, 8] = X[:, 2] | X[:, 3]
+    listed = rashomon_set(X, y, depth=3, lam=0.002, epsilon=0.8)
+    want = _count_by_root_pairs(X, y, 3, 0.002, listed.bound)
+    assert len(listed) == want > 10_000 and listed.listable
+    for cap in (listed.stored - 1, 200, 40):  # 40: the cache is emptied many times
+        counted = rashomon_set(X, y, depth=3, lam=0.002, epsilon=0.8, max_nodes=cap)
+        assert not counted.listable and len(counted) == want
+        values, counts = counted.objective_counts()
+        assert counted.stored <= max(cap, len(values))  # the root's histogram is the answer
+        assert sum(counts) == want
+        np.testing.assert_array_equal(values, listed.objective_counts()[0])
+        message = f"holds {want:,} trees .* max_nodes={cap:,}"
+        for listing in (lambda: counted[0], lambda: iter(counted), counted.structures,
+                        lambda: counted.sample(1), counted.feature_importance):
+            with pytest.raises(RashomonSetTooLarge, match=message):
+                listing()
+        assert "counted, not stored" in repr(counted)

@@ -72,7 +72,10 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
     ``X``: 0/1 columns, or raw columns with a ``binarizer`` (``"auto"`` or a
     :class:`~optrees.Binarizer`: the set is then over its literals).  The optimum comes from
     the exact subtree search within ``time_limit``; an optimum it does not prove is refused.
-    ``max_nodes`` caps the stored entries (:class:`RashomonSetTooLarge` beyond it)."""
+    ``max_nodes`` caps the stored entries (about 60 bytes each): a set whose DAG needs more
+    is still counted exactly under the cap (``len``, :meth:`RashomonSet.objective_counts`),
+    but not listed (``listable`` False: iteration, indexing, sampling and importance raise
+    :class:`RashomonSetTooLarge` naming the count and the cap)."""
     frame = check_frame(X)
     depth = check_depth(depth, MAX_RASHOMON_DEPTH, "the set's build loops over F^depth splits")
     lam = check_lam(lam)
@@ -131,7 +134,13 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
     for _ in range(2):
         bound = optimum + epsilon if additive else (1.0 + epsilon) * optimum
         builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes))
-        root = builder.node(np.ones(len(y_enc), dtype=bool), depth, scale.bound_key(bound))
+        rows = np.ones(len(y_enc), dtype=bool)
+        try:
+            root = builder.node(rows, depth, scale.bound_key(bound))
+        except RashomonSetTooLarge:  # too large to list: counted under the same cap
+            builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes))
+            builder.listing = False
+            root = builder.node(rows, depth, scale.bound_key(bound))
         best = float(scale.objective(root.best)) if len(root.keys) else np.inf
         if best >= optimum - 1e-9:
             break
@@ -142,7 +151,7 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
         raise RuntimeError(f"the set's best objective {best} is not the certified optimum "
                            f"{optimum}")  # pragma: no cover - a bug, not an input
     return RashomonSet(root, scale, builder.entries, X01, y_enc, w, classes, names,
-                       dict(depth=depth, lam=lam, epsilon=epsilon, additive=additive,
+                       dict(listable=builder.listing, max_nodes=int(max_nodes), depth=depth, lam=lam, epsilon=epsilon, additive=additive,
                             min_samples_leaf=min_leaf, optimum=optimum, bound=bound,
                             literals=literals))
 
@@ -155,7 +164,10 @@ class RashomonSet:
     :meth:`feature_importance`; :meth:`structure` gives a tree as a nested tuple
     ``(feature, left, right)`` with class indices at the leaves (``x_f = 0`` left), faster
     than a :class:`BinaryTree`.  ``optimum``, ``bound``, ``epsilon``, ``lam``, ``depth`` say
-    what set it is; ``stored`` is the DAG's stored entries."""
+    what set it is; ``stored`` is the DAG's stored entries.  A set whose DAG would pass
+    ``max_nodes`` is counted, not stored (``listable`` False): ``len``, ``count``,
+    :meth:`objective_counts` are exact, and what lists trees raises
+    :class:`RashomonSetTooLarge` naming the count and the cap."""
 
     def __init__(self, root: SetNode, scale: Scale, stored: int, X01: np.ndarray,
                  y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
@@ -171,13 +183,24 @@ class RashomonSet:
 
     def __repr__(self) -> str:
         kind = "+" if self.additive else "x(1+)"
-        return (f"RashomonSet({self.count} trees, depth {self.depth}, lam {self.lam}, "
+        counted = "" if self.listable else ", counted, not stored"
+        return (f"RashomonSet({self.count} trees{counted}, depth {self.depth}, lam {self.lam}, "
                 f"epsilon {self.epsilon} {kind}, optimum {self.optimum:.6g})")
 
     def __len__(self) -> int:
         return self.count
 
+    def _listing(self) -> None:
+        """One clear error when the set was counted, not stored."""
+        if not self.listable:
+            raise RashomonSetTooLarge(
+                f"the Rashomon set holds {self.count:,} trees (exact), but listing them "
+                f"needs more than max_nodes={self.max_nodes:,} stored entries, so it was "
+                f"counted, not stored: len() and objective_counts() work; raise max_nodes, "
+                f"lower epsilon or raise lam to list, index, sample or weigh its trees")
+
     def _index(self, i: int) -> int:
+        self._listing()
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
             raise TypeError(f"a Rashomon set is indexed by integers, got {i!r}")
         i = int(i) + (self.count if i < 0 else 0)
@@ -191,14 +214,14 @@ class RashomonSet:
 
     def structures(self) -> Iterator[walk.Tree]:
         """Every tree as a nested tuple, in objective order."""
+        self._listing()
         return walk.trees(self._root)
 
     def __getitem__(self, i: int) -> BinaryTree:
         return self.to_tree(self.structure(i))
 
     def __iter__(self) -> Iterator[BinaryTree]:
-        for tree in self.structures():
-            yield self.to_tree(tree)
+        return (self.to_tree(tree) for tree in self.structures())  # refused here, if so
 
     @property
     def objectives(self) -> np.ndarray:
@@ -223,6 +246,7 @@ class RashomonSet:
                                          not isinstance(random_state, (int, np.integer))):
             raise OptreesInputError(f"random_state must be an integer or None, got "
                                     f"{random_state!r}")
+        self._listing()
         rng = random.Random(None if random_state is None else int(random_state))
         picks = rng.sample(range(self.count), min(int(k), self.count))
         return [self[i] for i in picks]
@@ -230,6 +254,7 @@ class RashomonSet:
     def feature_importance(self) -> pd.Series:
         """Per feature (0/1 literal, by name), the share of the set's trees that split on it
         (exact, one pass over the DAG)."""
+        self._listing()
         if self._importance is None:
             F = self._data[0].shape[1]
             avoid = walk.avoiding(self._root, F).sum(axis=1)

@@ -158,7 +158,9 @@ def pair_histogram(left: SetNode, right: SetNode, budget: int,
 class Builder:
     """Builds :class:`SetNode` s of the 0/1 matrix ``X`` (n x F), classes ``y`` (0..K-1),
     weights ``w``; leaves hold at least ``min_leaf`` rows; at most ``max_nodes`` stored
-    entries (histogram entries, options and splits) in all."""
+    entries (histogram entries, options and splits) in all.  With ``listing`` off the
+    nodes keep only their histograms and the memo, a cache then, is emptied whenever it
+    would pass ``max_nodes`` entries: the count stays exact under a hard cap."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
                  scale: Scale, min_leaf: int = 1, max_nodes: int = 10_000_000) -> None:
@@ -168,7 +170,8 @@ class Builder:
         self.Y = np.zeros((len(y), n_classes))  # each row's weight in its class's column
         self.Y[np.arange(len(y)), self.y] = self.w
         self.scale, self.min_leaf, self.max_nodes = scale, max(1, int(min_leaf)), max_nodes
-        self.entries = 0
+        self.entries, self.evictions = 0, 0
+        self.listing = True  # False: count only (nodes keep their histograms, no children)
         self.memo: dict[tuple[bytes, int], SetNode] = {}
         # rows with the same features: no tree separates them (equivalent points); each
         # group's minority weight is put on its first row, so a subproblem's sum of
@@ -242,6 +245,11 @@ class Builder:
             return known
         node = self._depth1(mask, depth, budget) if depth <= 1 else \
             self._deeper(mask, depth, budget)
+        if not self.listing:  # the histogram alone: the memo is a cache of counts
+            node.options, node.splits = None, []
+            if self.entries + len(node.keys) > self.max_nodes:
+                self.memo.clear()  # dropping cached counts costs time, never exactness
+                self.entries, self.evictions = 0, self.evictions + 1
         self.memo[key] = node
         self._store(len(node.keys) + (0 if node.options is None else len(node.options))
                     + sum(1 + len(s[3]) for s in node.splits))
@@ -249,9 +257,9 @@ class Builder:
 
     def _store(self, entries: int) -> None:
         self.entries += entries
-        if self.entries > self.max_nodes:
+        if self.listing and self.entries > self.max_nodes:
             raise RashomonSetTooLarge(
-                f"the Rashomon set needs more than max_nodes={self.max_nodes} stored "
+                f"listing the Rashomon set needs more than max_nodes={self.max_nodes} stored "
                 f"entries; lower epsilon, raise lam or raise max_nodes")
 
     def _depth1(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
@@ -289,7 +297,8 @@ class Builder:
         """The depth-1 node of one side of the split on ``f`` from its stump table."""
         node = self._listed(int(table.leaf[f]), int(table.label[f]), np.arange(len(table.leaf)),
                             table.key[f], table.c0[f], table.c1[f], 1, budget)
-        self._store(len(node.keys) + len(node.options))
+        if self.listing:  # (counting, the node lives only while its parent is built)
+            self._store(len(node.keys) + len(node.options))
         return node
 
     def _deeper(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
@@ -325,7 +334,8 @@ class Builder:
                 and left.leaf + right.leaf <= budget) else None
             keys, counts = pair_histogram(left, right, budget, trivial)
             if len(keys):
-                splits.append((f, left, right, keys, counts))
+                if self.listing:
+                    splits.append((f, left, right, keys, counts))
                 pieces_k.append(keys)
                 pieces_c.append(counts)
         if pieces_k:
