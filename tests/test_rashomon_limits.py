@@ -66,8 +66,8 @@ def test_a_set_too_large_to_list_is_counted():
         assert sum(counts) == want
         np.testing.assert_array_equal(values, listed.objective_counts()[0])
         message = f"holds {want:,} trees .* max_nodes={cap:,}"
-        for listing in (lambda: counted[0], lambda: iter(counted), counted.structures,
-                        lambda: counted.sample(1), counted.feature_importance):
+        for name, args in (("__getitem__", (0,)), ("__iter__", ()), ("structures", ()),
+                           ("sample", (1,)), ("feature_importance", ())):
             with pytest.raises(RashomonSetTooLarge, match=message):
-                listing()
+                getattr(counted, name)(*args)
         assert "counted, not stored" in repr(counted)

@@ -151,7 +151,8 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
         raise RuntimeError(f"the set's best objective {best} is not the certified optimum "
                            f"{optimum}")  # pragma: no cover - a bug, not an input
     return RashomonSet(root, scale, builder.entries, X01, y_enc, w, classes, names,
-                       dict(listable=builder.listing, max_nodes=int(max_nodes), depth=depth, lam=lam, epsilon=epsilon, additive=additive,
+                       dict(listable=builder.listing, max_nodes=int(max_nodes),
+                            depth=depth, lam=lam, epsilon=epsilon, additive=additive,
                             min_samples_leaf=min_leaf, optimum=optimum, bound=bound,
                             literals=literals))
 
