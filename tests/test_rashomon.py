@@ -274,8 +274,6 @@ def test_estimator_refuses_what_it_cannot_certify():
         fit.rashomon(-1)
     with pytest.raises(OptreesInputError, match="depth <= 4"):
         BendOCTClassifier(depth=5, lam=0.01).fit(X, y).rashomon(0.1)
-    with pytest.raises(OptreesInputError, match="max_leaves"):
-        BendOCTClassifier(depth=2, lam=0.01, max_leaves=3).fit(X, y).rashomon(0.1)
     fit.status_ = "time_limit"
     with pytest.raises(OptreesInputError, match="not 'optimal'"):
         fit.rashomon(0.1)

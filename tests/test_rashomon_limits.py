@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_rashomon import _check, _count_by_root_pairs, _data, enumerated
+from test_rashomon import _check, _count_by_root_pairs, _data, _labelled, _shapes, enumerated
 
-from optrees import BendersOCTClassifier, BendOCTClassifier, Binarizer
+from optrees import BendersOCTClassifier, BendOCTClassifier, Binarizer, OptreesInputError
 from optrees.trees import rashomon_set
 from optrees.trees.solve.rashomon import RashomonSetTooLarge
 
@@ -71,3 +71,56 @@ def test_a_set_too_large_to_list_is_counted():
             with pytest.raises(RashomonSetTooLarge, match=message):
                 getattr(counted, name)(*args)
         assert "counted, not stored" in repr(counted)
+
+
+def enumerated_leaves(X, y, w, K, depth, lam, eps, max_leaves, additive=False, min_leaf=1):
+    """{tree: objective} of the trees of at most ``max_leaves`` leaves within the bound of
+    the best of them, and that best, by listing every tree (the definition)."""
+    rows, objective = np.ones(len(y), dtype=bool), {}
+    for shape in _shapes(X.shape[1], depth):
+        got = _labelled(shape, X, y, w, K, rows, min_leaf)
+        if got is not None and got[2] <= max_leaves:
+            objective[got[0]] = got[1] / w.sum() + lam * got[2]
+    best = min(objective.values())
+    bound = best + eps if additive else (1 + eps) * best
+    return {t: v for t, v in objective.items() if v <= bound + 1e-9}, best
+
+
+MAX_LEAVES_CASES = [  # seed, rows, features, classes, depth, lam, eps, additive, max leaves
+    (30, 20, 4, 2, 2, 0.01, 0.8, False, 2),
+    (31, 20, 4, 2, 2, 0.0, 1.0, False, 3),
+    (32, 24, 3, 2, 3, 0.01, 0.6, False, 3),
+    (33, 24, 3, 3, 3, 0.02, 0.5, True, 5),
+    (34, 22, 3, 2, 3, 0.0, 0.7, False, 4),
+    (35, 18, 3, 2, 3, 0.05, 2.0, False, 1),
+    (37, 16, 3, 2, 1, 0.01, 9.0, False, 1),
+]
+
+
+@pytest.mark.parametrize("case", MAX_LEAVES_CASES)
+def test_max_leaves_is_every_tree_of_so_many_leaves(case):
+    seed, n, F, K, depth, lam, eps, additive, most = case
+    X, y = _data(seed, n, F, K)
+    want, best = enumerated_leaves(X, y, np.ones(n), K, depth, lam, eps, most, additive)
+    rs = rashomon_set(X, y, depth=depth, lam=lam, epsilon=eps, additive=additive,
+                      max_leaves=most)
+    _check(rs, want, best, F)
+    assert max(t.n_leaves for t in rs) <= most
+    counted = rashomon_set(X, y, depth=depth, lam=lam, epsilon=eps, additive=additive,
+                           max_leaves=most, max_nodes=5)
+    assert counted.listable == (rs.stored <= 5) and len(counted) == len(want)
+
+
+def test_the_estimators_set_keeps_its_max_leaves():
+    X, y = _data(36, 40, 4, 3)
+    w = np.random.default_rng(6).integers(1, 4, 40).astype(float)
+    fit = BendOCTClassifier(depth=3, lam=0.005, max_leaves=4, min_samples_leaf=2).fit(
+        X, y, sample_weight=w)
+    want, best = enumerated_leaves(X, y, w, 3, 3, 0.005, 0.3, 4, min_leaf=2)
+    rs = fit.rashomon(0.3)
+    _check(rs, want, best, 4)
+    assert rs.optimum == pytest.approx(1 - fit.objective_, abs=1e-12)
+    assert rs.max_leaves == 4
+    assert rashomon_set(X, y, depth=3, max_leaves=8).max_leaves is None  # every tree keeps
+    with pytest.raises(OptreesInputError, match="max_leaves must be"):
+        rashomon_set(X, y, depth=3, max_leaves=0)

@@ -46,6 +46,7 @@ from ..trees.solve.rashomon import (
     ThresholdLiterals,
     build_set,
     check_epsilon,
+    check_max_leaves,
 )
 from ._base import (
     Deadline,
@@ -335,10 +336,10 @@ class BendOCTClassifier(BendersOCTClassifier):
         """Every tree of the fit's depth, data, weights and ``min_samples_leaf`` whose
         objective (misclassification rate + lam * leaves, TreeFARMS's; ``1 - objective_``
         for the fitted tree) is at most ``(1 + epsilon)`` times the certified optimum (the
-        optimum + ``epsilon`` when ``additive``), over the fit's 0/1 literals, or over every
-        threshold of numeric columns (literals ``x > t``) for a fit over every threshold at
-        depth <= 2; see :class:`optrees.trees.RashomonSet`.  Needs a proved fit
-        (``status_ == "optimal"``)."""
+        optimum + ``epsilon`` when ``additive``), of at most ``max_leaves`` leaves, over the
+        fit's 0/1 literals, or over every threshold of numeric columns (literals ``x > t``)
+        for a fit over every threshold at depth <= 2; see :class:`optrees.trees.RashomonSet`.
+        Needs a proved fit (``status_ == "optimal"``)."""
         check_is_fitted(self, "tree_")
         data = getattr(self, "_rashomon_data", None)
         if self.status_ != "optimal":
@@ -356,8 +357,6 @@ class BendOCTClassifier(BendersOCTClassifier):
                 f"numeric columns at depth <= {MAX_THRESHOLD_DEPTH}, without fairness, "
                 f"misclassification_costs or feature_costs; this fit was deeper over every "
                 f"threshold or had one of them: pass binarizer=Binarizer(...) or 0/1 columns")
-        if self.max_leaves is not None and self.max_leaves < 2**self.depth:
-            raise OptreesInputError("the Rashomon set does not take max_leaves yet")
         if self.depth > MAX_RASHOMON_DEPTH:
             raise OptreesInputError(f"the Rashomon set is built at depth <= "
                                     f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
@@ -372,5 +371,6 @@ class BendOCTClassifier(BendersOCTClassifier):
         return build_set(X01, y, w, self.classes_, names, self.depth, self.lam,
                          check_epsilon(epsilon), additive,
                          min_leaf_rows(self.min_samples_leaf, len(y)),
-                         1.0 - self.objective_, max_nodes, literals)
+                         1.0 - self.objective_, max_nodes, literals,
+                         check_max_leaves(self.max_leaves, self.depth))
 

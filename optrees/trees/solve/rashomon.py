@@ -32,7 +32,13 @@ from ...models.binary_tree import BinaryTree
 from ...solvers.deadline import Deadline
 from ..search.binary.entry import solve_subtree
 from ..search.rashomon import walk
-from ..search.rashomon.build import Builder, RashomonSetTooLarge, Scale, SetNode
+from ..search.rashomon.build import (
+    LEAF_BITS,
+    Builder,
+    RashomonSetTooLarge,
+    Scale,
+    SetNode,
+)
 from .fit import min_leaf_rows
 
 __all__ = ["RashomonSet", "RashomonSetTooLarge", "rashomon_set"]
@@ -64,10 +70,12 @@ def check_epsilon(epsilon: object) -> float:
 def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: float = 0.05,
                  *, additive: bool = False, min_samples_leaf: int | float = 1,
                  sample_weight: Any = None, max_nodes: int = MAX_NODES,
-                 time_limit: float | None = None, binarizer: Any = None) -> RashomonSet:
+                 time_limit: float | None = None, binarizer: Any = None,
+                 max_leaves: int | None = None) -> RashomonSet:
     """Every tree of depth <= ``depth`` whose objective (misclassification rate + ``lam`` *
     leaves, weighted by ``sample_weight``) is at most ``(1 + epsilon)`` times the optimum, or
-    the optimum + ``epsilon`` when ``additive``; leaves keep ``min_samples_leaf`` rows.
+    the optimum + ``epsilon`` when ``additive``; leaves keep ``min_samples_leaf`` rows; with
+    ``max_leaves``, trees of at most that many leaves (the optimum too is theirs).
 
     ``X``: 0/1 columns, or raw columns with a ``binarizer`` (``"auto"`` or a
     :class:`~optrees.Binarizer`: the set is then over its literals).  The optimum comes from
@@ -86,6 +94,7 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
     if keep is not None and not keep.all():
         frame, y_enc, w = frame[keep], y_enc[keep], w[keep]
     min_leaf = _min_leaf(min_samples_leaf, len(y_enc))
+    max_leaves = check_max_leaves(max_leaves, depth)
     deadline = Deadline(check_time_limit(time_limit))
     literals = None
     if binarizer is None and has_numeric_column(frame):  # every threshold, at depth <= 2
@@ -101,14 +110,24 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
         names = (encoding.names, encoding.negated)
     weights = np.ones(len(y_enc)) if w is None else np.asarray(w, dtype=float)
     found = solve_subtree(X01, y_enc, depth, lam * float(weights.sum()), weights,
-                          n_classes=len(classes), deadline=deadline, min_leaf=min_leaf)
+                          n_classes=len(classes), deadline=deadline, min_leaf=min_leaf,
+                          max_leaves=max_leaves)
     if not found.optimal:
         raise OptreesInputError(
             "the optimum was not proved within time_limit; the Rashomon set is defined by "
             "the certified optimum: raise time_limit or lower depth")
     optimum = 1.0 - found.score / float(weights.sum())
     return build_set(X01, y_enc, weights, classes, names, depth, lam, epsilon, additive,
-                     min_leaf, optimum, max_nodes, literals)
+                     min_leaf, optimum, max_nodes, literals, max_leaves)
+
+
+def check_max_leaves(value: object, depth: int) -> int | None:
+    """``max_leaves`` as an int >= 1, or None when every tree of the depth keeps within it."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise OptreesInputError(f"max_leaves must be None or an integer >= 1, got {value!r}")
+    return None if value >= 2**depth else int(value)
 
 
 def _min_leaf(value: object, n_rows: int) -> int:
@@ -123,22 +142,24 @@ def _min_leaf(value: object, n_rows: int) -> int:
 def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
               names: tuple[list[str], list[str]], depth: int, lam: float, epsilon: float,
               additive: bool, min_leaf: int, optimum: float,
-              max_nodes: int = MAX_NODES,
-              literals: ThresholdLiterals | None = None) -> RashomonSet:
+              max_nodes: int = MAX_NODES, literals: ThresholdLiterals | None = None,
+              max_leaves: int | None = None) -> RashomonSet:
     """The set on a checked 0/1 matrix, given the certified ``optimum`` (TreeFARMS's units;
     a better tree found by the DP, which lists every tree below the bound, replaces it)."""
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or \
             max_nodes < 1:
         raise OptreesInputError(f"max_nodes must be an integer >= 1, got {max_nodes!r}")
-    scale = Scale.make(w, lam, depth)
+    scale = Scale.make(w, lam, depth, 0 if max_leaves is None else LEAF_BITS)
     for _ in range(2):
         bound = optimum + epsilon if additive else (1.0 + epsilon) * optimum
-        builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes))
+        builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
+                          max_leaves)
         rows = np.ones(len(y_enc), dtype=bool)
         try:
             root = builder.node(rows, depth, scale.bound_key(bound))
         except RashomonSetTooLarge:  # too large to list: counted under the same cap
-            builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes))
+            builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
+                              max_leaves)
             builder.listing = False
             root = builder.node(rows, depth, scale.bound_key(bound))
         best = float(scale.objective(root.best)) if len(root.keys) else np.inf
@@ -152,9 +173,9 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
                            f"{optimum}")  # pragma: no cover - a bug, not an input
     return RashomonSet(root, scale, builder.entries, X01, y_enc, w, classes, names,
                        dict(listable=builder.listing, max_nodes=int(max_nodes),
-                            depth=depth, lam=lam, epsilon=epsilon, additive=additive,
-                            min_samples_leaf=min_leaf, optimum=optimum, bound=bound,
-                            literals=literals))
+                            max_leaves=max_leaves, depth=depth, lam=lam, epsilon=epsilon,
+                            additive=additive, min_samples_leaf=min_leaf, optimum=optimum,
+                            bound=bound, literals=literals))
 
 
 class RashomonSet:
@@ -165,7 +186,8 @@ class RashomonSet:
     :meth:`feature_importance`; :meth:`structure` gives a tree as a nested tuple
     ``(feature, left, right)`` with class indices at the leaves (``x_f = 0`` left), faster
     than a :class:`BinaryTree`.  ``optimum``, ``bound``, ``epsilon``, ``lam``, ``depth`` say
-    what set it is; ``stored`` is the DAG's stored entries.  A set whose DAG would pass
+    what set it is (``max_leaves``: None, or the most leaves of its trees); ``stored`` is the
+    DAG's stored entries.  A set whose DAG would pass
     ``max_nodes`` is counted, not stored (``listable`` False): ``len``, ``count``,
     :meth:`objective_counts` are exact, and what lists trees raises
     :class:`RashomonSetTooLarge` naming the count and the cap."""

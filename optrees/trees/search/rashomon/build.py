@@ -28,6 +28,11 @@ class RashomonSetTooLarge(OptreesInputError):
     """The set needs more stored entries than ``max_nodes`` allows."""
 
 
+LEAF_BITS = 5
+"""Low bits of a key that count a tree's leaves when ``max_leaves`` bounds them (at most 16
+leaves at depth 4, so a sum of two subtrees' counts never carries)."""
+
+
 @dataclass(frozen=True)
 class Scale:
     """Integer keys of objectives: a leaf misclassifying weight ``e`` has the key
@@ -35,34 +40,53 @@ class Scale:
     objective is ``key / total`` (``total`` = the key of weight ``W``).  With integer weights
     ``per_weight`` is a power of two, so the error part is exact; ``slack`` keys (at least
     1e-9 of the objective, and one key per leaf of rounding) keep a tree exactly at the
-    bound in the set."""
+    bound in the set.  With ``bits`` (:data:`LEAF_BITS`, for ``max_leaves``) each leaf's key
+    is shifted left by ``bits`` and adds 1, so a tree's key also counts its leaves in its
+    low bits (:meth:`leaves`); the order is still by objective."""
 
     per_weight: float
     total: float
     lam_key: int
     slack: int
     worst: float
+    bits: int = 0
 
     @classmethod
-    def make(cls, w: np.ndarray, lam: float, depth: int) -> Scale:
+    def make(cls, w: np.ndarray, lam: float, depth: int, bits: int = 0) -> Scale:
         W = float(w.sum())
         worst = 2.0 + lam * 2**depth  # an objective no tree of the depth exceeds, with room
-        k = int(np.floor(np.log2(2.0**61 / (worst * W))))
+        k = int(np.floor(np.log2(2.0 ** (61 - bits) / (worst * W))))
         per_weight = 2.0 ** min(36, k) if np.all(w == np.round(w)) else 2.0**40 / W
         total = per_weight * W
         return cls(per_weight, total, int(round(lam * total)),
-                   max(2**depth, int(1e-9 * total)), worst)
+                   max(2**depth, int(1e-9 * total)), worst, bits)
+
+    @property
+    def unit(self) -> int:
+        """The key of one unit of the error part (2**bits)."""
+        return 1 << self.bits
+
+    @property
+    def per_leaf(self) -> int:
+        """What one more leaf of no error adds to a key."""
+        return self.lam_key * self.unit + (1 if self.bits else 0)
 
     def leaf_keys(self, errors: np.ndarray) -> np.ndarray:
         """Key of each leaf misclassifying weight ``errors``."""
-        return np.rint(np.asarray(errors) * self.per_weight).astype(np.int64) + self.lam_key
+        part = np.rint(np.asarray(errors) * self.per_weight).astype(np.int64)
+        return part * self.unit + self.per_leaf
 
     def bound_key(self, bound: float) -> int:
         """The largest key of a tree of objective at most ``bound`` (plus the slack)."""
-        return int(np.floor(min(bound, self.worst) * self.total)) + self.slack
+        return (int(np.floor(min(bound, self.worst) * self.total)) + self.slack) * self.unit \
+            + self.unit - 1
 
     def objective(self, key: np.ndarray | int) -> np.ndarray | float:
-        return np.asarray(key, dtype=float) / self.total
+        return (np.asarray(key) >> self.bits).astype(float) / self.total
+
+    def leaves(self, key: np.ndarray) -> np.ndarray:
+        """The leaves of the trees of ``key`` s (needs ``bits``)."""
+        return np.asarray(key) & (self.unit - 1)
 
 
 @dataclass(eq=False)
@@ -157,19 +181,24 @@ def pair_histogram(left: SetNode, right: SetNode, budget: int,
 
 class Builder:
     """Builds :class:`SetNode` s of the 0/1 matrix ``X`` (n x F), classes ``y`` (0..K-1),
-    weights ``w``; leaves hold at least ``min_leaf`` rows; at most ``max_nodes`` stored
+    weights ``w``; leaves hold at least ``min_leaf`` rows; trees have at most
+    ``max_leaves`` leaves (None: any; else ``scale`` counts leaves); at most ``max_nodes`` stored
     entries (histogram entries, options and splits) in all.  With ``listing`` off the
     nodes keep only their histograms and the memo, a cache then, is emptied whenever it
     would pass ``max_nodes`` entries: the count stays exact under a hard cap."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
-                 scale: Scale, min_leaf: int = 1, max_nodes: int = 10_000_000) -> None:
+                 scale: Scale, min_leaf: int = 1, max_nodes: int = 10_000_000,
+                 max_leaves: int | None = None) -> None:
         self.X = np.ascontiguousarray(X, dtype=bool)
         self.Xf = self.X.astype(np.float64)
         self.y, self.w, self.K = np.asarray(y, dtype=np.int64), np.asarray(w, float), n_classes
         self.Y = np.zeros((len(y), n_classes))  # each row's weight in its class's column
         self.Y[np.arange(len(y)), self.y] = self.w
         self.scale, self.min_leaf, self.max_nodes = scale, max(1, int(min_leaf)), max_nodes
+        self.max_leaves = 16 if max_leaves is None else int(max_leaves)
+        if self.max_leaves < 16 and scale.bits == 0:
+            raise ValueError("max_leaves needs a Scale with leaf bits")  # pragma: no cover
         self.entries, self.evictions = 0, 0
         self.listing = True  # False: count only (nodes keep their histograms, no children)
         self.memo: dict[tuple[bytes, int], SetNode] = {}
@@ -197,18 +226,18 @@ class Builder:
         Xs, Ys = self.Xf[mask], self.Y[mask]
         ones, total = Xs.T @ Ys, Ys.sum(axis=0)
         sides = [self._leaves(total - ones)[0], self._leaves(ones)[0]]
+        room = 2 * self.scale.unit  # float sums in another order may round a key up by one
         if depth == 0:
             return sides[0], sides[1]
         if depth >= 2:
             e1 = Xs.T @ self.minority[mask]
             for side, e in enumerate((self.minority[mask].sum() - e1, e1)):
                 sides[side] = np.minimum(sides[side],
-                                         self.scale.leaf_keys(e) + self.scale.lam_key)
-            return sides[0] - 2, sides[1] - 2
+                                         self.scale.leaf_keys(e) + self.scale.per_leaf)
+            return sides[0] - room, sides[1] - room
         for side, table in enumerate(self.stump_tables(mask, Xs, Ys)):
             sides[side] = np.minimum(table.leaf, table.key.min(axis=1))
-        # float sums in another order may round a key up by one: two keys of room
-        return sides[0] - 2, sides[1] - 2
+        return sides[0] - room, sides[1] - room
 
     def stump_tables(self, mask: np.ndarray, Xs: np.ndarray | None = None,
                      Ys: np.ndarray | None = None) -> tuple[Stumps, Stumps]:
@@ -284,7 +313,7 @@ class Builder:
         """The node of a leaf and stumps (on ``features``, keys ``key``, classes ``c0`` on
         x_f = 0 and ``c1``): those within ``budget`` but the trivial ones (two leaves of
         one class), sorted by key then feature, the leaf first."""
-        ok = (key <= budget) & (c0 != c1)
+        ok = (key <= budget) & (c0 != c1) & (self.max_leaves >= 2)
         f, k = np.r_[-1, features[ok]], np.r_[leaf, key[ok]]
         options = np.stack([f, k, np.r_[label, c0[ok]], np.r_[label, c1[ok]]], axis=1)
         if leaf > budget:
@@ -333,6 +362,9 @@ class Builder:
                 left.has_leaf and right.has_leaf and left.label == right.label
                 and left.leaf + right.leaf <= budget) else None
             keys, counts = pair_histogram(left, right, budget, trivial)
+            if self.max_leaves < 16:  # the pairs of more leaves are no trees of the set
+                fit = self.scale.leaves(keys) <= self.max_leaves
+                keys, counts = keys[fit], counts[fit]
             if len(keys):
                 if self.listing:
                     splits.append((f, left, right, keys, counts))
