@@ -7,7 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_rashomon import _check, _count_by_root_pairs, _data, _labelled, _shapes, enumerated
+from test_rashomon import (
+    _check,
+    _count_by_root_pairs,
+    _data,
+    _labelled,
+    _midpoint_literals,
+    _shapes,
+    enumerated,
+)
 
 from optrees import BendersOCTClassifier, BendOCTClassifier, Binarizer, OptreesInputError
 from optrees.trees import rashomon_set
@@ -124,3 +132,45 @@ def test_the_estimators_set_keeps_its_max_leaves():
     assert rashomon_set(X, y, depth=3, max_leaves=8).max_leaves is None  # every tree keeps
     with pytest.raises(OptreesInputError, match="max_leaves must be"):
         rashomon_set(X, y, depth=3, max_leaves=0)
+
+
+@pytest.mark.parametrize("min_leaf", [1, 2])
+def test_every_threshold_at_depth_3(min_leaf):
+    """Over every threshold at depth 3: the trees over the literals x > t at each midpoint of
+    two consecutive distinct values (enumerated), from the function and the estimator."""
+    rng = np.random.default_rng(40)
+    frame = pd.DataFrame({"a": rng.integers(0, 3, 26), "b": rng.choice([0.1, 0.5, 0.9], 26)})
+    y = ((frame.a > 0) ^ (frame.b > 0.3)).to_numpy().astype(int)
+    y[:5] = 1 - y[:5]
+    L = _midpoint_literals(frame.to_numpy(dtype=float))
+    assert L.shape[1] == 4
+    want, best = enumerated(L, y, np.ones(26), 2, 3, 0.01, 0.5, min_leaf=min_leaf)
+    rs = rashomon_set(frame, y, depth=3, lam=0.01, epsilon=0.5, min_samples_leaf=min_leaf)
+    _check(rs, want, best, 4)
+    assert np.array_equal(rs.encode(frame), L)
+    fit = BendOCTClassifier(depth=3, lam=0.01, min_samples_leaf=min_leaf).fit(frame, y)
+    assert fit.thresholds_ == "all"
+    assert list(fit.rashomon(0.5).structures()) == list(rs.structures())
+
+
+def test_too_many_literals_at_depth_3_is_refused():
+    frame = pd.DataFrame({"a": np.arange(80) / 7.0, "b": np.arange(80) % 77 / 3.0})
+    y = (np.arange(80) % 3 == 0).astype(int)
+    with pytest.raises(OptreesInputError, match="15[0-9] literals, more than the 150 .* "
+                                                "depth 3"):
+        rashomon_set(frame, y, depth=3)
+    assert len(rashomon_set(frame, y, depth=2, epsilon=0.01)) >= 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"fairness": "statistical_parity", "sensitive": "x3", "epsilon": 0.1},
+     "fairness='statistical_parity' .*not built"),
+    ({"misclassification_costs": [[0, 1], [3, 0]]}, "misclassification_costs: the Rashomon"),
+])
+def test_a_side_objective_is_refused_by_name(kwargs, match):
+    """Never a set that ignores the fit's constraint or objective: one error naming it."""
+    X, y = _data(41, 60, 4, 2)
+    fit = BendOCTClassifier(depth=2, lam=0.01, **kwargs).fit(X, y)
+    assert fit.status_ == "optimal"
+    with pytest.raises(OptreesInputError, match=match):
+        fit.rashomon(0.1)

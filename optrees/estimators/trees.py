@@ -41,12 +41,12 @@ from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
 from ..trees.solve.rashomon import (
     MAX_NODES,
     MAX_RASHOMON_DEPTH,
-    MAX_THRESHOLD_DEPTH,
     RashomonSet,
     ThresholdLiterals,
     build_set,
     check_epsilon,
     check_max_leaves,
+    check_threshold_depth,
 )
 from ._base import (
     Deadline,
@@ -318,17 +318,16 @@ class BendOCTClassifier(BendersOCTClassifier):
                p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:
         """The fit; keeps a reference to the encoded training matrix the fit built (no copy,
         no second encoding), labels and weights for :meth:`rashomon` when the fit is over 0/1
-        literals (or every threshold at depth <= 2) without side objectives."""
+        literals or every threshold without side objectives, else why not."""
         result, encoding = self._solve_encoding(df, y, w, classes, p, deadline, groups)
-        self._rashomon_data = None
-        if p.get("fairness") is not None or p.get("feature_costs") is not None or \
-                p.get("misclassification_costs") is not None:
-            return result
-        if df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
+        side = [name for name in ("fairness", "misclassification_costs", "feature_costs")
+                if p.get(name) is not None]
+        if side:
+            self._rashomon_data = side[0]
+        elif df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
             self._rashomon_data = "too large"
-        elif encoding.matrix is not None and (self.encoder_ is None or
-                                              p.depth <= MAX_THRESHOLD_DEPTH):
-            self._rashomon_data = (encoding.matrix, y, w)
+        else:
+            self._rashomon_data = None if encoding.matrix is None else (encoding.matrix, y, w)
         return result
 
     def rashomon(self, epsilon: float, *, additive: bool = False,
@@ -338,7 +337,7 @@ class BendOCTClassifier(BendersOCTClassifier):
         for the fitted tree) is at most ``(1 + epsilon)`` times the certified optimum (the
         optimum + ``epsilon`` when ``additive``), of at most ``max_leaves`` leaves, over the
         fit's 0/1 literals, or over every threshold of numeric columns (literals ``x > t``)
-        for a fit over every threshold at depth <= 2; see :class:`optrees.trees.RashomonSet`.
+        for a fit over every threshold at depth <= 3; see :class:`optrees.trees.RashomonSet`.
         Needs a proved fit (``status_ == "optimal"``)."""
         check_is_fitted(self, "tree_")
         data = getattr(self, "_rashomon_data", None)
@@ -346,17 +345,8 @@ class BendOCTClassifier(BendersOCTClassifier):
             raise OptreesInputError(
                 f"the fit's status is {self.status_!r}, not 'optimal': the Rashomon set is "
                 f"defined by the certified optimum; refit with a longer time_limit")
-        if isinstance(data, str):
-            raise OptreesInputError(
-                f"this fit's training table has more than {RASHOMON_KEEP_CELLS:,} cells, "
-                "too many to keep in every fitted estimator: call optrees.trees.rashomon_set"
-                "(X, y, depth=..., lam=..., epsilon=...) with the fit's data and parameters")
-        if data is None:
-            raise OptreesInputError(
-                f"the Rashomon set is built over 0/1 literals, or over every threshold of "
-                f"numeric columns at depth <= {MAX_THRESHOLD_DEPTH}, without fairness, "
-                f"misclassification_costs or feature_costs; this fit was deeper over every "
-                f"threshold or had one of them: pass binarizer=Binarizer(...) or 0/1 columns")
+        if isinstance(data, str) or data is None:
+            raise OptreesInputError(self._no_rashomon(data))
         if self.depth > MAX_RASHOMON_DEPTH:
             raise OptreesInputError(f"the Rashomon set is built at depth <= "
                                     f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
@@ -364,7 +354,8 @@ class BendOCTClassifier(BendersOCTClassifier):
         w = np.ones(len(y)) if w is None else np.asarray(w, float)
         literals = None
         if self.encoder_ is not None:  # every threshold of the encoder's numeric columns
-            literals = ThresholdLiterals(self.encoder_, matrix)
+            check_threshold_depth(self.depth)
+            literals = ThresholdLiterals(self.encoder_, matrix, self.depth)
             X01, names = literals.matrix, (literals.names, literals.negated)
         else:
             X01, names = matrix, (self.feature_names_, self.negated_names_)
@@ -374,3 +365,23 @@ class BendOCTClassifier(BendersOCTClassifier):
                          1.0 - self.objective_, max_nodes, literals,
                          check_max_leaves(self.max_leaves, self.depth))
 
+
+    def _no_rashomon(self, reason: str | None) -> str:
+        """Why this fit has no Rashomon set, in one message."""
+        if reason == "fairness":
+            return (f"this fit has fairness={self.fairness!r} (epsilon={self.epsilon}): the "
+                    "Rashomon set at a fairness cap is not built (a tree's group gap is not a "
+                    "sum of per-leaf keys the set's histograms can bound, and a fair tree's "
+                    "leaves need not predict their heaviest class, TreeFARMS's convention), "
+                    "and ignoring the cap would list unfair trees: refit without fairness for "
+                    "the unconstrained set and measure each tree's fairness")
+        if reason in ("misclassification_costs", "feature_costs"):
+            return (f"this fit has {reason}: the Rashomon set is over TreeFARMS's objective "
+                    "(misclassification rate + lam * leaves), not this fit's; refit without "
+                    f"{reason}")
+        if reason == "too large":
+            return (f"this fit's training table has more than {RASHOMON_KEEP_CELLS:,} cells, "
+                    "too many to keep in every fitted estimator: call optrees.trees.rashomon_set"
+                    "(X, y, depth=..., lam=..., epsilon=...) with the fit's data and parameters")
+        return ("this fit kept no training matrix for the Rashomon set (refit it: a model "
+                "loaded from a file or fitted by another version has none)")
