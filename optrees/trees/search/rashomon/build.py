@@ -40,7 +40,7 @@ class Scale:
     objective is ``key / total`` (``total`` = the key of weight ``W``).  With integer weights
     ``per_weight`` is a power of two, so the error part is exact; ``slack`` keys (at least
     1e-9 of the objective, and one key per leaf of rounding) keep a tree exactly at the
-    bound in the set.  With ``bits`` (:data:`LEAF_BITS`, for ``max_leaves``) each leaf's key
+    bound in the set.  With ``bits`` (``LEAF_BITS``, for ``max_leaves``) each leaf's key
     is shifted left by ``bits`` and adds 1, so a tree's key also counts its leaves in its
     low bits (:meth:`leaves`); the order is still by objective."""
 
