@@ -155,8 +155,16 @@ def histogram(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndar
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    starts = _starts(keys)
     return keys[starts], np.add.reduceat(counts, starts)
+
+
+def _starts(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal sorted ``keys`` starts."""
+    new = np.empty(len(keys), dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    return np.flatnonzero(new)
 
 
 def pair_histogram(left: SetNode, right: SetNode, budget: int,
@@ -205,7 +213,9 @@ class Builder:
         # rows with the same features: no tree separates them (equivalent points); each
         # group's minority weight is put on its first row, so a subproblem's sum of
         # ``minority`` is the least weight any tree of it misclassifies
-        _, first, same = np.unique(self.X, axis=0, return_index=True, return_inverse=True)
+        rows = np.ascontiguousarray(np.packbits(self.X, axis=1))  # one void value per row:
+        rows = rows.view(np.dtype((np.void, rows.shape[1]))).ravel()  # faster than axis=0
+        _, first, same = np.unique(rows, return_index=True, return_inverse=True)
         cells = np.zeros((len(first), n_classes))
         np.add.at(cells, (same.ravel(), self.y), self.w)
         self.minority = np.zeros(len(y))
@@ -216,7 +226,7 @@ class Builder:
         """Keys and classes of leaves with class weights ``cw`` (..., K): the heaviest
         class, ties to the last (TreeFARMS's rule)."""
         label = self.K - 1 - np.argmax(cw[..., ::-1], axis=-1)
-        errors = cw.sum(axis=-1) - np.take_along_axis(cw, label[..., None], -1)[..., 0]
+        errors = cw.sum(axis=-1) - cw.max(axis=-1)  # the label's weight is the largest
         return self.scale.leaf_keys(np.maximum(errors, 0.0)), label
 
     def lower_bounds(self, mask: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
@@ -313,13 +323,21 @@ class Builder:
         """The node of a leaf and stumps (on ``features``, keys ``key``, classes ``c0`` on
         x_f = 0 and ``c1``): those within ``budget`` but the trivial ones (two leaves of
         one class), sorted by key then feature, the leaf first."""
-        ok = (key <= budget) & (c0 != c1) & (self.max_leaves >= 2)
-        f, k = np.r_[-1, features[ok]], np.r_[leaf, key[ok]]
-        options = np.stack([f, k, np.r_[label, c0[ok]], np.r_[label, c1[ok]]], axis=1)
-        if leaf > budget:
-            options = options[1:]
-        options = options[np.lexsort((options[:, 0], options[:, 1]))].astype(np.int64)
-        keys, counts = histogram(options[:, 1], np.ones(len(options), dtype=object))
+        ok = np.flatnonzero((key <= budget) & (c0 != c1) & (self.max_leaves >= 2))
+        first = int(leaf <= budget)
+        options = np.empty((first + len(ok), 4), dtype=np.int64)
+        if first:
+            options[0] = (-1, leaf, label, label)
+        for column, values in enumerate((features, key, c0, c1)):
+            options[first:, column] = values[ok]
+        # features ascend and the leaf is first: a stable sort by key keeps feature order
+        options = options[np.argsort(options[:, 1], kind="stable")]
+        if len(options) == 0:
+            keys, counts = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+        else:
+            starts = _starts(options[:, 1])
+            keys = options[starts, 1]
+            counts = np.diff(np.append(starts, len(options))).astype(object)
         return SetNode(depth, budget, leaf, label, keys, counts, options=options)
 
     def _stumps_node(self, table: Stumps, f: int, budget: int) -> SetNode:
