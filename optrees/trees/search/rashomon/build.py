@@ -225,8 +225,15 @@ class Builder:
     def _leaves(self, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Keys and classes of leaves with class weights ``cw`` (..., K): the heaviest
         class, ties to the last (TreeFARMS's rule)."""
-        label = self.K - 1 - np.argmax(cw[..., ::-1], axis=-1)
-        errors = cw.sum(axis=-1) - cw.max(axis=-1)  # the label's weight is the largest
+        best, total = cw[..., 0].copy(), cw[..., 0].copy()
+        label = np.zeros(best.shape, dtype=np.int64)
+        for k in range(1, self.K):  # a loop over the few classes: faster than a reduce
+            column = cw[..., k]     # over a last axis of K
+            later = column >= best  # ties go to the later class
+            label[later] = k
+            np.maximum(best, column, out=best)
+            total += column
+        errors = total - best
         return self.scale.leaf_keys(np.maximum(errors, 0.0)), label
 
     def lower_bounds(self, mask: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
