@@ -170,6 +170,7 @@ def test_too_many_literals_at_depth_3_is_refused():
 def test_a_side_objective_is_refused_by_name(kwargs, match):
     """Never a set that ignores the fit's constraint or objective: one error naming it."""
     X, y = _data(41, 60, 4, 2)
+    X = pd.DataFrame(X, columns=["x0", "x1", "x2", "x3"])
     fit = BendOCTClassifier(depth=2, lam=0.01, **kwargs).fit(X, y)
     assert fit.status_ == "optimal"
     with pytest.raises(OptreesInputError, match=match):
