@@ -175,3 +175,19 @@ def test_a_side_objective_is_refused_by_name(kwargs, match):
     assert fit.status_ == "optimal"
     with pytest.raises(OptreesInputError, match=match):
         fit.rashomon(0.1)
+
+
+@pytest.mark.parametrize("seed, lam, eps, additive, most", [
+    (0, 0.08, 0.1, True, None), (1, 0.15, 0.5, False, None), (2, 0.08, 0.1, True, None),
+    (1, 0.1, 0.2, True, 4),
+])
+def test_a_large_lam_bounds_the_depth(seed, lam, eps, additive, most):
+    """When lam makes the leaves most of the budget, a subproblem holds no tree deeper than
+    the leaves it can pay for; the trees at that edge are all there (enumerated)."""
+    X, y = _data(seed, 16, 3, 2)
+    if most is None:
+        want, best = enumerated(X, y, np.ones(16), 2, 3, lam, eps, additive)
+    else:
+        want, best = enumerated_leaves(X, y, np.ones(16), 2, 3, lam, eps, most, additive)
+    rs = rashomon_set(X, y, depth=3, lam=lam, epsilon=eps, additive=additive, max_leaves=most)
+    _check(rs, want, best, 3)

@@ -289,6 +289,9 @@ class Builder:
         known = self.memo.get(key)
         if known is not None and known.budget >= budget:
             return known
+        if self.scale.per_leaf > 0:  # a tree of depth d has d + 1 leaves or more, each
+            # leaf's key at least per_leaf: deeper trees than the budget pays for are none
+            depth = max(0, min(depth, budget // self.scale.per_leaf - 1))
         node = self._depth1(mask, depth, budget) if depth <= 1 else \
             self._deeper(mask, depth, budget)
         if not self.listing:  # the histogram alone: the memo is a cache of counts
