@@ -51,6 +51,7 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
 def cmd_rashomon(args: argparse.Namespace) -> int:
     """Read the data as ``optrees fit`` does, build the set, print it."""
     from . import cli_data as data
+    from ._validation import OptreesInputError
     from .trees import rashomon_set
     from .trees.solve.rashomon import MAX_NODES
 
@@ -64,11 +65,16 @@ def cmd_rashomon(args: argparse.Namespace) -> int:
     w = None
     if args.weight_column is not None:
         X, w = _weights(X, args.weight_column)
-    rs = rashomon_set(X, y, depth=args.depth, lam=args.lam, epsilon=args.epsilon,
-                      additive=args.additive, min_samples_leaf=args.min_samples_leaf,
-                      sample_weight=w, max_leaves=args.max_leaves,
-                      max_nodes=MAX_NODES if args.max_nodes is None else args.max_nodes,
-                      time_limit=args.time_limit, binarizer="auto" if args.binarize else None)
+    try:
+        rs = rashomon_set(X, y, depth=args.depth, lam=args.lam, epsilon=args.epsilon,
+                          additive=args.additive, min_samples_leaf=args.min_samples_leaf,
+                          sample_weight=w, max_leaves=args.max_leaves,
+                          max_nodes=MAX_NODES if args.max_nodes is None else args.max_nodes,
+                          time_limit=args.time_limit,
+                          binarizer="auto" if args.binarize else None)
+    except OptreesInputError as exc:  # the library's advice, in the command's words
+        text = str(exc).replace("give binarizer='auto' or a Binarizer", "give --binarize")
+        raise _UsageError(text.replace("pass a binarizer", "give --binarize")) from exc
     print(report(rs, args, len(X)))
     return 0
 
