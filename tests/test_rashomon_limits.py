@@ -4,6 +4,8 @@ every tree from the definition (:func:`test_rashomon.enumerated`)."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -56,6 +58,12 @@ def test_a_zero_one_fit_keeps_its_matrix():
     fit = BendOCTClassifier(depth=2, lam=0.01).fit(X, y)
     want, best = enumerated(X, y, np.ones(30), 2, 2, 0.01, 0.5)
     _check(fit.rashomon(0.5), want, best, 4)
+    big = BendOCTClassifier(depth=2, lam=0.01).fit(np.tile(X, (40, 25)), np.tile(y, 40))
+    plain = len(pickle.dumps(big._rashomon_data))
+    packed = len(pickle.dumps(big))
+    assert packed < plain / 2  # the 0/1 matrix pickled as bits
+    again = pickle.loads(pickle.dumps(fit))
+    _check(again.rashomon(0.5), want, best, 4)  # and read back whole
 
 
 def test_a_set_too_large_to_list_is_counted():

@@ -330,6 +330,22 @@ class BendOCTClassifier(BendersOCTClassifier):
             self._rashomon_data = None if encoding.matrix is None else (encoding.matrix, y, w)
         return result
 
+    def __getstate__(self) -> dict:
+        """A pickle keeps the 0/1 training matrix as packed bits (8 rows a byte)."""
+        state = super().__getstate__()
+        data = state.get("_rashomon_data")
+        if isinstance(data, tuple) and len(data) == 3 and self.encoder_ is None:
+            matrix, y, w = data
+            state["_rashomon_data"] = (np.packbits(matrix, axis=0), len(matrix), y, w)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        data = state.get("_rashomon_data")
+        if isinstance(data, tuple) and len(data) == 4:  # packed by __getstate__
+            packed, n, y, w = data
+            state["_rashomon_data"] = (np.unpackbits(packed, axis=0, count=n), y, w)
+        super().__setstate__(state)
+
     def rashomon(self, epsilon: float, *, additive: bool = False,
                  max_nodes: int = MAX_NODES) -> RashomonSet:
         """Every tree of the fit's depth, data, weights and ``min_samples_leaf`` whose
