@@ -25,6 +25,7 @@ from . import cli_data as data
 from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
 from .cli_compare import add_compare_parser
+from .cli_rashomon import add_rashomon_parser, cmd_rashomon
 from .registry import cli_methods
 
 METHODS: dict[str, str] = {name: m.class_name for name, m in cli_methods().items()}
@@ -533,6 +534,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                     help="folder of non-bundled datasets (default: $OPTREES_DATA)")
     add_bench_parser(sub)
     add_compare_parser(sub)
+    add_rashomon_parser(sub)
     return parser
 
 
@@ -556,8 +558,8 @@ def _run(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # --help and --version print and exit
         return int(exc.code or 0)
     handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict, "plot": cmd_plot,
-               "datasets": cmd_datasets, "bench": cmd_bench, "compare": cmd_compare
-               }[args.command]
+               "datasets": cmd_datasets, "bench": cmd_bench, "compare": cmd_compare,
+               "rashomon": cmd_rashomon}[args.command]
     from ._validation import OptreesInputError
 
     start = time.perf_counter()

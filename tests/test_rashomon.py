@@ -244,8 +244,10 @@ def test_count_without_listing():
 
 def test_memory_cap():
     X, y = _data(16, 200, 12, 2)
+    rs = rashomon_set(X, y, depth=3, lam=0.001, epsilon=0.3, max_nodes=100)
+    assert not rs.listable  # counted, not stored (tests/test_rashomon_limits.py)
     with pytest.raises(RashomonSetTooLarge, match="max_nodes=100 "):
-        rashomon_set(X, y, depth=3, lam=0.001, epsilon=0.3, max_nodes=100)
+        rs[0]
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -272,16 +274,14 @@ def test_estimator_refuses_what_it_cannot_certify():
         fit.rashomon(-1)
     with pytest.raises(OptreesInputError, match="depth <= 4"):
         BendOCTClassifier(depth=5, lam=0.01).fit(X, y).rashomon(0.1)
-    with pytest.raises(OptreesInputError, match="max_leaves"):
-        BendOCTClassifier(depth=2, lam=0.01, max_leaves=3).fit(X, y).rashomon(0.1)
     fit.status_ = "time_limit"
     with pytest.raises(OptreesInputError, match="not 'optimal'"):
         fit.rashomon(0.1)
     numeric = pd.DataFrame({"a": X[:, 0], "b": np.linspace(0, 1, 30)})
-    with pytest.raises(OptreesInputError, match="every threshold"):
-        BendOCTClassifier(depth=3, lam=0.01).fit(numeric, y).rashomon(0.1)
-    with pytest.raises(OptreesInputError, match="depth <= 2"):
-        rashomon_set(numeric, y, depth=3)
+    with pytest.raises(OptreesInputError, match="every threshold.* depth <= 3"):
+        BendOCTClassifier(depth=4, lam=0.01).fit(numeric, y).rashomon(0.1)
+    with pytest.raises(OptreesInputError, match="depth <= 3"):
+        rashomon_set(numeric, y, depth=4)
 
 
 def test_an_optimum_within_a_gap_tolerance_is_corrected():

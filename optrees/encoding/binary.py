@@ -23,7 +23,8 @@ class Encoding:
     ``encoder`` None: the table was 0/1 already) or ``encoder`` (every threshold of the
     numeric columns), the features' ``names`` and ``negated`` names, the categories seen
     (for the unseen-category warning), over which thresholds the fit's optimum holds
-    (``thresholds``: "all" or "binarized") and the columns kept (None: all)."""
+    (``thresholds``: "all" or "binarized"), the columns kept (None: all) and ``matrix``, the
+    fit's encoded training table (a reference kept for a Rashomon set; None until set)."""
 
     binarizer: Any = None
     encoder: ThresholdColumns | None = None
@@ -32,6 +33,7 @@ class Encoding:
     categories: dict[str, list] = field(default_factory=dict)
     thresholds: str = "all"
     columns: list[str] | None = None
+    matrix: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def transform(self, df: pd.DataFrame) -> np.ndarray:
         """The features of a table with the fit's columns."""

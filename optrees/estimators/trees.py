@@ -26,10 +26,10 @@ from .._params import (
 )
 from .._validation import (
     OptreesInputError,
-    check_binary_matrix,
     check_target,
     fit_weights,
 )
+from ..encoding.binary import Encoding
 from ..models.result import FitResult
 from ..trees.mip.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.mip.accel.path_bound import VARIANTS as PB_VARIANTS
@@ -41,11 +41,12 @@ from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
 from ..trees.solve.rashomon import (
     MAX_NODES,
     MAX_RASHOMON_DEPTH,
-    MAX_THRESHOLD_DEPTH,
     RashomonSet,
     ThresholdLiterals,
     build_set,
     check_epsilon,
+    check_max_leaves,
+    check_threshold_depth,
 )
 from ._base import (
     Deadline,
@@ -151,6 +152,12 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         """The fit in the trees room (:class:`~optrees.trees.solve.fit.TreeFit`: encoding, engine,
         objective); keeps the encoding predict needs.  Solvers stop at ``deadline`` or the
         first Ctrl-C."""
+        return self._solve_encoding(df, y, w, classes, p, deadline, groups)[0]
+
+    def _solve_encoding(self, df: Any, y: np.ndarray, w: np.ndarray | None,
+                        classes: np.ndarray, p: Params, deadline: Deadline,
+                        groups: np.ndarray | None = None) -> tuple[FitResult, Encoding]:
+        """:meth:`_solve`, with the fit's :class:`Encoding` (its ``matrix`` included)."""
         method = TreeMethod(lambda problem: self._formulation(problem, p), self._search(p),
                             self._penalty(p), type(self).__name__)
         result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
@@ -159,7 +166,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
         self._tree_columns = encoding.columns
-        return result
+        return result, encoding
 
     def _search(self, p: Params) -> bool:
         """Whether the exact subtree search runs before the MIP (BendersOCT, BendOCT)."""
@@ -283,7 +290,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
 
 RASHOMON_KEEP_CELLS = 2_000_000
 """Largest rows x columns of a training table a fitted BendOCT keeps for :meth:`rashomon`
-(as packed bits, or as the encoder's floats: at most 16 MB)."""
+(a reference to the matrix the fit encoded: 0/1 bytes, or the encoder's floats, at most
+16 MB)."""
 
 
 class BendOCTClassifier(BendersOCTClassifier):
@@ -308,66 +316,88 @@ class BendOCTClassifier(BendersOCTClassifier):
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
                p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:
-        """The fit; keeps the 0/1 training matrix (packed bits), labels and weights for
-        :meth:`rashomon` when the fit is over 0/1 literals without side objectives."""
-        result = super()._solve(df, y, w, classes, p, deadline, groups)
-        self._rashomon_data = None
-        if p.get("fairness") is not None or p.get("feature_costs") is not None or \
-                p.get("misclassification_costs") is not None:
-            return result
-        weights = np.ones(len(y)) if w is None else np.asarray(w, float)
-        if df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
+        """The fit; keeps a reference to the encoded training matrix the fit built (no copy,
+        no second encoding), labels and weights for :meth:`rashomon` when the fit is over 0/1
+        literals or every threshold without side objectives, else why not."""
+        result, encoding = self._solve_encoding(df, y, w, classes, p, deadline, groups)
+        side = [name for name in ("fairness", "misclassification_costs", "feature_costs")
+                if p.get(name) is not None]
+        if side:
+            self._rashomon_data = side[0]
+        elif df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
             self._rashomon_data = "too large"
-            return result
-        if self.encoder_ is None:
-            X01 = check_binary_matrix(df, checked=True) if self.binarizer_ is None else \
-                self.binarizer_.transform(df)
-            self._rashomon_data = (np.packbits(X01, axis=1), X01.shape[1], y, weights)
-        elif p.depth <= MAX_THRESHOLD_DEPTH:  # every threshold: the encoder's numbers
-            self._rashomon_data = (self.encoder_.transform(df), None, y, weights)
+        else:
+            self._rashomon_data = None if encoding.matrix is None else (encoding.matrix, y, w)
         return result
+
+    def __getstate__(self) -> dict:
+        """A pickle keeps the 0/1 training matrix as packed bits (8 rows a byte)."""
+        state = super().__getstate__()
+        data = state.get("_rashomon_data")
+        if isinstance(data, tuple) and len(data) == 3 and self.encoder_ is None:
+            matrix, y, w = data
+            state["_rashomon_data"] = (np.packbits(matrix, axis=0), len(matrix), y, w)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        data = state.get("_rashomon_data")
+        if isinstance(data, tuple) and len(data) == 4:  # packed by __getstate__
+            packed, n, y, w = data
+            state["_rashomon_data"] = (np.unpackbits(packed, axis=0, count=n), y, w)
+        super().__setstate__(state)
 
     def rashomon(self, epsilon: float, *, additive: bool = False,
                  max_nodes: int = MAX_NODES) -> RashomonSet:
         """Every tree of the fit's depth, data, weights and ``min_samples_leaf`` whose
         objective (misclassification rate + lam * leaves, TreeFARMS's; ``1 - objective_``
         for the fitted tree) is at most ``(1 + epsilon)`` times the certified optimum (the
-        optimum + ``epsilon`` when ``additive``), over the fit's 0/1 literals, or over every
-        threshold of numeric columns (literals ``x > t``) for a fit over every threshold at
-        depth <= 2; see :class:`optrees.trees.RashomonSet`.  Needs a proved fit
-        (``status_ == "optimal"``)."""
+        optimum + ``epsilon`` when ``additive``), of at most ``max_leaves`` leaves, over the
+        fit's 0/1 literals, or over every threshold of numeric columns (literals ``x > t``)
+        for a fit over every threshold at depth <= 3; see :class:`optrees.trees.RashomonSet`.
+        Needs a proved fit (``status_ == "optimal"``)."""
         check_is_fitted(self, "tree_")
         data = getattr(self, "_rashomon_data", None)
         if self.status_ != "optimal":
             raise OptreesInputError(
                 f"the fit's status is {self.status_!r}, not 'optimal': the Rashomon set is "
                 f"defined by the certified optimum; refit with a longer time_limit")
-        if isinstance(data, str):
-            raise OptreesInputError(
-                f"this fit's training table has more than {RASHOMON_KEEP_CELLS:,} cells, "
-                "too many to keep in every fitted estimator: call optrees.trees.rashomon_set"
-                "(X, y, depth=..., lam=..., epsilon=...) with the fit's data and parameters")
-        if data is None:
-            raise OptreesInputError(
-                f"the Rashomon set is built over 0/1 literals, or over every threshold of "
-                f"numeric columns at depth <= {MAX_THRESHOLD_DEPTH}, without fairness, "
-                f"misclassification_costs or feature_costs; this fit was deeper over every "
-                f"threshold or had one of them: pass binarizer=Binarizer(...) or 0/1 columns")
-        if self.max_leaves is not None and self.max_leaves < 2**self.depth:
-            raise OptreesInputError("the Rashomon set does not take max_leaves yet")
+        if isinstance(data, str) or data is None:
+            raise OptreesInputError(self._no_rashomon(data))
         if self.depth > MAX_RASHOMON_DEPTH:
             raise OptreesInputError(f"the Rashomon set is built at depth <= "
                                     f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
-        packed, F, y, w = data
+        matrix, y, w = data
+        w = np.ones(len(y)) if w is None else np.asarray(w, float)
         literals = None
-        if F is None:  # every threshold of the encoder's numeric columns
-            literals = ThresholdLiterals(self.encoder_, packed)
+        if self.encoder_ is not None:  # every threshold of the encoder's numeric columns
+            check_threshold_depth(self.depth)
+            literals = ThresholdLiterals(self.encoder_, matrix, self.depth)
             X01, names = literals.matrix, (literals.names, literals.negated)
         else:
-            X01 = np.unpackbits(packed, axis=1, count=F)
-            names = (self.feature_names_, self.negated_names_)
+            X01, names = matrix, (self.feature_names_, self.negated_names_)
         return build_set(X01, y, w, self.classes_, names, self.depth, self.lam,
                          check_epsilon(epsilon), additive,
                          min_leaf_rows(self.min_samples_leaf, len(y)),
-                         1.0 - self.objective_, max_nodes, literals)
+                         1.0 - self.objective_, max_nodes, literals,
+                         check_max_leaves(self.max_leaves, self.depth))
 
+
+    def _no_rashomon(self, reason: str | None) -> str:
+        """Why this fit has no Rashomon set, in one message."""
+        if reason == "fairness":
+            return (f"this fit has fairness={self.fairness!r} (epsilon={self.epsilon}): the "
+                    "Rashomon set at a fairness cap is not built (a tree's group gap is not a "
+                    "sum of per-leaf keys the set's histograms can bound, and a fair tree's "
+                    "leaves need not predict their heaviest class, TreeFARMS's convention), "
+                    "and ignoring the cap would list unfair trees: refit without fairness for "
+                    "the unconstrained set and measure each tree's fairness")
+        if reason in ("misclassification_costs", "feature_costs"):
+            return (f"this fit has {reason}: the Rashomon set is over TreeFARMS's objective "
+                    "(misclassification rate + lam * leaves), not this fit's; refit without "
+                    f"{reason}")
+        if reason == "too large":
+            return (f"this fit's training table has more than {RASHOMON_KEEP_CELLS:,} cells, "
+                    "too many to keep in every fitted estimator: call optrees.trees.rashomon_set"
+                    "(X, y, depth=..., lam=..., epsilon=...) with the fit's data and parameters")
+        return ("this fit kept no training matrix for the Rashomon set (refit it: a model "
+                "loaded from a file or fitted by another version has none)")

@@ -182,8 +182,9 @@ class TreeFit:
         every = every_threshold_off(request) is None
         if numeric_search_off(request) is None:  # it takes min_leaf and max_leaves
             encoding = every_threshold(df)
+            encoding.matrix = encoding.transform(df)
             with self.guard(deadline):
-                result = solve_numeric_tree(encoding.transform(df), y, classes, p.depth, p.lam,
+                result = solve_numeric_tree(encoding.matrix, y, classes, p.depth, p.lam,
                                             self.method.penalty, deadline,
                                             (encoding.names, encoding.negated), w, min_leaf,
                                             max_leaves, view)
@@ -195,7 +196,7 @@ class TreeFit:
             ``extra`` ones (CART's)."""
             X, encoding = encoded if encoded is not None else \
                 binarize(df, p.binarizer, w, n_bins, extra, self.dtypes(df))
-            encoding.columns = columns
+            encoding.columns, encoding.matrix = columns, X
             return TreeProblem(X, y, len(classes), p.depth, p.lam, self.method.penalty, w,
                                min_leaf, max_leaves, fair, view), encoding
 

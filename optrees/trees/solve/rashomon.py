@@ -32,7 +32,13 @@ from ...models.binary_tree import BinaryTree
 from ...solvers.deadline import Deadline
 from ..search.binary.entry import solve_subtree
 from ..search.rashomon import walk
-from ..search.rashomon.build import Builder, RashomonSetTooLarge, Scale, SetNode
+from ..search.rashomon.build import (
+    LEAF_BITS,
+    Builder,
+    RashomonSetTooLarge,
+    Scale,
+    SetNode,
+)
 from .fit import min_leaf_rows
 
 __all__ = ["RashomonSet", "RashomonSetTooLarge", "rashomon_set"]
@@ -40,11 +46,14 @@ __all__ = ["RashomonSet", "RashomonSetTooLarge", "rashomon_set"]
 MAX_RASHOMON_DEPTH = 4
 """Deepest set: a depth-d node loops over every feature for each child of depth d - 1."""
 
-MAX_THRESHOLD_DEPTH = 2
+MAX_THRESHOLD_DEPTH = 3
 """Deepest set over every threshold of numeric columns (the literals are many)."""
 
-MAX_THRESHOLD_LITERALS = 1_500
-"""Most literals over every threshold: a depth-2 node's stump tables hold F x F x K cells."""
+MAX_THRESHOLD_LITERALS = {1: 1_500, 2: 1_500, 3: 150}
+"""Most literals over every threshold, by depth.  A depth-2 node's stump tables hold
+F x F x K cells; at depth 3 the root builds 2F of them and lists their stumps, so the work
+grows as F^3 rows: measured (2-core machine, lam 0.01), iris's 119 literals took 5.5 s
+(epsilon 0.05) and 9.7 s (0.2), the first four columns of wine (397 literals) 226 s."""
 
 MAX_NODES = 10_000_000
 """Default cap on the DAG's stored entries (histogram entries, stumps, splits).  Measured with
@@ -64,15 +73,20 @@ def check_epsilon(epsilon: object) -> float:
 def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: float = 0.05,
                  *, additive: bool = False, min_samples_leaf: int | float = 1,
                  sample_weight: Any = None, max_nodes: int = MAX_NODES,
-                 time_limit: float | None = None, binarizer: Any = None) -> RashomonSet:
+                 time_limit: float | None = None, binarizer: Any = None,
+                 max_leaves: int | None = None) -> RashomonSet:
     """Every tree of depth <= ``depth`` whose objective (misclassification rate + ``lam`` *
     leaves, weighted by ``sample_weight``) is at most ``(1 + epsilon)`` times the optimum, or
-    the optimum + ``epsilon`` when ``additive``; leaves keep ``min_samples_leaf`` rows.
+    the optimum + ``epsilon`` when ``additive``; leaves keep ``min_samples_leaf`` rows; with
+    ``max_leaves``, trees of at most that many leaves (the optimum too is theirs).
 
     ``X``: 0/1 columns, or raw columns with a ``binarizer`` (``"auto"`` or a
     :class:`~optrees.Binarizer`: the set is then over its literals).  The optimum comes from
     the exact subtree search within ``time_limit``; an optimum it does not prove is refused.
-    ``max_nodes`` caps the stored entries (:class:`RashomonSetTooLarge` beyond it)."""
+    ``max_nodes`` caps the stored entries (about 60 bytes each): a set whose DAG needs more
+    is still counted exactly under the cap (``len``, :meth:`RashomonSet.objective_counts`),
+    but not listed (``listable`` False: iteration, indexing, sampling and importance raise
+    :class:`RashomonSetTooLarge` naming the count and the cap)."""
     frame = check_frame(X)
     depth = check_depth(depth, MAX_RASHOMON_DEPTH, "the set's build loops over F^depth splits")
     lam = check_lam(lam)
@@ -83,29 +97,46 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
     if keep is not None and not keep.all():
         frame, y_enc, w = frame[keep], y_enc[keep], w[keep]
     min_leaf = _min_leaf(min_samples_leaf, len(y_enc))
+    max_leaves = check_max_leaves(max_leaves, depth)
     deadline = Deadline(check_time_limit(time_limit))
     literals = None
-    if binarizer is None and has_numeric_column(frame):  # every threshold, at depth <= 2
-        if depth > MAX_THRESHOLD_DEPTH:
-            raise OptreesInputError(
-                f"over every threshold of numeric columns the set is built at depth <= "
-                f"{MAX_THRESHOLD_DEPTH}; give binarizer='auto' or a Binarizer for depth {depth}")
+    if binarizer is None and has_numeric_column(frame):  # every threshold, at depth <= 3
+        check_threshold_depth(depth)
         encoder = every_threshold(frame).encoder
-        literals = ThresholdLiterals(encoder, encoder.transform(frame))
+        literals = ThresholdLiterals(encoder, encoder.transform(frame), depth)
         X01, names = literals.matrix, (literals.names, literals.negated)
     else:
         X01, encoding = binarize(frame, binarizer, w)
         names = (encoding.names, encoding.negated)
     weights = np.ones(len(y_enc)) if w is None else np.asarray(w, dtype=float)
     found = solve_subtree(X01, y_enc, depth, lam * float(weights.sum()), weights,
-                          n_classes=len(classes), deadline=deadline, min_leaf=min_leaf)
+                          n_classes=len(classes), deadline=deadline, min_leaf=min_leaf,
+                          max_leaves=max_leaves)
     if not found.optimal:
         raise OptreesInputError(
             "the optimum was not proved within time_limit; the Rashomon set is defined by "
             "the certified optimum: raise time_limit or lower depth")
     optimum = 1.0 - found.score / float(weights.sum())
     return build_set(X01, y_enc, weights, classes, names, depth, lam, epsilon, additive,
-                     min_leaf, optimum, max_nodes, literals)
+                     min_leaf, optimum, max_nodes, literals, max_leaves)
+
+
+def check_threshold_depth(depth: int) -> None:
+    """One clear error for a set over every threshold deeper than it is built."""
+    if depth > MAX_THRESHOLD_DEPTH:
+        raise OptreesInputError(
+            f"over every threshold of numeric columns the set is built at depth <= "
+            f"{MAX_THRESHOLD_DEPTH} (the work grows as literals^depth); give "
+            f"binarizer='auto' or a Binarizer for depth {depth}")
+
+
+def check_max_leaves(value: object, depth: int) -> int | None:
+    """``max_leaves`` as an int >= 1, or None when every tree of the depth keeps within it."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise OptreesInputError(f"max_leaves must be None or an integer >= 1, got {value!r}")
+    return None if value >= 2**depth else int(value)
 
 
 def _min_leaf(value: object, n_rows: int) -> int:
@@ -120,18 +151,26 @@ def _min_leaf(value: object, n_rows: int) -> int:
 def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
               names: tuple[list[str], list[str]], depth: int, lam: float, epsilon: float,
               additive: bool, min_leaf: int, optimum: float,
-              max_nodes: int = MAX_NODES,
-              literals: ThresholdLiterals | None = None) -> RashomonSet:
+              max_nodes: int = MAX_NODES, literals: ThresholdLiterals | None = None,
+              max_leaves: int | None = None) -> RashomonSet:
     """The set on a checked 0/1 matrix, given the certified ``optimum`` (TreeFARMS's units;
     a better tree found by the DP, which lists every tree below the bound, replaces it)."""
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or \
             max_nodes < 1:
         raise OptreesInputError(f"max_nodes must be an integer >= 1, got {max_nodes!r}")
-    scale = Scale.make(w, lam, depth)
+    scale = Scale.make(w, lam, depth, 0 if max_leaves is None else LEAF_BITS)
     for _ in range(2):
         bound = optimum + epsilon if additive else (1.0 + epsilon) * optimum
-        builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes))
-        root = builder.node(np.ones(len(y_enc), dtype=bool), depth, scale.bound_key(bound))
+        builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
+                          max_leaves)
+        rows = np.ones(len(y_enc), dtype=bool)
+        try:
+            root = builder.node(rows, depth, scale.bound_key(bound))
+        except RashomonSetTooLarge:  # too large to list: counted under the same cap
+            builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
+                              max_leaves)
+            builder.listing = False
+            root = builder.node(rows, depth, scale.bound_key(bound))
         best = float(scale.objective(root.best)) if len(root.keys) else np.inf
         if best >= optimum - 1e-9:
             break
@@ -142,9 +181,10 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
         raise RuntimeError(f"the set's best objective {best} is not the certified optimum "
                            f"{optimum}")  # pragma: no cover - a bug, not an input
     return RashomonSet(root, scale, builder.entries, X01, y_enc, w, classes, names,
-                       dict(depth=depth, lam=lam, epsilon=epsilon, additive=additive,
-                            min_samples_leaf=min_leaf, optimum=optimum, bound=bound,
-                            literals=literals))
+                       dict(listable=builder.listing, max_nodes=int(max_nodes),
+                            max_leaves=max_leaves, depth=depth, lam=lam, epsilon=epsilon,
+                            additive=additive, min_samples_leaf=min_leaf, optimum=optimum,
+                            bound=bound, literals=literals))
 
 
 class RashomonSet:
@@ -155,7 +195,11 @@ class RashomonSet:
     :meth:`feature_importance`; :meth:`structure` gives a tree as a nested tuple
     ``(feature, left, right)`` with class indices at the leaves (``x_f = 0`` left), faster
     than a :class:`BinaryTree`.  ``optimum``, ``bound``, ``epsilon``, ``lam``, ``depth`` say
-    what set it is; ``stored`` is the DAG's stored entries."""
+    what set it is (``max_leaves``: None, or the most leaves of its trees); ``stored`` is the
+    DAG's stored entries.  A set whose DAG would pass
+    ``max_nodes`` is counted, not stored (``listable`` False): ``len``, ``count``,
+    :meth:`objective_counts` are exact, and what lists trees raises
+    :class:`RashomonSetTooLarge` naming the count and the cap."""
 
     def __init__(self, root: SetNode, scale: Scale, stored: int, X01: np.ndarray,
                  y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
@@ -171,13 +215,24 @@ class RashomonSet:
 
     def __repr__(self) -> str:
         kind = "+" if self.additive else "x(1+)"
-        return (f"RashomonSet({self.count} trees, depth {self.depth}, lam {self.lam}, "
+        counted = "" if self.listable else ", counted, not stored"
+        return (f"RashomonSet({self.count} trees{counted}, depth {self.depth}, lam {self.lam}, "
                 f"epsilon {self.epsilon} {kind}, optimum {self.optimum:.6g})")
 
     def __len__(self) -> int:
         return self.count
 
+    def _listing(self) -> None:
+        """One clear error when the set was counted, not stored."""
+        if not self.listable:
+            raise RashomonSetTooLarge(
+                f"the Rashomon set holds {self.count:,} trees (exact), but listing them "
+                f"needs more than max_nodes={self.max_nodes:,} stored entries, so it was "
+                f"counted, not stored: len() and objective_counts() work; raise max_nodes, "
+                f"lower epsilon or raise lam to list, index, sample or weigh its trees")
+
     def _index(self, i: int) -> int:
+        self._listing()
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
             raise TypeError(f"a Rashomon set is indexed by integers, got {i!r}")
         i = int(i) + (self.count if i < 0 else 0)
@@ -191,14 +246,14 @@ class RashomonSet:
 
     def structures(self) -> Iterator[walk.Tree]:
         """Every tree as a nested tuple, in objective order."""
+        self._listing()
         return walk.trees(self._root)
 
     def __getitem__(self, i: int) -> BinaryTree:
         return self.to_tree(self.structure(i))
 
     def __iter__(self) -> Iterator[BinaryTree]:
-        for tree in self.structures():
-            yield self.to_tree(tree)
+        return (self.to_tree(tree) for tree in self.structures())  # refused here, if so
 
     @property
     def objectives(self) -> np.ndarray:
@@ -223,6 +278,7 @@ class RashomonSet:
                                          not isinstance(random_state, (int, np.integer))):
             raise OptreesInputError(f"random_state must be an integer or None, got "
                                     f"{random_state!r}")
+        self._listing()
         rng = random.Random(None if random_state is None else int(random_state))
         picks = rng.sample(range(self.count), min(int(k), self.count))
         return [self[i] for i in picks]
@@ -230,6 +286,7 @@ class RashomonSet:
     def feature_importance(self) -> pd.Series:
         """Per feature (0/1 literal, by name), the share of the set's trees that split on it
         (exact, one pass over the DAG)."""
+        self._listing()
         if self._importance is None:
             F = self._data[0].shape[1]
             avoid = walk.avoiding(self._root, F).sum(axis=1)
@@ -283,9 +340,10 @@ class ThresholdLiterals:
     """Every threshold of numeric columns as 0/1 literals: for each column of the numeric
     ``values`` (an ``encoder`` 's output), ``x > t`` at each midpoint ``t`` of two
     consecutive distinct values (TreeFARMS's encoding of a real column; a 0/1 column is one
-    literal, itself).  ``columns`` / ``thresholds`` say which, ``matrix`` holds them."""
+    literal, itself).  ``columns`` / ``thresholds`` say which, ``matrix`` holds them; at most
+    :data:`MAX_THRESHOLD_LITERALS` ``[depth]`` of them."""
 
-    def __init__(self, encoder: Any, values: np.ndarray) -> None:
+    def __init__(self, encoder: Any, values: np.ndarray, depth: int = 2) -> None:
         self.encoder = encoder
         columns, thresholds, self.names, self.negated = [], [], [], []
         for j, name in enumerate(encoder.names):
@@ -296,10 +354,13 @@ class ThresholdLiterals:
                 binary = len(v) == 2 and v[0] == 0 and v[1] == 1
                 self.names.append(name if binary else f"{name} > {t:g}")
                 self.negated.append(f"not ({name})" if binary else f"{name} <= {t:g}")
-        if len(columns) > MAX_THRESHOLD_LITERALS:
+        most = MAX_THRESHOLD_LITERALS[depth]
+        if len(columns) > most:
             raise OptreesInputError(
                 f"every threshold of the numeric columns makes {len(columns)} literals, more "
-                f"than {MAX_THRESHOLD_LITERALS}; give binarizer='auto' or a Binarizer")
+                f"than the {most} the set is built on at depth {depth} (its work grows as "
+                f"literals^3 at depth 3: 119 literals took 10 s, 397 took 226 s); give "
+                f"binarizer='auto' or a Binarizer, or a shallower depth")
         self.columns, self.thresholds = np.array(columns, int), np.array(thresholds, float)
         self.matrix = self.apply(values)
 

@@ -28,6 +28,11 @@ class RashomonSetTooLarge(OptreesInputError):
     """The set needs more stored entries than ``max_nodes`` allows."""
 
 
+LEAF_BITS = 5
+"""Low bits of a key that count a tree's leaves when ``max_leaves`` bounds them (at most 16
+leaves at depth 4, so a sum of two subtrees' counts never carries)."""
+
+
 @dataclass(frozen=True)
 class Scale:
     """Integer keys of objectives: a leaf misclassifying weight ``e`` has the key
@@ -35,34 +40,53 @@ class Scale:
     objective is ``key / total`` (``total`` = the key of weight ``W``).  With integer weights
     ``per_weight`` is a power of two, so the error part is exact; ``slack`` keys (at least
     1e-9 of the objective, and one key per leaf of rounding) keep a tree exactly at the
-    bound in the set."""
+    bound in the set.  With ``bits`` (``LEAF_BITS``, for ``max_leaves``) each leaf's key
+    is shifted left by ``bits`` and adds 1, so a tree's key also counts its leaves in its
+    low bits (:meth:`leaves`); the order is still by objective."""
 
     per_weight: float
     total: float
     lam_key: int
     slack: int
     worst: float
+    bits: int = 0
 
     @classmethod
-    def make(cls, w: np.ndarray, lam: float, depth: int) -> Scale:
+    def make(cls, w: np.ndarray, lam: float, depth: int, bits: int = 0) -> Scale:
         W = float(w.sum())
         worst = 2.0 + lam * 2**depth  # an objective no tree of the depth exceeds, with room
-        k = int(np.floor(np.log2(2.0**61 / (worst * W))))
+        k = int(np.floor(np.log2(2.0 ** (61 - bits) / (worst * W))))
         per_weight = 2.0 ** min(36, k) if np.all(w == np.round(w)) else 2.0**40 / W
         total = per_weight * W
         return cls(per_weight, total, int(round(lam * total)),
-                   max(2**depth, int(1e-9 * total)), worst)
+                   max(2**depth, int(1e-9 * total)), worst, bits)
+
+    @property
+    def unit(self) -> int:
+        """The key of one unit of the error part (2**bits)."""
+        return 1 << self.bits
+
+    @property
+    def per_leaf(self) -> int:
+        """What one more leaf of no error adds to a key."""
+        return self.lam_key * self.unit + (1 if self.bits else 0)
 
     def leaf_keys(self, errors: np.ndarray) -> np.ndarray:
         """Key of each leaf misclassifying weight ``errors``."""
-        return np.rint(np.asarray(errors) * self.per_weight).astype(np.int64) + self.lam_key
+        part = np.rint(np.asarray(errors) * self.per_weight).astype(np.int64)
+        return part * self.unit + self.per_leaf
 
     def bound_key(self, bound: float) -> int:
         """The largest key of a tree of objective at most ``bound`` (plus the slack)."""
-        return int(np.floor(min(bound, self.worst) * self.total)) + self.slack
+        return (int(np.floor(min(bound, self.worst) * self.total)) + self.slack) * self.unit \
+            + self.unit - 1
 
     def objective(self, key: np.ndarray | int) -> np.ndarray | float:
-        return np.asarray(key, dtype=float) / self.total
+        return (np.asarray(key) >> self.bits).astype(float) / self.total
+
+    def leaves(self, key: np.ndarray) -> np.ndarray:
+        """The leaves of the trees of ``key`` s (needs ``bits``)."""
+        return np.asarray(key) & (self.unit - 1)
 
 
 @dataclass(eq=False)
@@ -131,8 +155,16 @@ def histogram(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndar
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
     order = np.argsort(keys, kind="stable")
     keys, counts = keys[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    starts = _starts(keys)
     return keys[starts], np.add.reduceat(counts, starts)
+
+
+def _starts(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal sorted ``keys`` starts."""
+    new = np.empty(len(keys), dtype=bool)
+    new[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    return np.flatnonzero(new)
 
 
 def pair_histogram(left: SetNode, right: SetNode, budget: int,
@@ -157,23 +189,33 @@ def pair_histogram(left: SetNode, right: SetNode, budget: int,
 
 class Builder:
     """Builds :class:`SetNode` s of the 0/1 matrix ``X`` (n x F), classes ``y`` (0..K-1),
-    weights ``w``; leaves hold at least ``min_leaf`` rows; at most ``max_nodes`` stored
-    entries (histogram entries, options and splits) in all."""
+    weights ``w``; leaves hold at least ``min_leaf`` rows; trees have at most
+    ``max_leaves`` leaves (None: any; else ``scale`` counts leaves); at most ``max_nodes`` stored
+    entries (histogram entries, options and splits) in all.  With ``listing`` off the
+    nodes keep only their histograms and the memo, a cache then, is emptied whenever it
+    would pass ``max_nodes`` entries: the count stays exact under a hard cap."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int,
-                 scale: Scale, min_leaf: int = 1, max_nodes: int = 10_000_000) -> None:
+                 scale: Scale, min_leaf: int = 1, max_nodes: int = 10_000_000,
+                 max_leaves: int | None = None) -> None:
         self.X = np.ascontiguousarray(X, dtype=bool)
         self.Xf = self.X.astype(np.float64)
         self.y, self.w, self.K = np.asarray(y, dtype=np.int64), np.asarray(w, float), n_classes
         self.Y = np.zeros((len(y), n_classes))  # each row's weight in its class's column
         self.Y[np.arange(len(y)), self.y] = self.w
         self.scale, self.min_leaf, self.max_nodes = scale, max(1, int(min_leaf)), max_nodes
-        self.entries = 0
+        self.max_leaves = 16 if max_leaves is None else int(max_leaves)
+        if self.max_leaves < 16 and scale.bits == 0:
+            raise ValueError("max_leaves needs a Scale with leaf bits")  # pragma: no cover
+        self.entries, self.evictions = 0, 0
+        self.listing = True  # False: count only (nodes keep their histograms, no children)
         self.memo: dict[tuple[bytes, int], SetNode] = {}
         # rows with the same features: no tree separates them (equivalent points); each
         # group's minority weight is put on its first row, so a subproblem's sum of
         # ``minority`` is the least weight any tree of it misclassifies
-        _, first, same = np.unique(self.X, axis=0, return_index=True, return_inverse=True)
+        rows = np.ascontiguousarray(np.packbits(self.X, axis=1))  # one void value per row:
+        rows = rows.view(np.dtype((np.void, rows.shape[1]))).ravel()  # faster than axis=0
+        _, first, same = np.unique(rows, return_index=True, return_inverse=True)
         cells = np.zeros((len(first), n_classes))
         np.add.at(cells, (same.ravel(), self.y), self.w)
         self.minority = np.zeros(len(y))
@@ -183,8 +225,15 @@ class Builder:
     def _leaves(self, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Keys and classes of leaves with class weights ``cw`` (..., K): the heaviest
         class, ties to the last (TreeFARMS's rule)."""
-        label = self.K - 1 - np.argmax(cw[..., ::-1], axis=-1)
-        errors = cw.sum(axis=-1) - np.take_along_axis(cw, label[..., None], -1)[..., 0]
+        best, total = cw[..., 0].copy(), cw[..., 0].copy()
+        label = np.zeros(best.shape, dtype=np.int64)
+        for k in range(1, self.K):  # a loop over the few classes: faster than a reduce
+            column = cw[..., k]     # over a last axis of K
+            later = column >= best  # ties go to the later class
+            label[later] = k
+            np.maximum(best, column, out=best)
+            total += column
+        errors = total - best
         return self.scale.leaf_keys(np.maximum(errors, 0.0)), label
 
     def lower_bounds(self, mask: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
@@ -194,18 +243,18 @@ class Builder:
         Xs, Ys = self.Xf[mask], self.Y[mask]
         ones, total = Xs.T @ Ys, Ys.sum(axis=0)
         sides = [self._leaves(total - ones)[0], self._leaves(ones)[0]]
+        room = 2 * self.scale.unit  # float sums in another order may round a key up by one
         if depth == 0:
             return sides[0], sides[1]
         if depth >= 2:
             e1 = Xs.T @ self.minority[mask]
             for side, e in enumerate((self.minority[mask].sum() - e1, e1)):
                 sides[side] = np.minimum(sides[side],
-                                         self.scale.leaf_keys(e) + self.scale.lam_key)
-            return sides[0] - 2, sides[1] - 2
+                                         self.scale.leaf_keys(e) + self.scale.per_leaf)
+            return sides[0] - room, sides[1] - room
         for side, table in enumerate(self.stump_tables(mask, Xs, Ys)):
             sides[side] = np.minimum(table.leaf, table.key.min(axis=1))
-        # float sums in another order may round a key up by one: two keys of room
-        return sides[0] - 2, sides[1] - 2
+        return sides[0] - room, sides[1] - room
 
     def stump_tables(self, mask: np.ndarray, Xs: np.ndarray | None = None,
                      Ys: np.ndarray | None = None) -> tuple[Stumps, Stumps]:
@@ -240,8 +289,16 @@ class Builder:
         known = self.memo.get(key)
         if known is not None and known.budget >= budget:
             return known
+        if self.scale.per_leaf > 0:  # a tree of depth d has d + 1 leaves or more, each
+            # leaf's key at least per_leaf: deeper trees than the budget pays for are none
+            depth = max(0, min(depth, budget // self.scale.per_leaf - 1))
         node = self._depth1(mask, depth, budget) if depth <= 1 else \
             self._deeper(mask, depth, budget)
+        if not self.listing:  # the histogram alone: the memo is a cache of counts
+            node.options, node.splits = None, []
+            if self.entries + len(node.keys) > self.max_nodes:
+                self.memo.clear()  # dropping cached counts costs time, never exactness
+                self.entries, self.evictions = 0, self.evictions + 1
         self.memo[key] = node
         self._store(len(node.keys) + (0 if node.options is None else len(node.options))
                     + sum(1 + len(s[3]) for s in node.splits))
@@ -249,9 +306,9 @@ class Builder:
 
     def _store(self, entries: int) -> None:
         self.entries += entries
-        if self.entries > self.max_nodes:
+        if self.listing and self.entries > self.max_nodes:
             raise RashomonSetTooLarge(
-                f"the Rashomon set needs more than max_nodes={self.max_nodes} stored "
+                f"listing the Rashomon set needs more than max_nodes={self.max_nodes} stored "
                 f"entries; lower epsilon, raise lam or raise max_nodes")
 
     def _depth1(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
@@ -276,20 +333,29 @@ class Builder:
         """The node of a leaf and stumps (on ``features``, keys ``key``, classes ``c0`` on
         x_f = 0 and ``c1``): those within ``budget`` but the trivial ones (two leaves of
         one class), sorted by key then feature, the leaf first."""
-        ok = (key <= budget) & (c0 != c1)
-        f, k = np.r_[-1, features[ok]], np.r_[leaf, key[ok]]
-        options = np.stack([f, k, np.r_[label, c0[ok]], np.r_[label, c1[ok]]], axis=1)
-        if leaf > budget:
-            options = options[1:]
-        options = options[np.lexsort((options[:, 0], options[:, 1]))].astype(np.int64)
-        keys, counts = histogram(options[:, 1], np.ones(len(options), dtype=object))
+        ok = np.flatnonzero((key <= budget) & (c0 != c1) & (self.max_leaves >= 2))
+        first = int(leaf <= budget)
+        options = np.empty((first + len(ok), 4), dtype=np.int64)
+        if first:
+            options[0] = (-1, leaf, label, label)
+        for column, values in enumerate((features, key, c0, c1)):
+            options[first:, column] = values[ok]
+        # features ascend and the leaf is first: a stable sort by key keeps feature order
+        options = options[np.argsort(options[:, 1], kind="stable")]
+        if len(options) == 0:
+            keys, counts = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+        else:
+            starts = _starts(options[:, 1])
+            keys = options[starts, 1]
+            counts = np.diff(np.append(starts, len(options))).astype(object)
         return SetNode(depth, budget, leaf, label, keys, counts, options=options)
 
     def _stumps_node(self, table: Stumps, f: int, budget: int) -> SetNode:
         """The depth-1 node of one side of the split on ``f`` from its stump table."""
         node = self._listed(int(table.leaf[f]), int(table.label[f]), np.arange(len(table.leaf)),
                             table.key[f], table.c0[f], table.c1[f], 1, budget)
-        self._store(len(node.keys) + len(node.options))
+        if self.listing:  # (counting, the node lives only while its parent is built)
+            self._store(len(node.keys) + len(node.options))
         return node
 
     def _deeper(self, mask: np.ndarray, depth: int, budget: int) -> SetNode:
@@ -324,8 +390,12 @@ class Builder:
                 left.has_leaf and right.has_leaf and left.label == right.label
                 and left.leaf + right.leaf <= budget) else None
             keys, counts = pair_histogram(left, right, budget, trivial)
+            if self.max_leaves < 16:  # the pairs of more leaves are no trees of the set
+                fit = self.scale.leaves(keys) <= self.max_leaves
+                keys, counts = keys[fit], counts[fit]
             if len(keys):
-                splits.append((f, left, right, keys, counts))
+                if self.listing:
+                    splits.append((f, left, right, keys, counts))
                 pieces_k.append(keys)
                 pieces_c.append(counts)
         if pieces_k:
