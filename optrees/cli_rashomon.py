@@ -37,7 +37,8 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "10,000,000): a larger set is counted, not listed")
     p.add_argument("--binarize", action="store_true",
                    help="the Binarizer's quantile cuts of every column (default: 0/1 columns "
-                        "as they are, numeric columns over every threshold at depth <= 3)")
+                        "as they are, categories one-hot, numeric columns over every "
+                        "threshold at depth <= 3)")
     p.add_argument("--time-limit", type=float, default=None,
                    help="seconds to prove the optimum (default: none)")
     p.add_argument("--weight-column", default=None, help="column of row weights (>= 0)")

@@ -199,3 +199,20 @@ def test_a_large_lam_bounds_the_depth(seed, lam, eps, additive, most):
         want, best = enumerated_leaves(X, y, np.ones(16), 2, 3, lam, eps, most, additive)
     rs = rashomon_set(X, y, depth=3, lam=lam, epsilon=eps, additive=additive, max_leaves=most)
     _check(rs, want, best, 3)
+
+
+def test_categorical_columns_are_one_hot_as_bendoct_reads_them():
+    """A frame of categories gives the set of its one-hot 0/1 matrix (pandas' own dummies):
+    the same count and objectives, each literal named by its category."""
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], 60),
+                      "size": pd.Categorical(rng.choice([1, 2, 3], 60))})
+    y = np.where((X["colour"] == "red") | (X["size"] == 3), "yes", "no")
+    y[rng.random(60) < 0.1] = "yes"
+    raw = rashomon_set(X, y, depth=2, lam=0.02, epsilon=0.2)
+    dummies = pd.get_dummies(X.astype(str)).astype(int)
+    coded = rashomon_set(dummies, y, depth=2, lam=0.02, epsilon=0.2)
+    assert len(raw) == len(coded) > 1
+    np.testing.assert_allclose(sorted(t.objective for t in raw),
+                               sorted(t.objective for t in coded))
+    assert any(name.startswith("colour = ") for name in raw.feature_importance().index)

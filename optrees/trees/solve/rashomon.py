@@ -80,7 +80,8 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
     the optimum + ``epsilon`` when ``additive``; leaves keep ``min_samples_leaf`` rows; with
     ``max_leaves``, trees of at most that many leaves (the optimum too is theirs).
 
-    ``X``: 0/1 columns, or raw columns with a ``binarizer`` (``"auto"`` or a
+    ``X``: 0/1 and categorical columns (one-hot), numeric ones over every threshold, or raw
+    columns with a ``binarizer`` (``"auto"`` or a
     :class:`~optrees.Binarizer`: the set is then over its literals).  The optimum comes from
     the exact subtree search within ``time_limit``; an optimum it does not prove is refused.
     ``max_nodes`` caps the stored entries (about 60 bytes each): a set whose DAG needs more
@@ -106,7 +107,8 @@ def rashomon_set(X: Any, y: Any, depth: int = 3, lam: float = 0.01, epsilon: flo
         literals = ThresholdLiterals(encoder, encoder.transform(frame), depth)
         X01, names = literals.matrix, (literals.names, literals.negated)
     else:
-        X01, encoding = binarize(frame, binarizer, w)
+        # categorical columns one-hot, as BendOCT reads them; 0/1 columns as they are
+        X01, encoding = binarize(frame, "auto" if binarizer is None else binarizer, w)
         names = (encoding.names, encoding.negated)
     weights = np.ones(len(y_enc)) if w is None else np.asarray(w, dtype=float)
     found = solve_subtree(X01, y_enc, depth, lam * float(weights.sum()), weights,
