@@ -72,12 +72,13 @@ def test_bad_options_are_one_line(table, capsys, argv, match):
     assert re.search(match, err) and len(err.strip().splitlines()) == 1
 
 
-def test_a_table_of_words_asks_for_binarize(tmp_path, capsys):
+def test_a_table_of_words_is_read_one_hot(tmp_path, capsys):
     path = tmp_path / "w.csv"
     pd.DataFrame({"colour": ["red", "blue", "red", "green"] * 5,
                   "label": [0, 1, 0, 1] * 5}).to_csv(path, index=False)
-    code, out, err = _run(capsys, "--csv", path, "--target", "label", "--epsilon", 0.1)
-    assert code == 2 and "give --binarize" in err
+    code, out, err = _run(capsys, "--csv", path, "--target", "label", "--epsilon", 0.1,
+                          "--depth", 1)
+    assert code == 0 and "colour = " in out, err
     code, out, _ = _run(capsys, "--csv", path, "--target", "label", "--epsilon", 0.1,
                         "--binarize", "--depth", 1)
     assert code == 0 and "trees in the set: " in out
