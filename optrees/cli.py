@@ -283,7 +283,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
             raise _UsageError(f"--dataset {args.dataset} is a {task_of_data} dataset: use "
                               f"--task {task_of_data}")
         args.task = task_of_data
-    from .cli_options import given, method_options
+    from .cli_options import given, implied_task, method_options
 
     if args.task == "policy":
         return cli_policy.cmd_fit_policy(args, list(given(args, method_options(RESERVED))))
@@ -295,6 +295,10 @@ def cmd_fit(args: argparse.Namespace) -> int:
     if args.event is not None or args.time is not None:
         raise _UsageError("--event and --time are for --task survival")
     data.check_sources(args)
+    implied = None if args.task or args.method else implied_task(args, RESERVED)
+    if implied is not None:
+        args.task = implied[0]
+        print(f"{implied[1]} is a {implied[0]} option: --task {implied[0]}", flush=True)
     task = _task_of(args)
     args.method = args.method or DEFAULT_METHOD[task or "classification"]
     est = _build_estimator(args)  # every option checked before any data is loaded

@@ -221,3 +221,16 @@ def given(args: argparse.Namespace, options: dict[str, MethodOption]) -> dict[st
             if isinstance(option.rule, Boolean) or not _same(value, option.default):
                 out[flag] = value
     return out
+
+
+def implied_task(args: argparse.Namespace, reserved: set[str]) -> tuple[str, str] | None:
+    """``(task, flag)`` when a method option given belongs to the methods of one task only
+    (``--leaf-model``: regression), else None; asked when neither ``--task`` nor
+    ``--method`` says it."""
+    options = method_options(reserved)
+    methods = cli_methods()
+    for flag in given(args, options):
+        tasks = {methods[m].task for m in options[flag].users}
+        if len(tasks) == 1:
+            return tasks.pop(), flag
+    return None

@@ -126,6 +126,19 @@ def test_an_integer_target_with_few_values_is_classification_unless_told(tmp_pat
     assert "regtree: depth 1" in out and "test R²" in out and "target 'stars' is" not in out
 
 
+def test_a_regression_option_implies_the_task(capsys):
+    """``--leaf-model`` is taken by regression methods only: without --task or --method it
+    makes the fit a regression, said in one line; with --task classification it is refused."""
+    assert main(["fit", "--dataset", "liver-disorders", "--leaf-model", "linear", "--depth",
+                 "1", "--min-samples-leaf", "20"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "--leaf-model is a regression option: --task regression"
+    assert "regtree: depth 1" in out and "test R²" in out
+    err = _one_line_error(capsys, main(["fit", "--dataset", "liver-disorders", "--task",
+                                        "classification", "--leaf-model", "linear"]))
+    assert "--leaf-model is not used by --method benders" in err
+
+
 def test_omt_regression_from_the_cli(tmp_path, capsys):
     """``--method omt-reg``: OMT's multiway regression tree; the printed rule values are the
     training means of their rows, and the saved model predicts them."""
