@@ -224,13 +224,13 @@ def given(args: argparse.Namespace, options: dict[str, MethodOption]) -> dict[st
 
 
 def implied_task(args: argparse.Namespace, reserved: set[str]) -> tuple[str, str] | None:
-    """``(task, flag)`` when a method option given belongs to the methods of one task only
-    (``--leaf-model``: regression), else None; asked when neither ``--task`` nor
-    ``--method`` says it."""
+    """``(task, flag)`` when a method option given belongs to the methods of one task other
+    than classification only (``--leaf-model``: regression), else None; asked when neither
+    ``--task`` nor ``--method`` says it (classification is what the target decides)."""
     options = method_options(reserved)
     methods = cli_methods()
     for flag in given(args, options):
         tasks = {methods[m].task for m in options[flag].users}
-        if len(tasks) == 1:
+        if len(tasks) == 1 and tasks != {"classification"}:
             return tasks.pop(), flag
     return None
