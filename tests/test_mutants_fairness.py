@@ -513,3 +513,44 @@ def test_the_lagrangian_bound_takes_a_multiplier_of_three_and_a_half_times_the_w
     bound, done = search.run(2, np.inf)
     assert done and search.best[0] == pytest.approx(10.7)
     assert lp - 1e-9 <= bound <= lp + 1e-6 * w.sum()
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_depth1_split_has_two_leaves_of_different_options(n_classes):
+    """A split whose two leaves take the same option is the leaf with one more penalty,
+    except two other-class leaves with several other classes (each side's heaviest may
+    differ).  Kills ``len(self.others) > 0`` for ``> 1`` in ``_Classes.combos`` (a dominated
+    split of two other-class leaves with a single other class: same answers, more points)."""
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    cls = _Classes.fair(1, n_classes, 1)
+    want = {(a, b) for a in (0, 1) for b in (0, 1) if a != b or (a == b == 0 and n_classes > 2)}
+    assert {tuple(int(v) for v in c) for c in cls.combos} == want
+    assert len(cls.combos) == len(want)
+
+
+def test_the_lagrangian_bound_with_two_coordinates_costs_two_passes_of_half_the_steps():
+    """Work: the bound minimizes over the multipliers by golden section, along one
+    coordinate with 30 steps, or along each of several coordinates in turn, twice, with 15
+    steps each (each pass 2 + steps evaluations of every level's phi: 32 with one
+    coordinate, 68 with two).  Statistical parity of three groups has two coordinates
+    (rates of groups 1 and 2 less group 0's).  Kills ``_DUAL_STEPS - 2`` for
+    ``_DUAL_STEPS // 2`` (28 steps a pass: 120 evaluations)."""
+    from optrees.trees.search.binary.data import BinaryData
+    from optrees.trees.search.binary.fair import _FairSearch
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    X, y, w, _ = _fair_case(5)
+    groups = np.arange(len(y)) % 3
+    C = np.stack([np.where(groups == j, w / w[groups == j].sum(), 0.0)
+                  - np.where(groups == 0, w / w[groups == 0].sum(), 0.0) for j in (1, 2)], 1)
+    for coef, cells, want in ((C[:, :1], [[0]], 32), (C, [[0, 1]], 68)):
+        search = _FairSearch(BinaryData.make(X, y, w, 2), coef, cells, 0.05,
+                             _Classes.fair(1, 2, coef.shape[1]), 0.0, 1, None, "numpy")
+        level = search.level2(np.arange(len(y)))
+        calls = []
+        phi = level.phi
+        level.phi = lambda lam, phi=phi, calls=calls: calls.append(lam) or phi(lam)
+        bound, _ = search.dual([level])
+        assert len(calls) == want
+        assert bound <= level.ub + 1e-9
