@@ -169,3 +169,22 @@ def test_a_budgeted_search_proves_a_leaf_of_negative_value(seed):
                         max_leaves=budget)
     assert sol.optimal and sol.score == pytest.approx(top - L)
     assert sol.bound == pytest.approx(top - L)
+
+
+@pytest.mark.parametrize(("depth", "budgets"), [(3, (6, 7)), (4, (13, 14, 15))])
+def test_a_budget_just_below_the_full_tree_binds_on_parity_labels(depth, budgets):
+    """Labels the parity of the first ``depth`` columns (5 % flipped) need every leaf of the
+    full tree, so a budget of 1-3 leaves fewer binds: the search equals the enumeration with
+    that budget and keeps it.  Kills ``budget >= 2 * depth`` for ``2 ** depth`` in ``solve``
+    (depth 3 with 6 or 7 leaves taken as unbudgeted: 8 leaves) and ``half = 2 * (depth -
+    1)`` for ``2 ** (depth - 1)`` in ``_branch_budget`` (depth 4: no division of 13-15
+    leaves between two children of at most 6 is tried, the leaf is returned)."""
+    rng = np.random.default_rng(depth)
+    X = rng.integers(0, 2, (64, 4))
+    y = (np.bitwise_xor.reduce(X[:, :depth], axis=1) ^ (rng.random(64) < 0.05)).astype(int)
+    for budget in budgets:
+        best = exhaustive_objective(X, y, 2, depth, 0.0, max_leaves=budget)
+        sol = solve_subtree(X, y, depth, 0.0, max_leaves=budget)
+        assert sol.optimal and sol.score == pytest.approx(best)
+        assert sol.stats["leaves"] <= budget
+        assert len(np.unique(sol.tree.terminal(X))) <= budget
