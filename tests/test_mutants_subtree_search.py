@@ -188,3 +188,46 @@ def test_a_budget_just_below_the_full_tree_binds_on_parity_labels(depth, budgets
         assert sol.optimal and sol.score == pytest.approx(best)
         assert sol.stats["leaves"] <= budget
         assert len(np.unique(sol.tree.terminal(X))) <= budget
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_a_node_of_one_class_is_answered_without_a_search(depth):
+    """Work: with one class the leaf reaches the leaf-support bound, so the search stops at
+    the root: one node, no kernel, no counters.  Kills ``leaf >= upper / tol`` for
+    ``upper - tol`` in ``solve`` (the shortcut lost above 0: the same leaf, after a search)."""
+    X = np.random.default_rng(0).integers(0, 2, (30, 4))
+    sol = solve_subtree(X, np.zeros(30, dtype=int), depth, 0.0, n_classes=2, merge=False)
+    assert sol.optimal and sol.score == 30.0
+    assert (sol.stats["nodes"], sol.stats["kernels"], sol.stats["grams"]) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("budget", [3, 4, 5])
+def test_under_a_leaf_budget_a_split_that_ties_the_leaf_leaves_the_leaf(budget):
+    """``solve_subtree``: "ties go to the leaf over a split".  Four scattered rows of class
+    1 among 30: with no leaf penalty every split whose sides keep class 0 ties the leaf, and
+    no tree of depth 3 with at most ``budget`` leaves beats it (the enumeration).  Kills
+    ``r0.value + r1.value > best - tol`` in the budgeted branch (a tied split replaces the
+    leaf)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 4))
+    y = np.zeros(30, dtype=int)
+    y[rng.choice(30, 4, replace=False)] = 1
+    assert exhaustive_objective(X, y, 2, 3, 0.0, max_leaves=budget) == 26.0
+    sol = solve_subtree(X, y, 3, 0.0, max_leaves=budget, merge=False)
+    assert sol.optimal and sol.score == 26.0 and sol.stats["leaves"] == 1
+
+
+@pytest.mark.parametrize("budget", [None, 4])
+def test_a_solved_subproblem_is_answered_from_the_cache(budget):
+    """Work: the same search run twice on the same rows is answered by the first run's
+    exact cache entry, one node.  Kills the budgeted branch storing its exact result as a
+    bound (``bound <= best - tol``: the second run searches again, 6 nodes)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    search = Search(BinaryData.make(X, y, None, 2), 0.0, "numpy")
+    first = search.solve(np.arange(30), 3, budget=budget)
+    nodes = search.stats.nodes
+    again = search.solve(np.arange(30), 3, budget=budget)
+    assert again.value == first.value == first.upper
+    assert search.stats.nodes - nodes == 1
