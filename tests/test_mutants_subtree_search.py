@@ -231,3 +231,18 @@ def test_a_solved_subproblem_is_answered_from_the_cache(budget):
     again = search.solve(np.arange(30), 3, budget=budget)
     assert again.value == first.value == first.upper
     assert search.stats.nodes - nodes == 1
+
+
+@pytest.mark.parametrize("budget", [None, 3])
+def test_a_depth2_subtree_is_one_kernel_call(budget):
+    """Work: "subtrees of depth <= 2 are solved by the frequency-count kernel" (the
+    module's docstring): a depth-2 search that is not a leaf costs one node, one kernel
+    call and one pair count.  Kills ``depth <= 1`` for ``depth <= 2`` in ``solve`` (the
+    depth-2 root branched over features: the same tree, more nodes)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    sol = solve_subtree(X, y, 2, 0.0, max_leaves=budget, merge=False)
+    assert sol.optimal
+    assert sol.score == exhaustive_objective(X, y, 2, 2, 0.0, max_leaves=budget)
+    assert (sol.stats["nodes"], sol.stats["kernels"], sol.stats["grams"]) == (1, 1, 1)
