@@ -246,3 +246,27 @@ def test_a_depth2_subtree_is_one_kernel_call(budget):
     assert sol.optimal
     assert sol.score == exhaustive_objective(X, y, 2, 2, 0.0, max_leaves=budget)
     assert (sol.stats["nodes"], sol.stats["kernels"], sol.stats["grams"]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("budget", [2, 3])
+def test_a_budgeted_search_stops_at_a_tree_that_reaches_its_bound(budget):
+    """Work: the label is column 0, so the first feature's split classifies every row, which
+    is the node's bound (its weight); no other feature is then tried: at most the root and
+    two children per division of the budget.  Kills the stop ``floor >= upper - tol`` read
+    as ``==`` in the budgeted branch (every feature tried: 6 and 10 nodes)."""
+    X = np.random.default_rng(0).integers(0, 2, (30, 4))
+    sol = solve_subtree(X, X[:, 0].copy(), 3, 0.0, max_leaves=budget, merge=False)
+    assert sol.optimal and sol.score == 30.0
+    assert sol.stats["nodes"] <= 1 + 2 * (budget - 1)
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_a_depth2_kernel_with_three_leaves_may_split_its_right_child(seed):
+    """Random labels, depth 2, at most 3 leaves (the numpy kernel): the enumeration's
+    optimum, and a tree that scores it.  Kills ``budget > 3`` for ``budget == 3`` where the
+    kernel reports the right child's feature (the tree loses the split its value counts)."""
+    rng = np.random.default_rng(seed)
+    X, y = rng.integers(0, 2, (40, 4)), rng.integers(0, 2, 40)
+    sol = solve_subtree(X, y, 2, 0.0, max_leaves=3, merge=False, backend="numpy")
+    assert sol.score == exhaustive_objective(X, y, 2, 2, 0.0, max_leaves=3)
+    assert sol.stats["leaves"] <= 3
