@@ -270,3 +270,32 @@ def test_a_depth2_kernel_with_three_leaves_may_split_its_right_child(seed):
     sol = solve_subtree(X, y, 2, 0.0, max_leaves=3, merge=False, backend="numpy")
     assert sol.score == exhaustive_objective(X, y, 2, 2, 0.0, max_leaves=3)
     assert sol.stats["leaves"] <= 3
+
+
+def _best_depth1(X: np.ndarray, y: np.ndarray, K: int, L: float) -> float:
+    """Best ``correct - L * leaves`` of a leaf or a one-split tree on the rows (X, y)."""
+    best = np.bincount(y, minlength=K).max() - L
+    for f in range(X.shape[1]):
+        side = X[:, f] == 1
+        if side.any() and (~side).any():
+            best = max(best, np.bincount(y[side], minlength=K).max()
+                       + np.bincount(y[~side], minlength=K).max() - 2 * L)
+    return float(best)
+
+
+def test_feature_bounds_are_the_optima_of_negative_subtrees():
+    """``Search.feature_bounds`` at height 2: for each root feature the best depth-1
+    subtrees of its two sides, summed (the enumeration).  Three balanced classes and a leaf
+    penalty of 7 against 12 rows a side make every subtree negative, with the two-leaf bound
+    (weight - 2L = -2) above the leaf (-3).  Kills ``lower = not math.inf`` (0) as
+    ``solve``'s default: each side is then cut at its bound -2, not solved to -3."""
+    rng = np.random.default_rng(0)
+    X = np.c_[np.repeat([0, 1], 12), rng.integers(0, 2, (24, 3))]
+    y = np.tile(np.arange(3), 8)
+    search = Search(BinaryData.make(X, y, None, 3), 7.0, "numpy")
+    U, u_leaf = search.feature_bounds(np.arange(24), 2)
+    assert u_leaf == 8.0 - 7.0
+    for f in range(X.shape[1]):
+        side = X[:, f] == 1
+        want = _best_depth1(X[~side], y[~side], 3, 7.0) + _best_depth1(X[side], y[side], 3, 7.0)
+        assert U[f] == pytest.approx(want)
