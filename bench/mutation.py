@@ -10,6 +10,7 @@ killed / all mutants.  Too slow for CI (one pytest process per mutant): run it b
     python bench/mutation.py fairness --report-only      # the last session's score again
     python bench/mutation.py fairness --rerun-survivors  # after adding tests: survivors only
     python bench/mutation.py numeric-search --max 8      # 8 more mutants of the sample, in pieces
+    python bench/mutation.py numeric-search --max 6 --path optrees/trees/search/numeric/budget.py
 
 Sessions and survivors go to ``bench/results/mutation/<group>.sqlite`` / ``.survivors.txt``.
 cosmic-ray edits the files *in place* and restores them after each mutant: do not interrupt
@@ -173,12 +174,13 @@ def _stable_key(path: str, name: str, operator: str, row: int, col: int, end_col
 
 
 def deferred_jobs(con: sqlite3.Connection, spec: dict, run_all: bool,
-                  most: int | None = None) -> list[str]:
+                  most: int | None = None, path: str | None = None) -> list[str]:
     """Jobs not to run: those of the group's ``defer`` functions, those outside its ``only``
     functions, and, with ``sample`` = N, all but N of the rest: the N with the smallest hash
     of their place (:func:`_stable_key`), so the same code gives the same sample after every
     ``init`` and an edit elsewhere in a file keeps the rest of its sample.  ``most``: of the
-    sample, run at most this many not run yet in this call (a run in pieces)."""
+    sample, run at most this many not run yet in this call (a run in pieces).  ``path``: run
+    only the sample's mutants of this file (the sample is still drawn over the group)."""
     if run_all and most is None:
         return []
     query = ("SELECT job_id, definition_name, module_path, operator_name, start_pos_row,"
@@ -194,6 +196,9 @@ def deferred_jobs(con: sqlite3.Connection, spec: dict, run_all: bool,
         r[1] not in defer and (only is None or r[1] in only))]
     if not run_all and spec.get("sample"):
         keep = keep[:spec["sample"]]
+    if path is not None:
+        path_of = {r[0]: r[2] for r in rows}
+        keep = [j for j in keep if path_of[j] == path]
     ran = {j for (j,) in con.execute("SELECT job_id FROM work_results WHERE "
                                      "worker_outcome = 'NORMAL'")}
     if most is not None:
@@ -247,6 +252,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="run the surviving mutants again (after adding tests)")
     parser.add_argument("--max", type=int, default=None,
                         help="run at most this many mutants not run yet (a run in pieces)")
+    parser.add_argument("--path", default=None,
+                        help="run only the sample's mutants of this module file")
     args = parser.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
     toml, db = OUT / f"{args.group}.toml", OUT / f"{args.group}.sqlite"
@@ -264,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
             con.executemany("INSERT INTO work_results (worker_outcome, output, job_id) "
                             "VALUES ('SKIPPED', 'deferred', ?)",
                             [(j,) for j in deferred_jobs(con, GROUPS[args.group], args.all,
-                                                         args.max)])
+                                                         args.max, args.path)])
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         subprocess.run(["cosmic-ray", "exec", str(toml), str(db)], cwd=ROOT, env=env,
                        check=True)

@@ -340,3 +340,217 @@ def test_depth3_fair_front_search_equals_the_enumeration(seed, eps, penalty, min
     assert abs(rates[0] - rates[1]) <= eps + 1e-9
     if sol.tree.n_splits:
         assert np.bincount(stop)[sol.tree.reachable_stops()].min() >= min_leaf
+
+
+# ------------------------------------- the front search's leaves, multipliers and floors
+@pytest.mark.parametrize("kind", ["fair", "budgets"])
+def test_a_priced_leaf_is_worth_its_weight_plus_the_multipliers_times_its_share(kind):
+    """A leaf predicts the heaviest other class (share 0) or a priced class j (its weight, and
+    share: the gap coordinates ``u`` of its rows for fairness, ``u`` in coordinate j for
+    budgets, plus one leaf in the last coordinate with a leaf count); at multipliers lam the
+    best leaf is worth ``max(weight + lam . share)``, and option i predicts the class whose
+    weight it scores.  Kills, in ``_Classes.best``, the skip of a zero multiplier read as a
+    skip of +1 or -1 (``c != 1.0``, ``c != -1.0``) and the leaf count's multiplier read
+    from coordinate 1 (``lam[1]``), and ``priced[option - 2]`` in ``label``."""
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    rng = np.random.default_rng(3)
+    if kind == "fair":    # 3 classes, class 1 positive, two gap coordinates
+        cls, K, Du = _Classes.fair(1, 3, 2), 3, 2
+        priced, others = [1], [0, 2]
+        shares = {1: lambda u: u}
+    else:                 # classes 0 and 2 budgeted, 1 free, 3 the budget class; leaves
+        cls, K, Du = _Classes.budgets([0, 2], 4, 3, leaves=True), 4, 1
+        priced, others = [0, 2], [1]
+        shares = {0: lambda u: np.r_[u[0], 0.0, 1.0], 2: lambda u: np.r_[0.0, u[0], 1.0]}
+    Q = np.c_[rng.integers(0, 9, (6, K)), rng.normal(size=(6, Du)), rng.integers(1, 9, 6)]
+    Q = Q.astype(float)
+    D = cls.D
+    score, _, other = cls.options(Q)
+    for i in range(len(priced) + 1):
+        labels = [cls.label(i, o) for o in other]
+        assert np.array_equal(score[:, i], Q[np.arange(6), labels])
+        assert set(labels) <= set(others if i == 0 else [priced[i - 1]])
+    for lam in ([1.0, -1.0, 0.5], [-1.0, 0.0, 2.0], [0.0, 1.0, -1.0]):
+        lam = np.array(lam[:D])
+        extra = lam[-1] if kind == "budgets" else 0.0   # the other class's leaf counts too
+        want = [max([Q[r, others].max() + extra]
+                    + [Q[r, j] + lam @ shares[j](Q[r, K:K + Du]) for j in priced])
+                for r in range(6)]
+        assert cls.best(cls.parts(Q), lam) == pytest.approx(want, abs=1e-12)
+
+
+def test_golden_min_returns_the_best_point_it_evaluated():
+    """golden_min on convex functions (smooth, a kink, a flat bottom): the point returned is
+    the best one evaluated, within the last bracket of the true minimizer, inside [a, b].
+    Kills the returned end read the wrong way round (``c if fc > fd else d``)."""
+    from optrees.trees.search.binary.fair import golden_min
+
+    for f, at in ((lambda x: (x - 0.3) ** 2, 0.3), (lambda x: abs(x + 2.5) + 0.1 * x, -2.5),
+                  (lambda x: max(abs(x - 1.0) - 0.5, 0.0) + 1e-3 * x, 0.5)):
+        seen: list[float] = []
+
+        def g(x: float, f=f, seen=seen) -> float:
+            seen.append(x)
+            return f(x)
+
+        x = golden_min(g, -4.0, 4.0, 30)
+        assert len(seen) == 32 and -4.0 <= x <= 4.0
+        assert f(x) == min(f(s) for s in seen)
+        assert abs(x - at) <= 8.0 * ((5 ** 0.5 - 1) / 2) ** 30
+
+
+def _depth2_points(X, y, w, coef, penalty):
+    """(score, parity share) of every tree of depth <= 2 over the 0/1 columns of X, leaves
+    labelled 0 or 1 (the share: ``coef`` summed over the rows predicted 1)."""
+    X = X.astype(bool)
+
+    def subtrees(member: np.ndarray, depth: int) -> list:
+        out = [(w[member & (y == 0)].sum() - penalty, 0.0),
+               (w[member & (y == 1)].sum() - penalty, coef[member].sum())]
+        for f in range(X.shape[1]) if depth else []:
+            left, right = member & ~X[:, f], member & X[:, f]
+            if left.any() and right.any():
+                out += [(sa + sb, da + db) for sa, da in subtrees(left, depth - 1)
+                        for sb, db in subtrees(right, depth - 1)]
+        return out
+
+    return np.array(subtrees(np.ones(len(y), dtype=bool), 2))
+
+
+def _mixture_bound(points: np.ndarray, eps: float) -> float:
+    """Best score of a mixture of trees whose mixed share is within [-eps, eps]: the LP
+    whose dual is the Lagrangian bound ``min_lam max_tree (score + lam share) + eps |lam|``
+    (a mixture of two trees reaches it, at share -eps or eps when no single tree does)."""
+    s, d = points[:, 0], points[:, 1]
+    best = s[np.abs(d) <= eps].max(initial=-np.inf)
+    i, j = (a.ravel() for a in np.meshgrid(np.arange(len(s)), np.arange(len(s))))
+    for t in (-eps, eps):
+        ok = (d[i] < t) & (d[j] > t)
+        theta = (d[j][ok] - t) / (d[j][ok] - d[i][ok])
+        best = max(best, (theta * s[i][ok] + (1 - theta) * s[j][ok]).max(initial=-np.inf))
+    return float(best)
+
+
+class _CountedChecks:
+    """A deadline that never passes and counts its checks (the front search checks once
+    per floor at depth 2)."""
+
+    def __init__(self) -> None:
+        self.checks = 0
+
+    def check(self) -> None:
+        self.checks += 1
+
+
+@pytest.mark.parametrize(("seed", "eps"), [(0, 0.0), (2, 0.02), (5, 0.05), (10, 0.02),
+                                            (6, 0.0)])
+def test_depth2_fair_search_bound_is_the_lagrangian_dual_and_floors_grow_geometrically(
+        seed, eps):
+    """The depth-2 front search (weights x 100, so 0.2 % of the total weight is a few
+    units): its fair tree is the enumerated fair optimum; its bound is the Lagrangian dual,
+    i.e. the best mixture of trees with a mixed parity share within eps (from below: a valid
+    bound; from above: within 1e-6 of the total weight, the golden section's precision);
+    and the floors it tries, dropping from the bound by 0.2 %, then 4 times more each time,
+    number at most ``k`` with ``0.002 W (4^k - 1) / 3 >= bound - optimum``.  Kills the
+    floors' schedule ``4 / margin`` (margins that do not grow: 29-85 floors for 3-4)."""
+    from optrees.trees.search.binary.data import BinaryData
+    from optrees.trees.search.binary.fair import _FairSearch
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    X, y, w, groups = _fair_case(seed)
+    X, w = X[:, :3], 100 * w
+    coef = _parity_coefficients(groups, w)
+    points = _depth2_points(X, y, w, coef, 0.0)
+    optimum = points[np.abs(points[:, 1]) <= eps + 1e-9, 0].max()
+    lp = _mixture_bound(points, eps)
+    deadline = _CountedChecks()
+    search = _FairSearch(BinaryData.make(X, y, w, 2), coef[:, None], [[0]], eps,
+                         _Classes.fair(1, 2, 1), 0.0, 1, deadline, "numpy")
+    bound, done = search.run(2, np.inf)
+    W = w.sum()
+    assert done and search.best[0] == pytest.approx(optimum, abs=1e-9)
+    assert lp - 1e-9 * W <= bound <= lp + 1e-6 * W
+    assert lp - optimum > 0.01 * W      # a duality gap of several margins
+    most = int(np.ceil(np.log(1 + 3 * (lp + 1e-6 * W - optimum) / (0.002 * W)) / np.log(4)))
+    assert 1 <= deadline.checks <= most
+
+
+def test_a_single_leaf_under_a_cap_that_the_majority_leaf_breaks_is_the_other_class():
+    """Depth 0, a cap of half the weight on the rows predicted positive (``coef = w / W``),
+    4 of 5 rows positive: the one fair leaf predicts 0 and scores its weight.  Kills the
+    unfair leaves' score read as ``+inf`` (no leaf at all is then returned)."""
+    from optrees.trees.search.binary.fair import solve_fair_subtree
+
+    X = np.array([[1], [0], [1], [1], [0]])
+    y, w = np.array([1, 0, 1, 1, 1]), np.array([1.0, 2.0, 1.0, 1.0, 1.0])
+    sol = solve_fair_subtree(X, y, 0, w / w.sum(), 0.5, 1, 0.0, w)
+    assert sol.optimal and sol.score == 2.0 and sol.tree.label[0] == 0
+
+
+def test_the_lagrangian_bound_takes_a_multiplier_of_three_and_a_half_times_the_weight():
+    """One 0/1 column, every row labelled by it, parity at eps = 0: group 0 (10 rows of
+    weight 1) has 4 rows with x = 1, group 1 (weight 10) has 5.3 of its weight there.  The
+    trees are the two leaves (share 0, scores 10.7 and 9.3) and the two stumps (shares
+    -0.13 and 0.13, scores 20 and 0), so the best mixture with share 0 is the leaf, 10.7, and
+    the Lagrangian bound reaches it only at multipliers in [9.3 / 0.13, 10.7 / 0.13] = [3.58
+    W, 4.12 W] (W = 20).  Kills the multipliers' range cut to 3 times the weight (bound
+    12.2)."""
+    from optrees.trees.search.binary.data import BinaryData
+    from optrees.trees.search.binary.fair import _FairSearch
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    groups = np.r_[np.zeros(10, dtype=int), np.ones(4, dtype=int)]
+    x = np.r_[np.ones(4), np.zeros(6), 1, 1, 0, 0].astype(int)
+    w = np.r_[np.ones(10), 2.65, 2.65, 2.35, 2.35]
+    y = x.copy()
+    coef = _parity_coefficients(groups, w)
+    points = _depth2_points(x[:, None], y, w, coef, 0.0)
+    lp = _mixture_bound(points, 0.0)
+    assert lp == pytest.approx(10.7)
+    search = _FairSearch(BinaryData.make(x[:, None], y, w, 2), coef[:, None], [[0]], 0.0,
+                         _Classes.fair(1, 2, 1), 0.0, 1, None, "numpy")
+    bound, done = search.run(2, np.inf)
+    assert done and search.best[0] == pytest.approx(10.7)
+    assert lp - 1e-9 <= bound <= lp + 1e-6 * w.sum()
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_depth1_split_has_two_leaves_of_different_options(n_classes):
+    """A split whose two leaves take the same option is the leaf with one more penalty,
+    except two other-class leaves with several other classes (each side's heaviest may
+    differ).  Kills ``len(self.others) > 0`` for ``> 1`` in ``_Classes.combos`` (a dominated
+    split of two other-class leaves with a single other class: same answers, more points)."""
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    cls = _Classes.fair(1, n_classes, 1)
+    want = {(a, b) for a in (0, 1) for b in (0, 1) if a != b or (a == b == 0 and n_classes > 2)}
+    assert {tuple(int(v) for v in c) for c in cls.combos} == want
+    assert len(cls.combos) == len(want)
+
+
+def test_the_lagrangian_bound_with_two_coordinates_costs_two_passes_of_half_the_steps():
+    """Work: the bound minimizes over the multipliers by golden section, along one
+    coordinate with 30 steps, or along each of several coordinates in turn, twice, with 15
+    steps each (each pass 2 + steps evaluations of every level's phi: 32 with one
+    coordinate, 68 with two).  Statistical parity of three groups has two coordinates
+    (rates of groups 1 and 2 less group 0's).  Kills ``_DUAL_STEPS - 2`` for
+    ``_DUAL_STEPS // 2`` (28 steps a pass: 120 evaluations)."""
+    from optrees.trees.search.binary.data import BinaryData
+    from optrees.trees.search.binary.fair import _FairSearch
+    from optrees.trees.search.binary.fair_fronts import _Classes
+
+    X, y, w, _ = _fair_case(5)
+    groups = np.arange(len(y)) % 3
+    C = np.stack([np.where(groups == j, w / w[groups == j].sum(), 0.0)
+                  - np.where(groups == 0, w / w[groups == 0].sum(), 0.0) for j in (1, 2)], 1)
+    for coef, cells, want in ((C[:, :1], [[0]], 32), (C, [[0, 1]], 68)):
+        search = _FairSearch(BinaryData.make(X, y, w, 2), coef, cells, 0.05,
+                             _Classes.fair(1, 2, coef.shape[1]), 0.0, 1, None, "numpy")
+        level = search.level2(np.arange(len(y)))
+        calls = []
+        phi = level.phi
+        level.phi = lambda lam, phi=phi, calls=calls: calls.append(lam) or phi(lam)
+        bound, _ = search.dual([level])
+        assert len(calls) == want
+        assert bound <= level.ub + 1e-9

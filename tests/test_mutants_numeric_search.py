@@ -125,7 +125,9 @@ def test_a_stopped_search_brackets_the_optimum(backend, depth, budget, min_leaf,
 @pytest.mark.parametrize(("seed", "depth", "budget", "min_leaf", "penalty", "backend", "stop"), [
     (19, 3, 5, 1, 0.0, "numba", 12), (35, 3, 5, 1, 0.0, "numba", 12),
     (28, 3, 4, 1, 0.5, "numba", 25), (8, 3, 5, 1, 0.0, "numba", 6),
-    (23, 3, 5, 1, 0.0, "numpy", 25), (11, 2, 3, 1, 0.0, "numpy", 6)])
+    (23, 3, 5, 1, 0.0, "numpy", 25), (11, 2, 3, 1, 0.0, "numpy", 6),
+    (15, 3, 5, 1, 0.0, "numba", 35), (55, 3, 6, 1, 0.5, "numba", 49),
+    (107, 3, 6, 1, 0.5, "numba", 21)])
 def test_the_budget_bounds_prove_these_optima_by_a_fixed_stop(seed, depth, budget, min_leaf,
                                                                penalty, backend, stop):
     """Work, not answers: at these stops the subinterval and similarity bounds have already
@@ -134,8 +136,11 @@ def test_the_budget_bounds_prove_these_optima_by_a_fixed_stop(seed, depth, budge
     ``half`` (the weight from the split point to the far end of its interval, which lets one
     failed child close the interval by similarity) shrunk to ``cw[hi] / cw[mid]``, and the
     root intervals queued with point 0 as their evaluated left end (``a = 0``: the loss half
-    of the subinterval bound is lost on the left of each root feature); and the depth-2 root
-    search with the left neighbour's right child read only at ``a == 0`` (seed 11)."""
+    of the subinterval bound is lost on the left of each root feature); the depth-2 root
+    search with the left neighbour's right child read only at ``a == 0`` (seed 11); and the
+    children's ceilings from the right neighbour taken only when it is point 0 (``b == 0``
+    for ``b >= 0`` in ``BudgetSearch._evaluate``: seeds 15, 55, 107 are proved 2 checks
+    later; over 1,440 unstopped runs it changed the evaluations in 205, more in 130)."""
     if backend == "numba" and not numba_available():
         pytest.skip("numba not installed")
     optimum = _optimum_of(seed, depth, budget, min_leaf, penalty)

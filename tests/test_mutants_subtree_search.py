@@ -169,3 +169,133 @@ def test_a_budgeted_search_proves_a_leaf_of_negative_value(seed):
                         max_leaves=budget)
     assert sol.optimal and sol.score == pytest.approx(top - L)
     assert sol.bound == pytest.approx(top - L)
+
+
+@pytest.mark.parametrize(("depth", "budgets"), [(3, (6, 7)), (4, (13, 14, 15))])
+def test_a_budget_just_below_the_full_tree_binds_on_parity_labels(depth, budgets):
+    """Labels the parity of the first ``depth`` columns (5 % flipped) need every leaf of the
+    full tree, so a budget of 1-3 leaves fewer binds: the search equals the enumeration with
+    that budget and keeps it.  Kills ``budget >= 2 * depth`` for ``2 ** depth`` in ``solve``
+    (depth 3 with 6 or 7 leaves taken as unbudgeted: 8 leaves) and ``half = 2 * (depth -
+    1)`` for ``2 ** (depth - 1)`` in ``_branch_budget`` (depth 4: no division of 13-15
+    leaves between two children of at most 6 is tried, the leaf is returned)."""
+    rng = np.random.default_rng(depth)
+    X = rng.integers(0, 2, (64, 4))
+    y = (np.bitwise_xor.reduce(X[:, :depth], axis=1) ^ (rng.random(64) < 0.05)).astype(int)
+    for budget in budgets:
+        best = exhaustive_objective(X, y, 2, depth, 0.0, max_leaves=budget)
+        sol = solve_subtree(X, y, depth, 0.0, max_leaves=budget)
+        assert sol.optimal and sol.score == pytest.approx(best)
+        assert sol.stats["leaves"] <= budget
+        assert len(np.unique(sol.tree.terminal(X))) <= budget
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_a_node_of_one_class_is_answered_without_a_search(depth):
+    """Work: with one class the leaf reaches the leaf-support bound, so the search stops at
+    the root: one node, no kernel, no counters.  Kills ``leaf >= upper / tol`` for
+    ``upper - tol`` in ``solve`` (the shortcut lost above 0: the same leaf, after a search)."""
+    X = np.random.default_rng(0).integers(0, 2, (30, 4))
+    sol = solve_subtree(X, np.zeros(30, dtype=int), depth, 0.0, n_classes=2, merge=False)
+    assert sol.optimal and sol.score == 30.0
+    assert (sol.stats["nodes"], sol.stats["kernels"], sol.stats["grams"]) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("budget", [3, 4, 5])
+def test_under_a_leaf_budget_a_split_that_ties_the_leaf_leaves_the_leaf(budget):
+    """``solve_subtree``: "ties go to the leaf over a split".  Four scattered rows of class
+    1 among 30: with no leaf penalty every split whose sides keep class 0 ties the leaf, and
+    no tree of depth 3 with at most ``budget`` leaves beats it (the enumeration).  Kills
+    ``r0.value + r1.value > best - tol`` in the budgeted branch (a tied split replaces the
+    leaf)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 4))
+    y = np.zeros(30, dtype=int)
+    y[rng.choice(30, 4, replace=False)] = 1
+    assert exhaustive_objective(X, y, 2, 3, 0.0, max_leaves=budget) == 26.0
+    sol = solve_subtree(X, y, 3, 0.0, max_leaves=budget, merge=False)
+    assert sol.optimal and sol.score == 26.0 and sol.stats["leaves"] == 1
+
+
+@pytest.mark.parametrize("budget", [None, 4])
+def test_a_solved_subproblem_is_answered_from_the_cache(budget):
+    """Work: the same search run twice on the same rows is answered by the first run's
+    exact cache entry, one node.  Kills the budgeted branch storing its exact result as a
+    bound (``bound <= best - tol``: the second run searches again, 6 nodes)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    search = Search(BinaryData.make(X, y, None, 2), 0.0, "numpy")
+    first = search.solve(np.arange(30), 3, budget=budget)
+    nodes = search.stats.nodes
+    again = search.solve(np.arange(30), 3, budget=budget)
+    assert again.value == first.value == first.upper
+    assert search.stats.nodes - nodes == 1
+
+
+@pytest.mark.parametrize("budget", [None, 3])
+def test_a_depth2_subtree_is_one_kernel_call(budget):
+    """Work: "subtrees of depth <= 2 are solved by the frequency-count kernel" (the
+    module's docstring): a depth-2 search that is not a leaf costs one node, one kernel
+    call and one pair count.  Kills ``depth <= 1`` for ``depth <= 2`` in ``solve`` (the
+    depth-2 root branched over features: the same tree, more nodes)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    sol = solve_subtree(X, y, 2, 0.0, max_leaves=budget, merge=False)
+    assert sol.optimal
+    assert sol.score == exhaustive_objective(X, y, 2, 2, 0.0, max_leaves=budget)
+    assert (sol.stats["nodes"], sol.stats["kernels"], sol.stats["grams"]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("budget", [2, 3])
+def test_a_budgeted_search_stops_at_a_tree_that_reaches_its_bound(budget):
+    """Work: the label is column 0, so the first feature's split classifies every row, which
+    is the node's bound (its weight); no other feature is then tried: at most the root and
+    two children per division of the budget.  Kills the stop ``floor >= upper - tol`` read
+    as ``==`` in the budgeted branch (every feature tried: 6 and 10 nodes)."""
+    X = np.random.default_rng(0).integers(0, 2, (30, 4))
+    sol = solve_subtree(X, X[:, 0].copy(), 3, 0.0, max_leaves=budget, merge=False)
+    assert sol.optimal and sol.score == 30.0
+    assert sol.stats["nodes"] <= 1 + 2 * (budget - 1)
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_a_depth2_kernel_with_three_leaves_may_split_its_right_child(seed):
+    """Random labels, depth 2, at most 3 leaves (the numpy kernel): the enumeration's
+    optimum, and a tree that scores it.  Kills ``budget > 3`` for ``budget == 3`` where the
+    kernel reports the right child's feature (the tree loses the split its value counts)."""
+    rng = np.random.default_rng(seed)
+    X, y = rng.integers(0, 2, (40, 4)), rng.integers(0, 2, 40)
+    sol = solve_subtree(X, y, 2, 0.0, max_leaves=3, merge=False, backend="numpy")
+    assert sol.score == exhaustive_objective(X, y, 2, 2, 0.0, max_leaves=3)
+    assert sol.stats["leaves"] <= 3
+
+
+def _best_depth1(X: np.ndarray, y: np.ndarray, K: int, L: float) -> float:
+    """Best ``correct - L * leaves`` of a leaf or a one-split tree on the rows (X, y)."""
+    best = np.bincount(y, minlength=K).max() - L
+    for f in range(X.shape[1]):
+        side = X[:, f] == 1
+        if side.any() and (~side).any():
+            best = max(best, np.bincount(y[side], minlength=K).max()
+                       + np.bincount(y[~side], minlength=K).max() - 2 * L)
+    return float(best)
+
+
+def test_feature_bounds_are_the_optima_of_negative_subtrees():
+    """``Search.feature_bounds`` at height 2: for each root feature the best depth-1
+    subtrees of its two sides, summed (the enumeration).  Three balanced classes and a leaf
+    penalty of 7 against 12 rows a side make every subtree negative, with the two-leaf bound
+    (weight - 2L = -2) above the leaf (-3).  Kills ``lower = not math.inf`` (0) as
+    ``solve``'s default: each side is then cut at its bound -2, not solved to -3."""
+    rng = np.random.default_rng(0)
+    X = np.c_[np.repeat([0, 1], 12), rng.integers(0, 2, (24, 3))]
+    y = np.tile(np.arange(3), 8)
+    search = Search(BinaryData.make(X, y, None, 3), 7.0, "numpy")
+    U, u_leaf = search.feature_bounds(np.arange(24), 2)
+    assert u_leaf == 8.0 - 7.0
+    for f in range(X.shape[1]):
+        side = X[:, f] == 1
+        want = _best_depth1(X[~side], y[~side], 3, 7.0) + _best_depth1(X[side], y[side], 3, 7.0)
+        assert U[f] == pytest.approx(want)
