@@ -21,7 +21,7 @@ from .._params import (
     Real,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target
+from .._validation import OptreesInputError, check_target, fit_weights
 from ..robust.adversary import worst_case_correct
 from ..robust.search import MAX_LABELLINGS, solve_robust_tree
 from ._base import (
@@ -89,6 +89,11 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     certified: ``status_ == "optimal"`` only when proved; a stopped fit keeps the best tree
     found and ``bound_`` (an upper bound on the objective), ``gap_``.
 
+    ``sample_weight``: the accuracy is the correct weight over the total weight. A row of
+    weight ``w`` counts as ``floor(w)`` copies of weight 1 and one copy of the fractional
+    rest, each shifted on its own at the row's costs: an integer weight is that many
+    duplicated rows; a row of weight 0 is left out (it moves no threshold or range).
+
     Fitted attributes: ``tree_`` (an ``optrees.models.robust_tree.IntegerTree``),
     ``classes_``, ``objective_`` (worst-case training accuracy minus the penalty),
     ``bound_``, ``gap_``, ``status_``, ``worst_case_accuracy_``, ``solve_seconds_``,
@@ -106,15 +111,22 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         "depth": 2, "budget": 0.0, "lam": 0.0, "time_limit": 60.0, "verbose": False}
 
     @logged_fit
-    def fit(self, X: Any, y: Any, costs: Any = None) -> RobustTreeClassifier:
+    def fit(self, X: Any, y: Any, costs: Any = None, sample_weight: Any = None
+            ) -> RobustTreeClassifier:
         """Solve for the most robust tree within ``time_limit``; ``costs``: the cost of a
-        unit shift of each row's each feature, ``(n_rows, n_features)``, numbers >= 0."""
+        unit shift of each row's each feature, ``(n_rows, n_features)``, numbers >= 0;
+        ``sample_weight``: one number >= 0 per row (see the class docstring)."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         Xi = integer_matrix(df)
         classes, yi = check_target(y, Xi.shape[0])
         gamma = check_costs(costs, Xi.shape)
+        w = fit_weights(sample_weight, None, classes, yi)
+        if w is not None:
+            keep = w > 0  # a row of weight 0 is as if it were not there
+            Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
+            w = None if (w == 1.0).all() else w
         if len(classes) ** (2 ** p.depth) > MAX_LABELLINGS:
             raise OptreesInputError(
                 f"{len(classes)} classes at depth {p.depth} make {len(classes)}^"
@@ -122,10 +134,11 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
                 f"({MAX_LABELLINGS}); use a smaller depth")
         with stop_on_ctrl_c(deadline):
             result = solve_robust_tree(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
-                                       deadline, list(df.columns))
+                                       deadline, list(df.columns), w)
         self.classes_ = classes
         self.tree_ = result.model
-        self.worst_case_accuracy_ = result.stats["worst_case_correct"] / len(yi)
+        self.worst_case_accuracy_ = (result.stats["worst_case_correct"]
+                                     / result.stats["total_weight"])
         store_result(self, result, deadline, "returning the best tree found")
         return self
 
@@ -141,10 +154,11 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.export_text()
 
-    def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0
-                            ) -> float:
+    def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0,
+                            sample_weight: Any = None) -> float:
         """Accuracy on ``(X, y)`` after the worst shift of total cost <= ``budget`` (values
-        stay within the training range of each feature); ``costs`` as in :meth:`fit`."""
+        stay within the training range of each feature); ``costs`` and ``sample_weight`` as
+        in :meth:`fit`."""
         Xi = self._matrix(X)
         budget = float(budget)
         if math.isnan(budget) or budget < 0:
@@ -156,4 +170,9 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         yi = np.full(len(y), -1, dtype=np.int64)  # an unseen label is never predicted
         yi[known] = np.searchsorted(self.classes_, y[known])
         gamma = check_costs(costs, Xi.shape)
-        return worst_case_correct(self.tree_, Xi, yi, gamma, budget) / len(y)
+        w = fit_weights(sample_weight, None, self.classes_, yi)
+        if w is not None:
+            keep = w > 0
+            Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
+        total = len(yi) if w is None else w.sum()
+        return worst_case_correct(self.tree_, Xi, yi, gamma, budget, w) / total

@@ -20,6 +20,10 @@ and ``utils/callback_helpers.py``, github.com/D3M-Research-Group/odtlearn):
   branch node, in accuracy units (default 0). The paper's own lambda is the calibration of
   the uncertainty set (``budget = -n log(lambda)``, ``costs = -log(1 - q_f)`` with ``q_f`` the
   probability that feature f is not shifted); :func:`costs_from_probabilities` computes it.
+- Sample weights (ours; the paper has none): the objective is the worst-case correct weight.
+  A row of weight ``w`` is ``floor(w)`` copies of weight 1 and one copy of the fractional
+  rest, each shifted on its own at the row's costs, so integer weights are duplicated rows
+  (:mod:`.adversary` solves that knapsack exactly).
 
 How we solve it exactly (not the paper's Benders MIP): for a fixed tree, moving row ``i``
 into leaf ``l`` costs ``sum_f gamma[i, f] * dist(x[i, f], [lo_lf, hi_lf])`` (the leaf's box

@@ -16,7 +16,7 @@ import numpy as np
 from ..models.result import FitResult
 from ..models.robust_tree import IntegerTree
 from ..solvers.deadline import Deadline
-from .adversary import box_distances, flips, misclassification_costs
+from .adversary import box_distances, flipped_weight, misclassification_costs
 from .streams import structures
 
 MAX_LABELLINGS = 1 << 16  # classes ** leaves; more is refused by the estimator
@@ -60,19 +60,24 @@ def _branch_counts(labellings: np.ndarray, depth: int) -> np.ndarray:
 class RobustSearch:
     """One search: the data as integer matrix ``X``, class indices ``y`` (of ``n_classes``),
     ``costs`` ``(n, F)``, ``budget`` and ``lam`` (penalty per branch node, accuracy units);
-    ``low`` / ``high``: the range perturbed values stay in (default: the rows' range)."""
+    ``low`` / ``high``: the range perturbed values stay in (default: the rows' range);
+    ``weights``: positive row weights (None: 1 each; the copies' model of
+    :mod:`.adversary`). Scores are in units of weight."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, costs: np.ndarray,
                  budget: float, depth: int, lam: float, low: np.ndarray | None = None,
-                 high: np.ndarray | None = None) -> None:
+                 high: np.ndarray | None = None, weights: np.ndarray | None = None) -> None:
         self.X, self.y, self.K, self.costs = X, y, n_classes, costs
-        self.budget, self.depth, self.n = budget, depth, len(y)
-        self.penalty = lam * self.n  # in rows per branch node
+        self.budget, self.depth, self.weights = budget, depth, weights
+        self.n = float(len(y)) if weights is None else float(weights.sum())  # total weight
+        self.penalty = lam * self.n  # in weight per branch node
         self.low = X.min(axis=0) if low is None else low
         self.high = X.max(axis=0) if high is None else high
         self.feat, self.thr = split_table(self.low, self.high)
         self.goes_left = X[:, self.feat] <= self.thr[None, :]
         self.onehot = np.eye(n_classes)[y]
+        if weights is not None:
+            self.onehot *= weights[:, None]
         L = 2 ** depth
         self.labellings = np.array(list(itertools.product(range(n_classes), repeat=L)),
                                    dtype=np.int64)
@@ -85,7 +90,7 @@ class RobustSearch:
 
     def constant(self) -> None:
         """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
-        counts = np.bincount(self.y, minlength=self.K)
+        counts = np.bincount(self.y, weights=self.weights, minlength=self.K)
         k = int(np.argmax(counts))
         self.best = (float(counts[k]), (np.full(2 ** self.depth - 1, -1), np.full(
             2 ** self.depth, k)))
@@ -126,7 +131,7 @@ class RobustSearch:
             if chunk.size == 0:
                 break
             c = misclassification_costs(dist, self.labellings[chunk], self.y)
-            best = max(best, float(self.n - flips(c, self.budget).min()))
+            best = max(best, float(self.n - self.flipped(c).min()))
         return best
 
     def _nominal(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -134,6 +139,10 @@ class RobustSearch:
         inside = ((self.X[:, None, :] >= lo[None]) & (self.X[:, None, :] <= hi[None])).all(2)
         counts = inside.T.astype(np.float64) @ self.onehot  # (L, K)
         return counts[np.arange(counts.shape[0]), self.labellings].sum(axis=1)
+
+    def flipped(self, c: np.ndarray) -> np.ndarray:
+        """Most weight the adversary misclassifies, for each labelling's costs ``c``."""
+        return flipped_weight(c, self.weights, self.budget)
 
     def evaluate(self, splits: np.ndarray) -> None:
         """Every labelling of one structure whose nominal bound beats the best so far."""
@@ -153,7 +162,7 @@ class RobustSearch:
                 return
             self.stats["labellings"] += int(chunk.size)
             c = misclassification_costs(dist, self.labellings[chunk], self.y)
-            score = self.n - flips(c, self.budget) - self.penalty * self.branches[chunk]
+            score = self.n - self.flipped(c) - self.penalty * self.branches[chunk]
             b = int(np.argmax(score))
             if score[b] > self.best[0] + 1e-9:
                 self.best = (float(score[b]), (splits.copy(), self.labellings[chunk[b]]))
@@ -166,7 +175,7 @@ class RobustSearch:
         if self.feat.size == 0:
             return "optimal", self.best[0]
         self.deadline = deadline
-        rows = np.arange(self.n)
+        rows = np.arange(len(self.y))
         caps = self.root_caps if self.depth >= 2 else None
         if self.depth >= 2 and self.budget > 0:
             status, bound = self._walk(structures(self.goes_left, self.onehot, rows,
@@ -207,7 +216,8 @@ class RobustSearch:
         if not rows.any():
             return None
         return RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
-                            self.depth - 1, 0.0, low, high)
+                            self.depth - 1, 0.0, low, high,
+                            None if self.weights is None else self.weights[rows])
 
     def side_best(self, s: int, left: bool, budget: float) -> float:
         """An upper bound on the worst-case correct rows of the best depth-(d-1) tree on one
@@ -294,18 +304,21 @@ class RobustSearch:
 
 def solve_robust_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: np.ndarray,
                       budget: float, depth: int, lam: float, deadline: Deadline,
-                      feature_names: list[str]) -> FitResult:
-    """The tree of depth <= ``depth`` with the best worst-case accuracy minus ``lam`` per
-    branch node (checked inputs: integer ``X``, class indices ``y``, costs ``>= 0``).
-    ``objective`` and ``bound`` are in accuracy units."""
+                      feature_names: list[str], weights: np.ndarray | None = None
+                      ) -> FitResult:
+    """The tree of depth <= ``depth`` with the best worst-case accuracy (correct weight over
+    the total weight) minus ``lam`` per branch node (checked inputs: integer ``X``, class
+    indices ``y``, costs ``>= 0``, ``weights`` None or > 0). ``objective`` and ``bound`` are
+    in accuracy units; ``stats["worst_case_correct"]`` is a weight (rows without weights)."""
     start = time.perf_counter()
-    search = RobustSearch(X, y, len(classes), costs, budget, depth, lam)
+    search = RobustSearch(X, y, len(classes), costs, budget, depth, lam, weights=weights)
     status, bound = search.run(deadline)
     model = search.tree(feature_names, classes)
-    n = len(y)
+    n = search.n
+    correct = search.best[0] + search.penalty * model.n_branches
     stats: dict[str, Any] = dict(search.stats, splits=int(search.feat.size),
-                                 worst_case_correct=int(round(search.best[0] + search.penalty
-                                                              * model.n_branches)),
-                                 branches=model.n_branches)
+                                 worst_case_correct=(int(round(correct)) if weights is None
+                                                     else correct),
+                                 total_weight=n, branches=model.n_branches)
     return FitResult(model, status, search.best[0] / n, max(bound, search.best[0]) / n,
                      time.perf_counter() - start, stats)
