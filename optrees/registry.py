@@ -83,6 +83,11 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("regtree", f"{_EST}:OptimalTreeRegressor", "",
            "optimal regression tree (leaf means, squared error) over every threshold",
            backend="search", task="regression"),
+    # issue #46: Justin et al.'s robust trees (no key of docs/references.md yet; the
+    # definition and its source are in optrees/robust/__init__.py), an exact search
+    Method("robust", f"{_EST}.robust:RobustTreeClassifier", "",
+           "robust tree: best worst-case accuracy when an adversary shifts integer features "
+           "within a budget", backend="search"),
     # issue #45: fit(X, y) with y of (event, time), and fit(X, treatment, outcome, ...); not
     # yet offered by `optrees fit` (cli=False keeps them out of --method and compare)
     Method("survtree", f"{_EST}.survival:OptimalSurvivalTree", "",

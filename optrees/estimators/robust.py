@@ -50,6 +50,10 @@ def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
                 f"{what} column {name!r} is not numeric: robust trees take integer (ordinal) "
                 "features; encode categories as integers first")
         values = col.to_numpy(dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise OptreesInputError(
+                f"{what} column {name!r} has NaN or infinite values: robust trees take integer "
+                "(ordinal) features without missing values")
         if not np.all(values == np.round(values)):
             raise OptreesInputError(
                 f"{what} column {name!r} has non-integer values (e.g. "
@@ -119,10 +123,10 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
-        Xi = integer_matrix(df)
-        classes, yi = check_target(y, Xi.shape[0])
-        gamma = check_costs(costs, Xi.shape)
+        classes, yi = check_target(y, len(df))  # the target's errors first (scikit-learn's)
         w = fit_weights(sample_weight, None, classes, yi)
+        Xi = integer_matrix(df)
+        gamma = check_costs(costs, Xi.shape)
         if w is not None:
             keep = w > 0  # a row of weight 0 is as if it were not there
             Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
@@ -142,17 +146,36 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         store_result(self, result, deadline, "returning the best tree found")
         return self
 
+    @staticmethod
+    def check_features(X: Any) -> None:
+        """One clear error when ``X`` has a column of non-integer values (what ``fit``
+        refuses), without fitting: the command line asks before it starts."""
+        from .._validation import check_frame
+
+        integer_matrix(check_frame(X))
+
     def _matrix(self, X: Any) -> np.ndarray:
         return integer_matrix(predict_frame(self, X, "tree_"))
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of each row."""
-        return self.tree_.predict(self._matrix(X))
+        X = self._matrix(X)  # NotFittedError before fit
+        return self.tree_.predict(X)
 
     def export_text(self) -> str:
         """The fitted tree as indented text."""
         check_is_fitted(self, "tree_")
         return self.tree_.export_text()
+
+    def to_dot(self) -> str:
+        """Graphviz DOT source of the fitted tree."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.to_dot()
+
+    def plot(self, **kwargs: Any) -> Any:
+        """matplotlib Figure of the fitted tree (``path=`` saves it: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.plot(**kwargs)
 
     def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0,
                             sample_weight: Any = None) -> float:

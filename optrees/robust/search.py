@@ -23,6 +23,7 @@ MAX_LABELLINGS = 1 << 16  # classes ** leaves; more is refused by the estimator
 CHUNK = 256  # labellings whose worst case is computed at once
 SIDE_CHUNK = 32  # the same for a side's structure, whose best labelling comes early
 SIDE_SHARES = (0.0, 1.0)  # shares of the budget the root bound gives the left side
+FIRST_SHARE = 0.01  # of the time: structures by nominal bound alone, a first incumbent
 WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
 
 
@@ -178,8 +179,14 @@ class RobustSearch:
         rows = np.arange(len(self.y))
         caps = self.root_caps if self.depth >= 2 else None
         if self.depth >= 2 and self.budget > 0:
+            # an incumbent before the root caps' side searches (structures by nominal bound)
+            status, first = self._walk(structures(self.goes_left, self.onehot, rows,
+                                                  self.depth), deadline.share(FIRST_SHARE))
+            if status == "optimal" or deadline.expired():
+                return status, first
             status, bound = self._walk(structures(self.goes_left, self.onehot, rows,
                                                   self.depth, caps), deadline.share(WARM_SHARE))
+            bound = min(first, bound)  # each bounds every tree
             if status == "optimal" or deadline.expired():
                 return status, bound
             self.deadline = deadline
