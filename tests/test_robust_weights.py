@@ -121,3 +121,62 @@ def test_bad_weights_are_one_clear_error(w, match):
     X, y = data(0, 4, 2, 2)
     with pytest.raises(OptreesInputError, match=match):
         RobustTreeClassifier(depth=1, budget=1).fit(X, y, sample_weight=w)
+
+
+# ------------------------------------------------------------- the search's bounds
+def _labelled_trees(search, structure):
+    """Every labelling of a depth-2 structure as an oracle tree."""
+    s, (a, _, _), (b, _, _) = structure
+    f, t = search.feat, search.thr
+    for k in itertools.product(range(search.K), repeat=4):
+        yield ("split", f[s], t[s],
+               ("split", f[a], t[a], ("leaf", k[0]), ("leaf", k[1])),
+               ("split", f[b], t[b], ("leaf", k[2]), ("leaf", k[3])))
+
+
+def _worst_within_sides(tree, X, y, costs, budget, points, pay):
+    """Worst case when each row may move only to points on its own side of the root split
+    (the adversary the bounds are about: it flips no more than the free one)."""
+    _, f, t, _, _ = tree
+    same_side = (points[None, :, f] <= t) == (X[:, f] <= t)[:, None]
+    wrong = (predict(tree, points)[None, :] != y[:, None]) & same_side
+    c = np.sort(np.where(wrong, pay, np.inf).min(axis=1))
+    return len(y) - int((np.cumsum(c) <= budget + 1e-9).sum())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_root_and_pair_bounds_hold_for_every_tree(seed):
+    """The roots phase's bounds, against the enumeration: a root split's bound from the
+    sides' optima at each share of the budget, and a structure's bound from its sides'
+    values over the shares, are at least every labelled tree's worst case against the
+    adversary that keeps rows on their side of the root (by the cheapest-rows argument over
+    the grid of points), which is at least the free adversary's."""
+    from optrees.robust.search import SIDE_SHARES, RobustSearch
+    from optrees.robust.streams import roots
+    from optrees.solvers.deadline import Deadline
+
+    rng = np.random.default_rng(seed)
+    X, y = data(80 + seed, 12, 2, 4)
+    costs = rng.choice([0.5, 1.0, 2.0], size=X.shape)
+    budget = 3.0
+    search = RobustSearch(X, y, 2, costs, budget, 2, 0.0)
+    search.deadline = Deadline(60)
+    points = grid(X.min(axis=0), X.max(axis=0))
+    pay = move_costs(X, costs, points)
+    tight = 0
+    for root in roots(search.goes_left, search.onehot, np.arange(len(y)), 2,
+                      search.side_values):
+        pair = search.pair_values(root.split)
+        best_of_root = -1
+        i = 0
+        while (item := root.stream.item(i)) is not None:
+            best = max(_worst_within_sides(t, X, y, costs, budget, points, pay)
+                       for t in _labelled_trees(search, item[1]))
+            assert item[0] >= best - 1e-9  # the half-budget sum ordering the stream
+            assert pair(item[1]) >= best - 1e-9
+            tight += pair(item[1]) < item[0] - 1e-9
+            best_of_root = max(best_of_root, best)
+            i += 1
+        for e in SIDE_SHARES:
+            assert search.share_bound(root, e) >= best_of_root - 1e-9
+    assert tight > 0  # the pair bound is tighter than the half-budget sum somewhere
