@@ -43,6 +43,11 @@ class IntegerTree:
         return out
 
     @property
+    def n_leaves(self) -> int:
+        """Number of leaves."""
+        return len(self.leaves())
+
+    @property
     def n_branches(self) -> int:
         """Number of branch (test) nodes."""
         return int((self.feature >= 0).sum())
