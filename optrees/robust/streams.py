@@ -104,11 +104,24 @@ def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, dept
     classes (weighted). A structure is ``(split, left, right)`` with ``None`` children at
     depth 1."""
     if depth == 1:
-        left, right = _side_counts(goes_left, onehot, rows)
-        value = left.max(axis=1) + right.max(axis=1)
-        order = np.argsort(-value, kind="stable")
-        return Stream((float(value[s]), (int(s), None, None)) for s in order)
+        return _splits(*_side_counts(goes_left, onehot, rows))
     return Stream(_merge([r.stream for r in roots(goes_left, onehot, rows, depth)]))
+
+
+def _splits(left: np.ndarray, right: np.ndarray) -> Stream:
+    """The depth-1 structures with the class weights ``left`` / ``right`` ``(P, K)`` of
+    their sides, by decreasing nominal accuracy."""
+    value = left.max(axis=1) + right.max(axis=1)
+    order = np.argsort(-value, kind="stable")
+    return Stream((float(value[s]), (int(s), None, None)) for s in order)
+
+
+def _pair_counts(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``(P, P, K)``: class weights of the rows going left at both split ``s`` and split
+    ``p`` (one product for every depth-1 side of every root split)."""
+    G = goes_left[rows].astype(np.float64)
+    W = onehot[rows]
+    return np.einsum("is,ip,ik->spk", G, G, W, optimize=True)
 
 
 class Root:
@@ -140,6 +153,16 @@ def roots(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: in
     ``pairs(s)``: a tighter bound on a whole structure of root ``s`` (at most that sum),
     which then orders the root's structures."""
     out = []
+    if depth == 2:  # the depth-1 sides of all root splits from one pair count
+        both = _pair_counts(goes_left, onehot, rows)  # left at s and at p
+        left_at = np.einsum("ssk->sk", both)  # left at s
+        total = onehot[rows].sum(axis=0)
+        for s in range(goes_left.shape[1]):
+            right_of_s = left_at - both[s]  # right at s, left at p
+            out.append(Root(s, _splits(both[s], left_at[s][None, :] - both[s]),
+                            _splits(right_of_s, (total - left_at[s])[None, :] - right_of_s),
+                            sides, pairs))
+        return out
     for s in range(goes_left.shape[1]):
         mask = goes_left[rows, s]
         out.append(Root(s, structures(goes_left, onehot, rows[mask], depth - 1),
