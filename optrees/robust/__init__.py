@@ -36,8 +36,10 @@ rows: worst-case correct ``= n - max{k : sum of the k smallest c_i <= epsilon}``
 tree is one whose sibling leaves share a label) in decreasing order of an upper bound on
 their worst case, and stops when that bound meets the best worst case found (certified) or at
 the time limit (the next bound is ``bound_``). The bounds: nominal accuracy (the adversary
-does nothing); per root split, the sides' own robust optima when the adversary keeps every
-row within a side and spends the whole budget on one side; per pair of side structures, each
-side's exact worst case at half the budget (any split of the budget between the sides is one
-adversary, so the two sides' worst cases add up to a bound on the tree).
+does nothing); per root split, ``C_L(e B) + C_R((1 - e) B)``, the sides' own robust optima
+when the adversary keeps every row within its side and spends a share ``e`` of the budget on
+the left side, for ``e`` in 0, 1/4, 1/2, 3/4, 1 (any split of the budget between the sides is
+one adversary, weaker than the free one, so each sum bounds every tree with that root); per
+pair of side structures, the same sum with each side's best labelling in place of ``C``
+(its half-budget value orders the pairs).
 """

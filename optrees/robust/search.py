@@ -1,8 +1,9 @@
 """The exact search for the optimal robust tree: complete structures by decreasing bound
-(:mod:`.streams`; nominal accuracy first, then the sides' robust values, see the package
-docstring), each structure's leaf labellings by decreasing nominal accuracy, each labelling's
-worst case by the adversary's knapsack (:mod:`.adversary`); it stops when the next bound
-cannot beat the best worst case (certified) or at the deadline."""
+(:mod:`.streams`; nominal accuracy first, then root split by root split, bounded by the
+sides' robust optima under splits of the budget, see the package docstring), each
+structure's leaf labellings by decreasing nominal accuracy, each labelling's worst case by
+the adversary's knapsack (:mod:`.adversary`); it stops when the best remaining bound cannot
+beat the best worst case (certified) or at the deadline."""
 
 from __future__ import annotations
 
@@ -93,7 +94,7 @@ class RobustSearch:
                       "side_structures": 0, "pairs_pruned": 0}
         self.deadline: Deadline | None = None
         self._side_memo: dict[tuple[int, bool, float], float] = {}
-        self._side_grids: dict[tuple[int, bool], dict[Any, np.ndarray]] = {}
+        self._side_grids: dict[tuple[int, bool], dict[Any, np.ndarray] | None] = {}
 
     def constant(self) -> None:
         """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
@@ -299,9 +300,10 @@ class RobustSearch:
         other side, so the two sides' values add up to a bound on the whole tree). The
         values at the other shares of ``GRID`` are kept for :meth:`pair_values`."""
         side = self.side(s, left, self.budget)
-        memo = self._side_grids.setdefault((s, left), {})
         if side is None:
+            self._side_grids[(s, left)] = None  # no rows: worth 0 at every budget
             return lambda structure: 0.0
+        memo = self._side_grids.setdefault((s, left), {})
 
         def value(structure: Any) -> float:
             if self.deadline is not None and self.deadline.expired():
@@ -320,9 +322,9 @@ class RobustSearch:
         grids = (self._side_grids.get((s, True), {}), self._side_grids.get((s, False), {}))
 
         def value(structure: Any) -> float:
-            a, b = (grids[k].get(structure[1 + k], None if grids[k] else ZEROS)
+            a, b = (ZEROS if grids[k] is None else grids[k].get(structure[1 + k])
                     for k in (0, 1))
-            if a is None or b is None:
+            if a is None or b is None:  # a side structure not valued
                 return math.inf
             return float((a + b[::-1]).min())  # GRID is symmetric: b[::-1] is at 1 - e
 
