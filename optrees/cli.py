@@ -48,6 +48,10 @@ GENERAL: dict[str, tuple[str, ...]] = {
 OFF: dict[str, Any] = {"lam": 0.0}
 """Shared option values that mean "off", accepted by a method without that parameter."""
 
+OWN: tuple[str, ...] = ("seed",)
+"""Shared options the command uses itself (``--seed`` draws the test rows), accepted by a
+method without their parameter (the robust trees' exact search has no randomness)."""
+
 PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "subtree_search")
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
@@ -94,7 +98,7 @@ def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
         if name is not None and name in inspect.signature(cls).parameters:
             if value is not None or defaults[dest] is not None:  # None: the method's default
                 kwargs[name] = value
-        elif value not in (defaults[dest], OFF.get(dest)) and (
+        elif dest not in OWN and value not in (defaults[dest], OFF.get(dest)) and (
                 name is None or value != getattr(cls, name)):
             # no such parameter, or one the method fixes (BinOCT's lam = 0)
             users = [m for m in METHODS if any(
@@ -319,6 +323,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
         est.set_params(positive_class=data.label(args.positive_class, y, "--positive-class"))
     parts = data.split(X, y, args.test_size, args.seed, task)
     weights = data.pop_weights(args, parts)
+    check = getattr(est, "check_features", None)
+    if check is not None:  # e.g. robust trees: integer columns only, said before the fit
+        check(parts[0])
     print(_settings_line(args, est) + "\n", flush=True)
     cli_report.fit_quietly(est, parts[0], parts[2], None if weights is None else weights[0])
     if args.method in ("rug", "rux"):  # rule sets

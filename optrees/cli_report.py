@@ -109,8 +109,19 @@ def regression_summary(est: Any) -> list[str]:
     return lines
 
 
+def robust_summary(est: Any) -> list[str]:
+    """Status lines of a robust tree: the proof, the worst-case objective with its bound and
+    gap, and what they are."""
+    lines = mip_summary(est)
+    penalty = f" - {est.lam:g} x branch nodes" if est.lam else ""
+    lines.append(f"objective is    : worst-case training accuracy when an adversary shifts "
+                 f"features within budget {est.budget:g}{penalty}; the bound is an upper bound")
+    return lines
+
+
 SUMMARIES: dict[str, Callable[[Any], list[str]]] = {"cgh": cgh_summary, "omt": omt_summary,
-                                                     "regtree": regression_summary}
+                                                     "regtree": regression_summary,
+                                                     "robust": robust_summary}
 
 
 def fit_quietly(est: Any, X: pd.DataFrame, y: pd.Series, sample_weight: Any = None) -> None:

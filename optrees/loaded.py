@@ -27,6 +27,7 @@ from .models import _schema as schema
 from .models.binary_tree import BinaryTree
 from .models.multiway_tree import MultiwayTree
 from .models.regression_tree import RegressionTree
+from .models.robust_tree import IntegerTree
 from .models.rule_set import RuleSet
 from .trees.problem.objectives.survival import Baseline
 
@@ -106,8 +107,12 @@ class LoadedTreeModel:
         self.literals, self.raw, self.inputs = literals, raw, inputs
         tree = schema.mapping(data.get("tree"), "'tree'")
         if tree.get("kind") == "multiway_tree":
-            self.tree: BinaryTree | MultiwayTree | RegressionTree = MultiwayTree.from_dict(tree)
+            self.tree: BinaryTree | MultiwayTree | RegressionTree | IntegerTree = \
+                MultiwayTree.from_dict(tree)
             self.needed = [lv.name for lv in self.tree.levels]
+        elif tree.get("kind") == "integer_tree":  # a robust tree reads integer columns
+            self.tree = IntegerTree.from_dict(tree)
+            self.needed = list(self.tree.feature_names)
         elif tree.get("kind") == "regression_tree":
             self.tree = RegressionTree.from_dict(tree, self._width())
             self.needed = self._binary_inputs()
@@ -190,6 +195,10 @@ class LoadedTreeModel:
 
     def _input(self, X: Any) -> Any:
         df = self._frame(X)
+        if isinstance(self.tree, IntegerTree):
+            from .estimators.robust import integer_matrix
+
+            return integer_matrix(df)
         return df if isinstance(self.tree, MultiwayTree) else self.binary(df)
 
     def predict(self, X: Any) -> np.ndarray:
@@ -201,6 +210,9 @@ class LoadedTreeModel:
         if self.classes_ is None:
             raise OptreesInputError("predict_proba needs a classifier; this is a "
                                     "regression tree")
+        if isinstance(self.tree, IntegerTree):
+            raise OptreesInputError("a robust tree gives no class probabilities (its leaves "
+                                    "keep no class counts); use predict")
         return self.tree.predict_proba(self._input(X))
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:

@@ -86,6 +86,11 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     Method("omt-reg", f"{_EST}:OMTRegressor", "[OMT]",
            "OMT regression: multiway-split tree (mean or median per rule) by column "
            "generation", backend="highs", task="regression"),
+    # issue #46: Justin et al.'s robust trees (no key of docs/references.md yet; the
+    # definition and its source are in optrees/robust/__init__.py), an exact search
+    Method("robust", f"{_EST}.robust:RobustTreeClassifier", "",
+           "robust tree: best worst-case accuracy when an adversary shifts integer features "
+           "within a budget", backend="search"),
     # issue #45: fit(X, y) with y of (event, time), and fit(X, treatment, outcome, ...); not
     # yet offered by `optrees fit` (cli=False keeps them out of --method and compare)
     Method("survtree", f"{_EST}.survival:OptimalSurvivalTree", "",

@@ -11,6 +11,8 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from sklearn.ensemble import _forest
 
 from optrees import (  # the classes of optrees.registry (test_registry checks)
@@ -25,9 +27,25 @@ from optrees import (  # the classes of optrees.registry (test_registry checks)
     OptimalPolicyTree,
     OptimalSurvivalTree,
     OptimalTreeRegressor,
+    RobustTreeClassifier,
     RUGClassifier,
     RUXClassifier,
 )
+
+
+def integer_table(X: Any) -> Any:
+    """``X`` for an estimator of integer features only: each column of a table that is not
+    integer-valued replaced by its values' ranks (0, 1, ... in sorted order)."""
+    if not isinstance(X, pd.DataFrame):
+        return X
+    out = X.copy()
+    for name in out.columns:
+        col = out[name]
+        numeric = pd.api.types.is_numeric_dtype(col)
+        if not numeric or not (col.dropna() == col.dropna().round()).all():
+            out[name] = pd.Categorical(col if numeric else col.astype(str)).codes.astype(
+                np.int64)
+    return out
 
 
 @dataclass(frozen=True)
@@ -45,6 +63,8 @@ class Spec:
     expected_failed_checks: scikit-learn checks this estimator fails, with the reason.
     task:    "classification", "regression", "survival" or "policy" (optrees.registry's
              Method.task).
+    integer_features: the estimator takes integer features only (robust trees): the shared
+             tests give it ``integer_table(X)`` where they would use string columns.
     """
 
     cls: type
@@ -56,12 +76,18 @@ class Spec:
     depth: str = "depth"
     expected_failed_checks: dict[str, str] = field(default_factory=dict)
     task: str = "classification"
+    integer_features: bool = False
 
     @property
     def id(self) -> str:
         return self.cls.__name__
 
     def make(self, **overrides: Any):
+        """An instance with ``fast`` and ``overrides``; ``random_state`` only for an
+        estimator that has one (an exact search without randomness has none)."""
+        params = inspect.signature(self.cls).parameters
+        if "random_state" not in params:
+            overrides.pop("random_state", None)
         return self.cls(**{**self.fast, **overrides})
 
 
@@ -95,6 +121,23 @@ _DEPTH_ONE_FAILS = {
 # newer scikit-learn (1.9.1 here, not 1.6.1) draws a forest's bootstrap rows by sample_weight
 _WEIGHTED_BOOTSTRAP = "sample_weight" in inspect.signature(
     _forest._generate_sample_indices).parameters
+
+# the scikit-learn checks that fit only on real-valued X (robust trees take integer features)
+_REAL_X = ("fits on real-valued X; robust trees take integer (ordinal) features (Justin et "
+           "al.'s model) and refuse it with one clear error")
+ROBUST_FLOAT_CHECKS = (
+    "check_classifiers_classes", "check_classifiers_one_label_sample_weights",
+    "check_classifiers_train", "check_dict_unchanged", "check_dont_overwrite_parameters",
+    "check_dtype_object", "check_estimators_dtypes", "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf", "check_estimators_overwrite_params",
+    "check_estimators_pickle", "check_f_contiguous_array_estimator", "check_fit2d_1feature",
+    "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in",
+    "check_n_features_in_after_fitting", "check_pipeline_consistency",
+    "check_positive_only_tag_during_fit", "check_readonly_memmap_input",
+    "check_sample_weight_equivalence_on_dense_data", "check_sample_weights_list",
+    "check_supervised_y_2d")
 
 SPECS: list[Spec] = [
     # FlowOCT without its exact searches: the MIP of eq. (1) (with them it solves as
@@ -154,6 +197,14 @@ SPECS: list[Spec] = [
          # ("stalled" once its exact round is cut by its share of the time)
          hard=dict(depth=4, k_best=1000, leaf_penalty="auto", time_limit=2.5),
          hard_data="kr-vs-kp", expected_failed_checks=_SPARSE_WEIGHTS),
+    # integer (ordinal) features only, the model of Justin et al.; an exact search, no solver.
+    # The checks below fit on real-valued X, which it refuses with one clear error; on the
+    # same data coded as integers it passes every check (test_robust_sklearn.py)
+    Spec(RobustTreeClassifier, dict(depth=2, budget=1.0, time_limit=5),
+         exact=dict(depth=2, budget=2.0, time_limit=60),
+         hard=dict(depth=3, budget=20.0, time_limit=2.5), hard_data="balance-scale",
+         backend="search", integer_features=True,
+         expected_failed_checks=dict.fromkeys(ROBUST_FLOAT_CHECKS, _REAL_X)),
 ]
 
 SPEC_IDS = [s.id for s in SPECS]

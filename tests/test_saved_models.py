@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from estimator_matrix import SPEC_IDS, SPECS
+from estimator_matrix import SPEC_IDS, SPECS, integer_table
 
 from optrees import OptreesInputError, load_model, save_model
 from optrees.cli import main
@@ -26,13 +26,19 @@ BINARIZED = "BendOCTClassifier-binarized"
 columns over every threshold and saves raw columns instead)."""
 
 
-def _table(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
-    """Integer column labels: 0 numeric, 1 categorical; the label depends on both."""
+def _table(n: int = 60, spec=None) -> tuple[pd.DataFrame, np.ndarray]:
+    """Integer column labels: 0 numeric, 1 categorical; the label depends on both (for an
+    estimator of integer features, column 1 as the colours' ranks)."""
     rng = np.random.default_rng(0)
     X = pd.DataFrame({0: rng.integers(0, 6, n).astype(float),
                       1: rng.choice(["red", "green", "blue"], n)})
     y = np.where((X[0] >= 3) | (X[1] == "red"), "yes", "no")
-    return X, y
+    return (integer_table(X) if spec is not None and spec.integer_features else X), y
+
+
+def _no_categories(spec) -> None:
+    if spec.integer_features:
+        pytest.skip("integer features have no categories")
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +50,7 @@ def fitted():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
         for spec in SPECS:
-            out[spec.id] = spec.make(random_state=0).fit(X, y)
+            out[spec.id] = spec.make(random_state=0).fit(_table(spec=spec)[0], y)
             if spec.id == "BendOCTClassifier":
                 out[BINARIZED] = spec.make(random_state=0, binarizer=Binarizer()).fit(X, y)
     return out
@@ -59,13 +65,14 @@ def _saved(est, tmp_path, name: str = "m.json"):
 # --------------------------------------------------------------------- column labels
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_integer_column_labels_round_trip(spec, fitted, tmp_path):
-    X, _ = _table()
+    X, _ = _table(spec=spec)
     est = fitted[spec.id]
     path = _saved(est, tmp_path)
     assert json.loads(path.read_text())["columns"] == [0, 1]  # integers, not "0", "1"
     loaded = load_model(path)
     np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
-    np.testing.assert_allclose(loaded.predict_proba(X), est.predict_proba(X))
+    if hasattr(est, "predict_proba"):
+        np.testing.assert_allclose(loaded.predict_proba(X), est.predict_proba(X))
     # found by label, not by position; an array is read by position as the estimator does
     np.testing.assert_array_equal(loaded.predict(X[[1, 0]]), est.predict(X))
     np.testing.assert_array_equal(loaded.predict(X.to_numpy(dtype=object)), est.predict(X))
@@ -79,7 +86,7 @@ KIND_IDS = [s.id for s in ONE_PER_KIND]
 @pytest.mark.parametrize("spec", ONE_PER_KIND, ids=KIND_IDS)
 def test_string_labels_that_read_as_numbers_keep_their_type(spec, tmp_path):
     """Columns "0" and "1" (strings) are not the integers 0 and 1 of another frame."""
-    X, y = _table()
+    X, y = _table(spec=spec)
     X = X.set_axis(["0", "1"], axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
@@ -97,7 +104,7 @@ def test_string_labels_that_read_as_numbers_keep_their_type(spec, tmp_path):
     pd.to_timedelta(np.arange(60), unit="D"),
 ], ids=["datetime", "datetime-tz", "timedelta"])
 def test_date_columns_are_refused_at_fit_by_every_estimator(spec, dates):
-    X, y = _table()
+    X, y = _table(spec=spec)
     X = X.assign(when=dates).set_axis(["a", "b", "when"], axis=1)
     with pytest.raises(OptreesInputError, match="column 'when' .*dates and times"):
         spec.make().fit(X, y)
@@ -105,7 +112,7 @@ def test_date_columns_are_refused_at_fit_by_every_estimator(spec, dates):
 
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_date_column_at_predict_is_refused(spec, fitted, tmp_path):
-    X, _ = _table()
+    X, _ = _table(spec=spec)
     X[1] = pd.date_range("2020-01-01", periods=len(X), freq="D")
     loaded = load_model(_saved(fitted[spec.id], tmp_path))
     with pytest.raises(OptreesInputError, match="dates and times"):
@@ -115,7 +122,7 @@ def test_date_column_at_predict_is_refused(spec, fitted, tmp_path):
 @pytest.mark.parametrize("spec", ONE_PER_KIND, ids=KIND_IDS)
 def test_unsavable_category_is_refused_and_leaves_no_file(spec, tmp_path):
     """Interval categories (pd.cut) fit and predict, but a JSON file cannot hold them."""
-    X, y = _table()
+    X, y = _table(spec=spec)
     X = X.assign(bin=pd.cut(X[0], [-1, 2.5, 10])).set_axis(["a", "b", "bin"], axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
@@ -139,7 +146,8 @@ def test_save_before_fit_is_one_clear_error(tmp_path):
 # --------------------------------------------------------------------- unseen categories
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_load_model_warns_about_unseen_categories(spec, fitted, tmp_path):
-    X, _ = _table()
+    _no_categories(spec)
+    X, _ = _table(spec=spec)
     loaded = load_model(_saved(fitted[spec.id], tmp_path))
     new = X.copy()
     new[1] = np.where(np.arange(len(X)) % 2, "purple", X[1])  # half of the rows unseen
@@ -154,7 +162,8 @@ def test_load_model_warns_about_unseen_categories(spec, fitted, tmp_path):
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_cli_predict_warns_about_unseen_categories(spec, fitted, tmp_path):
     """A CSV header reads "0", "1": the integer labels are found by their text."""
-    X, _ = _table()
+    _no_categories(spec)
+    X, _ = _table(spec=spec)
     model = _saved(fitted[spec.id], tmp_path)
     csv, out = tmp_path / "new.csv", tmp_path / "p.csv"
     X.replace({"red": "purple"}).to_csv(csv, index=False)
@@ -326,16 +335,21 @@ def test_loaded_model_has_the_estimators_prediction_api(spec, fitted, tmp_path):
     """Issue 42: a loaded model predicts, scores, draws and prints as the estimator does."""
     est = fitted[spec.id]
     model = load_model(_saved(est, tmp_path))
-    X, y = _table()
+    X, y = _table(spec=spec)
     X_new, y_new = X.iloc[::-1].reset_index(drop=True), y[::-1]
     pred = model.predict(X_new)
     assert np.array_equal(pred, est.predict(X_new))
     assert np.array_equal(model.classes_, est.classes_)
     assert list(model.feature_names_in_) == list(X.columns)  # labels as given, here 0 and 1
     assert list(getattr(est, "feature_names_in_", X.columns)) == list(X.columns)
-    proba = model.predict_proba(X_new)
-    assert np.allclose(proba, est.predict_proba(X_new))
-    assert np.array_equal(model.classes_[proba.argmax(axis=1)], pred) or spec.id.startswith("RUG")
+    if hasattr(est, "predict_proba"):
+        proba = model.predict_proba(X_new)
+        assert np.allclose(proba, est.predict_proba(X_new))
+        assert (np.array_equal(model.classes_[proba.argmax(axis=1)], pred)
+                or spec.id.startswith("RUG"))
+    else:
+        with pytest.raises(OptreesInputError, match="no class probabilities"):
+            model.predict_proba(X_new)
     # accuracy from its definition: the share of rows whose prediction is the label
     assert model.score(X_new, y_new) == pytest.approx(np.mean(pred == y_new))
     w = np.arange(1, len(y_new) + 1, dtype=float)

@@ -10,7 +10,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from estimator_matrix import _SPARSE_WEIGHTS, SPEC_IDS, SPECS
+from estimator_matrix import _SPARSE_WEIGHTS, SPEC_IDS, SPECS, integer_table
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
@@ -86,6 +86,8 @@ def _mixed_table(n=60, seed=0):
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_string_labels_categorical_columns_pipeline_gridsearch_pickle(spec):
     X, y = _mixed_table()
+    if spec.integer_features:
+        X = integer_table(X)  # colors as 0, 1, 2
     est = spec.make(random_state=0, **{spec.depth: 2})  # one split per column: depth 2
     pipe = Pipeline([("id", FunctionTransformer(validate=False)), ("model", est)])
     pipe.fit(X, y)
@@ -113,6 +115,8 @@ def test_string_labels_categorical_columns_pipeline_gridsearch_pickle(spec):
 @pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
 def test_integer_labels_and_feature_names(spec):
     X, y = _mixed_table()
+    if spec.integer_features:
+        X = integer_table(X)
     y_int = np.where(y == "yes", 7, -3)
     model = spec.make(random_state=0).fit(X, y_int)
     assert list(model.classes_) == [-3, 7]

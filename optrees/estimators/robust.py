@@ -21,7 +21,7 @@ from .._params import (
     Real,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target
+from .._validation import OptreesInputError, check_target, fit_weights
 from ..robust.adversary import worst_case_correct
 from ..robust.search import MAX_LABELLINGS, solve_robust_tree
 from ._base import (
@@ -50,6 +50,10 @@ def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
                 f"{what} column {name!r} is not numeric: robust trees take integer (ordinal) "
                 "features; encode categories as integers first")
         values = col.to_numpy(dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise OptreesInputError(
+                f"{what} column {name!r} has NaN or infinite values: robust trees take integer "
+                "(ordinal) features without missing values")
         if not np.all(values == np.round(values)):
             raise OptreesInputError(
                 f"{what} column {name!r} has non-integer values (e.g. "
@@ -89,6 +93,11 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     certified: ``status_ == "optimal"`` only when proved; a stopped fit keeps the best tree
     found and ``bound_`` (an upper bound on the objective), ``gap_``.
 
+    ``sample_weight``: the accuracy is the correct weight over the total weight. A row of
+    weight ``w`` counts as ``floor(w)`` copies of weight 1 and one copy of the fractional
+    rest, each shifted on its own at the row's costs: an integer weight is that many
+    duplicated rows; a row of weight 0 is left out (it moves no threshold or range).
+
     Fitted attributes: ``tree_`` (an ``optrees.models.robust_tree.IntegerTree``),
     ``classes_``, ``objective_`` (worst-case training accuracy minus the penalty),
     ``bound_``, ``gap_``, ``status_``, ``worst_case_accuracy_``, ``solve_seconds_``,
@@ -106,15 +115,22 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         "depth": 2, "budget": 0.0, "lam": 0.0, "time_limit": 60.0, "verbose": False}
 
     @logged_fit
-    def fit(self, X: Any, y: Any, costs: Any = None) -> RobustTreeClassifier:
+    def fit(self, X: Any, y: Any, costs: Any = None, sample_weight: Any = None
+            ) -> RobustTreeClassifier:
         """Solve for the most robust tree within ``time_limit``; ``costs``: the cost of a
-        unit shift of each row's each feature, ``(n_rows, n_features)``, numbers >= 0."""
+        unit shift of each row's each feature, ``(n_rows, n_features)``, numbers >= 0;
+        ``sample_weight``: one number >= 0 per row (see the class docstring)."""
         p = validate_params(self)
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
+        classes, yi = check_target(y, len(df))  # the target's errors first (scikit-learn's)
+        w = fit_weights(sample_weight, None, classes, yi)
         Xi = integer_matrix(df)
-        classes, yi = check_target(y, Xi.shape[0])
         gamma = check_costs(costs, Xi.shape)
+        if w is not None:
+            keep = w > 0  # a row of weight 0 is as if it were not there
+            Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
+            w = None if (w == 1.0).all() else w
         if len(classes) ** (2 ** p.depth) > MAX_LABELLINGS:
             raise OptreesInputError(
                 f"{len(classes)} classes at depth {p.depth} make {len(classes)}^"
@@ -122,29 +138,50 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
                 f"({MAX_LABELLINGS}); use a smaller depth")
         with stop_on_ctrl_c(deadline):
             result = solve_robust_tree(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
-                                       deadline, list(df.columns))
+                                       deadline, list(df.columns), w)
         self.classes_ = classes
         self.tree_ = result.model
-        self.worst_case_accuracy_ = result.stats["worst_case_correct"] / len(yi)
+        self.worst_case_accuracy_ = (result.stats["worst_case_correct"]
+                                     / result.stats["total_weight"])
         store_result(self, result, deadline, "returning the best tree found")
         return self
+
+    @staticmethod
+    def check_features(X: Any) -> None:
+        """One clear error when ``X`` has a column of non-integer values (what ``fit``
+        refuses), without fitting: the command line asks before it starts."""
+        from .._validation import check_frame
+
+        integer_matrix(check_frame(X))
 
     def _matrix(self, X: Any) -> np.ndarray:
         return integer_matrix(predict_frame(self, X, "tree_"))
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of each row."""
-        return self.tree_.predict(self._matrix(X))
+        X = self._matrix(X)  # NotFittedError before fit
+        return self.tree_.predict(X)
 
     def export_text(self) -> str:
         """The fitted tree as indented text."""
         check_is_fitted(self, "tree_")
         return self.tree_.export_text()
 
-    def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0
-                            ) -> float:
+    def to_dot(self) -> str:
+        """Graphviz DOT source of the fitted tree."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.to_dot()
+
+    def plot(self, **kwargs: Any) -> Any:
+        """matplotlib Figure of the fitted tree (``path=`` saves it: PNG, SVG, PDF)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.plot(**kwargs)
+
+    def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0,
+                            sample_weight: Any = None) -> float:
         """Accuracy on ``(X, y)`` after the worst shift of total cost <= ``budget`` (values
-        stay within the training range of each feature); ``costs`` as in :meth:`fit`."""
+        stay within the training range of each feature); ``costs`` and ``sample_weight`` as
+        in :meth:`fit`."""
         Xi = self._matrix(X)
         budget = float(budget)
         if math.isnan(budget) or budget < 0:
@@ -156,4 +193,9 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         yi = np.full(len(y), -1, dtype=np.int64)  # an unseen label is never predicted
         yi[known] = np.searchsorted(self.classes_, y[known])
         gamma = check_costs(costs, Xi.shape)
-        return worst_case_correct(self.tree_, Xi, yi, gamma, budget) / len(y)
+        w = fit_weights(sample_weight, None, self.classes_, yi)
+        if w is not None:
+            keep = w > 0
+            Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
+        total = len(yi) if w is None else w.sum()
+        return worst_case_correct(self.tree_, Xi, yi, gamma, budget, w) / total

@@ -3,9 +3,13 @@ move a row into each of its leaves (the robust trees of Justin et al.; ``optrees
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from . import _schema as schema
 
 
 @dataclass
@@ -37,6 +41,11 @@ class IntegerTree:
             else:
                 stack += [2 * n + 2, 2 * n + 1]
         return out
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves."""
+        return len(self.leaves())
 
     @property
     def n_branches(self) -> int:
@@ -96,3 +105,77 @@ class IntegerTree:
 
         walk(0, "")
         return "\n".join(lines)
+
+    # ----------------------------------------------------------------- pictures
+    def _plot_nodes(self, feature_names: list[str] | None = None) -> Any:
+        """The neutral picture description (:mod:`optrees.export.nodes`): tests and labels;
+        a leaf's colour is its class (robust leaves keep no class counts)."""
+        from ..export.nodes import Node, Prediction, fmt
+
+        names = self.feature_names if feature_names is None else list(feature_names)
+
+        def build(n: int) -> Node:
+            if self.feature[n] < 0:
+                k = int(self.label[n])
+                label = fmt(self.classes[k])
+                return Node([f"predict {label}"], True,
+                            prediction=Prediction(k, label, len(self.classes)))
+            name, t = names[self.feature[n]], int(self.threshold[n])
+            return Node([f"{name} <= {t}"], False,
+                        [("yes", build(2 * n + 1)), ("no", build(2 * n + 2))])
+
+        return build(0)
+
+    def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
+        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
+        from ..export import to_dot
+
+        return to_dot(self, None if feature_names is None else list(feature_names))
+
+    def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
+        from ..export import plot_tree
+
+        return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
+
+    # ----------------------------------------------------------------- serialization
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready description of the tree (read back by :meth:`from_dict`)."""
+        return {"kind": "integer_tree", "feature": self.feature.tolist(),
+                "threshold": self.threshold.tolist(), "label": self.label.tolist(),
+                "classes": [c.item() if hasattr(c, "item") else c for c in self.classes],
+                "low": self.low.tolist(), "high": self.high.tolist(),
+                "feature_names": list(self.feature_names)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IntegerTree:
+        """The tree described by :meth:`to_dict`, checked first: one OptreesInputError
+        naming the problem for a damaged or hand-edited description."""
+        data = schema.mapping(data, "'tree'")
+        if data.get("kind") != "integer_tree":
+            schema.fail(f"not an integer tree model (kind={data.get('kind')!r})")
+        names = schema.strings(schema.sequence(data, "feature_names"), "'feature_names'",
+                               unique=True)
+        classes = schema.labels(schema.sequence(data, "classes"), "'classes'")
+        feature = schema.ints(schema.sequence(data, "feature"), "'feature'", -1, len(names))
+        size = len(feature)
+        if size == 0 or (size + 1) & size:
+            schema.fail(f"'feature' has {size} nodes; a heap-ordered tree has 2^(d+1) - 1")
+        threshold = schema.ints(schema.sequence(data, "threshold", size), "'threshold'",
+                                -(1 << 62), None)
+        label = schema.ints(schema.sequence(data, "label", size), "'label'", -1, len(classes))
+        low = schema.ints(schema.sequence(data, "low", len(names)), "'low'", -(1 << 62), None)
+        high = schema.ints(schema.sequence(data, "high", len(names)), "'high'", -(1 << 62),
+                           None)
+        stack = [0]
+        while stack:  # every reached node is a test with two children or a labelled leaf
+            n = stack.pop()
+            if feature[n] >= 0:
+                if 2 * n + 2 >= size:
+                    schema.fail(f"node {n} is a test without children")
+                stack += [2 * n + 1, 2 * n + 2]
+            elif label[n] < 0:
+                schema.fail(f"leaf {n} has no label")
+        return cls(np.array(feature), np.array(threshold), np.array(label),
+                   np.array(classes, dtype=object if any(isinstance(c, str) for c in classes)
+                            else None), np.array(low), np.array(high), names)

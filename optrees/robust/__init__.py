@@ -20,6 +20,10 @@ and ``utils/callback_helpers.py``, github.com/D3M-Research-Group/odtlearn):
   branch node, in accuracy units (default 0). The paper's own lambda is the calibration of
   the uncertainty set (``budget = -n log(lambda)``, ``costs = -log(1 - q_f)`` with ``q_f`` the
   probability that feature f is not shifted); :func:`costs_from_probabilities` computes it.
+- Sample weights (ours; the paper has none): the objective is the worst-case correct weight.
+  A row of weight ``w`` is ``floor(w)`` copies of weight 1 and one copy of the fractional
+  rest, each shifted on its own at the row's costs, so integer weights are duplicated rows
+  (:mod:`.adversary` solves that knapsack exactly).
 
 How we solve it exactly (not the paper's Benders MIP): for a fixed tree, moving row ``i``
 into leaf ``l`` costs ``sum_f gamma[i, f] * dist(x[i, f], [lo_lf, hi_lf])`` (the leaf's box
@@ -32,8 +36,10 @@ rows: worst-case correct ``= n - max{k : sum of the k smallest c_i <= epsilon}``
 tree is one whose sibling leaves share a label) in decreasing order of an upper bound on
 their worst case, and stops when that bound meets the best worst case found (certified) or at
 the time limit (the next bound is ``bound_``). The bounds: nominal accuracy (the adversary
-does nothing); per root split, the sides' own robust optima when the adversary keeps every
-row within a side and spends the whole budget on one side; per pair of side structures, each
-side's exact worst case at half the budget (any split of the budget between the sides is one
-adversary, so the two sides' worst cases add up to a bound on the tree).
+does nothing); per root split, ``C_L(e B) + C_R((1 - e) B)``, the sides' own robust optima
+when the adversary keeps every row within its side and spends a share ``e`` of the budget on
+the left side, for ``e`` in 0, 1/4, 1/2, 3/4, 1 (any split of the budget between the sides is
+one adversary, weaker than the free one, so each sum bounds every tree with that root); per
+pair of side structures, the same sum with each side's best labelling in place of ``C``
+(its half-budget value orders the pairs).
 """

@@ -1,6 +1,15 @@
 """The adversary's best response to a fixed tree: each row's cheapest misclassification and
-the knapsack with unit values that spends one budget on the cheapest rows (see the package
-docstring for the definition and its source)."""
+the knapsack that spends one budget on rows to flip (see the package docstring for the
+definition and its source).
+
+Weights: a row of weight ``w`` counts as ``floor(w)`` copies of weight 1 and, when ``w`` is
+not an integer, one copy of weight ``w - floor(w)``; the adversary shifts each copy on its own
+at the row's costs (so an integer weight is that many duplicated rows, and unit weights are
+the paper's model). Flipping the most weight is a knapsack over the copies (value: a copy's
+weight, cost: its row's cheapest misclassification). Among copies of equal weight the
+cheaper ones go first (exchange argument), so the copies of weight 1 are taken cheapest
+first and only the fractional copies, grouped by weight, need a Pareto front of (cost,
+weight) pairs (Nemhauser-Ullmann): :func:`flipped_weight`."""
 
 from __future__ import annotations
 
@@ -44,14 +53,80 @@ def flips(c: np.ndarray, budget: float) -> np.ndarray:
     return (np.cumsum(s, axis=-1) <= budget + TOL).sum(axis=-1)
 
 
+def _whole_copies(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
+                  ) -> np.ndarray:
+    """Most copies of weight 1 flipped within ``budget``: row ``i`` has ``copies[i]`` copies
+    costing ``c[..., i]`` each; cheapest first, then as many copies of the next row as the
+    rest of the budget pays for (every later copy costs at least as much)."""
+    order = np.argsort(c, axis=-1, kind="stable")
+    cs = np.take_along_axis(c, order, axis=-1)
+    ms = copies[order]
+    with np.errstate(invalid="ignore"):  # inf * 0 copies: nothing to pay
+        paid = np.cumsum(np.where(ms > 0, cs * ms, 0.0), axis=-1)
+    b = np.asarray(budget, dtype=np.float64)[..., None]
+    k = (paid <= b + TOL).sum(axis=-1, keepdims=True)  # rows flipped whole
+    whole = np.concatenate([np.zeros_like(ms[..., :1]), np.cumsum(ms, axis=-1)], axis=-1)
+    spent = np.concatenate([np.zeros_like(paid[..., :1]), paid], axis=-1)
+    done = np.take_along_axis(whole, k, axis=-1)[..., 0]
+    rest = b[..., 0] - np.take_along_axis(spent, k, axis=-1)[..., 0]
+    nxt = np.minimum(k, c.shape[-1] - 1)
+    cost_next = np.take_along_axis(cs, nxt, axis=-1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        part = np.floor((rest + TOL) / cost_next)
+    part = np.where((k[..., 0] < c.shape[-1]) & (cost_next > 0), part, 0.0)
+    return done + np.minimum(part, np.take_along_axis(ms, nxt, axis=-1)[..., 0])
+
+
+def _fraction_front(c: np.ndarray, frac: np.ndarray, budget: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The Pareto front (cost, weight) of flipping fractional copies (``frac > 0``) of one
+    labelling's rows ``c`` within ``budget``; each weight group cheapest first."""
+    cost, weight = np.zeros(1), np.zeros(1)
+    fits = (frac > 0) & (c <= budget + TOL)
+    for v in np.unique(frac[fits]):
+        chain = np.concatenate([[0.0], np.cumsum(np.sort(c[fits & (frac == v)]))])
+        cost = (cost[:, None] + chain[None, :]).ravel()
+        weight = (weight[:, None] + v * np.arange(len(chain))[None, :]).ravel()
+        keep = cost <= budget + TOL
+        cost, weight = cost[keep], weight[keep]
+        order = np.lexsort((-weight, cost))
+        cost, weight = cost[order], weight[order]
+        best_before = np.concatenate([[-np.inf], np.maximum.accumulate(weight)[:-1]])
+        keep = weight > best_before  # more weight than every cheaper pair
+        cost, weight = cost[keep], weight[keep]
+    return cost, weight
+
+
+def flipped_weight(c: np.ndarray, weights: np.ndarray | None, budget: float
+                   ) -> np.ndarray:
+    """Most weight the adversary misclassifies within ``budget``, along the last axis of the
+    cheapest misclassifications ``c`` (``(n,)`` or ``(B, n)``); ``weights`` None: every row
+    weighs 1 (:func:`flips`). See the module docstring for the copies' model."""
+    if weights is None:
+        return flips(c, budget).astype(np.float64)
+    copies = np.floor(weights)
+    frac = weights - copies
+    if not frac.any():
+        return _whole_copies(c, copies, budget)
+    flat = c.reshape(-1, c.shape[-1])
+    out = np.empty(len(flat))
+    for b, row in enumerate(flat):
+        cost, weight = _fraction_front(row, frac, budget)
+        out[b] = (weight + _whole_copies(np.broadcast_to(row, (len(cost), len(row))),
+                                         copies, budget - cost)).max()
+    return out.reshape(c.shape[:-1])
+
+
 def worst_case_correct(tree: IntegerTree, X: np.ndarray, y: np.ndarray, costs: np.ndarray,
-                       budget: float) -> int:
-    """Rows of ``(X, y)`` (``y`` class indices) that ``tree`` classifies correctly after the
-    worst perturbation within ``budget``."""
+                       budget: float, weights: np.ndarray | None = None) -> float:
+    """Weight of the rows of ``(X, y)`` (``y`` class indices) that ``tree`` classifies
+    correctly after the worst perturbation within ``budget`` (rows when ``weights`` is
+    None)."""
     leaves, lo, hi = tree.boxes()
     dist = box_distances(X.astype(np.float64), costs, lo, hi)
     c = misclassification_costs(dist, tree.label[leaves], y)
-    return int(len(y) - flips(c, budget))
+    total = float(len(y)) if weights is None else float(weights.sum())
+    return total - float(flipped_weight(c, weights, budget))
 
 
 def costs_from_probabilities(q: np.ndarray, n: int, lam: float) -> tuple[np.ndarray, float]:

@@ -1,11 +1,13 @@
 """The exact search for the optimal robust tree: complete structures by decreasing bound
-(:mod:`.streams`; nominal accuracy first, then the sides' robust values, see the package
-docstring), each structure's leaf labellings by decreasing nominal accuracy, each labelling's
-worst case by the adversary's knapsack (:mod:`.adversary`); it stops when the next bound
-cannot beat the best worst case (certified) or at the deadline."""
+(:mod:`.streams`; nominal accuracy first, then root split by root split, bounded by the
+sides' robust optima under splits of the budget, see the package docstring), each
+structure's leaf labellings by decreasing nominal accuracy, each labelling's worst case by
+the adversary's knapsack (:mod:`.adversary`); it stops when the best remaining bound cannot
+beat the best worst case (certified) or at the deadline."""
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import time
@@ -16,13 +18,18 @@ import numpy as np
 from ..models.result import FitResult
 from ..models.robust_tree import IntegerTree
 from ..solvers.deadline import Deadline
-from .adversary import box_distances, flips, misclassification_costs
-from .streams import structures
+from .adversary import box_distances, flipped_weight, misclassification_costs
+from .streams import roots, structures
 
 MAX_LABELLINGS = 1 << 16  # classes ** leaves; more is refused by the estimator
 CHUNK = 256  # labellings whose worst case is computed at once
 SIDE_CHUNK = 32  # the same for a side's structure, whose best labelling comes early
-SIDE_SHARES = (0.0, 1.0)  # shares of the budget the root bound gives the left side
+# shares of the budget the root bounds give the left side, tried in this order
+SIDE_SHARES = (0.5, 0.25, 0.75, 0.0, 1.0)
+GRID = np.array(sorted(SIDE_SHARES))  # the same, for the pair bounds (symmetric)
+HALF = int(np.searchsorted(GRID, 0.5))
+ZEROS = np.zeros(len(GRID))  # the values of an empty side
+SIDE_TIME = 0.02  # of the time left: one side's search
 WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
 
 
@@ -60,32 +67,38 @@ def _branch_counts(labellings: np.ndarray, depth: int) -> np.ndarray:
 class RobustSearch:
     """One search: the data as integer matrix ``X``, class indices ``y`` (of ``n_classes``),
     ``costs`` ``(n, F)``, ``budget`` and ``lam`` (penalty per branch node, accuracy units);
-    ``low`` / ``high``: the range perturbed values stay in (default: the rows' range)."""
+    ``low`` / ``high``: the range perturbed values stay in (default: the rows' range);
+    ``weights``: positive row weights (None: 1 each; the copies' model of
+    :mod:`.adversary`). Scores are in units of weight."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, costs: np.ndarray,
                  budget: float, depth: int, lam: float, low: np.ndarray | None = None,
-                 high: np.ndarray | None = None) -> None:
+                 high: np.ndarray | None = None, weights: np.ndarray | None = None) -> None:
         self.X, self.y, self.K, self.costs = X, y, n_classes, costs
-        self.budget, self.depth, self.n = budget, depth, len(y)
-        self.penalty = lam * self.n  # in rows per branch node
+        self.budget, self.depth, self.weights = budget, depth, weights
+        self.n = float(len(y)) if weights is None else float(weights.sum())  # total weight
+        self.penalty = lam * self.n  # in weight per branch node
         self.low = X.min(axis=0) if low is None else low
         self.high = X.max(axis=0) if high is None else high
         self.feat, self.thr = split_table(self.low, self.high)
         self.goes_left = X[:, self.feat] <= self.thr[None, :]
         self.onehot = np.eye(n_classes)[y]
+        if weights is not None:
+            self.onehot *= weights[:, None]
         L = 2 ** depth
         self.labellings = np.array(list(itertools.product(range(n_classes), repeat=L)),
                                    dtype=np.int64)
         self.branches = _branch_counts(self.labellings, depth)
         self.best = (-math.inf, None)  # (score in rows, (splits, labelling))
         self.stats = {"structures": 0, "labellings": 0, "side_solves": 0,
-                      "side_structures": 0}
+                      "side_structures": 0, "pairs_pruned": 0}
         self.deadline: Deadline | None = None
-        self._caps: list[float] | None = None
+        self._side_memo: dict[tuple[int, bool, float], float] = {}
+        self._side_grids: dict[tuple[int, bool], dict[Any, np.ndarray] | None] = {}
 
     def constant(self) -> None:
         """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
-        counts = np.bincount(self.y, minlength=self.K)
+        counts = np.bincount(self.y, weights=self.weights, minlength=self.K)
         k = int(np.argmax(counts))
         self.best = (float(counts[k]), (np.full(2 ** self.depth - 1, -1), np.full(
             2 ** self.depth, k)))
@@ -112,28 +125,38 @@ class RobustSearch:
                 node = parent
         return lo, hi
 
-    def best_value(self, feat: np.ndarray, thr: np.ndarray) -> float:
-        """Worst-case correct rows of the best labelling of one structure (no penalty):
-        labellings by decreasing nominal accuracy, until that bound meets the best."""
+    def best_values(self, feat: np.ndarray, thr: np.ndarray) -> np.ndarray:
+        """Upper bounds on the worst-case correct weight of the best labelling of one
+        structure (no penalty) at the budgets ``GRID * budget``: labellings by decreasing
+        nominal accuracy until that bound meets the best at half the budget (exact there);
+        elsewhere the best found or the next labelling's nominal bound, whichever is
+        larger."""
         lo, hi = self.boxes_of(feat, thr)
         nominal = self._nominal(lo, hi)
         order = np.argsort(-nominal, kind="stable")
         dist = box_distances(self.X.astype(np.float64), self.costs, lo, hi)
-        best = 0.0
+        best = np.zeros(len(GRID))
+        rest = 0.0  # nominal bound of the labellings not evaluated
         for start in range(0, len(order), SIDE_CHUNK):
             chunk = order[start:start + SIDE_CHUNK]
-            chunk = chunk[nominal[chunk] > best + 1e-9]
-            if chunk.size == 0:
+            if nominal[chunk[0]] <= best[HALF] + 1e-9:
+                rest = float(nominal[chunk[0]])
                 break
             c = misclassification_costs(dist, self.labellings[chunk], self.y)
-            best = max(best, float(self.n - flips(c, self.budget).min()))
-        return best
+            for k, share in enumerate(GRID):
+                flipped = flipped_weight(c, self.weights, share * self.budget)
+                best[k] = max(best[k], float(self.n - flipped.min()))
+        return np.maximum(best, rest)
 
     def _nominal(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Correct rows of each labelling of the leaves' boxes ``lo``, ``hi`` (no shift)."""
         inside = ((self.X[:, None, :] >= lo[None]) & (self.X[:, None, :] <= hi[None])).all(2)
         counts = inside.T.astype(np.float64) @ self.onehot  # (L, K)
         return counts[np.arange(counts.shape[0]), self.labellings].sum(axis=1)
+
+    def flipped(self, c: np.ndarray) -> np.ndarray:
+        """Most weight the adversary misclassifies, for each labelling's costs ``c``."""
+        return flipped_weight(c, self.weights, self.budget)
 
     def evaluate(self, splits: np.ndarray) -> None:
         """Every labelling of one structure whose nominal bound beats the best so far."""
@@ -153,33 +176,83 @@ class RobustSearch:
                 return
             self.stats["labellings"] += int(chunk.size)
             c = misclassification_costs(dist, self.labellings[chunk], self.y)
-            score = self.n - flips(c, self.budget) - self.penalty * self.branches[chunk]
+            score = self.n - self.flipped(c) - self.penalty * self.branches[chunk]
             b = int(np.argmax(score))
             if score[b] > self.best[0] + 1e-9:
                 self.best = (float(score[b]), (splits.copy(), self.labellings[chunk[b]]))
 
     def run(self, deadline: Deadline) -> tuple[str, float]:
-        """Search until proved or ``deadline``; returns (status, bound in rows). With a
+        """Search until proved or ``deadline``; returns (status, bound in weight). With a
         budget and depth >= 2, structures come by nominal bound for a share of the time
-        (a quick incumbent), then by the sides' robust bound (see :meth:`side_values`)."""
+        (a quick incumbent, and a proof when the adversary changes little), then root split
+        by root split, best bound first (:meth:`_roots_phase`)."""
         self.constant()
         if self.feat.size == 0:
             return "optimal", self.best[0]
         self.deadline = deadline
-        rows = np.arange(self.n)
-        caps = self.root_caps if self.depth >= 2 else None
-        if self.depth >= 2 and self.budget > 0:
-            status, bound = self._walk(structures(self.goes_left, self.onehot, rows,
-                                                  self.depth, caps), deadline.share(WARM_SHARE))
-            if status == "optimal" or deadline.expired():
-                return status, bound
-            self.deadline = deadline
-            status, second = self._walk(structures(self.goes_left, self.onehot, rows,
-                                                   self.depth, caps, self.side_values),
-                                        deadline)
-            return status, min(bound, second)  # both bound every tree
-        return self._walk(structures(self.goes_left, self.onehot, rows, self.depth, caps),
-                          deadline)
+        rows = np.arange(len(self.y))
+        nominal = structures(self.goes_left, self.onehot, rows, self.depth)
+        if self.depth == 1 or self.budget == 0:
+            return self._walk(nominal, deadline)
+        status, bound = self._walk(nominal, deadline.share(WARM_SHARE))
+        if status == "optimal" or deadline.expired():
+            return status, bound
+        self.deadline = deadline
+        status, second = self._roots_phase(rows, deadline)
+        return status, min(bound, second)  # both bound every tree
+
+    def _roots_phase(self, rows: np.ndarray, deadline: Deadline) -> tuple[str, float]:
+        """Root splits best bound first. A root's bound starts at its nominal one and is
+        lowered by the sides' robust optima under shares of the budget (``SIDE_SHARES``,
+        :meth:`share_bound`), one share at a time; once all are in, its structures are
+        evaluated in the order of the sides' half-budget values (:meth:`side_values`), the
+        next one's value bounding the rest. Proved when the best root bound meets the best
+        tree found."""
+        root_of = {r.split: r for r in roots(self.goes_left, self.onehot, rows, self.depth,
+                                             self.side_values)}
+        pair = {s: self.pair_values(s) for s in root_of}
+        # (-bound, split, shares used, next structure)
+        heap = [(-r.nominal(), s, 0, 0) for s, r in root_of.items()]
+        heapq.heapify(heap)
+        while heap:
+            cap, s, shares, i = -heap[0][0], heap[0][1], heap[0][2], heap[0][3]
+            if cap <= self.best[0] + 1e-9:
+                return "optimal", self.best[0]
+            if deadline.expired():
+                return ("interrupted" if deadline.stopped else "time_limit"), cap
+            heapq.heappop(heap)
+            if shares < len(SIDE_SHARES):  # a tighter bound before any structure
+                cap = min(cap, self.share_bound(root_of[s], SIDE_SHARES[shares]))
+                heapq.heappush(heap, (-cap, s, shares + 1, i))
+                continue
+            item = root_of[s].stream.item(i)
+            if item is None:
+                continue  # every structure of this root evaluated
+            cap = min(cap, item[0])  # this and every later structure of the root
+            if cap > self.best[0] + 1e-9:
+                if pair[s](item[1]) > self.best[0] + 1e-9:  # else no labelling can beat it
+                    self.evaluate(_flatten(item[1], self.depth))
+                else:
+                    self.stats["pairs_pruned"] += 1
+                heapq.heappush(heap, (-cap, s, shares, i + 1))
+        return "optimal", self.best[0]
+
+    def share_bound(self, root: Any, e: float) -> float:
+        """A bound on every tree with this root split: the adversary that spends ``e`` of
+        the budget within the left side and the rest within the right flips at least the
+        best sides' flips, so worst-case correct ``<= C_L(e B) + C_R((1 - e) B)`` with ``C``
+        the best side's robust optimum (its nominal one at budget 0)."""
+        return self._side_value(root, True, e) + self._side_value(root, False, 1.0 - e)
+
+    def _side_value(self, root: Any, left: bool, e: float) -> float:
+        key = (root.split, left, e)
+        if key not in self._side_memo:
+            if e == 0.0:
+                head = (root.left if left else root.right).item(0)
+                self._side_memo[key] = head[0] if head is not None else 0.0
+            else:
+                self._side_memo[key] = self.side_best(root.split, left, e * self.budget)
+        return self._side_memo[key]
 
     def _walk(self, stream: Any, deadline: Deadline) -> tuple[str, float]:
         """Evaluate the structures of ``stream`` until its bound meets the best found."""
@@ -207,7 +280,8 @@ class RobustSearch:
         if not rows.any():
             return None
         return RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
-                            self.depth - 1, 0.0, low, high)
+                            self.depth - 1, 0.0, low, high,
+                            None if self.weights is None else self.weights[rows])
 
     def side_best(self, s: int, left: bool, budget: float) -> float:
         """An upper bound on the worst-case correct rows of the best depth-(d-1) tree on one
@@ -218,50 +292,43 @@ class RobustSearch:
             return 0.0
         self.stats["side_solves"] += 1
         assert self.deadline is not None
-        return side.run(self.deadline.share(0.02))[1]
+        return side.run(self.deadline.share(SIDE_TIME))[1]
 
     def side_values(self, s: int, left: bool) -> Any:
         """What a side structure of root split ``s`` can contribute: its best labelling's
         worst case when half the budget is spent within the side (the other half within the
-        other side, so the two sides' values add up to a bound on the whole tree)."""
-        side = self.side(s, left, self.budget / 2)
+        other side, so the two sides' values add up to a bound on the whole tree). The
+        values at the other shares of ``GRID`` are kept for :meth:`pair_values`."""
+        side = self.side(s, left, self.budget)
         if side is None:
+            self._side_grids[(s, left)] = None  # no rows: worth 0 at every budget
             return lambda structure: 0.0
+        memo = self._side_grids.setdefault((s, left), {})
 
         def value(structure: Any) -> float:
             if self.deadline is not None and self.deadline.expired():
                 return math.inf  # no time: the nominal bound stands
             self.stats["side_structures"] += 1
             flat = _flatten(structure, self.depth - 1)
-            return side.best_value(self.feat[flat], self.thr[flat])
+            memo[structure] = side.best_values(self.feat[flat], self.thr[flat])
+            return float(memo[structure][HALF])
 
         return value
 
-    def root_caps(self, halves: list) -> list[float]:
-        """A bound on every tree with root split ``s``, for each ``s``: the adversary that
-        spends budget ``e`` within the left side and the rest within the right flips at
-        least the best sides' flips, so worst-case correct ``<= C_L(e) + C_R(budget - e)``
-        with ``C`` the best side's worst-case correct; ``e / budget`` in ``SIDE_SHARES``, where
-        ``C(0)`` is the side's best nominal accuracy (its stream's head)."""
-        if self._caps is not None:  # computed in the warm phase
-            return self._caps
-        caps, skipped = [], False
-        for s in range(len(self.feat)):
-            heads = [halves[2 * s].item(0), halves[2 * s + 1].item(0)]
-            nominal = [h[0] if h is not None else 0.0 for h in heads]
-            cap = nominal[0] + nominal[1]
-            if self.budget > 0 and not self.deadline.expired():
-                for e in SIDE_SHARES:
-                    left = nominal[0] if e == 0 else self.side_best(s, True, e * self.budget)
-                    right = (nominal[1] if e == 1
-                             else self.side_best(s, False, (1 - e) * self.budget))
-                    cap = min(cap, left + right)
-            else:
-                skipped = skipped or self.budget > 0
-            caps.append(cap)
-        if not skipped:
-            self._caps = caps
-        return caps
+    def pair_values(self, s: int) -> Any:
+        """A bound on a structure with root split ``s`` from its sides' values at every
+        split of the budget in ``GRID``: ``min_e V_L(e B) + V_R((1 - e) B)`` (each ``e`` is
+        one adversary); inf when a side was not valued (no time)."""
+        grids = (self._side_grids.get((s, True), {}), self._side_grids.get((s, False), {}))
+
+        def value(structure: Any) -> float:
+            a, b = (ZEROS if grids[k] is None else grids[k].get(structure[1 + k])
+                    for k in (0, 1))
+            if a is None or b is None:  # a side structure not valued
+                return math.inf
+            return float((a + b[::-1]).min())  # GRID is symmetric: b[::-1] is at 1 - e
+
+        return value
 
     def tree(self, feature_names: list[str], classes: np.ndarray) -> IntegerTree:
         """The best tree found, with every single-label subtree made a leaf."""
@@ -294,18 +361,21 @@ class RobustSearch:
 
 def solve_robust_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: np.ndarray,
                       budget: float, depth: int, lam: float, deadline: Deadline,
-                      feature_names: list[str]) -> FitResult:
-    """The tree of depth <= ``depth`` with the best worst-case accuracy minus ``lam`` per
-    branch node (checked inputs: integer ``X``, class indices ``y``, costs ``>= 0``).
-    ``objective`` and ``bound`` are in accuracy units."""
+                      feature_names: list[str], weights: np.ndarray | None = None
+                      ) -> FitResult:
+    """The tree of depth <= ``depth`` with the best worst-case accuracy (correct weight over
+    the total weight) minus ``lam`` per branch node (checked inputs: integer ``X``, class
+    indices ``y``, costs ``>= 0``, ``weights`` None or > 0). ``objective`` and ``bound`` are
+    in accuracy units; ``stats["worst_case_correct"]`` is a weight (rows without weights)."""
     start = time.perf_counter()
-    search = RobustSearch(X, y, len(classes), costs, budget, depth, lam)
+    search = RobustSearch(X, y, len(classes), costs, budget, depth, lam, weights=weights)
     status, bound = search.run(deadline)
     model = search.tree(feature_names, classes)
-    n = len(y)
+    n = search.n
+    correct = search.best[0] + search.penalty * model.n_branches
     stats: dict[str, Any] = dict(search.stats, splits=int(search.feat.size),
-                                 worst_case_correct=int(round(search.best[0] + search.penalty
-                                                              * model.n_branches)),
-                                 branches=model.n_branches)
+                                 worst_case_correct=(int(round(correct)) if weights is None
+                                                     else correct),
+                                 total_weight=n, branches=model.n_branches)
     return FitResult(model, status, search.best[0] / n, max(bound, search.best[0]) / n,
                      time.perf_counter() - start, stats)

@@ -52,22 +52,20 @@ def _sums(a: Stream, b: Stream, split: int) -> Iterator[Item]:
                 heapq.heappush(heap, (-(na[0] + nb[0]), ni, nj))
 
 
-def _merge(streams: list[Stream], caps: list[float] | None = None) -> Iterator[Item]:
-    """The items of all ``streams`` by decreasing value, stream ``k``'s values lowered to
-    ``caps[k]`` (a bound on all of its structures) when given."""
-    cap = caps if caps is not None else [float("inf")] * len(streams)
+def _merge(streams: list[Stream]) -> Iterator[Item]:
+    """The items of all ``streams`` by decreasing value."""
     heap = []
     for k, s in enumerate(streams):
         head = s.item(0)
         if head is not None:
-            heap.append((-min(head[0], cap[k]), k, 0))
+            heap.append((-head[0], k, 0))
     heapq.heapify(heap)
     while heap:
         value, k, i = heapq.heappop(heap)
         yield -value, streams[k].item(i)[1]  # type: ignore[index]
         nxt = streams[k].item(i + 1)
         if nxt is not None:
-            heapq.heappush(heap, (-min(nxt[0], cap[k]), k, i + 1))
+            heapq.heappush(heap, (-nxt[0], k, i + 1))
 
 
 def reorder(stream: Stream, exact: Callable[[Any], float]) -> Stream:
@@ -92,29 +90,81 @@ def reorder(stream: Stream, exact: Callable[[Any], float]) -> Stream:
     return Stream(items())
 
 
-def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
-               caps: Callable[[list[Stream]], list[float]] | None = None,
-               sides: Callable[[int, bool], Callable[[Any], float]] | None = None) -> Stream:
-    """Complete structures of ``depth`` >= 1 over ``rows``: ``goes_left`` ``(n, P)`` says
-    which rows each split sends left, ``onehot`` ``(n, K)`` the classes. A structure is
-    ``(split, left, right)`` with ``None`` children at depth 1. ``caps`` (depth >= 2): given
-    the streams of the sides (left of split 0, right of split 0, left of split 1, ...),
-    a bound on every structure of each root split. ``sides(s, left)``: a function giving a
-    bound on what one side's structure contributes (at most its nominal value), whose sum
-    over the two sides bounds the whole structure; the root's pairs are then ordered by it."""
-    left = goes_left[rows].T.astype(np.float64) @ onehot[rows]  # (P, K) class counts
-    right = onehot[rows].sum(axis=0)[None, :] - left
+def _side_counts(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Class weights ``(P, K)`` of ``rows`` on the left and right of every split."""
+    left = goes_left[rows].T.astype(np.float64) @ onehot[rows]
+    return left, onehot[rows].sum(axis=0)[None, :] - left
+
+
+def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int
+               ) -> Stream:
+    """Complete structures of ``depth`` >= 1 over ``rows`` by decreasing nominal accuracy:
+    ``goes_left`` ``(n, P)`` says which rows each split sends left, ``onehot`` ``(n, K)`` the
+    classes (weighted). A structure is ``(split, left, right)`` with ``None`` children at
+    depth 1."""
     if depth == 1:
-        value = left.max(axis=1) + right.max(axis=1)
-        order = np.argsort(-value, kind="stable")
-        return Stream((float(value[s]), (int(s), None, None)) for s in order)
-    roots, halves = [], []
+        return _splits(*_side_counts(goes_left, onehot, rows))
+    return Stream(_merge([r.stream for r in roots(goes_left, onehot, rows, depth)]))
+
+
+def _splits(left: np.ndarray, right: np.ndarray) -> Stream:
+    """The depth-1 structures with the class weights ``left`` / ``right`` ``(P, K)`` of
+    their sides, by decreasing nominal accuracy."""
+    value = left.max(axis=1) + right.max(axis=1)
+    order = np.argsort(-value, kind="stable")
+    return Stream((float(value[s]), (int(s), None, None)) for s in order)
+
+
+def _pair_counts(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``(P, P, K)``: class weights of the rows going left at both split ``s`` and split
+    ``p`` (one product for every depth-1 side of every root split)."""
+    G = goes_left[rows].astype(np.float64)
+    W = onehot[rows]
+    return np.einsum("is,ip,ik->spk", G, G, W, optimize=True)
+
+
+class Root:
+    """The structures with one root split: the nominal streams of its two sides and the
+    stream of their pairs (ordered by ``sides`` when given, else by nominal accuracy)."""
+
+    def __init__(self, split: int, left: Stream, right: Stream,
+                 sides: Callable[[int, bool], Callable[[Any], float]] | None,
+                 pairs: Callable[[int], Callable[[Any], float]] | None = None) -> None:
+        self.split, self.left, self.right = split, left, right
+        if sides is not None:
+            left, right = reorder(left, sides(split, True)), reorder(right, sides(split, False))
+        self.stream = Stream(_sums(left, right, split))
+        if pairs is not None:
+            self.stream = reorder(self.stream, pairs(split))
+
+    def nominal(self) -> float:
+        """The best nominal accuracy of a structure with this root (0 for an empty side)."""
+        heads = (self.left.item(0), self.right.item(0))
+        return sum(h[0] for h in heads if h is not None)
+
+
+def roots(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
+          sides: Callable[[int, bool], Callable[[Any], float]] | None = None,
+          pairs: Callable[[int], Callable[[Any], float]] | None = None) -> list[Root]:
+    """One :class:`Root` per split for structures of ``depth`` >= 2 over ``rows``.
+    ``sides(s, left)``: a function giving a bound on what one side's structure contributes
+    (at most its nominal value), whose sum over the two sides bounds the whole structure;
+    ``pairs(s)``: a tighter bound on a whole structure of root ``s`` (at most that sum),
+    which then orders the root's structures."""
+    out = []
+    if depth == 2:  # the depth-1 sides of all root splits from one pair count
+        both = _pair_counts(goes_left, onehot, rows)  # left at s and at p
+        left_at = np.einsum("ssk->sk", both)  # left at s
+        total = onehot[rows].sum(axis=0)
+        for s in range(goes_left.shape[1]):
+            right_of_s = left_at - both[s]  # right at s, left at p
+            out.append(Root(s, _splits(both[s], left_at[s][None, :] - both[s]),
+                            _splits(right_of_s, (total - left_at[s])[None, :] - right_of_s),
+                            sides, pairs))
+        return out
     for s in range(goes_left.shape[1]):
         mask = goes_left[rows, s]
-        a = structures(goes_left, onehot, rows[mask], depth - 1)
-        b = structures(goes_left, onehot, rows[~mask], depth - 1)
-        halves += [a, b]
-        if sides is not None:
-            a, b = reorder(a, sides(s, True)), reorder(b, sides(s, False))
-        roots.append(Stream(_sums(a, b, s)))
-    return Stream(_merge(roots, caps(halves) if caps is not None else None))
+        out.append(Root(s, structures(goes_left, onehot, rows[mask], depth - 1),
+                        structures(goes_left, onehot, rows[~mask], depth - 1), sides, pairs))
+    return out
