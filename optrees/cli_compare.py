@@ -23,8 +23,9 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--budget", type=float, default=300.0,
                    help="seconds for the whole comparison, shared between the methods")
     p.add_argument("--methods", default=None,
-                   help="comma-separated method names (default: every method of the task; "
-                        "CART is always compared)")
+                   help="comma-separated method names (default: every method of the task "
+                        "but robust, which answers a worst case under your own budget; CART "
+                        "is always compared)")
     p.add_argument("--cv", type=int, default=5, help="folds of the *CV estimators and CART")
     p.add_argument("--test-size", type=float, default=0.25,
                    help="share of the rows held out for the test scores")

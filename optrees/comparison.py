@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import OptreesInputError, check_frame, check_regression_target, check_target
-from .registry import Method, cv_estimator, task_methods
+from .registry import Method, compare_methods, cv_estimator, task_methods
 
 TASKS = ("auto", "classification", "regression")
 REFERENCE = "cart"
@@ -131,7 +131,7 @@ def _methods(task: str, methods: list[str] | None) -> dict[str, Method]:
     """The registry's methods of ``task`` (``methods``: those names, each checked)."""
     available = task_methods(task)
     if methods is None:
-        return available
+        return compare_methods(task)
     if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
         raise OptreesInputError(f"methods must be a list of method names, got {methods!r}")
     unknown = [m for m in methods if m not in available and m != REFERENCE]

@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score, r2_score
 import optrees.comparison as comparison
 from optrees import OptreesInputError, compare, load_dataset
 from optrees.cli import main
-from optrees.registry import task_methods
+from optrees.registry import compare_methods
 
 BUDGET = 12.0
 MARGIN = 10.0
@@ -29,7 +29,7 @@ def monk1_table():
 
 def test_every_method_and_cart_have_a_row(monk1_table):
     _, _, table, _ = monk1_table
-    assert list(table["method"]) == ["cart", *task_methods("classification")]
+    assert list(table["method"]) == ["cart", *compare_methods("classification")]
     assert table.attrs["task"] == "classification" and table.attrs["metric"] == "accuracy"
     assert set(table["status"]) - {"skipped", "failed"}  # some fitted
 
@@ -69,7 +69,7 @@ def test_regression_scores_recomputed():
     X, y = load_dataset("liver-disorders")
     table = compare(X, y, time_budget=8.0, cv=3)
     assert table.attrs["task"] == "regression"  # "auto" read the numeric target
-    assert list(table["method"]) == ["cart", *task_methods("regression")]
+    assert list(table["method"]) == ["cart", *compare_methods("regression")]
     test = table.attrs["test_rows"]
     yt = y.iloc[test].to_numpy(dtype=float)
     for r in table[~table["status"].isin(["skipped", "failed"])].itertuples():
@@ -103,7 +103,7 @@ def test_a_method_is_skipped_when_less_than_its_share_is_left(monkeypatch):
     monkeypatch.setattr(comparison, "_run", slow_run)
     X, y = load_dataset("monk1")
     table = compare(X, y, time_budget=100.0)
-    n = 1 + len(task_methods("classification"))
+    n = 1 + len(compare_methods("classification"))
     share = (1 - comparison.RESERVE) * 100.0 / n
     assert table["time_limit"].tolist() == pytest.approx([share] * n)
     assert started == table["method"].tolist()[:len(started)]
