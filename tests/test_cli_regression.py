@@ -169,7 +169,7 @@ def test_omt_regression_from_the_cli(tmp_path, capsys):
     (["--method", "omt-reg", "--omt-loss", "f1"], "loss"),
     (["--method", "regtree", "--task", "classification"],
      "--method regtree is a regression method; --task classification takes --method flow, "
-     "benders, bendoct, oct, binoct, omt, cgh, rug or rux"),
+     "benders, bendoct, oct, binoct, omt, cgh, rug, rux or robust"),
     (["--task", "regression", "--costs", "costs.csv"], "--costs is not used by --method "
                                                         "regtree"),
     (["--task", "regression", "--class-weight", "balanced"], "--class-weight is not used by "
