@@ -18,10 +18,11 @@ import numpy as np
 from .._validation import OptreesInputError
 from ..export.nodes import count_text
 from . import _schema as schema
+from .drawn import Drawn
 from .split_nodes import LEAF, SplitNodes
 
 
-class BinaryTree(SplitNodes):
+class BinaryTree(Drawn, SplitNodes):
     """Per-node arrays: ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``, ``value``.
 
     ``value[n]`` is the index of the predicted class in ``classes``; ``counts[n, k]`` are the
@@ -163,18 +164,6 @@ class BinaryTree(SplitNodes):
         from ..export import binary_tree_nodes
 
         return binary_tree_nodes(self, None if feature_names is None else list(feature_names))
-
-    def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
-        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
-        from ..export import to_dot
-
-        return to_dot(self, None if feature_names is None else list(feature_names))
-
-    def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
-        from ..export import plot_tree
-
-        return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
 
     def __repr__(self) -> str:
         classes = list(self.classes)

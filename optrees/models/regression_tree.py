@@ -18,10 +18,11 @@ import numpy as np
 from .._validation import OptreesInputError
 from ..export.nodes import count_text
 from . import _schema as schema
+from .drawn import Drawn
 from .split_nodes import LEAF, SplitNodes
 
 
-class RegressionTree(SplitNodes):
+class RegressionTree(Drawn, SplitNodes):
     """Per-node arrays ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``
     (:class:`~optrees.models.split_nodes.SplitNodes`: structure and routing), ``value``
     (prediction), ``weight`` (training weight) and ``count`` (training rows)."""
@@ -188,18 +189,6 @@ class RegressionTree(SplitNodes):
                                   (edges[1], build(int(self.right[n])))])
 
         return build(0)
-
-    def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
-        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
-        from ..export import to_dot
-
-        return to_dot(self, None if feature_names is None else list(feature_names))
-
-    def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
-        from ..export import plot_tree
-
-        return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
 
     # ----------------------------------------------------------------- serialization
     def to_dict(self) -> dict[str, Any]:

@@ -3,17 +3,17 @@ move a row into each of its leaves (the robust trees of Justin et al.; ``optrees
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import _schema as schema
+from .drawn import Drawn
 
 
 @dataclass
-class IntegerTree:
+class IntegerTree(Drawn):
     """A heap-ordered tree (children of node ``n``: ``2n+1`` left, ``2n+2`` right).
 
     ``feature[n]``: the tested column (-1 at a leaf or an unused node), ``threshold[n]``: a
@@ -125,18 +125,6 @@ class IntegerTree:
                         [("yes", build(2 * n + 1)), ("no", build(2 * n + 2))])
 
         return build(0)
-
-    def to_dot(self, feature_names: Sequence[str] | None = None) -> str:
-        """Graphviz DOT source of the tree (see :func:`optrees.export.to_dot`)."""
-        from ..export import to_dot
-
-        return to_dot(self, None if feature_names is None else list(feature_names))
-
-    def plot(self, feature_names: Sequence[str] | None = None, **kwargs: Any) -> Any:
-        """matplotlib Figure of the tree (see :func:`optrees.export.plot_tree`)."""
-        from ..export import plot_tree
-
-        return plot_tree(self, None if feature_names is None else list(feature_names), **kwargs)
 
     # ----------------------------------------------------------------- serialization
     def to_dict(self) -> dict[str, Any]:

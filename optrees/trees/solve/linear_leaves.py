@@ -25,6 +25,7 @@ from ...models.result import FitResult
 from ...solvers.deadline import Deadline
 from ..problem.objectives.ridge_leaves import RidgeLeaves
 from ..search.regression.linear import MAX_LINEAR_DEPTH, LinearLeafSearch, LinearTree
+from .regression import StandardTarget
 
 LINEAR_THRESHOLDS = 5
 """Thresholds per numeric column (at weighted quantiles) a linear-leaf tree splits at, as
@@ -69,13 +70,9 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
         raise OptreesInputError(f"leaf_model='linear' fits a regression in each leaf: it "
                                 f"needs at least 2 rows of weight > 0, got "
                                 f"n_samples={len(y)}")
-    y = np.asarray(y, dtype=np.float64)
-    weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    total = float(weights.sum())
-    mean = float(weights @ y / total)
-    var = float(weights @ (y - mean) ** 2 / total)
-    spread = np.sqrt(var) if var > 0 else 1.0
-    y_std, w_std = (y - mean) / spread, weights / total
+    t = StandardTarget.of(y, w)
+    y, weights, total, mean, spread = t.y, t.weights, t.total, t.mean, t.spread
+    y_std, w_std = t.y_std, t.w_std
     Z = X[:, regressors]
     center = weights @ Z / total
     scale = np.sqrt(weights @ (Z - center) ** 2 / total)

@@ -55,13 +55,8 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     within ``deadline``, else "time_limit" with the best tree found (never worse than
     CART) and a valid lower bound."""
     objective = SquaredError()
-    y = np.asarray(y, dtype=np.float64)
-    weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    total = float(weights.sum())
-    mean = float(weights @ y / total)
-    var = float(weights @ (y - mean) ** 2 / total)
-    spread = np.sqrt(var) if var > 0 else 1.0
-    y_std, w_std = (y - mean) / spread, weights / total
+    t = StandardTarget.of(y, w)
+    y, weights, mean, spread, y_std, w_std = t.y, t.weights, t.mean, t.spread, t.y_std, t.w_std
     searched = search_additive(
         objective, X, objective.row_stats(y_std, w_std), (y_std, w_std), depth, lam,
         min_leaf, deadline, lambda Xs: objective.lower_bound(Xs, y_std, w_std),
@@ -72,6 +67,31 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     value = objective.total(y_std, (tree.value[leaf] - mean) / spread, w_std) \
         + lam * tree.n_leaves
     return fit_result("regression", searched, tree, value)
+
+
+@dataclass
+class StandardTarget:
+    """A target and its weights as the regression searches take them: ``y_std = (y - mean) /
+    spread`` (weighted mean and standard deviation; spread 1 for a constant target) and
+    weights divided by their ``total``, so every cost is of order 1."""
+
+    y: np.ndarray
+    weights: np.ndarray
+    total: float
+    mean: float
+    spread: float
+    y_std: np.ndarray
+    w_std: np.ndarray
+
+    @classmethod
+    def of(cls, y: np.ndarray, w: np.ndarray | None) -> StandardTarget:
+        y = np.asarray(y, dtype=np.float64)
+        weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+        total = float(weights.sum())
+        mean = float(weights @ y / total)
+        var = float(weights @ (y - mean) ** 2 / total)
+        spread = float(np.sqrt(var)) if var > 0 else 1.0
+        return cls(y, weights, total, mean, spread, (y - mean) / spread, weights / total)
 
 
 @dataclass
