@@ -202,7 +202,7 @@ SPECS: list[Spec] = [
     # same data coded as integers it passes every check (test_robust_sklearn.py)
     Spec(RobustTreeClassifier, dict(depth=2, budget=1.0, time_limit=5),
          exact=dict(depth=2, budget=2.0, time_limit=60),
-         hard=dict(depth=3, budget=20.0, time_limit=2.5), hard_data="balance-scale",
+         hard=dict(depth=3, budget=49.3, time_limit=2.5), hard_data="balance-scale",
          backend="search", integer_features=True,
          expected_failed_checks=dict.fromkeys(ROBUST_FLOAT_CHECKS, _REAL_X)),
 ]
