@@ -138,6 +138,27 @@ def test_side_ordered_phase_alone_finds_the_optimum(seed, monkeypatch):
                                                      worst_knapsack))
 
 
+@pytest.mark.parametrize("time_limit", [None, 1000.0])
+def test_the_warm_phase_ends_even_without_a_time_limit(time_limit, monkeypatch):
+    """The nominal walk gets at most WARM_SECONDS: without a limit (or with a long one) it
+    alone could run for minutes where the root phase proves in seconds (balance-scale,
+    depth 3, budget 20: no proof in 300 s without a limit, 3.5 s with time_limit=10)."""
+    import optrees.robust.search as search
+
+    ends = []
+    walk = search.RobustSearch._walk
+
+    def recording(self, stream, deadline):
+        ends.append(deadline.remaining())
+        return walk(self, stream, deadline)
+
+    monkeypatch.setattr(search.RobustSearch, "_walk", recording)
+    X, y = data(5, 14, 3, 3)
+    m = RobustTreeClassifier(depth=2, budget=2.0, time_limit=time_limit).fit(X, y)
+    assert m.status_ == "optimal"
+    assert ends[0] <= search.WARM_SECONDS
+
+
 @pytest.mark.parametrize("lam", [0.02, 0.1])
 def test_branch_penalty(lam):
     X, y = data(7, 12, 3, 3)

@@ -31,6 +31,8 @@ HALF = int(np.searchsorted(GRID, 0.5))
 ZEROS = np.zeros(len(GRID))  # the values of an empty side
 SIDE_TIME = 0.02  # of the time left: one side's search
 WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
+WARM_SECONDS = 12.0  # at most (the share of the default 60 s; without a limit the walk alone
+# could run for minutes where the root phase proves in seconds)
 
 
 def split_table(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +196,8 @@ class RobustSearch:
         nominal = structures(self.goes_left, self.onehot, rows, self.depth)
         if self.depth == 1 or self.budget == 0:
             return self._walk(nominal, deadline)
-        status, bound = self._walk(nominal, deadline.share(WARM_SHARE))
+        warm = deadline.share(WARM_SHARE)
+        status, bound = self._walk(nominal, warm.within(WARM_SECONDS))
         if status == "optimal" or deadline.expired():
             return status, bound
         self.deadline = deadline
