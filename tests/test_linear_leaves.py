@@ -395,5 +395,8 @@ def test_scikit_learn_estimator_checks_pass():
         warnings.simplefilter("ignore")
         results = check_estimator(OptimalTreeRegressor(leaf_model="linear", time_limit=10),
                                   on_fail=None)
-    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    # scikit-learn 1.6 (the lowest pin) runs the sparse weight check whatever the tags say;
+    # sparse X is refused with one clear error (newer versions skip the check)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"
+              and r["check_name"] != "check_sample_weight_equivalence_on_sparse_data"]
     assert not failed
