@@ -40,6 +40,7 @@ from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold
 from .regression import OptimalTreeRegressor
+from .tree_params import check_n_jobs
 from .trees import BendOCTClassifier
 
 RULES = ("best", "1se")
@@ -108,14 +109,6 @@ def _scoring(value: Any) -> Any:
     raise ValueError
 
 
-def _n_jobs(value: Any) -> Any:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
-        raise ValueError
-    return int(value)
-
-
 CV_PARAMS: dict[str, Param] = {
     "cv": Param(Check("an integer >= 2, a cross-validation splitter or an iterable of "
                       "(train, test) index pairs", _cv),
@@ -125,7 +118,7 @@ CV_PARAMS: dict[str, Param] = {
     "rule": Param(Options(*RULES), "'best': the best mean test score; '1se': the smallest "
                   "tree within one standard error of it"),
     "refit": Param(Boolean(), "fit the chosen parameters on all rows (best_estimator_)"),
-    "n_jobs": Param(Check("None or a non-zero integer", _n_jobs),
+    "n_jobs": Param(Check("None or a non-zero integer", check_n_jobs),
                     "parallel fold fits through joblib (-1: all cores; joblib's Dask backend "
                     "runs them on a cluster)"),
     "time_limit": Param(TIME_LIMIT.rule, "seconds for all the fold fits and the refit together "

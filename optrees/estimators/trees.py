@@ -37,6 +37,7 @@ from ..trees.mip.benders import BendersOCT
 from ..trees.mip.flow import FlowOCT
 from ..trees.problem.fairness import record_tree_fairness
 from ..trees.problem.tree_problem import TreeProblem
+from ..trees.search.threads import search_threads
 from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
 from ..trees.solve.rashomon import (
     MAX_NODES,
@@ -69,6 +70,7 @@ from .tree_params import (
     MAX_LEAVES,
     MIN_SAMPLES_LEAF,
     MISCLASSIFICATION_COSTS,
+    SEARCH_N_JOBS,
     SIDE_DEFAULTS,
     SUBTREE_SEARCH,
     TREE_DEFAULTS,
@@ -160,8 +162,9 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         """:meth:`_solve`, with the fit's :class:`Encoding` (its ``matrix`` included)."""
         method = TreeMethod(lambda problem: self._formulation(problem, p), self._search(p),
                             self._penalty(p), type(self).__name__)
-        result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
-            df, y, w, classes, deadline, groups)
+        with search_threads(p.get("n_jobs")):
+            result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
+                df, y, w, classes, deadline, groups)
         self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
         self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
@@ -196,11 +199,12 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
     _parameters: ClassVar[dict[str, Param]] = {
         "strengthen": Param(Boolean(), "separate the cuts (4) at fractional nodes"),
         "subtree_search": SUBTREE_SEARCH,
+        "n_jobs": SEARCH_N_JOBS,
     }
 
     _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "symmetry_breaking": True,
                                             "strengthen": False, "subtree_search": True,
-                                            **SIDE_DEFAULTS}
+                                            **SIDE_DEFAULTS, "n_jobs": None}
 
     def _search(self, p: Params) -> bool:
         return bool(p.subtree_search)
@@ -237,7 +241,9 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     with half of the time; when it proves the optimum no MIP is built (``stats_["search_*"]``
     say what it did, ``n_bb_nodes_`` is 0), otherwise its tree is the MIP's warm start and its
     bound caps the MIP's.  ``path_bound_cuts=False, polishing=False, split_bound_cuts=False,
-    subtree_search=False`` is the published method.
+    subtree_search=False`` is the published method.  ``n_jobs`` threads share the root
+    features of that search (depth >= 4, or depth 3 on large tables; without a leaf budget or
+    fairness), with one cache and incumbent: the same tree for every ``n_jobs``.
 
     Numeric columns over every threshold: with ``subtree_search`` on, ``binarizer="auto"``,
     depth ≤ 4 and a numeric column that is not 0/1, the tree is found by the exact numeric
@@ -268,11 +274,13 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
         "split_bound_cuts": Param(Boolean(), "D2S bounds for every split of a height-3 node "
                                   "(our extension of [BendOCT] §5.4)"),
         "subtree_search": SUBTREE_SEARCH,
+        "n_jobs": SEARCH_N_JOBS,
     }
 
     _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "symmetry_breaking": True,
                                             "fractional_cuts": False, "penalty": "splits",
-                                            **BENDERS_DEFAULTS, **SIDE_DEFAULTS}
+                                            **BENDERS_DEFAULTS, **SIDE_DEFAULTS,
+                                            "n_jobs": None}
 
     def _penalty(self, p: Params) -> str:
         return p.penalty
@@ -312,7 +320,8 @@ class BendOCTClassifier(BendersOCTClassifier):
     fractional_cuts = False
 
     _defaults: ClassVar[dict[str, Any]] = {**TREE_DEFAULTS, "depth": 3, "lam": 0.01,
-                                            **BENDERS_DEFAULTS, **SIDE_DEFAULTS}
+                                            **BENDERS_DEFAULTS, **SIDE_DEFAULTS,
+                                            "n_jobs": None}
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,
                p: Params, deadline: Deadline, groups: np.ndarray | None = None) -> FitResult:

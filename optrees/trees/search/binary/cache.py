@@ -66,10 +66,8 @@ class SubtreeCache:
         self._store[(key, depth)] = CacheEntry(value, value, node, True)
 
     def put_bound(self, key: bytes, depth: int, upper: float) -> None:
-        entry = self._store.get((key, depth))
-        if entry is None:
-            self._store[(key, depth)] = CacheEntry(upper)
-        elif not entry.exact and upper < entry.upper:
+        entry = self._store.setdefault((key, depth), CacheEntry(upper))  # (atomic: threads)
+        if not entry.exact and upper < entry.upper:
             entry.upper = upper
 
     def __len__(self) -> int:

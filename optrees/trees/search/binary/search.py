@@ -23,6 +23,7 @@ from ....solvers.deadline import Deadline
 from .cache import SubtreeCache
 from .counts import Counter
 from .data import BinaryData
+from .roots import Roots, parallel_roots
 from .tree import Node, from_depth2
 
 __all__ = ["NODE3_WORK", "Result", "Search"]
@@ -56,14 +57,23 @@ class SearchStats:
     timed_out: bool = False
     extra: dict = field(default_factory=dict)
 
+    def add(self, other: SearchStats) -> None:
+        """Count ``other``'s work in this one (a thread's, :mod:`.roots`)."""
+        self.nodes += other.nodes
+        self.kernels += other.kernels
+        self.grams += other.grams
+        self.pruned += other.pruned
+        self.timed_out = self.timed_out or other.timed_out
+
 
 class Search:
     """Exact search for one data set, leaf penalty and deadline (results cached across calls)."""
 
     def __init__(self, data: BinaryData, leaf_penalty: float, backend: str = "auto",
                  deadline: Deadline | None = None, order: bool = True,
-                 min_leaf: int = 1) -> None:
+                 min_leaf: int = 1, threads: int = 1) -> None:
         self.d = data
+        self.threads = int(threads)  # of the top node's root loop (:mod:`.roots`)
         self.L = float(leaf_penalty)
         self.m = int(min_leaf)
         self.counter = Counter(data, backend)
@@ -245,79 +255,27 @@ class Search:
 
     def _branch_roots(self, rows: np.ndarray, depth: int, key: bytes, leaf: float,
                       upper: float, lower: float) -> Result:
-        """:meth:`_branch`'s loop over the root features."""
-        tol, d = self.tol, self.d
-        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
-        self.stats.grams += 1
-        Gw, tw = self.counter.class_weights(rows)   # weights: the bounds below
-        G, t = self.counter.to_scores(Gw, tw)       # scores of each prediction
-        diag = np.einsum("aak->ak", G)                      # scores with x_f = 1
-        ones = np.einsum("aak->a", Gw)                      # weight with x_f = 1
-        feats = np.flatnonzero(self._feasible_splits(XsT, len(rows), ones, float(tw.sum())))
-        if self.order:  # decreasing stump value: good incumbents first, more pruning after
-            stump = diag.max(axis=1) + (t - diag).max(axis=1)
-            feats = feats[np.argsort(-stump[feats], kind="stable")]
-        # Similarity bound (MurTree §4.6, mirrored): a subtree's value on S' is at most its
-        # bound on S plus the weight of S' \ S.  A[i, j] = weight with x_i = 1 and x_j = 0.
-        P = np.triu(Gw.sum(axis=2))
-        P = (P + np.triu(P, 1).T)[np.ix_(feats, feats)]
-        A = np.diag(P)[:, None] - P
-        ub = np.full((2, len(feats)), np.inf)  # proven bounds of the sides met so far
-        At = np.ascontiguousarray(A.T)
-        w1s = ones[feats]
-        w0s = float(tw.sum()) - w1s
-        L = self.L
-        # a priori child bounds: max(leaf, weight - 2L) (see ``solve``)
-        leaf1 = diag[feats].max(axis=1) - L
-        leaf0 = (t - diag[feats]).max(axis=1) - L
-        prior0 = np.maximum(leaf0, w0s - 2.0 * L).tolist()
-        prior1 = np.maximum(leaf1, w1s - 2.0 * L).tolist()
-        best, best_node, parts = leaf, None, leaf
-        floor = max(leaf, lower)  # what a split must beat to matter
-        complete, stop = True, False
-        parent = {"G": (G, t)}  # counters of ``rows`` (for depth-2 children)
-        met = 0  # features whose sides have bounds in ``ub`` (the first ``met`` in order)
-        for j, f in enumerate(feats.tolist()):
-            if floor >= upper - tol:
-                complete = False  # the rest is bounded by ``upper`` ≤ best
-                break
-            # after the deadline the remaining features only get their cheap bounds
-            stop = stop or self._expired()
-            # cheap bounds first (weights, similarity), the cache only if they do not prune
-            u0, u1 = prior0[j], prior1[j]
-            if met and self.m <= 1:  # the similarity bound (invalid under min_leaf)
-                u0 = min(u0, float((ub[0, :met] + At[j, :met]).min()))
-                u1 = min(u1, float((ub[1, :met] + A[j, :met]).min()))
-            ub[0, j], ub[1, j] = u0, u1
-            met = j + 1
-            if stop or u0 + u1 <= floor + tol:
-                parts = max(parts, u0 + u1)
-                self.stats.pruned += 1
-                continue
-            mask = XsT[f]
-            sides = (rows[~mask], rows[mask])
-            keys = tuple(self.cache.key(r) for r in sides)
-            u0 = min(u0, self._prior(keys[0], depth - 1))
-            u1 = min(u1, self._prior(keys[1], depth - 1))
-            ub[0, j], ub[1, j] = u0, u1
-            if u0 + u1 <= floor + tol:
-                parts = max(parts, u0 + u1)
-                self.stats.pruned += 1
-                continue
-            grams = self._child_grams(rows, sides, parent) if depth == 3 else (None, None)
-            self._step(depth, 2 * f)
-            r0 = self.solve(sides[0], depth - 1, floor - u1, keys[0], grams[0], cap=u0)
-            ub[0, j] = r0.upper
-            if r0.upper + u1 <= floor + tol:
-                parts = max(parts, r0.upper + u1)
-                continue
-            self._step(depth, 2 * f + 1)
-            r1 = self.solve(sides[1], depth - 1, floor - r0.value, keys[1], grams[1], cap=u1)
-            ub[1, j] = r1.upper
-            parts = max(parts, r0.upper + r1.upper)
-            if r0.value + r1.value > best + tol:
-                best, best_node = r0.value + r1.value, (f, r0.node, r1.node)
-                floor = max(floor, best)
+        """:meth:`_branch`'s loop over the root features (on :attr:`threads` threads at the
+        top of a search, :mod:`.roots`)."""
+        tol = self.tol
+        roots = Roots.prepare(self, rows, depth)
+        if self.threads > 1 and len(roots.feats) > 1:
+            best, best_node, parts, complete = parallel_roots(self, roots, leaf, upper, lower)
+        else:
+            best, best_node, parts = leaf, None, leaf
+            floor = max(leaf, lower)  # what a split must beat to matter
+            complete, stop = True, False
+            for j in range(len(roots.feats)):
+                if floor >= upper - tol:
+                    complete = False  # the rest is bounded by ``upper`` ≤ best
+                    break
+                # after the deadline the remaining features only get their cheap bounds
+                stop = stop or self._expired()
+                bound, value, node = roots.step(self, j, floor, stop)
+                parts = max(parts, bound)
+                if value > best + tol:
+                    best, best_node = value, node
+                    floor = max(floor, best)
         bound = min(upper, parts) if complete else upper
         if bound <= best + tol:
             self.cache.put_exact(key, depth, best, best_node)
