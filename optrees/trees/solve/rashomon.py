@@ -23,6 +23,7 @@ from ..._validation import (
     check_depth,
     check_frame,
     check_lam,
+    check_max_leaves,
     check_target,
     check_time_limit,
     fit_weights,
@@ -130,15 +131,6 @@ def check_threshold_depth(depth: int) -> None:
             f"over every threshold of numeric columns the set is built at depth <= "
             f"{MAX_THRESHOLD_DEPTH} (the work grows as literals^depth); give "
             f"binarizer='auto' or a Binarizer for depth {depth}")
-
-
-def check_max_leaves(value: object, depth: int) -> int | None:
-    """``max_leaves`` as an int >= 1, or None when every tree of the depth keeps within it."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise OptreesInputError(f"max_leaves must be None or an integer >= 1, got {value!r}")
-    return None if value >= 2**depth else int(value)
 
 
 def _min_leaf(value: object, n_rows: int) -> int:
