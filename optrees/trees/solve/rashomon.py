@@ -153,16 +153,19 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
             max_nodes < 1:
         raise OptreesInputError(f"max_nodes must be an integer >= 1, got {max_nodes!r}")
     scale = Scale.make(w, lam, depth, 0 if max_leaves is None else LEAF_BITS)
+
+    def new_builder() -> Builder:
+        return Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
+                       max_leaves)
+
     for _ in range(2):
         bound = optimum + epsilon if additive else (1.0 + epsilon) * optimum
-        builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
-                          max_leaves)
+        builder = new_builder()
         rows = np.ones(len(y_enc), dtype=bool)
         try:
             root = builder.node(rows, depth, scale.bound_key(bound))
         except RashomonSetTooLarge:  # too large to list: counted under the same cap
-            builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
-                              max_leaves)
+            builder = new_builder()
             builder.listing = False
             root = builder.node(rows, depth, scale.bound_key(bound))
         best = float(scale.objective(root.best)) if len(root.keys) else np.inf
