@@ -43,6 +43,24 @@ def check_lam(lam: object, upper: float = 1.0) -> float:
     return float(lam)
 
 
+def check_min_leaf(value: object, name: str = "min_leaf") -> int:
+    """Fewest rows on each side of a split: an integer >= 1 (``name``: the parameter's name
+    in the message)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise OptreesInputError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def check_max_leaves(value: object, depth: int | None = None) -> int | None:
+    """Most leaves of a tree: None (no budget) or an integer >= 1; with ``depth``, None too
+    when every tree of that depth keeps within it (``value >= 2**depth``)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise OptreesInputError(f"max_leaves must be None or an integer >= 1, got {value!r}")
+    return None if depth is not None and value >= 2**depth else int(value)
+
+
 def check_real(name: str, value: object, low: float, high: float = np.inf) -> float:
     """A finite number in [low, high]."""
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)

@@ -82,6 +82,8 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
         return self._fit_table(X, y, sample_weight, check_regression_target,
                                solve_linear_leaves, binarized, linear)
 
+    # kept for its docstring: the inherited one (_TreeOutput.predict) says "label", and the
+    # API docs list inherited members
     def predict(self, X: Any) -> np.ndarray:
         """The leaf's prediction for each row of ``X``: its training mean, or with linear
         leaves its ridge model's value."""

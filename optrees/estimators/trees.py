@@ -26,6 +26,7 @@ from .._params import (
 )
 from .._validation import (
     OptreesInputError,
+    check_max_leaves,
     check_target,
     fit_weights,
 )
@@ -46,7 +47,6 @@ from ..trees.solve.rashomon import (
     ThresholdLiterals,
     build_set,
     check_epsilon,
-    check_max_leaves,
     check_threshold_depth,
 )
 from ._base import (

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._validation import check_max_leaves, check_min_leaf
 from ...models.binary_tree import BinaryTree
 from .fairness import TreeFairness
 from .objectives.view import ClassificationView
@@ -59,15 +60,9 @@ class TreeProblem:
             if (self.weights.shape != (n,) or not np.isfinite(self.weights).all()
                     or (self.weights < 0).any()):
                 raise ValueError(f"sample_weight must hold {n} finite nonnegative numbers")
-        if int(self.min_leaf) != self.min_leaf or self.min_leaf < 1:
-            raise ValueError(f"min_leaf must be an integer >= 1, got {self.min_leaf!r}")
-        if self.max_leaves is not None and (int(self.max_leaves) != self.max_leaves
-                                            or self.max_leaves < 1):
-            raise ValueError(f"max_leaves must be None or an integer >= 1, got "
-                             f"{self.max_leaves!r}")
-        self.min_leaf = int(self.min_leaf)
-        if self.max_leaves is not None and self.max_leaves >= 2**self.depth:
-            self.max_leaves = None  # every tree of the depth has at most 2^depth leaves
+        self.min_leaf = check_min_leaf(self.min_leaf)
+        # None when every tree of the depth has at most 2^depth leaves
+        self.max_leaves = check_max_leaves(self.max_leaves, self.depth)
         self.unit_weights = self.sample_weight is None or bool((self.weights == 1).all())
         self.total_weight = float(self.weights.sum())
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import (
-    OptreesInputError,
     check_depth,
     check_frame,
+    check_min_leaf,
     check_target,
     check_time_limit,
     fit_weights,
@@ -57,10 +57,7 @@ def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = No
     depth = check_depth(depth, MAX_PATH_DEPTH, "the path's search grows with F^depth")
     classes, y_enc = check_target(y, len(frame))
     w = fit_weights(sample_weight, None, classes, y_enc)
-    if isinstance(min_samples_leaf, bool) or not isinstance(min_samples_leaf, int) or \
-            min_samples_leaf < 1:
-        raise OptreesInputError(f"min_samples_leaf must be an integer >= 1, got "
-                                f"{min_samples_leaf!r}")
+    min_samples_leaf = check_min_leaf(min_samples_leaf, "min_samples_leaf")
     deadline = Deadline(check_time_limit(time_limit))
     X01, encoding = binarize(frame, binarizer, w)
     return front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated), depth,

@@ -23,6 +23,7 @@ from ..._validation import (
     check_depth,
     check_frame,
     check_lam,
+    check_max_leaves,
     check_target,
     check_time_limit,
     fit_weights,
@@ -132,15 +133,6 @@ def check_threshold_depth(depth: int) -> None:
             f"binarizer='auto' or a Binarizer for depth {depth}")
 
 
-def check_max_leaves(value: object, depth: int) -> int | None:
-    """``max_leaves`` as an int >= 1, or None when every tree of the depth keeps within it."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise OptreesInputError(f"max_leaves must be None or an integer >= 1, got {value!r}")
-    return None if value >= 2**depth else int(value)
-
-
 def _min_leaf(value: object, n_rows: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer)) or \
             (isinstance(value, (int, np.integer)) and value < 1) or \
@@ -161,16 +153,19 @@ def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.nda
             max_nodes < 1:
         raise OptreesInputError(f"max_nodes must be an integer >= 1, got {max_nodes!r}")
     scale = Scale.make(w, lam, depth, 0 if max_leaves is None else LEAF_BITS)
+
+    def new_builder() -> Builder:
+        return Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
+                       max_leaves)
+
     for _ in range(2):
         bound = optimum + epsilon if additive else (1.0 + epsilon) * optimum
-        builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
-                          max_leaves)
+        builder = new_builder()
         rows = np.ones(len(y_enc), dtype=bool)
         try:
             root = builder.node(rows, depth, scale.bound_key(bound))
         except RashomonSetTooLarge:  # too large to list: counted under the same cap
-            builder = Builder(X01, y_enc, w, len(classes), scale, min_leaf, int(max_nodes),
-                              max_leaves)
+            builder = new_builder()
             builder.listing = False
             root = builder.node(rows, depth, scale.bound_key(bound))
         best = float(scale.objective(root.best)) if len(root.keys) else np.inf

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...._validation import check_max_leaves, check_min_leaf
 from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
 from ..threads import threads
@@ -71,10 +72,8 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     leaf_penalty = float(leaf_penalty)
     if not math.isfinite(leaf_penalty) or leaf_penalty < 0:
         raise ValueError("leaf_penalty must be finite and non-negative")
-    if int(min_leaf) != min_leaf or min_leaf < 1:
-        raise ValueError(f"min_leaf must be an integer >= 1, got {min_leaf!r}")
-    if max_leaves is not None and (int(max_leaves) != max_leaves or max_leaves < 1):
-        raise ValueError(f"max_leaves must be None or an integer >= 1, got {max_leaves!r}")
+    min_leaf = check_min_leaf(min_leaf)
+    max_leaves = check_max_leaves(max_leaves)
     t0 = time.perf_counter()
     data = BinaryData.make(X, y, sample_weight, n_classes, gains,
                            merge=merge and rows is None and min_leaf == 1)

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from ...._validation import check_max_leaves, check_min_leaf
 from ....solvers.deadline import Deadline
 from .budget import BudgetSearch
 from .cart import cart_incumbent
@@ -57,13 +58,9 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     data = X if isinstance(X, NumericData) else NumericData(X)
     n = data.shape[0]
     y, w, n_classes = _check_inputs(y, sample_weight, n_classes, n, leaf_penalty, max_depth)
-    if not isinstance(min_leaf, (int, np.integer)) or min_leaf < 1:
-        raise ValueError(f"min_leaf must be a positive integer, got {min_leaf!r}")
-    min_leaf = int(min_leaf)
+    min_leaf = check_min_leaf(min_leaf)
+    max_leaves = check_max_leaves(max_leaves)
     if max_leaves is not None:
-        if not isinstance(max_leaves, (int, np.integer)) or max_leaves < 1:
-            raise ValueError(f"max_leaves must be None or a positive integer, got "
-                             f"{max_leaves!r}")
         max_depth = min(max_depth, int(max_leaves) - 1)  # B leaves: at most B − 1 deep
         if max_leaves < 2 ** max_depth:
             return _solve_deep(data, y, w, n_classes, float(leaf_penalty), max_depth, rows,
