@@ -1,8 +1,9 @@
-"""How many threads an exact search may use (``n_jobs`` of the estimators that run it).
+"""Where an exact search may run (``n_jobs`` of the estimators that run it): threads of
+this process, or the workers of a Dask cluster when joblib's Dask backend is active.
 
 A context setting, as joblib's ``parallel_config``: the estimator's ``fit`` runs inside
-:func:`search_threads` and the search reads :func:`threads` where it forks, so the layers
-between them (encoding, MIP fallback, warm starts) do not carry it.
+:func:`search_threads` and the search reads :func:`threads` and :func:`cluster` where it
+forks, so the layers between them (encoding, MIP fallback, warm starts) do not carry it.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
-__all__ = ["available_cores", "resolve_n_jobs", "search_threads", "threads"]
+__all__ = ["available_cores", "cluster", "resolve_n_jobs", "search_threads", "threads"]
 
 _threads: ContextVar[int] = ContextVar("optrees_search_threads", default=1)
+_cluster: ContextVar[Any] = ContextVar("optrees_search_cluster", default=None)
 
 
 def available_cores() -> int:
@@ -40,11 +43,30 @@ def threads() -> int:
     return _threads.get()
 
 
+def cluster() -> Any:
+    """The Dask client whose workers the search started here may use (None: this process)."""
+    return _cluster.get()
+
+
+def dask_client() -> Any:
+    """The client of joblib's active Dask backend (``joblib.parallel_backend("dask")``), or
+    None."""
+    from joblib.parallel import get_active_backend
+
+    backend = get_active_backend()[0]
+    return getattr(backend, "client", None) if type(backend).__name__.startswith("Dask") \
+        else None
+
+
 @contextmanager
 def search_threads(n_jobs: int | None) -> Iterator[int]:
-    """Within the block the exact searches use :func:`resolve_n_jobs` (``n_jobs``) threads."""
-    token = _threads.set(resolve_n_jobs(n_jobs))
+    """Within the block the exact searches use :func:`resolve_n_jobs` (``n_jobs``) threads,
+    or with ``n_jobs`` other than None and 1 under joblib's Dask backend, its workers."""
+    client = dask_client() if n_jobs not in (None, 1) else None
+    token = _threads.set(1 if client is not None else resolve_n_jobs(n_jobs))
+    remote = _cluster.set(client)
     try:
         yield _threads.get()
     finally:
+        _cluster.reset(remote)
         _threads.reset(token)

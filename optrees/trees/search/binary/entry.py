@@ -11,7 +11,7 @@ import numpy as np
 from ...._validation import check_max_leaves, check_min_leaf
 from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
-from ..threads import threads
+from ..threads import cluster, threads
 from .data import BinaryData, select_rows
 from .search import Search
 from .tree import count_leaves, labelled
@@ -64,7 +64,8 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     is an integer (its sums are exact in any order: the same class weights, so the same tree,
     score and ties); only with all rows and ``min_leaf`` 1, which counts rows.
     Inside :func:`~optrees.trees.search.threads.search_threads` the top node's root features
-    are searched on that many threads (the same answer, :mod:`.roots`).
+    are searched on that many threads (:mod:`.roots`) or a Dask cluster's workers
+    (:mod:`.distributed`): the same answer.
     """
     depth = int(depth)
     if depth < 0:
@@ -79,7 +80,7 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
                            merge=merge and rows is None and min_leaf == 1)
     idx = select_rows(data.X.shape[0], rows)
     search = Search(data, leaf_penalty, backend, deadline, min_leaf=int(min_leaf),
-                    threads=threads())
+                    threads=threads(), client=cluster())
     cap = math.inf if upper_bound is None else float(upper_bound)
     if deadline is not None and deadline.expired():
         search.stats.timed_out = True

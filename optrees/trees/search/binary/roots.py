@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .search import Search
     from .tree import Node
 
-__all__ = ["Roots", "parallel_roots"]
+__all__ = ["Roots", "merge_steps", "parallel_roots"]
 
 
 @dataclass
@@ -154,7 +154,7 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
         search.stats.add(w.stats)
     if state["error"] is not None:
         raise state["error"]
-    best, node, parts = _merge(results, leaf, tol)
+    best, node, parts = merge_steps(results, leaf, tol)
     return best, node, parts, not state["cut"]
 
 
@@ -162,7 +162,7 @@ def _worker(search: Search) -> Search:
     """A view of ``search`` for one thread: the same data, counters, cache and deadline,
     its own statistics and memo of depth-2 sides, serial below."""
     worker = copy.copy(search)
-    worker.threads = 1
+    worker.threads, worker.client = 1, None
     worker.stats = type(search.stats)()
     if search._memo is not None:
         worker._memo = search._new_memo(64 * search.d.n_features)
@@ -170,7 +170,7 @@ def _worker(search: Search) -> Search:
     return worker
 
 
-def _merge(results: list, leaf: float, tol: float) -> tuple[float, Node, float]:
+def merge_steps(results: list, leaf: float, tol: float) -> tuple[float, Node, float]:
     """``(best, tree, parts)`` of the steps in the loop's order, as the serial loop keeps
     them: a tree replaces the best only when it beats it by more than ``tol``."""
     best, node, parts = leaf, None, leaf

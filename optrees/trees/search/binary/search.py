@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ....solvers.deadline import Deadline
 from .cache import SubtreeCache
 from .counts import Counter
 from .data import BinaryData
+from .distributed import distributed_roots
 from .roots import Roots, parallel_roots
 from .tree import Node, from_depth2
 
@@ -71,9 +73,11 @@ class Search:
 
     def __init__(self, data: BinaryData, leaf_penalty: float, backend: str = "auto",
                  deadline: Deadline | None = None, order: bool = True,
-                 min_leaf: int = 1, threads: int = 1) -> None:
+                 min_leaf: int = 1, threads: int = 1, client: Any = None) -> None:
         self.d = data
-        self.threads = int(threads)  # of the top node's root loop (:mod:`.roots`)
+        # the top node's root loop on threads (:mod:`.roots`) or a Dask client's workers
+        # (:mod:`.distributed`)
+        self.threads, self.client = int(threads), client
         self.L = float(leaf_penalty)
         self.m = int(min_leaf)
         self.counter = Counter(data, backend)
@@ -236,17 +240,23 @@ class Search:
                 upper: float, lower: float) -> Result:
         """Try every root feature (depth ≥ 3), pruning with the children's bounds against
         the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
-        base = 2 * self.d.n_features + 1  # the memo's keys: depth - 2 literals, base ``base``
-        if depth < 4 or self._node3 is None or self._memo is not None or \
-                base ** (depth - 2) >= 2**62:
+        if self._memo is not None or not self.open_memo(depth):
             return self._branch_roots(rows, depth, key, leaf, upper, lower)
-        # the compiled depth-3 nodes below share their depth-2 sides (.node3's memo)
-        self._memo, self._memo_depth = self._new_memo(64 * self.d.n_features), depth
-        self._path = np.full(depth - 3, -1, np.int64)
         try:
             return self._branch_roots(rows, depth, key, leaf, upper, lower)
         finally:
             self._memo, self._memo_depth = None, 0
+
+    def open_memo(self, depth: int) -> bool:
+        """Make a node of ``depth`` the memo's root: the compiled depth-3 nodes below share
+        their depth-2 sides (:mod:`.node3`); False where there is none (depth < 4, no
+        compiled node, keys past 64 bits)."""
+        base = 2 * self.d.n_features + 1  # the memo's keys: depth - 2 literals, base ``base``
+        if depth < 4 or self._node3 is None or base ** (depth - 2) >= 2**62:
+            return False
+        self._memo, self._memo_depth = self._new_memo(64 * self.d.n_features), depth
+        self._path = np.full(depth - 3, -1, np.int64)
+        return True
 
     def _step(self, depth: int, literal: int) -> None:
         """Record the literal chosen at a node of ``depth`` under the memo's root."""
@@ -259,7 +269,10 @@ class Search:
         top of a search, :mod:`.roots`)."""
         tol = self.tol
         roots = Roots.prepare(self, rows, depth)
-        if self.threads > 1 and len(roots.feats) > 1:
+        if self.client is not None and len(roots.feats) > 1:
+            best, best_node, parts, complete = distributed_roots(self, roots, leaf, upper,
+                                                                 lower)
+        elif self.threads > 1 and len(roots.feats) > 1:
             best, best_node, parts, complete = parallel_roots(self, roots, leaf, upper, lower)
         else:
             best, best_node, parts = leaf, None, leaf

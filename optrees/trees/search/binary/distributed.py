@@ -1,0 +1,108 @@
+"""The top node's root features of one 0/1 search on a Dask cluster (issue #47).
+
+The driver hands out runs of consecutive root features, in the loop's order, each with the
+floor of the runs finished so far; a worker process keeps one search (data, cache, memo) per
+fit and solves its runs as the serial loop would (:meth:`.roots.Roots.step`).  Runs are
+small Dask tasks: a worker that dies loses only the runs it held, which Dask gives to another
+worker.  The answer is the serial loop's for the reason :mod:`.roots` gives: a run's floor
+comes from runs before it.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from ....solvers.deadline import Deadline
+from .roots import Roots, merge_steps
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .search import Search
+
+__all__ = ["RUN", "distributed_roots"]
+
+RUN = 2
+"""Root features per task: few, so the floor is fresh and a lost worker loses little."""
+
+KEEP = 4
+"""Searches a worker process keeps (one per fit still running)."""
+
+_searches: OrderedDict[str, tuple[Any, Roots]] = OrderedDict()  # of this worker process
+
+
+def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
+                      lower: float) -> tuple[float, Any, float, bool]:
+    """:func:`.roots.parallel_roots` on the workers of ``search.client``."""
+    from distributed import as_completed
+
+    client, tol, n = search.client, search.tol, len(roots.feats)
+    token = uuid.uuid4().hex
+    payload = client.scatter((search.d, search.L, search.counter.backend, search.order,
+                              search.m, roots.rows, roots.depth), broadcast=True, hash=False)
+    results: list = [None] * n
+    floor, start, cut = max(leaf, lower), 0, False
+    window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    running = as_completed()
+
+    def submit(first: int, floor: float) -> None:
+        seconds = None if search.deadline is None else search.deadline.remaining()
+        running.add(client.submit(solve_run, token, payload, first, min(first + RUN, n),
+                                  floor, seconds, key=f"optrees-roots-{token}-{first}",
+                                  pure=False))
+
+    try:
+        while start < n and running.count() < window:
+            submit(start, floor)
+            start += RUN
+        for future in running:
+            for j, found, stats in future.result():
+                results[j] = found
+                floor = max(floor, found[1])
+                search.stats.add(stats)
+            if search._expired():
+                client.cancel(list(running.futures))
+                break
+            if start < n:
+                if floor >= upper - tol:
+                    cut = True  # the rest is bounded by ``upper`` ≤ best
+                else:
+                    submit(start, floor)
+                    start += RUN
+    finally:
+        client.cancel(payload)
+    if not cut:  # stopped by the deadline: the features not solved get their cheap bounds
+        for j in range(n):
+            if results[j] is None:
+                results[j] = roots.step(search, j, floor, True)
+    best, node, parts = merge_steps(results, leaf, tol)
+    return best, node, parts, not cut
+
+
+def solve_run(token: str, payload: tuple, first: int, last: int, floor: float,
+              seconds: float | None) -> list:
+    """On a worker: the steps of root features ``first .. last - 1`` against ``floor``
+    (raised by each tree found), with this process's search for the fit ``token``."""
+    from .search import Search
+
+    started = time.perf_counter()
+    if token not in _searches:
+        data, L, backend, order, m, rows, depth = payload
+        worker = Search(data, L, backend, None, order, m)
+        worker.open_memo(depth)
+        _searches[token] = (worker, Roots.prepare(worker, rows, depth))
+        while len(_searches) > KEEP:
+            _searches.popitem(last=False)
+    worker, roots = _searches[token]
+    worker.deadline = None if seconds is None else Deadline(
+        max(0.0, seconds - (time.perf_counter() - started)))
+    out = []
+    for j in range(first, last):
+        before = worker.stats
+        worker.stats = type(before)()
+        found = roots.step(worker, j, floor, worker._expired())
+        floor = max(floor, found[1])
+        out.append((j, found, worker.stats))
+        worker.stats = before
+    return out
