@@ -2,7 +2,8 @@
 beside the serial search in the same run.
 
 Instances: 0/1 encodings of the accelerated grid (``binarized/accel-oct/``) at depth 5-6,
-the ones that take seconds (the issue's "hard instances").  Each is solved by the search
+the ones that take seconds (the issue's "hard instances"), and many rows (10^4-10^5 rows of
+``bench/many_rows.py``'s cases).  Each is solved by the search
 itself (:func:`optrees.trees.search.binary.solve_subtree`, what ``BendOCTClassifier`` runs
 first) serially and with ``--jobs`` threads, alternating, ``--repeats`` times each; the
 table gives the best time of each, the ratio serial / parallel and whether the trees are
@@ -33,13 +34,22 @@ from optrees.bench.scripts import checkout_data_dir  # noqa: E402
 from optrees.trees.search.binary.entry import solve_subtree  # noqa: E402
 from optrees.trees.search.threads import search_threads  # noqa: E402
 
-INSTANCES = ("wine_QT_5_enc:5:0.005", "kr-vs-kp_enc:5:0.001", "tic-tac-toe_enc:5:0.001",
-             "kr-vs-kp_enc:6:0.001", "spect_enc:6:0.001", "car_evaluation_enc:6:0.001",
-             "monk2_enc:6:0.001", "banknote_QB_5_enc:5:0.001")
-"""dataset:depth:lam (lam per row, as the accelerated grid's)."""
+INSTANCES = ("wine_QT_5_enc:5:0.005", "kr-vs-kp_enc:5:0.001", "kr-vs-kp_enc:6:0.001",
+             "spect_enc:6:0.001", "car_evaluation_enc:6:0.001", "krkp@20000:5:0.001",
+             "krkp@100000:4:0.001", "planted@300000:4:0.001")
+"""dataset:depth:lam (lam per row, as the accelerated grid's); the last three: many rows."""
 
 
 def load(data_dir: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """An encoding of the grid, or ``krkp@N`` / ``planted@N``: N rows of
+    ``bench/many_rows.py``'s cases (kr-vs-kp resampled with 10 % of its bits flipped; 50
+    random features labelled by a planted depth-3 tree, 10 % noise)."""
+    if "@" in name:
+        from bench.many_rows import krkp, planted
+
+        case, rows = name.split("@")
+        return (krkp(int(rows), 0.1, 0, str(data_dir)) if case == "krkp"
+                else planted(int(rows), 50, 0.1, 0))
     df = pd.read_csv(data_dir / "binarized" / "accel-oct" / f"{name}.csv")
     return (df.iloc[:, :-1].to_numpy().astype(np.int8),
             pd.factorize(df.iloc[:, -1])[0].astype(np.int64))
@@ -52,6 +62,13 @@ def timed(X, y, depth: int, L: float, n_jobs: int | None, limit: float):
         t0 = time.perf_counter()
         found = solve_subtree(X, y, depth, L, deadline=Deadline(limit))
         return time.perf_counter() - t0, found
+
+
+def same(found: dict, mode: str) -> str:
+    """Whether ``mode`` found the serial search's tree and score."""
+    a, b = found["serial"], found[mode]
+    return "yes" if (np.array_equal(a.tree.split, b.tree.split)
+                     and abs(a.score - b.score) < 1e-9) else "NO"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -99,18 +116,13 @@ def main(argv: list[str] | None = None) -> None:
                 times["dask"].append(seconds)
         best = {k: min(v) for k, v in times.items() if v}
 
-        def same(mode: str) -> str:
-            a, b = found["serial"], found[mode]
-            return "yes" if (np.array_equal(a.tree.split, b.tree.split)
-                             and abs(a.score - b.score) < 1e-9) else "NO"
-
         ratio = best["serial"] / best["threads"]
         ratios.append(ratio)
         line = (f"{spec:28} {best['serial']:9.2f} {best['threads']:9.2f} {ratio:6.2f} "
-                f"{same('threads'):>5}")
+                f"{same(found, 'threads'):>5}")
         if client is not None:
             dask_ratios.append(best["serial"] / best["dask"])
-            line += f" {best['dask']:8.2f} {dask_ratios[-1]:6.2f} {same('dask'):>5}"
+            line += f" {best['dask']:8.2f} {dask_ratios[-1]:6.2f} {same(found, 'dask'):>5}"
         status = "" if found["serial"].optimal else "  (serial stopped at the limit)"
         print(line + status, flush=True)
     print(f"\nmedian speed-up with {args.jobs} threads: {np.median(ratios):.2f} "

@@ -121,7 +121,7 @@ def test_compiled_depth3_node_equals_enumeration(seed):
     out = depth3_node(data.X, data.indptr, data.indices, data.y, data.w, rows, K,
                       data.gains if use else np.zeros((1, 1)), use, bool((w == 1).all()),
                       scale_arg, L, tol, min_leaf, leaf, math.inf, -math.inf,
-                      np.empty(0, np.int64), *Memo(16).arrays())
+                      np.empty(0, np.int64), *Memo(16).arrays(), *Memo(16).arrays()[:3])
     value, bound = out[0], out[1]
     node = (out[2], tuple(out[3:6]), tuple(out[6:9]))
     expected = _enumerate(X, y, w, cost, 3, penalty, min_leaf)

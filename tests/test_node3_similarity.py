@@ -115,7 +115,7 @@ def _depth3(seed, min_leaf=None):
     out = depth3_node(data.X, data.indptr, data.indices, data.y, data.w, rows, K,
                       data.gains if use else np.zeros((1, 1)), use, unit, scale_arg, L,
                       1e-9 * (1 + weight), m, leaf, math.inf, -math.inf,
-                      np.empty(0, np.int64), *Memo(16).arrays())
+                      np.empty(0, np.int64), *Memo(16).arrays(), *Memo(16).arrays()[:3])
     value, bound = out[0], out[1]
     assert bound == pytest.approx(value)  # a complete search proves its optimum
     return offset - scale * value, _optimal_cost(X, y, w, cost, 3, penalty, m)
@@ -150,7 +150,7 @@ def test_deep_search_through_the_compiled_node_equals_the_enumeration(seed, dept
     node3 = search._node3
 
     def counted(*args):
-        calls.append(len(args[-5]))  # literals from the memo's root to the node
+        calls.append(len(args[17]))  # path: literals from the memo's root to the node
         return node3(*args)
 
     search._node3 = counted

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["MAX_SLOTS", "Memo", "memo_find", "memo_put", "set_key"]
+__all__ = ["MAX_SLOTS", "Memo", "memo_find", "memo_put", "merged", "set_key"]
 
 MAX_SLOTS = 2**22
 """Most slots of one memo (28 bytes each: 117 MB); once three quarters are used, new sides
@@ -46,6 +46,16 @@ class Memo:
         old = self.arrays()
         self.__init__(slots)
         _rehash(*old, *self.arrays())
+
+
+def merged(a: Memo, b: Memo) -> Memo:
+    """A new table holding what ``a`` and ``b`` hold (``a``'s value where both do; both are
+    optima of the same side, so equal), within :data:`MAX_SLOTS`."""
+    out = Memo(16)
+    out.make_room(int(a.used[0]) + int(b.used[0]))
+    for part in (a, b):
+        _rehash(*part.arrays(), *out.arrays())
+    return out
 
 
 @njit(cache=True, nogil=True, inline="always")

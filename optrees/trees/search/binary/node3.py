@@ -141,10 +141,24 @@ def _child(S, s, C, n_rows, weight, cap, lower, L, tol, m):
     return v, v, a, bl, br, True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _known(use, key, seen_keys, seen_values, seen_trees, keys, values, trees):
+    """``(found, value, root, left, right)`` of the side ``key`` in the read-only table
+    ``seen_*`` or this node's table (``found`` False when neither holds it or no memo)."""
+    if use:
+        s = memo_find(seen_keys, key)
+        if s >= 0:
+            return True, seen_values[s], seen_trees[s, 0], seen_trees[s, 1], seen_trees[s, 2]
+        s = memo_find(keys, key)
+        if s >= 0:
+            return True, values[s], trees[s, 0], trees[s, 1], trees[s, 2]
+    return False, 0.0, -1, -1, -1
+
+
 @njit(cache=True, nogil=True)
 def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, unit, scale, L,
                 tol, m, leaf, upper, lower, path, memo_keys, memo_values, memo_trees,
-                memo_used):
+                memo_used, seen_keys, seen_values, seen_trees):
     """Best subtree of depth ≤ 3 on ``rows`` that beats ``max(leaf, lower)``, as
     :meth:`.search.Search._branch` finds it at depth 3 (``leaf``: the leaf's value, ``upper``:
     a proven bound).  Returns ``(value, bound, root, left (a, bl, br), right (a, bl, br),
@@ -154,7 +168,8 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
     ``path`` (sorted; empty: no memo): the literals (2f + v for x_f = v) that lead from the
     memo's root to this node; ``memo_*`` (:class:`.memo.Memo`'s arrays) then hold the
     optimum and tree (root, left, right) of each depth-2 side met under that root, by its
-    literal set (the cache of :class:`.search.Search` for depth-2 sides)."""
+    literal set (the cache of :class:`.search.Search` for depth-2 sides); ``seen_*``: a
+    table of the same kind that is only read (the sides other threads found, :mod:`.roots`)."""
     F = X.shape[1]
     n = rows.shape[0]
     bits = unit or scale.shape[0] == n_classes
@@ -235,14 +250,14 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
         # depth-2 sides met before under the memo's root (their literal set): exact
         key0 = set_key(path, 2 * f, base) if use_memo else 0
         key1 = set_key(path, 2 * f + 1, base) if use_memo else 0
-        slot0 = memo_find(memo_keys, key0) if use_memo else -1
-        slot1 = memo_find(memo_keys, key1) if use_memo else -1
-        have0 = slot0 >= 0
-        have1 = slot1 >= 0
+        have0, s0v, s0a, s0l, s0r = _known(use_memo, key0, seen_keys, seen_values, seen_trees,
+                                        memo_keys, memo_values, memo_trees)
+        have1, s1v, s1a, s1l, s1r = _known(use_memo, key1, seen_keys, seen_values, seen_trees,
+                                        memo_keys, memo_values, memo_trees)
         if have0:
-            u0 = min(u0, memo_values[slot0])
+            u0 = min(u0, s0v)
         if have1:
-            u1 = min(u1, memo_values[slot1])
+            u1 = min(u1, s1v)
         ub0[j] = u0
         ub1[j] = u1
         if u0 + u1 <= floor + tol:
@@ -250,8 +265,8 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
             continue
         counted = False
         if have0:
-            v0 = b0 = memo_values[slot0]
-            x0, y0, z0 = memo_trees[slot0, 0], memo_trees[slot0, 1], memo_trees[slot0, 2]
+            v0 = b0 = s0v
+            x0, y0, z0 = s0a, s0l, s0r
         else:
             S0, t0, C0, S1, t1, C1, n1 = _sides(X, indptr, indices, y, w, rows, f, side,
                                                 n_classes, bits, scale, gains, use_gains,
@@ -267,8 +282,8 @@ def depth3_node(X, indptr, indices, y, w, rows, n_classes, gains, use_gains, uni
             parts = max(parts, b0 + u1)
             continue
         if have1:
-            v1 = b1 = memo_values[slot1]
-            x1, y1, z1 = memo_trees[slot1, 0], memo_trees[slot1, 1], memo_trees[slot1, 2]
+            v1 = b1 = s1v
+            x1, y1, z1 = s1a, s1l, s1r
         else:
             if not counted:
                 S0, t0, C0, S1, t1, C1, n1 = _sides(X, indptr, indices, y, w, rows, f, side,

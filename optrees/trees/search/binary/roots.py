@@ -5,8 +5,9 @@ One step splits the node on one feature and solves both sides unless the cheap b
 (weights, MurTree §4.6's similarity bound, the cache) show it cannot beat the floor.  The
 serial loop is :meth:`.search.Search._branch_roots`.  :func:`parallel_roots` runs the steps
 of the top node on threads that share the search's cache and the floor (the best tree met),
-each with its own memo of depth-2 sides (:mod:`.memo` is not thread-safe); the compiled
-kernels release the GIL.
+each writing its own memo of depth-2 sides (:mod:`.memo` is not thread-safe) and reading the
+sides of the steps finished before its step began (a read-only table, rebuilt after each
+step); the compiled kernels release the GIL.
 
 Its answer is the serial loop's.  A thread reads the floor when it takes a feature, and
 features are taken in the loop's order, so feature j's floor comes from features before j
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from .memo import merged
 
 if TYPE_CHECKING:  # pragma: no cover
     from .search import Search
@@ -125,6 +128,9 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
     state = {"next": 0, "floor": max(leaf, lower), "cut": False, "error": None}
     lock = threading.Lock()
 
+    shares = search._memo is not None  # the depth-2 sides each thread found, for all
+    state["seen"] = search._no_memo if shares else None
+
     def work(worker: Search) -> None:
         try:
             while True:
@@ -136,10 +142,17 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
                         state["cut"] = True  # the rest is bounded by ``upper`` ≤ best
                         return
                     state["next"] = j + 1
+                    if shares:
+                        worker._seen = state["seen"]
                 found = roots.step(worker, j, floor, worker._expired())
                 with lock:
                     results[j] = found
                     state["floor"] = max(state["floor"], found[1])
+                    if shares and worker._memo.used[0]:
+                        # a new read-only table for the steps that start from now on (the
+                        # one other threads read is not written)
+                        state["seen"] = merged(state["seen"], worker._memo)
+                        worker._memo = search._new_memo(64 * search.d.n_features)
         except BaseException as error:  # noqa: BLE001 - re-raised by the caller's thread
             with lock:
                 state["error"] = error

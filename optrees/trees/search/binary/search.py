@@ -99,6 +99,7 @@ class Search:
             from .memo import Memo
 
             self._new_memo, self._no_memo = Memo, Memo(16)
+            self._seen = self._no_memo  # sides other threads found (read only, .roots)
             if node3.ready():  # else compiled later (.warmup.compile_node3)
                 self._node3 = node3.depth3_node
             self._gains = (np.zeros((1, 1)) if data.gains is None
@@ -209,7 +210,7 @@ class Search:
         v, bound, f, a0, l0, r0, a1, l1, r1, kernels = self._node3(
             d.X, d.indptr, d.indices, d.y, d.w, rows, d.n_classes, self._gains,
             d.gains is not None, self.counter.unit, self._scale, self.L, self.tol, self.m,
-            leaf, upper, lower, path, *memo.arrays())
+            leaf, upper, lower, path, *memo.arrays(), *self._seen.arrays()[:3])
         self.stats.kernels += kernels
         self.stats.grams += 1
         node = None if f < 0 else (int(f), from_depth2(a0, l0, r0), from_depth2(a1, l1, r1))
