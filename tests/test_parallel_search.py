@@ -60,8 +60,11 @@ def instance(seed: int, n=40, F=7, K=2, twins=True, noise=0.2):
 @pytest.fixture
 def every_node_branches(monkeypatch):
     """Depth-3 tops run the Python root loop (not one compiled call), so they fork too;
-    threads are not capped by this machine's cores."""
+    the threads start after the first root feature, however light the search; threads are
+    not capped by this machine's cores."""
     monkeypatch.setattr(search_module, "NODE3_WORK", 0)
+    monkeypatch.setattr(roots_module, "PROBE_NODES", 1)
+    monkeypatch.setattr(roots_module, "FORK_NODE_SECONDS", 0.0)
     monkeypatch.setattr(threads_module, "available_cores", lambda: 8)
 
 
@@ -184,3 +187,33 @@ def test_bad_n_jobs_is_named(bad):
     X, y = instance(0)
     with pytest.raises(ValueError, match="n_jobs"):
         BendOCTClassifier(n_jobs=bad).fit(X, y)
+
+
+def started_threads(monkeypatch) -> list:
+    """The threads the search starts (recorded)."""
+    started = []
+    original = threading.Thread.start
+
+    def start(self):
+        started.append(self)
+        original(self)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    return started
+
+
+def test_a_light_search_stays_on_one_thread(monkeypatch):
+    """Nodes faster than FORK_NODE_SECONDS (Python-bound): no thread starts; slower ones
+    (the threshold lowered to 0) start n_jobs - 1 threads beside the caller's."""
+    monkeypatch.setattr(threads_module, "available_cores", lambda: 8)
+    X, y = instance(2, n=80, F=10, noise=1.0)  # depth 5: 200+ nodes of tens of us
+    started = started_threads(monkeypatch)
+    light = solved(X, y, 5, 0.5, 3)
+    assert light.stats["nodes"] > roots_module.PROBE_NODES  # (the probe did not end it)
+    assert started == []
+    monkeypatch.setattr(roots_module, "PROBE_NODES", 1)
+    monkeypatch.setattr(roots_module, "FORK_NODE_SECONDS", 0.0)
+    heavy = solved(X, y, 5, 0.5, 3)
+    assert len(started) == 2
+    assert heavy.score == light.score
+    np.testing.assert_array_equal(heavy.tree.split, light.tree.split)

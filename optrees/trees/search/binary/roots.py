@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import math
 import threading
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -118,25 +119,39 @@ class Roots:
         return r0.upper + r1.upper, r0.value + r1.value, (f, r0.node, r1.node)
 
 
+PROBE_NODES = 100
+"""Search nodes the top loop first solves on the calling thread (or :data:`PROBE_SECONDS`)."""
+
+PROBE_SECONDS = 0.2
+
+FORK_NODE_SECONDS = 2e-4
+"""Fewest seconds per search node in the probe for the threads to start.  Below it the
+nodes are mostly Python (GIL-bound) bookkeeping around short compiled calls, and two threads
+were slower than one: car and spect at depth 6 (83-92 us a node) 0.73-0.79x; above it they
+gained: wine QT-5 depth 5 (370 us) 1.46x, kr-vs-kp depth 6 (343 us) 1.27-1.49x, 300,000
+planted rows at depth 4 (14.7 ms) 1.89x."""
+
+
 def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lower: float
                    ) -> tuple[float, Node, float, bool]:
     """The serial root loop's ``(best, tree, parts, complete)`` from :attr:`Search.threads`
     threads: each takes the next feature in the loop's order and prunes against the best
-    tree any thread has found."""
+    tree any thread has found.  The first features run on the calling thread (a probe);
+    the threads start only where the probe's nodes are slow enough to gain from them
+    (:data:`FORK_NODE_SECONDS`), else the loop ends on this thread."""
     n, tol = len(roots.feats), search.tol
     results: list[tuple[float, float, Node] | None] = [None] * n
-    state = {"next": 0, "floor": max(leaf, lower), "cut": False, "error": None}
+    shares = search._memo is not None  # the depth-2 sides each thread found, for all
+    state = {"next": 0, "floor": max(leaf, lower), "cut": False, "error": None,
+             "seen": search._no_memo if shares else None, "forked": False}
     lock = threading.Lock()
 
-    shares = search._memo is not None  # the depth-2 sides each thread found, for all
-    state["seen"] = search._no_memo if shares else None
-
-    def work(worker: Search) -> None:
+    def work(worker: Search, until=None) -> None:
         try:
             while True:
                 with lock:
                     j, floor = state["next"], state["floor"]
-                    if j >= n or state["error"] is not None:
+                    if j >= n or state["error"] is not None or (until and until()):
                         return
                     if floor >= upper - tol:
                         state["cut"] = True  # the rest is bounded by ``upper`` ≤ best
@@ -148,21 +163,37 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
                 with lock:
                     results[j] = found
                     state["floor"] = max(state["floor"], found[1])
-                    if shares and worker._memo.used[0]:
-                        # a new read-only table for the steps that start from now on (the
-                        # one other threads read is not written)
-                        state["seen"] = merged(state["seen"], worker._memo)
-                        worker._memo = search._new_memo(64 * search.d.n_features)
+                    if state["forked"]:
+                        publish(worker)
         except BaseException as error:  # noqa: BLE001 - re-raised by the caller's thread
             with lock:
                 state["error"] = error
 
-    workers = [_worker(search) for _ in range(search.threads)]
-    pool = [threading.Thread(target=work, args=(w,), daemon=True) for w in workers]
-    for thread in pool:
-        thread.start()
-    for thread in pool:
-        thread.join()
+    def publish(worker: Search) -> None:
+        """A new read-only table with ``worker``'s sides, for the steps that start from now
+        on (the one other threads read is not written)."""
+        if shares and worker._memo.used[0]:
+            state["seen"] = merged(state["seen"], worker._memo)
+            worker._memo = search._new_memo(64 * search.d.n_features)
+
+    first = _worker(search)
+    started = time.perf_counter()
+    work(first, lambda: first.stats.nodes >= PROBE_NODES or
+         time.perf_counter() - started >= PROBE_SECONDS)
+    spent = time.perf_counter() - started
+    workers = [first]
+    if state["next"] < n and spent >= FORK_NODE_SECONDS * max(1, first.stats.nodes):
+        publish(first)
+        state["forked"] = True
+        workers += [_worker(search) for _ in range(search.threads - 1)]
+        pool = [threading.Thread(target=work, args=(w,), daemon=True) for w in workers[1:]]
+        for thread in pool:
+            thread.start()
+        work(first)
+        for thread in pool:
+            thread.join()
+    else:
+        work(first)
     for w in workers:
         search.stats.add(w.stats)
     if state["error"] is not None:
