@@ -217,3 +217,21 @@ def test_a_light_search_stays_on_one_thread(monkeypatch):
     assert len(started) == 2
     assert heavy.score == light.score
     np.testing.assert_array_equal(heavy.tree.split, light.tree.split)
+
+
+def test_the_command_line_takes_n_jobs(tmp_path, capsys, monkeypatch):
+    from optrees import load_dataset
+    from optrees.cli import main
+
+    monkeypatch.setattr(threads_module, "available_cores", lambda: 2)
+    X, y = load_dataset("tic-tac-toe")
+    csv = tmp_path / "ttt.csv"
+    X.assign(label=y).to_csv(csv, index=False)
+    outs = []
+    for jobs in ("1", "2"):
+        assert main(["fit", "--csv", str(csv), "--target", "label", "--method", "bendoct",
+                     "--depth", "4", "--n-jobs", jobs, "--time-limit", "60"]) == 0
+        outs.append(capsys.readouterr().out.split("time ")[0])  # all but the timings
+    assert outs[0] == outs[1]
+    assert main(["fit", "--csv", str(csv), "--target", "label", "--n-jobs", "0"]) == 2
+    assert "n_jobs must be" in capsys.readouterr().err

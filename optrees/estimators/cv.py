@@ -40,7 +40,7 @@ from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold
 from .regression import OptimalTreeRegressor
-from .tree_params import check_n_jobs
+from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
 
 RULES = ("best", "1se")
@@ -118,7 +118,7 @@ CV_PARAMS: dict[str, Param] = {
     "rule": Param(Options(*RULES), "'best': the best mean test score; '1se': the smallest "
                   "tree within one standard error of it"),
     "refit": Param(Boolean(), "fit the chosen parameters on all rows (best_estimator_)"),
-    "n_jobs": Param(Check("None or a non-zero integer", check_n_jobs),
+    "n_jobs": Param(N_JOBS_RULE,
                     "parallel fold fits through joblib (-1: all cores; joblib's Dask backend "
                     "runs them on a cluster)"),
     "time_limit": Param(TIME_LIMIT.rule, "seconds for all the fold fits and the refit together "

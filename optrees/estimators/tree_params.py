@@ -4,7 +4,6 @@ command line and the docs."""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from .._params import (
@@ -48,18 +47,10 @@ MIN_SAMPLES_LEAF = Param(Either(Integer(1), Real(0.0, 1.0, low_open=True, high_o
 MAX_LEAVES = Param(optional(Integer(1)), "most leaves of the tree (None: 2^depth)")
 
 
-def check_n_jobs(value: Any) -> Any:
-    """``n_jobs`` as scikit-learn reads it: None, or a non-zero integer (-1: every core)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
-        raise ValueError
-    return int(value)
-
-
-SEARCH_N_JOBS = Param(Check("None or a non-zero integer", check_n_jobs),
-                      "threads of the exact 0/1 search's root (-1: every core; the same tree "
-                      "for any value)")
+N_JOBS_RULE = optional(Either(Integer(1), Integer(None, -1)))
+"""``n_jobs`` as scikit-learn reads it: None, k >= 1, or -1 for every core (-2 all but one)."""
+SEARCH_N_JOBS = Param(N_JOBS_RULE, "threads of the exact 0/1 search's root (-1: every core; "
+                      "the same tree for any value)")
 
 
 FAIRNESS_PARAMS = {
