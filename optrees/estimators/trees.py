@@ -38,7 +38,6 @@ from ..trees.mip.benders import BendersOCT
 from ..trees.mip.flow import FlowOCT
 from ..trees.problem.fairness import record_tree_fairness
 from ..trees.problem.tree_problem import TreeProblem
-from ..trees.search.threads import search_threads
 from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
 from ..trees.solve.rashomon import (
     MAX_NODES,
@@ -162,9 +161,8 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         """:meth:`_solve`, with the fit's :class:`Encoding` (its ``matrix`` included)."""
         method = TreeMethod(lambda problem: self._formulation(problem, p), self._search(p),
                             self._penalty(p), type(self).__name__)
-        with search_threads(p.get("n_jobs")):
-            result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
-                df, y, w, classes, deadline, groups)
+        result, encoding = TreeFit(p, method, stop_on_ctrl_c).solve(
+            df, y, w, classes, deadline, groups)
         self.binarizer_, self.encoder_ = encoding.binarizer, encoding.encoder
         self.feature_names_, self.negated_names_ = encoding.names, encoding.negated
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds

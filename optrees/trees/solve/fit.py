@@ -33,6 +33,7 @@ from ..problem.objectives import ClassificationView, MisclassificationCosts, obj
 from ..problem.tree_problem import TreeProblem
 from ..search.binary.fair import MAX_FAIR_DEPTH
 from ..search.fair_thresholds import MAX_CERTIFIED_DEPTH, Certificate, better_fair_stump
+from ..search.threads import search_threads
 from .binary import solve_tree
 from .engines import Request, binary_search_off, every_threshold_off, numeric_search_off
 from .feature_costs import solve_with_feature_costs
@@ -125,19 +126,22 @@ class TreeFit:
               objective: ViewObjective | None = None) -> tuple[FitResult, Encoding]:
         """The fit's tree for its objective: accuracy, a cost matrix, feature costs
         (``groups``: the sensitive group of each row, when not a column of ``df``), or
-        ``objective``, another objective solved on its view (a policy's scores)."""
+        ``objective``, another objective solved on its view (a policy's scores).  The 0/1
+        search runs on ``n_jobs`` threads (or a Dask cluster's workers) when the parameters
+        have one (:func:`~optrees.trees.search.threads.search_threads`)."""
         p = self.p
         self.groups = groups
         self.request(df).check()
-        if objective is not None:
-            return self._costs(objective, df, y, w, classes, deadline)
-        costs = p.get("misclassification_costs")
-        matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
-        if p.get("feature_costs") is not None:
-            return self._feature_costs(df, y, w, classes, deadline, matrix)
-        if matrix is not None:
-            return self._costs(matrix, df, y, w, classes, deadline)
-        return self._accuracy(df, y, w, classes, deadline)
+        with search_threads(p.get("n_jobs")):
+            if objective is not None:
+                return self._costs(objective, df, y, w, classes, deadline)
+            costs = p.get("misclassification_costs")
+            matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
+            if p.get("feature_costs") is not None:
+                return self._feature_costs(df, y, w, classes, deadline, matrix)
+            if matrix is not None:
+                return self._costs(matrix, df, y, w, classes, deadline)
+            return self._accuracy(df, y, w, classes, deadline)
 
     def request(self, df: pd.DataFrame) -> Request:
         """What this fit asks of the engines (:mod:`.engines`), before encoding ``df``."""

@@ -13,13 +13,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ....solvers.deadline import Deadline
-from .roots import Roots, merge_steps
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .search import Search
+from .roots import Roots, Search, merge_steps
 
 __all__ = ["RUN", "distributed_roots"]
 
@@ -27,7 +24,8 @@ RUN = 2
 """Root features per task: few, so the floor is fresh and a lost worker loses little."""
 
 KEEP = 4
-"""Searches a worker process keeps (one per fit still running)."""
+"""Searches a worker process keeps (one per fit still running; a fit that ends drops its
+own, :func:`forget`)."""
 
 _searches: OrderedDict[str, tuple[Any, Roots]] = OrderedDict()  # of this worker process
 
@@ -39,8 +37,9 @@ def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
 
     client, tol, n = search.client, search.tol, len(roots.feats)
     token = uuid.uuid4().hex
-    payload = client.scatter((search.d, search.L, search.counter.backend, search.order,
-                              search.m, roots.rows, roots.depth), broadcast=True, hash=False)
+    payload = client.scatter((type(search), search.d, search.L, search.counter.backend,
+                              search.order, search.m, roots.rows, roots.depth),
+                             broadcast=True, hash=False)
     results: list = [None] * n
     floor, start, cut = max(leaf, lower), 0, False
     window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
@@ -64,14 +63,16 @@ def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
             if search._expired():
                 client.cancel(list(running.futures))
                 break
+            if floor >= upper - tol and start < n:
+                cut = True  # the rest is bounded by ``upper`` ≤ best
+                client.cancel(list(running.futures))
+                break
             if start < n:
-                if floor >= upper - tol:
-                    cut = True  # the rest is bounded by ``upper`` ≤ best
-                else:
-                    submit(start, floor)
-                    start += RUN
+                submit(start, floor)
+                start += RUN
     finally:
         client.cancel(payload)
+        client.run(forget, token)  # the workers' caches of this fit
     if not cut:  # stopped by the deadline: the features not solved get their cheap bounds
         for j in range(n):
             if results[j] is None:
@@ -80,16 +81,19 @@ def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
     return best, node, parts, not cut
 
 
+def forget(token: str) -> None:
+    """On a worker: drop the search of the fit ``token``."""
+    _searches.pop(token, None)
+
+
 def solve_run(token: str, payload: tuple, first: int, last: int, floor: float,
               seconds: float | None) -> list:
     """On a worker: the steps of root features ``first .. last - 1`` against ``floor``
     (raised by each tree found), with this process's search for the fit ``token``."""
-    from .search import Search
-
     started = time.perf_counter()
     if token not in _searches:
-        data, L, backend, order, m, rows, depth = payload
-        worker = Search(data, L, backend, None, order, m)
+        kind, data, L, backend, order, m, rows, depth = payload
+        worker = kind(data, L, backend, None, order, m)
         worker.open_memo(depth)
         _searches[token] = (worker, Roots.prepare(worker, rows, depth))
         while len(_searches) > KEEP:

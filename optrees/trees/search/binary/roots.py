@@ -23,15 +23,14 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-from .memo import merged
+from .tree import Node
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .search import Search
-    from .tree import Node
+Search = Any
+"""A :class:`.search.Search` (not imported: the search imports this module)."""
 
 __all__ = ["Roots", "merge_steps", "parallel_roots"]
 
@@ -175,6 +174,8 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
         if shares and worker._memo.used[0]:
             state["seen"] = merged(state["seen"], worker._memo)
             worker._memo = search._new_memo(64 * search.d.n_features)
+
+    from .memo import merged  # (numba: only where the search is compiled)
 
     first = _worker(search)
     started = time.perf_counter()
