@@ -65,7 +65,8 @@ GROUPS: dict[str, dict] = {
     },
     "tree-fairness": {  # the notions' rows of the tree MIPs and searches
         "modules": ["optrees/trees/problem/fairness.py", "optrees/trees/mip/fairness_rows.py"],
-        "tests": ["tests/test_mutants_fairness.py", *FAST_FAIR, "tests/test_tree_fairness.py"],
+        "tests": ["tests/test_mutants_fairness_rows.py", "tests/test_mutants_fairness.py",
+                  *FAST_FAIR, "tests/test_tree_fairness.py"],
         "deselect": SLOW_FAIR,
         # the MIP rows and their lazy cuts: ~200 mutants at ~20 s each on the shared 2-core
         # machine; not run yet (``--all`` runs them)
