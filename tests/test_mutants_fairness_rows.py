@@ -96,7 +96,8 @@ def test_lazy_fairness_rows_are_exact_and_valid_for_every_tree(case):
     K, X, y, form, trees = case
     cuts = form.fair_cuts
     assert type(cuts).__name__ == ("PredictionCuts" if K > 2 else "CorrectnessCuts")
-    assert K == 2 or len(cuts.rows) > 0
+    # a q_i for the rows of the other classes only (a positive row's q_i is its c_i)
+    assert K == 2 or (len(cuts.rows) > 0 and (y[cuts.rows] != 1).all())
     values = [_tree_values(form, X, y, s, lab) for s, lab in trees]
     for x, _ in values:
         assert not cuts.violated(x)
@@ -197,3 +198,33 @@ def test_each_fairness_row_is_a_rate_difference_within_epsilon(kind, K):
             np.testing.assert_allclose([(rhs - lhs) / 2 for *_, lhs, rhs in rec.rows], eps)
     finally:
         model.free()
+
+
+def test_a_value_off_by_exactly_the_tolerance_is_accepted(case):
+    """``violated`` accepts a correctness or a q_i that misses its tree's value by the
+    tolerance (boundary included) and rejects twice that.  The tolerance is set to 2^-20 so
+    that 1 - tol and the differences are exact floats."""
+    K, X, y, form, trees = case
+    cuts = form.fair_cuts
+    tol, cuts.tol = cuts.tol, 2.0**-20
+    try:
+        for split, label in trees[::40]:
+            x, pred = _tree_values(form, X, y, split, label)
+            stop, _ = _predict(split, label, X)
+            points = []                                   # (point, off by the tolerance)
+            for i in np.flatnonzero(pred == y)[:1]:
+                for off in (1, 2):
+                    xb = x.copy()
+                    xb[form.z_t[i, stop[i] - 1]] = 1.0 - off * cuts.tol
+                    points.append((xb, off == 1))
+            for k in range(len(getattr(cuts, "rows", []))):
+                for off in (1, 2):
+                    xb = x.copy()
+                    xb[cuts.q[k]] += off * cuts.tol * (-1.0 if xb[cuts.q[k]] else 1.0)
+                    points.append((xb, off == 1))
+            assert points
+            for xb, within in points:
+                assert cuts.violated(xb) is not within
+                assert (cuts.separate(xb, True) == []) is within
+    finally:
+        cuts.tol = tol
