@@ -184,6 +184,8 @@ def test_each_fairness_row_is_a_rate_difference_within_epsilon(kind, K):
     try:
         rec = _Recorder(model.n_vars)
         cuts = add_fairness_rows(form, rec)
+        # q_i only for rows of the other classes (weight-0 rows too have no coefficient)
+        assert (y[getattr(cuts, "rows", [])] != positive).all()
         trees = _canonical_trees(K)
         for t in np.random.default_rng(0).choice(len(trees), 120, replace=False):
             split, label = trees[t]
@@ -228,3 +230,23 @@ def test_a_value_off_by_exactly_the_tolerance_is_accepted(case):
                 assert (cuts.separate(xb, True) == []) is within
     finally:
         cuts.tol = tol
+
+
+def test_nothing_to_compare_adds_no_row_and_no_variable():
+    """Equal opportunity with all positive rows in one group: no pair of rates, so
+    add_fairness_rows adds no row, no q variable, and only the correctness cuts."""
+    from optrees.trees.mip.fairness_rows import add_fairness_rows
+
+    X = np.array(list(itertools.product([0, 1], repeat=F)) * 3)
+    y = np.array([0, 1, 2] * 4)
+    groups = np.where(y == 2, 0, np.arange(12) % 2)
+    fair = TreeFairness("equal_opportunity", 0.1, groups, 2)
+    form, model = FlowOCT(TreeProblem(X, y, 3, 1, fairness=fair)), ScipModel()
+    form.build(model)
+    try:
+        rec = _Recorder(model.n_vars)
+        cuts = add_fairness_rows(form, rec)
+        assert (rec.n, rec.rows) == (model.n_vars, [])
+        assert type(cuts).__name__ == "CorrectnessCuts"
+    finally:
+        model.free()
