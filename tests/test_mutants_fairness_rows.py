@@ -103,7 +103,7 @@ def test_lazy_fairness_rows_are_exact_and_valid_for_every_tree(case):
         assert not cuts.violated(x)
         assert cuts.separate(x, True) == []
     rng = np.random.default_rng(K)
-    rows = []
+    rows, n_cuts = [], cuts.n_cuts
     for t in rng.choice(len(trees), 40, replace=False):
         split, label = trees[t]
         x, pred = values[t]
@@ -124,7 +124,7 @@ def test_lazy_fairness_rows_are_exact_and_valid_for_every_tree(case):
             new = cuts.separate(xb, True)
             assert new and any(not _holds(r, xb) for r in new)
             rows += new
-    assert cuts.n_cuts >= len(rows) > 0
+    assert cuts.n_cuts - n_cuts == len(rows) > 0          # stats_["correctness_cuts"]
     for x, _ in values:
         assert all(_holds(r, x) for r in rows)
 
@@ -186,6 +186,7 @@ def test_each_fairness_row_is_a_rate_difference_within_epsilon(kind, K):
         cuts = add_fairness_rows(form, rec)
         # q_i only for rows of the other classes (weight-0 rows too have no coefficient)
         assert (y[getattr(cuts, "rows", [])] != positive).all()
+        assert cuts.n_cuts == 0                               # none separated yet
         trees = _canonical_trees(K)
         for t in np.random.default_rng(0).choice(len(trees), 120, replace=False):
             split, label = trees[t]
