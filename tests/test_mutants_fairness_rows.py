@@ -104,7 +104,7 @@ def test_lazy_fairness_rows_are_exact_and_valid_for_every_tree(case):
         assert cuts.separate(x, True) == []
     rng = np.random.default_rng(K)
     rows, n_cuts = [], cuts.n_cuts
-    for t in rng.choice(len(trees), 40, replace=False):
+    for t in rng.choice(len(trees), 25, replace=False):
         split, label = trees[t]
         x, pred = values[t]
         stop, _ = _predict(split, label, X)
@@ -118,6 +118,13 @@ def test_lazy_fairness_rows_are_exact_and_valid_for_every_tree(case):
                 xb = x.copy()
                 xb[cuts.q[k]] = 1.0 - xb[cuts.q[k]]
                 bad.append(xb)
+        if K > 2:                                         # every q_i wrong at once
+            xb = x.copy()
+            xb[cuts.q] = 1.0 - xb[cuts.q]
+            new = cuts.separate(xb, True)
+            rows += new
+            for k in range(len(cuts.q)):                  # a row cuts off each wrong q_i
+                assert any(cuts.q[k] in r.ids and not _holds(r, xb) for r in new)
         for xb in bad:
             assert cuts.violated(xb)
             assert cuts.separate(xb, False) == []          # fractional points: no rows
@@ -133,26 +140,32 @@ class _Recorder:
     """Stands in for the model: numbers the new variables after ``n`` and keeps the rows."""
 
     def __init__(self, n: int) -> None:
-        self.n, self.rows = n, []
+        self.n, self.rows, self.bounds = n, [], []
 
     def add_vars(self, k, vtype, ub=None, name=None):
         self.n += k
+        if k:
+            self.bounds.append((vtype, ub))
         return list(range(self.n - k, self.n))
 
     def add_row(self, ids, vals, lhs, rhs):
         self.rows.append((np.asarray(ids), np.asarray(vals, dtype=float), lhs, rhs))
 
 
+def _cells(kind, y, legit, positive) -> list[np.ndarray]:
+    """The rows whose group rates the notion compares, one mask per cell."""
+    pos = y == positive
+    return {"statistical_parity": [np.ones(len(y), bool)],
+            "conditional_parity": [legit == v for v in np.unique(legit)],
+            "predictive_equality": [~pos], "equal_opportunity": [pos],
+            "equalized_odds": [~pos, pos]}[kind]
+
+
 def _rate_differences(kind, y, pred, groups, legit, w, positive) -> list[float]:
     """Per cell of the notion, per pair of groups a < b with weight in it: the weighted rate
     of positive predictions of a minus that of b."""
-    pos = y == positive
-    cells = {"statistical_parity": [np.ones(len(y), bool)],
-             "conditional_parity": [legit == v for v in np.unique(legit)],
-             "predictive_equality": [~pos], "equal_opportunity": [pos],
-             "equalized_odds": [~pos, pos]}[kind]
     out = []
-    for cell in cells:
+    for cell in _cells(kind, y, legit, positive):
         rates = [w[m] @ (pred[m] == positive) / w[m].sum() for g in np.unique(groups)
                  if w[m := cell & (groups == g)].sum() > 0]
         out += [a - b for a, b in itertools.combinations(rates, 2)]
@@ -176,7 +189,7 @@ def test_each_fairness_row_is_a_rate_difference_within_epsilon(kind, K):
     groups[(y == positive) & (groups == 2)] = 0          # group 2 has no positive rows
     legit = rng.integers(0, 2, n)
     w = rng.integers(0, 4, n).astype(float)
-    w[:3] = 1.0
+    w[:3], w[3] = 1.0, 0.0                               # row 3: class 0, weight 0
     fair = TreeFairness(kind, eps, groups, positive, legit)
     form, model = FlowOCT(TreeProblem(X, y, K, DEPTH, sample_weight=w, fairness=fair)), \
         ScipModel()
@@ -184,8 +197,13 @@ def test_each_fairness_row_is_a_rate_difference_within_epsilon(kind, K):
     try:
         rec = _Recorder(model.n_vars)
         cuts = add_fairness_rows(form, rec)
-        # q_i only for rows of the other classes (weight-0 rows too have no coefficient)
-        assert (y[getattr(cuts, "rows", [])] != positive).all()
+        # q_i in [0, 1] exactly for the rows of the other classes with weight in a cell where
+        # two groups or more have weight
+        compared = np.any([c & (len(np.unique(groups[c & (w > 0)])) > 1)
+                           for c in _cells(kind, y, legit, positive)], axis=0)
+        want_q = np.flatnonzero(compared & (w > 0) & (y != positive)) if K > 2 else []
+        np.testing.assert_array_equal(getattr(cuts, "rows", []), want_q)
+        assert rec.bounds == ([("C", 1.0)] if len(want_q) else [])
         assert cuts.n_cuts == 0                               # none separated yet
         trees = _canonical_trees(K)
         for t in np.random.default_rng(0).choice(len(trees), 120, replace=False):
