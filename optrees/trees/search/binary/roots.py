@@ -172,10 +172,10 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
         """A new read-only table with ``worker``'s sides, for the steps that start from now
         on (the one other threads read is not written)."""
         if shares and worker._memo.used[0]:
+            from .memo import merged  # (numba: the memo exists only where it is compiled)
+
             state["seen"] = merged(state["seen"], worker._memo)
             worker._memo = search._new_memo(64 * search.d.n_features)
-
-    from .memo import merged  # (numba: only where the search is compiled)
 
     first = _worker(search)
     started = time.perf_counter()
