@@ -16,6 +16,7 @@ pystreed (cost-complex-accuracy, the same objective) runs beside the 0/1 cases w
 Usage:
     python bench/many_rows.py --rows 1000000 --cases planted,krkp --depths 3,4 --pystreed
     python bench/many_rows.py --rows 1000000 --cases numeric --depths 2
+    python bench/many_rows.py --rows 1000000 --cases planted --depths 4 --n-jobs 2 --time-limit 300
 Prints one line per fit: case, depth, optimiser, seconds, status, gap, objective, peak MB
 (ru_maxrss of the fit's process, data included) and the number of distinct (row, class)
 pairs (all rows when more than 90 % are distinct); the 0/1 search merges identical ones into
@@ -114,7 +115,7 @@ def one_fit(args: argparse.Namespace) -> dict:
 
         X_fit = X if args.case == "numeric" else pd.DataFrame(X).astype(np.uint8)
         est = BendOCTClassifier(depth=args.depth, lam=args.lam, time_limit=args.time_limit,
-                                random_state=0).fit(X_fit, y)
+                                random_state=0, n_jobs=args.n_jobs).fit(X_fit, y)
         out = {"status": est.status_, "gap": float(est.gap_),
                "objective": float(est.objective_),
                "thresholds": getattr(est, "thresholds_", "") if args.case == "numeric" else ""}
@@ -137,6 +138,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=120.0)
     ap.add_argument("--pystreed", action="store_true")
+    ap.add_argument("--n-jobs", type=int, default=None,
+                    help="threads of our 0/1 search (n_jobs; the numeric search is serial)")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--no-merge", action="store_true",
                     help="search every row (identical rows not merged), for before/after")
@@ -156,6 +159,8 @@ def main(argv: list[str] | None = None) -> None:
     base = [sys.executable, __file__, "--child", "--rows", str(args.rows), "--features",
             str(args.features), "--lam", str(args.lam), "--noise", str(args.noise), "--flip",
             str(args.flip), "--seed", str(args.seed), "--time-limit", str(args.time_limit)]
+    if args.n_jobs is not None:
+        base += ["--n-jobs", str(args.n_jobs)]
     if args.data_dir:
         base += ["--data-dir", args.data_dir]
     if args.no_merge:

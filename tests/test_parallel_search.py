@@ -235,3 +235,14 @@ def test_the_command_line_takes_n_jobs(tmp_path, capsys, monkeypatch):
     assert outs[0] == outs[1]
     assert main(["fit", "--csv", str(csv), "--target", "label", "--n-jobs", "0"]) == 2
     assert "n_jobs must be" in capsys.readouterr().err
+
+
+def test_the_numpy_backend_forks_too(every_node_branches):
+    """Without numba (no memo of depth-2 sides) the threads give the same tree."""
+    X, y = instance(11, n=40, F=6, noise=0.8)
+    optimum = best_score(X, y, np.ones(len(y)), 2, 4, 0.5)
+    serial = solved(X, y, 4, 0.5, 1, backend="numpy")
+    par = solved(X, y, 4, 0.5, 2, backend="numpy")
+    assert par.stats["backend"] == "numpy"
+    assert par.score == pytest.approx(optimum)
+    np.testing.assert_array_equal(par.tree.split, serial.tree.split)
