@@ -20,6 +20,8 @@ BASE = dict(depth=2, searches=True, auto_binarizer=True, numeric=True)
     ({"auto_binarizer": False}, "binarizer"),
     ({"numeric": False}, "no numeric column"),
     ({"depth": 6}, "depth > 5"),
+    ({"depth": 5, "max_leaves": 12}, "max_leaves at depth > 4"),
+    ({"depth": 4, "max_leaves": 12}, None),
     ({"feature_costs": True}, "feature costs"),
     ({"fairness": True}, "fairness"),
 ])

@@ -193,11 +193,13 @@ def test_estimator_depth5_stopped_is_honest():
     assert est.score(_frame(X), y) >= cart - 1e-12
 
 
-def test_estimator_depth6_stays_binarized():
-    """Depth 6 takes quantile cuts (with CART's): many distinct values, so some are lost."""
+@pytest.mark.parametrize("params", [{"depth": 6}, {"depth": 5, "max_leaves": 12}])
+def test_estimator_depth6_and_budgets_at_depth5_stay_binarized(params):
+    """Depth 6, and a leaf budget at depth 5, take quantile cuts (with CART's): many
+    distinct values, so some are lost."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(80, 2))
     y = (X[:, 0] * X[:, 1] > 0).astype(int)
-    est = BendOCTClassifier(depth=6, lam=0.0, time_limit=30).fit(_frame(X), y)
+    est = BendOCTClassifier(lam=0.0, time_limit=30, **params).fit(_frame(X), y)
     assert est.thresholds_ == "binarized"
     assert est.binarizer_ is not None
