@@ -19,7 +19,9 @@ BASE = dict(depth=2, searches=True, auto_binarizer=True, numeric=True)
     ({"searches": False}, "no search"),
     ({"auto_binarizer": False}, "binarizer"),
     ({"numeric": False}, "no numeric column"),
-    ({"depth": 5}, "depth > 4"),
+    ({"depth": 6}, "depth > 5"),
+    ({"depth": 5, "max_leaves": 12}, "max_leaves at depth > 4"),
+    ({"depth": 4, "max_leaves": 12}, None),
     ({"feature_costs": True}, "feature costs"),
     ({"fairness": True}, "fairness"),
 ])

@@ -73,7 +73,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     ``Gamma`` the ``teacher``'s scores (``"ipw"``, ``"dm"``, ``"dr"``, as in FlowOPT and
     pystreed; ``optrees.trees.problem.objectives.policy``), ``W`` the total weight.  The
     same exact engines as :class:`BendOCTClassifier` solve it (every threshold of numeric
-    columns at depth <= 4, the 0/1 subtree search, the BendOCT MIP), on weighted-accuracy
+    columns at depth <= 5, the 0/1 subtree search, the BendOCT MIP), on weighted-accuracy
     pseudo-rows: larger outcomes are better (negate a cost).
 
     ``fit(X, treatment, outcome, propensity=None, outcome_predictions=None,

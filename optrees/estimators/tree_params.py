@@ -36,7 +36,7 @@ BINARIZER = Param(Check("'auto', None or a Binarizer", _binarizer),
 DEPTH = Param(Check("an integer >= 1", lambda v: check_depth(v, MAX_TREE_DEPTH, TREE_DEPTH_WHY)),
               "depth of the tree (number of tests on the longest path)")
 SUBTREE_SEARCH = Param(Boolean(), "solve by the exact searches first (every threshold of "
-                       "numeric columns at depth <= 4; else dynamic programming over the 0/1 "
+                       "numeric columns at depth <= 5; else dynamic programming over the 0/1 "
                        "columns with bounds and a cache); the MIP runs only when they prove "
                        "nothing within half of the time")
 WARM_START = Param(Boolean(), "start the solver from CART of the same depth",

@@ -189,7 +189,7 @@ class FlowOCTClassifier(_OptimalTreeClassifier):
 
     ``subtree_search`` (on by default) first solves the problem by the exact searches that
     :class:`BendersOCTClassifier` uses for the same objective: over every threshold of
-    numeric columns (``binarizer="auto"``, depth ≤ 4, ``thresholds_ == "all"``, no MIP), or
+    numeric columns (``binarizer="auto"``, depth ≤ 5, ``thresholds_ == "all"``, no MIP), or
     on the 0/1 columns with half of the time, its tree then starting the MIP and its bound
     capping it.  ``subtree_search=False`` is eq. (1) alone, over the binarizer's thresholds.
     """
@@ -244,14 +244,15 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     fairness), with one cache and incumbent: the same tree for every ``n_jobs``.
 
     Numeric columns over every threshold: with ``subtree_search`` on, ``binarizer="auto"``,
-    depth ≤ 4 and a numeric column that is not 0/1, the tree is found by the exact numeric
-    search (``optrees.trees.solve.numeric``: every midpoint of every numeric column,
-    categoricals one-hot, CART as the first incumbent) and tests ``x <= t`` on the raw values
+    depth ≤ 5 (≤ 4 with ``max_leaves``) and a numeric column that is not 0/1, the tree is
+    found by the exact numeric search (``optrees.trees.solve.numeric``: every midpoint of
+    every numeric column, categoricals one-hot, CART as the first incumbent) and tests
+    ``x <= t`` on the raw values
     (``thresholds_ == "all"``, ``encoder_`` reads new tables).  No MIP runs then (one over
     every threshold is not practical): a search stopped by the time limit returns its best
     tree, never worse than CART, with status "time_limit" and the search's valid bound.  An
-    explicit ``binarizer``, ``subtree_search=False`` or depth ≥ 5 solves over the
-    binarizer's thresholds (``thresholds_ == "binarized"``).
+    explicit ``binarizer``, ``subtree_search=False``, depth ≥ 6 or ``max_leaves`` at depth 5
+    solves over the binarizer's thresholds (``thresholds_ == "binarized"``).
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;
     ``symmetry_breaking=False`` gives eq. (8) exactly as printed (same optimum, slower).
     """

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..._validation import OptreesInputError
 from ..problem.tree_problem import TreeProblem
 from ..search.binary.fair import MAX_FAIR_COORDINATES, MAX_FAIR_DEPTH
-from .numeric import MAX_NUMERIC_DEPTH
+from .numeric import MAX_BUDGET_NUMERIC_DEPTH, MAX_NUMERIC_DEPTH
 
 BUDGET_OFF = "off: fairness with max_leaves"
 """:func:`binary_search_off`'s reason when the leaf budget alone keeps the front search off."""
@@ -55,6 +55,8 @@ def every_threshold_off(request: Request) -> str | None:
         return "off: no numeric column"
     if request.depth > MAX_NUMERIC_DEPTH:
         return f"off: depth > {MAX_NUMERIC_DEPTH}"
+    if request.max_leaves is not None and request.depth > MAX_BUDGET_NUMERIC_DEPTH:
+        return f"off: max_leaves at depth > {MAX_BUDGET_NUMERIC_DEPTH}"
     if request.feature_costs:
         return "off: feature costs are searched over 0/1 columns (quantile cuts and CART's)"
     return None

@@ -232,6 +232,10 @@ incumbent (:mod:`.coarse`): a search that proves sooner does not pay for it."""
 COARSE_SHARE = 0.25
 """Share of the time then left that the coarse incumbent may use."""
 
+DEEP_COARSE_SHARE = 0.6
+""":data:`COARSE_SHARE` at depth ≥ 5, where the search over every threshold rarely improves
+on CART on large sets and the coarse tree is most of the result."""
+
 
 def _late_incumbent(ctx: Context, sub: Subset, depth: int, cart: Node
                     ) -> LateIncumbent | None:
@@ -242,7 +246,8 @@ def _late_incumbent(ctx: Context, sub: Subset, depth: int, cart: Node
         return None
     return LateIncumbent(
         time.perf_counter() + COARSE_AFTER * deadline.remaining(),
-        lambda: coarse_incumbent(ctx, sub, depth, deadline.share(COARSE_SHARE), cart))
+        lambda: coarse_incumbent(ctx, sub, depth, deadline.share(
+            DEEP_COARSE_SHARE if depth >= 5 else COARSE_SHARE), cart))
 
 
 def _run(search: NodeSearch | BudgetSearch, eps: float) -> tuple[float, Node, bool, float]:
