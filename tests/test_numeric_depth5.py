@@ -203,3 +203,18 @@ def test_estimator_depth6_and_budgets_at_depth5_stay_binarized(params):
     est = BendOCTClassifier(lam=0.0, time_limit=30, **params).fit(_frame(X), y)
     assert est.thresholds_ == "binarized"
     assert est.binarizer_ is not None
+
+
+def test_misclassification_costs_at_depth5_search_every_threshold():
+    """A cost matrix at depth 5 takes the same numeric search (its pseudo-rows): every
+    threshold, and the least total cost sum_i w_i C[y_i, prediction_i] of an enumeration
+    (two classes: accuracy with class-0 rows weighing C[0, 1] and class-1 rows C[1, 0])."""
+    X, y, w, k = grid_problem(5, 1)
+    y = (y > 0).astype(int)
+    C = np.array([[0.0, 3.0], [1.0, 0.0]])
+    est = BendOCTClassifier(depth=5, lam=0.0, time_limit=60,
+                            misclassification_costs=C).fit(_frame(X), y, sample_weight=w)
+    assert est.thresholds_ == "all" and est.status_ == "optimal"
+    cost = float((w * C[y, est.predict(_frame(X))]).sum())
+    w2 = w * np.where(y == 0, C[0, 1], C[1, 0])
+    assert cost == pytest.approx(w2.sum() - enumerate_optimum(X, y, w2, 2, 5, 0.0))
