@@ -218,3 +218,15 @@ def test_misclassification_costs_at_depth5_search_every_threshold():
     cost = float((w * C[y, est.predict(_frame(X))]).sum())
     w2 = w * np.where(y == 0, C[0, 1], C[1, 0])
     assert cost == pytest.approx(w2.sum() - enumerate_optimum(X, y, w2, 2, 5, 0.0))
+
+
+def test_misclassification_costs_at_depth5_are_not_binarized():
+    """Many distinct values (quantile cuts would lose some): a cost matrix at depth 5 is
+    still searched over every threshold."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    est = BendOCTClassifier(depth=5, lam=0.0, time_limit=30,
+                            misclassification_costs=[[0.0, 3.0], [1.0, 0.0]]).fit(_frame(X), y)
+    assert est.thresholds_ == "all"
+    assert est.binarizer_ is None
