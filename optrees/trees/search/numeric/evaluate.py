@@ -63,7 +63,8 @@ def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarra
     needs no more).  ``sweep_order``: columns in the order the compiled pass tries them
     (default 0..p-1); ``arrays``: the sorted columns of a :class:`StumpFinder` of the same
     view (built here when None).  Under ``min_leaf`` > 1 its attribute ``free`` evaluates
-    without it (the bounds of :mod:`.search` that move rows need those optima).
+    without it (the bounds of :mod:`.search` that move rows need those optima; without a
+    minimum leaf size there is no ``free``: the evaluator is its own).
     ``leaf_side`` 0 or 1 keeps that child a leaf (trees of three leaves, :mod:`.budget`)."""
     sweep = np.arange(view.p) if sweep_order is None else sweep_order
     if backend == "numba" and arrays is None:
@@ -72,8 +73,10 @@ def make_evaluator(view: SubsetView, y: np.ndarray, w: np.ndarray, cw: np.ndarra
         arrays = sorted_columns(view.order, view.rank, y, w, sweep)[1:]
     evaluate = _evaluator(view, cw, leaf_penalty, eps, backend, sweep, arrays, min_leaf,
                           leaf_side)
-    evaluate.free = evaluate if min_leaf <= 1 else _evaluator(
-        view, cw, leaf_penalty, eps, backend, sweep, arrays, 1, leaf_side)
+    if min_leaf > 1:  # (none when it would be the evaluator itself: a reference cycle
+        # keeps its sorted columns alive until the cyclic GC runs; at 10^6 rows, gigabytes)
+        evaluate.free = _evaluator(view, cw, leaf_penalty, eps, backend, sweep, arrays, 1,
+                                   leaf_side)
     return evaluate
 
 
