@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import _safe_indexing
 
 from .._params import validate_params
-from .._validation import check_frame, check_target, fit_weights
+from .._validation import check_frame, check_max_leaves, check_target, fit_weights
 from ..encoding.binary import binarize
 from ..models.result import FINISHED_STATUSES
 from ..trees.solve.fit import min_leaf_rows
@@ -99,11 +99,9 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
     w = fit_weights(w_train, p.class_weight, classes, y_enc)
     df, y_enc, w = drop_weightless(df, y_enc, w)
     X01, encoding = binarize(df, p.binarizer, w)
-    max_leaves = p.max_leaves if p.max_leaves is not None and p.max_leaves < 2**p.depth \
-        else None
     points = front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated),
                           p.depth, min_leaf_rows(p.min_samples_leaf, len(y_enc)),
-                          fit_deadline(p.time_limit), max_leaves)
+                          fit_deadline(p.time_limit), check_max_leaves(p.max_leaves, p.depth))
     hull: dict[int, Any] = {}
     for point in points:  # one per leaf count: the points of a leaf count share the tree
         if point.lams is not None:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._validation import OptreesInputError, positive_class_index
+from ..._validation import OptreesInputError, check_max_leaves, positive_class_index
 from ...encoding.binary import (
     Encoding,
     binarize,
@@ -152,7 +152,7 @@ class TreeFit:
         return Request(p.depth, self.method.search,
                        isinstance(p.binarizer, str) and p.binarizer == "auto",
                        self.numeric[1], p.get("fairness") is not None,
-                       None if max_leaves is None or max_leaves >= 2**p.depth else max_leaves,
+                       check_max_leaves(max_leaves, p.depth),
                        p.get("misclassification_costs") is not None,
                        p.get("feature_costs") is not None)
 
