@@ -66,7 +66,9 @@ class SubtreeCache:
         self._store[(key, depth)] = CacheEntry(value, value, node, True)
 
     def put_bound(self, key: bytes, depth: int, upper: float) -> None:
-        entry = self._store.setdefault((key, depth), CacheEntry(upper))  # (atomic: threads)
+        entry = self._store.get((key, depth))
+        if entry is None:  # (setdefault: another thread may have put it since)
+            entry = self._store.setdefault((key, depth), CacheEntry(upper))
         if not entry.exact and upper < entry.upper:
             entry.upper = upper
 

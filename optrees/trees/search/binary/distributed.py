@@ -42,7 +42,7 @@ def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
                              broadcast=True, hash=False)
     results: list = [None] * n
     floor, start, cut = max(leaf, lower), 0, False
-    window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    window = 2 * max(1, sum(client.nthreads().values()))  # runs out: two per worker thread
     running = as_completed()
 
     def submit(first: int, floor: float) -> None:

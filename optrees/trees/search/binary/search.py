@@ -241,12 +241,12 @@ class Search:
                 upper: float, lower: float) -> Result:
         """Try every root feature (depth ≥ 3), pruning with the children's bounds against
         the better of the incumbent and the caller's ``lower`` (MurTree's upper bound)."""
-        if self._memo is not None or not self.open_memo(depth):
-            return self._branch_roots(rows, depth, key, leaf, upper, lower)
+        opened = self._memo is None and self.open_memo(depth)
         try:
             return self._branch_roots(rows, depth, key, leaf, upper, lower)
         finally:
-            self._memo, self._memo_depth = None, 0
+            if opened:
+                self._memo, self._memo_depth = None, 0
 
     def open_memo(self, depth: int) -> bool:
         """Make a node of ``depth`` the memo's root: the compiled depth-3 nodes below share
