@@ -14,7 +14,9 @@ Scenarios (bundled data only): ``bendoct01`` BendOCT depth 3 on monk1 one-hot (0
 ``fair`` BendOCT depth 2 under statistical parity on monk1 one-hot; ``rug`` RUG depth 3 on
 house-votes-84; ``demo`` the CLI's ``optrees demo`` (run twice in one process); and two fits
 too large for the numpy kernels, which compile: ``bendoct01-large`` BendOCT depth 3 on kr-vs-kp
-one-hot, ``numeric-large`` depth 2 over every threshold of 2,000 random rows x 6 columns.
+one-hot, ``numeric-large`` depth 2 over every threshold of 2,000 random rows x 6 columns; and
+``bendoct01-deep``, kr-vs-kp one-hot at depth 4, a fit numpy does not prove within
+``compiled.LOAD_SECONDS`` (the case where the probe before numba's start-up is lost).
 
 Usage:
     python bench/cold_start.py                       # every scenario, cold and warm cache
@@ -23,7 +25,8 @@ Usage:
 Prints per scenario and cache: import seconds (what a script imports before it fits), first and
 second fit seconds, their difference (target: at most 0.3 s warm, first fit at most 3 s cold),
 their ratio, import + first fit, the numba signatures compiled and loaded from the cache during
-the first fit (entry points only), and the references' first / second fits.
+the first fit (entry points only), the search backend of each fit (``-`` where the scenario has
+none), and the references' first / second fits.
 """
 
 from __future__ import annotations
@@ -39,9 +42,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SCENARIOS = ("bendoct01", "numeric", "fair", "rug", "demo", "bendoct01-large", "numeric-large")
+SCENARIOS = ("bendoct01", "numeric", "fair", "rug", "demo", "bendoct01-large", "numeric-large",
+             "bendoct01-deep")
 REFERENCES = {"bendoct01": ("pystreed", "pycontree"), "numeric": ("pycontree",),
               "fair": ("pystreed",), "bendoct01-large": ("pystreed", "pycontree"),
+              "bendoct01-deep": ("pystreed",),
               "numeric-large": ("pycontree",)}
 
 
@@ -53,8 +58,8 @@ def _data(scenario: str):
 
     from optrees import load_dataset
 
-    if scenario in ("bendoct01", "fair", "bendoct01-large"):
-        X, y = load_dataset("kr-vs-kp" if scenario == "bendoct01-large" else "monk1")
+    if scenario in ("bendoct01", "fair", "bendoct01-large", "bendoct01-deep"):
+        X, y = load_dataset("monk1" if scenario in ("bendoct01", "fair") else "kr-vs-kp")
         X01 = pd.get_dummies(X.astype(str)).to_numpy(dtype=np.int64)
         return X01, (np.asarray(y) == np.asarray(y)[0]).astype(np.int64)
     if scenario == "numeric":
@@ -69,8 +74,14 @@ def _data(scenario: str):
     return None, None
 
 
-def _fit_once(scenario: str, tool: str, X, y) -> None:
-    """One fit of ``tool`` on the scenario's data."""
+def _depth(scenario: str) -> int:
+    """The tree depth a scenario fits."""
+    return 2 if scenario.startswith("numeric") or scenario == "fair" else \
+        4 if scenario == "bendoct01-deep" else 3
+
+
+def _fit_once(scenario: str, tool: str, X, y) -> str:
+    """One fit of ``tool`` on the scenario's data; its search backend (``-``: none known)."""
     if tool == "pystreed":
         import pystreed
 
@@ -79,14 +90,15 @@ def _fit_once(scenario: str, tool: str, X, y) -> None:
                 optimization_task="group-fairness", sensitive_feature=0,
                 discrimination_limit=0.05, max_depth=2, time_limit=60).fit(X, y)
         else:
-            pystreed.STreeDClassifier(max_depth=3, optimization_task="cost-complex-accuracy",
+            pystreed.STreeDClassifier(max_depth=_depth(scenario),
+                                      optimization_task="cost-complex-accuracy",
                                       cost_complexity=0.0, time_limit=60).fit(X, y)
-        return
+        return "-"
     if tool == "pycontree":
         from pycontree import ConTree
 
-        ConTree(max_depth=2 if scenario.startswith("numeric") else 3, time_limit=60).fit(X, y)
-        return
+        ConTree(max_depth=_depth(scenario), time_limit=60).fit(X, y)
+        return "-"
     if scenario == "demo":
         import contextlib
         import io
@@ -95,21 +107,22 @@ def _fit_once(scenario: str, tool: str, X, y) -> None:
 
         with contextlib.redirect_stdout(io.StringIO()):
             main(["demo"])
-        return
+        return "-"
     from optrees import BendOCTClassifier, RUGClassifier
 
-    if scenario.startswith("bendoct01"):
-        BendOCTClassifier(depth=3, lam=0.0, time_limit=60).fit(X, y)
-    elif scenario.startswith("numeric"):
-        BendOCTClassifier(depth=2, lam=0.0, time_limit=60).fit(X, y)
-    elif scenario == "fair":
+    if scenario.startswith(("bendoct01", "numeric")):
+        est = BendOCTClassifier(depth=_depth(scenario), lam=0.0, time_limit=60).fit(X, y)
+        return est.stats_.get("search_backend", "-")
+    if scenario == "fair":
         import pandas as pd
 
         frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
-        BendOCTClassifier(depth=2, lam=0.0, fairness="statistical_parity", epsilon=0.05,
-                          sensitive="c0", drop_sensitive=True, time_limit=60).fit(frame, y)
-    elif scenario == "rug":
+        est = BendOCTClassifier(depth=2, lam=0.0, fairness="statistical_parity", epsilon=0.05,
+                                sensitive="c0", drop_sensitive=True, time_limit=60).fit(frame, y)
+        return est.stats_.get("search_backend", "-")
+    else:
         RUGClassifier(max_depth=3, random_state=0).fit(X, y)
+    return "-"
 
 
 def _dispatcher_stats() -> tuple[int, int]:
@@ -126,7 +139,7 @@ def _dispatcher_stats() -> tuple[int, int]:
     return compiled, loaded
 
 
-FILLS = {"bendoct01-large": "binary", "numeric-large": "numeric"}
+FILLS = {"bendoct01-large": "binary", "numeric-large": "numeric", "bendoct01-deep": "binary"}
 """The kernel family a large scenario runs compiled, put in the cache before its warm run."""
 
 
@@ -162,13 +175,14 @@ def child(scenario: str, tool: str) -> None:
         __import__(tool)
     X, y = _data(scenario)
     t1 = time.perf_counter()
-    _fit_once(scenario, tool, X, y)
+    backend1 = _fit_once(scenario, tool, X, y)
     t2 = time.perf_counter()
     stats = _dispatcher_stats()
-    _fit_once(scenario, tool, X, y)
+    backend2 = _fit_once(scenario, tool, X, y)
     t3 = time.perf_counter()
     print(json.dumps({"import": t1 - t0, "fit1": t2 - t1, "fit2": t3 - t2,
-                      "compiled": stats[0], "loaded": stats[1]}))
+                      "compiled": stats[0], "loaded": stats[1],
+                      "backends": f"{backend1}/{backend2}"}))
 
 
 # ------------------------------------------------------------------------ the driver
@@ -184,7 +198,8 @@ def run_child(scenario: str, tool: str, cache_dir: str) -> dict:
 
 def line(scenario: str, label: str, r: dict) -> str:
     """One printed row."""
-    extra = f" {r['compiled']:>4} {r['loaded']:>5}" if "compiled" in r else ""
+    extra = f" {r['compiled']:>4} {r['loaded']:>5}" if "compiled" in r else " " * 11
+    extra += f" {r['backends']}"
     return (f"{scenario:<15} {label:<13} {r['import']:>6.2f} {r['fit1']:>7.3f} {r['fit2']:>7.3f}"
             f" {r['fit1'] - r['fit2']:>7.3f} {r['fit1'] / max(r['fit2'], 1e-6):>7.1f}"
             f" {r['import'] + r['fit1']:>7.2f}{extra}")
@@ -200,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         child(*args.child)
         return 0
     print(f"{'scenario':<15} {'run':<13} {'import':>6} {'fit1':>7} {'fit2':>7} "
-          f"{'1st-2nd':>7} {'ratio':>7} {'imp+1st':>7} {'comp':>4} {'load':>5}", flush=True)
+          f"{'1st-2nd':>7} {'ratio':>7} {'imp+1st':>7} {'comp':>4} {'load':>5} backends",
+          flush=True)
     summary = []
     for scenario in args.scenarios.split(","):
         with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:

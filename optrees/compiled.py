@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
+from importlib.util import find_spec
 from types import ModuleType
 from typing import TypeVar
 
@@ -93,7 +94,37 @@ loaded 2-core machine (about 5 s idle), while numpy proved the bench's large fit
 (``bench/cold_start.py``: kr-vs-kp one-hot at depth 3, 2,000 x 6 numeric at depth 2); a
 process thus loses at most this much to numpy searches it drops."""
 
-_probe_left = [PROBE_SECONDS]  # what this process has left of PROBE_SECONDS
+LOAD_SECONDS = 0.4
+"""Seconds of numpy search a process that has not imported numba may spend, over all its
+fits, before it loads even cached kernels: numba's own start-up (its import, 0.17 s, and the
+first cache load, 0.29-0.35 s of registry set-up, on an idle 2-core machine; 0.75-0.85 s under
+load).  Ski rental: a process whose fits numpy proves within this never pays that start-up (a
+CLI call on kr-vs-kp one-hot at depth 3: 0.07 s with numpy, 0.45 s to start numba), and one
+that needs the kernels loses at most this much once."""
+
+_probe_left = [PROBE_SECONDS]  # what this process has left of PROBE_SECONDS (and LOAD_SECONDS)
+
+
+def numba_installed() -> bool:
+    """Whether numba can be imported, asked without importing it (0.17 s)."""
+    return find_spec("numba") is not None
+
+
+def numba_started() -> bool:
+    """Whether this process has imported numba (its start-up paid, or being paid)."""
+    return "numba" in sys.modules
+
+
+def _probe(run: Callable[[str, Deadline], Found], proved: Callable[[Found], bool],
+           deadline: Deadline, stage: Deadline, seconds: float) -> Found | None:
+    """``run("numpy", ...)`` within ``seconds`` of ``stage`` (charged to the process's probe
+    budget): its search if proved or stopped by Ctrl-C, else None (dropped)."""
+    if seconds <= 0.05:
+        return None
+    t0 = time.perf_counter()
+    found = run("numpy", stage.within(seconds))
+    _probe_left[0] = max(0.0, _probe_left[0] - (time.perf_counter() - t0))
+    return found if proved(found) or deadline.stopped else None
 
 
 def run_search(run: Callable[[str, Deadline], Found], proved: Callable[[Found], bool],
@@ -102,19 +133,25 @@ def run_search(run: Callable[[str, Deadline], Found], proved: Callable[[Found], 
                loaded: Callable[[], bool] | None = None, probe: bool = True
                ) -> tuple[Found, str]:
     """``run(backend, stage)`` on :func:`backend_for`'s backend (decided on the fit's
-    ``deadline``), and that backend.  Where that means compiling now, numpy runs first
-    within the process's share of :data:`PROBE_SECONDS`, ending before ``stage`` does and
-    leaving :data:`COMPILE_SECONDS` of ``deadline``: a search it proves is returned (the
-    backends find the same tree), one it does not is dropped and the kernels are compiled.
-    No such numpy run without ``probe``."""
-    seconds = min(_probe_left[0], deadline.remaining() - COMPILE_SECONDS,
-                  stage.remaining() - 0.5)
-    if probe and seconds > 0.05 and not small and not ready() and numba_available():
-        t0 = time.perf_counter()
-        found = run("numpy", stage.within(seconds))
-        _probe_left[0] = max(0.0, _probe_left[0] - (time.perf_counter() - t0))
-        if proved(found) or deadline.stopped:  # (Ctrl-C: no compilation, the numpy tree)
-            return found, "numpy"
+    ``deadline``), and that backend.  Where the compiled backend would cost a start-up first,
+    numpy runs first, ending before ``stage`` does: a search it proves is returned (the
+    backends find the same tree), one it does not is dropped.  Two start-ups, two budgets of
+    the process's numpy time: numba's own (not imported yet: :data:`LOAD_SECONDS`, asked
+    before numba is imported) and a compilation (not cached: :data:`PROBE_SECONDS`, leaving
+    :data:`COMPILE_SECONDS` of ``deadline``).  None without ``probe`` or on a ``small`` fit."""
+    if probe and not small and not (loaded is not None and loaded()) and numba_installed():
+        spent = PROBE_SECONDS - _probe_left[0]
+        if not numba_started():
+            found = _probe(run, proved, deadline, stage,
+                           min(LOAD_SECONDS - spent, stage.remaining() - 0.5))
+            if found is not None:
+                return found, "numpy"
+        if not ready() and numba_available():
+            found = _probe(run, proved, deadline, stage,
+                           min(_probe_left[0], deadline.remaining() - COMPILE_SECONDS,
+                               stage.remaining() - 0.5))
+            if found is not None:  # (Ctrl-C: no compilation, the numpy tree)
+                return found, "numpy"
     backend = backend_for(deadline, ready, compile_all, small, loaded)
     return run(backend, stage), backend
 

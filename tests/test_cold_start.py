@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -54,6 +55,7 @@ REAL_FITS = """
     from optrees import compiled
     # large-fit behaviour on small data: the kernels run, as they do on large data
     compiled.SMALL_SUBTREE_WORK = compiled.SMALL_NUMERIC_WORK = compiled.SMALL_PRICING_CELLS = -1
+    compiled._probe_left[0] -= compiled.LOAD_SECONDS  # past the probe before numba's start-up
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(1)
     X, y = load_dataset("monk1")
@@ -240,6 +242,8 @@ def test_run_search_tries_numpy_before_a_compilation(monkeypatch):
     No probe on small fits, ready kernels, without ``probe``, or with too little time; a
     Ctrl-C during the probe returns the numpy search without compiling."""
     monkeypatch.setattr(compiled, "numba_available", lambda: True)
+    monkeypatch.setattr(compiled, "numba_installed", lambda: True)
+    monkeypatch.setattr(compiled, "numba_started", lambda: True)  # no start-up probe
     monkeypatch.setattr(compiled, "_probe_left", [5.0])
     calls, done = [], []
 
@@ -272,6 +276,63 @@ def test_run_search_tries_numpy_before_a_compilation(monkeypatch):
     assert search(proves=False, stop=True) == (("numpy", False), "numpy") and not done
     monkeypatch.setattr(compiled, "_probe_left", [0.0])  # the budget spent: compile
     assert search(proves=True)[1] == "numba" and [b for b, _ in calls] == ["numba"]
+
+
+def test_a_process_without_numba_tries_numpy_before_starting_it(monkeypatch):
+    """Before numba is imported, numpy runs first within what is left of LOAD_SECONDS of the
+    process's numpy time, without asking whether the kernels are cached (that imports numba):
+    a proved search is returned; an unproved one is dropped and the cached kernels run (no
+    compilation probe when they are ready, one after it when they are not).  Ski rental: the
+    probes' time is charged, and past LOAD_SECONDS the next fit starts numba at once.  No such
+    probe once numba is imported, without numba, or on small fits."""
+    monkeypatch.setattr(compiled, "numba_available", lambda: True)
+    monkeypatch.setattr(compiled, "numba_installed", lambda: True)
+    monkeypatch.setattr(compiled, "_probe_left", [compiled.PROBE_SECONDS])
+    started = [False]
+    monkeypatch.setattr(compiled, "numba_started", lambda: started[0])
+    clock = [0.0]  # the probes' clock: a search of ``cost`` seconds moves it on
+    monkeypatch.setattr(compiled, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    calls, asked = [], []
+
+    def search(proves: bool, ready: bool = True, small: bool = False, cost: float = 0.0):
+        calls.clear()
+        asked.clear()
+
+        def run(backend: str, stage: Deadline) -> tuple[str, bool]:
+            calls.append((backend, stage.remaining()))
+            clock[0] += cost
+            return backend, proves or backend == "numba"
+
+        def is_ready() -> bool:
+            asked.append(True)
+            return ready
+
+        deadline = Deadline(60.0)
+        return compiled.run_search(run, lambda found: found[1], deadline, deadline, is_ready,
+                                   lambda: None, small, lambda: False)
+
+    assert search(proves=True) == (("numpy", True), "numpy") and not asked
+    assert len(calls) == 1 and calls[0][1] <= compiled.LOAD_SECONDS
+    assert search(proves=False) == (("numba", True), "numba") and asked
+    assert [b for b, _ in calls] == ["numpy", "numba"]
+    assert search(proves=False, ready=False)[1] == "numba"  # then the compilation probe
+    assert [b for b, _ in calls] == ["numpy", "numpy", "numba"]
+    assert calls[1][1] > compiled.LOAD_SECONDS  # (the rest of PROBE_SECONDS)
+    assert search(proves=True, small=True)[1] == "numpy" and len(calls) == 1 and not asked
+    monkeypatch.setattr(compiled, "_probe_left", [compiled.PROBE_SECONDS])
+    search(proves=True, cost=0.3)
+    assert compiled.LOAD_SECONDS - 0.3 - 1e-9 <= calls[0][1] <= compiled.LOAD_SECONDS
+    search(proves=True, cost=0.3)  # 0.1 s left of the budget: probed within it
+    assert len(calls) == 1 and calls[0][1] <= compiled.LOAD_SECONDS - 0.3 + 1e-9
+    assert search(proves=True)[1] == "numba" and [b for b, _ in calls] == ["numba"]
+    monkeypatch.setattr(compiled, "_probe_left", [compiled.PROBE_SECONDS])
+    started[0] = True
+    assert search(proves=True)[1] == "numba" and [b for b, _ in calls] == ["numba"]
+    started[0] = False
+    monkeypatch.setattr(compiled, "numba_installed", lambda: False)
+    monkeypatch.setattr(compiled, "numba_available", lambda: False)
+    assert search(proves=False, ready=False) == (("numpy", False), "numpy")
+    assert [b for b, _ in calls] == ["numpy"]  # (no probe: numpy is the backend)
 
 
 def _best_depth2_correct(X: np.ndarray, y: np.ndarray) -> int:
@@ -317,3 +378,37 @@ def test_a_cold_process_proves_a_large_fit_with_numpy_without_compiling(tmp_path
     compiled_run = run(script.replace("BUDGET", "0.0"), tmp_path / "cache")
     assert compiled_run["backend"] == "numba" and compiled_run["counts"][0] > 0
     assert compiled_run["correct"] == probed["correct"]
+
+
+def test_a_warm_process_proves_a_large_fit_with_numpy_without_starting_numba(tmp_path):
+    """With every kernel cached, a fit that is not small but that numpy proves within
+    LOAD_SECONDS returns numpy's optimum (checked against every depth-2 tree) and never
+    imports numba; with that budget spent the same fit loads the cached kernels (compiling
+    none) and finds the same tree."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, (80, 6))
+    y = (X[:, 1] ^ X[:, 4] ^ (rng.random(80) < 0.1)).astype(int)
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    run("""
+    from optrees.trees.search.binary.warmup import compile_kernels
+    compile_kernels()
+    print("{}")
+    """, tmp_path / "cache")
+    script = COUNT_COMPILES + f"""
+    import numpy as np
+    from optrees import BendOCTClassifier, compiled
+    compiled.SMALL_SUBTREE_WORK = -1  # as if large
+    compiled._probe_left[0] -= SPENT
+    X, y = np.load({str(tmp_path / "X.npy")!r}), np.load({str(tmp_path / "y.npy")!r})
+    est = BendOCTClassifier(depth=2, lam=0.0, time_limit=60).fit(X, y)
+    print(json.dumps({{"backend": est.stats_["search_backend"], "numba": "numba" in sys.modules,
+                      "correct": int((est.predict(X) == y).sum()), "counts": counts()}}))
+    """
+    probed = run(script.replace("SPENT", "0.0"), tmp_path / "cache")
+    assert probed["backend"] == "numpy" and not probed["numba"]
+    assert probed["correct"] == _best_depth2_correct(X, y)
+    loaded = run(script.replace("SPENT", "compiled.LOAD_SECONDS"), tmp_path / "cache")
+    assert loaded["backend"] == "numba" and loaded["numba"]
+    assert loaded["counts"][0] == 0 and loaded["counts"][1] > 0
+    assert loaded["correct"] == probed["correct"]
