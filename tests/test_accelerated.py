@@ -238,3 +238,37 @@ def test_split_bounds_skip_paths_that_would_take_too_long(monkeypatch):
     form2.build(ScipModel(), deadline=Deadline(60))  # skipped, and no start
     assert form2.split_cuts.n_cuts == 0 and form2.split_cuts.n_skipped == 1
     assert form2.split_cuts.best_root_tree() is None
+
+
+def test_split_bound_separator_computes_no_bound_past_its_deadline():
+    """The separator's bounds (seconds each on large data) fit in the time left of the
+    deadline it was built with: with the time gone a call computes none and adds no row
+    (SCIP sees its limit only between callbacks: one such call ran 0.77 s past a 10 s fit's
+    limit); with time left the same call adds the rows of the integral paths."""
+    from optrees.solvers.deadline import Deadline
+    from optrees.solvers.scip import ScipModel
+    from optrees.trees.mip.accel.path_bound import integral_paths
+    from optrees.trees.mip.accel.subtrees import height
+    from optrees.trees.mip.benders import BendersOCT
+
+    rng = np.random.default_rng(5)
+    X, y = rng.integers(0, 2, (40, 4)), rng.integers(0, 2, 40)
+    problem = TreeProblem(X, y, 2, 4, 0.01, "leaves")
+    tree = HeapTree(np.array([0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2]),
+                    np.zeros(problem.n_nodes, dtype=int))
+    for left, expect_rows in ((60.0, True), (0.0, False)):
+        deadline = Deadline(left)
+        form = BendersOCT(problem, split_bound_cuts=True)
+        built = Deadline(60.0)
+        form.build(ScipModel(), deadline=built)
+        assert form.split_cuts.deadline is built  # the fit's deadline reaches the separator
+        form.split_cuts.deadline = deadline
+        x = form.start_values(tree)
+        # the LP point at a solution with a worse score than the bounds: every path is cut
+        x[form.g] = 1.0
+        paths = [p for m, p in integral_paths(problem, x[form.b]) if height(problem, m) == 3]
+        assert paths  # the tree's two height-3 nodes
+        rows = form.split_cuts.separate(x)
+        assert bool(rows) == expect_rows
+        assert (len(form.split_cuts._bounds) > 0) == expect_rows
+        assert form.split_cuts.n_skipped == (0 if expect_rows else len(paths))

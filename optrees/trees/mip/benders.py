@@ -193,7 +193,7 @@ class BendersOCT(TreeFormulation):
             m.add_separator(self.path_cuts.separate, "pathbound", permanent=True)
             self.add_root_bound(m)
         if self.split_bound_cuts:  # our extension of §5.4 (accel.split_bound)
-            self.split_cuts = SplitBoundCuts(self, self.cache)
+            self.split_cuts = SplitBoundCuts(self, self.cache, deadline=deadline)
             root = self.split_cuts.root_row(deadline)
             if root is not None:  # the root LP bound is the optimum: presolve can be brief
                 m.add_rows([root])
