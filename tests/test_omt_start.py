@@ -243,6 +243,7 @@ def test_proven_bound_is_below_every_tree():
     assert clf.gap_ == pytest.approx((clf.objective_ - clf.bound_) / clf.objective_, abs=1e-9)
     text = "\n".join(omt_summary(clf))
     assert "not proved" not in text and "nan" not in text
+    assert "over every rule set on its bins" in text  # not "every rule set": finer cuts
 
 
 def test_cgh_sampled_splits_prove_no_bound():

@@ -83,6 +83,16 @@ def test_json_round_trip_and_text():
     assert (rs.predict(X.to_numpy(dtype=object)) == rs.predict(X)).all()
 
 
+def test_text_never_prints_a_voting_rule_weight_as_zero():
+    """A rule of weight 1e-6 (an interior-point master leaves such weights, and they still
+    vote) prints as 1.000e-06, not 0.0000; ordinary weights keep their 4 decimals."""
+    rs = _paper_rules()
+    rs.rules[3] = Rule(rs.rules[3].literals, 2, 1e-6)
+    text = rs.export_text()
+    assert "(weight 1.000e-06, length 1)" in text and "(weight 0.6000, length 1)" in text
+    assert "weight 0.0000" not in text
+
+
 def test_pruning_keeps_heavy_rules():
     rs = _paper_rules()
     assert len(rs.pruned(0.0)) == 4

@@ -48,6 +48,14 @@ _CATEGORICAL_OPS = ("==", "!=")
 FORMAT = "optrees-rule-set-1"
 
 
+def _fmt_weight(weight: float, decimals: int) -> str:
+    """``weight`` to ``decimals`` places, or in scientific notation when that would print a
+    positive weight as 0 (an interior-point master leaves weights near 1e-6 that still vote)."""
+    if 0 < abs(weight) < 0.5 * 10.0 ** -decimals:
+        return f"{weight:.{max(decimals - 1, 1)}e}"
+    return f"{weight:.{decimals}f}"
+
+
 def _fmt_value(v: Any) -> str:
     if isinstance(v, bool | np.bool_):
         return str(bool(v))
@@ -310,7 +318,7 @@ class RuleSet:
             r = self.rules[j]
             lines.append(f"rule {j}: IF {r.condition_text()} THEN class = "
                          f"{_fmt_value(self.classes[r.label])}  "
-                         f"(weight {r.weight:.{decimals}f}, length {r.length})")
+                         f"(weight {_fmt_weight(r.weight, decimals)}, length {r.length})")
         lines.append(f"otherwise (no rule fires): class = "
                      f"{_fmt_value(self.classes[self.default_class])}")
         return "\n".join(lines)
