@@ -58,3 +58,27 @@ def test_export_text_uses_names():
 def test_from_dict_rejects_other_kinds():
     with pytest.raises(ValueError, match="binary tree"):
         BinaryTree.from_dict({"kind": "rule_set"})
+
+
+def test_weighted_counts_say_weight_in_text_picture_and_file():
+    """Counts from sample weights are weights, not rows: the text says "(weight 3.5/4.5
+    correct)" (summed by hand from the rows below), the picture "weight: ...", and a saved
+    tree keeps that; unit weights, or none, stay row counts."""
+    from optrees.export.nodes import binary_tree_nodes
+
+    X = np.array([[0, 0], [0, 0], [1, 2], [1, 3], [1, 2]])
+    y = np.array([0, 1, 1, 2, 1])  # class indices
+    w = np.array([2.5, 1.0, 1.0, 4.0, 0.5])
+    t = _tree().set_counts(X, y, w)
+    text = t.export_text()
+    assert "class: a  (weight 2.5/3.5 correct)" in text  # rows 0, 1 reach leaf 1
+    assert "class: b  (weight 1.5/1.5 correct)" in text  # rows 2, 4 reach leaf 3
+    assert "class: c  (weight 4/4 correct)" in text
+    leaf = binary_tree_nodes(t).children[0][1]
+    assert leaf.lines[1] == "weight: a: 2.5, b: 1, c: 0"
+    back = BinaryTree.from_dict(json.loads(json.dumps(t.to_dict())))
+    assert back.weighted and "(weight 2.5/3.5 correct)" in back.export_text()
+    for plain in (None, np.ones(5)):
+        u = _tree().set_counts(X, y, plain)
+        assert "class: a  (1/2 correct)" in u.export_text() and not u.weighted
+        assert binary_tree_nodes(u).children[0][1].lines[1].startswith("samples: ")

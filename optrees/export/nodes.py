@@ -64,22 +64,27 @@ def count_text(value: float) -> str:
     return str(int(value)) if value.is_integer() else f"{value:.4g}"
 
 
-def _dist_text(counts: np.ndarray, classes: np.ndarray) -> str:
+def _dist_text(counts: np.ndarray, classes: np.ndarray, weighted: bool = False) -> str:
     if counts.sum() == 0:
         return "no training samples"
     pairs = zip(classes, counts, strict=True)
-    return "samples: " + ", ".join(f"{fmt(c)}: {count_text(n)}" for c, n in pairs)
+    return ("weight: " if weighted else "samples: ") + \
+        ", ".join(f"{fmt(c)}: {count_text(n)}" for c, n in pairs)
 
 
 def binary_tree_nodes(tree: Any, feature_names: list[str] | None = None) -> Node:
     """The neutral picture description of a :class:`BinaryTree` (test, class counts, label)."""
     names = tree.feature_names if feature_names is None else list(feature_names)
+    weighted = getattr(tree, "weighted", False)  # counts of sample weight, not of rows
+
+    def dist(counts: np.ndarray) -> str:
+        return _dist_text(counts, tree.classes, weighted)
 
     def build(n: int) -> Node:
         counts = tree.counts[n]
         label = fmt(tree.classes[tree.value[n]])
         if tree.is_leaf(n):
-            return Node([f"class = {label}", _dist_text(counts, tree.classes)], leaf=True,
+            return Node([f"class = {label}", dist(counts)], leaf=True,
                         prediction=Prediction.of(tree.classes, tree.value[n], counts))
         f = int(tree.feature[n])
         if tree.boolean_test(n):  # a 0/1 literal: the right branch means it holds
@@ -90,7 +95,7 @@ def binary_tree_nodes(tree: Any, feature_names: list[str] | None = None) -> Node
             test = f"{name} <= {fmt(float(tree.threshold[n]))}"
             edges = ("yes", "no")
         return Node(
-            [test, _dist_text(counts, tree.classes)],
+            [test, dist(counts)],
             leaf=False,
             children=[(edges[0], build(int(tree.left[n]))), (edges[1], build(int(tree.right[n])))],
         )

@@ -63,6 +63,7 @@ class BinaryTree(Drawn, SplitNodes):
         # per feature: a raw number (not only 0 and 1), whose tests print as "x <= t" / "x > t"
         # even at t = 0.5; None: every feature split at 0.5 is a 0/1 literal
         self.numeric = None if numeric is None else [bool(v) for v in numeric]
+        self.weighted = False  # counts are sample weights, not rows (:meth:`set_counts`)
 
     # ----------------------------------------------------------------- structure
     @property
@@ -106,6 +107,7 @@ class BinaryTree(Drawn, SplitNodes):
             weights.append(np.ones(len(rows)) if w is None else w[rows])
         self.counts = np.bincount(np.concatenate(cells), np.concatenate(weights),
                                   minlength=self.n_nodes * K).reshape(self.n_nodes, K)
+        self.weighted = w is not None and not bool(np.all(w == 1.0))
         return self
 
     # ----------------------------------------------------------------- text
@@ -130,7 +132,8 @@ class BinaryTree(Drawn, SplitNodes):
     def export_text(self, feature_names: Sequence[str] | None = None,
                     leaf_text: Callable[[int], str] | None = None) -> str:
         """Readable indented text of the tree, with literal names when given; ``leaf_text``
-        (node index -> text) replaces the leaves' "class: k  (correct/rows correct)"."""
+        (node index -> text) replaces the leaves' "class: k  (correct/rows correct)" (with
+        sample weights "(weight w_correct/w_total correct)")."""
         names = self.feature_names if feature_names is None else list(feature_names)
         lines: list[str] = []
 
@@ -140,7 +143,8 @@ class BinaryTree(Drawn, SplitNodes):
             label = self.classes[self.value[n]]
             if total:
                 right = count_text(cnt[self.value[n]])
-                return f"class: {label}  ({right}/{count_text(total)} correct)"
+                weight = "weight " if self.weighted else ""
+                return f"class: {label}  ({weight}{right}/{count_text(total)} correct)"
             return f"class: {label}"
 
         leaf_text = class_text if leaf_text is None else leaf_text
@@ -181,6 +185,7 @@ class BinaryTree(Drawn, SplitNodes):
             "value": self.value.tolist(),
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes],
             "counts": _counts_json(self.counts),
+            "counts_weighted": self.weighted,
             "feature_names": self.feature_names,
             "negated_names": self.negated_names,
             "numeric": self.numeric,
@@ -210,9 +215,11 @@ class BinaryTree(Drawn, SplitNodes):
             schema.sequence(data, "numeric", n_features), "'numeric'")
         if numeric is not None and max(feature) >= len(numeric):
             schema.fail("'numeric' has fewer entries than the tree has features")
-        return cls(feature, threshold, left, right, value, classes,
+        tree = cls(feature, threshold, left, right, value, classes,
                    counts=_checked_counts(data, n, len(classes)),
                    feature_names=names, negated_names=negated, numeric=numeric)
+        tree.weighted = data.get("counts_weighted") is True
+        return tree
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
