@@ -20,6 +20,8 @@ def mip_summary(est: Any) -> list[str]:
     """Status lines of the exact tree MIPs (FlowOCT, BendersOCT, BendOCT, OCT, BinOCT); an
     optimum says over which thresholds it holds (``thresholds_``)."""
     where = THRESHOLDS.get(getattr(est, "thresholds_", None), "")
+    if where and getattr(est, "_categories", None):  # one-hot: no split groups categories
+        where += " (categorical columns: one test x = v per category)"
     status = f"{est.status_} {where}" if est.status_ == "optimal" and where else est.status_
     if "side_constraints" in est.stats_:
         status = f"{status} under {est.stats_['side_constraints']}"

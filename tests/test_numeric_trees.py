@@ -222,8 +222,12 @@ def test_status_line_says_which_thresholds():
     df, y = _continuous_frame()
     every = BendOCTClassifier(depth=2).fit(df, y)
     binarized = BendOCTClassifier(depth=2, binarizer=Binarizer()).fit(df, y)
-    assert mip_summary(every)[0].endswith("optimal over every threshold")
-    assert mip_summary(binarized)[0].endswith("optimal over the binarizer's thresholds")
+    one_hot = " (categorical columns: one test x = v per category)"  # column c
+    assert mip_summary(every)[0].endswith("optimal over every threshold" + one_hot)
+    assert mip_summary(binarized)[0].endswith("optimal over the binarizer's thresholds" +
+                                              one_hot)
+    numbers = BendOCTClassifier(depth=2).fit(df[["x0", "x1"]], y)
+    assert mip_summary(numbers)[0].endswith("optimal over every threshold")
 
 
 @pytest.mark.parametrize("extra,line", [([], "optimal over every threshold"),
