@@ -123,6 +123,7 @@ def robust_summary(est: Any) -> list[str]:
 
 
 SUMMARIES: dict[str, Callable[[Any], list[str]]] = {"cgh": cgh_summary, "omt": omt_summary,
+                                                     "omt-reg": omt_summary,
                                                      "regtree": regression_summary,
                                                      "robust": robust_summary}
 

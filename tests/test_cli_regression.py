@@ -149,6 +149,7 @@ def test_omt_regression_from_the_cli(tmp_path, capsys):
                  str(model)]) == 0
     out = capsys.readouterr().out
     assert "omt-reg: depth 2" in out and "train R²" in out
+    assert "every rule set on its bins" in out  # its bound holds over its bins only
     saved = load_model(model)
     X, y = df[["colour", "age"]], df["price"].to_numpy(float)
     pred = saved.predict(X)
