@@ -10,6 +10,7 @@ import csv
 import math
 import os
 import re
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,9 +117,22 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
                           "header (line 1); give every column its own name")
     if df.empty:
         raise _UsageError(f"CSV file {path} has no data rows (only a header: {list(df.columns)})")
+    if len(header) > 1 and all(_is_number(name) for name in header):
+        print(f"optrees: warning: every column name in line 1 of {path} is a number "
+              f"({', '.join(header[:3])}, ...): a file without a header row loses its first "
+              "data row to the header; add a line naming the columns", file=sys.stderr)
     _refuse_dates(df, path)
     df.attrs.update(csv_path=str(path), csv_sep=sep)
     return df
+
+
+def _is_number(text: str) -> bool:
+    """Whether a header cell reads as a number (a data value, not a column name)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _refuse_dates(df: pd.DataFrame, path: str) -> None:

@@ -131,6 +131,20 @@ def test_duplicate_header_is_refused(tmp_path, capsys, no_fit):
     assert "duplicate column names ['a']" in err
 
 
+def test_a_header_of_numbers_is_warned_about(tmp_path, capsys):
+    """A file without a header row (its first line is data: every name a number) fits, but
+    says on stderr that its first row became the header; a header of names does not."""
+    rows = "\n".join(f"{i % 3}.5,{i % 2},{i % 2}" for i in range(40))
+    path = tmp_path / "bare.csv"
+    path.write_text("0.25,1,0\n" + rows + "\n")
+    assert main(["fit", "--csv", str(path), "--target", "0", *FAST]) == 0
+    err = capsys.readouterr().err
+    assert "every column name in line 1" in err and "0.25, 1, 0" in err
+    path.write_text("x,b,y\n" + rows + "\n")
+    assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_date_column_is_refused_as_in_the_api(tmp_path, capsys, no_fit):
     df = _table()
     df["when"] = pd.date_range("2020-01-01", periods=len(df)).strftime("%Y-%m-%d")

@@ -219,7 +219,8 @@ def test_cli_costs_file(tmp_path, capsys):
                  "--depth", "2", "--lam", "0", "--test-size", "0", "--costs", str(costs),
                  "--out", str(model)]) == 0
     out = capsys.readouterr().out
-    assert "misclassification cost (lower is better); the bound is a lower bound" in out
+    assert ("misclassification cost per unit of row weight + lam x leaves (lower is better); "
+            "the bound is a lower bound") in out
     C = np.array([[0.0, 6.0], [1.0, 0.0]])  # classes bad, good
     yi = (y == "good").astype(int)
     pred = (load_model(model).predict(pd_frame[["a", "b"]]) == "good").astype(int)

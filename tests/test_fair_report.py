@@ -81,8 +81,9 @@ def test_the_command_line_prints_the_realised_gap(tmp_path, capsys):
         assert main([*base, "--method", "rug", "--fairness", "dmc"]) == 0
     out = capsys.readouterr().out
     line = re.search(r"fairness        : dmc gap ([0-9.]+) \(train, from predictions\) "
-                     r"against cap 0\.05: met, groups of 'grp'", out)
+                     r"against cap 0\.05: met, (\d+) groups of 'grp'\n", out)
     assert line and float(line.group(1)) <= 0.05
+    assert int(line.group(2)) == X.grp.nunique()  # dmc: no positive class to name
     assert "repaired (" in out and "training accuracy" in out
     Xb = X.assign(x1=(X.x1 > 0).astype(int), x2=(X.x2 > 0).astype(int), label=y % 2)
     Xb.to_csv(csv, index=False)
@@ -90,7 +91,11 @@ def test_the_command_line_prints_the_realised_gap(tmp_path, capsys):
                  "statistical_parity"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"fairness        : statistical_parity gap [0-9.]+ \(train, from "
-                     r"predictions\) against cap 0\.05: met", out)
+                     r"predictions\) against cap 0\.05: met, \d+ groups of 'grp', positive "
+                     r"class 1 \(the last class: set positive_class\)", out)
+    assert main([*base, "--method", "bendoct", "--depth", "2", "--fairness",
+                 "statistical_parity", "--positive-class", "0"]) == 0
+    assert re.search(r"groups of 'grp', positive class 0\n", capsys.readouterr().out)
 
 
 def test_one_vocabulary_for_trees_rug_and_metrics():

@@ -64,6 +64,8 @@ def solve_costs(costs: ViewObjective, solve: Solve,
         objective = cost / total_weight + lam * tree.n_leaves
     bound = objective if result.status == "optimal" else \
         min(objective, view.bound(result.bound, lam, penalty, total_weight))
-    stats = dict(result.stats, objective="misclassification cost (lower is better)",
+    what = ("(1 - lam) x total misclassification cost + lam x splits" if penalty == "splits"
+            else "misclassification cost per unit of row weight + lam x leaves")
+    stats = dict(result.stats, objective=f"{what} (lower is better)",
                  pseudo_rows=len(view.rows))
     return FitResult(tree, result.status, objective, bound, result.seconds, stats)
