@@ -96,6 +96,11 @@ def omt_summary(est: Any) -> list[str]:
         lp = f"   bound over generated rules: {est.lp_bound_:g}"
     lines = [f"status          : {status}",
              f"objective       : {est.objective_:g}   {bound}{lp}"]
+    if getattr(est, "loss", None) == "f1" and getattr(est, "f1_", None) is not None:
+        gammas = est.stats_.get("dinkelbach_gammas") or [float("nan")]
+        lines.append(f"F1 (train)      : {est.f1_:.4f}; the objective is the loss of the last "
+                     f"parametric step of Dinkelbach's method (gamma {float(gammas[-1]):.4g}), "
+                     f"not the F1")
     if est.validation_scores_:
         score = est.validation_scores_[est.leaf_penalty_]
         lines.append(f"leaf penalty    : {est.leaf_penalty_:g} per rule (auto: best validation "

@@ -371,3 +371,21 @@ def test_regression_start_beats_cart_with_the_rule_support(seed, depth):
     assert reg.objective_ == pytest.approx(got)
     cart = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=3, random_state=0)
     assert got <= sse(cart.fit(X, y).apply(X)) + 1e-6
+
+
+def test_f1_fit_prints_its_f1_beside_the_parametric_objective():
+    """With loss="f1" ``objective_`` is a step of Dinkelbach's method, not a score a user can
+    recompute; the status lines print the training F1 (here from the predictions, in numpy)."""
+    import re
+
+    X, y = numeric_sample(n=150, seed=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = OMTClassifier(depth=2, loss="f1", time_limit=20, random_state=0).fit(X, y)
+    pred = clf.predict(X)
+    pos = clf.classes_[1]  # pos_label None: the second class
+    tp = float(np.sum((pred == pos) & (y == pos)))
+    f1 = 2 * tp / (np.sum(pred == pos) + np.sum(y == pos))
+    line = re.search(r"F1 \(train\)      : ([0-9.]+); the objective is the loss of the last "
+                     r"parametric step", "\n".join(omt_summary(clf)))
+    assert line and float(line[1]) == pytest.approx(f1, abs=5e-5)
