@@ -144,3 +144,40 @@ def test_fairrug_measures_its_gap_with_the_fit_weights():
     pred, g = m.predict(X), X.grp.to_numpy()
     rates = [np.average(pred[g == h] != y[g == h], weights=w[g == h]) for h in "abc"]
     assert m.fairness_["realised"] == pytest.approx(max(rates) - min(rates), abs=1e-12)
+
+
+@pytest.mark.parametrize("make", ["tree", "rug", "tree-groups"])
+def test_a_numeric_sensitive_column_is_refused_before_any_solve(make, monkeypatch):
+    """Fairness compares every two groups: a sensitive column of 51 distinct values (a
+    measurement, not a group) gets one error naming the count and the remedy, before any
+    solve (a 1,996-value column took 5.7 GB and failed); 50 groups pass the check."""
+    import optrees.trees.solve.fit as fit_module
+    from optrees import OptreesInputError
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 2, 102), "m": np.arange(102) % 51})
+    y = rng.integers(0, 2, 102)
+    if make == "rug":
+        est, kwargs = RUGClassifier(fairness="odm", sensitive="m", time_limit=5), {}
+    elif make == "tree":
+        est, kwargs = BendOCTClassifier(depth=1, fairness="statistical_parity",
+                                        sensitive="m", time_limit=5), {}
+    else:
+        est = BendOCTClassifier(depth=1, fairness="statistical_parity", time_limit=5)
+        kwargs = {"groups": X.pop("m").to_numpy()}
+    with pytest.raises(OptreesInputError, match=r"has 51 distinct values; fairness compares "
+                                                r"every two groups and takes at most 50"):
+        est.fit(X, y, **kwargs)
+    if make.startswith("tree"):  # 50 groups are taken (the fit itself is not run here)
+        seen = []
+        monkeypatch.setattr(fit_module, "TreeFairness", lambda *a, **k: seen.append(a))
+        fit_module.tree_fairness(pd.DataFrame({"m": np.arange(100) % 50}), np.array([0, 1]),
+                                 _Params(fairness="statistical_parity", sensitive="m"))
+        assert seen and int(seen[0][2].max()) == 49
+
+
+class _Params(dict):
+    """A fit's parameters as tree_fairness reads them (``p.name`` and ``p.get``)."""
+
+    def __getattr__(self, name):
+        return self.get(name, {"epsilon": 0.05}.get(name))

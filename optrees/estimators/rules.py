@@ -29,7 +29,13 @@ from .._params import (
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_target, fit_weights, positive_class_index
+from .._validation import (
+    OptreesInputError,
+    check_group_count,
+    check_target,
+    fit_weights,
+    positive_class_index,
+)
 from ..encoding.columns import RawColumns
 from ..fairness import (
     OLD_SPELLINGS,
@@ -304,6 +310,8 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
             raise OptreesInputError(
                 f"the sensitive attribute has a single group ({gnames[0]!r}); fairness "
                 "constraints need at least two groups")
+        check_group_count(len(gnames), "groups" if self.sensitive is None else
+                          f"the sensitive column {self.sensitive!r}")
         positive = positive_class_index(self.positive_class, self.classes_)
         return Fairness(kind, gidx, epsilon, positive, list(gnames)), df
 

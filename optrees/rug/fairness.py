@@ -41,7 +41,8 @@ class Fairness:
             empty = [names[g] for g in range(G) if len(idx[g]) == 0]
             if empty:
                 raise OptreesInputError(
-                    f"fairness='{self.kind}': group(s) {empty} have no training samples of "
+                    f"fairness='{self.kind}': {len(empty)} group(s) {empty[:5]}"
+                    f"{' ...' if len(empty) > 5 else ''} have no training samples of "
                     f"class index {k}, so the error rate per class and group is undefined; "
                     f"merge groups, drop them, or use fairness='odm'"
                 )

@@ -14,7 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._validation import OptreesInputError, check_max_leaves, positive_class_index
+from ..._validation import (
+    OptreesInputError,
+    check_group_count,
+    check_max_leaves,
+    positive_class_index,
+)
 from ...encoding.binary import (
     Encoding,
     binarize,
@@ -357,9 +362,10 @@ def tree_fairness(df: pd.DataFrame, classes: np.ndarray, p: Any,
                                 "sensitive=<column name of X> or pass groups= to fit")
     codes = pd.factorize(df[str(p.sensitive)] if groups is None else pd.Series(groups),
                          use_na_sentinel=False)[0]
+    what = f"the sensitive column {p.sensitive!r}" if groups is None else "groups"
     if codes.max(initial=0) < 1:
-        what = f"the sensitive column {p.sensitive!r}" if groups is None else "groups"
         raise OptreesInputError(f"{what} has a single group; fairness compares two or more")
+    check_group_count(int(codes.max()) + 1, what)
     legit = None
     if kind == "conditional_parity":
         if p.legitimate is None:
