@@ -146,14 +146,9 @@ def test_a_pruned_features_side_bounds_stay_on_their_sides(seed):
     assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
 
 
-@pytest.mark.parametrize("seed", [51, 63, 71, 82])
-def test_a_budgeted_search_proves_a_leaf_of_negative_value(seed):
-    """Many balanced classes and a leaf penalty above the largest class weight: the leaf's
-    value is negative, and no tree beats it (each leaf scores at most that class weight).
-    Skewed columns give a side whose weight bound stays above the leaf.  The budgeted
-    branch must prune a split of the budget at the incumbent (``floor``), not at 0: kills
-    ``r0.upper + u1 <= floor + tol`` -> ``floor * tol``, which leaves the bound open
-    (``optimal`` False) though the leaf is optimal (seeds found by trying seeds under it)."""
+def _negative_leaf(seed: int):
+    """Skewed 0/1 columns, 4-8 balanced classes and a leaf penalty above the largest class
+    weight ``top``: the leaf's value ``top - L`` is negative."""
     rng = np.random.default_rng(seed)
     n, F, K = int(rng.integers(16, 36)), int(rng.integers(3, 6)), int(rng.integers(4, 9))
     X = (rng.random((n, F)) < rng.uniform(0.6, 0.95, F)).astype(int)
@@ -162,6 +157,33 @@ def test_a_budgeted_search_proves_a_leaf_of_negative_value(seed):
     top = np.bincount(y, weights=w, minlength=K).max()
     L = top + float(rng.random()) * max(w.sum() - 2 * top, 0.0)
     depth = int(rng.integers(3, 5))
+    return rng, X, y, w, K, L, depth, top
+
+
+@pytest.mark.parametrize("seed", [7, 32, 77])
+def test_a_search_proves_a_leaf_of_negative_value(seed):
+    """As below without a leaf budget: a tree of b leaves scores at most b (top - L), below
+    the leaf.  The root loop must prune a feature at the incumbent (``floor``), not at 0:
+    kills the cheap test read as ``u0 + u1 <= floor * tol`` in ``Roots.step``, which prunes a
+    feature whose a priori bound lies in (leaf, 0] and keeps that bound, so the optimal leaf
+    is returned with ``optimal`` False (seeds found by trying seeds under it: 20 of 300)."""
+    _, X, y, w, K, L, depth, top = _negative_leaf(seed)
+    assert top - L < 0
+    assert _weighted_best(X, y, w, K, depth, L) == pytest.approx(top - L)
+    sol = solve_subtree(X, y, depth, L, sample_weight=w, n_classes=K, backend="numpy")
+    assert sol.optimal and sol.score == pytest.approx(top - L)
+    assert sol.bound == pytest.approx(top - L)
+
+
+@pytest.mark.parametrize("seed", [51, 63, 71, 82])
+def test_a_budgeted_search_proves_a_leaf_of_negative_value(seed):
+    """Many balanced classes and a leaf penalty above the largest class weight: the leaf's
+    value is negative, and no tree beats it (each leaf scores at most that class weight).
+    Skewed columns give a side whose weight bound stays above the leaf.  The budgeted
+    branch must prune a split of the budget at the incumbent (``floor``), not at 0: kills
+    ``r0.upper + u1 <= floor + tol`` -> ``floor * tol``, which leaves the bound open
+    (``optimal`` False) though the leaf is optimal (seeds found by trying seeds under it)."""
+    rng, X, y, w, K, L, depth, top = _negative_leaf(seed)
     budget = int(rng.integers(2, 2**depth))
     assert top - L < 0
     assert _weighted_best(X, y, w, K, depth, L, budget) == pytest.approx(top - L)
@@ -299,3 +321,152 @@ def test_feature_bounds_are_the_optima_of_negative_subtrees():
         side = X[:, f] == 1
         want = _best_depth1(X[~side], y[~side], 3, 7.0) + _best_depth1(X[side], y[side], 3, 7.0)
         assert U[f] == pytest.approx(want)
+
+
+# ---------------------------------------------------------------- the root loop (roots.py)
+def _forking(monkeypatch):
+    """Threads that start after the first root feature, however light the search."""
+    from optrees.trees.search.binary import roots as roots_module
+
+    monkeypatch.setattr(roots_module, "PROBE_NODES", 1)
+    monkeypatch.setattr(roots_module, "FORK_NODE_SECONDS", 0.0)
+
+
+@pytest.mark.parametrize(("backend", "depth", "threads"),
+                         [("numpy", 3, 1), ("numpy", 3, 2), ("numba", 4, 1), ("numba", 4, 2)])
+def test_a_split_that_reaches_the_bound_ends_the_root_loop(backend, depth, threads,
+                                                           monkeypatch):
+    """Work: the label is column 0, whose split classifies every row: the node's bound
+    (its weight, no leaf penalty).  The loop tries the best stump first, so it meets that
+    tree first and stops there, on one thread or two: the root and its two pure children,
+    nothing pruned.  The other columns are skewed (most rows on one side).  Kills the
+    loop's order reversed (``argsort(stump)``: other features first, more nodes) or by the
+    difference of the stump's leaves (``-`` for ``+``: the skewed columns first), and the
+    threads' stop read as ``floor >= upper / tol`` (every other feature is stepped and
+    pruned)."""
+    _forking(monkeypatch)
+    X = (np.random.default_rng(0).random((30, 5)) < [0.5, 0.9, 0.9, 0.1, 0.9]).astype(int)
+    y = X[:, 0].copy()
+    search = Search(BinaryData.make(X, y, None, 2), 0.0, backend, threads=threads)
+    res = search.solve(np.arange(30), depth)
+    assert res.value == res.upper == 30.0 and res.node[0] == 0
+    assert (search.stats.nodes, search.stats.pruned) == (3, 0)
+
+
+def _one_row_columns(n: int = 30, F: int = 4):
+    """Column f is 1 on row f only; rows 0-19 of class 0, 20-29 of class 1."""
+    X = np.zeros((n, F), dtype=int)
+    X[np.arange(F), np.arange(F)] = 1
+    y = (np.arange(n) >= 20).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize(("backend", "depth", "threads"),
+                         [("numpy", 3, 1), ("numba", 4, 1), ("numba", 4, 2)])
+def test_root_features_pruned_by_their_weight_bounds_cost_no_node(backend, depth, threads,
+                                                                  monkeypatch):
+    """Work: with a leaf penalty of 5 every column leaves one row on its 1 side, whose
+    subtree is at most its leaf (1 - 5), and 29 rows on its 0 side, at most 29 - 2 * 5: each
+    split's a priori bound, written here from the leaf-support bound, is at most the leaf's
+    value (20 - 5), which is therefore optimal.  The loop prunes every feature on those
+    bounds before looking at its sides: one node.  Kills the cheap test read as ``u0 + u1
+    <= floor * tol`` (each feature's 0 side is then solved, and pruned there)."""
+    _forking(monkeypatch)
+    X, y = _one_row_columns()
+    L = 5.0
+    leaf = np.bincount(y).max() - L
+    for f in range(X.shape[1]):
+        one = X[:, f] == 1
+        side = [max(np.bincount(y[s], minlength=2).max() - L, s.sum() - 2 * L)
+                for s in (~one, one)]
+        assert sum(side) <= leaf
+    search = Search(BinaryData.make(X, y, None, 2), L, backend, threads=threads)
+    res = search.solve(np.arange(30), depth)
+    assert res.value == res.upper == leaf and res.node is None
+    assert search.stats.nodes == 1 and search.stats.kernels == 0
+    assert search.stats.pruned == X.shape[1]
+
+
+def test_the_root_loop_runs_on_threads_only_when_asked(monkeypatch):
+    """One thread runs the serial loop, two the threaded one (:mod:`.roots`), and a Dask
+    client its driver (:mod:`.distributed`, replaced here by the threaded loop), each only
+    when the node has two root features or more (one feature: nothing to share).  Kills
+    ``threads >= 1`` and the client's test read as ``len(feats) < 1``, ``> 0`` and ``> 2``
+    in ``_branch_roots``."""
+    from optrees.trees.search.binary import search as search_module
+
+    calls = []
+
+    def spy(name, real):
+        def run(*args):
+            calls.append((name, len(args[1].feats)))
+            return real(*args)
+        return run
+
+    real = search_module.parallel_roots
+    monkeypatch.setattr(search_module, "parallel_roots", spy("threads", real))
+    monkeypatch.setattr(search_module, "distributed_roots", spy("client", real))
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    for F in (4, 2, 1):  # root features
+        best = _best(X[:, :F], y, 3, 0.5, None)
+        many = F > 1
+        for threads, client, want in ((1, None, []), (2, None, [("threads", F)] * many),
+                                      (1, object(), [("client", F)] * many)):
+            calls.clear()
+            search = Search(BinaryData.make(X[:, :F], y, None, 2), 0.5, "numpy",
+                            threads=threads, client=client)
+            res = search.solve(np.arange(30), 3)
+            assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+            assert calls == want
+
+
+def test_the_probe_runs_the_first_root_feature_on_the_calling_thread(monkeypatch):
+    """The threaded loop first solves root features on the calling thread until it has
+    spent :data:`.roots.PROBE_NODES` nodes (here 1: one feature), and only then starts the
+    other threads (:func:`.roots.parallel_roots`).  Kills the probe's end read as ``nodes !=
+    PROBE_NODES`` (true at once: the threads start before any feature is solved, and with
+    the default threshold never, the probe having timed nothing)."""
+    import threading
+
+    from optrees.trees.search.binary import roots as roots_module
+
+    _forking(monkeypatch)
+    started, steps = [], []
+    start, step = threading.Thread.start, roots_module.Roots.step
+
+    def record_start(self):
+        started.append(self)
+        start(self)
+
+    def record_step(self, search, j, floor, stop):
+        steps.append((j, len(started)))
+        return step(self, search, j, floor, stop)
+
+    monkeypatch.setattr(threading.Thread, "start", record_start)
+    monkeypatch.setattr(roots_module.Roots, "step", record_step)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    res = Search(BinaryData.make(X, y, None, 2), 0.5, "numpy", threads=2).solve(
+        np.arange(30), 3)
+    assert res.value == pytest.approx(_best(X, y, 3, 0.5, None))
+    assert len(started) == 1 and steps[0] == (0, 0)  # the probe: feature 0, no thread yet
+    assert all(n == 1 for _, n in steps[1:]) and sorted(j for j, _ in steps) == [0, 1, 2, 3]
+
+
+def test_the_larger_sides_counters_are_the_parents_minus_the_smallers():
+    """Work (MurTree 4.4's incremental frequency counts): at a depth-3 node the counters of
+    a feature's larger side are the node's minus its smaller side's, so a step that solves
+    both depth-2 sides by the kernel counts pairs once.  Labels the parity of 3 columns (each
+    combination 4 times, depth 3): the first feature's split into two depth-2 parity trees
+    classifies every row (the node's bound) and ends the loop: 3 nodes, 2 kernel calls, 2
+    pair counts (the node's and one side's).  Kills ``if not depth == 3`` for the
+    children's counters in ``Roots.step`` (each side counted: 3)."""
+    X = np.tile(np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)]), (4, 1))
+    y = X.sum(axis=1) % 2
+    search = Search(BinaryData.make(X, y, None, 2), 0.0, "numpy")
+    res = search.solve(np.arange(32), 3)
+    assert res.value == res.upper == 32.0
+    assert (search.stats.nodes, search.stats.kernels, search.stats.grams) == (3, 2, 2)
