@@ -456,6 +456,72 @@ def test_the_probe_runs_the_first_root_feature_on_the_calling_thread(monkeypatch
     assert all(n == 1 for _, n in steps[1:]) and sorted(j for j, _ in steps) == [0, 1, 2, 3]
 
 
+def test_the_probe_also_ends_at_its_time_limit(monkeypatch):
+    """The probe ends after :data:`.roots.PROBE_NODES` nodes *or* :data:`.roots.PROBE_SECONDS`
+    seconds: with no time for it the threads start before any feature is solved, however
+    many nodes it may take.  Kills the time test read as ``== PROBE_SECONDS`` (never true:
+    no thread starts) and ``time * started`` (the probe ends at once whatever the limit)."""
+    import threading
+
+    from optrees.trees.search.binary import roots as roots_module
+
+    started = []
+    start = threading.Thread.start
+
+    def record_start(self):
+        started.append(self)
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", record_start)
+    monkeypatch.setattr(roots_module, "FORK_NODE_SECONDS", 0.0)
+    monkeypatch.setattr(roots_module, "PROBE_NODES", 10**9)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (30, 4))
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(30) < 0.2)).astype(int)
+    best = _best(X, y, 3, 0.5, None)
+    for seconds, threads in ((0.0, 1), (60.0, 0)):
+        started.clear()
+        monkeypatch.setattr(roots_module, "PROBE_SECONDS", seconds)
+        res = Search(BinaryData.make(X, y, None, 2), 0.5, "numpy", threads=2).solve(
+            np.arange(30), 3)
+        assert res.value == pytest.approx(best)
+        assert len(started) == threads
+
+
+def _exact_side_optima(X, y, L, depth):
+    """Best ``correct - L * leaves`` of a tree of depth <= ``depth`` on the rows (X, y)."""
+    if len(y) == 0:
+        return -L
+    return _best(X, y, depth, L, None) if depth else np.bincount(y, minlength=2).max() - L
+
+
+def test_a_cached_optimum_of_a_side_prunes_its_feature():
+    """Work: every side of every root feature first solved at depth 2 in the same search
+    (the cache then holds their optima); with a leaf penalty of 2 on random labels no split
+    beats the leaf at depth 3 (the enumeration of each side, written here), though the
+    weight bounds do not show it.  The root loop then prunes every feature on the cached
+    optima of its sides without solving a side again: one node.  Kills the cache read one
+    level deeper for a side (``_prior(keys[0], depth * 1)``: no entry there, a side solved
+    again from the cache, more nodes)."""
+    rng = np.random.default_rng(3)
+    X, y = rng.integers(0, 2, (30, 4)), (rng.random(30) < 0.3).astype(int)
+    L = 2.0
+    leaf = np.bincount(y).max() - L
+    search = Search(BinaryData.make(X, y, None, 2), L, "numpy")
+    for f in range(4):
+        one = X[:, f] == 1
+        values, prior = [], 0.0
+        for s in (~one, one):
+            values.append(search.solve(np.flatnonzero(s), 2).value)
+            assert values[-1] == pytest.approx(_exact_side_optima(X[s], y[s], L, 2))
+            prior += max(np.bincount(y[s], minlength=2).max() - L, s.sum() - 2 * L)
+        assert sum(values) <= leaf < prior  # the weight bounds alone leave it open
+    nodes = search.stats.nodes
+    res = search.solve(np.arange(30), 3)
+    assert res.value == res.upper == leaf and res.node is None
+    assert search.stats.nodes - nodes == 1
+
+
 def test_the_larger_sides_counters_are_the_parents_minus_the_smallers():
     """Work (MurTree 4.4's incremental frequency counts): at a depth-3 node the counters of
     a feature's larger side are the node's minus its smaller side's, so a step that solves
@@ -470,3 +536,132 @@ def test_the_larger_sides_counters_are_the_parents_minus_the_smallers():
     res = search.solve(np.arange(32), 3)
     assert res.value == res.upper == 32.0
     assert (search.stats.nodes, search.stats.kernels, search.stats.grams) == (3, 2, 2)
+
+
+def _compiled_node(monkeypatch) -> None:
+    """Let the searches call the compiled depth-3 node (:mod:`.node3`, numba), the owner of
+    the memo of depth-2 sides; the later searches of this process as they were."""
+    pytest.importorskip("numba")
+    from optrees.trees.search.binary import node3
+    from optrees.trees.search.binary.warmup import compile_node3
+
+    monkeypatch.setattr(node3, "_ready", [])
+    compile_node3()  # compiles it once (~30 s), then loads it from numba's cache
+
+
+@pytest.mark.parametrize("seed", [6, 7, 8, 10])
+def test_the_memo_of_depth2_sides_keys_each_side_by_its_own_literal(seed, monkeypatch):
+    """Under a root of depth >= 4 the compiled depth-3 nodes share their depth-2 sides in a
+    memo keyed by the literals on the way down (``Search._step``: ``2 f`` for ``x_f = 0``,
+    ``2 f + 1`` for ``x_f = 1``); a side keyed by another side's literal is read for rows it
+    does not hold.  Depth 4 with the compiled node against the enumeration, on one thread
+    and two.  Kills the side-1 literal ``2 f + 1`` read as ``2 f``, ``2 f + 2``, ``3 f + 1``
+    or ``f + 1`` in ``Roots.step`` (each on all four seeds, found by trying 16 under them:
+    a value above the enumeration's optimum)."""
+    _compiled_node(monkeypatch)
+    _forking(monkeypatch)
+    rng, X, y, _, _ = _instance(seed, n=(30, 60))
+    L = float(rng.choice([0.0, 0.5, 1.0]))
+    best = _best(X, y, 4, L, None)
+    for threads in (1, 2):
+        search = Search(BinaryData.make(X, y, None, 2), L, "numba", threads=threads)
+        assert search._node3 is not None
+        res = search.solve(np.arange(len(y)), 4)
+        assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+
+
+@pytest.mark.parametrize(("depth", "backend", "xor"),
+                         [(2, "numpy", False), (3, "numpy", False), (3, "numpy", True),
+                          (4, "numba", True)])
+def test_no_split_of_the_tree_leaves_a_side_empty(depth, backend, xor):
+    """A tree's test splits its rows (both sides non-empty: the enumeration's definition).
+    Columns 0 and 1 are constant (all 0, all 1).  With no leaf penalty a split on a
+    constant column, its other side the best tree one level shallower, ties that tree, and
+    comes first: when the label is column 2 (a stump) in the depth-2 kernel; when it is
+    column 2 xor column 3 (every column's stump ties the leaf, so the loop keeps the
+    columns' order) in the root loop.  Kills ``bad = (w1 <= 0) * (w1 >= total)`` for ``|``
+    in ``depth2_numpy`` and ``weight1 <= total`` for ``<`` in ``_feasible_splits`` (a tree
+    with an empty leaf, splitting on a constant column)."""
+    rng = np.random.default_rng(0)
+    if xor:
+        pairs = np.tile([[0, 0], [0, 1], [1, 0], [1, 1]], (5, 1))
+        X = np.c_[np.zeros(20, int), np.ones(20, int), pairs]
+        y = pairs[:, 0] ^ pairs[:, 1]
+    else:
+        X = np.c_[np.zeros(20, int), np.ones(20, int), rng.integers(0, 2, (20, 2))]
+        y = X[:, 2].copy()
+    sol = solve_subtree(X, y, depth, 0.0, backend=backend, merge=False)
+    assert sol.optimal and sol.score == 20.0
+    split = sol.tree.split
+    for node in np.flatnonzero(split >= 0) + 1:  # heap numbering: children 2i, 2i + 1
+        rows = np.ones(20, bool)  # the rows that reach ``node``
+        path, i = [], node
+        while i > 1:
+            path.append((i // 2, i % 2))
+            i //= 2
+        for parent, side in path:
+            rows &= X[:, split[parent - 1]] == side
+        assert 0 < (X[rows, split[node - 1]] == 1).sum() < rows.sum()
+    assert sol.stats["leaves"] == 2 + 2 * xor
+
+
+def test_one_search_solves_other_rows_after_a_deep_node(monkeypatch):
+    """The memo belongs to the node of depth >= 4 that opened it (its rows, its path) and
+    closes with it: the same search then solves other rows, with other sides under the same
+    literals.  Depth 4, the compiled node, the rows of each half of the data and then all of
+    them, against the enumeration.  Kills ``if not opened`` in ``_branch`` (the first
+    memo stays open and answers the next node's sides)."""
+    _compiled_node(monkeypatch)
+    rng, X, y, _, _ = _instance(6, n=(50, 60))
+    L = float(rng.choice([0.0, 0.5, 1.0]))
+    search = Search(BinaryData.make(X, y, None, 2), L, "numba")
+    half = len(y) // 2
+    for rows in (np.arange(half), np.arange(half, len(y)), np.arange(len(y))):
+        best = _best(X[rows], y[rows], 4, L, None)
+        res = search.solve(rows, 4)
+        assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+
+
+def test_the_memo_answers_a_side_met_again_without_a_kernel(monkeypatch):
+    """Work: under a root of depth 4 the side ``x_f = a, x_g = b`` is met under ``f`` and
+    again under ``g``; the memo answers it the second time without a kernel call, so the
+    search costs fewer kernel calls than the same search with no memo (``open_memo``
+    refusing), for the same optimum.  Labels the parity of 4 columns (noisy): no pruning
+    stops the loop early.  Kills ``opened = self._memo is None or self.open_memo(depth)``
+    in ``_branch`` (the memo never opens)."""
+    _compiled_node(monkeypatch)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (80, 5))
+    y = (np.bitwise_xor.reduce(X[:, :4], axis=1) ^ (rng.random(80) < 0.1)).astype(int)
+    kernels = []
+    for memo in (True, False):
+        if not memo:
+            monkeypatch.setattr(Search, "open_memo", lambda self, depth: False)
+        search = Search(BinaryData.make(X, y, None, 2), 0.5, "numba")
+        res = search.solve(np.arange(80), 4)
+        assert res.value == res.upper == pytest.approx(_best(X, y, 4, 0.5, None))
+        kernels.append(search.stats.kernels)
+    assert kernels[0] < kernels[1]
+
+
+@pytest.mark.parametrize("seed", [6, 30, 36])
+def test_a_root_split_needs_min_leaf_rows_on_each_side(seed):
+    """``min_leaf`` = m: a split needs m rows on each side.  Depth 3 in Python (numpy
+    backend: the root loop's ``_feasible_splits``) against the enumeration with that
+    constraint, and every reached leaf holds at least m rows (counted here).  Kills ``n1 !=
+    m`` for ``n1 >= m`` (a side of fewer rows allowed, one of exactly m refused; seeds found
+    by trying 60 under it)."""
+    rng = np.random.default_rng(seed)
+    n, F = int(rng.integers(16, 36)), int(rng.integers(3, 6))
+    X = (rng.random((n, F)) < rng.uniform(0.1, 0.9, F)).astype(int)
+    y = ((X[:, 0] ^ X[:, 1]) | (rng.random(n) < 0.3)).astype(int)
+    m = int(rng.integers(2, 6))
+    L = float(rng.choice([0.0, 0.5, 1.5]))
+    lam = L / (1.0 + L)
+    best = exhaustive_objective(X, y, 2, 3, lam, min_leaf=m) / (1.0 - lam) - L
+    search = Search(BinaryData.make(X, y, None, 2), L, "numpy", min_leaf=m)
+    res = search.solve(np.arange(n), 3)
+    assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+    sol = solve_subtree(X, y, 3, L, min_leaf=m, backend="numpy", merge=False)
+    leaves = sol.tree.terminal(X)
+    assert np.bincount(leaves)[np.unique(leaves)].min() >= m
