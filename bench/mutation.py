@@ -119,7 +119,7 @@ GROUPS: dict[str, dict] = {
         # and the serial loop left in search.py
         "only": ["prepare", "step", "parallel_roots", "work", "publish", "_worker",
                  "merge_steps", "_branch_roots"],
-        "sample": 60,  # of 410 mutants
+        "sample": 120,  # of 410 mutants
     },
     "numeric-search": {  # bounds and pruning of the search over every threshold
         "modules": ["optrees/trees/search/numeric/search.py",

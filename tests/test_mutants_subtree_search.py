@@ -665,3 +665,27 @@ def test_a_root_split_needs_min_leaf_rows_on_each_side(seed):
     sol = solve_subtree(X, y, 3, L, min_leaf=m, backend="numpy", merge=False)
     leaves = sol.tree.terminal(X)
     assert np.bincount(leaves)[np.unique(leaves)].min() >= m
+
+
+def test_the_similarity_bound_prunes_near_copies_of_a_solved_feature():
+    """Work: columns 3-5 copy columns 0-2 with one row flipped, so each copy's sides differ
+    from an earlier feature's by one row: the similarity bound (MurTree 4.6: the earlier
+    side's bound plus the weight of the difference, ``A``) bounds the copy by the earlier
+    feature's value plus 1, which the incumbent beats here.  The correct code solves 7
+    nodes and prunes 3 features on it (nothing else prunes them: without the bound, 13
+    nodes and none pruned).  Kills ``A = diag(P) + P`` for ``-`` in ``Roots.prepare`` (a
+    looser, still valid bound: the same tree, more nodes)."""
+    rng = np.random.default_rng(8)
+    n = int(rng.integers(16, 30))
+    base = rng.integers(0, 2, (n, 3))
+    cols = [base[:, j % 3].copy() for j in range(6)]
+    for c in cols[3:]:
+        c[rng.choice(n, 1)] ^= 1
+    X = np.stack(cols, 1)
+    y = ((base[:, 0] ^ base[:, 1]) | (rng.random(n) < 0.2)).astype(int)
+    L = float(rng.choice([0.0, 0.5, 1.0]))
+    search = Search(BinaryData.make(X, y, None, 2), L, "numpy")
+    res = search.solve(np.arange(n), 3)
+    best = _best(X, y, 3, L, None)
+    assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
+    assert search.stats.nodes <= 7 and search.stats.pruned >= 3
