@@ -689,3 +689,25 @@ def test_the_similarity_bound_prunes_near_copies_of_a_solved_feature():
     best = _best(X, y, 3, L, None)
     assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
     assert search.stats.nodes <= 7 and search.stats.pruned >= 3
+
+
+def test_a_deep_search_after_searches_with_lower_bounds_ends_at_the_optimum():
+    """Depth 4 in Python (numpy backend): two searches with the caller's lower bounds 90 %
+    and 70 % of the rows fill the cache with their nodes' bounds, then the full search
+    returns the enumeration's optimum with an equal bound.  A node's bound is the most any
+    of its root features' steps allows; a step's bound is the sum of its sides' bounds.
+    Kills ``r0.upper - r1.upper`` for ``+`` in ``Roots.step`` (a step's bound too low: a node
+    solved under a lower bound is cached with a bound below its optimum; the seed found by
+    trying 360 under it, the only one)."""
+    rng = np.random.default_rng(130)
+    n, F = int(rng.integers(20, 50)), int(rng.integers(4, 7))
+    X = (rng.random((n, F)) < rng.uniform(0.2, 0.8, F)).astype(int)
+    y = ((X[:, 0] & X[:, 1]) | (X[:, 2] ^ X[:, 3]) ^ (rng.random(n) < 0.25)).astype(int)
+    L = float(rng.choice([0.0, 0.5, 1.0, 2.0]))
+    search = Search(BinaryData.make(X, y), L, "numpy")
+    rows = np.arange(n)
+    for share in (0.9, 0.7):
+        search.solve(rows, 4, lower=share * n)
+    res = search.solve(rows, 4)
+    best = _best(X, y, 4, L, None)
+    assert res.value == pytest.approx(best) and res.upper == pytest.approx(best)
