@@ -1,6 +1,7 @@
-"""Tests that kill mutants of the 0/1 subtree search's bounds and pruning and of its depth-2
-kernel (subtrees/search.py, counts.py; ``bench/mutation.py subtree-search``,
-docs/testing.md) which test_subtrees.py lets live.  Oracles: the leaf-support bound and the
+"""Tests that kill mutants of the 0/1 subtree search's bounds and pruning, of its depth-2
+kernel and of its root loop (search/binary/search.py, counts.py, roots.py; ``bench/mutation.py
+subtree-search`` and ``subtree-roots``, docs/testing.md) which test_subtrees.py and
+test_parallel_search.py let live.  Oracles: the leaf-support bound and the
 best leaf written from their definitions in numpy, and the enumeration of every tree
 (``oracles.py``; the split-penalty optimum at lam = L / (1 + L), rescaled).  Some instances
 were found by trying seeds under a mutant (docs/testing.md)."""
