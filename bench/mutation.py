@@ -108,6 +108,19 @@ GROUPS: dict[str, dict] = {
                  "depth2_numpy"],
         "sample": 100,
     },
+    "subtree-roots": {  # the root loop of a search node: its bounds, one step, threads
+        "modules": ["optrees/trees/search/binary/roots.py",
+                    "optrees/trees/search/binary/search.py"],
+        "tests": ["tests/test_mutants_subtree_search.py", "tests/test_parallel_search.py",
+                  "tests/test_subtrees.py",
+                  "tests/test_side_constraints.py::test_search_equals_exhaustive_search"],
+        "deselect": ["tests/test_subtrees.py::test_matches_pystreed"],
+        # roots.py's functions (``work`` and ``publish`` are nested in ``parallel_roots``)
+        # and the serial loop left in search.py
+        "only": ["prepare", "step", "parallel_roots", "work", "publish", "_worker",
+                 "merge_steps", "_branch_roots"],
+        "sample": 120,  # of 410 mutants
+    },
     "numeric-search": {  # bounds and pruning of the search over every threshold
         "modules": ["optrees/trees/search/numeric/search.py",
                     "optrees/trees/search/numeric/budget.py"],
