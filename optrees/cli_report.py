@@ -53,17 +53,16 @@ def fairness_line(est: Any) -> str:
     """The realised training gap of a fair fit against its cap (``fairness_``), and what
     FairRUG's repair did to reach it."""
     from ._validation import positive_class_index
-    from .fairness import summary_line
+    from .fairness import _plain, summary_line
 
     summary = est.fairness_
     line = (f"fairness        : {summary_line(summary)}, {len(summary['groups'])} groups "
             f"of {est.sensitive!r}")
     if summary["notion"] not in ("dmc", "odm"):  # rates of one class: say which
-        classes = [c.item() if hasattr(c, "item") else c for c in est.classes_]
-        k = positive_class_index(getattr(est, "positive_class", None), est.classes_)
-        default = "" if getattr(est, "positive_class", None) is not None else \
-            " (the last class: set positive_class)"
-        line += f", positive class {classes[k]!r}{default}"
+        chosen = getattr(est, "positive_class", None)
+        positive = _plain(est.classes_[positive_class_index(chosen, est.classes_)])
+        default = "" if chosen is not None else " (the last class: set positive_class)"
+        line += f", positive class {positive!r}{default}"
     repair = est.stats_.get("fairness_repair")
     if repair and repair.get("chosen", "fit") != "fit":
         line += (f"\n                  repaired ({repair['chosen']}): training accuracy "
