@@ -13,11 +13,11 @@ here, and another objective's in the copies :func:`for_objective` makes
 from __future__ import annotations
 
 import sys
-from importlib.util import find_spec
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
 
+from ....compiled import numba_installed
 from .data import GAIN, RegressionData, Tree, first_within
 from .specialise import AdditiveObjective, specialise
 from .stump import split_at, stump
@@ -170,7 +170,7 @@ def for_objective(objective: AdditiveObjective) -> ModuleType | SimpleNamespace:
 def available() -> bool:
     """Whether the compiled kernel can run (numba importable; checked without importing
     it)."""
-    return find_spec("numba") is not None
+    return numba_installed()
 
 
 def loaded(kernel: ModuleType | SimpleNamespace | None = None) -> bool:

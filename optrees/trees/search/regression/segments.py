@@ -20,9 +20,9 @@ O(m log m) (the compiled kernel); the numpy form is the plain O(m^2) layer, for 
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 import numpy as np
+
+from ....compiled import numba_installed
 
 NUMPY_LIMIT = 500
 """Most atoms the numpy programme takes (O(k m^2) work and O(m^2) memory); larger sets get
@@ -126,7 +126,7 @@ def segment_costs(S: np.ndarray, k_max: int, compiled: bool = False) -> np.ndarr
 
 def available() -> bool:
     """Whether the compiled programme can run (numba importable)."""
-    return find_spec("numba") is not None
+    return numba_installed()
 
 
 def _jit() -> bool:
