@@ -112,17 +112,16 @@ def _fit_once(scenario: str, tool: str, X, y) -> str:
 
     if scenario.startswith(("bendoct01", "numeric")):
         est = BendOCTClassifier(depth=_depth(scenario), lam=0.0, time_limit=60).fit(X, y)
-        return est.stats_.get("search_backend", "-")
-    if scenario == "fair":
+    elif scenario == "fair":
         import pandas as pd
 
         frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
         est = BendOCTClassifier(depth=2, lam=0.0, fairness="statistical_parity", epsilon=0.05,
                                 sensitive="c0", drop_sensitive=True, time_limit=60).fit(frame, y)
-        return est.stats_.get("search_backend", "-")
     else:
         RUGClassifier(max_depth=3, random_state=0).fit(X, y)
-    return "-"
+        return "-"
+    return est.stats_.get("search_backend", "-")
 
 
 def _dispatcher_stats() -> tuple[int, int]:
