@@ -15,6 +15,7 @@ from optrees._validation import OptreesInputError
 from optrees.solvers.deadline import Deadline
 from optrees.trees import pareto_front
 from optrees.trees.search.binary.front import accuracy_front
+from optrees.trees.search.binary.leaf_fronts import FrontSearch
 
 
 def best_by_leaves(X, y, w, rows, depth, min_leaf):
@@ -110,6 +111,71 @@ def test_min_leaf_binds_and_each_budget_is_still_the_enumerated_optimum(min_leaf
     assert [p.correct for p in points] == pytest.approx(want)
     unconstrained = front_by_enumeration(X, y, w, 3, 1)
     assert min_leaf < 5 or want != pytest.approx(unconstrained)  # the limit cost accuracy
+
+
+@pytest.mark.parametrize("depth, seed", [(4, 0), (4, 2), (4, 5), (5, 3)])
+def test_root_features_skipped_by_their_bounds_lose_no_budget(depth, seed, monkeypatch):
+    """Near-copies of the features and an almost pure target: the similarity bounds of
+    :mod:`.front_bounds` skip root features of depth >= 4 nodes; every budget stays the
+    enumerated optimum (with ties and weights)."""
+    from optrees.trees.search.binary import front_bounds
+
+    rng = np.random.default_rng(seed)
+    n, F = 40, 6 - (depth == 5) * 2
+    base = rng.integers(0, 2, size=(n, 3))
+    X = np.concatenate([base, base ^ (rng.random((n, 3)) < 0.1)], axis=1)[:, :F]
+    y = (base[:, 0] | (rng.random(n) < 0.05)).astype(int)
+    w = rng.integers(1, 3, size=n).astype(float) if seed % 2 else np.ones(n)
+    skipped = []
+    improve = front_bounds.RootBounds.can_improve
+
+    def counting(self, feats, best, tol):
+        keep = improve(self, feats, best, tol)
+        skipped.append(int((~keep).sum()))
+        return keep
+
+    monkeypatch.setattr(front_bounds.RootBounds, "can_improve", counting)
+    monkeypatch.setattr(FrontSearch, "_group", lambda self: 1)  # (as on wide data)
+    points = accuracy_front(X, y, depth, w, 2, 1)
+    assert sum(skipped) > 0  # the bounds did skip features: the case tests them
+    assert [p.correct for p in points] == pytest.approx(front_by_enumeration(X, y, w, depth, 1))
+    assert all(p.optimal for p in points)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_root_bounds_hold_every_side_front_and_bind(seed):
+    """RootBounds after every feature's side fronts are added: each side's bound at each
+    leaf count is at least that side's enumerated optimum, and it is below the side's
+    weight somewhere (the similarity terms work)."""
+    from optrees.trees.search.binary.front_bounds import RootBounds
+
+    rng = np.random.default_rng(seed)
+    n, F, depth = 36, 5, 2
+    base = rng.integers(0, 2, size=(n, 3))
+    X = np.concatenate([base, base[:, :2] ^ (rng.random((n, 2)) < 0.15)], axis=1)
+    y = (base[:, 0] ^ (rng.random(n) < 0.1)).astype(int) + base[:, 2] * (seed % 2)
+    w = rng.integers(1, 4, size=n).astype(float) if seed > 1 else rng.random(n) + 0.5
+    K = int(y.max()) + 1
+    h = 2 ** depth
+    true = np.empty((2, F, h))
+    for f in range(F):
+        for s in (0, 1):
+            best = best_by_leaves(X, y, w, np.flatnonzero(X[:, f] == s), depth, 1)
+            true[s, f] = [max(v for k, v in best.items() if k <= j) for j in range(1, h + 1)]
+    D = np.stack([X.T.astype(float) @ np.where(y == k, w, 0.0) for k in range(K)])
+    t = np.bincount(y, weights=w, minlength=K)
+    bounds = RootBounds(X.T.astype(bool), w, t, D, h, similar=True)
+    assert bounds.ub[:, :, 0] == pytest.approx(true[:, :, 0])  # one leaf: exact
+    for g in range(F):
+        bounds.add(g, true[0, g], true[1, g])
+    assert np.all(bounds.ub >= true - 1e-9)
+    side_weight = np.stack([(X == s).T @ w for s in (0, 1)])
+    assert (bounds.ub[:, :, 1:] < side_weight[:, :, None] - 1e-9).any()
+    # a root that cannot beat the best front found is skipped, one that can is kept
+    top = np.full(2 * h, w.sum())
+    assert not bounds.can_improve(np.arange(F), top, 1e-9).any()
+    low = np.full(2 * h, t.max())
+    assert bounds.can_improve(np.arange(F), low, 1e-9).all()
 
 
 class StopAfter:

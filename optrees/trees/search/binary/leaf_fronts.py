@@ -29,9 +29,10 @@ from ....compiled import backend_for, resolve_backend
 from ....solvers.deadline import Deadline
 from .cache import row_key
 from .data import BinaryData
+from .front_bounds import RootBounds, convolve
 from .tree import Node
 
-__all__ = ["FrontSearch", "SubFront", "convolve"]
+__all__ = ["FrontSearch", "SubFront"]
 
 _CHUNK = 1 << 20
 """Most float64 entries of one temporary of the batched depth-2 fronts (8 MB)."""
@@ -72,23 +73,6 @@ class _Trees(Sequence):
         if k not in self._made:
             self._made[k] = self._make(k)
         return self._made[k]
-
-
-def convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(max, +) convolution of fronts ``a`` (n x p) and ``b`` (n x q) over their last axis:
-    ``out[:, s] = max_{i + j = s} a[:, i] + b[:, j]`` (leaf counts ``i + 1`` and ``j + 1``
-    make ``s + 2``), and the first ``i`` reaching it."""
-    p, q = a.shape[-1], b.shape[-1]
-    M = a[:, :, None] + b[:, None, :]
-    vals = np.empty((a.shape[0], p + q - 1))
-    arg = np.empty((a.shape[0], p + q - 1), dtype=np.int64)
-    for s in range(p + q - 1):
-        i = np.arange(max(0, s - q + 1), min(p - 1, s) + 1)
-        cells = M[:, i, s - i]
-        j = cells.argmax(axis=1)
-        vals[:, s] = cells[np.arange(len(j)), j]
-        arg[:, s] = i[j]
-    return vals, arg
 
 
 @dataclass
@@ -339,7 +323,10 @@ class FrontSearch:
                          for f in ("vals", "root", "child0", "child1", "three_left")))
 
     def _branch(self, rows: np.ndarray, depth: int, leaf: float) -> SubFront:
-        """A node of depth >= 4: each root feature's sides by recursion, in feature order."""
+        """A node of depth >= 4: its root features in the order the penalised search tries
+        them (best stump first), each one's sides by recursion (depth 4: batched depth-3
+        nodes), skipping a feature whose bounds (:class:`.front_bounds.RootBounds`) cannot
+        beat the node's front so far at any leaf count."""
         d = self.d
         XsT = d.X[rows].T.astype(bool)
         w = d.w[rows]
@@ -348,29 +335,45 @@ class FrontSearch:
         if self.m > 1:
             n1 = XsT.sum(axis=1)
             ok &= (n1 >= self.m) & (len(rows) - n1 >= self.m)
+        D = np.stack([XsT.astype(np.float64) @ np.where(d.y[rows] == k, w, 0.0)
+                      for k in range(d.n_classes)])  # class weights with x_f = 1
+        t = np.bincount(d.y[rows], weights=w, minlength=d.n_classes)
+        stump = D.max(axis=0) + (t[:, None] - D).max(axis=0)
         feats = np.flatnonzero(ok)
+        todo = feats[np.argsort(-stump[feats], kind="stable")]
         half = 2 ** (depth - 1)
+        bounds = RootBounds(XsT, w, t, D, half, similar=self.m == 1)
+        best = np.full(2 * half, leaf)  # the node's front over the features searched
         sides: dict[int, tuple[SubFront, SubFront]] = {}
+        group = self._group() if depth == 4 else 1
+        parent = self._products(rows, True) if depth == 4 and len(todo) else None
         stopped = False
-        if depth == 4:
-            stopped = self._children3(rows, XsT, feats, sides)
-        else:
-            for f in feats.tolist():
-                if self._expired():
-                    stopped = True
-                    break
-                mask = XsT[f]
-                sides[f] = (self.front(rows[~mask], depth - 1),
-                            self.front(rows[mask], depth - 1))
+        while len(todo):
+            if self._expired():
+                stopped = True
+                break
+            todo = todo[bounds.can_improve(todo, best, self.tol)]
+            if not len(todo):
+                break
+            fs, todo = todo[:group].tolist(), todo[group:]
+            if depth == 4:
+                self._children3(rows, XsT, parent, fs, sides)
+            else:
+                for f in fs:
+                    mask = XsT[f]
+                    sides[f] = (self.front(rows[~mask], depth - 1),
+                                self.front(rows[mask], depth - 1))
+            for f in fs:
+                bounds.add(f, sides[f][0].upper, sides[f][1].upper)
+            conv, _ = convolve(np.array([sides[f][0].vals for f in fs]),
+                               np.array([sides[f][1].vals for f in fs]))
+            best[1:] = np.maximum(best[1:], conv.max(axis=0))
+            best = np.maximum.accumulate(best)
         done = np.array(sorted(sides), dtype=np.int64)
         v0 = np.array([sides[f][0].vals for f in done]).reshape(1, -1, half)
         v1 = np.array([sides[f][1].vals for f in done]).reshape(1, -1, half)
-        D = np.stack([XsT[done].astype(np.float64) @ np.where(d.y[rows] == k, w, 0.0)
-                      for k in range(d.n_classes)])  # class weights with x_f = 1
-        t = np.bincount(d.y[rows], weights=w, minlength=d.n_classes)
-        stump = (D.max(axis=0) + (t[:, None] - D).max(axis=0))[None]
         picks = _Picks.of(np.array([leaf]), np.ones((1, len(done)), bool), v0, v1, self.tol,
-                          stump)
+                          stump[done][None])
         trees = _Trees(lambda k: picks.tree(0, k, lambda j, s, b: sides[int(done[j])][s]
                                             .trees[b - 1], done),
                        2 * half, partial(picks.resolve, 0))
@@ -383,32 +386,31 @@ class FrontSearch:
             out.upper[1:] = np.maximum(out.upper[1:], float(w.sum()))
         return out
 
-    def _children3(self, rows: np.ndarray, XsT: np.ndarray, feats: np.ndarray,
-                   sides: dict[int, tuple[SubFront, SubFront]]) -> bool:
-        """The depth-3 fronts of both sides of each root feature of a depth-4 node, into
-        ``sides``, in groups of bounded memory; the smaller side's triples are counted, the
-        larger's are the node's minus them (MurTree §4.4's incremental counts).  Whether
-        the deadline stopped it."""
-        parent = self._products(rows, True)
+    def _group(self) -> int:
+        """Root features of a depth-4 node whose depth-3 sides are batched together (each
+        side's triple counts held at once: bounded memory)."""
         F, K = self.d.n_features, self.d.n_classes
-        group = max(1, 4 * _CHUNK // max(1, 2 * K * F ** 3))  # root features a group
-        for start in range(0, len(feats), group):
-            if self._expired():
-                return True
-            nodes, fs = [], feats[start:start + group].tolist()
-            for f in fs:
-                mask = XsT[f]
-                parts = (rows[~mask], rows[mask])
-                small = 0 if len(parts[0]) <= len(parts[1]) else 1
-                counts: list = [None, None]
-                counts[small] = self._products(parts[small], True)
-                counts[1 - small] = tuple(None if p is None else p - c
-                                          for p, c in zip(parent, counts[small], strict=True))
-                nodes += [(parts[0], counts[0]), (parts[1], counts[1])]
-            got = self._fronts3(nodes)
-            for i, f in enumerate(fs):
-                sides[f] = (got[2 * i], got[2 * i + 1])
-        return False
+        return max(1, 4 * _CHUNK // max(1, 2 * K * F ** 3))
+
+    def _children3(self, rows: np.ndarray, XsT: np.ndarray, parent: tuple,
+                   fs: list[int], sides: dict[int, tuple[SubFront, SubFront]]) -> None:
+        """The depth-3 fronts of both sides of the root features ``fs`` of a depth-4 node
+        (its triple counts ``parent``), into ``sides``; the smaller side's triples are
+        counted, the larger's are the node's minus them (MurTree §4.4's incremental
+        counts)."""
+        nodes = []
+        for f in fs:
+            mask = XsT[f]
+            parts = (rows[~mask], rows[mask])
+            small = 0 if len(parts[0]) <= len(parts[1]) else 1
+            counts: list = [None, None]
+            counts[small] = self._products(parts[small], True)
+            counts[1 - small] = tuple(None if p is None else p - c
+                                      for p, c in zip(parent, counts[small], strict=True))
+            nodes += [(parts[0], counts[0]), (parts[1], counts[1])]
+        got = self._fronts3(nodes)
+        for i, f in enumerate(fs):
+            sides[f] = (got[2 * i], got[2 * i + 1])
 
 
 @dataclass

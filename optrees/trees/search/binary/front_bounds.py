@@ -1,0 +1,82 @@
+"""Arithmetic of leaf-count fronts: their (max, +) convolution at a split, and upper bounds on
+the fronts of a node's root features, so the front search skips a root feature that cannot
+improve the node's front at any leaf count.
+
+MurTree's similarity bound (Demirović et al. 2022, §4.5), kept per leaf count: a tree with at
+most ``j`` leaves scores on a row set ``A`` at most its score on another set ``A'`` plus the
+weight of ``A \\ A'``, and on ``A'`` it is a tree of at most ``j`` leaves too (a split left
+with one empty side collapses to its other child), so
+
+    ``F_A(j) <= F_A'(j) + w(A \\ A')``.
+
+Each side of a root feature ``f`` (``x_f = 0`` and ``x_f = 1``) is compared with both sides of
+every root feature already searched.  With ``min_leaf > 1`` the tree moved to ``A'`` may
+break the leaf size, so only the trivial bounds are used there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["RootBounds", "convolve"]
+
+
+def convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(max, +) convolution of fronts ``a`` (n x p) and ``b`` (n x q) over their last axis:
+    ``out[:, s] = max_{i + j = s} a[:, i] + b[:, j]`` (leaf counts ``i + 1`` and ``j + 1``
+    make ``s + 2``), and the first ``i`` reaching it."""
+    p, q = a.shape[-1], b.shape[-1]
+    M = a[:, :, None] + b[:, None, :]
+    vals = np.empty((a.shape[0], p + q - 1))
+    arg = np.empty((a.shape[0], p + q - 1), dtype=np.int64)
+    for s in range(p + q - 1):
+        i = np.arange(max(0, s - q + 1), min(p - 1, s) + 1)
+        cells = M[:, i, s - i]
+        j = cells.argmax(axis=1)
+        vals[:, s] = cells[np.arange(len(j)), j]
+        arg[:, s] = i[j]
+    return vals, arg
+
+
+class RootBounds:
+    """Bounds ``ub[s, f, j - 1]`` on the front of side ``s`` of root feature ``f`` at ``j``
+    leaves, for the rows whose 0/1 matrix is ``XsT`` (features x rows), weights ``w``, class
+    weights ``t`` (K) and class weights with ``x_f = 1`` ``D`` (K x F); ``h`` leaf counts a
+    side.  Starts from the exact leaf (``j = 1``) and the side's weight; :meth:`add` tightens
+    them with each searched feature's fronts when ``similar``."""
+
+    def __init__(self, XsT: np.ndarray, w: np.ndarray, t: np.ndarray, D: np.ndarray,
+                 h: int, similar: bool) -> None:
+        W = float(w.sum())
+        W1 = D.sum(axis=0)
+        self.ub = np.empty((2, D.shape[1], h))
+        self.ub[0] = (W - W1)[:, None]
+        self.ub[1] = W1[:, None]
+        self.ub[0, :, 0] = (t[:, None] - D).max(axis=0)
+        self.ub[1, :, 0] = D.max(axis=0)
+        self.extra: np.ndarray | None = None
+        if similar:
+            Xf = XsT.astype(np.float64)
+            P = Xf @ (Xf * w).T  # weight with x_f = x_g = 1
+            # extra[s, s2][f, g]: the weight of side s of f outside side s2 of g
+            self.extra = np.stack([
+                np.stack([W1[None, :] - P, W - W1[:, None] - W1[None, :] + P]),
+                np.stack([P, W1[:, None] - P])])
+
+    def add(self, g: int, upper0: np.ndarray, upper1: np.ndarray) -> None:
+        """Tighten every feature's bounds with feature ``g``'s side fronts (their proven
+        upper bounds: exact values when its search finished)."""
+        if self.extra is None:
+            return
+        for s in (0, 1):
+            for s2, up in ((0, upper0), (1, upper1)):
+                cand = up[None, 1:] + self.extra[s, s2][:, g][:, None]
+                np.minimum(self.ub[s, :, 1:], cand, out=self.ub[s, :, 1:])
+
+    def can_improve(self, feats: np.ndarray, best: np.ndarray, tol: float) -> np.ndarray:
+        """Which of ``feats`` may beat ``best`` (the node's front so far, ``2h`` leaf counts,
+        nondecreasing) by more than ``tol`` at some leaf count >= 2."""
+        if len(feats) == 0:
+            return np.zeros(0, dtype=bool)
+        conv, _ = convolve(self.ub[0, feats], self.ub[1, feats])
+        return (conv > best[None, 1:] + tol).any(axis=1)
