@@ -139,6 +139,21 @@ def test_a_regression_option_implies_the_task(capsys):
     assert "--leaf-model is not used by --method benders" in err
 
 
+def test_linear_leaves_take_a_leaf_budget_from_the_cli(tmp_path, capsys):
+    """``--leaf-model linear --max-leaves 3`` at depth 3: a proved tree of at most 3 leaves
+    (each of >= 20 rows), the budget saved with the model."""
+    model = tmp_path / "m.json"
+    assert main(["fit", "--dataset", "liver-disorders", "--task", "regression",
+                 "--leaf-model", "linear", "--depth", "3", "--max-leaves", "3",
+                 "--min-samples-leaf", "20", "--out", str(model)]) == 0
+    out = capsys.readouterr().out
+    assert "status          : optimal" in out
+    counts = [int(n) for n in re.findall(r"\(n=(\d+)\)", out)]
+    assert 2 <= len(counts) <= 3 and min(counts) >= 20
+    assert json.loads(model.read_text())["params"]["max_leaves"] == 3
+    assert (load_model(model).tree.feature < 0).sum() == len(counts)
+
+
 def test_omt_regression_from_the_cli(tmp_path, capsys):
     """``--method omt-reg``: OMT's multiway regression tree; the printed rule values are the
     training means of their rows, and the saved model predicts them."""

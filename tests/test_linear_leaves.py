@@ -242,7 +242,7 @@ def test_export_text_and_picture_show_the_leaf_model():
     (dict(leaf_model="quadratic"), "leaf_model"),
     (dict(leaf_model="linear", leaf_ridge=-1.0), "leaf_ridge"),
     (dict(leaf_model="linear", depth=4), "depth"),
-    (dict(leaf_model="linear", max_leaves=3), "max_leaves")])
+    (dict(leaf_model="linear", max_leaves=0), "max_leaves")])
 def test_bad_parameters_raise_one_clear_error(kw, match):
     X, y, _ = data(12)
     with pytest.raises(ValueError, match=match):

@@ -45,10 +45,10 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
     numeric columns of ``X`` (every numeric column, standardised by its weighted training
     mean and standard deviation; the intercept not penalised) and costs its penalised least
     squares, ``SSE + leaf_ridge * |b|^2`` (scikit-learn's ``Ridge(alpha=leaf_ridge)`` with
-    the rows' weights), normalised as above.  Depth <= 3, no ``max_leaves``; a numeric column
-    is split at its 5 weighted quantile thresholds (every threshold when it has at most 6
-    values), and "optimal" means optimal over those splits: ``thresholds_`` is "binarized"
-    when a threshold was left out (exact on 0/1 columns).
+    the rows' weights), normalised as above.  Depth <= 3, ``max_leaves`` exact too; a
+    numeric column is split at its 5 weighted quantile thresholds (every threshold when it
+    has at most 6 values), and "optimal" means optimal over those splits: ``thresholds_`` is
+    "binarized" when a threshold was left out (exact on 0/1 columns).
 
     Fitted attributes: ``tree_`` (:class:`~optrees.models.regression_tree.RegressionTree`;
     :class:`~optrees.models.linear_leaf_tree.LinearLeafTree` with linear leaves),

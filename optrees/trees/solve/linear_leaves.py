@@ -58,14 +58,12 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
                         random_state: int | None = 0, max_leaves: int | None = None, *,
                         regressors: list[int], ridge: float) -> FitResult:
     """The best tree of depth <= ``depth`` with a ridge model (penalty ``ridge``) on the
-    columns ``regressors`` of ``X`` in each leaf, at least ``min_leaf`` rows a leaf, over
-    the splits of :func:`split_features`; "optimal" when proved within ``deadline``."""
+    columns ``regressors`` of ``X`` in each leaf, at least ``min_leaf`` rows a leaf and at
+    most ``max_leaves`` leaves (None: no limit), over the splits of
+    :func:`split_features`; "optimal" when proved within ``deadline``."""
     if depth > MAX_LINEAR_DEPTH:
         raise OptreesInputError(f"depth must be <= {MAX_LINEAR_DEPTH} with "
                                 f"leaf_model='linear' ({LINEAR_WHY})")
-    if max_leaves is not None and max_leaves < 2 ** depth:
-        raise OptreesInputError("max_leaves is not supported with leaf_model='linear' "
-                                "(use depth and lam to limit the leaves)")
     if len(y) < 2:
         raise OptreesInputError(f"leaf_model='linear' fits a regression in each leaf: it "
                                 f"needs at least 2 rows of weight > 0, got "
@@ -89,7 +87,8 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     splits = (ones >= objective.min_leaf) & (len(B) - ones >= objective.min_leaf)
     B, column, threshold = B[:, splits], column[splits], threshold[splits]
     search = LinearLeafSearch(B, stats, objective, lam)
-    found = search.solve(min(depth, deepest(len(B), objective.min_leaf)), deadline)
+    found = search.solve(min(depth, deepest(len(B), objective.min_leaf)), deadline,
+                         max_leaves)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree = LinearLeafTree.from_nested(_nested(found.tree, column, threshold), X, y, weights,
                                       feature_names)

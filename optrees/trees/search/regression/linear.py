@@ -8,6 +8,11 @@ cell of every depth-2 tree: ``P[f, g]``, ``P[f, f] - P[f, g]``, ``P[g, g] - P[f,
 ``T - P[f, f] - P[g, g] + P[f, g]``: one small ridge solve each, batched.  Depth 3 loops over
 root features, the smaller child's pair sums computed and its sibling's taken as the
 parent's less them.  Every test is ``x_k = 1`` (left: 0).
+
+A leaf budget (``max_leaves``) is exact: each subtree's cheapest cost is kept per leaf count
+(1 to ``2^depth``), a split's counts are the (min, +) convolution of its children's
+(:func:`min_plus`), and the root takes the cheapest of at most ``max_leaves`` leaves (each
+cost counts ``lam`` per leaf).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ LinearTree = tuple | None
 @dataclass
 class LinearFound:
     """The search's tree over the 0/1 columns, its cost, whether it is proved optimal, a
-    lower bound on every tree of the depth and the number of leaf solves."""
+    lower bound on every tree of the depth and leaf budget and the number of leaf solves."""
 
     tree: LinearTree
     cost: float
@@ -93,54 +98,61 @@ class LinearLeafSearch:
         P[g, f] = upper
         return P, S.sum(axis=0)
 
-    def best(self, P: np.ndarray, T: np.ndarray, depth: int) -> tuple[float, LinearTree]:
-        """The cheapest tree of depth <= ``depth`` (0, 1 or 2) over rows with pair sums ``P``
-        (at depth 1 its diagonal, K x d, is enough) and total ``T``, and its cost (inf when
-        no tree keeps ``min_leaf`` rows a leaf)."""
+    def best(self, P: np.ndarray, T: np.ndarray, depth: int
+             ) -> tuple[np.ndarray, list[LinearTree]]:
+        """Per leaf count ``c = 1 .. 2^depth``, the cheapest tree of depth <= ``depth`` (0, 1
+        or 2) with exactly ``c`` leaves over rows with pair sums ``P`` (at depth 1 its
+        diagonal, K x d, is enough) and total ``T``: its cost (inf when no such tree keeps
+        ``min_leaf`` rows a leaf) and the tree."""
         lam = self.lam
         leaf = float(self.cost(T)) + lam
         if depth == 0 or P.shape[0] == 0:
-            return leaf, None
+            return np.array([leaf]), [None]
         K = P.shape[0]
         diag = P if P.ndim == 2 else P[np.arange(K), np.arange(K)]
-        right, left = self.cost(diag) + lam, self.cost(T - diag) + lam
-        right_tree: list[LinearTree] = [None] * K
-        left_tree: list[LinearTree] = [None] * K
+        # sides[f, s, a]: root f's left (s = 0, x_f = 0) or right child as a leaf (a = 0) or
+        # split (a = 1) by column below[f, s], the first cheapest
+        sides = np.full((K, 2, 2), np.inf)
+        sides[:, 0, 0], sides[:, 1, 0] = self.cost(T - diag) + lam, self.cost(diag) + lam
+        below = np.zeros((K, 2), dtype=np.int64)
         if depth >= 2:
             both = self.symmetric(P)  # [f, g]: x_f = x_g = 1
             neither = self.symmetric(T - diag[:, None, :] - diag[None, :, :] + P)
             only_f = self.cost(diag[:, None, :] - P)  # x_f = 1, x_g = 0; its transpose
-            pairs = (  # the right child (x_f = 1) split by g, then the left child
-                (both + only_f + 2 * lam, right, right_tree),
-                (only_f.T + neither + 2 * lam, left, left_tree))
-            for split, child, trees in pairs:
-                g = first_least(split)
-                value = split[np.arange(K), g]
-                better = value < child - GAIN
-                child[better] = value[better]
-                for f in np.flatnonzero(better):
-                    trees[f] = (int(g[f]), None, None)
-        root = left + right
-        f = int(first_least(root[None, :])[0])
-        if not root[f] < leaf - GAIN:
-            return leaf, None
-        return float(root[f]), (f, left_tree[f], right_tree[f])
+            for s, split in enumerate((only_f.T + neither, both + only_f)):
+                below[:, s] = first_least(split)
+                sides[:, s, 1] = split[np.arange(K), below[:, s]] + 2 * lam
+        root, pick = min_plus(sides[:, 0], sides[:, 1])  # [f, c]: 2 + c leaves
+        roots = first_least(root.T)  # per count, the first cheapest root column
+        costs, trees = np.r_[leaf, root[roots, np.arange(3)]], [None]
+        for c, f in enumerate(roots[:2 ** depth - 1]):
+            a = pick[f, c]  # the left child split (a = 1) or a leaf
+            trees.append((int(f), (int(below[f, 0]), None, None) if a else None,
+                          (int(below[f, 1]), None, None) if c - a else None))
+        return costs[:2 ** depth], trees
 
-    def solve(self, depth: int, deadline: Deadline | None = None) -> LinearFound:
-        """The optimal tree of depth <= ``depth`` (1-3); at depth 3 the deadline is checked
-        between root features, and a stopped search returns its best tree (at least the
-        depth-2 optimum) with a lower bound (the cheaper of it and ``2 lam``, the least a
-        tree with a split can cost)."""
+    def solve(self, depth: int, deadline: Deadline | None = None,
+              max_leaves: int | None = None) -> LinearFound:
+        """The optimal tree of depth <= ``depth`` (1-3) with at most ``max_leaves`` leaves
+        (None: no limit); at depth 3 the deadline is checked between root features, and a
+        stopped search returns its best tree (at least the depth-2 optimum of the budget)
+        with a lower bound (the cheaper of it and ``2 lam``, the least a tree with a split
+        can cost)."""
         if not 1 <= depth <= MAX_LINEAR_DEPTH:
             raise ValueError(f"depth must be in [1, {MAX_LINEAR_DEPTH}], got {depth}")
-        if depth == 1:  # the single columns' sums only
-            S = self.stats
-            cost, tree = self.best(self.B.T.astype(np.float64) @ S, S.sum(axis=0), 1)
-            return LinearFound(tree, cost, True, cost, self.evaluations)
+        if max_leaves is not None and max_leaves < 1:
+            raise ValueError(f"max_leaves must be >= 1, got {max_leaves}")
+        budget = 2 ** depth if max_leaves is None else min(int(max_leaves), 2 ** depth)
+        depth = min(depth, budget - 1)  # a tree of c leaves is at most c - 1 deep
+        S = self.stats
+        if depth <= 1:  # the single columns' sums only
+            P = self.B.T.astype(np.float64) @ S if depth else np.empty((0, S.shape[1]))
+            return self._found(*self.best(P, S.sum(axis=0), depth), budget)
         P, T = self.pair_sums()
-        cost, tree = self.best(P, T, 2)
+        found = self._found(*self.best(P, T, 2), budget)
         if depth == 2:
-            return LinearFound(tree, cost, True, cost, self.evaluations)
+            return found
+        cost, tree = found.cost, found.tree
         n, ml = len(self.B), self.objective.min_leaf
         counts = P[np.arange(len(P)), np.arange(len(P)), 0]  # rows with x_f = 1
         for f in range(self.B.shape[1]):
@@ -149,20 +161,28 @@ class LinearLeafSearch:
                 return LinearFound(tree, cost, False, bound, self.evaluations)
             if min(counts[f], n - counts[f]) < ml:
                 continue  # a side with fewer than min_leaf rows
-            (left_cost, left_tree), right = self._children(f, P, T, counts[f], cost)
+            left, right = self._children(f, P, T, counts[f], cost, budget)
             if right is None:
                 continue  # the right child costs at least one leaf's lam
-            right_cost, right_tree = right
-            if left_cost + right_cost < cost - GAIN:
-                cost, tree = left_cost + right_cost, (f, left_tree, right_tree)
+            root, pick = min_plus(left[0], right[0])  # [c]: 2 + c leaves
+            c = cheapest(root, budget - 1)
+            if root[c] < cost - GAIN:
+                a = pick[c]  # the left child's leaves less one
+                cost, tree = float(root[c]), (f, left[1][a], right[1][c - a])
         return LinearFound(tree, cost, True, cost, self.evaluations)
 
+    def _found(self, costs: np.ndarray, trees: list[LinearTree], budget: int) -> LinearFound:
+        """The proved optimum among per-count ``costs`` of at most ``budget`` leaves."""
+        c = cheapest(costs, budget)
+        return LinearFound(trees[c], float(costs[c]), True, float(costs[c]), self.evaluations)
+
     def _children(self, f: int, P: np.ndarray, T: np.ndarray, ones_count: float,
-                  incumbent: float) -> tuple[tuple[float, LinearTree], tuple | None]:
-        """The best depth-2 trees of root ``f``'s left (``x_f = 0``) and right child, over
-        the columns that split either of them with ``min_leaf`` rows a side (the smaller
-        child's pair sums computed, its sibling's the parent's less them); the right one
-        None when the left one leaves the ``incumbent`` nothing."""
+                  incumbent: float, budget: int) -> tuple[tuple, tuple | None]:
+        """Per leaf count (as :meth:`best`), the depth-2 trees of root ``f``'s left
+        (``x_f = 0``) and right child, over the columns that split either of them with
+        ``min_leaf`` rows a side (the smaller child's pair sums computed, its sibling's the
+        parent's less them); the right one None when the left one's trees of fewer than
+        ``budget`` leaves leave the ``incumbent`` nothing."""
         n, ml = len(self.B), self.objective.min_leaf
         ones = self.B[:, f]
         small = ones if ones_count <= n - ones_count else ~ones
@@ -175,12 +195,32 @@ class LinearLeafSearch:
         Po, To = P[np.ix_(columns, columns)] - Ps, T - Ts
         (P1, T1), (P0, T0) = ((Ps, Ts), (Po, To)) if small is ones else \
             ((Po, To), (Ps, Ts))
-        left_cost, left_tree = self.best(P0, T0, 2)
-        left = (left_cost, _relabel(left_tree, columns))
-        if not left_cost + self.lam < incumbent - GAIN:
+        left_costs, left_trees = self.best(P0, T0, 2)
+        left = (left_costs, [_relabel(t, columns) for t in left_trees])
+        if not left_costs[:budget - 1].min() + self.lam < incumbent - GAIN:
             return left, None
-        right_cost, right_tree = self.best(P1, T1, 2)
-        return left, (right_cost, _relabel(right_tree, columns))
+        right_costs, right_trees = self.best(P1, T1, 2)
+        return left, (right_costs, [_relabel(t, columns) for t in right_trees])
+
+
+def min_plus(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (min, +) convolution of per-count costs over the last axis: ``out[..., s]`` the
+    least ``left[..., a] + right[..., s - a]`` (two subtrees sharing ``s + 2`` leaves) and
+    ``a``, the first within ``GAIN`` of it (its fewest left leaves)."""
+    m, k = left.shape[-1], right.shape[-1]
+    s, a = np.indices((m + k - 1, m))  # anti-diagonals of the m x k table of sums
+    b = s - a
+    valid = (b >= 0) & (b < k)
+    sums = np.where(valid, left[..., a] + right[..., np.clip(b, 0, k - 1)], np.inf)
+    out = sums.min(axis=-1)
+    return out, np.argmax(sums <= out[..., None] + GAIN, axis=-1)
+
+
+def cheapest(costs: np.ndarray, budget: int) -> int:
+    """The fewest leaves (an index into per-count ``costs``) within ``GAIN`` of the least of
+    the first ``budget``: ties go to the smaller tree, never to rounding."""
+    within = costs[:budget]
+    return int(np.argmax(within <= within.min() + GAIN))
 
 
 def first_least(values: np.ndarray) -> np.ndarray:
