@@ -4,9 +4,9 @@ one fit at the smallest λ (0), on the accelerated paper's 0/1 encodings.
 For each data set and depth: ``accuracy_front`` (every budget 1..2^depth from one search of
 leaf-count vectors) and one ``solve_subtree`` with no penalty, each timed in this process
 after an untimed warm-up of both sides' compiled kernels (the first search of a process loads
-its kernels: 0.25 s, which once went into the first instances' single fits); prints both times, their ratio (target
-<= 2x), how many front points were proved and the largest accuracy on the front (equal to the
-single fit's when both prove).
+its kernels: 0.25 s, which once went into the first instances' single fits); prints both
+times, their ratio (target <= 2x), how many front points were proved and the largest
+accuracy on the front (equal to the single fit's when both prove).
 
 Usage: OPTREES_DATA=../shared/datasets python bench/path_cost.py [--depths 3 4]
        [--instances monk1:enc,...] [--time-limit 120] [--repeat 5]

@@ -228,3 +228,25 @@ def test_bad_input_is_refused():
         pareto_front(X[["a"]], [0, 1, 0, 1], 2, min_samples_leaf=0)
     points = pareto_front(X, [0, 1, 0, 1], 1, binarizer="auto")
     assert points[-1].accuracy == 1.0
+
+
+@pytest.mark.parametrize("density", [0.1, 0.9])
+def test_triple_counts_are_the_weighted_class_triples(density):
+    """The compiled triple counts against their definition, ``T[k, f, a, b] = sum_i [y_i =
+    k] w_i x_if x_ia x_ib``, on sparse rows (every order counted) and dense ones (each
+    unordered triple once, then copied to its orders)."""
+    from optrees.trees.search.binary.data import BinaryData
+    from optrees.trees.search.binary.front_kernels import triple_counts
+
+    rng = np.random.default_rng(int(density * 10))
+    X = (rng.random((50, 7)) < density).astype(int)
+    X[:, 0] = 1 - X[:, 1]  # (no two columns alike: BinaryData keeps them all)
+    y = rng.integers(0, 3, size=50)
+    w = rng.integers(1, 4, size=50).astype(float)
+    d = BinaryData.make(X, y, w, 3)
+    rows = np.sort(rng.choice(d.X.shape[0], 30, replace=False)).astype(np.int64)
+    got = triple_counts(d.indptr, d.indices, d.y, d.w, rows, 3, d.n_features)
+    Xr, yr, wr = d.X[rows].astype(float), d.y[rows], d.w[rows]
+    want = np.stack([np.einsum("i,if,ia,ib->fab", wr * (yr == k), Xr, Xr, Xr)
+                     for k in range(3)])
+    assert got == pytest.approx(want)

@@ -18,11 +18,17 @@ ENTRIES = ("node_sides", "triple_counts")
 @njit(cache=True, nogil=True)
 def triple_counts(indptr, indices, y, w, rows, n_classes, n_features):
     """``T[k, f, a, b]`` = weight of the class-k rows of ``rows`` with ``x_f = x_a = x_b =
-    1`` (all orders filled), from each row's 1-features (sorted in ``indices``): each
-    unordered triple is counted once, O(sum of m_i^3 / 6) for a row with ``m_i`` ones, then
-    copied to its other orders slab by slab (contiguous rows, no scattered writes)."""
+    1`` (all orders filled), from each row's 1-features (sorted in ``indices``).  Rows with
+    many ones count each unordered triple once (``m_i^3 / 6`` for a row with ``m_i`` ones)
+    and copy it to its other orders slab by slab (about ``K F^3`` more); sparse rows, where
+    that copy would cost more than the ``m_i^3`` of every order, count every order."""
     F = n_features
     T = np.zeros((n_classes, F, F, F))
+    every_order = 0.0
+    for r in range(rows.shape[0]):
+        m = indptr[rows[r] + 1] - indptr[rows[r]]
+        every_order += float(m) * m * m
+    all_orders = every_order < every_order / 6.0 + 2.0 * n_classes * float(F) ** 3
     for r in range(rows.shape[0]):
         i = rows[r]
         k = y[i]
@@ -30,10 +36,12 @@ def triple_counts(indptr, indices, y, w, rows, n_classes, n_features):
         lo, hi = indptr[i], indptr[i + 1]
         for p in range(lo, hi):
             f = indices[p]
-            for q in range(p, hi):
+            for q in range(lo if all_orders else p, hi):
                 a = indices[q]
-                for s in range(q, hi):
+                for s in range(lo if all_orders else q, hi):
                     T[k, f, a, indices[s]] += wi
+    if all_orders:
+        return T
     for k in range(n_classes):  # slab by slab: rows copied whole, transposes in a slab
         for f in range(F):
             for a in range(f, F):  # [f, a, b] for f <= a <= b: make slab f symmetric there
