@@ -250,3 +250,36 @@ def test_triple_counts_are_the_weighted_class_triples(density):
     want = np.stack([np.einsum("i,if,ia,ib->fab", wr * (yr == k), Xr, Xr, Xr)
                      for k in range(3)])
     assert got == pytest.approx(want)
+
+
+def test_trees_labelled_together_are_each_trees_majority_labels_and_score():
+    """labelled_many (a front's trees labelled level by level at once) against the
+    definition: each row walks its tree (x_f = 0 left), each leaf predicts its heaviest
+    class (ties: the lowest), the score is the leaves' heaviest class weight summed."""
+    from optrees.trees.search.binary.data import BinaryData
+    from optrees.trees.search.binary.tree import labelled_many
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, size=(60, 5))
+    y = rng.integers(0, 3, size=60)
+    w = rng.integers(1, 4, size=60).astype(float)
+    d = BinaryData.make(X, y, w, 3)
+    rows = np.sort(rng.choice(d.X.shape[0], 40, replace=False))
+    nodes = [None, (0, None, None), (1, (2, None, None), None),
+             (3, (0, (4, None, None), None), (1, None, (2, None, None)))]
+    for node, (tree, score) in zip(nodes, labelled_many(nodes, 3, d, rows), strict=True):
+        leaves: dict[tuple, np.ndarray] = {}
+        for i in rows:
+            sub, path = node, ()
+            while sub is not None:
+                side = int(d.X[i, sub[0]])
+                sub, path = sub[1 + side], path + (side,)
+            leaves[path] = leaves.get(path, np.zeros(3)) + np.eye(3)[d.y[i]] * d.w[i]
+        assert score == pytest.approx(sum(c.max() for c in leaves.values()))
+        got = tree.terminal(d.X[rows])
+        for i, t in zip(rows, got, strict=True):
+            sub, path = node, ()
+            while sub is not None:
+                side = int(d.X[i, sub[0]])
+                sub, path = sub[1 + side], path + (side,)
+            assert tree.label[t - 1] == int(np.argmax(leaves[path]))

@@ -21,7 +21,7 @@ from ...problem.tree_problem import HeapTree
 from .data import BinaryData, select_rows
 from .leaf_fronts import FrontSearch
 from .search import Search
-from .tree import count_leaves, labelled
+from .tree import count_leaves, labelled, labelled_many
 
 TRIPLE_CELLS = 1e7
 """Largest ``K * F^3`` (classes times features cubed: one depth-3 node's triple counts,
@@ -76,12 +76,12 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         # loaded machine (tic-tac-toe's triple counts: 60 ms threaded, 0.8 ms on one)
         front = search.front(rows, depth)
     points: list[FrontPoint] = []
-    made: dict[int, tuple[HeapTree, float]] = {}  # budgets share trees: each made once
+    nodes = {id(node): node for node in front.trees}  # budgets share trees: each made once
+    made = dict(zip(nodes, labelled_many(list(nodes.values()), depth, data, rows),
+                    strict=True))
     for budget in range(1, 2**depth + 1):
         node = front.trees[budget - 1]
-        if id(node) not in made:
-            made[id(node)] = labelled(node, depth, data, rows)  # the tree and its score
-        tree, correct = made[id(node)]
+        tree, correct = made[id(node)]  # the tree and its score
         bound = max(float(front.upper[budget - 1]), correct)
         optimal = bound <= correct + search.tol and not search.timed_out
         points.append(FrontPoint(budget, correct, correct if optimal else bound, optimal,

@@ -11,7 +11,8 @@ import numpy as np
 from ...problem.tree_problem import HeapTree
 from .data import BinaryData
 
-__all__ = ["Node", "count_leaves", "labelled", "node_depth", "score_tree", "to_heap"]
+__all__ = ["Node", "count_leaves", "labelled", "labelled_many", "node_depth", "score_tree",
+           "to_heap"]
 
 Node = tuple | None
 
@@ -75,6 +76,59 @@ def labelled(node: Node, depth: int, data: BinaryData, rows: np.ndarray
         at = 2 * at
         at[inner] += data.X[rows[inner], f[inner]]
     return HeapTree(split, label), score
+
+
+_BATCH_CELLS = 1 << 22
+"""Most (tree, row) pairs :func:`labelled_many` follows at once (32 MB of int64 a level)."""
+
+
+def labelled_many(nodes: list[Node], depth: int, data: BinaryData, rows: np.ndarray
+                  ) -> list[tuple[HeapTree, float]]:
+    """:func:`labelled` of several subtrees over the same ``rows``, level by level for all of
+    them at once (one ``bincount`` a level instead of one a tree: a front's 16 trees of a
+    small data set cost 16 times numpy's call overhead otherwise)."""
+    step = max(1, _BATCH_CELLS // max(1, len(rows)))
+    if len(nodes) > step:
+        return [got for i in range(0, len(nodes), step)
+                for got in labelled_many(nodes[i:i + step], depth, data, rows)]
+    T, width_all = len(nodes), 2**depth - 1
+    split = np.full((T, width_all), -1, dtype=np.int64)
+    for t, node in enumerate(nodes):
+        if node_depth(node) > depth:
+            raise ValueError("subtree deeper than the requested layout")
+        stack = [(1, node)]
+        while stack:
+            n, sub = stack.pop()
+            if sub is not None:
+                split[t, n - 1] = sub[0]
+                stack += [(2 * n, sub[1]), (2 * n + 1, sub[2])]
+    label = np.zeros((T, 2 ** (depth + 1) - 1), dtype=np.int64)
+    K, gains = data.n_classes, data.gains
+    every = len(rows) == len(data.y)
+    y, w = (data.y, data.w) if every else (data.y[rows], data.w[rows])
+    wt = np.broadcast_to(w, (T, len(rows))).ravel()
+    tree = np.arange(T)[:, None]
+    at = np.zeros((T, len(rows)), dtype=np.int64)  # each row's node at this level, per tree
+    score = np.zeros(T)
+    for level in range(depth + 1):
+        width = 2**level
+        node = tree * width + at
+        cw = np.bincount((node * K + y).ravel(), weights=wt,
+                         minlength=T * width * K).reshape(T, width, K)
+        scores = cw if gains is None else cw @ gains
+        best = scores.argmax(axis=2)
+        held = np.bincount(node.ravel(), minlength=T * width).reshape(T, width) > 0
+        parent = label[:, width // 2 - 1 + np.arange(width) // 2] if level else best
+        label[:, width - 1:2 * width - 1] = np.where(held, best, parent)
+        if level == depth:
+            top = np.take_along_axis(scores, best[:, :, None], axis=2)[:, :, 0]
+            score = np.where(held, top, 0.0).sum(axis=1)
+            break
+        f = np.take_along_axis(split, width - 1 + at, axis=1)
+        t_in, r_in = np.nonzero(f >= 0)
+        at = 2 * at
+        at[t_in, r_in] += data.X[rows[r_in], f[t_in, r_in]]
+    return [(HeapTree(split[t], label[t]), float(score[t])) for t in range(T)]
 
 
 def score_tree(tree: HeapTree, data: BinaryData, rows: np.ndarray,
