@@ -25,17 +25,14 @@ def convolve(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(max, +) convolution of fronts ``a`` (n x p) and ``b`` (n x q) over their last axis:
     ``out[:, s] = max_{i + j = s} a[:, i] + b[:, j]`` (leaf counts ``i + 1`` and ``j + 1``
     make ``s + 2``), and the first ``i`` reaching it."""
-    p, q = a.shape[-1], b.shape[-1]
-    M = a[:, :, None] + b[:, None, :]
-    vals = np.empty((a.shape[0], p + q - 1))
-    arg = np.empty((a.shape[0], p + q - 1), dtype=np.int64)
-    for s in range(p + q - 1):
-        i = np.arange(max(0, s - q + 1), min(p - 1, s) + 1)
-        cells = M[:, i, s - i]
-        j = cells.argmax(axis=1)
-        vals[:, s] = cells[np.arange(len(j)), j]
-        arg[:, s] = i[j]
-    return vals, arg
+    n, p, q = a.shape[0], a.shape[-1], b.shape[-1]
+    # sums laid out by (i, s = i + j), -inf where no j fits: a max and an argmax over i
+    grid = np.full((n, p, p + q - 1), -np.inf)
+    i, j = np.arange(p)[:, None], np.arange(q)[None, :]
+    grid[:, i, i + j] = a[:, :, None] + b[:, None, :]
+    vals, arg = grid.max(axis=1), grid.argmax(axis=1)
+    first = np.maximum(0, np.arange(p + q - 1) - q + 1)  # the first i of each s
+    return vals, np.where(vals == -np.inf, first[None, :], arg)
 
 
 class RootBounds:
