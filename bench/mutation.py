@@ -148,6 +148,16 @@ GROUPS: dict[str, dict] = {
         "deselect": [],
         "sample": 60,  # of 574 mutants
     },
+    "path-fronts": {  # issue #44's accuracy-size front on 0/1 features (the λ-path)
+        # the numba kernels (front_kernels.py) are not mutated: each mutant recompiles them
+        "modules": ["optrees/trees/search/binary/front.py",
+                    "optrees/trees/search/binary/leaf_fronts.py",
+                    "optrees/trees/search/binary/front_bounds.py"],
+        "tests": ["tests/test_mutants_path.py", "tests/test_path.py"],
+        "deselect": [],
+        "sample": 80,
+        "timeout": 60.0,  # a loop over budgets that never ends (6-10 s a normal run)
+    },
 }
 
 KEEP_BINARY = ("Add", "Sub", "Mul", "Div")
