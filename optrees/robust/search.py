@@ -34,7 +34,7 @@ HALF = int(np.searchsorted(GRID, 0.5))
 ZEROS = np.zeros(len(GRID))  # the values of an empty side
 SIDE_TIME = 0.02  # of the time left: one side's search (at first)
 SIDE_RETRY = 4.0  # a stopped root bound is tried again later with this many times the time
-SIDE_TIME_MAX = 0.32  # but not more than this share of the time left
+SIDE_TIME_MAX = 0.08  # but not more than this share of the time left
 WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
 WARM_SECONDS = 12.0  # at most (the share of the default 60 s; without a limit the walk alone
 # could run for minutes where the root phase proves in seconds)
