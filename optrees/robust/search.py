@@ -106,7 +106,8 @@ class RobustSearch:
         self.stats = {"structures": 0, "labellings": 0, "side_solves": 0,
                       "side_structures": 0, "pairs_pruned": 0}
         self.deadline: Deadline | None = None
-        # (split, left, share of the budget) -> (side's bound, proved, share of the time)
+        # (feature, where the side's rows end, left, share of the budget) -> (side's bound,
+        # proved, share of the time it had)
         self._side_memo: dict[tuple[int, int, bool, float], tuple[float, bool, float]] = {}
         self._side_grids: dict[tuple[int, bool], dict[Any, np.ndarray] | None] = {}
 
