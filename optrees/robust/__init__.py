@@ -39,7 +39,12 @@ the time limit (the next bound is ``bound_``). The bounds: nominal accuracy (the
 does nothing); per root split, ``C_L(e B) + C_R((1 - e) B)``, the sides' own robust optima
 when the adversary keeps every row within its side and spends a share ``e`` of the budget on
 the left side, for ``e`` in 0, 1/4, 1/2, 3/4, 1 (any split of the budget between the sides is
-one adversary, weaker than the free one, so each sum bounds every tree with that root); per
-pair of side structures, the same sum with each side's best labelling in place of ``C``
-(its half-budget value orders the pairs).
+one adversary, weaker than the free one, so each sum bounds every tree with that root); the
+same with the rows of one side crossed into the other (each row of the crossed side placed
+just across the split as a "ghost" whose flip costs the crossing on top of its moves within
+the other side: exact for that side's leaves, so the other side's robust optimum on its rows
+and the ghosts bounds every tree with that root); the sides' ranges end at their rows (the
+thresholds of one gap between the rows' values share one bound: keeping the rows out of the
+gap is one more adversary); per pair of side structures, the same sum with each side's best
+labelling in place of ``C`` (its half-budget value orders the pairs).
 """

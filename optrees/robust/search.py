@@ -26,10 +26,15 @@ CHUNK = 256  # labellings whose worst case is computed at once
 SIDE_CHUNK = 32  # the same for a side's structure, whose best labelling comes early
 # shares of the budget the root bounds give the left side, tried in this order
 SIDE_SHARES = (0.5, 0.25, 0.75, 0.0, 1.0)
+# a root's bounds in the order tried: a share, or a side's rows crossed into the other side
+# ("purer": the side of the higher nominal accuracy, whose rows flip more cheaply across)
+ROOT_BOUNDS = (0.5, "purer", 0.25, 0.75, 0.0, 1.0, "other")
 GRID = np.array(sorted(SIDE_SHARES))  # the same, for the pair bounds (symmetric)
 HALF = int(np.searchsorted(GRID, 0.5))
 ZEROS = np.zeros(len(GRID))  # the values of an empty side
-SIDE_TIME = 0.02  # of the time left: one side's search
+SIDE_TIME = 0.02  # of the time left: one side's search (at first)
+SIDE_RETRY = 4.0  # a stopped root bound is tried again later with this many times the time
+SIDE_TIME_MAX = 0.08  # but not more than this share of the time left
 WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
 WARM_SECONDS = 12.0  # at most (the share of the default 60 s; without a limit the walk alone
 # could run for minutes where the root phase proves in seconds)
@@ -71,13 +76,17 @@ class RobustSearch:
     ``costs`` ``(n, F)``, ``budget`` and ``lam`` (penalty per branch node, accuracy units);
     ``low`` / ``high``: the range perturbed values stay in (default: the rows' range);
     ``weights``: positive row weights (None: 1 each; the copies' model of
-    :mod:`.adversary`). Scores are in units of weight."""
+    :mod:`.adversary`). Scores are in units of weight. ``offset`` (bounds only, see
+    :meth:`crossed`): what flipping each row costs on top of moving it, None for 0; a row
+    with an offset > 0 counts as correct in every leaf when nothing is paid (nominally)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, costs: np.ndarray,
                  budget: float, depth: int, lam: float, low: np.ndarray | None = None,
-                 high: np.ndarray | None = None, weights: np.ndarray | None = None) -> None:
+                 high: np.ndarray | None = None, weights: np.ndarray | None = None,
+                 offset: np.ndarray | None = None) -> None:
         self.X, self.y, self.K, self.costs = X, y, n_classes, costs
         self.budget, self.depth, self.weights = budget, depth, weights
+        self.offset = offset
         self.n = float(len(y)) if weights is None else float(weights.sum())  # total weight
         self.penalty = lam * self.n  # in weight per branch node
         self.low = X.min(axis=0) if low is None else low
@@ -85,6 +94,8 @@ class RobustSearch:
         self.feat, self.thr = split_table(self.low, self.high)
         self.goes_left = X[:, self.feat] <= self.thr[None, :]
         self.onehot = np.eye(n_classes)[y]
+        if offset is not None:  # correct under any label until its offset is paid
+            self.onehot[offset > 0] = 1.0
         if weights is not None:
             self.onehot *= weights[:, None]
         L = 2 ** depth
@@ -95,12 +106,18 @@ class RobustSearch:
         self.stats = {"structures": 0, "labellings": 0, "side_solves": 0,
                       "side_structures": 0, "pairs_pruned": 0}
         self.deadline: Deadline | None = None
-        self._side_memo: dict[tuple[int, bool, float], float] = {}
+        # (feature, where the side's rows end, left, share of the budget) -> (side's bound,
+        # proved, share of the time it had)
+        self._side_memo: dict[tuple[int, int, bool, float], tuple[float, bool, float]] = {}
         self._side_grids: dict[tuple[int, bool], dict[Any, np.ndarray] | None] = {}
 
     def constant(self) -> None:
         """The one-leaf trees: no leaf of another label, so nothing can be flipped."""
         counts = np.bincount(self.y, weights=self.weights, minlength=self.K)
+        if self.offset is not None:  # rows of other labels flip at their offsets
+            wrong = np.arange(self.K)[:, None] != self.y[None, :]
+            c = np.where(wrong, self.offset[None, :], math.inf)
+            counts = self.n - flipped_weight(c, self.weights, self.budget)
         k = int(np.argmax(counts))
         self.best = (float(counts[k]), (np.full(2 ** self.depth - 1, -1), np.full(
             2 ** self.depth, k)))
@@ -144,7 +161,7 @@ class RobustSearch:
             if nominal[chunk[0]] <= best[HALF] + 1e-9:
                 rest = float(nominal[chunk[0]])
                 break
-            c = misclassification_costs(dist, self.labellings[chunk], self.y)
+            c = self.costs_of(dist, chunk)
             for k, share in enumerate(GRID):
                 flipped = flipped_weight(c, self.weights, share * self.budget)
                 best[k] = max(best[k], float(self.n - flipped.min()))
@@ -155,6 +172,12 @@ class RobustSearch:
         inside = ((self.X[:, None, :] >= lo[None]) & (self.X[:, None, :] <= hi[None])).all(2)
         counts = inside.T.astype(np.float64) @ self.onehot  # (L, K)
         return counts[np.arange(counts.shape[0]), self.labellings].sum(axis=1)
+
+    def costs_of(self, dist: np.ndarray, chunk: np.ndarray) -> np.ndarray:
+        """``(B, n)``: each row's cheapest misclassification under each labelling of
+        ``chunk``, given the rows' distances ``dist`` to the leaves (plus the offsets)."""
+        c = misclassification_costs(dist, self.labellings[chunk], self.y)
+        return c if self.offset is None else c + self.offset
 
     def flipped(self, c: np.ndarray) -> np.ndarray:
         """Most weight the adversary misclassifies, for each labelling's costs ``c``."""
@@ -177,7 +200,7 @@ class RobustSearch:
             if chunk.size == 0:
                 return
             self.stats["labellings"] += int(chunk.size)
-            c = misclassification_costs(dist, self.labellings[chunk], self.y)
+            c = self.costs_of(dist, chunk)
             score = self.n - self.flipped(c) - self.penalty * self.branches[chunk]
             b = int(np.argmax(score))
             if score[b] > self.best[0] + 1e-9:
@@ -214,19 +237,24 @@ class RobustSearch:
         root_of = {r.split: r for r in roots(self.goes_left, self.onehot, rows, self.depth,
                                              self.side_values)}
         pair = {s: self.pair_values(s) for s in root_of}
-        # (-bound, split, shares used, next structure)
-        heap = [(-r.nominal(), s, 0, 0) for s, r in root_of.items()]
+        # the root bounds still to try, each with its share of the time left
+        pending = {s: [(kind, SIDE_TIME) for kind in ROOT_BOUNDS] for s in root_of}
+        # (-bound, split, next structure)
+        heap = [(-r.nominal(), s, 0) for s, r in root_of.items()]
         heapq.heapify(heap)
         while heap:
-            cap, s, shares, i = -heap[0][0], heap[0][1], heap[0][2], heap[0][3]
+            cap, s, i = -heap[0][0], heap[0][1], heap[0][2]
             if cap <= self.best[0] + 1e-9:
                 return "optimal", self.best[0]
             if deadline.expired():
                 return ("interrupted" if deadline.stopped else "time_limit"), cap
             heapq.heappop(heap)
-            if shares < len(SIDE_SHARES):  # a tighter bound before any structure
-                cap = min(cap, self.share_bound(root_of[s], SIDE_SHARES[shares]))
-                heapq.heappush(heap, (-cap, s, shares + 1, i))
+            if pending[s]:  # a tighter bound before any structure
+                kind, share = pending[s].pop(0)
+                value, proved = self.root_bound(root_of[s], kind, share)
+                if not proved and share < SIDE_TIME_MAX:  # stopped: again later, longer
+                    pending[s].append((kind, min(share * SIDE_RETRY, SIDE_TIME_MAX)))
+                heapq.heappush(heap, (-min(cap, value), s, i))
                 continue
             item = root_of[s].stream.item(i)
             if item is None:
@@ -237,25 +265,52 @@ class RobustSearch:
                     self.evaluate(_flatten(item[1], self.depth))
                 else:
                     self.stats["pairs_pruned"] += 1
-                heapq.heappush(heap, (-cap, s, shares, i + 1))
+                heapq.heappush(heap, (-cap, s, i + 1))
         return "optimal", self.best[0]
+
+    def root_bound(self, root: Any, kind: float | str, share: float = SIDE_TIME
+                   ) -> tuple[float, bool]:
+        """The bound ``kind`` of :data:`ROOT_BOUNDS` on every tree with this root: a share
+        of the budget (:meth:`share_bound`) or the rows of one side crossed into the other
+        (:meth:`cross_bound`), each search given ``share`` of the time left; and whether
+        its searches proved their optima (else the bound may still go down)."""
+        if not isinstance(kind, str):
+            left = self._side_value(root, True, kind, share)
+            right = self._side_value(root, False, 1.0 - kind, share)
+            return left[0] + right[0], left[1] and right[1]
+        w = np.ones(len(self.y)) if self.weights is None else self.weights
+        on_left = self.goes_left[:, root.split]
+        purity = [head[0] / w[side].sum() if (head := stream.item(0)) is not None else 0.0
+                  for stream, side in ((root.left, on_left), (root.right, ~on_left))]
+        left_purer = purity[0] >= purity[1]
+        # the purer side's rows cross into the other: the problem on the other side
+        into_left = not left_purer if kind == "purer" else left_purer
+        return self._cross(root.split, into_left, share)
 
     def share_bound(self, root: Any, e: float) -> float:
         """A bound on every tree with this root split: the adversary that spends ``e`` of
         the budget within the left side and the rest within the right flips at least the
         best sides' flips, so worst-case correct ``<= C_L(e B) + C_R((1 - e) B)`` with ``C``
         the best side's robust optimum (its nominal one at budget 0)."""
-        return self._side_value(root, True, e) + self._side_value(root, False, 1.0 - e)
+        return self.root_bound(root, e)[0]
 
-    def _side_value(self, root: Any, left: bool, e: float) -> float:
-        key = (root.split, left, e)
-        if key not in self._side_memo:
-            if e == 0.0:
-                head = (root.left if left else root.right).item(0)
-                self._side_memo[key] = head[0] if head is not None else 0.0
-            else:
-                self._side_memo[key] = self.side_best(root.split, left, e * self.budget)
-        return self._side_memo[key]
+    def _side_value(self, root: Any, left: bool, e: float, share: float
+                    ) -> tuple[float, bool]:
+        """The side's bound at ``e`` of the budget and whether it is proved (memo: searched
+        again only when it was stopped and ``share`` gives it more time)."""
+        key = (*self._side_key(root.split, left), e)
+        old = self._side_memo.get(key)
+        if old is not None and (old[1] or old[2] >= share):
+            return old[0], old[1]
+        if e == 0.0:
+            head = (root.left if left else root.right).item(0)
+            value, proved = (head[0] if head is not None else 0.0), True
+        else:
+            value, proved = self.side_best(root.split, left, e * self.budget, share, True)
+        if old is not None:
+            value = min(value, old[0])  # both bound the side
+        self._side_memo[key] = (value, proved, share)
+        return value, proved
 
     def _walk(self, stream: Any, deadline: Deadline) -> tuple[str, float]:
         """Evaluate the structures of ``stream`` until its bound meets the best found."""
@@ -270,32 +325,86 @@ class RobustSearch:
             self.evaluate(_flatten(item[1], self.depth))
             i += 1
 
-    def side(self, s: int, left: bool, budget: float) -> RobustSearch | None:
+    def side(self, s: int, left: bool, budget: float, tight: bool = False
+             ) -> RobustSearch | None:
         """The search on one side of root split ``s`` with the side as the range (the
-        adversary keeps every row within it); None when no row is there."""
+        adversary keeps every row within it); None when no row is there. ``tight``: the
+        range of the split's feature ends at the side's rows (:meth:`_side_key`)."""
+        f, t = self.feat[s], self.thr[s]
+        low, high = self.low.copy(), self.high.copy()
+        rows = self.goes_left[:, s] if left else ~self.goes_left[:, s]
+        if not rows.any():
+            return None
+        if left:
+            high[f] = self.X[rows, f].max() if tight else min(high[f], t)
+        else:
+            low[f] = self.X[rows, f].min() if tight else max(low[f], t + 1)
+        return RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
+                            self.depth - 1, 0.0, low, high,
+                            None if self.weights is None else self.weights[rows],
+                            None if self.offset is None else self.offset[rows])
+
+    def crossed(self, s: int, left: bool) -> RobustSearch:
+        """The search on one side of root split ``s`` whose rows stay on it, with every row
+        of the other side added as a ghost: moved just across the split (``x[f] = t`` or
+        ``t + 1``, in the side's range) with what that costs as its offset. A leaf box ``b``
+        of the side lies beyond the split, so moving the row itself into ``b`` costs exactly
+        its offset plus moving the ghost into ``b`` (coordinate ``f`` passes the split on
+        the way, the others are the row's)."""
         f, t = self.feat[s], self.thr[s]
         low, high = self.low.copy(), self.high.copy()
         if left:
             high[f] = min(high[f], t)
         else:
             low[f] = max(low[f], t + 1)
+        X = self.X.copy()
+        X[:, f] = np.clip(X[:, f], low[f], high[f])
+        steps = np.abs(X[:, f] - self.X[:, f]).astype(np.float64)
+        moved = np.multiply(self.costs[:, f], steps, out=np.zeros(len(steps)),
+                            where=steps > 0)  # inf * 0 steps is no cost
+        offset = moved if self.offset is None else self.offset + moved
+        return RobustSearch(X, self.y, self.K, self.costs, self.budget, self.depth - 1, 0.0,
+                            low, high, self.weights, offset)
+
+    def cross_bound(self, s: int, left: bool) -> float:
+        """:meth:`_cross`'s bound (for tests)."""
+        return self._cross(s, left, SIDE_TIME)[0]
+
+    def _cross(self, s: int, left: bool, share: float) -> tuple[float, bool]:
+        """A bound on every tree with root split ``s``: the adversary that moves every row of
+        the other side across (and on into the side's leaves, each at its ghost's cost,
+        :meth:`crossed`) and every row of side ``left`` within it flips at most what the
+        free one flips, and its best response to the tree is one on the crossed side's
+        problem, whose optimum (the search's bound) is thus at least the tree's worst
+        case."""
+        self.stats["side_solves"] += 1
+        assert self.deadline is not None
+        status, bound = self.crossed(s, left).run(self.deadline.share(share))
+        return bound, status == "optimal"
+
+    def _side_key(self, s: int, left: bool) -> tuple[int, int, bool]:
+        """What a tight side of root split ``s`` depends on: its feature and where the
+        side's rows end (the thresholds of one gap between the rows' values share it).
+        Tight sides bound the root's trees too: keeping the rows out of the gap as well is
+        one more adversary, and a side's tree met with the tight range is a tree of it."""
+        f = int(self.feat[s])
         rows = self.goes_left[:, s] if left else ~self.goes_left[:, s]
         if not rows.any():
-            return None
-        return RobustSearch(self.X[rows], self.y[rows], self.K, self.costs[rows], budget,
-                            self.depth - 1, 0.0, low, high,
-                            None if self.weights is None else self.weights[rows])
+            return f, -1, left
+        return f, int(self.X[rows, f].max() if left else self.X[rows, f].min()), left
 
-    def side_best(self, s: int, left: bool, budget: float) -> float:
+    def side_best(self, s: int, left: bool, budget: float, share: float = SIDE_TIME,
+                  tight: bool = False) -> tuple[float, bool]:
         """An upper bound on the worst-case correct rows of the best depth-(d-1) tree on one
         side of root split ``s`` when the adversary keeps every row within that side (the
         side's search; its bound if stopped)."""
-        side = self.side(s, left, budget)
+        side = self.side(s, left, budget, tight)
         if side is None:
-            return 0.0
+            return 0.0, True
         self.stats["side_solves"] += 1
         assert self.deadline is not None
-        return side.run(self.deadline.share(SIDE_TIME))[1]
+        status, bound = side.run(self.deadline.share(share))
+        return bound, status == "optimal"
 
     def side_values(self, s: int, left: bool) -> Any:
         """What a side structure of root split ``s`` can contribute: its best labelling's

@@ -121,7 +121,12 @@ def _pair_counts(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray) ->
     ``p`` (one product for every depth-1 side of every root split)."""
     G = goes_left[rows].astype(np.float64)
     W = onehot[rows]
-    return np.einsum("is,ip,ik->spk", G, G, W, optimize=True)
+    out = np.empty((G.shape[1], G.shape[1], W.shape[1]))
+    for k in range(W.shape[1]):  # a product per class over its rows only (einsum over
+        has = W[:, k] != 0       # all three took 30 ms a call on car, this 3)
+        Gk = G[has]
+        out[:, :, k] = (Gk * W[has, k][:, None]).T @ Gk
+    return out
 
 
 class Root:
