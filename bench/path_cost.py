@@ -3,8 +3,9 @@ one fit at the smallest λ (0), on the accelerated paper's 0/1 encodings.
 
 For each data set and depth: ``accuracy_front`` (every budget 1..2^depth from one search of
 leaf-count vectors) and one ``solve_subtree`` with no penalty, each timed in this process
-after an untimed warm-up of both sides' compiled kernels (the first search of a process loads
-its kernels: 0.25 s, which once went into the first instances' single fits); prints both
+after both sides' compiled kernels are compiled or loaded (``optrees.compile_all``: without
+its depth-3 node a fresh checkout's single fit runs 4-6x slower, and the first search of a
+process loads its kernels, 0.25 s, once counted in the first instances' fits); prints both
 times, their ratio (target <= 2x), how many front points were proved and the largest
 accuracy on the front (equal to the single fit's when both prove).
 
@@ -25,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from optrees.bench.scripts import checkout_data_dir  # noqa: E402
 from optrees.bench.tasks import load_data  # noqa: E402
+from optrees.compile_all import compile_everything  # noqa: E402
 from optrees.solvers.deadline import Deadline  # noqa: E402
 from optrees.trees.search.binary import solve_subtree  # noqa: E402
 from optrees.trees.search.binary.front import accuracy_front  # noqa: E402
@@ -45,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
                          "(a loaded machine's single timings of a few ms vary 10x)")
     args = ap.parse_args(argv)
     checkout_data_dir(__file__)
+    compile_everything()  # both sides' kernels compiled or loaded before timing
     warm = np.random.default_rng(0).integers(0, 2, size=(300, 14))
-    for depth in (3, 4):  # compile / load both sides' kernels before timing
+    for depth in (3, 4):  # and loaded into this process
         accuracy_front(warm, warm[:, 0] ^ warm[:, 1], depth, backend="numba")
         solve_subtree(warm, warm[:, 0] ^ warm[:, 1], depth, 0.0, backend="numba")
     ratios: dict[int, list[float]] = {d: [] for d in args.depths}
