@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from deadlines import StopAfter
 
 from optrees.trees.search.binary import front as front_module
 from optrees.trees.search.binary import leaf_fronts
@@ -211,20 +212,6 @@ def test_the_triple_counts_limit_is_the_largest_front_search(monkeypatch):
     assert not calls
     check_points(accuracy_front(X, y, 3), X, y, np.ones(20), 3)
     assert calls
-
-
-class StopAfter:
-    """A deadline that expires after ``calls`` looks at it."""
-
-    def __init__(self, calls):
-        self.calls = calls
-
-    def remaining(self):
-        return float("inf")
-
-    def expired(self):
-        self.calls -= 1
-        return self.calls < 0
 
 
 @pytest.mark.parametrize("wide", [False, True])

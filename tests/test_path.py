@@ -9,6 +9,7 @@ from itertools import product
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import StopAfter
 
 from optrees import BendOCTClassifier
 from optrees._validation import OptreesInputError
@@ -176,20 +177,6 @@ def test_root_bounds_hold_every_side_front_and_bind(seed):
     assert not bounds.can_improve(np.arange(F), top, 1e-9).any()
     low = np.full(2 * h, t.max())
     assert bounds.can_improve(np.arange(F), low, 1e-9).all()
-
-
-class StopAfter:
-    """A deadline that expires after ``calls`` looks at it (and has all the time before)."""
-
-    def __init__(self, calls):
-        self.calls = calls
-
-    def remaining(self):
-        return float("inf")
-
-    def expired(self):
-        self.calls -= 1
-        return self.calls < 0
 
 
 @pytest.mark.parametrize("depth, calls", [(4, 0), (4, 1), (5, 2), (5, 4), (5, 9)])

@@ -280,7 +280,7 @@ class RobustSearch:
             return left[0] + right[0], left[1] and right[1]
         w = np.ones(len(self.y)) if self.weights is None else self.weights
         on_left = self.goes_left[:, root.split]
-        purity = [head[0] / w[side].sum() if (head := stream.item(0)) is not None else 0.0
+        purity = [_share(stream.item(0), w[side].sum())
                   for stream, side in ((root.left, on_left), (root.right, ~on_left))]
         left_purer = purity[0] >= purity[1]
         # the purer side's rows cross into the other: the problem on the other side
@@ -491,3 +491,9 @@ def solve_robust_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: 
                                  total_weight=n, branches=model.n_branches)
     return FitResult(model, status, search.best[0] / n, max(bound, search.best[0]) / n,
                      time.perf_counter() - start, stats)
+
+
+def _share(head: Any, total: float) -> float:
+    """The best leaf's error as a share of its side's weight (0 for a side without weight:
+    all its rows weigh 0, or no stream value yet)."""
+    return head[0] / total if head is not None and total > 0 else 0.0

@@ -105,7 +105,7 @@ class RegressionSearch:
             # exact whatever ub: its free cost bounds the neighbouring splits better than
             # a k-means floor would (closing such children by the floor cost evaluations)
             if self.data.kernel is not None and (m * F) ** 2 <= KERNEL_LIMIT:
-                return depth2_compiled(self.data, order, min_leaf)  # exact, compiled
+                return depth2_compiled(self.data, order, min_leaf, self.deadline)  # exact
             if m * m * F <= self.dense_limit:
                 return depth2(self.data, order, min_leaf)  # exact, vectorized
         floor = 2 * self.data.penalty
