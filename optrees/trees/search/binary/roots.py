@@ -122,9 +122,10 @@ PROBE_NODES = 100
 """Search nodes the top loop first solves on the calling thread (or :data:`PROBE_SECONDS`)."""
 
 PROBE_SECONDS = 0.2
+"""The probe's most CPU seconds (of the calling thread)."""
 
 FORK_NODE_SECONDS = 2e-4
-"""Fewest seconds per search node in the probe for the threads to start.  Below it the
+"""Fewest CPU seconds per search node in the probe for the threads to start.  Below it the
 nodes are mostly Python (GIL-bound) bookkeeping around short compiled calls, and two threads
 were slower than one: car and spect at depth 6 (83-92 us a node) 0.73-0.79x; above it they
 gained: wine QT-5 depth 5 (370 us) 1.46x, kr-vs-kp depth 6 (343 us) 1.27-1.49x, 300,000
@@ -178,10 +179,12 @@ def parallel_roots(search: Search, roots: Roots, leaf: float, upper: float, lowe
             worker._memo = search._new_memo(64 * search.d.n_features)
 
     first = _worker(search)
-    started = time.perf_counter()
+    # the probe's work is this thread's CPU time: a loaded machine stretches the wall
+    # clock, and would start threads for light nodes
+    started = time.thread_time()
     work(first, lambda: first.stats.nodes >= PROBE_NODES or
-         time.perf_counter() - started >= PROBE_SECONDS)
-    spent = time.perf_counter() - started
+         time.thread_time() - started >= PROBE_SECONDS)
+    spent = time.thread_time() - started
     workers = [first]
     if state["next"] < n and spent >= FORK_NODE_SECONDS * max(1, first.stats.nodes):
         publish(first)
