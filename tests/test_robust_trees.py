@@ -81,10 +81,18 @@ def worst_knapsack(tree, X, y, costs, budget, low, high):
 
 
 def optimum(X, y, costs, budget, depth, lam, worst):
+    """The best tree's worst-case accuracy minus lam per branch.  A tree's worst case depends
+    only on its labels over the grid, so trees with the same labels share one evaluation."""
     low, high = X.min(axis=0), X.max(axis=0)
     K = int(y.max()) + 1
-    return max(worst(t, X, y, costs, budget, low, high) / len(y) - lam * branches(t)
-               for t in all_trees(low, high, K, depth))
+    points = grid(low, high)
+    best, seen = -np.inf, {}
+    for t in all_trees(low, high, K, depth):
+        key = predict(t, points).tobytes()
+        if key not in seen:
+            seen[key] = worst(t, X, y, costs, budget, low, high) / len(y)
+        best = max(best, seen[key] - lam * branches(t))
+    return best
 
 
 def data(seed, n, F, top, K=2):

@@ -39,13 +39,18 @@ def most_flipped(c, w, budget):
 
 
 def weighted_optimum(X, y, w, costs, budget, depth):
-    """Best worst-case correct weight share over every tree of depth <= ``depth``."""
+    """Best worst-case correct weight share over every tree of depth <= ``depth`` (trees
+    with the same labels over the grid have the same worst case: one evaluation each)."""
     low, high = X.min(axis=0), X.max(axis=0)
     points = grid(low, high)
     pay = move_costs(X, costs, points)
-    best = -1.0
+    best, seen = -1.0, set()
     for tree in all_trees(low, high, int(y.max()) + 1, depth):
-        wrong = predict(tree, points)[None, :] != y[:, None]
+        labels = predict(tree, points)
+        if labels.tobytes() in seen:
+            continue
+        seen.add(labels.tobytes())
+        wrong = labels[None, :] != y[:, None]
         c = np.where(wrong, pay, np.inf).min(axis=1)
         best = max(best, (w.sum() - most_flipped(c, w, budget)) / w.sum())
     return best
