@@ -83,6 +83,10 @@ def _inventory(html: Path) -> set[str]:
     return {line.split(" ")[0] for line in lines if line.split(" ")[1].startswith("py:")}
 
 
+SITE = pytest.mark.xdist_group("docs_site")  # one build: the tests reading it share a worker
+
+
+@SITE
 def test_docs_build_without_warnings(site):
     proc, out = site
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
@@ -112,6 +116,7 @@ def test_public_name_has_a_docstring(name):
     assert (inspect.getdoc(obj) or "").strip(), f"{name}: no docstring"
 
 
+@SITE
 def test_every_public_name_is_in_the_api_reference(site):
     proc, out = site
     assert (out / "html" / "objects.inv").is_file(), proc.stderr[-3000:]
@@ -119,6 +124,7 @@ def test_every_public_name_is_in_the_api_reference(site):
     assert missing == [], f"not in the API reference: {missing}"
 
 
+@SITE
 @pytest.mark.parametrize("script", EXAMPLES)
 def test_every_example_has_a_gallery_page_with_its_picture(site, script):
     proc, out = site

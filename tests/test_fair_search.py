@@ -77,7 +77,8 @@ def test_expired_deadline_returns_a_fair_tree_with_a_valid_bound():
 @pytest.mark.parametrize("seed", range(3))
 def test_bendoct_depth3_front_search_agrees_with_the_mip(seed):
     """Depth 3 through the estimators: the front search's certified optimum equals the
-    MIP's (BendersOCT without the search) and the enumeration."""
+    enumeration and (seed 0; the MIP takes 5-20 s on the others) the MIP's (BendersOCT
+    without the search)."""
     rng = np.random.default_rng(seed)
     n = 40
     X = pd.DataFrame(rng.integers(0, 2, (n, 4)), columns=["s", "a", "b", "c"])
@@ -85,11 +86,15 @@ def test_bendoct_depth3_front_search_agrees_with_the_mip(seed):
     common = dict(depth=3, lam=0.01, binarizer=None, fairness="statistical_parity",
                   epsilon=0.05, sensitive="s", time_limit=120)
     ours = BendersOCTClassifier(**common).fit(X, y)
-    mip = BendersOCTClassifier(subtree_search=False, **common).fit(X, y)
     assert ours.stats_["search_backend"] == "fronts" and ours.n_bb_nodes_ == 0
-    assert ours.status_ == mip.status_ == "optimal"
-    assert ours.objective_ == pytest.approx(mip.objective_, abs=1e-9)
-    coef = TreeFairness("statistical_parity", 0.05, X.s.to_numpy(), 1).pairs(y, np.ones(n))[0]
+    assert ours.status_ == "optimal"
+    if seed == 0:
+        mip = BendersOCTClassifier(subtree_search=False, **common).fit(X, y)
+        assert mip.status_ == "optimal"
+        assert ours.objective_ == pytest.approx(mip.objective_, abs=1e-9)
+    # the parity gap from its definition: group 1's rate of prediction 1 minus group 0's
+    s = X.s.to_numpy()
+    coef = np.where(s == 1, 1.0 / np.sum(s == 1), -1.0 / np.sum(s == 0))
     best = exhaustive_fair_score(X.to_numpy(), y, 3, coef, 0.05, 1, 0.01 / 0.99)
     assert ours.objective_ == pytest.approx(0.99 * best + 0.01, abs=1e-9)
     assert fairness_gap("statistical_parity", y, ours.predict(X), X.s) <= 0.05 + 1e-9
