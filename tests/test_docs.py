@@ -63,10 +63,8 @@ def _stand_in_gallery(folder: Path) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The strict build into a temporary folder: (finished process, its output folder)."""
-    out = tmp_path_factory.mktemp("docs")
+def _build(out):
+    """The strict build into ``out``: (finished process, its output folder)."""
     gallery = _stand_in_gallery(out / "gallery")
     proc = subprocess.run(build.sphinx_command(out, gallery), capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
@@ -83,18 +81,19 @@ def _inventory(html: Path) -> set[str]:
     return {line.split(" ")[0] for line in lines if line.split(" ")[1].startswith("py:")}
 
 
-SITE = pytest.mark.xdist_group("docs_site")  # one build: the tests reading it share a worker
-
-
-@SITE
-def test_docs_build_without_warnings(site):
-    proc, out = site
+def test_docs_build_without_warnings_with_every_name_and_example(tmp_path):
+    """One build (15 s) checked three ways: no warning and the main pages; every public
+    name in the API reference; every example's gallery page with its output and picture."""
+    proc, out = _build(tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-6000:]
     assert "WARNING" not in proc.stderr and "ERROR" not in proc.stderr, proc.stderr[-6000:]
     for page in ("index", "guide/methods", "guide/gap", "guide/outputs", "guide/cli",
                  "guide/data", "guide/benchmarks", "references", "api/estimators",
                  "api/metrics", "gallery/index"):
         assert (out / "html" / f"{page}.html").is_file(), page
+    _every_public_name_is_in_the_api_reference(proc, out)
+    for script in EXAMPLES:
+        _example_has_a_gallery_page_with_its_picture(out, script)
 
 
 def test_public_names_cover_the_api():
@@ -116,18 +115,13 @@ def test_public_name_has_a_docstring(name):
     assert (inspect.getdoc(obj) or "").strip(), f"{name}: no docstring"
 
 
-@SITE
-def test_every_public_name_is_in_the_api_reference(site):
-    proc, out = site
+def _every_public_name_is_in_the_api_reference(proc, out):
     assert (out / "html" / "objects.inv").is_file(), proc.stderr[-3000:]
     missing = sorted(set(ext.public_names()) - _inventory(out / "html"))
     assert missing == [], f"not in the API reference: {missing}"
 
 
-@SITE
-@pytest.mark.parametrize("script", EXAMPLES)
-def test_every_example_has_a_gallery_page_with_its_picture(site, script):
-    proc, out = site
+def _example_has_a_gallery_page_with_its_picture(out, script):
     pages = [p for p in (out / "html" / "gallery").glob("*.html")
              if f"examples/{script}" in p.read_text()]
     assert pages, f"no gallery page shows examples/{script}"
