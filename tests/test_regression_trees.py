@@ -19,6 +19,7 @@ from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from optrees import OptimalTreeRegressor, OptreesInputError, TimeLimitWarning
+from optrees.solvers.deadline import TimeUp
 from optrees.trees.problem.objectives.squared_error import SquaredError
 from optrees.trees.search.regression import RegressionData, kernels, search_tree
 
@@ -276,6 +277,25 @@ def test_a_stopped_search_keeps_a_valid_bound_and_a_real_tree(checks, kernel):
         assert found.bound < found.cost
     tree_cost = _nested_cost(found.tree, X, y, w, 0.2)
     assert tree_cost == pytest.approx(found.cost)
+
+
+def test_a_compiled_depth2_subproblem_checks_the_deadline_between_root_features():
+    """One depth-2 subproblem on 500 rows takes about 0.4 s compiled, long enough to run
+    past a time limit: it checks the deadline before each root feature (a 2.5 s limit ran
+    to 3.1 s of work under load when it did not)."""
+    if not kernels.available():
+        pytest.skip("numba is not installed")
+    df, y, w = instance(3, n=30, F=4)
+    X = df.to_numpy()
+    objective = SquaredError()
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, 1,
+                          _kernel("squared_error"))
+    deadline = CountedDeadline(2)
+    with pytest.raises(TimeUp):
+        kernels.depth2_compiled(data, data.root(), 1, deadline)
+    assert deadline.left == -1  # the third root feature's check raised
+    whole = kernels.depth2_compiled(data, data.root(), 1, CountedDeadline(4))
+    assert whole[0] == pytest.approx(kernels.depth2_compiled(data, data.root(), 1)[0])
 
 
 def _nested_cost(tree, X, y, w, pen) -> float:
