@@ -56,19 +56,17 @@ def _exhaustive(X, y, depth, lam, penalty, w, kind, eps, g, legit):
     n, inner = len(y), 2**depth - 1
     w = np.ones(n) if w is None else np.asarray(w, dtype=float)
     labels = np.array(list(itertools.product((0, 1), repeat=2 ** (depth + 1) - 1)))
-    cells = {"statistical_parity": [np.ones(n, bool)],
-             "conditional_parity": [legit == v for v in np.unique(legit)],
-             "predictive_equality": [y == 0], "equal_opportunity": [y == 1],
-             "equalized_odds": [y == 0, y == 1]}[kind]
+    cells = _cells(kind, y, legit)
     best = -np.inf
     for split in itertools.product(range(-1, X.shape[1]), repeat=inner):
+        feature = np.array(split)
         stop = np.ones(n, dtype=int)  # the node where each row stops
         for _ in range(depth):
             goes = np.array([k <= inner and split[k - 1] >= 0 for k in stop])
             if not goes.any():
                 break
             rows = np.flatnonzero(goes)
-            stop[rows] = 2 * stop[rows] + X[rows, np.array(split)[stop[rows] - 1]]
+            stop[rows] = 2 * stop[rows] + X[rows, feature[stop[rows] - 1]]
         splits, todo = 0, [1]  # the splits reachable from the root
         while todo:
             k = todo.pop()
