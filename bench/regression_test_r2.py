@@ -17,8 +17,14 @@ glass (214 x 8, target refractive index), student (649 x 30, target the final gr
 two earlier grades left out), wine (178 x 12, target alcohol, the class left out), magic1k
 (1000 rows drawn with seed 0 from magic, target fLength, the 9 other numeric columns).
 
+``--select cv`` chooses instead by 5-fold cross-validation on the train + validation rows
+(the same folds for both methods, mean R² over the folds; ties: the first point), then
+refits there, as ``OptimalTreeRegressorCV`` or ``GridSearchCV`` would.  ``--grid wide``
+adds λ 0.05 and ``min_samples_leaf`` 10 and 20 to both grids.
+
 Usage: PYTHONPATH=$PWD python bench/regression_test_r2.py [--datasets diabetes,glass]
-       [--splits 10] [--first-split 0] [--time-limit 20]
+       [--splits 10] [--first-split 0] [--time-limit 20] [--select split|cv]
+       [--grid narrow|wide]
 Prints per data set: mean ± standard error over splits of the test R² of both, the paired
 difference ours − CART, the number of splits ours wins / loses, the stopped fits and the
 chosen points.
@@ -36,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.metrics import r2_score
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import KFold, train_test_split
 from sklearn.tree import DecisionTreeRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
@@ -45,6 +51,7 @@ from optrees import OptimalTreeRegressor, load_dataset  # noqa: E402
 DEPTHS = (2, 3)
 LAMS = (0.001, 0.005, 0.02)
 MIN_LEAF = (1, 5)
+WIDE = {"lams": (0.001, 0.005, 0.02, 0.05), "leaves": (1, 5, 10, 20)}
 ALL = "diabetes,liver-disorders,glass,student,wine,magic1k"
 
 
@@ -87,30 +94,37 @@ def cart(depth: int, lam: float, leaf: int, var_y: float) -> DecisionTreeRegress
                                  ccp_alpha=lam * var_y, random_state=0)
 
 
-def one_split(X: pd.DataFrame, y: np.ndarray, seed: int, limit: float) -> dict:
-    """Test R² of both after choosing on validation; the stopped fits of ours."""
+def one_split(X: pd.DataFrame, y: np.ndarray, seed: int, limit: float, select: str = "split",
+              grid_name: str = "narrow") -> dict:
+    """Test R² of both after choosing on validation (or by 5-fold CV on train + validation);
+    the stopped fits of ours."""
     X_tv, X_te, y_tv, y_te = train_test_split(X, y, test_size=0.2, random_state=seed)
-    X_tr, X_va, y_tr, y_va = train_test_split(X_tv, y_tv, test_size=0.25, random_state=seed)
-    grid = [(d, lam, leaf) for d in DEPTHS for lam in LAMS for leaf in MIN_LEAF]
-    stopped = fits = 0
-    best: dict[str, tuple[float, tuple]] = {"ours": (-np.inf, ()), "cart": (-np.inf, ())}
-    for point in grid:
-        reg = ours(*point, limit).fit(X_tr, y_tr)
-        fits += 1
-        stopped += reg.status_ != "optimal"
-        for key, model in (("ours", reg), ("cart", cart(*point, float(np.var(y_tr))))):
-            if key == "cart":
-                model.fit(X_tr, y_tr)
-            r2 = r2_score(y_va, model.predict(X_va))
-            if r2 > best[key][0]:
-                best[key] = (r2, point)
-    final = ours(*best["ours"][1], limit).fit(X_tv, y_tv)
-    fits += 1
-    stopped += final.status_ != "optimal"
-    base = cart(*best["cart"][1], float(np.var(y_tv))).fit(X_tv, y_tv)
+    lams, leaves = (WIDE["lams"], WIDE["leaves"]) if grid_name == "wide" else (LAMS, MIN_LEAF)
+    grid = [(d, lam, leaf) for d in DEPTHS for lam in lams for leaf in leaves]
+    if select == "cv":
+        folds = list(KFold(5, shuffle=True, random_state=seed).split(X_tv))
+    else:
+        tr, va = train_test_split(np.arange(len(y_tv)), test_size=0.25, random_state=seed)
+        folds = [(tr, va)]
+    counts = {"stopped": 0, "fits": 0}
+    scores = {"ours": np.zeros(len(grid)), "cart": np.zeros(len(grid))}
+    for tr, va in folds:
+        X_tr, y_tr, X_va, y_va = X_tv.iloc[tr], y_tv[tr], X_tv.iloc[va], y_tv[va]
+        for i, point in enumerate(grid):
+            reg = ours(*point, limit).fit(X_tr, y_tr)
+            counts["fits"] += 1
+            counts["stopped"] += reg.status_ != "optimal"
+            base = cart(*point, float(np.var(y_tr))).fit(X_tr, y_tr)
+            scores["ours"][i] += r2_score(y_va, reg.predict(X_va))
+            scores["cart"][i] += r2_score(y_va, base.predict(X_va))
+    best = {key: grid[int(np.argmax(v))] for key, v in scores.items()}  # ties: the first
+    final = ours(*best["ours"], limit).fit(X_tv, y_tv)
+    counts["fits"] += 1
+    counts["stopped"] += final.status_ != "optimal"
+    base = cart(*best["cart"], float(np.var(y_tv))).fit(X_tv, y_tv)
     return {"ours": r2_score(y_te, final.predict(X_te)),
-            "cart": r2_score(y_te, base.predict(X_te)), "stopped": stopped, "fits": fits,
-            "points": (best["ours"][1], best["cart"][1])}
+            "cart": r2_score(y_te, base.predict(X_te)), **counts,
+            "points": (best["ours"], best["cart"])}
 
 
 def mean_se(values: list[float]) -> str:
@@ -137,12 +151,16 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--first-split", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=20.0)
+    ap.add_argument("--select", choices=("split", "cv"), default="split")
+    ap.add_argument("--grid", choices=("narrow", "wide"), default="narrow")
     args = ap.parse_args()
     print(f"{'data':16} {'rows':>5} {'n':>3} {'ours R2':>17} {'CART R2':>17} "
           f"{'ours - CART':>17} {'W/L':>5} {'stopped':>8} {'sec':>6}")
     seeds = range(args.first_split, args.first_split + args.splits)
-    for name, y, runs, t0 in each_dataset(
-            args.datasets, lambda X, y, seed: one_split(X, y, seed, args.time_limit), seeds):
+    def run(X: pd.DataFrame, y: np.ndarray, seed: int) -> dict:
+        return one_split(X, y, seed, args.time_limit, args.select, args.grid)
+
+    for name, y, runs, t0 in each_dataset(args.datasets, run, seeds):
         a = [r["ours"] for r in runs]
         b = [r["cart"] for r in runs]
         diff = [u - v for u, v in zip(a, b, strict=True)]

@@ -135,6 +135,40 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
     return max(s for (x, _), s in points(tuple(range(len(y))), depth).items() if fair(x))
 
 
+def fair_cells(kind: str, y: np.ndarray, legit: np.ndarray | None = None,
+               positive: int = 1) -> list[np.ndarray] | None:
+    """The row sets whose groups must predict ``positive`` at rates within epsilon."""
+    truth = y == positive
+    return {"statistical_parity": [np.ones(len(y), bool)],
+            "conditional_parity": [legit == v for v in np.unique(legit)]
+            if legit is not None else None,
+            "predictive_equality": [~truth], "equal_opportunity": [truth],
+            "equalized_odds": [~truth, truth]}[kind]
+
+
+def fair_coordinates(kind: str, y: np.ndarray, g: np.ndarray, w: np.ndarray,
+                     positive: int = 1) -> tuple[np.ndarray, list[list[int]]]:
+    """Gap coordinates from the definitions, for ``exhaustive_fair_score``: in each cell of
+    rows (:func:`fair_cells`), each group's rate of prediction ``positive`` minus the first
+    group's is ``coef.T @ [prediction == positive]`` with ``coef_i = w_i / (weight of i's
+    group in the cell)``, negative for the first group; the gap is within epsilon when, per
+    cell, ``max(0, max x) - min(0, min x) <= epsilon`` (groups absent from a cell skipped)."""
+    columns, cells = [], []
+    for cell in fair_cells(kind, y, positive=positive):
+        groups = [a for a in np.unique(g) if (cell & (g == a)).any()]
+        first = cell & (g == groups[0])
+        if len(groups) > 1:
+            cells.append([])
+        for a in groups[1:]:
+            rows = cell & (g == a)
+            column = np.zeros(len(y))
+            column[rows] = w[rows] / w[rows].sum()
+            column[first] = -w[first] / w[first].sum()
+            cells[-1].append(len(columns))
+            columns.append(column)
+    return np.column_stack(columns), cells
+
+
 def every_threshold_tests(X) -> np.ndarray:
     """0/1 columns of every threshold of every column of the DataFrame ``X``: ``x >= v`` for
     each value ``v`` but the smallest (the same row split as the midpoint below it)."""

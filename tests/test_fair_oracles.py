@@ -406,6 +406,9 @@ def _coordinates(notion, y, groups, w, positive):
     return np.column_stack(cols), index
 
 
+LABELLINGS = {k: np.array(list(product((0, 1), repeat=k)), dtype=np.int64) for k in (2, 3, 4)}
+
+
 def _trees_over_thresholds(Xn):
     """(leaves, columns tested) of every tree of depth 1-2 over every threshold of the
     columns of ``Xn`` (tests ``x >= v``)."""
@@ -437,13 +440,11 @@ def test_every_threshold_certificate_never_certifies_below_a_fair_tree(notion, c
         y = ((Xn[:, 0] + 2 * (groups == 1) + rng.normal(0, 1.5, n)) > 3).astype(np.int64)
         y[:2] = [0, 1]
         w = np.round(rng.uniform(0.3, 2.0, n), 4)
-        preds = []
+        preds = []  # every labelling of each tree's leaves: labels (2^k x k) @ leaves (k x n)
         for leaves, used in _trees_over_thresholds(Xn):
             if any(coarse[j] for j in used):
-                preds += [np.sum([label * leaf for leaf, label in zip(leaves, labels,
-                                                                      strict=True)], axis=0)
-                          for labels in product((0, 1), repeat=len(leaves))]
-        P = np.array(preds)
+                preds.append(LABELLINGS[len(leaves)] @ np.array(leaves, dtype=np.int64))
+        P = np.vstack(preds)
         scores = (P == y[None, :]) @ w
         gaps = oracle_gaps(notion, y, P, groups, w=w, positive=1)
         eps = 0.5 * float(gaps[np.argmax(scores)])        # half the free optimum's gap

@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import every_threshold_tests, exhaustive_fair_score
+from oracles import every_threshold_tests, exhaustive_fair_score, fair_coordinates
 
 from optrees import BendOCTClassifier
 from optrees.cli_report import mip_summary
-from optrees.trees.problem.fairness import TreeFairness
 from optrees.trees.search.fair_thresholds import Certificate
 from optrees.trees.search.numeric.data import NumericData
 from optrees.trees.search.numeric.outside import best_using
@@ -109,7 +108,7 @@ def test_a_fit_certified_over_every_threshold_is_the_optimum_over_every_threshol
                                 time_limit=60).fit(X, y)
         assert est.status_ == "optimal"
         assert est.binarizer_.coarse_columns(X.drop(columns="s")) == ["a"]
-        coef, cells = TreeFairness(kind, eps, X.s.to_numpy(), 1).coordinates(y, np.ones(30))
+        coef, cells = fair_coordinates(kind, y, X.s.to_numpy(), np.ones(30))
         best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, depth, coef, eps,
                                      cells=cells)
         score = float((est.predict(X) == y).sum())
@@ -128,8 +127,7 @@ def test_the_certificate_refuses_what_it_cannot_prove():
     """A score above the fair optimum over every threshold is certified (nothing beats it);
     one below a fair tree that tests the coarse column is not, at any multiplier."""
     X, y = _fair_instance(0)
-    fair = TreeFairness("statistical_parity", 0.1, X.s.to_numpy(), 1)
-    coef, cells = fair.coordinates(y, np.ones(30))
+    coef, cells = fair_coordinates("statistical_parity", y, X.s.to_numpy(), np.ones(30))
     Xn = X[["a", "b"]].to_numpy(dtype=float)
     best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 2, coef, 0.1,
                                  cells=cells)
@@ -160,7 +158,7 @@ def test_depth3_fits_adopt_better_fair_trees_and_are_certified_only_at_the_optim
     for seed in (9, 11, 12, 13):
         X, y = _fair_instance(seed)
         kind = ["statistical_parity", "equal_opportunity"][seed % 2]
-        coef, cells = TreeFairness(kind, eps, X.s.to_numpy(), 1).coordinates(y, np.ones(30))
+        coef, cells = fair_coordinates(kind, y, X.s.to_numpy(), np.ones(30))
         best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 3, coef, eps,
                                      cells=cells)
         est = _depth3_fit(X, y, kind, eps)
@@ -190,8 +188,7 @@ def test_the_depth3_certificate_keeps_its_bounds_and_its_best_fair_tree():
     unconstrained optimum is fair, and it is the tree kept); a score below is not, and a
     later run at the optimum needs no new search (the bound is kept)."""
     X, y = _fair_instance(9)
-    fair = TreeFairness("statistical_parity", 1.0, X.s.to_numpy(), 1)
-    coef, cells = fair.coordinates(y, np.ones(30))
+    coef, cells = fair_coordinates("statistical_parity", y, X.s.to_numpy(), np.ones(30))
     best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 3, coef, 1.0,
                                  cells=cells)
     cert = Certificate(X[["a", "b"]].to_numpy(dtype=float), np.array([True, False]), y,
@@ -215,8 +212,7 @@ def test_depth3_certificate_under_min_samples_leaf_and_weights(monkeypatch):
     for seed in range(4):
         X, y = _fair_instance(seed)
         w = np.random.default_rng(seed).integers(1, 3, 30).astype(float)
-        fair = TreeFairness("statistical_parity", 0.1, X.s.to_numpy(), 1)
-        coef, cells = fair.coordinates(y, w)
+        coef, cells = fair_coordinates("statistical_parity", y, X.s.to_numpy(), w)
         best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, 3, coef, 0.1,
                                      sample_weight=w, min_leaf=3, cells=cells)
         est = BendOCTClassifier(depth=3, lam=0.0, fairness="statistical_parity", epsilon=0.1,

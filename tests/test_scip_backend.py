@@ -78,3 +78,30 @@ def test_no_bound_before_the_root_lp_is_none_not_scips_infinity():
     deadline.stop()                    # stopped before it starts: no LP is solved
     result = m.solve(deadline)
     assert result.bound is None or abs(result.bound) < 1e19
+
+
+def test_the_big_m_tree_mips_cap_root_cut_rounds_and_benders_does_not(monkeypatch):
+    """FlowOCT (without the search), OCT and BinOCT solve with at most
+    ROOT_SEPARATION_ROUNDS root cut rounds (SCIP's unlimited default spent 100+ rounds on
+    BinOCT depth 1: bench/root_rounds.py); BendersOCT, whose cuts are its formulation, keeps
+    the default."""
+    from optrees import BendersOCTClassifier, BinOCTClassifier, FlowOCTClassifier, OCTClassifier
+    from optrees.solvers import scip
+
+    seen: list[int] = []
+    solve = scip.ScipModel.solve
+
+    def spy(self, *args, **kwargs):
+        seen.append(self.m.getParam("separating/maxroundsroot"))
+        return solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(scip.ScipModel, "solve", spy)
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 2, (30, 3)), rng.integers(0, 2, 30)
+    for est, rounds in ((FlowOCTClassifier(depth=1, subtree_search=False), 5),
+                        (OCTClassifier(depth=1), 5), (BinOCTClassifier(depth=1), 5),
+                        (BendersOCTClassifier(depth=1, subtree_search=False), -1)):
+        seen.clear()
+        est.set_params(time_limit=30).fit(X, y)
+        assert seen == [rounds], type(est).__name__
+    assert scip.ROOT_SEPARATION_ROUNDS == 5

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import every_threshold_tests, exhaustive_fair_score
+from oracles import every_threshold_tests, exhaustive_fair_score, fair_cells, fair_coordinates
 
 from optrees import (
     BendersOCTClassifier,
@@ -24,22 +24,12 @@ from optrees.metrics import fairness_gap
 from optrees.trees.problem.fairness import FAIRNESS
 
 
-def _cells(kind, y, legit=None, positive=1):
-    """The row sets whose groups must predict ``positive`` at rates within epsilon."""
-    truth = y == positive
-    return {"statistical_parity": [np.ones(len(y), bool)],
-            "conditional_parity": [legit == v for v in np.unique(legit)]
-            if legit is not None else None,
-            "predictive_equality": [~truth], "equal_opportunity": [truth],
-            "equalized_odds": [~truth, truth]}[kind]
-
-
 def _gap(kind, y, pred, g, legit, w, positive=1):
     """The largest group gap in the rate of prediction ``positive``, computed directly (the
     witness)."""
     q = (pred == positive).astype(float)
     gap = 0.0
-    for c in _cells(kind, y, legit, positive):
+    for c in fair_cells(kind, y, legit, positive):
         rates = [np.average(q[c & (g == a)], weights=w[c & (g == a)])
                  for a in np.unique(g) if (c & (g == a)).any()]
         gap = max([gap] + [abs(a - b) for a, b in itertools.combinations(rates, 2)])
@@ -56,7 +46,7 @@ def _exhaustive(X, y, depth, lam, penalty, w, kind, eps, g, legit):
     n, inner = len(y), 2**depth - 1
     w = np.ones(n) if w is None else np.asarray(w, dtype=float)
     labels = np.array(list(itertools.product((0, 1), repeat=2 ** (depth + 1) - 1)))
-    cells = _cells(kind, y, legit)
+    cells = fair_cells(kind, y, legit)
     best = -np.inf
     for split in itertools.product(range(-1, X.shape[1]), repeat=inner):
         feature = np.array(split)
@@ -227,7 +217,7 @@ def test_multiclass_fairness_mip_equals_enumeration(seed):
                sensitive="s", positive_class=positive, drop_sensitive=True, time_limit=60,
                **extra).fit(X, y, sample_weight=w)
     weights = np.ones(n) if w is None else w
-    coef, cells = _coordinates(kind, y, X.s.to_numpy(), weights, positive)
+    coef, cells = fair_coordinates(kind, y, X.s.to_numpy(), weights, positive)
     best = exhaustive_fair_score(X[["a", "b", "c"]].to_numpy(), y, depth, coef, eps, positive,
                                  sample_weight=w, cells=cells)
     assert est.status_ == "optimal"
@@ -253,7 +243,7 @@ def test_multiclass_fairness_equals_enumeration(seed):
                             epsilon=eps, sensitive="s", positive_class=positive,
                             time_limit=60).fit(X, y, sample_weight=w)
     weights = np.ones(n) if w is None else w
-    coef, cells = _coordinates(kind, y, X.s.to_numpy(), weights, positive)
+    coef, cells = fair_coordinates(kind, y, X.s.to_numpy(), weights, positive)
     best = exhaustive_fair_score(X.to_numpy(), y, depth, coef, eps, positive,
                                  sample_weight=w, cells=cells)
     assert est.status_ == "optimal"
@@ -324,28 +314,6 @@ def test_fair_fits_on_numeric_columns_take_finer_cuts_where_the_front_search_run
     assert deep.binarizer_.n_bins == 5
 
 
-def _coordinates(kind, y, g, w, positive=1):
-    """Gap coordinates from the definitions, for ``exhaustive_fair_score``: in each cell of
-    rows (:func:`_cells`), each group's rate of prediction ``positive`` minus the first
-    group's is ``coef.T @ [prediction == positive]`` with ``coef_i = w_i / (weight of i's
-    group in the cell)``, negative for the first group; the gap is within epsilon when, per
-    cell, ``max(0, max x) - min(0, min x) <= epsilon`` (groups absent from a cell skipped)."""
-    columns, cells = [], []
-    for cell in _cells(kind, y, positive=positive):
-        groups = [a for a in np.unique(g) if (cell & (g == a)).any()]
-        first = cell & (g == groups[0])
-        if len(groups) > 1:
-            cells.append([])
-        for a in groups[1:]:
-            rows = cell & (g == a)
-            column = np.zeros(len(y))
-            column[rows] = w[rows] / w[rows].sum()
-            column[first] = -w[first] / w[first].sum()
-            cells[-1].append(len(columns))
-            columns.append(column)
-    return np.column_stack(columns), cells
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_fair_fit_over_every_threshold_equals_enumeration(seed):
     """On raw numeric columns (repeated values, weights), a fair fit takes every threshold
@@ -372,7 +340,7 @@ def test_fair_fit_over_every_threshold_equals_enumeration(seed):
                drop_sensitive=True, time_limit=60).fit(X, y, sample_weight=w)
     assert est.thresholds_ == "all" and est.status_ == "optimal"
     weights = np.ones(n) if w is None else w
-    coef, cells = _coordinates(kind, y, X.s.to_numpy(), weights)
+    coef, cells = fair_coordinates(kind, y, X.s.to_numpy(), weights)
     best = exhaustive_fair_score(every_threshold_tests(X[["a", "b"]]), y, depth, coef, 0.1,
                                  sample_weight=w, cells=cells)
     pred = est.predict(X)
@@ -389,7 +357,7 @@ def test_fair_fit_with_a_leaf_budget_uses_the_front_search_without_it():
     n = 60
     X = pd.DataFrame(rng.integers(0, 2, (n, 4)), columns=["s", "a", "b", "c"])
     y = (X.a | (X.b & (rng.random(n) < 0.7))).to_numpy()
-    coef, cells = _coordinates("statistical_parity", y, X.s.to_numpy(), np.ones(n))
+    coef, cells = fair_coordinates("statistical_parity", y, X.s.to_numpy(), np.ones(n))
     for depth, leaves in ((2, 3), (3, 3), (3, 5)):
         kwargs = dict(depth=depth, lam=0.0, binarizer=None, fairness="statistical_parity",
                       epsilon=0.1, sensitive="s", max_leaves=leaves, time_limit=60)

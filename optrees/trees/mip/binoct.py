@@ -110,6 +110,7 @@ class BinOCT:
     def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         nR, F = self.values.shape
         K, B, D = self.n_classes, self.n_bits, self.depth
+        m.limit_root_separation()  # big-M model: few root cut rounds pay (solvers.scip)
         nL, first = self.n_leaves, 2**D
         self.m = m
         self._deadline = deadline

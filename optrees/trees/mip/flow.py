@@ -40,6 +40,7 @@ class FlowOCT(TreeFormulation):
     def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         p, lam = self.p, self.p.lam
         nI, nN = p.n_samples, p.n_nodes
+        m.limit_root_separation()  # big-M model: few root cut rounds pay (solvers.scip)
         self.add_tree_structure(m, deadline=deadline)  # b, w and (1.2), (1.3)
         # z_in[i, n-1] = flow on arc a(n) -> n (a(1) = s); z_t[i, n-1] = flow on n -> t
         # (1.6): z_s1 <= 1 is the bound

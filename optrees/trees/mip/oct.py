@@ -70,6 +70,7 @@ class OCT(TreeFormulation):
     def build(self, m: ScipModel, deadline: Deadline | None = None) -> None:
         p, lam = self.p, self.p.lam
         nI, F, K, nL = p.n_samples, p.n_features, p.n_classes, self.n_leaves
+        m.limit_root_separation()  # big-M model: few root cut rounds pay (solvers.scip)
         first_leaf = 2**p.depth
         self.m = m
         self.b = m.add_vars((p.n_internal, F), "B", name="a")  # BD's a_jt
