@@ -10,15 +10,22 @@ from __future__ import annotations
 
 def compile_everything() -> None:
     """Compile (or load) every kernel."""
+    from .trees.search.numeric.warmup import compile_kernels as compile_numeric
+
+    compile_numeric(deep=True)  # the 0/1 search's kernels too
+    compile_the_rest()
+
+
+def compile_the_rest() -> None:
+    """Every kernel but the numeric and 0/1 searches' (the test set-up compiles these two
+    groups in two processes at once)."""
     from .rug.pricing import _compile as compile_pricing_tree
     from .trees.problem.objectives.survival import SurvivalLoss
     from .trees.search.binary import front_kernels
     from .trees.search.binary.warmup import compile_node3
-    from .trees.search.numeric.warmup import compile_kernels as compile_numeric
     from .trees.search.regression import binary_kernels, kernels, segments
 
-    compile_numeric(deep=True)  # the 0/1 search's kernels too
-    compile_node3()  # and its compiled depth-3 node (long: only here or in a long fit)
+    compile_node3()  # the compiled depth-3 node (long: only here or in a long fit)
     front_kernels.compile_all()  # the λ-path's fronts
     for objective in (None, SurvivalLoss):  # squared error (the modules' own), survival
         kernels.compile_kernel(None if objective is None
