@@ -39,11 +39,16 @@ def _fit(X, y, depth, lam, eqp, penalty):
                                 subtree_search=False).fit(X, y)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2, 3, 5, 7, 8, 11])
+# each seed runs every other variant: the two halves of the seeds each have depths 2 and 3
+# and every lam (seed % 3), so every variant still meets all of them
+HALF = {0: 0, 1: 0, 2: 0, 11: 0, 3: 1, 5: 1, 7: 1, 8: 1}
+
+
+@pytest.mark.parametrize("seed", sorted(HALF))
 def test_every_variant_keeps_the_leaf_penalty_optimum(seed):
     X, y, depth, lam = _instance(seed)
     best = exhaustive_objective(X, y, len(np.unique(y)), depth, lam, penalty="leaves")
-    for eqp in VARIANTS:
+    for eqp in VARIANTS[HALF[seed]::2]:
         est = _fit(X, y, depth, lam, eqp, "leaves")
         assert est.status_ == "optimal", eqp
         assert est.objective_ == pytest.approx(best, abs=1e-9), eqp
