@@ -15,7 +15,7 @@ from itertools import combinations, product
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import three_group_classes
+from oracles import fair_coordinates, three_group_classes
 from scipy.optimize import linprog
 
 from optrees import BendOCTClassifier, FairnessWarning, RUGClassifier, metrics
@@ -256,7 +256,7 @@ def test_front_search_equals_enumeration_for_three_and_four_groups(notion):
         gaps = oracle_gaps(notion, y, P, groups, w=w, positive=K - 1)
         eps = 0.5 * float(gaps[np.argmax(scores)])
         best = float(scores[gaps <= eps + 1e-9].max())
-        coords, cells = _coordinates(notion, y, groups, w, K - 1)
+        coords, cells = fair_coordinates(notion, y, groups, w, K - 1)
         sol = solve_fair_subtree(X.astype(np.uint8), y, 2, coords, eps, K - 1,
                                  sample_weight=w, n_classes=K, cells=cells)
         pred = sol.tree.label[sol.tree.terminal(X.astype(np.uint8)) - 1]
@@ -387,25 +387,6 @@ def _threshold_tests(X):
                             for v in np.unique(X[:, j])[1:]])
 
 
-def _coordinates(notion, y, groups, w, positive):
-    """Gap coordinates from the definition: per cell, per group g but the first, the
-    difference of the rates ``r_g - r_first`` as a linear function of [prediction = +]."""
-    cells, _ = conditions(notion, y, None, positive)
-    cols, index = [], []
-    for cell in cells:
-        present = [h for h in np.unique(groups) if w[cell & (groups == h)].sum() > 0]
-        first = cell & (groups == present[0])
-        mine = []
-        for h in present[1:]:
-            member = cell & (groups == h)
-            cols.append(np.where(member, w, 0) / w[member].sum()
-                        - np.where(first, w, 0) / w[first].sum())
-            mine.append(len(cols) - 1)
-        if mine:
-            index.append(mine)
-    return np.column_stack(cols), index
-
-
 LABELLINGS = {k: np.array(list(product((0, 1), repeat=k)), dtype=np.int64) for k in (2, 3, 4)}
 
 
@@ -451,7 +432,7 @@ def test_every_threshold_certificate_never_certifies_below_a_fair_tree(notion, c
         if eps <= 1e-6:
             continue
         best = float(scores[gaps <= eps + 1e-9].max())
-        coords, cells = _coordinates(notion, y, groups, w, 1)
+        coords, cells = fair_coordinates(notion, y, groups, w, 1)
         args = (Xn, coarse, y, w, coords, cells, eps, 1)
         if Certificate(*args, 2).run(best - 1e-6):
             wrong.append(seed)
