@@ -44,12 +44,12 @@ _STATUS = {
 }
 
 
-# Root cut rounds for the pure tree MIPs.  Measured 2026-11-30 (one run each, same optimum
-# everywhere; default -> 5 rounds, seconds): BinOCT depth 1 on 80 blob rows 2.64 -> 0.11,
-# monk1 5.03 -> 0.06; depth 2 iris 13.1 -> 4.7, monk1 14.0 -> 8.3; OCT depth 1
-# balance-scale 41.6 -> 17.5, depth 2 iris and monk1 not proved in 60 s -> 30.4 and 36.5;
-# FlowOCT (pure MIP) depth 2 iris 13.6 -> 4.6, monk1 7.7 -> 7.8, depth 1 blobs 100 rows
-# 1.71 -> 0.23.  Not for Benders models, whose cuts are the formulation.
+# Root cut rounds for the pure tree MIPs (bench/root_rounds.py, 2026-11-30: 30 fits side by
+# side, the same optimum in all, median time ratio 0.82; default -> 5 rounds, seconds):
+# BinOCT depth 1 on 80 blob rows 2.10 -> 0.11, monk1 3.97 -> 0.05; OCT depth 1
+# balance-scale 42.1 -> 17.6, depth 2 monk1 not proved in 60 s -> 36.7 (iris: the default
+# took 36 s in one run and 60 s, unproved, in another); FlowOCT (pure MIP) depth 2 iris
+# 11.7 -> 4.3.  Not for Benders models, whose cuts are the formulation.
 ROOT_SEPARATION_ROUNDS = 5
 
 
