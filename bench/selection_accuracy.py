@@ -1,7 +1,8 @@
 """Test accuracy of the tree chosen by cross-validation (issue #44): BendOCTClassifierCV at
-its defaults (depths 2-4, the λ-path or its fallback grid, every threshold of numeric
-columns) against GridSearchCV(DecisionTreeClassifier) over ``max_depth`` and ``ccp_alpha``,
-with the same 5 folds, on many public classification sets.
+its defaults (depths "auto": 2-4, deeper while the deepest scores best; the λ-path or its
+fallback grid, every threshold of numeric columns) against
+GridSearchCV(DecisionTreeClassifier) over ``max_depth`` and ``ccp_alpha``, with the same 5
+folds, on many public classification sets.
 
 Per data set and split (stratified 70/30, seeds 0..S-1): both tune on the 70 %, refit
 there and are scored on the 30 %.  Prints per data set the mean test accuracy of both, the
@@ -58,7 +59,8 @@ def one_split(X: pd.DataFrame, y: np.ndarray, seed: int, limit: float, rule: str
             "cart": cart.score(columns.transform(X_te), y_te),
             "ours_leaves": ours.best_estimator_.tree_.n_leaves,
             "cart_leaves": cart.best_estimator_.get_n_leaves(),
-            "ours_s": ours_s, "cart_s": cart_s, "params": ours.best_params_}
+            "ours_s": ours_s, "cart_s": cart_s, "params": ours.best_params_,
+            "tried": max(ours.depths_), "depth": ours.best_params_["depth"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     warnings.simplefilter("ignore")
     rows = []
     print(f"{'data':16s} {'n':>6s} {'ours':>7s} {'CART':>7s} {'diff (pts) ± se':>17s} "
-          f"{'leaves ours':>11s} {'CART':>6s} {'s ours':>7s} {'s CART':>7s}", flush=True)
+          f"{'leaves ours':>11s} {'CART':>6s} {'s ours':>7s} {'s CART':>7s} "
+          f"{'depths tried / chosen':>22s}", flush=True)
     for name in args.datasets.split(","):
         X, y = load_dataset(name)
         y = np.asarray(y)
@@ -87,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:16s} {len(y):6d} {df.ours.mean():7.4f} {df.cart.mean():7.4f} "
               f"{diff.mean():+8.2f} ± {se:5.2f}  {df.ours_leaves.mean():11.1f} "
               f"{df.cart_leaves.mean():6.1f} {df.ours_s.median():7.1f} "
-              f"{df.cart_s.median():7.1f}", flush=True)
+              f"{df.cart_s.median():7.1f} {'/'.join(map(str, df.tried)):>12s} "
+              f"{'/'.join(map(str, df.depth)):>9s}", flush=True)
     table = pd.DataFrame(rows)
     se = table["diff"].std(ddof=1) / np.sqrt(len(table)) if len(table) > 1 else float("nan")
     print(f"\n{len(table)} data sets x {args.splits} splits: mean difference "

@@ -23,10 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 numba = pytest.importorskip("numba")
 
 
-def run(script: str, cache_dir: Path) -> dict:
-    """``script`` in a new interpreter on this worktree with the numba cache in ``cache_dir``;
-    its last stdout line, as JSON."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir), PYTHONPATH=str(ROOT))
+def run(script: str, cache_dir: Path | None) -> dict:
+    """``script`` in a new interpreter on this worktree with the numba cache in ``cache_dir``
+    (None: the session's cache, which conftest's warm-up filled with the 0/1 and numeric
+    search kernels before any test); its last stdout line, as JSON."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
     out = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -152,10 +155,11 @@ def test_small_fits_run_numpy_without_importing_numba(tmp_path):
     assert out == {"backends": ["numpy", "numpy"], "numba": False}
 
 
-def test_small_fits_after_a_large_one_run_the_loaded_kernels(tmp_path):
+def test_small_fits_after_a_large_one_run_the_loaded_kernels():
     """Once a large fit has loaded the kernels, a small fit in the same process runs them too
-    (nothing left to pay): the 0/1 and the depth-2 numeric search, in a process that compiles
-    them and in one that loads them from the cache (its large fit runs no warm-up)."""
+    (nothing left to pay): the 0/1 and the depth-2 numeric search, in a process that loads
+    them from the session's cache (its large fit runs no warm-up).  (A process that compiles
+    them instead marks them loaded the same way: the dispatcher's signatures.)"""
     script = """
     import json, warnings
     import numpy as np
@@ -174,10 +178,9 @@ def test_small_fits_after_a_large_one_run_the_loaded_kernels(tmp_path):
     compiled.SMALL_SUBTREE_WORK, compiled.SMALL_NUMERIC_WORK = limits
     print(json.dumps({"small": small, "large": large, "after": [backend(X, 2), backend(Xb, 2)]}))
     """
-    for _ in ("cold", "warm"):
-        out = run(script, tmp_path)
-        assert out == {"small": ["numpy", "numpy"], "large": ["numba", "numba"],
-                       "after": ["numba", "numba"]}
+    out = run(script, None)
+    assert out == {"small": ["numpy", "numpy"], "large": ["numba", "numba"],
+                   "after": ["numba", "numba"]}
 
 
 def test_a_stale_cache_is_not_ready(tmp_path, monkeypatch):
@@ -381,20 +384,15 @@ def test_a_cold_process_proves_a_large_fit_with_numpy_without_compiling(tmp_path
 
 
 def test_a_warm_process_proves_a_large_fit_with_numpy_without_starting_numba(tmp_path):
-    """With every kernel cached, a fit that is not small but that numpy proves within
-    LOAD_SECONDS returns numpy's optimum (checked against every depth-2 tree) and never
-    imports numba; with that budget spent the same fit loads the cached kernels (compiling
-    none) and finds the same tree."""
+    """With every kernel cached (the session's cache), a fit that is not small but that
+    numpy proves within LOAD_SECONDS returns numpy's optimum (checked against every depth-2
+    tree) and never imports numba; with that budget spent the same fit loads the cached
+    kernels (compiling none) and finds the same tree."""
     rng = np.random.default_rng(4)
     X = rng.integers(0, 2, (80, 6))
     y = (X[:, 1] ^ X[:, 4] ^ (rng.random(80) < 0.1)).astype(int)
     np.save(tmp_path / "X.npy", X)
     np.save(tmp_path / "y.npy", y)
-    run("""
-    from optrees.trees.search.binary.warmup import compile_kernels
-    compile_kernels()
-    print("{}")
-    """, tmp_path / "cache")
     script = COUNT_COMPILES + f"""
     import numpy as np
     from optrees import BendOCTClassifier, compiled
@@ -405,10 +403,10 @@ def test_a_warm_process_proves_a_large_fit_with_numpy_without_starting_numba(tmp
     print(json.dumps({{"backend": est.stats_["search_backend"], "numba": "numba" in sys.modules,
                       "correct": int((est.predict(X) == y).sum()), "counts": counts()}}))
     """
-    probed = run(script.replace("SPENT", "0.0"), tmp_path / "cache")
+    probed = run(script.replace("SPENT", "0.0"), None)
     assert probed["backend"] == "numpy" and not probed["numba"]
     assert probed["correct"] == _best_depth2_correct(X, y)
-    loaded = run(script.replace("SPENT", "compiled.LOAD_SECONDS"), tmp_path / "cache")
+    loaded = run(script.replace("SPENT", "compiled.LOAD_SECONDS"), None)
     assert loaded["backend"] == "numba" and loaded["numba"]
     assert loaded["counts"][0] == 0 and loaded["counts"][1] > 0
     assert loaded["correct"] == probed["correct"]

@@ -262,7 +262,8 @@ def test_regressor_cv_equals_cross_val_score():
 
 
 @pytest.mark.parametrize("cls,params,match", [
-    (BendOCTClassifierCV, {"depths": []}, "depths must be a non-empty list"),
+    (BendOCTClassifierCV, {"depths": []}, "depths must be .auto. or a non-empty list"),
+    (BendOCTClassifierCV, {"depths": "deep"}, "depths must be"),
     (BendOCTClassifierCV, {"depths": (2, 2)}, "depths must be"),
     (BendOCTClassifierCV, {"depths": 3}, "depths must be"),
     (BendOCTClassifierCV, {"lams": (0.01, -0.1)}, "lams must be 'path' or"),
@@ -353,3 +354,70 @@ _CLASS_WEIGHTS = {
     if isinstance(est, BendOCTClassifierCV) else _SPARSE_WEIGHTS)
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
+
+
+def decision_list(n: int = 320, seed: int = 0):
+    """y = 1 if f0, else 0 if f1, else 1 if f2, else 0 if f3, else f4, on 7 0/1 columns
+    (each 1 with probability 0.3): a chain of five splits, which no tree of depth 4 holds
+    (it misses the split on f4 of the quarter of rows where f0-f3 are 0)."""
+    rng = np.random.default_rng(seed)
+    Z = (rng.random((n, 7)) < 0.3).astype(int)
+    y = np.select([Z[:, 0] == 1, Z[:, 1] == 1, Z[:, 2] == 1, Z[:, 3] == 1], [1, 0, 1, 0],
+                  default=Z[:, 4])
+    return pd.DataFrame(Z, columns=[f"f{j}" for j in range(7)]), y
+
+
+def test_auto_depths_grow_while_the_deepest_depth_scores_best():
+    """depths="auto": 2, 3, 4, then 5 (it scores best), then 6 (it ties 5, so 5 stays
+    chosen and growth stops); the grown depths fit λ = k / n, and their scores are
+    cross_val_score's of the plain estimator."""
+    X, y = decision_list()
+    cv = BendOCTClassifierCV(cv=FOLDS, time_limit=300).fit(X, y)
+    assert cv.depths_ == (2, 3, 4, 5, 6)
+    assert cv.best_params_["depth"] == 5 and cv.best_score_ == 1.0
+    n = min(len(train) for train, _ in FOLDS.split(X, y))
+    deep = [q for q in cv.cv_results_["params"] if q["depth"] >= 5]
+    assert deep == [{"depth": d, "lam": k / n} for d in (5, 6) for k in (1, 2, 4, 8)]
+    scores = np.array([cross_val_score(BendOCTClassifier(**q, time_limit=60), X, y, cv=FOLDS)
+                       for q in deep])
+    rows = [i for i, q in enumerate(cv.cv_results_["params"]) if q["depth"] >= 5]
+    got = np.column_stack([cv.cv_results_[f"split{i}_test_score"][rows] for i in range(4)])
+    np.testing.assert_allclose(got, scores)
+    assert cv.best_estimator_.depth == 5 and cv.score(X, y) == 1.0
+
+
+def test_auto_depths_stop_where_a_shallower_depth_scores_best(monkeypatch):
+    """A depth-2 rule: no growth past 4.  Where the deepest depth scores best, no growth
+    either once a fold of that depth was stopped by its share of time (here: marked so),
+    or once GROW_SHARE of time_limit is spent (here 0: always)."""
+    X, y, w = binary_data()
+    assert BendOCTClassifierCV(cv=FOLDS, time_limit=120).fit(X, y, w).depths_ == (2, 3, 4)
+    X, y = decision_list()
+    path_fold = cv_module.path_fold
+
+    def stopped_at_depth4(est, *args):
+        out = path_fold(est, *args)
+        out.stopped = out.stopped or (est.depth == 4 and out.fold == 0)
+        return out
+
+    with monkeypatch.context() as m:
+        m.setattr(cv_module, "path_fold", stopped_at_depth4)
+        cv = BendOCTClassifierCV(cv=FOLDS, time_limit=300)
+        with pytest.warns(cv_module.TimeLimitWarning, match="1 of 12 fold fits stopped"):
+            assert cv.fit(X, y).depths_ == (2, 3, 4)
+    monkeypatch.setattr(cv_module, "GROW_SHARE", 0.0)
+    assert BendOCTClassifierCV(cv=FOLDS, time_limit=300).fit(X, y).depths_ == (2, 3, 4)
+
+
+def test_regressor_auto_depths_grow_to_four_where_three_scores_best():
+    """OptimalTreeRegressorCV's "auto": 1, 2, 3, and 4 when 3 scores best (a target that is
+    the sum of four 0/1 columns needs depth 4); a depth-1 target stops at 3."""
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame(rng.integers(0, 2, size=(160, 5)), columns=[f"f{j}" for j in range(5)])
+    y = X.iloc[:, :4].sum(axis=1).to_numpy(float) + rng.normal(0, 0.05, 160)
+    folds = KFold(4, shuffle=True, random_state=0)
+    grown = OptimalTreeRegressorCV(cv=folds, lams=(0.0,), time_limit=120).fit(X, y)
+    assert grown.depths_ == (1, 2, 3, 4) and grown.best_params_["depth"] == 4
+    flat = OptimalTreeRegressorCV(cv=folds, lams=(0.0,), time_limit=120).fit(
+        X, 3.0 * X.f0.to_numpy() + rng.normal(0, 0.05, 160))
+    assert flat.depths_ == (1, 2, 3)

@@ -46,11 +46,18 @@ from .trees import BendOCTClassifier
 RULES = ("best", "1se")
 REFIT_SHARE = 0.01
 """Least share of ``time_limit`` the refit gets when the folds used all of it."""
+AUTO_MAX_DEPTH = 8
+"""The deepest depth ``depths="auto"`` grows BendOCTClassifierCV to."""
+GROW_SHARE = 0.5
+"""``depths="auto"`` tries one more depth only while less than this share of
+``time_limit`` is spent."""
 
 
 # ---------------------------------------------------------------------------- parameters
 def _depths(max_depth: int) -> Check:
-    def convert(value: Any) -> tuple[int, ...]:
+    def convert(value: Any) -> tuple[int, ...] | str:
+        if isinstance(value, str) and value == "auto":
+            return value
         if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
             raise ValueError
         depths = tuple(value)
@@ -62,7 +69,8 @@ def _depths(max_depth: int) -> Check:
                 raise ValueError
         return tuple(int(d) for d in depths)
 
-    return Check(f"a non-empty list of distinct integers in [1, {max_depth}]", convert)
+    return Check(f"'auto' or a non-empty list of distinct integers in [1, {max_depth}]",
+                 convert)
 
 
 def _lams(high: float | None, path: bool) -> Check:
@@ -186,11 +194,17 @@ class _TreeCV(GeneratedInit):
     choice and the refit.  Subclasses name their ``_base`` estimator."""
 
     _base: ClassVar[type]
-    _fallback_lams: ClassVar[tuple[float, ...]] = ()
+    _auto_depths: ClassVar[tuple[int, ...]]
+    _auto_max_depth: ClassVar[int]
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
         """Why the path cannot give this depth's λ (None: it can)."""
         return "no λ-path for this estimator"
+
+    def _grid_lams(self, depth: int, n: int) -> tuple[float, ...]:
+        """The λ fitted at ``depth`` under ``lams="path"`` when the path is off there (``n``:
+        the fewest training rows of a fold)."""
+        return ()
 
     def _check_y(self, y: Any, n: int) -> np.ndarray:
         """``y`` checked as the base estimator checks it (one clear error before any
@@ -219,29 +233,28 @@ class _TreeCV(GeneratedInit):
         splitter = check_cv(p.cv, y_arr, classifier=is_classifier(self))
         splits = list(splitter.split(df, y_arr))
         scorer = check_scoring(self._base_estimator(p), p.scoring)
-        self.path_off_ = {d: self._path_off(df, p, d) for d in p.depths}
-        lams = {d: p.lams if p.lams != "path" or self.path_off_[d] is None
-                else self._fallback_lams for d in p.depths}
-        jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
-        for d in p.depths:
-            jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
-        # shares of time_limit by 2^depth, the refit's at the deepest depth included
-        units = len(splits) * sum(2.0**d for d, _ in jobs) + (2.0**max(p.depths) if p.refit else 0)
-        tasks = []
-        for fold, (train, test) in enumerate(splits):
-            for depth, lam in jobs:
-                limit = None if p.time_limit is None else p.time_limit * 2.0**depth / units
-                est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
-                                           time_limit=limit)
-                if lam is None:  # the default score of a classifier is accuracy
-                    task = delayed(path_fold)(est, X, y_arr, sample_weight, train, test,
-                                              None if p.scoring is None else scorer, fold)
-                else:
-                    task = delayed(fit_fold)(est, X, y_arr, sample_weight, train, test,
-                                             scorer, fold)
-                tasks.append(task)
-        done = Parallel(n_jobs=p.n_jobs)(tasks)
-        self.cv_results_ = self._results(done, p, lams, len(splits))
+        auto = isinstance(p.depths, str)
+        depths = list(self._auto_depths if auto else p.depths)
+        self.path_off_: dict[int, str | None] = {}
+        lams: dict[int, Any] = {}
+        done: list[FoldFit | FoldPath] = []
+        stage = list(depths)
+        while True:
+            for d in stage:
+                self.path_off_[d] = self._path_off(df, p, d)
+                lams[d] = p.lams if p.lams != "path" or self.path_off_[d] is None \
+                    else self._grid_lams(d, min(len(train) for train, _ in splits))
+            left = p.time_limit if p.time_limit is None or not done else \
+                p.time_limit - (time.perf_counter() - started)  # a grown depth: what is left
+            done += self._score_stage(stage, lams, X, y_arr, sample_weight, splits, scorer,
+                                      p, left)
+            if not auto or not self._grows(done, p, lams, len(splits), depths,
+                                           time.perf_counter() - started):
+                break
+            stage = [max(depths) + 1]
+            depths.append(stage[0])
+        self.depths_ = tuple(depths)
+        self.cv_results_ = self._results(done, p, lams, len(splits), depths)
         self.n_splits_, self.scorer_ = len(splits), scorer
         self.best_index_ = select_index(self.cv_results_, p.rule)
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
@@ -259,6 +272,46 @@ class _TreeCV(GeneratedInit):
         self.fit_seconds_ = time.perf_counter() - started
         return self
 
+    def _grows(self, done: list[FoldFit | FoldPath], p: Params, lams: dict[int, Any], k: int,
+               depths: list[int], spent: float) -> bool:
+        """``depths="auto"``: whether to try one depth more.  Yes while the deepest depth
+        tried has the best mean test score, none of its folds was stopped by its share (a
+        deeper one would be too) and less than GROW_SHARE of ``time_limit`` is spent."""
+        deepest = max(depths)
+        if deepest >= self._auto_max_depth or any(r.stopped for r in done
+                                                  if r.depth == deepest):
+            return False
+        if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
+            return False
+        results = self._results(done, p, lams, k, depths)
+        mean = results["mean_test_score"]
+        return not np.isnan(mean).all() and \
+            results["params"][int(np.nanargmax(mean))]["depth"] == deepest
+
+    def _score_stage(self, depths: list[int], lams: dict[int, Any], X: Any, y: np.ndarray,
+                     sample_weight: np.ndarray | None, splits: list[Any], scorer: Any,
+                     p: Params, left: float | None) -> list[FoldFit | FoldPath]:
+        """Every fold's path or fits at ``depths`` within ``left`` seconds: shares
+        proportional to ``2^depth``, with one for the refit at the deepest depth."""
+        jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
+        for d in depths:
+            jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
+        units = len(splits) * sum(2.0**d for d, _ in jobs) + (2.0**max(depths) if p.refit else 0)
+        tasks = []
+        for fold, (train, test) in enumerate(splits):
+            for depth, lam in jobs:
+                limit = None if left is None else max(left, 0.0) * 2.0**depth / units
+                est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
+                                           time_limit=limit)
+                if lam is None:  # the default score of a classifier is accuracy
+                    task = delayed(path_fold)(est, X, y, sample_weight, train, test,
+                                              None if p.scoring is None else scorer, fold)
+                else:
+                    task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
+                                             scorer, fold)
+                tasks.append(task)
+        return Parallel(n_jobs=p.n_jobs)(tasks)
+
     def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,
                spent: float) -> None:
         """``best_estimator_``: the chosen point fitted on all rows, with what is left of
@@ -272,12 +325,14 @@ class _TreeCV(GeneratedInit):
         self.refit_time_ = time.perf_counter() - started
 
     def _results(self, done: list[FoldFit | FoldPath], p: Params,
-                 lams: dict[int, tuple[float, ...] | str], k: int) -> dict[str, Any]:
-        """``cv_results_`` in scikit-learn's format (one entry per grid point)."""
+                 lams: dict[int, tuple[float, ...] | str], k: int,
+                 depths: list[int]) -> dict[str, Any]:
+        """``cv_results_`` in scikit-learn's format (one entry per grid point of
+        ``depths``)."""
         paths = {(r.fold, r.depth): r for r in done if isinstance(r, FoldPath)}
         fits = {(r.fold, r.depth, r.lam): r for r in done if isinstance(r, FoldFit)}
         params, scores, times, leaves = [], [], [], []
-        for depth in p.depths:
+        for depth in depths:
             if self.path_off_[depth] is None:
                 folds = [paths[f, depth] for f in range(k)]
                 grid = path_lams(folds) if lams[depth] == "path" else lams[depth]
@@ -342,7 +397,12 @@ def _rank(mean: np.ndarray) -> np.ndarray:
 
 _BEND_TABLE, _BEND_DEFAULTS = passed_through(BendOCTClassifier)
 FALLBACK_LAMS = (0.0, 0.005, 0.01, 0.02)
-"""BendOCTClassifierCV's λ under ``lams="path"`` at a depth the path cannot give."""
+"""BendOCTClassifierCV's λ under ``lams="path"`` at a depth <= MAX_PATH_DEPTH that the path
+cannot give (numeric columns, fairness, costs)."""
+DEEP_LEAF_ROWS = (1, 2, 4, 8)
+"""Deeper than MAX_PATH_DEPTH, ``lams="path"`` fits λ = k / n for these k (n: the fewest
+training rows of a fold): a leaf must earn k rows, so no optimum keeps a split that gains
+nothing, as λ = 0's may."""
 
 
 class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
@@ -356,13 +416,19 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     holds on 0/1 tables and under an explicit ``binarizer`` at depth <= 4 without fairness or
     costs; otherwise (``path_off_[depth]`` says why, e.g. numeric columns, which ``binarizer=
     "auto"`` searches over every threshold) each grid point is fitted on each fold, and
-    ``"path"`` means ``FALLBACK_LAMS``.  ``binarizer=optrees.Binarizer()`` gets the path
-    on numeric columns over quantile cuts.
+    ``"path"`` means ``FALLBACK_LAMS`` (deeper than 4: λ = k / n, ``DEEP_LEAF_ROWS``).
+    ``binarizer=optrees.Binarizer()`` gets the path on numeric columns over quantile cuts.
+
+    ``depths="auto"`` (the default) tries 2, 3 and 4, then one depth more at a time (up to
+    ``AUTO_MAX_DEPTH``) while the deepest depth tried holds the best mean test score, none of
+    its fold fits was stopped by its share of time, and less than half of ``time_limit`` is
+    spent; ``depths_`` lists the depths tried.
 
     ``time_limit`` is the budget of everything: each fold's path or fit gets a share
     proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
-    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); the
-    refit gets what is left, at least 1 % of ``time_limit``.  A fold stopped by its share
+    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); a
+    depth grown by ``"auto"`` shares what is left the same way; the refit gets what is left,
+    at least 1 % of ``time_limit``.  A fold stopped by its share
     is scored with its best tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C
     stops the whole selection (``KeyboardInterrupt``), not only the fold it lands in.
 
@@ -370,19 +436,21 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
     ``mean_n_leaves`` per grid point and ``from_path``; ``mean_fit_time`` of a path point is
     its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
-    all rows), ``n_splits_``, ``scorer_``, ``path_off_``.  Ties between trees of one
-    objective are broken by the path's search, which may pick another optimum than a fit.
+    all rows), ``n_splits_``, ``scorer_``, ``path_off_``, ``depths_``.  Ties between trees
+    of one objective are broken by the path's search, which may pick another optimum than a fit.
     """
 
     _base = BendOCTClassifier
-    _fallback_lams = FALLBACK_LAMS
+    _auto_depths, _auto_max_depth = (2, 3, 4), AUTO_MAX_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
-        "depths": Param(_depths(MAX_TREE_DEPTH), "depths to try"),
+        "depths": Param(_depths(MAX_TREE_DEPTH), "depths to try; 'auto': 2, 3 and 4, then "
+                        f"one more (up to {AUTO_MAX_DEPTH}) while the deepest scores best, "
+                        "its folds finished and less than half of time_limit is spent"),
         "lams": Param(_lams(1.0, True), "leaf penalties to try, or 'path': every λ at which "
                       "a fold's optimum changes"),
         **CV_PARAMS, **_BEND_TABLE,
     }
-    _defaults: ClassVar[dict[str, Any]] = {"depths": (2, 3, 4), "lams": "path",
+    _defaults: ClassVar[dict[str, Any]] = {"depths": "auto", "lams": "path",
                                             **CV_DEFAULTS, **_BEND_DEFAULTS}
 
     def _check_y(self, y: Any, n: int) -> np.ndarray:
@@ -391,6 +459,11 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
         # labels of one type in an object array (e.g. integers): their own dtype, which
         # scikit-learn's scorers need (they call an object array's type "unknown")
         return np.asarray(labels.tolist()) if labels.dtype == object else labels
+
+    def _grid_lams(self, depth: int, n: int) -> tuple[float, ...]:
+        if depth > MAX_PATH_DEPTH:  # a leaf must earn k training rows: no idle splits
+            return tuple(k / n for k in DEEP_LEAF_ROWS)
+        return FALLBACK_LAMS
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
         if depth > MAX_PATH_DEPTH:
@@ -414,17 +487,20 @@ _REG_TABLE, _REG_DEFAULTS = passed_through(OptimalTreeRegressor)
 class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     """:class:`OptimalTreeRegressor` with its depth and leaf penalty chosen by
     cross-validation.  Regression trees have no λ-path yet: each (depth, lam) of the grid is
-    fitted on each fold (``lams`` is a list; ``"path"`` is refused).  ``time_limit``, the
+    fitted on each fold (``lams`` is a list; ``"path"`` is refused); ``depths="auto"`` tries
+    1, 2 and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``, the
     rule, ``cv_results_`` and the fitted attributes are as :class:`BendOCTClassifierCV`'s
     (the default scoring is R²; the default folds are not stratified)."""
 
     _base = OptimalTreeRegressor
+    _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
-        "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try"),
+        "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
+                        "then 4 if 3 scores best"),
         "lams": Param(_lams(None, False), "leaf penalties to try (units of the target's "
                       "variance)"),
         **CV_PARAMS, **_REG_TABLE,
     }
-    _defaults: ClassVar[dict[str, Any]] = {"depths": (1, 2, 3),
+    _defaults: ClassVar[dict[str, Any]] = {"depths": "auto",
                                             "lams": (0.0, 0.001, 0.01, 0.05),
                                             **CV_DEFAULTS, **_REG_DEFAULTS}
