@@ -421,3 +421,12 @@ def test_regressor_auto_depths_grow_to_four_where_three_scores_best():
     flat = OptimalTreeRegressorCV(cv=folds, lams=(0.0,), time_limit=120).fit(
         X, 3.0 * X.f0.to_numpy() + rng.normal(0, 0.05, 160))
     assert flat.depths_ == (1, 2, 3)
+
+
+def test_deep_lams_stay_below_one_on_few_rows():
+    """λ = k / n deeper than 4 keeps only k < n (BendOCT's λ is below 1): 3 training rows
+    per fold give 1/3 and 2/3."""
+    X = pd.DataFrame({"a": [0, 1, 0, 1, 0, 1], "b": [0, 0, 1, 1, 0, 1]})
+    y = np.array([0, 1, 0, 1, 1, 0])
+    cv = BendOCTClassifierCV(depths=(5,), cv=2, time_limit=60).fit(X, y)
+    assert [q["lam"] for q in cv.cv_results_["params"]] == [1 / 3, 2 / 3]

@@ -462,7 +462,7 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
 
     def _grid_lams(self, depth: int, n: int) -> tuple[float, ...]:
         if depth > MAX_PATH_DEPTH:  # a leaf must earn k training rows: no idle splits
-            return tuple(k / n for k in DEEP_LEAF_ROWS)
+            return tuple(k / n for k in DEEP_LEAF_ROWS if k < n) or (0.0,)  # (λ < 1)
         return FALLBACK_LAMS
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
