@@ -238,12 +238,13 @@ class _TreeCV(GeneratedInit):
         self.path_off_: dict[int, str | None] = {}
         lams: dict[int, Any] = {}
         done: list[FoldFit | FoldPath] = []
+        n_train = min(len(train) for train, _ in splits)
         stage = list(depths)
         while True:
             for d in stage:
                 self.path_off_[d] = self._path_off(df, p, d)
                 lams[d] = p.lams if p.lams != "path" or self.path_off_[d] is None \
-                    else self._grid_lams(d, min(len(train) for train, _ in splits))
+                    else self._grid_lams(d, n_train)
             left = p.time_limit if p.time_limit is None or not done else \
                 p.time_limit - (time.perf_counter() - started)  # a grown depth: what is left
             done += self._score_stage(stage, lams, X, y_arr, sample_weight, splits, scorer,
@@ -284,9 +285,8 @@ class _TreeCV(GeneratedInit):
         if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
             return False
         results = self._results(done, p, lams, k, depths)
-        mean = results["mean_test_score"]
-        return not np.isnan(mean).all() and \
-            results["params"][int(np.nanargmax(mean))]["depth"] == deepest
+        return not np.isnan(results["mean_test_score"]).all() and \
+            results["params"][select_index(results, "best")]["depth"] == deepest
 
     def _score_stage(self, depths: list[int], lams: dict[int, Any], X: Any, y: np.ndarray,
                      sample_weight: np.ndarray | None, splits: list[Any], scorer: Any,
@@ -428,9 +428,9 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
     summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); a
     depth grown by ``"auto"`` shares what is left the same way; the refit gets what is left,
-    at least 1 % of ``time_limit``.  A fold stopped by its share
-    is scored with its best tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C
-    stops the whole selection (``KeyboardInterrupt``), not only the fold it lands in.
+    at least 1 % of ``time_limit``.  A fold stopped by its share is scored with its best
+    tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C stops the whole
+    selection (``KeyboardInterrupt``), not only the fold it lands in.
 
     Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
