@@ -8,6 +8,7 @@ import argparse
 from typing import Any
 
 from .cli_base import _HelpFormatter, _UsageError
+from .fairness import TREE_NOTIONS as FAIRNESS
 
 
 def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -46,6 +47,20 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="how many literals of the importance table to print")
     p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
                    "sniffed from the header)")
+    fair = p.add_argument_group("fairness (the set of fair trees: each tree's leaves labelled "
+                                "freely, its training gap within the cap, its objective within "
+                                "the bound of the certified fair optimum)")
+    fair.add_argument("--fairness", default=None, choices=list(FAIRNESS),
+                      help="group-fairness notion of the trees (needs --sensitive)")
+    fair.add_argument("--sensitive", default=None, help="sensitive attribute column")
+    fair.add_argument("--fairness-cap", type=float, default=0.05,
+                      help="largest gap between two groups (BendOCT's epsilon)")
+    fair.add_argument("--positive-class", default=None,
+                      help="the class whose predictions are compared (default: the last)")
+    fair.add_argument("--legitimate", default=None,
+                      help="legitimate attribute column of conditional_parity")
+    fair.add_argument("--drop-sensitive", action="store_true",
+                      help="keep the sensitive column out of the trees' tests")
     return p
 
 
@@ -66,18 +81,44 @@ def cmd_rashomon(args: argparse.Namespace) -> int:
     w = None
     if args.weight_column is not None:
         X, w = _weights(X, args.weight_column)
+    if args.fairness is None and any(getattr(args, flag) is not None for flag in
+                                     ("sensitive", "positive_class", "legitimate")):
+        raise _UsageError("--sensitive, --positive-class and --legitimate need --fairness")
+    if args.fairness is not None and args.sensitive is None:
+        raise _UsageError("--fairness needs --sensitive COLUMN (the sensitive attribute)")
     try:
-        rs = rashomon_set(X, y, depth=args.depth, lam=args.lam, epsilon=args.epsilon,
-                          additive=args.additive, min_samples_leaf=args.min_samples_leaf,
-                          sample_weight=w, max_leaves=args.max_leaves,
-                          max_nodes=MAX_NODES if args.max_nodes is None else args.max_nodes,
-                          time_limit=args.time_limit,
-                          binarizer="auto" if args.binarize else None)
+        if args.fairness is not None:
+            rs = _fair_set(X, y, w, args)
+        else:
+                rs = rashomon_set(X, y, depth=args.depth, lam=args.lam, epsilon=args.epsilon,
+                              additive=args.additive, min_samples_leaf=args.min_samples_leaf,
+                              sample_weight=w, max_leaves=args.max_leaves,
+                              max_nodes=MAX_NODES if args.max_nodes is None else
+                              args.max_nodes, time_limit=args.time_limit,
+                              binarizer="auto" if args.binarize else None)
     except OptreesInputError as exc:  # the library's advice, in the command's words
         text = str(exc).replace("give binarizer='auto' or a Binarizer", "give --binarize")
         raise _UsageError(text.replace("pass a binarizer", "give --binarize")) from exc
     print(report(rs, args, len(X)))
     return 0
+
+
+def _fair_set(X: Any, y: Any, w: Any, args: argparse.Namespace) -> Any:
+    """The fair set: BendOCT certifies the fair optimum, its ``rashomon`` lists the set."""
+    from . import cli_data as data
+    from .estimators.trees import BendOCTClassifier
+    from .trees.solve.rashomon import MAX_NODES
+
+    positive = None if args.positive_class is None else \
+        data.label(args.positive_class, y, "--positive-class")
+    fit = BendOCTClassifier(
+        depth=args.depth, lam=args.lam, fairness=args.fairness, epsilon=args.fairness_cap,
+        sensitive=args.sensitive, positive_class=positive, legitimate=args.legitimate,
+        drop_sensitive=args.drop_sensitive, min_samples_leaf=args.min_samples_leaf,
+        max_leaves=args.max_leaves, time_limit=args.time_limit)  # binarizer "auto": 0/1
+    fit.fit(X, y, sample_weight=w)
+    return fit.rashomon(args.epsilon, additive=args.additive,
+                        max_nodes=MAX_NODES if args.max_nodes is None else args.max_nodes)
 
 
 def _weights(X: Any, column: str) -> tuple[Any, Any]:
@@ -99,6 +140,11 @@ def report(rs: Any, args: argparse.Namespace, n_rows: int) -> str:
              f"objective: misclassification rate + lam * leaves (TreeFARMS's); optimum "
              f"{rs.optimum:.6g}, bound {kind} = {rs.bound:.6g}",
              f"trees in the set: {len(rs):,} (exact)"]
+    if getattr(rs, "fairness", None) is not None:
+        lines[1] = lines[1].replace("optimum", "fair optimum", 1)
+        lines.insert(2, f"fairness: {rs.fairness} <= {rs.cap:g} on the training rows, leaves "
+                        f"labelled freely; the set's largest gap {rs.gaps.max():.4f} "
+                        f"({rs.n_structures:,} tree structures checked)")
     if not rs.listable:
         values, counts = rs.objective_counts()
         lines += [f"too many to list under max_nodes={rs.max_nodes:,} (counted, not stored); "

@@ -82,3 +82,35 @@ def test_a_table_of_words_is_read_one_hot(tmp_path, capsys):
     code, out, _ = _run(capsys, "--csv", path, "--target", "label", "--epsilon", 0.1,
                         "--binarize", "--depth", 1)
     assert code == 0 and "trees in the set: " in out
+
+
+def test_fair_set_from_the_command_line(tmp_path, capsys):
+    """``--fairness``: the count of fair labelled trees enumerated from the definition
+    (:func:`test_rashomon_fair.enumerated`), its fair optimum and largest gap."""
+    from test_rashomon_fair import _data as fair_data
+    from test_rashomon_fair import enumerated as fair_enumerated
+
+    X, y, g = fair_data(0, 30, 3)
+    frame = pd.DataFrame(X, columns=["x0", "x1", "x2"]).assign(grp=np.where(g, "b", "a"),
+                                                               label=y)
+    path = tmp_path / "fair.csv"
+    frame.to_csv(path, index=False)
+    want, best = fair_enumerated(X, y, g, np.ones(30), 2, 2, 0.01, 0.5, 0.1,
+                                 "statistical_parity")
+    code, out, _ = _run(capsys, "--csv", path, "--target", "label", "--depth", 2, "--lam",
+                        0.01, "--epsilon", 0.5, "--fairness", "statistical_parity",
+                        "--sensitive", "grp", "--drop-sensitive", "--fairness-cap", 0.1)
+    assert code == 0
+    assert f"trees in the set: {len(want):,} (exact)" in out
+    assert f"fair optimum {best:.6g}" in out
+    gap = max(v[1] for v in want.values())
+    assert "statistical_parity <= 0.1 on the training rows" in out
+    assert f"largest gap {gap:.4f}" in out
+
+
+def test_fairness_flags_need_each_other(capsys):
+    code, _, err = _run(capsys, "--dataset", "monk1", "--epsilon", 0.1, "--sensitive", "a1")
+    assert code == 2 and "need --fairness" in err
+    code, _, err = _run(capsys, "--dataset", "monk1", "--epsilon", 0.1, "--fairness",
+                        "statistical_parity")
+    assert code == 2 and "--fairness needs --sensitive" in err

@@ -171,8 +171,6 @@ def test_too_many_literals_at_depth_3_is_refused():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"fairness": "statistical_parity", "sensitive": "x3", "epsilon": 0.1},
-     "fairness='statistical_parity' .*not built"),
     ({"misclassification_costs": [[0, 1], [3, 0]]}, "misclassification_costs: the Rashomon"),
 ])
 def test_a_side_objective_is_refused_by_name(kwargs, match):

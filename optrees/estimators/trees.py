@@ -30,7 +30,7 @@ from .._validation import (
     check_target,
     fit_weights,
 )
-from ..encoding.binary import Encoding
+from ..encoding.binary import Encoding, every_threshold, has_numeric_column
 from ..models.result import FitResult
 from ..trees.mip.accel.eqp import VARIANTS as EQP_VARIANTS
 from ..trees.mip.accel.path_bound import VARIANTS as PB_VARIANTS
@@ -38,7 +38,8 @@ from ..trees.mip.benders import BendersOCT
 from ..trees.mip.flow import FlowOCT
 from ..trees.problem.fairness import record_tree_fairness
 from ..trees.problem.tree_problem import TreeProblem
-from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows
+from ..trees.solve.fair_rashomon import MAX_STRUCTURES, build_fair_set
+from ..trees.solve.fit import TreeFit, TreeMethod, fit_groups, min_leaf_rows, tree_fairness
 from ..trees.solve.rashomon import (
     MAX_NODES,
     MAX_RASHOMON_DEPTH,
@@ -328,21 +329,31 @@ class BendOCTClassifier(BendersOCTClassifier):
         no second encoding), labels and weights for :meth:`rashomon` when the fit is over 0/1
         literals or every threshold without side objectives, else why not."""
         result, encoding = self._solve_encoding(df, y, w, classes, p, deadline, groups)
-        side = [name for name in ("fairness", "misclassification_costs", "feature_costs")
+        side = [name for name in ("misclassification_costs", "feature_costs")
                 if p.get(name) is not None]
+        self._rashomon_fairness = None if p.get("fairness") is None else \
+            tree_fairness(df, classes, p, groups)  # the set's cap, as the fit's
         if side:
             self._rashomon_data = side[0]
         elif df.shape[0] * df.shape[1] > RASHOMON_KEEP_CELLS:  # not kept: rashomon_set(X, y)
             self._rashomon_data = "too large"
         else:
             self._rashomon_data = None if encoding.matrix is None else (encoding.matrix, y, w)
+        self._rashomon_encoder = self.encoder_
+        frame = df if encoding.columns is None else df[encoding.columns]
+        if self._rashomon_fairness is not None and self.encoder_ is None and \
+                encoding.thresholds == "all" and has_numeric_column(frame) and not side:
+            # a fair optimum over every threshold (certified): the set is over them too
+            self._rashomon_encoder = every_threshold(frame).encoder
+            self._rashomon_data = (self._rashomon_encoder.transform(frame), y, w)
         return result
 
     def __getstate__(self) -> dict:
         """A pickle keeps the 0/1 training matrix as packed bits (8 rows a byte)."""
         state = super().__getstate__()
         data = state.get("_rashomon_data")
-        if isinstance(data, tuple) and len(data) == 3 and self.encoder_ is None:
+        if isinstance(data, tuple) and len(data) == 3 and \
+                getattr(self, "_rashomon_encoder", self.encoder_) is None:
             matrix, y, w = data
             state["_rashomon_data"] = (np.packbits(matrix, axis=0), len(matrix), y, w)
         return state
@@ -355,14 +366,20 @@ class BendOCTClassifier(BendersOCTClassifier):
         super().__setstate__(state)
 
     def rashomon(self, epsilon: float, *, additive: bool = False,
-                 max_nodes: int = MAX_NODES) -> RashomonSet:
+                 max_nodes: int = MAX_NODES,
+                 max_structures: int = MAX_STRUCTURES) -> RashomonSet:
         """Every tree of the fit's depth, data, weights and ``min_samples_leaf`` whose
         objective (misclassification rate + lam * leaves, TreeFARMS's; ``1 - objective_``
         for the fitted tree) is at most ``(1 + epsilon)`` times the certified optimum (the
         optimum + ``epsilon`` when ``additive``), of at most ``max_leaves`` leaves, over the
         fit's 0/1 literals, or over every threshold of numeric columns (literals ``x > t``)
         for a fit over every threshold at depth <= 3; see :class:`optrees.trees.RashomonSet`.
-        Needs a proved fit (``status_ == "optimal"``)."""
+        Needs a proved fit (``status_ == "optimal"``).
+
+        A fit with ``fairness`` gives a :class:`~optrees.trees.FairRashomonSet`: every tree
+        *with its leaf labels* (free, not each leaf's heaviest class) whose training gap of
+        the notion is at most the fit's cap and whose objective is within the bound of the
+        certified fair optimum; at most ``max_structures`` tree structures are checked."""
         check_is_fitted(self, "tree_")
         data = getattr(self, "_rashomon_data", None)
         if self.status_ != "optimal":
@@ -376,29 +393,31 @@ class BendOCTClassifier(BendersOCTClassifier):
                                     f"{MAX_RASHOMON_DEPTH}, the fit's depth is {self.depth}")
         matrix, y, w = data
         w = np.ones(len(y)) if w is None else np.asarray(w, float)
-        literals = None
-        if self.encoder_ is not None:  # every threshold of the encoder's numeric columns
+        literals, encoder = None, getattr(self, "_rashomon_encoder", self.encoder_)
+        if encoder is not None:  # every threshold of the encoder's numeric columns
             check_threshold_depth(self.depth)
-            literals = ThresholdLiterals(self.encoder_, matrix, self.depth)
+            literals = ThresholdLiterals(encoder, matrix, self.depth)
             X01, names = literals.matrix, (literals.names, literals.negated)
         else:
             X01, names = matrix, (self.feature_names_, self.negated_names_)
-        return build_set(X01, y, w, self.classes_, names, self.depth, self.lam,
-                         check_epsilon(epsilon), additive,
-                         min_leaf_rows(self.min_samples_leaf, len(y)),
-                         1.0 - self.objective_, max_nodes, literals,
+        settings = (X01, y, w, self.classes_, names, self.depth, self.lam,
+                    check_epsilon(epsilon), additive,
+                    min_leaf_rows(self.min_samples_leaf, len(y)), 1.0 - self.objective_)
+        fairness = getattr(self, "_rashomon_fairness", None)
+        if fairness is not None:
+            if isinstance(max_structures, bool) or \
+                    not isinstance(max_structures, (int, np.integer)) or max_structures < 1:
+                raise OptreesInputError(f"max_structures must be an integer >= 1, got "
+                                        f"{max_structures!r}")
+            return build_fair_set(*settings, fairness, max_nodes, literals,
+                                  check_max_leaves(self.max_leaves, self.depth),
+                                  int(max_structures))
+        return build_set(*settings, max_nodes, literals,
                          check_max_leaves(self.max_leaves, self.depth))
 
 
     def _no_rashomon(self, reason: str | None) -> str:
         """Why this fit has no Rashomon set, in one message."""
-        if reason == "fairness":
-            return (f"this fit has fairness={self.fairness!r} (epsilon={self.epsilon}): the "
-                    "Rashomon set at a fairness cap is not built (a tree's group gap is not a "
-                    "sum of per-leaf keys the set's histograms can bound, and a fair tree's "
-                    "leaves need not predict their heaviest class, TreeFARMS's convention), "
-                    "and ignoring the cap would list unfair trees: refit without fairness for "
-                    "the unconstrained set and measure each tree's fairness")
         if reason in ("misclassification_costs", "feature_costs"):
             return (f"this fit has {reason}: the Rashomon set is over TreeFARMS's objective "
                     "(misclassification rate + lam * leaves), not this fit's; refit without "

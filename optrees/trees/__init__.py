@@ -1,13 +1,14 @@
 """Exact binary classification trees, by role: the problem (:mod:`.problem`), the searches
 (:mod:`.search`), the MIPs (:mod:`.mip`) and the orchestration of a fit (:mod:`.solve`).
 :func:`pareto_front` (the best tree of every size in one search) and :func:`rashomon_set`
-(every near-optimal tree, :class:`RashomonSet`) are loaded on use."""
+(every near-optimal tree, :class:`RashomonSet`; :class:`FairRashomonSet` under a fairness
+cap) are loaded on use."""
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RashomonSet", "pareto_front", "rashomon_set"]
+__all__ = ["FairRashomonSet", "RashomonSet", "pareto_front", "rashomon_set"]
 
 
 def __getattr__(name: str) -> Any:
@@ -17,4 +18,7 @@ def __getattr__(name: str) -> Any:
     if name in ("rashomon_set", "RashomonSet"):
         from .solve import rashomon
         return getattr(rashomon, name)
+    if name == "FairRashomonSet":
+        from .solve.fair_rashomon import FairRashomonSet
+        return FairRashomonSet
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -108,6 +108,7 @@ class SetNode:
     counts: np.ndarray
     options: np.ndarray | None = None
     splits: list = field(default_factory=list)
+    keeps_trivial: bool = False
 
     @property
     def has_leaf(self) -> bool:
@@ -209,6 +210,9 @@ class Builder:
             raise ValueError("max_leaves needs a Scale with leaf bits")  # pragma: no cover
         self.entries, self.evictions = 0, 0
         self.listing = True  # False: count only (nodes keep their histograms, no children)
+        # False: a split of two leaves of one class is a tree too (the fair set relabels
+        # leaves, so the structure's leaves may take two classes)
+        self.drop_trivial = True
         self.memo: dict[tuple[bytes, int], SetNode] = {}
         # rows with the same features: no tree separates them (equivalent points); each
         # group's minority weight is put on its first row, so a subproblem's sum of
@@ -333,7 +337,8 @@ class Builder:
         """The node of a leaf and stumps (on ``features``, keys ``key``, classes ``c0`` on
         x_f = 0 and ``c1``): those within ``budget`` but the trivial ones (two leaves of
         one class), sorted by key then feature, the leaf first."""
-        ok = np.flatnonzero((key <= budget) & (c0 != c1) & (self.max_leaves >= 2))
+        ok = np.flatnonzero((key <= budget) & ((c0 != c1) | (not self.drop_trivial))
+                            & (self.max_leaves >= 2))
         first = int(leaf <= budget)
         options = np.empty((first + len(ok), 4), dtype=np.int64)
         if first:
@@ -348,7 +353,8 @@ class Builder:
             starts = _starts(options[:, 1])
             keys = options[starts, 1]
             counts = np.diff(np.append(starts, len(options))).astype(object)
-        return SetNode(depth, budget, leaf, label, keys, counts, options=options)
+        return SetNode(depth, budget, leaf, label, keys, counts, options=options,
+                       keeps_trivial=not self.drop_trivial)
 
     def _stumps_node(self, table: Stumps, f: int, budget: int) -> SetNode:
         """The depth-1 node of one side of the split on ``f`` from its stump table."""
@@ -387,7 +393,7 @@ class Builder:
             if left.best + right.best > budget:
                 continue
             trivial = left.leaf + right.leaf if (
-                left.has_leaf and right.has_leaf and left.label == right.label
+                self.drop_trivial and left.has_leaf and right.has_leaf and left.label == right.label
                 and left.leaf + right.leaf <= budget) else None
             keys, counts = pair_histogram(left, right, budget, trivial)
             if self.max_leaves < 16:  # the pairs of more leaves are no trees of the set
@@ -402,4 +408,5 @@ class Builder:
             keys, counts = histogram(np.concatenate(pieces_k), np.concatenate(pieces_c))
         else:
             keys, counts = histogram(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object))
-        return SetNode(depth, budget, leaf, label, keys, counts, splits=splits)
+        return SetNode(depth, budget, leaf, label, keys, counts, splits=splits,
+                       keeps_trivial=not self.drop_trivial)

@@ -23,9 +23,10 @@ def _option(row: np.ndarray) -> Tree:
 
 
 def _trivial(left: SetNode, right: SetNode, u: int, t: int) -> bool:
-    """Whether the pair of keys (u, t) holds the pair of two leaves of one class."""
-    return (left.has_leaf and right.has_leaf and left.label == right.label
-            and u == left.leaf and t == right.leaf)
+    """Whether the pair of keys (u, t) holds the pair of two leaves of one class, which is
+    no tree of the set (unless the DAG keeps such pairs)."""
+    return (not left.keeps_trivial and left.has_leaf and right.has_leaf
+            and left.label == right.label and u == left.leaf and t == right.leaf)
 
 
 def _at(keys: np.ndarray, counts: np.ndarray, key: int) -> int:
