@@ -8,7 +8,7 @@ import argparse
 from typing import Any
 
 from .cli_base import _HelpFormatter, _UsageError
-from .fairness import TREE_NOTIONS as FAIRNESS
+from .fairness_vocabulary import TREE_NOTIONS as FAIRNESS
 
 
 def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
