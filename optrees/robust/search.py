@@ -94,6 +94,7 @@ class RobustSearch:
         self.feat, self.thr = split_table(self.low, self.high)
         self.goes_left = X[:, self.feat] <= self.thr[None, :]
         self.onehot = np.eye(n_classes)[y]
+        self.rows = np.arange(len(y))
         if offset is not None:  # correct under any label until its offset is paid
             self.onehot[offset > 0] = 1.0
         if weights is not None:
@@ -151,7 +152,7 @@ class RobustSearch:
         elsewhere the best found or the next labelling's nominal bound, whichever is
         larger."""
         lo, hi = self.boxes_of(feat, thr)
-        nominal = self._nominal(lo, hi)
+        nominal = self._nominal(feat, thr)
         order = np.argsort(-nominal, kind="stable")
         dist = box_distances(self.X.astype(np.float64), self.costs, lo, hi)
         best = np.zeros(len(GRID))
@@ -167,10 +168,18 @@ class RobustSearch:
                 best[k] = max(best[k], float(self.n - flipped.min()))
         return np.maximum(best, rest)
 
-    def _nominal(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Correct rows of each labelling of the leaves' boxes ``lo``, ``hi`` (no shift)."""
-        inside = ((self.X[:, None, :] >= lo[None]) & (self.X[:, None, :] <= hi[None])).all(2)
-        counts = inside.T.astype(np.float64) @ self.onehot  # (L, K)
+    def _nominal(self, feat: np.ndarray, thr: np.ndarray) -> np.ndarray:
+        """Correct rows of each labelling of the complete tree testing ``x[feat[n]] <=
+        thr[n]`` (no shift): a row lies in the box of the leaf its path reaches, since every
+        row is within the search's range (the rows' own at the root, a side's rows within
+        the side's, a crossed side's rows clipped into it)."""
+        node = np.zeros(len(self.y), dtype=np.int64)
+        for _ in range(self.depth):  # heap order: children of n are 2n + 1, 2n + 2
+            node = 2 * node + 1 + (self.X[self.rows, feat[node]] > thr[node])
+        leaf = node - (2 ** self.depth - 1)
+        counts = np.stack([np.bincount(leaf, weights=self.onehot[:, k],
+                                       minlength=2 ** self.depth) for k in range(self.K)],
+                          axis=1)  # (L, K)
         return counts[np.arange(counts.shape[0]), self.labellings].sum(axis=1)
 
     def costs_of(self, dist: np.ndarray, chunk: np.ndarray) -> np.ndarray:
@@ -187,7 +196,7 @@ class RobustSearch:
         """Every labelling of one structure whose nominal bound beats the best so far."""
         self.stats["structures"] += 1
         lo, hi = self.boxes(splits)
-        nominal = self._nominal(lo, hi)
+        nominal = self._nominal(self.feat[splits], self.thr[splits])
         upper = nominal - self.penalty * self.branches
         keep = np.nonzero(upper > self.best[0] + 1e-9)[0]
         if keep.size == 0:
