@@ -222,12 +222,14 @@ def test_numeric_columns_give_the_set_over_every_threshold():
     assert rs.optimum == pytest.approx(best, abs=1e-9)
 
 
-def test_the_relaxation_lists_fewer_structures_and_keeps_min_leaf():
+def test_the_relaxation_lists_fewer_structures_and_keeps_min_leaf(monkeypatch):
     """Where the cap binds, the Lagrangian relaxation of the cap lists fewer structures than
     the plain bound, and its copied rows do not loosen ``min_samples_leaf``: the set is still
     every fair labelled tree (enumerated)."""
+    import optrees.trees.solve.fair_rashomon as fr
     from optrees.trees.search.rashomon.build import Builder, Scale
 
+    monkeypatch.setattr(fr, "FEW_STRUCTURES", 0)  # look for multipliers on a small case
     rng = np.random.default_rng(2)
     n, F = 150, 6
     X = rng.integers(0, 2, (n, F))
@@ -263,3 +265,27 @@ def test_a_leaf_under_min_leaf_rows_is_no_member():
         trees, keys = _members([(0, 0, 1)], _Leaves(X, y, w, 2, coords), 2, scale, bound,
                                [[0]], 1.0, 1, min_leaf)
         assert len(trees) == len(keys) == members  # labels (0, 1) and (1, 0)
+
+
+def test_a_large_fair_fit_and_a_bad_cap_are_refused_by_name(monkeypatch):
+    """A fair fit past RASHOMON_KEEP_CELLS (numeric columns too) keeps no table and says
+    so, without pointing at rashomon_set (which has no fairness); a bad max_structures is
+    one clear error."""
+    from optrees import OptreesInputError
+    from optrees.estimators import trees
+
+    X, y, g = _data(0, 30, 3)
+    assert len(_fit(X, y, g, 2, 0.01, "statistical_parity", 0.1).rashomon(0.2)) > 0
+    monkeypatch.setattr(trees, "RASHOMON_KEEP_CELLS", X.size - 1)
+    fit = _fit(X, y, g, 2, 0.01, "statistical_parity", 0.1)
+    with pytest.raises(OptreesInputError, match="fair fit's training table") as err:
+        fit.rashomon(0.2)
+    assert "rashomon_set" not in str(err.value)
+    frame = pd.DataFrame({"a": np.arange(30) % 7, "b": X[:, 1]})
+    monkeypatch.setattr(trees, "RASHOMON_KEEP_CELLS", frame.size - 1)
+    fit = BendOCTClassifier(depth=2, lam=0.01, fairness="statistical_parity",
+                            epsilon=0.1).fit(frame, y, groups=g)
+    with pytest.raises(OptreesInputError, match="fair fit's training table"):
+        fit.rashomon(0.2)
+    with pytest.raises(OptreesInputError, match="max_structures must be an integer >= 1"):
+        fit.rashomon(0.2, max_structures=0)

@@ -342,7 +342,8 @@ class BendOCTClassifier(BendersOCTClassifier):
         self._rashomon_encoder = self.encoder_
         frame = df if encoding.columns is None else df[encoding.columns]
         if self._rashomon_fairness is not None and self.encoder_ is None and \
-                encoding.thresholds == "all" and has_numeric_column(frame) and not side:
+                isinstance(self._rashomon_data, tuple) and encoding.thresholds == "all" and \
+                has_numeric_column(frame):
             # a fair optimum over every threshold (certified): the set is over them too
             self._rashomon_encoder = every_threshold(frame).encoder
             self._rashomon_data = (self._rashomon_encoder.transform(frame), y, w)
@@ -382,6 +383,10 @@ class BendOCTClassifier(BendersOCTClassifier):
         certified fair optimum; at most ``max_structures`` tree structures are checked."""
         check_is_fitted(self, "tree_")
         data = getattr(self, "_rashomon_data", None)
+        if isinstance(max_structures, bool) or \
+                not isinstance(max_structures, (int, np.integer)) or max_structures < 1:
+            raise OptreesInputError(f"max_structures must be an integer >= 1, got "
+                                    f"{max_structures!r}")
         if self.status_ != "optimal":
             raise OptreesInputError(
                 f"the fit's status is {self.status_!r}, not 'optimal': the Rashomon set is "
@@ -405,10 +410,6 @@ class BendOCTClassifier(BendersOCTClassifier):
                     min_leaf_rows(self.min_samples_leaf, len(y)), 1.0 - self.objective_)
         fairness = getattr(self, "_rashomon_fairness", None)
         if fairness is not None:
-            if isinstance(max_structures, bool) or \
-                    not isinstance(max_structures, (int, np.integer)) or max_structures < 1:
-                raise OptreesInputError(f"max_structures must be an integer >= 1, got "
-                                        f"{max_structures!r}")
             return build_fair_set(*settings, fairness, max_nodes, literals,
                                   check_max_leaves(self.max_leaves, self.depth),
                                   int(max_structures))
@@ -422,6 +423,10 @@ class BendOCTClassifier(BendersOCTClassifier):
             return (f"this fit has {reason}: the Rashomon set is over TreeFARMS's objective "
                     "(misclassification rate + lam * leaves), not this fit's; refit without "
                     f"{reason}")
+        if reason == "too large" and getattr(self, "_rashomon_fairness", None) is not None:
+            return (f"this fair fit's training table has more than {RASHOMON_KEEP_CELLS:,} "
+                    "cells, too many to keep in a fitted estimator, and the fair set is built "
+                    "from a fitted one only: fit on fewer rows or columns")
         if reason == "too large":
             return (f"this fit's training table has more than {RASHOMON_KEEP_CELLS:,} cells, "
                     "too many to keep in every fitted estimator: call optrees.trees.rashomon_set"
