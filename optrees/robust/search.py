@@ -36,8 +36,10 @@ SIDE_TIME = 0.02  # of the time left: one side's search (at first)
 SIDE_RETRY = 4.0  # a stopped root bound is tried again later with this many times the time
 SIDE_TIME_MAX = 0.08  # but not more than this share of the time left
 WARM_SHARE = 0.2  # of the time: structures by nominal bound first, for an incumbent
-WARM_SECONDS = 12.0  # at most (the share of the default 60 s; without a limit the walk alone
-# could run for minutes where the root phase proves in seconds)
+WARM_SECONDS = 2.0  # at most: without a limit the walk alone could run for minutes where
+# the root phase proves in seconds; with 12 s (the share of 60 s), depth 3 at 60 s spent
+# those 12 s for nothing on monk3 (12.3 s against 2.3 s to prove), car (25.5 / 36.9 /
+# 38.5 s against 15.6 / 30.1 / 37.3 s) and tic-tac-toe (53.6 s against 44.8 s)
 
 
 def split_table(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
