@@ -143,3 +143,26 @@ def test_a_deadline_on_the_cluster_keeps_a_valid_bound(client, seed, monkeypatch
     with joblib.parallel_backend("dask"), search_threads(-1):
         found = solve_subtree(X, y, 3, 0.5, deadline=Countdown())
     assert found.bound >= optimum - 1e-9 >= found.score - 2e-9
+
+
+def test_a_run_whose_data_was_lost_is_sent_again(client, monkeypatch):
+    """A run cancelled by the cluster (its scattered data died with a worker) is sent again
+    with the data scattered again: the first run's future and the data are cancelled here,
+    and the fit still gives the serial tree."""
+    X, y = instance(5, n=50, F=8)
+    serial = solve_subtree(X, y, 4, 0.5)
+    real_submit, cancelled = distributed.Client.submit, []
+
+    def submit(self, fn, *args, **kwargs):
+        future = real_submit(self, fn, *args, **kwargs)
+        if getattr(fn, "__name__", "") == "solve_run" and not cancelled:
+            cancelled.append(future.key)
+            self.cancel([future, *args[1]])  # the run and the scattered data it reads
+        return future
+
+    monkeypatch.setattr(distributed.Client, "submit", submit)
+    found, runs = on_cluster(client, X, y, 4, 0.5)
+    assert cancelled
+    assert found.optimal
+    np.testing.assert_array_equal(found.tree.split, serial.tree.split)
+    np.testing.assert_array_equal(found.tree.label, serial.tree.label)

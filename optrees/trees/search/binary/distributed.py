@@ -4,8 +4,9 @@ The driver hands out runs of consecutive root features, in the loop's order, eac
 floor of the runs finished so far; a worker process keeps one search (data, cache, memo) per
 fit and solves its runs as the serial loop would (:meth:`.roots.Roots.step`).  Runs are
 small Dask tasks: a worker that dies loses only the runs it held, which Dask gives to another
-worker.  The answer is the serial loop's for the reason :mod:`.roots` gives: a run's floor
-comes from runs before it.
+worker; a run cancelled because the worker took the only copy of the scattered data with it
+is sent again with the data scattered again.  The answer is the serial loop's for the
+reason :mod:`.roots` gives: a run's floor comes from runs before it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ __all__ = ["RUN", "distributed_roots"]
 RUN = 2
 """Root features per task: few, so the floor is fresh and a lost worker loses little."""
 
+RESENDS = 10
+"""Runs sent again after their data was lost with a worker, at most (then one error)."""
+
 KEEP = 4
 """Searches a worker process keeps (one per fit still running; a fit that ends drops its
 own, :func:`forget`)."""
@@ -37,25 +41,40 @@ def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
 
     client, tol, n = search.client, search.tol, len(roots.feats)
     token = uuid.uuid4().hex
-    payload = client.scatter((type(search), search.d, search.L, search.counter.backend,
-                              search.order, search.m, roots.rows, roots.depth),
-                             broadcast=True, hash=False)
+    data = (type(search), search.d, search.L, search.counter.backend, search.order,
+            search.m, roots.rows, roots.depth)
+    payload = [client.scatter(data, broadcast=True, hash=False)]
     results: list = [None] * n
     floor, start, cut = max(leaf, lower), 0, False
     window = 2 * max(1, sum(client.nthreads().values()))  # runs out: two per worker thread
     running = as_completed()
+    first_of: dict[str, int] = {}
+    resent = 0
 
     def submit(first: int, floor: float) -> None:
         seconds = None if search.deadline is None else search.deadline.remaining()
-        running.add(client.submit(solve_run, token, payload, first, min(first + RUN, n),
-                                  floor, seconds, key=f"optrees-roots-{token}-{first}",
-                                  pure=False))
+        future = client.submit(solve_run, token, payload[0], first, min(first + RUN, n),
+                               floor, seconds, pure=False,
+                               key=f"optrees-roots-{token}-{first}-{resent}")
+        first_of[future.key] = first
+        running.add(future)
 
     try:
         while start < n and running.count() < window:
             submit(start, floor)
             start += RUN
         for future in running:
+            if future.status == "cancelled":
+                # a dead worker took the only copy of the scattered data with it (before
+                # its replication finished): scatter again, and run these features again
+                resent += 1
+                if resent > RESENDS:
+                    raise RuntimeError(f"the cluster lost this fit's data {RESENDS} times")
+                if any(part.status != "finished" for part in payload[0]):
+                    client.cancel(payload[0])
+                    payload[0] = client.scatter(data, broadcast=True, hash=False)
+                submit(first_of[future.key], floor)
+                continue
             for j, found, stats in future.result():
                 results[j] = found
                 floor = max(floor, found[1])
@@ -71,7 +90,7 @@ def distributed_roots(search: Search, roots: Roots, leaf: float, upper: float,
                 submit(start, floor)
                 start += RUN
     finally:
-        client.cancel(payload)
+        client.cancel(payload[0])
         client.run(forget, token)  # the workers' caches of this fit
     if not cut:  # stopped by the deadline: the features not solved get their cheap bounds
         for j in range(n):
