@@ -19,19 +19,11 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from test_rashomon import _midpoint_literals, _shapes
 
 from optrees import BendOCTClassifier
 from optrees.trees.solve.fair_rashomon import FairRashomonSet
 from optrees.trees.solve.rashomon import RashomonSetTooLarge
-
-
-def _shapes(F: int, depth: int):
-    yield None
-    if depth:
-        for f in range(F):
-            for left in _shapes(F, depth - 1):
-                for right in _shapes(F, depth - 1):
-                    yield (f, left, right)
 
 
 def _leaf_rows(shape, X, rows):
@@ -193,15 +185,6 @@ def test_three_classes_compare_the_positive_class_rates():
     assert rs.optimum == pytest.approx(best, abs=1e-9)
 
 
-def _midpoint_literals(values):
-    """x > t for each midpoint t of two consecutive distinct values of each column."""
-    cols = []
-    for j in range(values.shape[1]):
-        v = np.unique(values[:, j])
-        cols += [values[:, j] > t for t in (v[1:] + v[:-1]) / 2]
-    return np.column_stack(cols).astype(int)
-
-
 def test_numeric_columns_give_the_set_over_every_threshold():
     """A fair fit certified over every threshold (``thresholds_ == "all"``) has its set over
     every threshold too, not over the binarizer's quantile cuts."""
@@ -262,9 +245,9 @@ def test_a_leaf_under_min_leaf_rows_is_no_member():
     scale = Scale.make(w, 0.0, 1)
     bound = scale.bound_key(1.0)
     for min_leaf, members in ((2, 2), (3, 0)):
-        trees, keys = _members([(0, 0, 1)], _Leaves(X, y, w, 2, coords), 2, scale, bound,
-                               [[0]], 1.0, 1, min_leaf)
-        assert len(trees) == len(keys) == members  # labels (0, 1) and (1, 0)
+        trees, keys, gaps = _members([(0, 0, 1)], _Leaves(X, y, w, 2, coords), 2, scale,
+                                     bound, [[0]], 1.0, 1, min_leaf)
+        assert len(trees) == len(keys) == len(gaps) == members  # labels (0, 1) and (1, 0)
 
 
 def test_a_large_fair_fit_and_a_bad_cap_are_refused_by_name(monkeypatch):

@@ -340,13 +340,13 @@ class BendOCTClassifier(BendersOCTClassifier):
         else:
             self._rashomon_data = None if encoding.matrix is None else (encoding.matrix, y, w)
         self._rashomon_encoder = self.encoder_
-        frame = df if encoding.columns is None else df[encoding.columns]
         if self._rashomon_fairness is not None and self.encoder_ is None and \
-                isinstance(self._rashomon_data, tuple) and encoding.thresholds == "all" and \
-                has_numeric_column(frame):
-            # a fair optimum over every threshold (certified): the set is over them too
-            self._rashomon_encoder = every_threshold(frame).encoder
-            self._rashomon_data = (self._rashomon_encoder.transform(frame), y, w)
+                isinstance(self._rashomon_data, tuple) and encoding.thresholds == "all":
+            frame = df if encoding.columns is None else df[encoding.columns]
+            if has_numeric_column(frame):
+                # a fair optimum over every threshold (certified): the set is over them too
+                self._rashomon_encoder = every_threshold(frame).encoder
+                self._rashomon_data = (self._rashomon_encoder.transform(frame), y, w)
         return result
 
     def __getstate__(self) -> dict:

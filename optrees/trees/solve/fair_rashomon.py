@@ -59,8 +59,8 @@ def build_fair_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: n
                             fairness.positive, bound)
         mu = relax.best_multipliers(min_leaf, max_nodes, max_leaves)
         shapes = relax.structures(mu, min_leaf, max_nodes, max_leaves, max_structures)
-        trees, keys = _members(shapes, _Leaves(X01, y_enc, w, K, coords), K, scale,
-                               bound_key, cells, cap, fairness.positive, min_leaf)
+        trees, keys, gaps = _members(shapes, _Leaves(X01, y_enc, w, K, coords), K, scale,
+                                     bound_key, cells, cap, fairness.positive, min_leaf)
         if len(keys) == 0:
             raise RuntimeError("the fair set holds no tree: the fitted fair tree is not in it"
                                )  # pragma: no cover - a bug, not an input
@@ -72,9 +72,8 @@ def build_fair_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: n
         raise RuntimeError(f"the fair set's best objective {best} is not the certified "
                            f"optimum {optimum}")  # pragma: no cover - a bug, not an input
     order = np.argsort(keys, kind="stable")
-    gaps = np.array([_gap(coords, cells, X01, fairness.positive, trees[i]) for i in order])
-    return FairRashomonSet([trees[i] for i in order], keys[order], gaps, scale, X01, y_enc,
-                           w, classes, names,
+    return FairRashomonSet([trees[i] for i in order], keys[order], gaps[order], scale, X01,
+                           y_enc, w, classes, names,
                            dict(listable=True, max_nodes=int(max_nodes),
                                 max_leaves=max_leaves, depth=depth, lam=lam,
                                 epsilon=epsilon, additive=additive,
@@ -266,9 +265,10 @@ BATCH = 2048
 
 def _members(shapes: list[walk.Tree], leaves: _Leaves, K: int, scale: Scale,
              bound_key: int, cells: list[list[int]], cap: float, positive: int,
-             min_leaf: int) -> tuple[list[walk.Tree], np.ndarray]:
-    """Every labelling of the structures that is a member, as labelled trees, and their
-    keys; structures of one leaf count are checked together, a batch at a time."""
+             min_leaf: int) -> tuple[list[walk.Tree], np.ndarray, np.ndarray]:
+    """Every labelling of the structures that is a member, as labelled trees, with their
+    keys and gaps (in each cell the largest rate minus the smallest, the largest over the
+    cells); structures of one leaf count are checked together, a batch at a time."""
     groups: dict[int, list] = {}
     for s, tree in enumerate(shapes):
         paths: list[frozenset] = []
@@ -277,7 +277,7 @@ def _members(shapes: list[walk.Tree], leaves: _Leaves, K: int, scale: Scale,
         groups.setdefault(len(paths), []).append(
             (s, [leaves.id(p) for p in paths], siblings))
     rows, cw, cs = leaves.tables()
-    trees, keys = [], []
+    trees, keys, gaps = [], [], []
     for L, group in sorted(groups.items()):
         if K ** L > MAX_LABELLINGS:
             raise RashomonSetTooLarge(f"a structure of {L} leaves has {K}^{L} labellings, "
@@ -301,7 +301,19 @@ def _members(shapes: list[walk.Tree], leaves: _Leaves, K: int, scale: Scale,
             for a, c in zip(si[fair].tolist(), ci[fair].tolist(), strict=True):
                 trees.append(_relabel(shapes[part[a][0]], iter(labels[c].tolist())))
             keys.append(key[si[fair], ci[fair]])
-    return trees, np.concatenate(keys) if keys else np.zeros(0, np.int64)
+            gaps.append(_spread(d[fair], cells))
+    if not keys:
+        return trees, np.zeros(0, np.int64), np.zeros(0)
+    return trees, np.concatenate(keys), np.concatenate(gaps)
+
+
+def _spread(d: np.ndarray, cells: list[list[int]]) -> np.ndarray:
+    """Each row's gap from its gap coordinates ``d``: in each cell the largest rate minus the
+    smallest (the reference group's coordinate is 0), the largest over the cells."""
+    if not cells:
+        return np.zeros(len(d))
+    return np.max([np.maximum(d[:, c].max(axis=1), 0) - np.minimum(d[:, c].min(axis=1), 0)
+                   for c in cells], axis=0)
 
 
 def _relabel(tree: walk.Tree, labels) -> walk.Tree:
@@ -310,22 +322,6 @@ def _relabel(tree: walk.Tree, labels) -> walk.Tree:
         return next(labels)
     f, left, right = tree
     return (f, _relabel(left, labels), _relabel(right, labels))
-
-
-def _gap(coords, cells, X01, positive, tree: walk.Tree) -> float:
-    """The notion's largest rate difference of a labelled tree on the training rows."""
-    q = np.zeros(len(X01))
-    stack = [(tree, np.ones(len(X01), dtype=bool))]
-    while stack:
-        node, rows = stack.pop()
-        if isinstance(node, int):
-            q[rows] = float(node == positive)
-            continue
-        go = X01[:, node[0]].astype(bool)
-        stack += [(node[1], rows & ~go), (node[2], rows & go)]
-    d = q @ coords
-    return max((float(max(d[c].max(), 0.0) - min(d[c].min(), 0.0)) for c in cells),
-               default=0.0)
 
 
 class FairRashomonSet(RashomonSet):
