@@ -42,7 +42,10 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
             right = X[idx, f]
             if min_leaf > 1 and min(right.sum(), (~right).sum()) < min_leaf:
                 continue
-            for k in range(1, budget):
+            # a side of depth d - 1 has at most 2^(d-1) leaves and more budget never hurts,
+            # so the splits of the budget that give a side more than that add nothing
+            half = 2 ** (d - 1)
+            for k in range(max(1, budget - half), min(budget - 1, half) + 1):
                 value = max(value, -split_cost + best(tuple(idx[~right]), d - 1, k)
                             + best(tuple(idx[right]), d - 1, budget - k))
         return value
@@ -68,7 +71,8 @@ def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int,
             for left in tests if d and budget >= 2 else []:
                 lm, rm = member & left, member & ~left
                 if min(lm.sum(), rm.sum()) >= max(1, min_leaf):
-                    for k in range(1, budget):
+                    half = 2 ** (d - 1)  # a side's most leaves: more budget adds nothing
+                    for k in range(max(1, budget - half), min(budget - 1, half) + 1):
                         score = max(score, best(lm, d - 1, k) + best(rm, d - 1, budget - k))
             memo[key] = score
         return memo[key]
@@ -104,6 +108,9 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
         return tuple(round(float(x), 12) for x in v)
 
     budget = 2**depth if max_leaves is None else max_leaves
+    # without a leaf budget no tree of depth <= depth can exceed it: leaf counts are not
+    # kept apart (one count for all), which merges subtrees of equal coordinates
+    counted = budget < 2**depth
 
     @cache
     def points(rows: tuple[int, ...], d: int) -> dict[tuple, float]:
@@ -124,7 +131,7 @@ def exhaustive_fair_score(X: np.ndarray, y: np.ndarray, depth: int, coef: np.nda
             for (dl, ll), sl in left_pts.items():
                 for (dr, lr), sr in right_pts.items():
                     if ll + lr <= budget:
-                        k = (key(np.add(dl, dr)), ll + lr)
+                        k = (key(np.add(dl, dr)), ll + lr if counted else 1)
                         out[k] = max(out.get(k, -np.inf), sl + sr)
         return out
 

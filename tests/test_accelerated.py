@@ -139,7 +139,9 @@ def test_path_bound_and_polishing_match_pystreed(variant, name, depth, lam):
     assert est.stats_["path_bound_cuts"] > 0 and est.stats_["d2s_calls"] > 0
 
 
-SPLIT_CASES = CASES[:12]
+# at most 16 rows: a plain-cut MIP on 22-29 rows at depth 3 took 3-6 s a switch (the suite's
+# budget); the switches' correctness does not depend on the row count
+SPLIT_CASES = [(t, X[:16], y[:16], depth, lam) for t, X, y, depth, lam in CASES[:12]]
 
 
 @pytest.mark.parametrize("case", SPLIT_CASES, ids=[f"inst{c[0]}" for c in SPLIT_CASES])

@@ -358,7 +358,8 @@ def _best_depth2_correct(X: np.ndarray, y: np.ndarray) -> int:
 def test_a_cold_process_proves_a_large_fit_with_numpy_without_compiling(tmp_path):
     """On an empty cache a fit that is not small runs numpy first: it proves the optimum
     (checked against every depth-2 tree), returns it with the numpy backend and compiles no
-    kernel; with the probe budget spent the same fit compiles and finds the same tree."""
+    kernel; with the probe budget spent the same fit runs numba (from the session's cache:
+    that a cold cache compiles is the first test's) and finds the same tree."""
     rng = np.random.default_rng(3)
     X = rng.integers(0, 2, (80, 6))
     y = (X[:, 0] ^ X[:, 3] ^ (rng.random(80) < 0.1)).astype(int)
@@ -378,8 +379,8 @@ def test_a_cold_process_proves_a_large_fit_with_numpy_without_compiling(tmp_path
     assert probed["backend"] == "numpy" and probed["status"] == "optimal"
     assert probed["counts"] == [0, 0]  # nothing compiled or loaded
     assert probed["correct"] == _best_depth2_correct(X, y)
-    compiled_run = run(script.replace("BUDGET", "0.0"), tmp_path / "cache")
-    assert compiled_run["backend"] == "numba" and compiled_run["counts"][0] > 0
+    compiled_run = run(script.replace("BUDGET", "0.0"), None)
+    assert compiled_run["backend"] == "numba" and sum(compiled_run["counts"]) > 0
     assert compiled_run["correct"] == probed["correct"]
 
 

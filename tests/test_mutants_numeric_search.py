@@ -48,7 +48,7 @@ def _optimum(X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: int, penalt
             left, right = member & cut, member & ~cut
             if min(left.sum(), right.sum()) < max(1, min_leaf):
                 continue
-            for k in range(1, budget):
+            for k in range(max(1, budget - 2 ** (d - 1)), min(budget - 1, 2 ** (d - 1)) + 1):
                 value = max(value, best(left.tobytes(), d - 1, k)
                             + best(right.tobytes(), d - 1, budget - k))
         return value

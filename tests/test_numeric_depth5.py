@@ -30,6 +30,7 @@ def enumerate_optimum(X, y, w, n_classes, depth, pen, min_leaf=1, max_leaves=Non
     memo: dict = {}
 
     def best(rows: np.ndarray, d: int, budget: int | None) -> float:
+        budget = budget if budget is None else min(budget, 2 ** d)
         key = (rows.tobytes(), d, budget)
         if key in memo:
             return memo[key]
@@ -42,7 +43,10 @@ def enumerate_optimum(X, y, w, n_classes, depth, pen, min_leaf=1, max_leaves=Non
                     left, right = rows[X[rows, f] <= t], rows[X[rows, f] > t]
                     if budget is None:
                         value = max(value, best(left, d - 1, None) + best(right, d - 1, None))
-                    for k in range(1, budget or 1):   # the budget shared by the two sides
+                    # the budget shared by the two sides; a side of depth d - 1 has at most
+                    # 2^(d-1) leaves, so a larger share adds nothing
+                    half = 2 ** (d - 1)
+                    for k in range(max(1, (budget or 1) - half), min((budget or 1) - 1, half) + 1):
                         value = max(value, best(left, d - 1, k) + best(right, d - 1, budget - k))
         memo[key] = value
         return value

@@ -39,11 +39,12 @@ def best_tree_value(X, G, w, depth, lam, min_leaf, max_leaves=None):
             left, right = rows[X[rows, f] <= c], rows[X[rows, f] > c]
             if len(left) < max(1, min_leaf) or len(right) < max(1, min_leaf):
                 continue
-            for b in range(1, budget):
+            # a side's most leaves is 2^(d-1): a larger share of the budget adds nothing
+            for b in range(max(1, budget - 2 ** (d - 1)), min(budget - 1, 2 ** (d - 1)) + 1):
                 top = max(top, best(left, d - 1, b) + best(right, d - 1, budget - b))
         return top
 
-    return best(np.arange(len(G)), depth, max_leaves or 2**depth)
+    return best(np.arange(len(G)), depth, min(max_leaves or 2**depth, 2**depth))
 
 
 def policy_value(G, w, treatments):

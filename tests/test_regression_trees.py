@@ -56,6 +56,7 @@ def enumerate_budget(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int,
                      leaf_cost: float, min_leaf: int, leaves: int) -> float:
     """Least ``SSE + leaf_cost * leaves`` over every tree of depth <= ``depth`` with at
     most ``leaves`` leaves (a split gives each child some of them)."""
+    leaves = min(leaves, 2 ** depth)
     best = sse(y, w) + leaf_cost
     if depth == 0 or leaves < 2:
         return best
@@ -65,7 +66,9 @@ def enumerate_budget(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int,
             left = X[:, f] <= t
             if left.sum() < min_leaf or (~left).sum() < min_leaf:
                 continue
-            for n_left in range(1, leaves):
+            # a side of depth - 1 has at most 2^(depth-1) leaves: a larger share adds nothing
+            for n_left in range(max(1, leaves - 2 ** (depth - 1)),
+                                min(leaves - 1, 2 ** (depth - 1)) + 1):
                 cost = (enumerate_budget(X[left], y[left], w[left], depth - 1, leaf_cost,
                                          min_leaf, n_left)
                         + enumerate_budget(X[~left], y[~left], w[~left], depth - 1,

@@ -50,11 +50,18 @@ def leaf_deviance(h, d, w):
                            options={"xatol": 1e-12}).fun
 
 
+def _shares(leaves, depth):
+    """The left side's shares of a leaf budget worth trying: a side of depth - 1 has at most
+    2^(depth-1) leaves, so a larger share adds nothing (and fewer leaves never help)."""
+    half = 2 ** (depth - 1)
+    return range(max(1, leaves - half), min(leaves - 1, half) + 1)
+
+
 def best_tree(X, h, d, w, rows, depth, lam, min_leaf, leaves=None):
     """Least loss + lam * leaves over every tree of depth <= depth with at most ``leaves``
     leaves (None: any) on rows (every feature, every threshold between distinct values),
     each leaf >= min_leaf rows."""
-    leaves = 2 ** depth if leaves is None else leaves
+    leaves = min(2 ** depth, leaves if leaves is not None else 2 ** depth)
     best = leaf_deviance(h[rows], d[rows], w[rows]) + lam
     if depth == 0 or leaves < 2:
         return best
@@ -65,7 +72,7 @@ def best_tree(X, h, d, w, rows, depth, lam, min_leaf, leaves=None):
             left, right = rows[go], rows[~go]
             if min(len(left), len(right)) < min_leaf:
                 continue
-            for k in range(1, leaves):
+            for k in _shares(leaves, depth):
                 best = min(best, best_tree(X, h, d, w, left, depth - 1, lam, min_leaf, k)
                            + best_tree(X, h, d, w, right, depth - 1, lam, min_leaf,
                                        leaves - k))
