@@ -11,7 +11,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from data_dir import DATA_DIR, needs_data
-from test_robust_trees import all_trees, data, grid, move_costs, optimum, worst_knapsack
+from test_robust_trees import (
+    all_trees,
+    data,
+    grid,
+    move_costs,
+    optimum,
+    predict,
+    worst_knapsack,
+)
 from test_robust_weights import most_flipped
 
 from optrees import OptreesInputError, RobustTreeClassifier
@@ -115,7 +123,8 @@ def test_every_cut_bounds_every_tree_and_is_exact_at_its_candidate(seed, depth, 
     """The cuts of each candidate tree T, read at every tree T' (its tests and labels as
     the MIP's variables): the scenario cut's right side is at least T''s worst case by the
     oracle and equals it at T; each row cut is 0 at T for a row T flips for free, and the
-    row cuts at T' leave room for T''s worst case."""
+    row cuts at T' leave room for T''s worst case. The cuts at fractional points (mixes of
+    trees) cut the point off and allow 1 at every tree that classifies the row."""
     X, y = data(seed, 6, 2, 2, K=2 + seed % 2)
     costs = np.random.default_rng(seed).choice([0.0, 0.5, 1.0, np.inf], size=X.shape)
     low, high, K = X.min(axis=0), X.max(axis=0), int(y.max()) + 1
@@ -148,6 +157,20 @@ def test_every_cut_bounds_every_tree_and_is_exact_at_its_candidate(seed, depth, 
                 i = int(r.ids[0] - master.t[0])
                 caps[i] = min(caps[i], rhs(r, xu))
             assert caps.sum() >= worst[U] - 1e-9
+    # the cuts at fractional points: each row's own min cut at a mix of trees (t = 1)
+    rng = np.random.default_rng(seed)
+    n_cuts = 0
+    for _ in range(10):
+        mix = rng.dirichlet(np.ones(3))
+        x = sum(k * xs[j] for k, j in zip(mix, rng.choice(len(xs), 3), strict=True))
+        x[master.t] = 1.0
+        for r in master.lp_cuts(x):
+            n_cuts += 1
+            i = int(r.ids[0] - master.t[0])
+            assert rhs(r, x) < 1.0 - 1e-4  # it cuts x off
+            for U, xu in enumerate(xs):  # and no tree that classifies row i correctly
+                assert rhs(r, xu) >= float(predict(trees[U], X[i:i + 1])[0] == y[i]) - 1e-9
+    assert n_cuts > 0
 
 
 @pytest.mark.parametrize("case", [CASES[3], CASES[6]], ids=["case3", "case6"])
