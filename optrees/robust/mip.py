@@ -371,7 +371,8 @@ def solve_robust_mip(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: n
         correct = worst_case_correct(tree, X, y, costs, budget, weights)
         return correct / master.total - lam * tree.n_branches
 
-    best = max((collapse(t) for t in candidates), key=score)
+    trees = [collapse(t) for t in candidates]
+    best = max(trees, key=lambda t: (score(t), -t.n_branches))  # ties: the smaller tree
     objective = score(best)
     bound = math.inf if result.bound is None else max(float(result.bound), objective)
     status = result.status
