@@ -17,12 +17,14 @@ from .._params import (
     VERBOSE,
     GeneratedInit,
     Integer,
+    Options,
     Param,
     Real,
     validate_params,
 )
 from .._validation import OptreesInputError, check_target, fit_weights
 from ..robust.adversary import worst_case_correct
+from ..robust.mip import solve_robust_mip
 from ..robust.search import MAX_LABELLINGS, solve_robust_tree
 from ._base import (
     fit_deadline,
@@ -93,6 +95,11 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     certified: ``status_ == "optimal"`` only when proved; a stopped fit keeps the best tree
     found and ``bound_`` (an upper bound on the objective), ``gap_``.
 
+    ``method``: ``"search"`` (default) the exact search of :mod:`optrees.robust.search`, no
+    solver; ``"mip"`` the paper's MIP (:mod:`optrees.robust.mip`): SCIP with constraint
+    generation (the adversary's best response to each candidate tree gives a min-cut style
+    cut), started from a short search's tree; same certificate, usually much slower.
+
     ``sample_weight``: the accuracy is the correct weight over the total weight. A row of
     weight ``w`` counts as ``floor(w)`` copies of weight 1 and one copy of the fractional
     rest, each shifted on its own at the row's costs: an integer weight is that many
@@ -108,11 +115,15 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         "depth": Param(Integer(1, MAX_DEPTH), "maximum depth of the tree"),
         "budget": Param(Real(0.0), "the adversary's total budget over all rows"),
         "lam": Param(Real(0.0), "penalty per branch node, in accuracy units"),
+        # not on the command line: `optrees fit --method` names the estimator
+        "method": Param(Options("search", "mip"), "the exact search (no solver) or the "
+                        "MIP with constraint generation (SCIP)", cli=""),
         "time_limit": TIME_LIMIT,
         "verbose": VERBOSE,
     }
     _defaults: ClassVar[dict[str, Any]] = {
-        "depth": 2, "budget": 0.0, "lam": 0.0, "time_limit": 60.0, "verbose": False}
+        "depth": 2, "budget": 0.0, "lam": 0.0, "method": "search", "time_limit": 60.0,
+        "verbose": False}
 
     @logged_fit
     def fit(self, X: Any, y: Any, costs: Any = None, sample_weight: Any = None
@@ -137,8 +148,14 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
                 f"{2 ** p.depth} leaf labellings, more than the search enumerates "
                 f"({MAX_LABELLINGS}); use a smaller depth")
         with stop_on_ctrl_c(deadline):
-            result = solve_robust_tree(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
-                                       deadline, list(df.columns), w)
+            if p.method == "mip":
+                result = solve_robust_mip(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
+                                          deadline, list(df.columns), w,
+                                          verbose=int(p.verbose))
+            else:
+                result = solve_robust_tree(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
+                                           deadline, list(df.columns), w)
+                result.stats["method"] = "search"
         self.classes_ = classes
         self.tree_ = result.model
         self.worst_case_accuracy_ = (result.stats["worst_case_correct"]

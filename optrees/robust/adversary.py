@@ -117,6 +117,56 @@ def flipped_weight(c: np.ndarray, weights: np.ndarray | None, budget: float
     return out.reshape(c.shape[:-1])
 
 
+def flipped_rows(c: np.ndarray, weights: np.ndarray | None, budget: float) -> np.ndarray:
+    """The adversary's best response itself, not only its value (:func:`flipped_weight`):
+    the weight flipped of each row, ``(n,)``, for one labelling's cheapest
+    misclassifications ``c`` (a row's copies all move to its cheapest wrong leaf). The
+    constraint generation of :mod:`.mip` needs it to write the scenario's cut."""
+    n = len(c)
+    order = np.argsort(c, kind="stable")
+    out = np.zeros(n)
+    if weights is None:
+        out[order[:int(flips(c, budget))]] = 1.0
+        return out
+    copies = np.floor(weights)
+    frac = weights - copies
+    # (cost, weight, rows whose fractional copy is flipped): the Pareto front of
+    # _fraction_front, with the rows kept
+    front: list[tuple[float, float, tuple[int, ...]]] = [(0.0, 0.0, ())]
+    fits = (frac > 0) & (c <= budget + TOL)
+    for v in np.unique(frac[fits]):
+        group = np.flatnonzero(fits & (frac == v))
+        group = group[np.argsort(c[group], kind="stable")]
+        chain = np.concatenate([[0.0], np.cumsum(c[group])])
+        grown = [(cost + chain[k], weight + v * k, rows + tuple(group[:k].tolist()))
+                 for cost, weight, rows in front for k in range(len(chain))
+                 if cost + chain[k] <= budget + TOL]
+        grown.sort(key=lambda e: (e[0], -e[1]))
+        front, best = [], -math.inf
+        for e in grown:
+            if e[1] > best:
+                front.append(e)
+                best = e[1]
+    best_total, best_pick = -math.inf, out
+    for cost, _, rows in front:
+        pick = np.zeros(n)
+        pick[list(rows)] = frac[list(rows)]
+        rest = budget - cost
+        for i in order:  # whole copies cheapest first, then what the rest pays of the next
+            if copies[i] == 0:
+                continue
+            if c[i] * copies[i] <= rest + TOL:
+                pick[i] += copies[i]
+                rest -= c[i] * copies[i]
+                continue
+            if c[i] > 0:
+                pick[i] += min(math.floor((rest + TOL) / c[i]), copies[i])
+            break
+        if pick.sum() > best_total:
+            best_total, best_pick = float(pick.sum()), pick
+    return best_pick
+
+
 def worst_case_correct(tree: IntegerTree, X: np.ndarray, y: np.ndarray, costs: np.ndarray,
                        budget: float, weights: np.ndarray | None = None) -> float:
     """Weight of the rows of ``(X, y)`` (``y`` class indices) that ``tree`` classifies
