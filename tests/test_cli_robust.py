@@ -100,3 +100,29 @@ def test_proba_of_a_robust_model_is_one_error(tmp_path, capsys):
     code = main(["predict", "--model", str(model), "--csv", str(csv), "--proba"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "no class probabilities" in err and len(err.splitlines()) == 1
+
+
+def test_robust_method_mip_from_the_command_line(tmp_path, capsys, monkeypatch):
+    """``--robust-method mip`` runs the MIP (and only then) and prints the same certified
+    objective as the API's MIP fit and the search on the same training rows."""
+    import optrees.estimators.robust as robust
+
+    calls = []
+    real = robust.solve_robust_mip
+    monkeypatch.setattr(robust, "solve_robust_mip",
+                        lambda *a, **k: calls.append(1) or real(*a, **k))
+    X, y = load_dataset("monk3")
+    csv = tmp_path / "monk3.csv"
+    X.astype(np.int64).assign(label=y).to_csv(csv, index=False)
+    assert main(["fit", "--csv", str(csv), "--target", "label", "--method", "robust",
+                 "--robust-method", "mip", "--budget", "2", "--depth", "1"]) == 0
+    out = capsys.readouterr().out
+    assert calls == [1]
+    X_tr, _, y_tr, _ = split(X.astype(np.int64), pd.Series(y, name="label"), 0.25, 0,
+                             "classification")
+    mip = RobustTreeClassifier(depth=1, budget=2, method="mip").fit(X_tr, y_tr)
+    search = RobustTreeClassifier(depth=1, budget=2).fit(X_tr, y_tr)
+    assert mip.stats_["method"] == "mip" and search.stats_["method"] == "search"
+    assert "status          : optimal" in out
+    assert _number(out, "objective") == pytest.approx(mip.objective_, abs=1e-6)
+    assert mip.objective_ == pytest.approx(search.objective_, abs=1e-9)

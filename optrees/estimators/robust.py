@@ -95,8 +95,8 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     certified: ``status_ == "optimal"`` only when proved; a stopped fit keeps the best tree
     found and ``bound_`` (an upper bound on the objective), ``gap_``.
 
-    ``method``: ``"search"`` (default) the exact search of :mod:`optrees.robust.search`, no
-    solver; ``"mip"`` the paper's MIP (:mod:`optrees.robust.mip`): SCIP with constraint
+    ``method``: ``"search"`` (default) the exact search of ``optrees.robust.search``, no
+    solver; ``"mip"`` the paper's MIP (``optrees.robust.mip``): SCIP with constraint
     generation (the adversary's best response to each candidate tree gives a min-cut style
     cut), started from a short search's tree; same certificate, usually much slower.
 
@@ -115,9 +115,9 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         "depth": Param(Integer(1, MAX_DEPTH), "maximum depth of the tree"),
         "budget": Param(Real(0.0), "the adversary's total budget over all rows"),
         "lam": Param(Real(0.0), "penalty per branch node, in accuracy units"),
-        # not on the command line: `optrees fit --method` names the estimator
+        # `optrees fit --method` names the estimator, so this one is --robust-method
         "method": Param(Options("search", "mip"), "the exact search (no solver) or the "
-                        "MIP with constraint generation (SCIP)", cli=""),
+                        "MIP with constraint generation (SCIP)", cli="--robust-method"),
         "time_limit": TIME_LIMIT,
         "verbose": VERBOSE,
     }

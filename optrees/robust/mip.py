@@ -223,7 +223,6 @@ class RobustMaster:
         cap = np.where(c == 0.0, 0.0, 1.0)
         return rows, worst, cap
 
-
     def lp_cuts(self, x: np.ndarray) -> list[Row]:
         """``t_i <=`` the minimum cut of row ``i``'s own network at the fractional point
         ``x`` (arc capacities: the ``b`` of the tests passing it each way, ``u[n, y_i]`` to
