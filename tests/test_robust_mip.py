@@ -20,7 +20,7 @@ from test_robust_trees import (
     predict,
     worst_knapsack,
 )
-from test_robust_weights import most_flipped
+from test_robust_weights import assert_a_response, most_flipped
 
 from optrees import OptreesInputError, RobustTreeClassifier
 from optrees.models.robust_tree import IntegerTree
@@ -90,13 +90,7 @@ def test_the_best_response_per_row_flips_the_most_weight(seed):
     budget = float(rng.choice([0.0, 0.5, 1.0, 2.5, 4.0]))
     v = flipped_rows(c, w, budget)
     ww = np.ones(n) if w is None else w
-    assert (v >= 0).all() and (v <= ww + 1e-12).all()
-    whole = np.floor(v + 1e-12)
-    frac = v - whole
-    assert np.allclose(frac[frac > 1e-12], (ww - np.floor(ww))[frac > 1e-12])
-    moves = whole + (frac > 1e-12)
-    with np.errstate(invalid="ignore"):
-        assert np.where(moves > 0, moves * c, 0.0).sum() <= budget + 1e-9
+    assert_a_response(v, c, ww, budget)
     assert v.sum() == pytest.approx(most_flipped(c, ww, budget))
 
 
@@ -171,6 +165,40 @@ def test_every_cut_bounds_every_tree_and_is_exact_at_its_candidate(seed, depth, 
             for U, xu in enumerate(xs):  # and no tree that classifies row i correctly
                 assert rhs(r, xu) >= float(predict(trees[U], X[i:i + 1])[0] == y[i]) - 1e-9
     assert n_cuts > 0
+
+
+def test_a_candidate_is_answered_once_for_its_check_and_its_cuts(monkeypatch):
+    """SCIP checks a candidate, then separates it: the adversary's response to it is
+    computed once (the last candidate's kept), and what is kept is the fresh answer for
+    the candidate asked about, not another's."""
+    import optrees.robust.mip as mip
+
+    X, y = data(3, 8, 2, 2)
+    costs = np.random.default_rng(3).choice([0.0, 0.5, 1.0], size=X.shape)
+    low, high = X.min(axis=0), X.max(axis=0)
+    master = RobustMaster(X, y, 2, costs, 1.0, 2, 0.0, weights=np.full(len(y), 1.5))
+    m = ScipModel()
+    try:
+        master.build(m)
+    finally:
+        m.free()
+    trees = all_trees(low, high, 2, 2)
+    xs = [master.start_values(heap_tree(t, 2, low, high, 2)) for t in (trees[3], trees[-1])]
+    codes = [master.decode(x) for x in xs]
+    assert not np.array_equal(*codes)
+    calls = []
+    real = mip.box_distances
+    monkeypatch.setattr(mip, "box_distances", lambda *a: calls.append(1) or real(*a))
+    cuts = mip.RobustCuts(master)
+    for x, code in [(xs[0], codes[0]), (xs[1], codes[1]), (xs[0], codes[0])]:
+        before = len(calls)
+        cuts.violated(x)
+        cuts.separate(x, integral=True)
+        cuts.violated(x)
+        assert len(calls) == before + 1
+        fresh = RobustMaster(X, y, 2, costs, 1.0, 2, 0.0, weights=np.full(len(y), 1.5))
+        for got, want in zip(master.response(code), fresh.response(code), strict=True):
+            assert np.array_equal(got, want)
 
 
 @pytest.mark.parametrize("case", [CASES[3], CASES[6]], ids=["case3", "case6"])

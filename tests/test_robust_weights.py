@@ -12,7 +12,7 @@ import pytest
 from test_robust_trees import all_trees, data, grid, move_costs, predict
 
 from optrees import OptreesInputError, RobustTreeClassifier
-from optrees.robust.adversary import flipped_weight
+from optrees.robust.adversary import cheapest_wrong_leaves, flipped_rows, flipped_weight
 
 
 def copies(c, w):
@@ -68,6 +68,69 @@ def test_flipped_weight_is_the_best_subset_of_copies(seed):
     want = most_flipped(c, w, budget)
     assert flipped_weight(c, w, budget) == pytest.approx(want)
     assert flipped_weight(np.stack([c, c[::-1]]), w, budget)[0] == pytest.approx(want)
+
+
+def knapsack_table(c, w, budget, unit=0.5):
+    """The same as most_flipped for costs that are multiples of ``unit`` (or inf), by the
+    0/1 knapsack's table over the copies: ``best[b]`` the most weight within ``b`` units."""
+    cap = int(np.floor(budget / unit + 1e-9))
+    best = np.zeros(cap + 1)
+    for ci, wi in copies(c, w):
+        k = int(round(ci / unit)) if ci <= budget else cap + 1  # inf: never paid
+        if k <= cap:
+            best[k:] = np.maximum(best[k:], best[:len(best) - k] + wi)
+    return float(best[cap])
+
+
+def assert_a_response(v, c, w, budget):
+    """``v`` (weight flipped of each row) is a move the adversary can make: within each
+    row's weight, whole unit copies plus at most the row's one fractional copy, paid for
+    within the budget."""
+    assert (v >= 0).all() and (v <= w + 1e-12).all()
+    whole = np.floor(v + 1e-12)
+    frac = v - whole
+    assert np.allclose(frac[frac > 1e-12], (w - np.floor(w))[frac > 1e-12])
+    moves = whole + (frac > 1e-12)
+    with np.errstate(invalid="ignore"):
+        assert np.where(moves > 0, moves * c, 0.0).sum() <= budget + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_best_response_on_more_rows_matches_the_knapsack_table(seed):
+    """flipped_weight and flipped_rows on up to 30 rows (several groups of fractional
+    copies, ties in cost) against the knapsack over every copy."""
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(6, 31))
+    c = rng.choice([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, np.inf], size=n)
+    w = [rng.choice([0.5, 1.0, 2.0, 0.25, 1.5, 2.75, 0.3, 1.7], size=n),
+         rng.integers(0, 4, size=n).astype(float), None][seed % 3]
+    budget = float(rng.choice([0.5, 2.0, 4.5, 8.0]))
+    ww = np.ones(n) if w is None else w
+    want = knapsack_table(c, ww, budget)
+    assert flipped_weight(c, w, budget) == pytest.approx(want)
+    v = flipped_rows(c, w, budget)
+    assert_a_response(v, c, ww, budget)
+    assert v.sum() == pytest.approx(want)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_cheapest_wrong_leaves_is_the_first_cheapest_leaf_of_another_label(seed):
+    """Each row's cheapest move into a leaf whose label is not the row's, and the first
+    leaf (left to right) at that cost; leaf 0 where no such leaf is reachable (inf)."""
+    rng = np.random.default_rng(seed)
+    n, L, K = 12, int(rng.integers(1, 9)), 3
+    dist = rng.choice([0.0, 1.0, 2.5, np.inf], size=(n, L))
+    y = rng.integers(0, K, size=n)
+    batch = rng.integers(0, K, size=(3, L))
+    for labels, (cost, leaf) in [(batch[0], cheapest_wrong_leaves(dist, batch[0], y)),
+                                 *zip(batch, zip(*cheapest_wrong_leaves(dist, batch, y),
+                                                 strict=True), strict=True)]:
+        for i in range(n):
+            others = [j for j in range(L) if labels[j] != y[i]]
+            want = min((dist[i, j] for j in others), default=np.inf)
+            first = next((j for j in others if dist[i, j] == want), 0) if want < np.inf else 0
+            assert cost[i] == want
+            assert leaf[i] == first
 
 
 @pytest.mark.parametrize("seed", range(3))

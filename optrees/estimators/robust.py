@@ -155,7 +155,6 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
             else:
                 result = solve_robust_tree(Xi, yi, classes, gamma, p.budget, p.depth, p.lam,
                                            deadline, list(df.columns), w)
-                result.stats["method"] = "search"
         self.classes_ = classes
         self.tree_ = result.model
         self.worst_case_accuracy_ = (result.stats["worst_case_correct"]

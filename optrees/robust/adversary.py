@@ -37,13 +37,28 @@ def box_distances(X: np.ndarray, costs: np.ndarray, lo: np.ndarray, hi: np.ndarr
     return out
 
 
+def _wrong_leaf_costs(dist: np.ndarray, labels: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``dist`` with inf at the leaves labelled as the row (``(n, L)`` or ``(B, n, L)``)."""
+    wrong = labels[..., None, :] != y[:, None]  # (B, n, L)
+    return np.where(wrong, dist, math.inf)
+
+
 def misclassification_costs(dist: np.ndarray, labels: np.ndarray, y: np.ndarray
                             ) -> np.ndarray:
     """Cheapest move of each row into a leaf of another label: ``dist`` ``(n, L)``,
     ``labels`` the leaves' class indices, ``(L,)`` or a batch ``(B, L)``; ``y`` class indices.
     Returns ``(n,)`` or ``(B, n)``."""
-    wrong = labels[..., None, :] != y[:, None]  # (B, n, L)
-    return np.where(wrong, dist, math.inf).min(axis=-1)
+    return _wrong_leaf_costs(dist, labels, y).min(axis=-1)
+
+
+def cheapest_wrong_leaves(dist: np.ndarray, labels: np.ndarray, y: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`misclassification_costs` and the leaf that attains it (the first of equal
+    cost; leaf 0 for a row that reaches no leaf of another label, at cost inf): the MIP's
+    scenario moves each row there."""
+    masked = _wrong_leaf_costs(dist, labels, y)
+    leaf = masked.argmin(axis=-1)
+    return np.take_along_axis(masked, leaf[..., None], axis=-1)[..., 0], leaf
 
 
 def flips(c: np.ndarray, budget: float) -> np.ndarray:
@@ -53,11 +68,13 @@ def flips(c: np.ndarray, budget: float) -> np.ndarray:
     return (np.cumsum(s, axis=-1) <= budget + TOL).sum(axis=-1)
 
 
-def _whole_copies(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
-                  ) -> np.ndarray:
-    """Most copies of weight 1 flipped within ``budget``: row ``i`` has ``copies[i]`` copies
-    costing ``c[..., i]`` each; cheapest first, then as many copies of the next row as the
-    rest of the budget pays for (every later copy costs at least as much)."""
+def _whole_plan(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """How the copies of weight 1 are flipped within ``budget``: row ``i`` has
+    ``copies[i]`` copies costing ``c[..., i]`` each; cheapest rows first (stable), then as
+    many copies of the next row as the rest of the budget pays for (every later copy costs
+    at least as much). Returns the rows' order, their copies in that order, how many rows
+    are flipped whole (``k``, ``(..., 1)``) and the copies taken of row ``order[k]``."""
     order = np.argsort(c, axis=-1, kind="stable")
     cs = np.take_along_axis(c, order, axis=-1)
     ms = copies[order]
@@ -65,36 +82,83 @@ def _whole_copies(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
         paid = np.cumsum(np.where(ms > 0, cs * ms, 0.0), axis=-1)
     b = np.asarray(budget, dtype=np.float64)[..., None]
     k = (paid <= b + TOL).sum(axis=-1, keepdims=True)  # rows flipped whole
-    whole = np.concatenate([np.zeros_like(ms[..., :1]), np.cumsum(ms, axis=-1)], axis=-1)
     spent = np.concatenate([np.zeros_like(paid[..., :1]), paid], axis=-1)
-    done = np.take_along_axis(whole, k, axis=-1)[..., 0]
     rest = b[..., 0] - np.take_along_axis(spent, k, axis=-1)[..., 0]
     nxt = np.minimum(k, c.shape[-1] - 1)
     cost_next = np.take_along_axis(cs, nxt, axis=-1)[..., 0]
     with np.errstate(divide="ignore", invalid="ignore"):
         part = np.floor((rest + TOL) / cost_next)
     part = np.where((k[..., 0] < c.shape[-1]) & (cost_next > 0), part, 0.0)
-    return done + np.minimum(part, np.take_along_axis(ms, nxt, axis=-1)[..., 0])
+    return order, ms, k, np.minimum(part, np.take_along_axis(ms, nxt, axis=-1)[..., 0])
 
 
-def _fraction_front(c: np.ndarray, frac: np.ndarray, budget: float
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def _whole_copies(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
+                  ) -> np.ndarray:
+    """Most copies of weight 1 flipped within ``budget`` (:func:`_whole_plan`)."""
+    _, ms, k, part = _whole_plan(c, copies, budget)
+    whole = np.concatenate([np.zeros_like(ms[..., :1]), np.cumsum(ms, axis=-1)], axis=-1)
+    return np.take_along_axis(whole, k, axis=-1)[..., 0] + part
+
+
+def _whole_picks(c: np.ndarray, copies: np.ndarray, budget: float) -> np.ndarray:
+    """The copies of weight 1 of each row that :func:`_whole_copies` flips, ``(n,)``."""
+    order, ms, k, part = _whole_plan(c, copies, budget)
+    k = int(k[0])
+    sorted_picks = np.where(np.arange(len(c)) < k, ms, 0.0)
+    if k < len(c):
+        sorted_picks[k] = part
+    out = np.zeros(len(c))
+    out[order] = sorted_picks
+    return out
+
+
+def _fraction_front(c: np.ndarray, frac: np.ndarray, budget: float, rows: bool = False
+                    ) -> tuple[np.ndarray, ...]:
     """The Pareto front (cost, weight) of flipping fractional copies (``frac > 0``) of one
-    labelling's rows ``c`` within ``budget``; each weight group cheapest first."""
+    labelling's rows ``c`` within ``budget``; each weight group cheapest first (stable).
+    ``rows``: also ``(P, n)`` bool, the rows whose fractional copy each point flips."""
     cost, weight = np.zeros(1), np.zeros(1)
+    taken = np.zeros((1, 0), dtype=np.int64)  # rows: copies taken of each group so far
+    groups = []
     fits = (frac > 0) & (c <= budget + TOL)
     for v in np.unique(frac[fits]):
-        chain = np.concatenate([[0.0], np.cumsum(np.sort(c[fits & (frac == v)]))])
+        group = np.flatnonzero(fits & (frac == v))
+        group = group[np.argsort(c[group], kind="stable")]
+        groups.append(group)
+        chain = np.concatenate([[0.0], np.cumsum(c[group])])
+        # every front point with each prefix of the group: point-major, prefix-minor
         cost = (cost[:, None] + chain[None, :]).ravel()
         weight = (weight[:, None] + v * np.arange(len(chain))[None, :]).ravel()
         keep = cost <= budget + TOL
+        if rows:
+            taken = np.concatenate([np.repeat(taken, len(chain), axis=0),
+                                    np.tile(np.arange(len(chain)), len(taken))[:, None]],
+                                   axis=1)[keep]
         cost, weight = cost[keep], weight[keep]
         order = np.lexsort((-weight, cost))
         cost, weight = cost[order], weight[order]
         best_before = np.concatenate([[-np.inf], np.maximum.accumulate(weight)[:-1]])
         keep = weight > best_before  # more weight than every cheaper pair
         cost, weight = cost[keep], weight[keep]
-    return cost, weight
+        if rows:
+            taken = taken[order][keep]
+    if not rows:
+        return cost, weight
+    flipped = np.zeros((len(cost), len(c)), dtype=bool)
+    for g, group in enumerate(groups):
+        flipped[:, group] = np.arange(len(group))[None, :] < taken[:, g:g + 1]
+    return cost, weight, flipped
+
+
+def _fraction_totals(row: np.ndarray, copies: np.ndarray, frac: np.ndarray, budget: float,
+                     rows: bool = False) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """Most weight flipped of one labelling ``row`` at each point of the fractional copies'
+    front (:func:`_fraction_front`, returned too), the rest of the budget spent on whole
+    copies: the best response is the best point."""
+    front = _fraction_front(row, frac, budget, rows)
+    cost, weight = front[0], front[1]
+    whole = _whole_copies(np.broadcast_to(row, (len(cost), len(row))), copies, budget - cost)
+    return weight + whole, front
 
 
 def flipped_weight(c: np.ndarray, weights: np.ndarray | None, budget: float
@@ -111,60 +175,23 @@ def flipped_weight(c: np.ndarray, weights: np.ndarray | None, budget: float
     flat = c.reshape(-1, c.shape[-1])
     out = np.empty(len(flat))
     for b, row in enumerate(flat):
-        cost, weight = _fraction_front(row, frac, budget)
-        out[b] = (weight + _whole_copies(np.broadcast_to(row, (len(cost), len(row))),
-                                         copies, budget - cost)).max()
+        out[b] = _fraction_totals(row, copies, frac, budget)[0].max()
     return out.reshape(c.shape[:-1])
 
 
 def flipped_rows(c: np.ndarray, weights: np.ndarray | None, budget: float) -> np.ndarray:
-    """The adversary's best response itself, not only its value (:func:`flipped_weight`):
-    the weight flipped of each row, ``(n,)``, for one labelling's cheapest
-    misclassifications ``c`` (a row's copies all move to its cheapest wrong leaf). The
-    constraint generation of :mod:`.mip` needs it to write the scenario's cut."""
-    n = len(c)
-    order = np.argsort(c, kind="stable")
-    out = np.zeros(n)
-    if weights is None:
-        out[order[:int(flips(c, budget))]] = 1.0
-        return out
-    copies = np.floor(weights)
-    frac = weights - copies
-    # (cost, weight, rows whose fractional copy is flipped): the Pareto front of
-    # _fraction_front, with the rows kept
-    front: list[tuple[float, float, tuple[int, ...]]] = [(0.0, 0.0, ())]
-    fits = (frac > 0) & (c <= budget + TOL)
-    for v in np.unique(frac[fits]):
-        group = np.flatnonzero(fits & (frac == v))
-        group = group[np.argsort(c[group], kind="stable")]
-        chain = np.concatenate([[0.0], np.cumsum(c[group])])
-        grown = [(cost + chain[k], weight + v * k, rows + tuple(group[:k].tolist()))
-                 for cost, weight, rows in front for k in range(len(chain))
-                 if cost + chain[k] <= budget + TOL]
-        grown.sort(key=lambda e: (e[0], -e[1]))
-        front, best = [], -math.inf
-        for e in grown:
-            if e[1] > best:
-                front.append(e)
-                best = e[1]
-    best_total, best_pick = -math.inf, out
-    for cost, _, rows in front:
-        pick = np.zeros(n)
-        pick[list(rows)] = frac[list(rows)]
-        rest = budget - cost
-        for i in order:  # whole copies cheapest first, then what the rest pays of the next
-            if copies[i] == 0:
-                continue
-            if c[i] * copies[i] <= rest + TOL:
-                pick[i] += copies[i]
-                rest -= c[i] * copies[i]
-                continue
-            if c[i] > 0:
-                pick[i] += min(math.floor((rest + TOL) / c[i]), copies[i])
-            break
-        if pick.sum() > best_total:
-            best_total, best_pick = float(pick.sum()), pick
-    return best_pick
+    """The adversary's best response itself, not only its value (:func:`flipped_weight`,
+    the same computation): the weight flipped of each row, ``(n,)``, for one labelling's
+    cheapest misclassifications ``c`` (a row's copies all move to its cheapest wrong leaf).
+    The constraint generation of :mod:`.mip` needs it to write the scenario's cut."""
+    copies = np.ones(len(c)) if weights is None else np.floor(weights)
+    frac = np.zeros(len(c)) if weights is None else weights - copies
+    if not frac.any():
+        return _whole_picks(c, copies, budget)
+    total, (cost, _, flipped) = _fraction_totals(c, copies, frac, budget, rows=True)
+    # the first best point (least spent on fractional copies): sums of fractions round
+    p = int(np.argmax(total >= total.max() - TOL))
+    return _whole_picks(c, copies, float(budget - cost[p])) + np.where(flipped[p], frac, 0.0)
 
 
 def worst_case_correct(tree: IntegerTree, X: np.ndarray, y: np.ndarray, costs: np.ndarray,

@@ -54,7 +54,12 @@ from ..models.robust_tree import IntegerTree
 from ..solvers.base import Row, SolverOptions
 from ..solvers.deadline import Deadline
 from ..solvers.scip import ScipModel
-from .adversary import box_distances, flipped_rows, worst_case_correct
+from .adversary import (
+    box_distances,
+    cheapest_wrong_leaves,
+    flipped_rows,
+    worst_case_correct,
+)
 from .search import solve_robust_tree, split_table
 
 WARM_SHARE = 0.1  # of the time: the exact search's incumbent as the MIP's start
@@ -89,6 +94,8 @@ class RobustMaster:
                          enumerate(zip(self.feat, self.thr, strict=True))}
         self.n_inner, self.n_nodes = 2 ** depth - 1, 2 ** (depth + 1) - 1
         self.seen: set[bytes] = set()
+        # the last candidate's response: SCIP checks a point, then separates the same one
+        self._last: tuple[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
         self.stats = {"scenario_cuts": 0, "row_cuts": 0, "fractional_cuts": 0,
                       "lp_cuts": 0, "candidates": 0}
 
@@ -157,16 +164,20 @@ class RobustMaster:
     # ----------------------------------------------------------------- cuts
     def response(self, code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The adversary's best response to the candidate: the weight flipped of each row,
-        each row's cheapest misclassification and the point it moves to (``x'_i``)."""
+        each row's cheapest misclassification and the point it moves to (``x'_i``); read-only
+        arrays, kept for the next call with the same ``code``."""
+        key = code.tobytes()
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
         tree = self.tree(code, [""] * self.X.shape[1], np.arange(self.K))
         leaves, lo, hi = tree.boxes()
         dist = box_distances(self.X.astype(np.float64), self.costs, lo, hi)
-        wrong = tree.label[leaves][None, :] != self.y[:, None]
-        masked = np.where(wrong, dist, math.inf)
-        target = masked.argmin(axis=1)
-        c = masked[np.arange(len(self.y)), target]
+        c, target = cheapest_wrong_leaves(dist, tree.label[leaves], self.y)
         v = flipped_rows(c, self.weights, self.budget)
         moved = np.clip(self.X, lo[target], hi[target]).astype(np.int64)
+        for a in (v, c, moved):
+            a.setflags(write=False)
+        self._last = (key, (v, c, moved))
         return v, c, moved
 
     def cut_terms(self, code: np.ndarray, P: np.ndarray, yP: np.ndarray, a: np.ndarray

@@ -499,7 +499,8 @@ def solve_robust_tree(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: 
     stats: dict[str, Any] = dict(search.stats, splits=int(search.feat.size),
                                  worst_case_correct=(int(round(correct)) if weights is None
                                                      else correct),
-                                 total_weight=n, branches=model.n_branches)
+                                 total_weight=n, branches=model.n_branches,
+                                 method="search")
     return FitResult(model, status, search.best[0] / n, max(bound, search.best[0]) / n,
                      time.perf_counter() - start, stats)
 
