@@ -73,90 +73,94 @@ def _whole_plan(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
     """How the copies of weight 1 are flipped within ``budget``: row ``i`` has
     ``copies[i]`` copies costing ``c[..., i]`` each; cheapest rows first (stable), then as
     many copies of the next row as the rest of the budget pays for (every later copy costs
-    at least as much). Returns the rows' order, their copies in that order, how many rows
-    are flipped whole (``k``, ``(..., 1)``) and the copies taken of row ``order[k]``."""
+    at least as much). Over ``c`` as ``(R, n)``: the rows' order, their copies in that
+    order, how many rows are flipped whole (``k``, ``(R,)``) and the copies taken of row
+    ``order[k]`` (plain indexing, not ``take_along_axis``: this is the search's hot loop)."""
+    n = c.shape[-1]
+    c = c.reshape(-1, n)
+    at = np.arange(len(c))
     order = np.argsort(c, axis=-1, kind="stable")
-    cs = np.take_along_axis(c, order, axis=-1)
+    cs = c[at[:, None], order]
     ms = copies[order]
     with np.errstate(invalid="ignore"):  # inf * 0 copies: nothing to pay
         paid = np.cumsum(np.where(ms > 0, cs * ms, 0.0), axis=-1)
-    b = np.asarray(budget, dtype=np.float64)[..., None]
-    k = (paid <= b + TOL).sum(axis=-1, keepdims=True)  # rows flipped whole
-    spent = np.concatenate([np.zeros_like(paid[..., :1]), paid], axis=-1)
-    rest = b[..., 0] - np.take_along_axis(spent, k, axis=-1)[..., 0]
-    nxt = np.minimum(k, c.shape[-1] - 1)
-    cost_next = np.take_along_axis(cs, nxt, axis=-1)[..., 0]
+    b = np.asarray(budget, dtype=np.float64).reshape(-1)  # one, or one per row of c
+    k = (paid <= b[:, None] + TOL).sum(axis=-1)  # rows flipped whole
+    rest = b - np.where(k > 0, paid[at, k - 1], 0.0)
+    nxt = np.minimum(k, n - 1)
+    cost_next = cs[at, nxt]
     with np.errstate(divide="ignore", invalid="ignore"):
         part = np.floor((rest + TOL) / cost_next)
-    part = np.where((k[..., 0] < c.shape[-1]) & (cost_next > 0), part, 0.0)
-    return order, ms, k, np.minimum(part, np.take_along_axis(ms, nxt, axis=-1)[..., 0])
+    part = np.where((k < n) & (cost_next > 0), part, 0.0)
+    return order, ms, k, np.minimum(part, ms[at, nxt])
 
 
 def _whole_copies(c: np.ndarray, copies: np.ndarray, budget: np.ndarray | float
                   ) -> np.ndarray:
-    """Most copies of weight 1 flipped within ``budget`` (:func:`_whole_plan`)."""
+    """Most copies of weight 1 flipped within ``budget`` (:func:`_whole_plan`), one per
+    row of ``c`` (``(n,)`` or ``(..., n)``; ``budget`` a number or one per row)."""
     _, ms, k, part = _whole_plan(c, copies, budget)
-    whole = np.concatenate([np.zeros_like(ms[..., :1]), np.cumsum(ms, axis=-1)], axis=-1)
-    return np.take_along_axis(whole, k, axis=-1)[..., 0] + part
+    done = np.where(k > 0, np.cumsum(ms, axis=-1)[np.arange(len(k)), k - 1], 0.0)
+    return (done + part).reshape(c.shape[:-1])
 
 
 def _whole_picks(c: np.ndarray, copies: np.ndarray, budget: float) -> np.ndarray:
     """The copies of weight 1 of each row that :func:`_whole_copies` flips, ``(n,)``."""
     order, ms, k, part = _whole_plan(c, copies, budget)
     k = int(k[0])
-    sorted_picks = np.where(np.arange(len(c)) < k, ms, 0.0)
+    sorted_picks = np.where(np.arange(len(c)) < k, ms[0], 0.0)
     if k < len(c):
-        sorted_picks[k] = part
+        sorted_picks[k] = part[0]
     out = np.zeros(len(c))
-    out[order] = sorted_picks
+    out[order[0]] = sorted_picks
     return out
 
 
 def _fraction_front(c: np.ndarray, frac: np.ndarray, budget: float, rows: bool = False
-                    ) -> tuple[np.ndarray, ...]:
+                    ) -> tuple[np.ndarray, np.ndarray, list]:
     """The Pareto front (cost, weight) of flipping fractional copies (``frac > 0``) of one
     labelling's rows ``c`` within ``budget``; each weight group cheapest first (stable).
-    ``rows``: also ``(P, n)`` bool, the rows whose fractional copy each point flips."""
+    ``rows``: also the trace :func:`_front_rows` reads a point's rows from (else empty)."""
     cost, weight = np.zeros(1), np.zeros(1)
-    taken = np.zeros((1, 0), dtype=np.int64)  # rows: copies taken of each group so far
-    groups = []
+    trace = []  # per group: its rows cheapest first, each point's parent and prefix taken
     fits = (frac > 0) & (c <= budget + TOL)
     for v in np.unique(frac[fits]):
         group = np.flatnonzero(fits & (frac == v))
         group = group[np.argsort(c[group], kind="stable")]
-        groups.append(group)
         chain = np.concatenate([[0.0], np.cumsum(c[group])])
         # every front point with each prefix of the group: point-major, prefix-minor
         cost = (cost[:, None] + chain[None, :]).ravel()
         weight = (weight[:, None] + v * np.arange(len(chain))[None, :]).ravel()
-        keep = cost <= budget + TOL
-        if rows:
-            taken = np.concatenate([np.repeat(taken, len(chain), axis=0),
-                                    np.tile(np.arange(len(chain)), len(taken))[:, None]],
-                                   axis=1)[keep]
-        cost, weight = cost[keep], weight[keep]
+        fit = np.flatnonzero(cost <= budget + TOL)
+        cost, weight = cost[fit], weight[fit]
         order = np.lexsort((-weight, cost))
         cost, weight = cost[order], weight[order]
         best_before = np.concatenate([[-np.inf], np.maximum.accumulate(weight)[:-1]])
         keep = weight > best_before  # more weight than every cheaper pair
         cost, weight = cost[keep], weight[keep]
         if rows:
-            taken = taken[order][keep]
-    if not rows:
-        return cost, weight
-    flipped = np.zeros((len(cost), len(c)), dtype=bool)
-    for g, group in enumerate(groups):
-        flipped[:, group] = np.arange(len(group))[None, :] < taken[:, g:g + 1]
-    return cost, weight, flipped
+            at = fit[order][keep]
+            trace.append((group, at // len(chain), at % len(chain)))
+    return cost, weight, trace
+
+
+def _front_rows(trace: list, p: int, n: int) -> np.ndarray:
+    """``(n,)`` bool: the rows whose fractional copy point ``p`` of the front flips."""
+    flipped = np.zeros(n, dtype=bool)
+    for group, parent, taken in reversed(trace):
+        flipped[group[:taken[p]]] = True
+        p = parent[p]
+    return flipped
 
 
 def _fraction_totals(row: np.ndarray, copies: np.ndarray, frac: np.ndarray, budget: float,
-                     rows: bool = False) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+                     rows: bool = False
+                     ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, list]]:
     """Most weight flipped of one labelling ``row`` at each point of the fractional copies'
     front (:func:`_fraction_front`, returned too), the rest of the budget spent on whole
     copies: the best response is the best point."""
     front = _fraction_front(row, frac, budget, rows)
-    cost, weight = front[0], front[1]
+    cost, weight, _ = front
     whole = _whole_copies(np.broadcast_to(row, (len(cost), len(row))), copies, budget - cost)
     return weight + whole, front
 
@@ -184,14 +188,19 @@ def flipped_rows(c: np.ndarray, weights: np.ndarray | None, budget: float) -> np
     the same computation): the weight flipped of each row, ``(n,)``, for one labelling's
     cheapest misclassifications ``c`` (a row's copies all move to its cheapest wrong leaf).
     The constraint generation of :mod:`.mip` needs it to write the scenario's cut."""
-    copies = np.ones(len(c)) if weights is None else np.floor(weights)
-    frac = np.zeros(len(c)) if weights is None else weights - copies
+    if weights is None:  # flips' rows: the cheapest first (stable)
+        out = np.zeros(len(c))
+        out[np.argsort(c, kind="stable")[:int(flips(c, budget))]] = 1.0
+        return out
+    copies = np.floor(weights)
+    frac = weights - copies
     if not frac.any():
         return _whole_picks(c, copies, budget)
-    total, (cost, _, flipped) = _fraction_totals(c, copies, frac, budget, rows=True)
+    total, (cost, _, trace) = _fraction_totals(c, copies, frac, budget, rows=True)
     # the first best point (least spent on fractional copies): sums of fractions round
     p = int(np.argmax(total >= total.max() - TOL))
-    return _whole_picks(c, copies, float(budget - cost[p])) + np.where(flipped[p], frac, 0.0)
+    return (_whole_picks(c, copies, float(budget - cost[p]))
+            + np.where(_front_rows(trace, p, len(c)), frac, 0.0))
 
 
 def worst_case_correct(tree: IntegerTree, X: np.ndarray, y: np.ndarray, costs: np.ndarray,
