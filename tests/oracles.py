@@ -7,6 +7,14 @@ from functools import cache
 import numpy as np
 
 
+def budget_splits(budget: int, d: int) -> range:
+    """Leaves given to the left side when a node of depth ``d`` splits ``budget`` leaves: a
+    side of depth d - 1 has at most 2^(d-1) leaves and more budget never hurts, so splits
+    that give a side more than that add nothing."""
+    half = 2 ** (d - 1)
+    return range(max(1, budget - half), min(budget - 1, half) + 1)
+
+
 def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
                          lam: float, penalty: str = "splits",
                          sample_weight: np.ndarray | None = None, min_leaf: int = 1,
@@ -42,10 +50,7 @@ def exhaustive_objective(X: np.ndarray, y: np.ndarray, n_classes: int, depth: in
             right = X[idx, f]
             if min_leaf > 1 and min(right.sum(), (~right).sum()) < min_leaf:
                 continue
-            # a side of depth d - 1 has at most 2^(d-1) leaves and more budget never hurts,
-            # so the splits of the budget that give a side more than that add nothing
-            half = 2 ** (d - 1)
-            for k in range(max(1, budget - half), min(budget - 1, half) + 1):
+            for k in budget_splits(budget, d):
                 value = max(value, -split_cost + best(tuple(idx[~right]), d - 1, k)
                             + best(tuple(idx[right]), d - 1, budget - k))
         return value
@@ -71,8 +76,7 @@ def best_tree_over_tests(tests: list[np.ndarray], leaf_value, depth: int,
             for left in tests if d and budget >= 2 else []:
                 lm, rm = member & left, member & ~left
                 if min(lm.sum(), rm.sum()) >= max(1, min_leaf):
-                    half = 2 ** (d - 1)  # a side's most leaves: more budget adds nothing
-                    for k in range(max(1, budget - half), min(budget - 1, half) + 1):
+                    for k in budget_splits(budget, d):
                         score = max(score, best(lm, d - 1, k) + best(rm, d - 1, budget - k))
             memo[key] = score
         return memo[key]

@@ -141,6 +141,9 @@ def test_every_cut_bounds_every_tree_and_is_exact_at_its_candidate(seed, depth, 
     for T, x in enumerate(xs):
         rows, value, cap = master.cuts(master.decode(x))
         assert value == worst[T]
+        # a row is capped at 0 exactly where it has a row cut (a free flip)
+        assert sorted(int(r.ids[0] - master.t[0]) for r in rows[1:]) == \
+            np.flatnonzero(cap == 0.0).tolist()
         assert rhs(rows[0], x) == pytest.approx(worst[T])
         for r in rows[1:]:
             assert rhs(r, x) == 0.0
@@ -288,3 +291,23 @@ def test_bad_method_is_one_clear_error():
     X, y = data(0, 6, 2, 2)
     with pytest.raises(OptreesInputError, match="method must be 'search' or 'mip', got 'lp'"):
         RobustTreeClassifier(method="lp").fit(X, y)
+
+
+@pytest.mark.parametrize(("case", "n"), [(CASES[2], 8), (CASES[4], 10)],
+                         ids=["case2", "case4"])
+def test_a_weak_warm_start_gives_way_to_the_mips_tree(case, n, monkeypatch):
+    """A warm search given no time returns a worse tree than the optimum; the fit must
+    return the better of its candidates (the MIP's), certified."""
+    from optrees.robust import mip
+
+    search = mip.solve_robust_tree
+    monkeypatch.setattr(mip, "solve_robust_tree",
+                        lambda *a: search(*a[:7], Deadline(0.0), *a[8:]))
+    seed, depth, budget, K, lam, values = case
+    X, y = data(seed, n, 2, 2, K=K)
+    costs = np.random.default_rng(seed).choice(values, size=X.shape)
+    result = fit_mip(X, y, costs, budget, depth, lam, warm=True)
+    want = optimum(X, y, costs, budget, depth, lam, worst_knapsack)
+    assert result.stats["warm_objective"] < want - 1e-9  # the start is worse: the test bites
+    assert result.status == "optimal"
+    assert result.objective == pytest.approx(want)

@@ -180,6 +180,12 @@ class RobustMaster:
         self._last = (key, (v, c, moved))
         return v, c, moved
 
+    def bounds(self, code: np.ndarray) -> tuple[float, np.ndarray]:
+        """The candidate's worst-case correct weight and each row's bound in the row family
+        (0 where a free move flips it, else 1)."""
+        v, c, _ = self.response(code)
+        return self.total - float(v.sum()), np.where(c == 0.0, 0.0, 1.0)
+
     def cut_terms(self, code: np.ndarray, P: np.ndarray, yP: np.ndarray, a: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
         """``sum_j a_j E_j(P_j)`` as (ids, coefficients): for each point, the capacity of
@@ -218,7 +224,6 @@ class RobustMaster:
         """The candidate's scenario cut and row cuts, its worst-case correct weight and
         each row's bound in the row family (0 where a free move flips it, else 1)."""
         v, c, moved = self.response(code)
-        worst = self.total - float(v.sum())
         kept = self.w - v
         nom, per = kept > 0, v > 0
         P = np.concatenate([self.X[nom], moved[per]])
@@ -231,8 +236,7 @@ class RobustMaster:
         for i in free:  # t_i - E_i(x'_i) <= 0
             ids, coefs = self.cut_terms(code, moved[i:i + 1], self.y[i:i + 1], np.ones(1))
             rows.append(Row(np.r_[self.t[i], ids], np.r_[1.0, -coefs], rhs=0.0))
-        cap = np.where(c == 0.0, 0.0, 1.0)
-        return rows, worst, cap
+        return (rows, *self.bounds(code))
 
     def lp_cuts(self, x: np.ndarray) -> list[Row]:
         """``t_i <=`` the minimum cut of row ``i``'s own network at the fractional point
@@ -281,8 +285,7 @@ class RobustCuts:
         """Exact at an integer point: ``t`` beyond the candidate's worst case or a row's
         free flip."""
         o = self.o
-        v, c, _ = o.response(o.decode(x))
-        worst, cap = o.total - float(v.sum()), np.where(c == 0.0, 0.0, 1.0)
+        worst, cap = o.bounds(o.decode(x))
         t = x[o.t]
         return bool((t > cap + TOL).any() or o.w @ t > worst + TOL * max(1.0, o.total))
 
@@ -377,18 +380,15 @@ def solve_robust_mip(X: np.ndarray, y: np.ndarray, classes: np.ndarray, costs: n
                      np.full(master.n_nodes, int(np.argmax(counts)))]
         candidates.append(master.tree(code, feature_names, classes))
 
-    def score(tree: IntegerTree) -> float:
-        correct = worst_case_correct(tree, X, y, costs, budget, weights)
-        return correct / master.total - lam * tree.n_branches
-
     trees = [collapse(t) for t in candidates]
-    best = max(trees, key=lambda t: (score(t), -t.n_branches))  # ties: the smaller tree
-    objective = score(best)
+    corrects = [worst_case_correct(t, X, y, costs, budget, weights) for t in trees]
+    scores = [c / master.total - lam * t.n_branches for c, t in zip(corrects, trees, strict=True)]
+    k = max(range(len(trees)), key=lambda i: (scores[i], -trees[i].n_branches))  # ties: smaller
+    best, objective, correct = trees[k], scores[k], corrects[k]
     bound = math.inf if result.bound is None else max(float(result.bound), objective)
     status = result.status
     if status == "no_solution":
         status = "interrupted" if deadline.stopped else "time_limit"
-    correct = worst_case_correct(best, X, y, costs, budget, weights)
     stats.update(master.stats, method="mip", nodes=result.nodes, dual_bound=result.bound,
                  mip_objective=result.objective, splits=int(master.feat.size),
                  worst_case_correct=int(round(correct)) if weights is None else correct,
