@@ -4,9 +4,15 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from .cli_base import _HelpFormatter, _UsageError
+
+REPORT_SECONDS = (1.0, 0.5)
+"""The time kept back from ``--budget`` for the ``--out`` report: seconds for the page and its
+score figure (matplotlib's import included), and per row's picture (measured on a 2-core
+machine: 0.1-1.3 s CPU each, CART's deep trees the slowest; 4-6 s for eleven rows)."""
 
 
 def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -60,6 +66,7 @@ def table_text(table: Any) -> str:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Read the CSV as ``optrees fit`` does, check the options, compare, print the table
     (and write the report to ``--out``)."""
+    started = time.perf_counter()
     from . import cli_data as data
     from .comparison import compare
 
@@ -71,11 +78,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     fit_like = argparse.Namespace(dataset=None, csv=args.csv, target=args.target,
                                   sep=args.sep, weight_column=None)
     X, y = data.load_data(fit_like, task=None)
-    table = compare(X, y, task=args.task, methods=methods, time_budget=args.budget,
+    # the budget covers the whole command: reading the data, the fits and the report
+    reserve = report_reserve(args.task, y, methods, args.budget) if args.out is not None else 0.0
+    left = args.budget - (time.perf_counter() - started) - reserve
+    if left <= 0:
+        raise _UsageError(f"--budget {args.budget:g}s is used up by reading the data and "
+                          f"the report's share ({reserve:.1f}s) before any fit: give more")
+    table = compare(X, y, task=args.task, methods=methods, time_budget=left,
                     cv=args.cv, test_size=args.test_size, random_state=args.seed)
+    table.attrs["time_budget"] = args.budget
     print(f"{table.attrs['task']} of {args.target!r} on {args.csv}: {len(X)} rows, "
-          f"{len(table.attrs['test_rows'])} held out; budget {args.budget:g}s, "
-          f"took {table.attrs['seconds']:.1f}s\n")
+          f"{len(table.attrs['test_rows'])} held out; budget {args.budget:g}s "
+          f"({reserve:.1f}s of it kept for the report), "
+          f"fits took {table.attrs['seconds']:.1f}s\n")
     print(table_text(table))
     notes = [f"{r.method}: {r.note}" for r in table.itertuples() if r.method == "cart"]
     print("\n" + "\n".join(notes))
@@ -86,4 +101,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
         write_atomic(args.out, report_html(table, X, y, title=f"optrees compare: {args.csv}, "
                                                               f"target {args.target}"))
         print(f"report written to {args.out}")
+    print(f"the whole command took {time.perf_counter() - started:.1f}s")
     return 0
+
+
+def report_reserve(task: str, y: Any, methods: list[str] | None, budget: float) -> float:
+    """Seconds kept back from ``budget`` for the report: ``REPORT_SECONDS`` for the rows the
+    comparison will have (CART and the chosen methods of the task), at most half the budget
+    (a smaller budget than the report needs still fits something, and ends late)."""
+    import pandas as pd
+
+    from .comparison import _methods, _resolve_task
+
+    rows = 1 + len(_methods(_resolve_task(task, pd.Series(y)), methods))
+    return min(REPORT_SECONDS[0] + REPORT_SECONDS[1] * rows, budget / 2)

@@ -79,6 +79,10 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
             method.load()
     from . import comparison_cart  # noqa: F401 - scikit-learn's trees, imported likewise
     left = budget - (time.perf_counter() - started)
+    if left <= 0:  # no share to give: a table of rows all skipped, with negative shares
+        raise OptreesInputError(f"time_budget {budget:g}s was used up by the checks, the "
+                                f"split and the imports ({budget - left:.1f}s) before any "
+                                "fit: give a larger budget")
     share = (1 - RESERVE) * left / (len(chosen) + 1)
     rows = []
     for name in [REFERENCE, *chosen]:

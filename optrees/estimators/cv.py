@@ -167,7 +167,9 @@ def select_index(cv_results: Mapping[str, Any], rule: str) -> int:
         k += 1
     scores = np.array([cv_results[f"split{i}_test_score"][best] for i in range(k)], float)
     se = float(np.std(scores, ddof=1) / np.sqrt(k)) if k > 1 else 0.0
-    within = np.flatnonzero(mean >= mean[best] - se)
+    # "at least": a mean exactly one standard error below (with 2 folds, the best point's
+    # worse fold score) is within, however the float rounding of mean - se falls
+    within = np.flatnonzero(mean >= mean[best] - se - 1e-9 * max(1.0, abs(mean[best])))
     leaves = np.asarray(cv_results["mean_n_leaves"], dtype=float)
     depth = np.asarray(cv_results["param_depth"], dtype=float)
     lam = np.asarray(cv_results["param_lam"], dtype=float)
@@ -231,7 +233,11 @@ class _TreeCV(GeneratedInit):
                 raise OptreesInputError(f"sample_weight must hold one number per row of X "
                                         f"({len(df)}), got shape {sample_weight.shape}")
         splitter = check_cv(p.cv, y_arr, classifier=is_classifier(self))
-        splits = list(splitter.split(df, y_arr))
+        try:
+            splits = list(splitter.split(df, y_arr))
+        except ValueError as exc:  # e.g. more folds than rows, or than any class's rows
+            raise OptreesInputError(f"cv={p.cv!r} cannot split these {len(df)} rows: "
+                                    f"{exc}") from None
         scorer = check_scoring(self._base_estimator(p), p.scoring)
         auto = isinstance(p.depths, str)
         depths = list(self._auto_depths if auto else p.depths)
@@ -300,7 +306,8 @@ class _TreeCV(GeneratedInit):
         tasks = []
         for fold, (train, test) in enumerate(splits):
             for depth, lam in jobs:
-                limit = None if left is None else max(left, 0.0) * 2.0**depth / units
+                # divided first: a huge time_limit times 2^depth would overflow to inf
+                limit = None if left is None else max(left, 0.0) / units * 2.0**depth
                 est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
                                            time_limit=limit)
                 if lam is None:  # the default score of a classifier is accuracy
