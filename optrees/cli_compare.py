@@ -54,8 +54,10 @@ def table_text(table: Any) -> str:
         size = "" if r.size != r.size else f"{r.size:.0f} {r.size_unit}"
         seconds = "" if r.fit_seconds != r.fit_seconds else f"{r.fit_seconds:.1f}"
         gap = "" if r.gap != r.gap else f"{r.gap:.2%}"
+        status = r.note if r.status in ("skipped", "failed") else \
+            f"{r.status}; {r.note}" if r.note and r.method != "cart" else r.status
         lines.append([r.method, score, size, seconds, f"{r.time_limit:.1f}", gap, r.params,
-                      r.status if not r.note or r.method == "cart" else r.note])
+                      status])
     header = ["method", f"test {metric} ± SE", "size", "fit s", "share s", "gap", "chosen",
               "status"]
     widths = [max(len(str(row[i])) for row in [header, *lines]) for i in range(len(header))]
@@ -115,3 +117,4 @@ def report_reserve(task: str, y: Any, methods: list[str] | None, budget: float) 
 
     rows = 1 + len(_methods(_resolve_task(task, pd.Series(y)), methods))
     return min(REPORT_SECONDS[0] + REPORT_SECONDS[1] * rows, budget / 2)
+

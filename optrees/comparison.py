@@ -60,7 +60,9 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
     ``fit_seconds``, ``time_limit`` (the share given), ``gap`` (the fitted model's certified
     relative optimality gap ``gap_`` for its own objective; nan when it has none, e.g. CART
     or a heuristic), ``params`` (the chosen or default depth and penalty), ``status``
-    ("ok", the fit's ``status_`` when not optimal, "skipped", "failed"), ``note`` and
+    ("ok", the fit's ``status_`` when not optimal, "skipped", "failed"), ``note`` (why a
+    row was skipped or failed; over what a gap is certified when not every model of the
+    row's kind: "gap over the binarizer's thresholds", OMT's bins, a rule LP's pool) and
     ``model`` (the fitted estimator: ``model.predict`` on the test rows gives the score).
     ``attrs``: ``task``, ``metric``, ``test_rows`` (positions in ``X`` of the test rows),
     ``time_budget``, ``seconds`` (the whole call).
@@ -233,7 +235,22 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
             "time_limit": share,
             "gap": gap if math.isfinite(gap) else math.nan,
             "params": _params_text(est, fitted), "status": "ok" if status == "optimal"
-            else str(status), "note": "" if method is not None else NO_LIMIT, "model": est}
+            else str(status), "note": gap_scope(fitted, gap) if method is not None
+            else NO_LIMIT, "model": est}
+
+
+def gap_scope(model: Any, gap: float) -> str:
+    """What a finite ``gap`` is certified over when that is not every model of the row's
+    kind (a 0 % gap of OCT on numeric columns proves nothing about other thresholds)."""
+    if not math.isfinite(gap):
+        return ""
+    if getattr(model, "thresholds_", None) == "binarized":
+        return "gap over the binarizer's thresholds"
+    if hasattr(model, "lp_bound_") and hasattr(model, "paths_"):  # OMT's graph of bins
+        return "gap over every rule set on its bins"
+    if hasattr(model, "all_rules_"):  # RUG / RUX: the master LP over a pool of rules
+        return "gap of the rule LP over its candidate rules"
+    return ""
 
 
 def test_score(task: str, y: np.ndarray, pred: np.ndarray) -> tuple[float, float]:

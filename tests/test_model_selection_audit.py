@@ -129,3 +129,47 @@ def test_one_standard_error_rule_keeps_a_point_exactly_one_error_below():
         key = [(Fraction(int(leaves[i].sum()), k), depth[i], -lam[i]) for i in range(m)]
         assert key[select_index(results, "1se")] == min(key[i] for i in within)
         assert select_index(results, "best") == best
+
+
+def _best_correct(x, y, rows, depth):
+    """Most training rows a tree of ``depth`` over every threshold classifies correctly
+    (plain enumeration: each split's two sides are solved apart)."""
+    yy = y[rows]
+    best = max(np.sum(yy == c) for c in np.unique(y))
+    if depth == 0:
+        return best
+    for f in range(x.shape[1]):
+        for t in np.unique(x[rows, f])[:-1]:
+            left = rows[x[rows, f] <= t]
+            right = rows[x[rows, f] > t]
+            best = max(best, _best_correct(x, y, left, depth - 1)
+                       + _best_correct(x, y, right, depth - 1))
+    return best
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_gap_without_a_note_holds_over_every_threshold(seed):
+    """OCT on numeric columns solves over its binarizer's thresholds: its row said "ok",
+    gap 0 %, with a tree below the best depth-2 tree over every threshold.  A finite gap
+    with no note must hold over every tree of the depth (depth 2, lam 0: the training
+    accuracy of the best one, enumerated); with a note it says over what."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(52, 2)).round(2)
+    y = rng.integers(0, 2, 52)
+    X = pd.DataFrame(x, columns=["a", "b"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = compare(X, y, methods=["oct", "benders"], time_budget=60, cv=3)
+    train = np.setdiff1d(np.arange(52), table.attrs["test_rows"])
+    best = _best_correct(x, y, train, 2)
+    seen = set()
+    for r in table.itertuples():
+        if r.method == "cart" or r.gap != r.gap or r.gap > 0:
+            continue
+        correct = int(np.sum(r.model.predict(X.iloc[train]) == y[train]))
+        if r.note == "":
+            assert correct == best, r.method
+        else:
+            assert r.note == "gap over the binarizer's thresholds"
+        seen.add((r.method, correct == best))
+    assert ("benders", True) in seen and ("oct", False) in seen  # the case is met
