@@ -90,9 +90,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
                     cv=args.cv, test_size=args.test_size, random_state=args.seed)
     table.attrs["time_budget"] = args.budget
     print(f"{table.attrs['task']} of {args.target!r} on {args.csv}: {len(X)} rows, "
-          f"{len(table.attrs['test_rows'])} held out; budget {args.budget:g}s "
-          f"({reserve:.1f}s of it kept for the report), "
-          f"fits took {table.attrs['seconds']:.1f}s\n")
+          f"{len(table.attrs['test_rows'])} held out; budget {args.budget:g}s"
+          + (f" ({reserve:.1f}s of it kept for the report)" if reserve else "")
+          + f", fits took {table.attrs['seconds']:.1f}s\n")
     print(table_text(table))
     notes = [f"{r.method}: {r.note}" for r in table.itertuples() if r.method == "cart"]
     print("\n" + "\n".join(notes))

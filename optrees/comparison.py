@@ -158,6 +158,9 @@ def _check_options(cv: Any, test_size: Any, random_state: Any, task: str, y: pd.
         raise OptreesInputError(f"random_state must be an integer, got {random_state!r}")
     if task == "regression":
         check_regression_target(y, n)
+        if y.nunique() == 1:  # every R² would be nan, every model the constant
+            raise OptreesInputError(f"y is constant ({y.iloc[0]!r}): a regression's test "
+                                    "score R² is undefined, there is nothing to compare")
     else:
         check_target(y, n)
     n_test = math.ceil(test_size * n)

@@ -173,3 +173,10 @@ def test_a_gap_without_a_note_holds_over_every_threshold(seed):
             assert r.note == "gap over the binarizer's thresholds"
         seen.add((r.method, correct == best))
     assert ("benders", True) in seen and ("oct", False) in seen  # the case is met
+
+
+def test_a_constant_regression_target_is_one_clear_error():
+    """Every row's R² was nan ± nan, status "ok", after the whole budget."""
+    X, _, _ = small_data(40)
+    with pytest.raises(OptreesInputError, match="y is constant"):
+        compare(X, np.full(40, 3.0), task="regression", time_budget=30, cv=3)
