@@ -113,10 +113,23 @@ def _check_budget(time_budget: Any) -> float:
 
 def _check_data(X: Any, y: Any) -> tuple[pd.DataFrame, pd.Series]:
     df = check_frame(X)
-    df = df.set_axis([str(c) for c in df.columns], axis=1).reset_index(drop=True)
-    target = pd.Series(y).reset_index(drop=True) if not isinstance(y, pd.Series) \
-        else y.reset_index(drop=True)
-    if target.ndim != 1 or len(target) != len(df):
+    names = [str(c) for c in df.columns]
+    if len(set(names)) < len(names):  # e.g. 1 and "1": the fits see them by name
+        dup = sorted({c for c in names if names.count(c) > 1})
+        raise OptreesInputError(f"X has columns of the same name as text: {dup[:5]}; give "
+                                "every column its own name")
+    df = df.set_axis(names, axis=1).reset_index(drop=True)
+    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:
+        y = y.iloc[:, 0]
+    if not isinstance(y, pd.Series):
+        arr = np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr.ravel()
+        if arr.ndim != 1:
+            raise OptreesInputError(f"y must be one column of targets, got shape {arr.shape}")
+        y = pd.Series(arr)
+    target = y.reset_index(drop=True)
+    if len(target) != len(df):
         raise OptreesInputError(f"y must hold one value per row of X ({len(df)} rows), got "
                                 f"{len(target)} values")
     return df, target

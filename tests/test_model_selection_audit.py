@@ -180,3 +180,25 @@ def test_a_constant_regression_target_is_one_clear_error():
     X, _, _ = small_data(40)
     with pytest.raises(OptreesInputError, match="y is constant"):
         compare(X, np.full(40, 3.0), task="regression", time_budget=30, cv=3)
+
+
+@pytest.mark.parametrize("X_of, y_of, match", [
+    (lambda X: X, lambda y: np.c_[y, y], r"y must be one column of targets, got shape \(40, 2\)"),
+    (lambda X: X, lambda y: pd.DataFrame({"u": y, "v": y}), "y must be one column"),
+    (lambda X: pd.DataFrame({1: X.a, "1": X.b}), lambda y: y, "same name as text: \\['1'\\]"),
+])
+def test_compare_refuses_bad_shapes_before_any_fit(X_of, y_of, match, monkeypatch):
+    """A 2-D y was a pandas traceback; columns 1 and "1" gave every row "failed"."""
+    monkeypatch.setattr(comparison, "_run", lambda *a: pytest.fail("a fit started"))
+    X, y, _ = small_data(40)
+    with pytest.raises(OptreesInputError, match=match):
+        compare(X_of(X), y_of(y), methods=["benders"], time_budget=30, cv=3)
+
+
+def test_compare_takes_y_as_one_column_frame():
+    """As scikit-learn's estimators do (a pandas traceback before)."""
+    X, y, _ = small_data(40)
+    kw = {"methods": ["benders"], "time_budget": 30, "cv": 3}
+    one = compare(X, pd.DataFrame({"label": y}), **kw)
+    plain = compare(X, y, **kw)
+    np.testing.assert_array_equal(one["test_score"], plain["test_score"])
