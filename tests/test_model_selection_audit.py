@@ -202,3 +202,37 @@ def test_compare_takes_y_as_one_column_frame():
     one = compare(X, pd.DataFrame({"label": y}), **kw)
     plain = compare(X, y, **kw)
     np.testing.assert_array_equal(one["test_score"], plain["test_score"])
+
+
+class _Clock:
+    """A wall clock the fake fits below advance instead of sleeping."""
+
+    now = 1e9
+
+
+class OverheadRegressor(OptimalTreeRegressor):
+    """A fit that takes its whole time limit plus 0.2 s no limit covers (set-up, scoring),
+    on the fake clock; then a real fit without a limit (tiny data: instant)."""
+
+    def fit(self, X, y, sample_weight=None):
+        limit = self.time_limit
+        _Clock.now += 0.2 + limit
+        self.time_limit = None
+        super().fit(X, y)
+        self.time_limit = limit
+        return self
+
+
+class OverheadCV(OptimalTreeRegressorCV):
+    _base = OverheadRegressor
+
+
+def test_fold_fits_that_overrun_their_shares_shorten_the_later_ones(monkeypatch):
+    """Each fold fit got a fixed share of time_limit, so what no limit covers came on top:
+    12 fits of 0.2 s overhead each took 1.34 x time_limit.  The oracle replays the fold fits
+    on a fake wall clock: together they must end within 1.1 x time_limit."""
+    monkeypatch.setattr(time, "time", lambda: _Clock.now)
+    X, _, y = small_data(30)
+    start = _Clock.now
+    OverheadCV(depths=(1, 2), lams=(0.0, 0.01), cv=3, time_limit=6.0, refit=False).fit(X, y)
+    assert _Clock.now - start <= 1.1 * 6.0

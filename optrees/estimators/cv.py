@@ -298,24 +298,31 @@ class _TreeCV(GeneratedInit):
                      sample_weight: np.ndarray | None, splits: list[Any], scorer: Any,
                      p: Params, left: float | None) -> list[FoldFit | FoldPath]:
         """Every fold's path or fits at ``depths`` within ``left`` seconds: shares
-        proportional to ``2^depth``, with one for the refit at the deepest depth."""
+        proportional to ``2^depth``, with one for the refit at the deepest depth; a task
+        started behind schedule gets its part of what is left instead (``on_schedule``)."""
         jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
         for d in depths:
             jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
-        units = len(splits) * sum(2.0**d for d, _ in jobs) + (2.0**max(depths) if p.refit else 0)
+        refit = 2.0**max(depths) if p.refit else 0.0
+        units = len(splits) * sum(2.0**d for d, _ in jobs) + refit
+        deadline_at = None if left is None else time.time() + max(left, 0.0)
+        later = units  # units of this task, every later one and the refit (submission order)
         tasks = []
         for fold, (train, test) in enumerate(splits):
             for depth, lam in jobs:
                 # divided first: a huge time_limit times 2^depth would overflow to inf
                 limit = None if left is None else max(left, 0.0) / units * 2.0**depth
+                schedule = None if deadline_at is None else (deadline_at, 2.0**depth, later)
+                later -= 2.0**depth
                 est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
                                            time_limit=limit)
                 if lam is None:  # the default score of a classifier is accuracy
                     task = delayed(path_fold)(est, X, y, sample_weight, train, test,
-                                              None if p.scoring is None else scorer, fold)
+                                              None if p.scoring is None else scorer, fold,
+                                              schedule)
                 else:
                     task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
-                                             scorer, fold)
+                                             scorer, fold, schedule)
                 tasks.append(task)
         return Parallel(n_jobs=p.n_jobs)(tasks)
 

@@ -77,20 +77,41 @@ class PathTree(ClassifierMixin, BaseEstimator):
         return self.tree.predict_proba(Z)
 
 
+MIN_LIMIT = 1e-3
+"""Seconds a fold task gets when the selection's time is already spent (a fit returns its
+start model)."""
+
+
+def on_schedule(estimator: Any, schedule: tuple[float, float, float] | None) -> Any:
+    """``estimator`` with its time limit cut, when the tasks before it overran theirs, to its
+    part of what is left: ``schedule`` = (the selection's wall-clock deadline ``time.time()``,
+    this task's units, the units of this task and every later one and the refit).  Each fit
+    also spends time no limit covers (set-up, scoring), so fixed shares summed to more
+    than ``time_limit``; with this the overrun of the early tasks is taken from the later."""
+    if schedule is None:
+        return estimator
+    deadline_at, units, later = schedule
+    part = (deadline_at - time.time()) * units / later
+    if part >= estimator.time_limit:
+        return estimator
+    return clone(estimator).set_params(time_limit=max(part, MIN_LIMIT))
+
+
 def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
     return (_safe_indexing(X, index), _safe_indexing(y, index),
             None if w is None else np.asarray(w)[index])
 
 
 def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
-              test: np.ndarray, scorer: Any, fold: int) -> FoldPath:
+              test: np.ndarray, scorer: Any, fold: int,
+              schedule: tuple[float, float, float] | None = None) -> FoldPath:
     """The path of ``estimator``'s depth on the fold's training rows, each hull tree scored
     on its test rows.  The rows are encoded as ``estimator.fit`` encodes them (weights,
     rows of weight 0 dropped, its binarizer on a table without numeric columns), so each
     tree is an optimum of ``estimator`` at the λ of its interval; the search stops at
     ``estimator.time_limit``.  ``scorer`` None: accuracy (a classifier's own score)."""
     started = time.perf_counter()
-    p = validate_params(estimator)
+    p = validate_params(on_schedule(estimator, schedule))
     X_train, y_train, w_train = _rows(X, y, sample_weight, train)
     df = check_frame(X_train)
     columns = [str(c) for c in df.columns]
@@ -120,14 +141,15 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
 
 
 def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
-             test: np.ndarray, scorer: Any, fold: int) -> FoldFit:
+             test: np.ndarray, scorer: Any, fold: int,
+             schedule: tuple[float, float, float] | None = None) -> FoldFit:
     """One fit of ``estimator`` (its depth, λ and time limit set) on the fold's training rows,
     scored on its test rows (as ``cross_val_score`` does); an early stop is reported in
     ``stopped``, not warned (the CV estimator warns once for all its fits); a fit that
     Ctrl-C interrupted raises ``KeyboardInterrupt``."""
     started = time.perf_counter()
     X_train, y_train, w_train = _rows(X, y, sample_weight, train)
-    est = clone(estimator)
+    est = clone(on_schedule(estimator, schedule))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TimeLimitWarning)
         if w_train is None:
