@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from itertools import product
 
 import numpy as np
 
@@ -227,3 +228,26 @@ def teacher_scores(teacher, t, y, mu, yhat, K) -> np.ndarray:
             else:
                 G[i, k] = yhat[i, k] + own * (y[i] - yhat[i, k]) / mu[i]
     return G
+
+
+def best_by_leaves(X, y, w, rows, depth, min_leaf):
+    """{leaves: largest weighted correct} over every tree of depth <= ``depth`` on ``rows``,
+    each leaf predicting its weighted majority; a split keeps ``min_leaf`` rows each side."""
+    classes = np.unique(y)
+    out = {1: max(w[rows][y[rows] == k].sum() for k in classes)}
+    if depth == 0:
+        return out
+    for f in range(X.shape[1]):
+        left, right = rows[X[rows, f] == 0], rows[X[rows, f] == 1]
+        if len(left) < min_leaf or len(right) < min_leaf:
+            continue
+        a = best_by_leaves(X, y, w, left, depth - 1, min_leaf)
+        b = best_by_leaves(X, y, w, right, depth - 1, min_leaf)
+        for (ka, va), (kb, vb) in product(a.items(), b.items()):
+            out[ka + kb] = max(out.get(ka + kb, -np.inf), va + vb)
+    return out
+
+
+def front_by_enumeration(X, y, w, depth, min_leaf):
+    best = best_by_leaves(X, y, w, np.arange(len(y)), depth, min_leaf)
+    return [max(v for k, v in best.items() if k <= budget) for budget in range(1, 2**depth + 1)]

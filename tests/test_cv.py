@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from estimator_matrix import _SPARSE_WEIGHTS
+from oracles import front_by_enumeration
 from sklearn.datasets import load_diabetes
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -227,6 +228,26 @@ def test_best_estimator_is_refit_on_all_rows():
         no_refit.predict(X)
 
 
+def test_path_is_the_chosen_depths_front_on_all_rows():
+    """``path_``: for each leaf budget of the chosen depth, the most accurate tree on all
+    training rows (weighted), by an enumeration of every tree; the chosen λ's optimum read
+    off it is the refit's objective; no path where the path is off (numeric columns)."""
+    X, y, w = binary_data(n=40, p=4, seed=5)
+    cv = BendOCTClassifierCV(depths=(1, 2), cv=FOLDS, time_limit=120, random_state=0)
+    cv.fit(X, y, sample_weight=w)
+    depth, lam = cv.best_params_["depth"], cv.best_params_["lam"]
+    want = front_by_enumeration(X.to_numpy(), y, w, depth, 1)
+    assert [p.budget for p in cv.path_] == list(range(1, 2**depth + 1))
+    assert all(p.optimal for p in cv.path_)
+    assert [p.accuracy for p in cv.path_] == pytest.approx(np.array(want) / w.sum())
+    best = max(p.accuracy - lam * p.leaves for p in cv.path_)
+    assert cv.best_estimator_.objective_ == pytest.approx(best)
+    rng = np.random.default_rng(1)
+    Xn = pd.DataFrame(rng.normal(size=(40, 2)), columns=["a", "b"])
+    numeric = BendOCTClassifierCV(depths=(1,), cv=FOLDS, time_limit=60).fit(Xn, y)
+    assert numeric.path_ is None and "numeric" in numeric.path_off_[1]
+
+
 def test_numeric_columns_fit_each_grid_point():
     """binarizer='auto' searches numeric columns over every threshold, which the path does
     not: each point is fitted, the scores are cross_val_score's; an explicit Binarizer
@@ -259,6 +280,7 @@ def test_regressor_cv_equals_cross_val_score():
     np.testing.assert_allclose(got, want, atol=1e-12)
     assert cv.best_params_ == cv.cv_results_["params"][int(np.argmax(want.mean(axis=1)))]
     assert cv.score(X, y) == pytest.approx(cv.best_estimator_.score(X, y))
+    assert cv.path_ is None  # regression trees have no λ-path
 
 
 @pytest.mark.parametrize("cls,params,match", [

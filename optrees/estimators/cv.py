@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring, get_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
@@ -38,7 +38,7 @@ from ..trees.mip.formulation import MAX_TREE_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
-from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold
+from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
@@ -337,6 +337,13 @@ class _TreeCV(GeneratedInit):
         self.best_estimator_ = best.fit(X, y) if sample_weight is None else \
             best.fit(X, y, sample_weight=sample_weight)
         self.refit_time_ = time.perf_counter() - started
+        self.path_ = None
+        if self.path_off_.get(self.best_params_["depth"]) is None:
+            # the chosen depth's λ-path on all rows, in what is left of the time
+            left = None if p.time_limit is None else max(
+                p.time_limit - spent - self.refit_time_, REFIT_SHARE * p.time_limit)
+            self.path_ = training_path(clone(best).set_params(time_limit=left), X, y,
+                                       sample_weight)[0]
 
     def _results(self, done: list[FoldFit | FoldPath], p: Params,
                  lams: dict[int, tuple[float, ...] | str], k: int,
@@ -450,8 +457,10 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
     ``mean_n_leaves`` per grid point and ``from_path``; ``mean_fit_time`` of a path point is
     its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
-    all rows), ``n_splits_``, ``scorer_``, ``path_off_``, ``depths_``.  Ties between trees
-    of one objective are broken by the path's search, which may pick another optimum than a fit.
+    all rows), ``path_`` (with ``refit``: the chosen depth's λ-path on all rows, the points
+    ``optrees.trees.pareto_front`` gives, over the encoded columns; None where it is off),
+    ``n_splits_``, ``scorer_``, ``path_off_``, ``depths_``.  Ties between trees of one
+    objective are broken by the path's search, which may pick another optimum than a fit.
     """
 
     _base = BendOCTClassifier
@@ -504,7 +513,7 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     fitted on each fold (``lams`` is a list; ``"path"`` is refused); ``depths="auto"`` tries
     1, 2 and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``, the
     rule, ``cv_results_`` and the fitted attributes are as :class:`BendOCTClassifierCV`'s
-    (the default scoring is R²; the default folds are not stratified)."""
+    (the default scoring is R²; the default folds are not stratified); ``path_`` is None."""
 
     _base = OptimalTreeRegressor
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH

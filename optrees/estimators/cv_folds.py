@@ -19,7 +19,7 @@ from .._validation import check_frame, check_max_leaves, check_target, fit_weigh
 from ..encoding.binary import binarize
 from ..models.result import FINISHED_STATUSES
 from ..trees.solve.fit import min_leaf_rows
-from ..trees.solve.path import front_points
+from ..trees.solve.path import PathPoint, front_points
 from ._base import TimeLimitWarning, drop_weightless, fit_deadline
 
 
@@ -102,17 +102,14 @@ def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
             None if w is None else np.asarray(w)[index])
 
 
-def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
-              test: np.ndarray, scorer: Any, fold: int,
-              schedule: tuple[float, float, float] | None = None) -> FoldPath:
-    """The path of ``estimator``'s depth on the fold's training rows, each hull tree scored
-    on its test rows.  The rows are encoded as ``estimator.fit`` encodes them (weights,
-    rows of weight 0 dropped, its binarizer on a table without numeric columns), so each
-    tree is an optimum of ``estimator`` at the λ of its interval; the search stops at
-    ``estimator.time_limit``.  ``scorer`` None: accuracy (a classifier's own score)."""
-    started = time.perf_counter()
-    p = validate_params(on_schedule(estimator, schedule))
-    X_train, y_train, w_train = _rows(X, y, sample_weight, train)
+def training_path(estimator: Any, X_train: Any, y_train: Any,
+                  w_train: Any) -> tuple[list[PathPoint], Any, list[str], np.ndarray]:
+    """The path of ``estimator``'s depth on these rows, encoded as ``estimator.fit`` encodes
+    them (weights, rows of weight 0 dropped, its binarizer on a table without numeric
+    columns), so each hull tree is an optimum of ``estimator`` at the λ of its interval; the
+    search stops at ``estimator.time_limit``.  Also the encoding, the column names and the
+    classes, to encode other rows the same way."""
+    p = validate_params(estimator)
     df = check_frame(X_train)
     columns = [str(c) for c in df.columns]
     df = df.set_axis(columns, axis=1)
@@ -123,6 +120,18 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
     points = front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated),
                           p.depth, min_leaf_rows(p.min_samples_leaf, len(y_enc)),
                           fit_deadline(p.time_limit), check_max_leaves(p.max_leaves, p.depth))
+    return points, encoding, columns, classes
+
+
+def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
+              test: np.ndarray, scorer: Any, fold: int,
+              schedule: tuple[float, float, float] | None = None) -> FoldPath:
+    """The path of ``estimator``'s depth on the fold's training rows
+    (:func:`training_path`), each hull tree scored on its test rows.  ``scorer`` None:
+    accuracy (a classifier's own score)."""
+    started = time.perf_counter()
+    points, encoding, columns, classes = training_path(
+        on_schedule(estimator, schedule), *_rows(X, y, sample_weight, train))
     hull: dict[int, Any] = {}
     for point in points:  # one per leaf count: the points of a leaf count share the tree
         if point.lams is not None:
@@ -134,7 +143,7 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
         scores = [float(np.mean(q.tree.predict(Z) == y_test)) for q in kept]
     else:
         scores = [scorer(PathTree(q.tree, classes), Z, y_test) for q in kept]
-    return FoldPath(fold, p.depth, np.array([q.leaves for q in kept]),
+    return FoldPath(fold, int(estimator.depth), np.array([q.leaves for q in kept]),
                     np.array([q.lams[0] for q in kept]), np.array([q.lams[1] for q in kept]),
                     np.array(scores, dtype=float), time.perf_counter() - started,
                     not all(q.optimal for q in points))
