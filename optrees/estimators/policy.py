@@ -148,6 +148,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
         keep = np.ones(n, dtype=bool) if w is None else w > 0  # weight 0: as if not there
+        _check_arms(p.teacher, t[keep], K)
         self.propensity_ = self.outcome_predictions_ = None
         if estimate_mu or estimate_yhat:
             features = pd.get_dummies(df, dtype=float).to_numpy(dtype=np.float64)
@@ -312,6 +313,21 @@ def _leaf_values(leaves: np.ndarray, predicted: np.ndarray, gamma: np.ndarray,
     w = np.ones(len(v)) if w is None else w
     return {int(leaf): float(v[leaves == leaf] @ w[leaves == leaf] / w[leaves == leaf].sum())
             for leaf in np.unique(leaves)}
+
+
+def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
+    """One clear error when the ``"ipw"`` teacher must score a treatment no row (of positive
+    weight) received: its ``Gamma[:, k]`` would be 0 for every row, an estimate of nothing,
+    and the tree would recommend it wherever the observed outcomes are negative."""
+    if teacher != "ipw":
+        return  # "dm" and "dr" score every treatment by its outcome predictions
+    missing = np.flatnonzero(np.bincount(t, minlength=K) == 0)
+    if missing.size:
+        raise OptreesInputError(
+            f"treatment {int(missing[0])} of 0..{K - 1} was given to no row (of positive "
+            f"weight), so the 'ipw' teacher has no outcome of it to weigh (it would score it "
+            f"0 for every row): give outcome_predictions with teacher='dr' or 'dm', or leave "
+            f"that treatment out")
 
 
 def _vector(value: Any, name: str, n: int) -> np.ndarray:

@@ -36,6 +36,26 @@ from ._base import (
 )
 
 MAX_DEPTH = 3  # the enumeration is built and tested to depth 3
+MAX_SPLITS = 4096
+"""Most tests ``x[f] <= t`` (one per integer of each feature's training range, summed over the
+features): the search holds a (tests x tests x classes) table of floats (256 MB at 4096 tests
+and two classes) and builds tests^2 structures before its first tree."""
+
+
+def check_split_count(X: np.ndarray, names: list[Any]) -> None:
+    """One clear error when the features' integer ranges make more than :data:`MAX_SPLITS`
+    tests (a column of large integers, e.g. amounts in cents, would otherwise exhaust the
+    memory or hang), naming the widest column."""
+    if X.size == 0:
+        return
+    span = X.max(axis=0).astype(np.float64) - X.min(axis=0)
+    if span.sum() > MAX_SPLITS:
+        j = int(np.argmax(span))
+        raise OptreesInputError(
+            f"the features' integer ranges make {span.sum():,.0f} tests x <= t (one per "
+            f"integer of each column's range), more than the {MAX_SPLITS:,} the robust tree "
+            f"is built for; column {names[j]!r} alone spans {span[j]:,.0f} "
+            f"({X[:, j].min()} .. {X[:, j].max()}): rescale or bin it to fewer integer levels")
 
 
 def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
@@ -142,6 +162,7 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
             keep = w > 0  # a row of weight 0 is as if it were not there
             Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
             w = None if (w == 1.0).all() else w
+        check_split_count(Xi, list(df.columns))
         if len(classes) ** (2 ** p.depth) > MAX_LABELLINGS:
             raise OptreesInputError(
                 f"{len(classes)} classes at depth {p.depth} make {len(classes)}^"
@@ -168,7 +189,8 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         refuses), without fitting: the command line asks before it starts."""
         from .._validation import check_frame
 
-        integer_matrix(check_frame(X))
+        frame = check_frame(X)
+        check_split_count(integer_matrix(frame), list(frame.columns))
 
     def _matrix(self, X: Any) -> np.ndarray:
         return integer_matrix(predict_frame(self, X, "tree_"))

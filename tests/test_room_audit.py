@@ -1,0 +1,97 @@
+"""Defects found by auditing the policy, survival, robust and Rashomon rooms (branch audpol):
+each test failed before its fix; oracles are plain numpy from the definitions."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optrees import OptimalPolicyTree, OptreesInputError, RobustTreeClassifier
+from optrees.robust import streams
+from optrees.robust.search import solve_robust_tree
+from optrees.solvers.deadline import Deadline
+
+
+# --------------------------------------------------------------------------- robust trees
+def test_robust_refuses_a_column_of_wide_integer_range_at_once():
+    """Values 0 .. 4e12 make one test per integer of the range: the search hung (and at
+    4e5 raised numpy's ArrayMemoryError for a 2.3 TiB table); now one error names the
+    column before anything is built."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 5, 30) * 10**12, "b": rng.integers(0, 3, 30)})
+    y = rng.integers(0, 2, 30)
+    start = time.perf_counter()
+    with pytest.raises(OptreesInputError, match="column 'a' alone spans"):
+        RobustTreeClassifier(budget=2, time_limit=10).fit(X, y)
+    assert time.perf_counter() - start < 5
+    with pytest.raises(OptreesInputError, match="column 'a'"):
+        RobustTreeClassifier.check_features(X)  # what the command line asks first
+
+
+def test_robust_search_stops_while_it_ranks_the_structures(monkeypatch):
+    """Ranking the structures builds one root per test, each over every test (P^2 work:
+    7 s on a 2 s limit with 3,000 tests); with the deadline passed it now stops at once,
+    with every row correct as its (valid) bound."""
+    rng = np.random.default_rng(1)
+    X = np.column_stack([rng.integers(0, 600, 30), rng.integers(0, 3, 30)])
+    y = rng.integers(0, 2, 30)
+    built = []
+    original = streams.Root.__init__
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(streams.Root, "__init__", counting)
+    passed = Deadline(at=time.perf_counter() - 1.0)
+    result = solve_robust_tree(X, y, np.array([0, 1]), np.ones(X.shape), 2.0, 2, 0.0,
+                               passed, ["a", "b"])
+    assert len(built) < 5  # before: one per test, about 600
+    assert result.status == "time_limit"
+    assert result.bound == 1.0 and result.objective <= result.bound
+    # the returned tree's worst case is what it claims (the one-leaf tree here: the
+    # majority class, which no shift changes)
+    assert result.objective == pytest.approx(np.bincount(y).max() / len(y))
+
+
+# --------------------------------------------------------------------------- policy trees
+def _enumerate_depth1(X: np.ndarray, gamma: np.ndarray) -> float:
+    """Best mean of gamma[i, policy(i)] over the one-leaf tree and every stump of X."""
+    best = gamma.sum(axis=0).max() / len(X)
+    for f in range(X.shape[1]):
+        v = np.unique(X[:, f])
+        for t in (v[1:] + v[:-1]) / 2:
+            left = X[:, f] <= t
+            value = gamma[left].sum(axis=0).max() + gamma[~left].sum(axis=0).max()
+            best = max(best, value / len(X))
+    return best
+
+
+def test_ipw_refuses_a_treatment_no_row_received():
+    """Every row got treatment 0: the IPW score of treatment 1, 1[t_i = 1] y_i / mu_i, is 0
+    for every row, and the tree recommended the never-given treatment wherever outcomes
+    were negative (an 'estimated outcome 0'); now one clear error."""
+    rng = np.random.default_rng(0)
+    n = 40
+    X = pd.DataFrame({"a": rng.integers(0, 5, n).astype(float)})
+    t = np.zeros(n, dtype=int)
+    y = rng.normal(size=n)
+    matrix = np.full((n, 2), 0.5)
+    with pytest.raises(OptreesInputError, match="treatment 1 .* no row"):
+        OptimalPolicyTree(teacher="ipw", depth=1).fit(X, t, y, propensity=matrix)
+    # the same through weights: the rows of treatment 1 all weigh 0
+    t2 = np.arange(n) % 2
+    with pytest.raises(OptreesInputError, match="treatment 1 .* no row"):
+        OptimalPolicyTree(teacher="ipw", depth=1).fit(
+            X, t2, y, propensity=np.full(n, 0.5), sample_weight=(t2 == 0).astype(float))
+    # the doubly robust teacher scores it by the outcome predictions: still fitted, and
+    # optimal against the enumeration of its scores yhat + 1[t = k] (y - yhat) / mu
+    yhat = rng.normal(size=(n, 2))
+    gamma = yhat.copy()
+    gamma[:, 0] += (y - yhat[:, 0]) / 0.5
+    est = OptimalPolicyTree(teacher="dr", depth=1).fit(X, t, y, propensity=matrix,
+                                                      outcome_predictions=yhat)
+    assert est.objective_ == pytest.approx(_enumerate_depth1(X.to_numpy(), gamma))
