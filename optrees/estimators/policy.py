@@ -156,7 +156,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                 features[keep], t[keep], y[keep], K, p.cv,
                 _default(p.propensity_model, "propensity") if estimate_mu else None,
                 _default(p.outcome_model, "outcome", p.random_state) if estimate_yhat
-                else None, p.random_state)
+                else None, p.random_state, deadline)
             if estimate_mu:
                 mu = self.propensity_ = _spread(mu_hat, keep)
             if estimate_yhat:
