@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from optrees import OptimalPolicyTree, OptreesInputError, RobustTreeClassifier
+from optrees.cli import main
 from optrees.robust import streams
 from optrees.robust.search import solve_robust_tree
 from optrees.solvers.deadline import Deadline
@@ -55,6 +56,22 @@ def test_robust_search_stops_while_it_ranks_the_structures(monkeypatch):
     # the returned tree's worst case is what it claims (the one-leaf tree here: the
     # majority class, which no shift changes)
     assert result.objective == pytest.approx(np.bincount(y).max() / len(y))
+
+
+def test_cli_refuses_a_wide_integer_column_in_one_line_before_the_fit(tmp_path, capsys):
+    """The command line asks the same question before it starts (no settings line, no
+    model file)."""
+    rng = np.random.default_rng(2)
+    csv = tmp_path / "wide.csv"
+    pd.DataFrame({"a": rng.integers(0, 2, 30), "c": rng.integers(0, 4, 30) * 10**9,
+                  "label": rng.integers(0, 2, 30)}).to_csv(csv, index=False)
+    model = tmp_path / "m.json"
+    code = main(["fit", "--csv", str(csv), "--target", "label", "--method", "robust",
+                 "--budget", "1", "--out", str(model)])
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert code == 2 and captured.out == "" and not model.exists()
+    assert len(err.splitlines()) == 1 and "column 'c'" in err and "3,000,000,000" in err
 
 
 # --------------------------------------------------------------------------- policy trees
