@@ -157,3 +157,31 @@ def test_cross_fitting_honours_the_time_limit():
     yhat = est.outcome_predictions_
     for k in (0, 1):
         assert yhat[:, k].min() > y[t == k].min() and yhat[:, k].max() < y[t == k].max()
+
+
+def test_policy_dot_names_treatments_and_their_estimated_outcomes(tmp_path):
+    """``to_dot`` of a policy tree said "class = k" and "samples: ..." (the classifier's
+    labels) where the tree, text and picture recommend treatment k with its estimated
+    outcome; now each DOT leaf says so, also for a loaded tree."""
+    from optrees import load_model, save_model
+
+    rng = np.random.default_rng(3)
+    n = 60
+    a = rng.integers(0, 6, n).astype(float)
+    t = np.arange(n) % 2
+    y = np.where((a <= 2) == (t == 0), 1.0, -1.0) + rng.normal(scale=0.1, size=n)
+    X = pd.DataFrame({"a": a})
+    est = OptimalPolicyTree(depth=1, teacher="ipw").fit(X, t, y, propensity=np.full(n, 0.5))
+    gamma = np.zeros((n, 2))
+    gamma[np.arange(n), t] = y / 0.5  # ipw: 1[t_i = k] y_i / mu_i
+    dot = est.to_dot()
+    assert "class =" not in dot
+    leaf = est.apply(X)
+    for node in np.unique(leaf):
+        rows = leaf == node
+        k = int(est.predict(X)[rows][0])
+        outcome = gamma[rows, k].mean()
+        assert f"treatment = {k}\\nn={rows.sum()}, est. outcome {outcome:.4g}" in dot
+    assert dot.count("treatment =") == len(np.unique(leaf)) == 2
+    save_model(est, tmp_path / "p.json")
+    assert load_model(tmp_path / "p.json").to_dot() == dot

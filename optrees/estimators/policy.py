@@ -240,6 +240,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         check_is_fitted(self, "tree_")
         return policy_picture(self.tree_, self.leaf_values_, path, **kwargs)
 
+    def to_dot(self) -> str:
+        """Graphviz DOT source of :meth:`plot`'s picture (each leaf's treatment, training
+        weight and estimated outcome)."""
+        check_is_fitted(self, "tree_")
+        return policy_dot(self.tree_, self.leaf_values_)
+
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the
         weighted mean of ``Gamma[i, k]`` over the training rows ``i`` of the leaf the row
@@ -267,7 +273,22 @@ def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = 
     """A policy tree drawn: each leaf its treatment, training weight and estimated outcome,
     coloured by that outcome (darker = larger); inner boxes the historic treatments'
     weights (also a loaded policy tree's picture)."""
-    from ..export import binary_tree_nodes, plot_tree
+    from ..export import plot_tree
+
+    return plot_tree(policy_nodes(tree, leaf_values), path=path, **kwargs)
+
+
+def policy_dot(tree: BinaryTree, leaf_values: dict[int, float]) -> str:
+    """Graphviz DOT source of the picture of :func:`policy_picture` (leaves name their
+    treatment, not a "class"; also a loaded policy tree's)."""
+    from ..export.dot import to_dot
+
+    return to_dot(policy_nodes(tree, leaf_values))
+
+
+def policy_nodes(tree: BinaryTree, leaf_values: dict[int, float]) -> Any:
+    """The picture description of a policy tree (:func:`policy_picture`)."""
+    from ..export import binary_tree_nodes
     from ..export.nodes import Prediction
 
     root = binary_tree_nodes(tree)
@@ -285,7 +306,7 @@ def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = 
         relabel(node.children[1][1], int(tree.right[n]))
 
     relabel(root, 0)
-    return plot_tree(root, path=path, **kwargs)
+    return root
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:
