@@ -185,3 +185,41 @@ def test_policy_dot_names_treatments_and_their_estimated_outcomes(tmp_path):
     assert dot.count("treatment =") == len(np.unique(leaf)) == 2
     save_model(est, tmp_path / "p.json")
     assert load_model(tmp_path / "p.json").to_dot() == dot
+
+
+# --------------------------------------------------------------------------- cost-sensitive
+def test_cost_table_is_read_by_its_labels():
+    """A DataFrame of costs labelled by class (index: true, columns: predicted) in another
+    order than ``classes_`` was read by position: predicting "no" for a "yes" row cost what
+    the table gives for the opposite mistake. Oracle: every stump's mean cost + lam *
+    leaves, each leaf at its cheapest class, from the labelled costs in plain numpy."""
+    from optrees import BendOCTClassifier
+
+    rng = np.random.default_rng(4)
+    n = 40
+    X = pd.DataFrame({"a": rng.integers(0, 5, n).astype(float), "b": rng.normal(size=n)})
+    y = rng.choice(["no", "yes"], n)
+    table = pd.DataFrame([[0.0, 6.0], [1.0, 0.0]], index=["yes", "no"], columns=["yes", "no"])
+    C = np.array([[0.0, 1.0], [6.0, 0.0]])  # rows / columns in the order no, yes
+    yi = (y == "yes").astype(int)
+    lam = 0.01
+
+    def leaf(rows: np.ndarray) -> float:
+        return min(C[yi[rows], k].sum() for k in (0, 1))
+
+    best = leaf(np.ones(n, bool)) / n + lam
+    for f in X.columns:
+        v = np.unique(X[f])
+        for t in (v[1:] + v[:-1]) / 2:
+            left = X[f].to_numpy() <= t
+            best = min(best, (leaf(left) + leaf(~left)) / n + 2 * lam)
+    est = BendOCTClassifier(depth=1, lam=lam, misclassification_costs=table).fit(X, y)
+    assert est.objective_ == pytest.approx(best)
+    pred = est.predict(X)
+    assert est.objective_ == pytest.approx(C[yi, (pred == "yes").astype(int)].mean()
+                                           + lam * est.tree_.n_leaves)
+    with pytest.raises(OptreesInputError, match="index .* and columns .* must each name"):
+        BendOCTClassifier(depth=1, misclassification_costs=table.rename(index={"no": "n"})
+                          ).fit(X, y)
+    with pytest.raises(OptreesInputError, match="finite numbers >= 0"):
+        BendOCTClassifier(depth=1, misclassification_costs=[["a", "b"], ["c", "d"]]).fit(X, y)
