@@ -84,11 +84,22 @@ def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
     return df.to_numpy(dtype=np.float64).astype(np.int64)
 
 
-def check_costs(costs: Any, shape: tuple[int, int]) -> np.ndarray:
+def check_costs(costs: Any, shape: tuple[int, int], columns: list[Any] | None = None
+                ) -> np.ndarray:
     """``costs``: None (1 everywhere) or an ``(n_rows, n_features)`` table of numbers >= 0
-    (inf: that value cannot be shifted)."""
+    (inf: that value cannot be shifted). When X's ``columns`` have names, a DataFrame whose
+    columns name them is read by name (in any order); one naming other columns is refused."""
     if costs is None:
         return np.ones(shape)
+    if isinstance(costs, pd.DataFrame) and columns is not None and \
+            list(costs.columns) != list(columns):
+        if sorted(map(str, costs.columns)) != sorted(map(str, columns)) or \
+                len(set(costs.columns)) != len(costs.columns):
+            raise OptreesInputError(
+                f"costs' columns {list(costs.columns)} must be X's columns {list(columns)} "
+                f"(one cost per row and feature)")
+        by_name = {str(c): c for c in costs.columns}
+        costs = costs[[by_name[str(c)] for c in columns]]
     try:
         c = np.asarray(costs.to_numpy() if isinstance(costs, pd.DataFrame) else costs,
                        dtype=np.float64)
@@ -157,7 +168,7 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         classes, yi = check_target(y, len(df))  # the target's errors first (scikit-learn's)
         w = fit_weights(sample_weight, None, classes, yi)
         Xi = integer_matrix(df)
-        gamma = check_costs(costs, Xi.shape)
+        gamma = check_costs(costs, Xi.shape, getattr(self, "feature_names_in_", None))
         if w is not None:
             keep = w > 0  # a row of weight 0 is as if it were not there
             Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
@@ -230,7 +241,7 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         known = np.isin(y, self.classes_)
         yi = np.full(len(y), -1, dtype=np.int64)  # an unseen label is never predicted
         yi[known] = np.searchsorted(self.classes_, y[known])
-        gamma = check_costs(costs, Xi.shape)
+        gamma = check_costs(costs, Xi.shape, getattr(self, "feature_names_in_", None))
         w = fit_weights(sample_weight, None, self.classes_, yi)
         if w is not None:
             keep = w > 0
