@@ -266,3 +266,23 @@ def test_cost_table_is_read_by_its_labels():
                           ).fit(X, y)
     with pytest.raises(OptreesInputError, match="finite numbers >= 0"):
         BendOCTClassifier(depth=1, misclassification_costs=[["a", "b"], ["c", "d"]]).fit(X, y)
+
+
+def test_outcome_predictions_frame_is_read_by_treatment_name():
+    """``outcome_predictions`` as a DataFrame with columns named 1, 0 was read by position:
+    treatment 0's predictions scored treatment 1. Oracle: the dm teacher's value (the mean
+    of the predictions of each row's recommended treatment) of the best stump."""
+    rng = np.random.default_rng(5)
+    n = 40
+    X = pd.DataFrame({"a": rng.integers(0, 6, n).astype(float)})
+    t = np.arange(n) % 2
+    yhat = np.column_stack([np.where(X["a"] <= 2, 1.0, 0.0), np.full(n, 0.5)])
+    yhat += rng.normal(scale=0.05, size=(n, 2))
+    frame = pd.DataFrame({1: yhat[:, 1], 0: yhat[:, 0]})  # treatment 1's column first
+    est = OptimalPolicyTree(depth=1, teacher="dm").fit(X, t, np.zeros(n),
+                                                       outcome_predictions=frame)
+    assert est.objective_ == pytest.approx(_enumerate_depth1(X.to_numpy(), yhat))
+    pred = est.predict(X)
+    # before: the same optimum value, but for the mirrored policy (true value 0.264)
+    assert est.policy_value_ == pytest.approx(yhat[np.arange(n), pred].mean())
+    assert (pred == np.where(X["a"] <= 2, 0, 1)).all()

@@ -80,7 +80,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     sample_weight=None)``: ``treatment`` integers ``0..K-1`` (K >= 2: from the columns of
     ``outcome_predictions`` or a propensity matrix when given, else the number of distinct
     treatments), ``propensity`` the probability of each row's own treatment (or an ``n x
-    K`` matrix of all of them), in (0, 1]; ``outcome_predictions`` ``n x K``.  What the
+    K`` matrix of all of them), in (0, 1]; ``outcome_predictions`` ``n x K`` (a DataFrame
+    whose columns name the treatments 0..K-1 is read by those names).  What the
     teacher needs and is not given is estimated by ``cv``-fold cross-fitting on X (one-hot
     categoricals): ``propensity_model`` (default logistic regression; estimates below 0.01
     are raised to it) and ``outcome_model`` per treatment (default gradient boosting); the
@@ -351,6 +352,20 @@ def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
             f"that treatment out")
 
 
+def _by_treatment(table: Any) -> Any:
+    """A DataFrame whose columns name the treatments 0..K-1 (as numbers or text, in any
+    order) with its columns in treatment order; anything else as it is (by position)."""
+    if not isinstance(table, pd.DataFrame):
+        return table
+    try:
+        codes = [int(str(c)) for c in table.columns]
+    except ValueError:
+        return table
+    if sorted(codes) != list(range(len(codes))):
+        return table
+    return table.iloc[:, np.argsort(codes)]
+
+
 def _vector(value: Any, name: str, n: int) -> np.ndarray:
     """A finite float vector of length ``n``, or one clear error."""
     try:
@@ -378,7 +393,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
     K = None
     yhat = None
     if predictions is not None:
-        yhat = np.asarray(predictions, dtype=np.float64)
+        yhat = np.asarray(_by_treatment(predictions), dtype=np.float64)
         if yhat.ndim != 2 or yhat.shape[0] != n or yhat.shape[1] < 2:
             raise OptreesInputError("outcome_predictions must be an n x K matrix (one column "
                                     f"per treatment, K >= 2, n = {n}), got shape {yhat.shape}")
@@ -387,7 +402,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
         K = yhat.shape[1]
     mu = None
     if propensity is not None:
-        raw = np.asarray(propensity, dtype=np.float64)
+        raw = np.asarray(_by_treatment(propensity), dtype=np.float64)
         if raw.ndim == 2:
             if raw.shape[0] != n or (K is not None and raw.shape[1] != K):
                 raise OptreesInputError(f"a propensity matrix must be n x K ({n} x "
