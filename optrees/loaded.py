@@ -16,7 +16,7 @@ import pandas as pd
 from ._validation import OptreesInputError, check_binary_matrix, check_frame
 from .encoding.binarize import BinaryLiteral
 from .estimators._base import warn_unseen
-from .estimators.policy import policy_picture, policy_text
+from .estimators.policy import policy_dot, policy_picture, policy_text
 from .estimators.survival import (
     check_survival_target,
     concordance_index,
@@ -386,6 +386,10 @@ class LoadedPolicyTree(LoadedTreeModel):
     def plot(self, path: Any = None, **kwargs: Any) -> Any:
         """The estimator's picture: each leaf's treatment and estimated outcome."""
         return policy_picture(self.tree, self.leaf_values_, path, **kwargs)
+
+    def to_dot(self) -> str:
+        """The estimator's DOT source: each leaf's treatment and estimated outcome."""
+        return policy_dot(self.tree, self.leaf_values_)
 
 
 def _increasing(values: Any, what: str) -> list[float]:

@@ -80,7 +80,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     sample_weight=None)``: ``treatment`` integers ``0..K-1`` (K >= 2: from the columns of
     ``outcome_predictions`` or a propensity matrix when given, else the number of distinct
     treatments), ``propensity`` the probability of each row's own treatment (or an ``n x
-    K`` matrix of all of them), in (0, 1]; ``outcome_predictions`` ``n x K``.  What the
+    K`` matrix of all of them), in (0, 1]; ``outcome_predictions`` ``n x K`` (a DataFrame
+    whose columns name the treatments 0..K-1 is read by those names).  What the
     teacher needs and is not given is estimated by ``cv``-fold cross-fitting on X (one-hot
     categoricals): ``propensity_model`` (default logistic regression; estimates below 0.01
     are raised to it) and ``outcome_model`` per treatment (default gradient boosting); the
@@ -148,6 +149,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
         keep = np.ones(n, dtype=bool) if w is None else w > 0  # weight 0: as if not there
+        _check_arms(p.teacher, t[keep], K)
         self.propensity_ = self.outcome_predictions_ = None
         if estimate_mu or estimate_yhat:
             features = pd.get_dummies(df, dtype=float).to_numpy(dtype=np.float64)
@@ -155,7 +157,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
                 features[keep], t[keep], y[keep], K, p.cv,
                 _default(p.propensity_model, "propensity") if estimate_mu else None,
                 _default(p.outcome_model, "outcome", p.random_state) if estimate_yhat
-                else None, p.random_state)
+                else None, p.random_state, deadline)
             if estimate_mu:
                 mu = self.propensity_ = _spread(mu_hat, keep)
             if estimate_yhat:
@@ -239,6 +241,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         check_is_fitted(self, "tree_")
         return policy_picture(self.tree_, self.leaf_values_, path, **kwargs)
 
+    def to_dot(self) -> str:
+        """Graphviz DOT source of :meth:`plot`'s picture (each leaf's treatment, training
+        weight and estimated outcome)."""
+        check_is_fitted(self, "tree_")
+        return policy_dot(self.tree_, self.leaf_values_)
+
     def predict_value(self, X: Any) -> np.ndarray:
         """The teacher's estimated outcome of each row of ``X`` under the policy: the
         weighted mean of ``Gamma[i, k]`` over the training rows ``i`` of the leaf the row
@@ -266,7 +274,22 @@ def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = 
     """A policy tree drawn: each leaf its treatment, training weight and estimated outcome,
     coloured by that outcome (darker = larger); inner boxes the historic treatments'
     weights (also a loaded policy tree's picture)."""
-    from ..export import binary_tree_nodes, plot_tree
+    from ..export import plot_tree
+
+    return plot_tree(policy_nodes(tree, leaf_values), path=path, **kwargs)
+
+
+def policy_dot(tree: BinaryTree, leaf_values: dict[int, float]) -> str:
+    """Graphviz DOT source of the picture of :func:`policy_picture` (leaves name their
+    treatment, not a "class"; also a loaded policy tree's)."""
+    from ..export.dot import to_dot
+
+    return to_dot(policy_nodes(tree, leaf_values))
+
+
+def policy_nodes(tree: BinaryTree, leaf_values: dict[int, float]) -> Any:
+    """The picture description of a policy tree (:func:`policy_picture`)."""
+    from ..export import binary_tree_nodes
     from ..export.nodes import Prediction
 
     root = binary_tree_nodes(tree)
@@ -284,7 +307,7 @@ def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = 
         relabel(node.children[1][1], int(tree.right[n]))
 
     relabel(root, 0)
-    return plot_tree(root, path=path, **kwargs)
+    return root
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:
@@ -314,6 +337,35 @@ def _leaf_values(leaves: np.ndarray, predicted: np.ndarray, gamma: np.ndarray,
             for leaf in np.unique(leaves)}
 
 
+def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
+    """One clear error when the ``"ipw"`` teacher must score a treatment no row (of positive
+    weight) received: its ``Gamma[:, k]`` would be 0 for every row, an estimate of nothing,
+    and the tree would recommend it wherever the observed outcomes are negative."""
+    if teacher != "ipw":
+        return  # "dm" and "dr" score every treatment by its outcome predictions
+    missing = np.flatnonzero(np.bincount(t, minlength=K) == 0)
+    if missing.size:
+        raise OptreesInputError(
+            f"treatment {int(missing[0])} of 0..{K - 1} was given to no row (of positive "
+            f"weight), so the 'ipw' teacher has no outcome of it to weigh (it would score it "
+            f"0 for every row): give outcome_predictions with teacher='dr' or 'dm', or leave "
+            f"that treatment out")
+
+
+def _by_treatment(table: Any) -> Any:
+    """A DataFrame whose columns name the treatments 0..K-1 (as numbers or text, in any
+    order) with its columns in treatment order; anything else as it is (by position)."""
+    if not isinstance(table, pd.DataFrame):
+        return table
+    try:
+        codes = [int(str(c)) for c in table.columns]
+    except ValueError:
+        return table
+    if sorted(codes) != list(range(len(codes))):
+        return table
+    return table.iloc[:, np.argsort(codes)]
+
+
 def _vector(value: Any, name: str, n: int) -> np.ndarray:
     """A finite float vector of length ``n``, or one clear error."""
     try:
@@ -341,7 +393,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
     K = None
     yhat = None
     if predictions is not None:
-        yhat = np.asarray(predictions, dtype=np.float64)
+        yhat = np.asarray(_by_treatment(predictions), dtype=np.float64)
         if yhat.ndim != 2 or yhat.shape[0] != n or yhat.shape[1] < 2:
             raise OptreesInputError("outcome_predictions must be an n x K matrix (one column "
                                     f"per treatment, K >= 2, n = {n}), got shape {yhat.shape}")
@@ -350,7 +402,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
         K = yhat.shape[1]
     mu = None
     if propensity is not None:
-        raw = np.asarray(propensity, dtype=np.float64)
+        raw = np.asarray(_by_treatment(propensity), dtype=np.float64)
         if raw.ndim == 2:
             if raw.shape[0] != n or (K is not None and raw.shape[1] != K):
                 raise OptreesInputError(f"a propensity matrix must be n x K ({n} x "

@@ -36,6 +36,26 @@ from ._base import (
 )
 
 MAX_DEPTH = 3  # the enumeration is built and tested to depth 3
+MAX_SPLITS = 4096
+"""Most tests ``x[f] <= t`` (one per integer of each feature's training range, summed over the
+features): the search holds a (tests x tests x classes) table of floats (256 MB at 4096 tests
+and two classes) and builds tests^2 structures before its first tree."""
+
+
+def check_split_count(X: np.ndarray, names: list[Any]) -> None:
+    """One clear error when the features' integer ranges make more than :data:`MAX_SPLITS`
+    tests (a column of large integers, e.g. amounts in cents, would otherwise exhaust the
+    memory or hang), naming the widest column."""
+    if X.size == 0:
+        return
+    span = X.max(axis=0).astype(np.float64) - X.min(axis=0)
+    if span.sum() > MAX_SPLITS:
+        j = int(np.argmax(span))
+        raise OptreesInputError(
+            f"the features' integer ranges make {span.sum():,.0f} tests x <= t (one per "
+            f"integer of each column's range), more than the {MAX_SPLITS:,} the robust tree "
+            f"is built for; column {names[j]!r} alone spans {span[j]:,.0f} "
+            f"({X[:, j].min()} .. {X[:, j].max()}): rescale or bin it to fewer integer levels")
 
 
 def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
@@ -64,11 +84,22 @@ def integer_matrix(df: pd.DataFrame, what: str = "X") -> np.ndarray:
     return df.to_numpy(dtype=np.float64).astype(np.int64)
 
 
-def check_costs(costs: Any, shape: tuple[int, int]) -> np.ndarray:
+def check_costs(costs: Any, shape: tuple[int, int], columns: list[Any] | None = None
+                ) -> np.ndarray:
     """``costs``: None (1 everywhere) or an ``(n_rows, n_features)`` table of numbers >= 0
-    (inf: that value cannot be shifted)."""
+    (inf: that value cannot be shifted). When X's ``columns`` have names, a DataFrame whose
+    columns name them is read by name (in any order); one naming other columns is refused."""
     if costs is None:
         return np.ones(shape)
+    if isinstance(costs, pd.DataFrame) and columns is not None and \
+            list(costs.columns) != list(columns):
+        if sorted(map(str, costs.columns)) != sorted(map(str, columns)) or \
+                len(set(costs.columns)) != len(costs.columns):
+            raise OptreesInputError(
+                f"costs' columns {list(costs.columns)} must be X's columns {list(columns)} "
+                f"(one cost per row and feature)")
+        by_name = {str(c): c for c in costs.columns}
+        costs = costs[[by_name[str(c)] for c in columns]]
     try:
         c = np.asarray(costs.to_numpy() if isinstance(costs, pd.DataFrame) else costs,
                        dtype=np.float64)
@@ -137,11 +168,12 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         classes, yi = check_target(y, len(df))  # the target's errors first (scikit-learn's)
         w = fit_weights(sample_weight, None, classes, yi)
         Xi = integer_matrix(df)
-        gamma = check_costs(costs, Xi.shape)
+        gamma = check_costs(costs, Xi.shape, getattr(self, "feature_names_in_", None))
         if w is not None:
             keep = w > 0  # a row of weight 0 is as if it were not there
             Xi, yi, gamma, w = Xi[keep], yi[keep], gamma[keep], w[keep]
             w = None if (w == 1.0).all() else w
+        check_split_count(Xi, list(df.columns))
         if len(classes) ** (2 ** p.depth) > MAX_LABELLINGS:
             raise OptreesInputError(
                 f"{len(classes)} classes at depth {p.depth} make {len(classes)}^"
@@ -168,7 +200,8 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         refuses), without fitting: the command line asks before it starts."""
         from .._validation import check_frame
 
-        integer_matrix(check_frame(X))
+        frame = check_frame(X)
+        check_split_count(integer_matrix(frame), list(frame.columns))
 
     def _matrix(self, X: Any) -> np.ndarray:
         return integer_matrix(predict_frame(self, X, "tree_"))
@@ -208,7 +241,7 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         known = np.isin(y, self.classes_)
         yi = np.full(len(y), -1, dtype=np.int64)  # an unseen label is never predicted
         yi[known] = np.searchsorted(self.classes_, y[known])
-        gamma = check_costs(costs, Xi.shape)
+        gamma = check_costs(costs, Xi.shape, getattr(self, "feature_names_in_", None))
         w = fit_weights(sample_weight, None, self.classes_, yi)
         if w is not None:
             keep = w > 0

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..models.result import FitResult
 from ..models.robust_tree import IntegerTree
-from ..solvers.deadline import Deadline
+from ..solvers.deadline import Deadline, TimeUp
 from .adversary import box_distances, flipped_weight, misclassification_costs
 from .streams import roots, structures
 
@@ -227,7 +227,10 @@ class RobustSearch:
             return "optimal", self.best[0]
         self.deadline = deadline
         rows = np.arange(len(self.y))
-        nominal = structures(self.goes_left, self.onehot, rows, self.depth)
+        try:  # every root's streams: P^2 work or more, stopped at the deadline
+            nominal = structures(self.goes_left, self.onehot, rows, self.depth, deadline)
+        except TimeUp:  # no structure ranked yet: every row correct is the bound
+            return ("interrupted" if deadline.stopped else "time_limit"), self.n
         if self.depth == 1 or self.budget == 0:
             return self._walk(nominal, deadline)
         warm = deadline.share(WARM_SHARE)
@@ -235,7 +238,10 @@ class RobustSearch:
         if status == "optimal" or deadline.expired():
             return status, bound
         self.deadline = deadline
-        status, second = self._roots_phase(rows, deadline)
+        try:
+            status, second = self._roots_phase(rows, deadline)
+        except TimeUp:
+            status, second = ("interrupted" if deadline.stopped else "time_limit"), bound
         return status, min(bound, second)  # both bound every tree
 
     def _roots_phase(self, rows: np.ndarray, deadline: Deadline) -> tuple[str, float]:
@@ -246,7 +252,7 @@ class RobustSearch:
         next one's value bounding the rest. Proved when the best root bound meets the best
         tree found."""
         root_of = {r.split: r for r in roots(self.goes_left, self.onehot, rows, self.depth,
-                                             self.side_values)}
+                                             self.side_values, deadline=deadline)}
         pair = {s: self.pair_values(s) for s in root_of}
         # the root bounds still to try, each with its share of the time left
         pending = {s: [(kind, SIDE_TIME) for kind in ROOT_BOUNDS] for s in root_of}

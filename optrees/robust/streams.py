@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..solvers.deadline import Deadline
+
 Item = tuple[float, Any]  # (nominal correct rows, structure)
 
 
@@ -97,15 +99,16 @@ def _side_counts(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray
     return left, onehot[rows].sum(axis=0)[None, :] - left
 
 
-def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int
-               ) -> Stream:
+def structures(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
+               deadline: Deadline | None = None) -> Stream:
     """Complete structures of ``depth`` >= 1 over ``rows`` by decreasing nominal accuracy:
     ``goes_left`` ``(n, P)`` says which rows each split sends left, ``onehot`` ``(n, K)`` the
     classes (weighted). A structure is ``(split, left, right)`` with ``None`` children at
-    depth 1."""
+    depth 1. Building the roots raises ``TimeUp`` once ``deadline`` passes."""
     if depth == 1:
         return _splits(*_side_counts(goes_left, onehot, rows))
-    return Stream(_merge([r.stream for r in roots(goes_left, onehot, rows, depth)]))
+    return Stream(_merge([r.stream for r in roots(goes_left, onehot, rows, depth,
+                                                  deadline=deadline)]))
 
 
 def _splits(left: np.ndarray, right: np.ndarray) -> Stream:
@@ -151,25 +154,32 @@ class Root:
 
 def roots(goes_left: np.ndarray, onehot: np.ndarray, rows: np.ndarray, depth: int,
           sides: Callable[[int, bool], Callable[[Any], float]] | None = None,
-          pairs: Callable[[int], Callable[[Any], float]] | None = None) -> list[Root]:
+          pairs: Callable[[int], Callable[[Any], float]] | None = None,
+          deadline: Deadline | None = None) -> list[Root]:
     """One :class:`Root` per split for structures of ``depth`` >= 2 over ``rows``.
     ``sides(s, left)``: a function giving a bound on what one side's structure contributes
     (at most its nominal value), whose sum over the two sides bounds the whole structure;
     ``pairs(s)``: a tighter bound on a whole structure of root ``s`` (at most that sum),
-    which then orders the root's structures."""
+    which then orders the root's structures. Raises ``TimeUp`` once ``deadline`` passes
+    (P roots over P splits each: seconds when the features' ranges are wide)."""
     out = []
     if depth == 2:  # the depth-1 sides of all root splits from one pair count
         both = _pair_counts(goes_left, onehot, rows)  # left at s and at p
         left_at = np.einsum("ssk->sk", both)  # left at s
         total = onehot[rows].sum(axis=0)
         for s in range(goes_left.shape[1]):
+            if deadline is not None:
+                deadline.check()
             right_of_s = left_at - both[s]  # right at s, left at p
             out.append(Root(s, _splits(both[s], left_at[s][None, :] - both[s]),
                             _splits(right_of_s, (total - left_at[s])[None, :] - right_of_s),
                             sides, pairs))
         return out
     for s in range(goes_left.shape[1]):
+        if deadline is not None:
+            deadline.check()
         mask = goes_left[rows, s]
-        out.append(Root(s, structures(goes_left, onehot, rows[mask], depth - 1),
-                        structures(goes_left, onehot, rows[~mask], depth - 1), sides, pairs))
+        out.append(Root(s, structures(goes_left, onehot, rows[mask], depth - 1, deadline),
+                        structures(goes_left, onehot, rows[~mask], depth - 1, deadline),
+                        sides, pairs))
     return out

@@ -25,7 +25,12 @@ class MisclassificationCosts:
     name = "misclassification_costs"
 
     def __init__(self, matrix: Any) -> None:
-        C = np.asarray(matrix, dtype=np.float64)
+        try:
+            C = np.asarray(matrix, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise OptreesInputError("misclassification_costs must hold finite numbers >= 0 "
+                                    "(a square matrix or a dict {(true, predicted): cost})"
+                                    ) from None
         if C.ndim != 2 or C.shape[0] != C.shape[1] or C.shape[0] < 2:
             raise OptreesInputError("misclassification_costs must be a square matrix (true "
                                     f"class x predicted class), got shape {C.shape}")
@@ -38,6 +43,7 @@ class MisclassificationCosts:
         """A matrix ordered as ``classes`` or a dict ``{(true, predicted): cost}`` (pairs
         not given: 0 on the diagonal, 1 off it), checked against the training labels."""
         K = len(classes)
+        spec = _by_label(spec, classes)
         if not isinstance(spec, Mapping):
             costs = cls(spec)
             if costs.matrix.shape[0] != K:
@@ -90,3 +96,30 @@ def _key(label: Any) -> Any:
         return str(float(label))
     except (TypeError, ValueError):
         return str(label)
+
+
+def _by_label(spec: Any, classes: np.ndarray) -> Any:
+    """A pandas DataFrame whose index and columns name the classes (in any order) as the
+    matrix in the order of ``classes``; one clear error when its labels are not the classes
+    (a labelled table read by position would silently swap costs).  Anything else as it is
+    (a table with the default 0..K-1 labels is read by position)."""
+    import pandas as pd
+
+    if not isinstance(spec, pd.DataFrame):
+        return spec
+    default = [str(float(k)) for k in range(len(spec))]
+    rows = [_key(v) for v in spec.index]
+    cols = [_key(v) for v in spec.columns]
+    if rows == default and cols == [str(float(k)) for k in range(spec.shape[1])] and \
+            sorted(rows) != sorted(_key(c) for c in classes):
+        return spec.to_numpy()  # unlabelled: by position, as a matrix
+    want = [_key(c) for c in classes]
+    if sorted(rows) != sorted(want) or sorted(cols) != sorted(want) or \
+            len(set(rows)) != len(rows) or len(set(cols)) != len(cols):
+        raise OptreesInputError(
+            f"misclassification_costs: a table's index (true class) and columns (predicted "
+            f"class) must each name the classes of y {list(classes)} once; got index "
+            f"{list(spec.index)} and columns {list(spec.columns)}")
+    order_rows = [rows.index(k) for k in want]
+    order_cols = [cols.index(k) for k in want]
+    return spec.to_numpy()[np.ix_(order_rows, order_cols)]

@@ -64,13 +64,15 @@ def teacher_scores(teacher: str, treatment: np.ndarray, outcome: np.ndarray,
 
 def cross_fit(features: np.ndarray, treatment: np.ndarray, outcome: np.ndarray,
               n_treatments: int, folds: int, propensity_model: Any | None,
-              outcome_model: Any | None, random_state: Any = None
-              ) -> tuple[np.ndarray | None, np.ndarray | None]:
+              outcome_model: Any | None, random_state: Any = None,
+              deadline: Any = None) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Cross-fitted estimates (each row predicted by models that did not see it; folds
     stratified by treatment): the propensity of each row's own treatment by a clone of
     ``propensity_model`` (None: not estimated), at least :data:`PROPENSITY_FLOOR`, and the
     ``n x K`` outcome predictions by one clone of ``outcome_model`` per treatment, fitted on
-    that treatment's rows (None: not estimated)."""
+    that treatment's rows (None: not estimated).  ``deadline`` (a
+    :class:`~optrees.solvers.deadline.Deadline`) is checked before each model's fit: once it
+    has passed, one clear error (the tree cannot be scored without the estimates)."""
     counts = np.bincount(treatment, minlength=n_treatments)
     if counts.min() < folds:
         k = int(np.argmin(counts))
@@ -82,8 +84,20 @@ def cross_fit(features: np.ndarray, treatment: np.ndarray, outcome: np.ndarray,
     mu = None if propensity_model is None else np.empty(n)
     yhat = None if outcome_model is None else np.empty((n, n_treatments))
     split = StratifiedKFold(folds, shuffle=True, random_state=random_state)
+    total = folds * ((mu is not None) + (0 if yhat is None else n_treatments))
+    done = 0
+
+    def in_time() -> None:
+        if deadline is not None and deadline.expired():
+            raise OptreesInputError(
+                f"time_limit ran out while cross-fitting the propensity / outcome models "
+                f"({done} of {total} model fits done): raise time_limit, lower cv, or pass "
+                f"propensity and outcome_predictions")
+
     for train, test in split.split(features, treatment):
         if mu is not None:
+            in_time()
+            done += 1
             model = clone(propensity_model).fit(features[train], treatment[train])
             proba = model.predict_proba(features[test])
             column = {int(c): j for j, c in enumerate(model.classes_)}
@@ -92,6 +106,8 @@ def cross_fit(features: np.ndarray, treatment: np.ndarray, outcome: np.ndarray,
         if yhat is not None:
             for k in range(n_treatments):
                 rows = train[treatment[train] == k]
+                in_time()
+                done += 1
                 model = clone(outcome_model).fit(features[rows], outcome[rows])
                 yhat[test, k] = model.predict(features[test])
     if mu is not None:
