@@ -194,6 +194,13 @@ pays to import numba and load the kernels; depth 3 always compiles: 150 rows of 
 with numpy)."""
 
 
+START_SECONDS = 2.0
+"""Least time a fit must have left to start numba or load kernels into a process that has
+not: numba's import and the load of cached kernels took 0.4-0.9 s idle and 2.1-2.8 s under
+load (a new process's fit of 2,000 x 8 at depth 3 with a 0.3 s limit took 2.1-2.8 s,
+2026-11-30); with less the numpy kernels run, stopping at the limit with CART or better."""
+
+
 def small_fit(X: np.ndarray, depth: int) -> bool:
     """A fit small enough for the numpy paths (:data:`SMALL_REGRESSION_CELLS`)."""
     return depth <= 1 or (depth == 2 and X.size <= SMALL_REGRESSION_CELLS)
@@ -202,17 +209,17 @@ def small_fit(X: np.ndarray, depth: int) -> bool:
 def compiled_kernel(objective: AdditiveObjective, depth: int, deadline: Deadline,
                     small: bool = False) -> ModuleType | SimpleNamespace | None:
     """The compiled kernels of ``objective`` when a search of depth >= 2 can use them:
-    numba importable, and the kernels loaded in this process, or (not a ``small`` fit)
-    compiled or cached already or enough time left to compile them (their first
-    compilation takes seconds and cannot be interrupted)."""
+    numba importable, and the kernels loaded in this process, or (not a ``small`` fit, and
+    :data:`START_SECONDS` left) compiled or cached already or enough time left to compile
+    them (their first compilation takes seconds and cannot be interrupted)."""
     if depth < 2 or not kernels.available():
         return None
-    if small and not kernels.imported():  # numpy finishes first: numba is not imported
-        return None
+    if not kernels.imported() and (small or deadline.remaining() < START_SECONDS):
+        return None  # numpy finishes first, or numba's start-up would overrun the limit
     kernel = kernels.for_objective(objective)
     if kernels.loaded(kernel):
         return kernel
-    if small:  # numpy finishes it in about the time numba's import and cache load take
+    if small or deadline.remaining() < START_SECONDS:  # even a cache load takes that
         return None
     if (kernels_ready(kernel, kernels.LEAF_KERNELS)
             or deadline.remaining() >= COMPILE_SECONDS):
@@ -287,7 +294,7 @@ def binary_kernels_usable(depth: int, deadline: Deadline, cells: int,
     if binary_kernels.imported() and binary_kernels.loaded(
             binary_kernels.for_objective(objective)):
         return True
-    if depth <= 2 and cells <= SMALL_REGRESSION_CELLS:
+    if (depth <= 2 and cells <= SMALL_REGRESSION_CELLS) or deadline.remaining() < START_SECONDS:
         return False
     kernel = binary_kernels.for_objective(objective)
     if (kernels_ready(kernel, binary_kernels.ENTRY_POINTS)
