@@ -139,7 +139,8 @@ def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarr
         data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf, kernel,
                               None if segments is None
                               else partial(segments, compiled=compiled))
-        floors = root_floors(segments, X, stats, depth, compiled)
+        floors = None if deadline.expired() else root_floors(segments, X, stats, depth,
+                                                             compiled)  # (bounds only)
         start = cart_incumbent(data, *cart_target, depth, random_state, max_leaves)
         found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves,
                             floors=floors)
