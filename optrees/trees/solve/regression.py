@@ -56,7 +56,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     CART) and a valid lower bound."""
     objective = SquaredError()
     t = StandardTarget.of(y, w)
-    y, weights, mean, spread, y_std, w_std = t.y, t.weights, t.mean, t.spread, t.y_std, t.w_std
+    y, weights, y_std, w_std = t.y, t.weights, t.y_std, t.w_std
     searched = search_additive(
         objective, X, objective.row_stats(y_std, w_std), (y_std, w_std), depth, lam,
         min_leaf, deadline, lambda Xs: objective.lower_bound(Xs, y_std, w_std),
@@ -64,8 +64,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree, leaf = RegressionTree.routed(searched.found.tree, X, y, weights, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
-    value = objective.total(y_std, (tree.value[leaf] - mean) / spread, w_std) \
-        + lam * tree.n_leaves
+    value = objective.total(y_std, t.standard(tree.value[leaf]), w_std) + lam * tree.n_leaves
     return fit_result("regression", searched, tree, value)
 
 
@@ -82,16 +81,31 @@ class StandardTarget:
     spread: float
     y_std: np.ndarray
     w_std: np.ndarray
+    pivot: float = 0.0
+    shift: float = 0.0
 
     @classmethod
     def of(cls, y: np.ndarray, w: np.ndarray | None) -> StandardTarget:
         y = np.asarray(y, dtype=np.float64)
         weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
         total = float(weights.sum())
-        mean = float(weights @ y / total)
-        var = float(weights @ (y - mean) ** 2 / total)
-        spread = float(np.sqrt(var)) if var > 0 else 1.0
-        return cls(y, weights, total, mean, spread, (y - mean) / spread, weights / total)
+        share = weights / total
+        # around one of the values (y = 1e15 + noise: exact differences), and over the
+        # largest deviation (squares of |y| ~ 1e160 overflow, of 1e-170 underflow: the
+        # target then looked constant, objective 0 and "optimal")
+        pivot = float(y[0]) if len(y) else 0.0
+        shift = float(share @ (y - pivot))
+        deviation = (y - pivot) - shift
+        scale = float(np.max(np.abs(deviation))) if len(y) else 0.0
+        spread = scale * float(np.sqrt(share @ (deviation / scale) ** 2)) if scale > 0 \
+            else 0.0
+        spread = spread if spread > 0 else 1.0
+        return cls(y, weights, total, pivot + shift, spread, deviation / spread, share, pivot,
+                   shift)
+
+    def standard(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (e.g. leaf means) on the scale of ``y_std``, rounded as it was."""
+        return ((np.asarray(values, dtype=np.float64) - self.pivot) - self.shift) / self.spread
 
 
 @dataclass
