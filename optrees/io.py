@@ -49,6 +49,12 @@ def model_to_dict(estimator: Any, target: str | None = None) -> dict[str, Any]:
     if isinstance(estimator, LoadedTreeModel | LoadedRuleSet):
         data = json.loads(json.dumps(estimator.data))
         return data if target is None else {**data, "target": str(target)}
+    if hasattr(estimator, "cv_results_"):  # a *CV estimator predicts with its refit model
+        if not hasattr(estimator, "best_estimator_"):
+            raise OptreesInputError(
+                f"save_model: {type(estimator).__name__} was fitted with refit=False, so it "
+                "has no best_estimator_ to save (fit the base estimator with best_params_)")
+        estimator = estimator.best_estimator_
     if hasattr(estimator, "rules_"):  # rule sets predict on raw columns directly
         body = {"rules": estimator.rules_.to_dict(),
                 "fit": {"objective": _plain(estimator.objective_), "status": estimator.status_,
@@ -169,8 +175,9 @@ def _jsonable(v: Any, where: str) -> Any:
 
 
 def save_model(estimator: Any, path: str | Path, target: str | None = None) -> None:
-    """Write the fitted model as JSON (atomically: a complete file or none); ``target``: the
-    name of the column it predicts, kept in the file."""
+    """Write the fitted model as JSON (atomically: a complete file or none; a ``*CV``
+    estimator: its ``best_estimator_``); ``target``: the name of the column it predicts,
+    kept in the file."""
     text = json.dumps(model_to_dict(estimator, target), indent=1, allow_nan=False)
     write_atomic(path, text)
 

@@ -22,6 +22,17 @@ from .drawn import Drawn
 from .split_nodes import LEAF, SplitNodes
 
 
+def threshold_text(t: float) -> str:
+    """``t`` in the fewest significant digits (at least 6) that read back as ``t`` exactly:
+    six digits alone can print 1234567.5 as 1.23457e+06 or -122.2555 as -122.256, and the
+    text then sends rows to the other branch than the tree does."""
+    for digits in range(6, 18):
+        text = f"{t:.{digits}g}"
+        if float(text) == t:
+            return text
+    return repr(float(t))
+
+
 class RegressionTree(Drawn, SplitNodes):
     """Per-node arrays ``feature`` (-1 at leaves), ``threshold``, ``left``, ``right``
     (:class:`~optrees.models.split_nodes.SplitNodes`: structure and routing), ``value``
@@ -120,7 +131,8 @@ class RegressionTree(Drawn, SplitNodes):
             negated = (self.negated_names[f] if self.negated_names is not None
                        and names is self.feature_names else f"not ({name})")
             return negated, name
-        return f"{name} <= {t:g}", f"{name} > {t:g}"
+        text = threshold_text(t)
+        return f"{name} <= {text}", f"{name} > {text}"
 
     def size_text(self, n: int) -> str:
         """``n=40`` (training rows), with their total weight when it is not the row count."""

@@ -56,7 +56,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     CART) and a valid lower bound."""
     objective = SquaredError()
     t = StandardTarget.of(y, w)
-    y, weights, mean, spread, y_std, w_std = t.y, t.weights, t.mean, t.spread, t.y_std, t.w_std
+    y, weights, y_std, w_std = t.y, t.weights, t.y_std, t.w_std
     searched = search_additive(
         objective, X, objective.row_stats(y_std, w_std), (y_std, w_std), depth, lam,
         min_leaf, deadline, lambda Xs: objective.lower_bound(Xs, y_std, w_std),
@@ -64,8 +64,7 @@ def solve_regression_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree, leaf = RegressionTree.routed(searched.found.tree, X, y, weights, feature_names)
     tree.negated_names, tree.numeric = negated, numeric
-    value = objective.total(y_std, (tree.value[leaf] - mean) / spread, w_std) \
-        + lam * tree.n_leaves
+    value = objective.total(y_std, t.standard(tree.value[leaf]), w_std) + lam * tree.n_leaves
     return fit_result("regression", searched, tree, value)
 
 
@@ -82,16 +81,31 @@ class StandardTarget:
     spread: float
     y_std: np.ndarray
     w_std: np.ndarray
+    pivot: float = 0.0
+    shift: float = 0.0
 
     @classmethod
     def of(cls, y: np.ndarray, w: np.ndarray | None) -> StandardTarget:
         y = np.asarray(y, dtype=np.float64)
         weights = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
         total = float(weights.sum())
-        mean = float(weights @ y / total)
-        var = float(weights @ (y - mean) ** 2 / total)
-        spread = float(np.sqrt(var)) if var > 0 else 1.0
-        return cls(y, weights, total, mean, spread, (y - mean) / spread, weights / total)
+        share = weights / total
+        # around one of the values (y = 1e15 + noise: exact differences), and over the
+        # largest deviation (squares of |y| ~ 1e160 overflow, of 1e-170 underflow: the
+        # target then looked constant, objective 0 and "optimal")
+        pivot = float(y[0]) if len(y) else 0.0
+        shift = float(share @ (y - pivot))
+        deviation = (y - pivot) - shift
+        scale = float(np.max(np.abs(deviation))) if len(y) else 0.0
+        spread = scale * float(np.sqrt(share @ (deviation / scale) ** 2)) if scale > 0 \
+            else 0.0
+        spread = spread if spread > 0 else 1.0
+        return cls(y, weights, total, pivot + shift, spread, deviation / spread, share, pivot,
+                   shift)
+
+    def standard(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (e.g. leaf means) on the scale of ``y_std``, rounded as it was."""
+        return ((np.asarray(values, dtype=np.float64) - self.pivot) - self.shift) / self.spread
 
 
 @dataclass
@@ -139,7 +153,8 @@ def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarr
         data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf, kernel,
                               None if segments is None
                               else partial(segments, compiled=compiled))
-        floors = root_floors(segments, X, stats, depth, compiled)
+        floors = None if deadline.expired() else root_floors(segments, X, stats, depth,
+                                                             compiled)  # (bounds only)
         start = cart_incumbent(data, *cart_target, depth, random_state, max_leaves)
         found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves,
                             floors=floors)
@@ -194,6 +209,13 @@ pays to import numba and load the kernels; depth 3 always compiles: 150 rows of 
 with numpy)."""
 
 
+START_SECONDS = 2.0
+"""Least time a fit must have left to start numba or load kernels into a process that has
+not: numba's import and the load of cached kernels took 0.4-0.9 s idle and 2.1-2.8 s under
+load (a new process's fit of 2,000 x 8 at depth 3 with a 0.3 s limit took 2.1-2.8 s,
+2026-11-30); with less the numpy kernels run, stopping at the limit with CART or better."""
+
+
 def small_fit(X: np.ndarray, depth: int) -> bool:
     """A fit small enough for the numpy paths (:data:`SMALL_REGRESSION_CELLS`)."""
     return depth <= 1 or (depth == 2 and X.size <= SMALL_REGRESSION_CELLS)
@@ -202,17 +224,17 @@ def small_fit(X: np.ndarray, depth: int) -> bool:
 def compiled_kernel(objective: AdditiveObjective, depth: int, deadline: Deadline,
                     small: bool = False) -> ModuleType | SimpleNamespace | None:
     """The compiled kernels of ``objective`` when a search of depth >= 2 can use them:
-    numba importable, and the kernels loaded in this process, or (not a ``small`` fit)
-    compiled or cached already or enough time left to compile them (their first
-    compilation takes seconds and cannot be interrupted)."""
+    numba importable, and the kernels loaded in this process, or (not a ``small`` fit, and
+    :data:`START_SECONDS` left) compiled or cached already or enough time left to compile
+    them (their first compilation takes seconds and cannot be interrupted)."""
     if depth < 2 or not kernels.available():
         return None
-    if small and not kernels.imported():  # numpy finishes first: numba is not imported
-        return None
+    if not kernels.imported() and (small or deadline.remaining() < START_SECONDS):
+        return None  # numpy finishes first, or numba's start-up would overrun the limit
     kernel = kernels.for_objective(objective)
     if kernels.loaded(kernel):
         return kernel
-    if small:  # numpy finishes it in about the time numba's import and cache load take
+    if small or deadline.remaining() < START_SECONDS:  # even a cache load takes that
         return None
     if (kernels_ready(kernel, kernels.LEAF_KERNELS)
             or deadline.remaining() >= COMPILE_SECONDS):
@@ -287,7 +309,7 @@ def binary_kernels_usable(depth: int, deadline: Deadline, cells: int,
     if binary_kernels.imported() and binary_kernels.loaded(
             binary_kernels.for_objective(objective)):
         return True
-    if depth <= 2 and cells <= SMALL_REGRESSION_CELLS:
+    if (depth <= 2 and cells <= SMALL_REGRESSION_CELLS) or deadline.remaining() < START_SECONDS:
         return False
     kernel = binary_kernels.for_objective(objective)
     if (kernels_ready(kernel, binary_kernels.ENTRY_POINTS)

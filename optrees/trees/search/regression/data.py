@@ -96,7 +96,15 @@ def first_within(cost: np.ndarray) -> int:
 
 
 def midpoint(lo: float, hi: float) -> float:
-    """A threshold with ``lo <= t < hi`` (the rounded midpoint of adjacent floats can equal
-    ``hi``; ``lo`` then splits the same way)."""
+    """A threshold with ``lo <= t < hi``: the midpoint rounded to the fewest significant
+    digits (at least 6) that keep it in the gap, so that its text in ``export_text`` is short
+    and exact (the midpoint of -29.7 and -29.4 is -29.549999999999997, of adjacent floats
+    maybe ``hi``; ``lo`` then splits the same way)."""
     mid = lo + (hi - lo) / 2.0
-    return float(mid if mid < hi else lo)
+    if not mid < hi:
+        return float(lo)
+    for digits in range(6, 18):
+        t = float(f"{mid:.{digits}g}")
+        if lo <= t < hi:
+            return t
+    return float(mid)

@@ -241,9 +241,22 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
     a cost no tree with at most ``k`` leaves beats without penalties (the k-means bound over
     the groups of identical rows), which raises the bound of every root split."""
     search = RegressionSearch(data, deadline, dense_limit)
-    order = data.root()
     min_leaf = data.min_leaf
     budget = None if max_leaves is None or max_leaves >= 2 ** depth else max_leaves
+    floor = lower + 2 * data.penalty
+    least = lower + data.penalty  # of any tree, a leaf included
+    if floors is not None:
+        cap = min(len(floors), 2 ** depth if budget is None else budget)
+        priced = np.asarray(floors[:cap]) + data.penalty * np.arange(1, cap + 1)
+        least = max(least, float(priced.min()))
+        if cap >= 3:  # a split's trees: two leaves are a stump, never below the start
+            floor = max(floor, float(priced[2:].min()))
+    if incumbent is not None and deadline is not None and deadline.expired():
+        # the time is up already (large data: the sorts, bounds and CART took it): the
+        # root's sort and stump alone took 2 s of 200,000 rows, so the start is the answer
+        return RegressionFound(incumbent[1], float(incumbent[0]),
+                               float(min(incumbent[0], least)), False, 0)
+    order = data.root()
     cost, _, tree = stump(data, order, min_leaf)
     if budget == 1:
         cost, tree = search.leaf(order), None
@@ -254,14 +267,6 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
         # CART saw (integer weights and repeated rows give the same tree)
         start = incumbent
         cost, tree = incumbent[0] + TIE_SLACK, incumbent[1]
-    floor = lower + 2 * data.penalty
-    least = lower + data.penalty  # of any tree, a leaf included
-    if floors is not None:
-        cap = min(len(floors), 2 ** depth if budget is None else budget)
-        priced = np.asarray(floors[:cap]) + data.penalty * np.arange(1, cap + 1)
-        least = max(least, float(priced.min()))
-        if cap >= 3:  # a split's trees: two leaves are a stump, never below the start
-            floor = max(floor, float(priced[2:].min()))
     boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
         if depth >= 2 and budget != 1 else []
     # the root's intervals of every feature, least bound first: a stopped search's bound
