@@ -63,7 +63,10 @@ def test_qt5_thresholds_semantics() -> None:
     b = Binarizer(numeric="thresholds", n_bins=5).fit(df)
     t = b.thresholds_["v"]
     assert 1 <= len(t) <= 4
-    np.testing.assert_allclose(t, np.quantile(x, [0.2, 0.4, 0.6, 0.8]))
+    # the quantiles' partitions of the training values, each cut a short decimal near its quantile
+    for cut, q in zip(t, np.quantile(x, [0.2, 0.4, 0.6, 0.8]), strict=True):
+        np.testing.assert_array_equal(x >= cut, x >= q)
+        assert cut == pytest.approx(q, abs=1e-3)
     X = b.transform(df)
     assert X.shape == (500, len(t))
     for j, lit in enumerate(b.literals_):
@@ -96,7 +99,14 @@ def test_number_format() -> None:
     b = Binarizer(n_bins=4).fit(df)
     names = list(b.get_feature_names_out())
     assert names[:3] == ["age >= 30", "age >= 40", "age >= 50"]
-    assert names[3:] == ["w >= 0.08333", "w >= 0.1667", "w >= 0.25"]
+    # the fewest digits (>= 4) that keep the training rows on their sides: the cut at the
+    # value 1/6 reads 0.1666 (0.1667 would move the row at 1/6 below it)
+    assert names[3:] == ["w >= 0.08333", "w >= 0.1666", "w >= 0.25"]
+    w = df["w"].to_numpy()
+    for name, t, q in zip(names[3:], b.thresholds_["w"], (0.25, 0.5, 0.75), strict=True):
+        printed = float(name.split(">= ")[1])
+        assert printed == t  # the name is the cut, exactly
+        np.testing.assert_array_equal(w >= printed, w >= np.quantile(w, q))
 
 
 def test_qb5_is_one_hot_per_column() -> None:

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from .._numbers import clean_cuts
 from .._params import Check, Integer, Options, Param, optional, validate_params
 from .._validation import OptreesInputError, check_frame
 from .bins import weighted_quantile
@@ -103,10 +104,13 @@ def _fmt_number(v: float, digits: int | None) -> str:
 
 
 def _fmt_thresholds(thresholds: np.ndarray) -> list[str]:
-    """Format thresholds with the fewest significant digits (>= 4) that keep them distinct."""
+    """Format thresholds with the fewest significant digits (>= 4) that keep them distinct
+    and read back as each threshold exactly (a rounded cut names a literal that rows
+    between it and the real cut do not satisfy as printed)."""
     for digits in range(4, 18):
         texts = [_fmt_number(t, digits) for t in thresholds]
-        if len(set(texts)) == len(texts):
+        if len(set(texts)) == len(texts) and all(
+                float(s) == float(t) for s, t in zip(texts, thresholds, strict=True)):
             return texts
     return [repr(float(t)) for t in thresholds]
 
@@ -186,9 +190,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``"age < 30"``, ``"30 <= age < 40"``, ..., ``"age >= 70"``.
     n_bins : int, default 5
         k. Cut points are the distinct quantiles (numpy's default linear interpolation) at levels
-        j/k, j = 1..k-1, excluding the column minimum (``x >= min`` is constant). A column with at
-        most k distinct values uses its distinct values except the smallest as cut points, so every
-        distinct value is separable.
+        j/k, j = 1..k-1, excluding the column minimum (``x >= min`` is constant), each written
+        as the decimal of fewest significant digits (at least 4) that leaves the same training
+        values on each side (4.639999999999999 becomes 4.64): a literal's name is its cut
+        exactly. A column with at most k distinct values uses its distinct values except the
+        smallest as cut points, so every distinct value is separable.
     categorical : "auto" or list of column names, default "auto"
         ``"auto"``: columns of pandas category/object/string/bool dtype are categorical. A list
         names further (e.g. int-coded) columns to treat as categorical; non-numeric columns are
@@ -358,8 +364,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
                     continue
                 cuts = distinct[1:]
             else:
-                cuts = np.unique(np.quantile(x, levels) if w is None
-                                 else weighted_quantile(x, w[order], levels))
+                cuts = np.unique(clean_cuts(np.quantile(x, levels) if w is None
+                                            else weighted_quantile(x, w[order], levels), x))
                 cuts = cuts[cuts > x[0]]
             cuts = self._with_extra_cuts(name, cuts, x)
             kinds[name] = "numeric"

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
+from .._numbers import clean_midpoints
 from .common import is_numeric, plain
 
 BINNINGS = ("cumulative", "plain")
@@ -68,7 +69,7 @@ def midpoints(uniq: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """Cut points halfway between ``uniq[pos]`` and the next distinct value (one formula for
     every source of cuts, so equal cuts are equal floats)."""
     pos = np.unique(np.asarray(pos, dtype=np.int64))
-    return (uniq[pos] + uniq[pos + 1]) / 2.0
+    return clean_midpoints(uniq[pos], uniq[pos + 1])
 
 
 def quantile_cuts(x: np.ndarray, n_bins: int, weights: np.ndarray | None = None,

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import threshold_text
+
 
 @dataclass(frozen=True)
 class Prediction:
@@ -92,7 +94,7 @@ def binary_tree_nodes(tree: Any, feature_names: list[str] | None = None) -> Node
             edges = ("no", "yes")
         else:
             name = names[f] if names is not None else f"x[{f}]"
-            test = f"{name} <= {fmt(float(tree.threshold[n]))}"
+            test = f"{name} <= {threshold_text(tree.threshold[n])}"
             edges = ("yes", "no")
         return Node(
             [test, dist(counts)],

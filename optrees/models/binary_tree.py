@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import threshold_text
 from .._validation import OptreesInputError
 from ..export.nodes import count_text
 from . import _schema as schema
@@ -127,7 +128,8 @@ class BinaryTree(Drawn, SplitNodes):
             if names is self.feature_names and self.negated_names is not None:
                 return self.negated_names[f]
             return f"not ({name})"
-        return f"{name} <= {t:g}" if branch == "left" else f"{name} > {t:g}"
+        text = threshold_text(t)
+        return f"{name} <= {text}" if branch == "left" else f"{name} > {text}"
 
     def export_text(self, feature_names: Sequence[str] | None = None,
                     leaf_text: Callable[[int], str] | None = None) -> str:

@@ -9,13 +9,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._numbers import threshold_text
 from .._validation import OptreesInputError
 from ..encoding.bins import category_positions
 from ..encoding.common import plain
 
 
 def _fmt(v: float) -> str:
-    return f"{v:.6g}"
+    return threshold_text(v)
 
 
 @dataclass

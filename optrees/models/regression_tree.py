@@ -15,22 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import threshold_text
 from .._validation import OptreesInputError
 from ..export.nodes import count_text
 from . import _schema as schema
 from .drawn import Drawn
 from .split_nodes import LEAF, SplitNodes
-
-
-def threshold_text(t: float) -> str:
-    """``t`` in the fewest significant digits (at least 6) that read back as ``t`` exactly:
-    six digits alone can print 1234567.5 as 1.23457e+06 or -122.2555 as -122.256, and the
-    text then sends rows to the other branch than the tree does."""
-    for digits in range(6, 18):
-        text = f"{t:.{digits}g}"
-        if float(text) == t:
-            return text
-    return repr(float(t))
 
 
 class RegressionTree(Drawn, SplitNodes):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._numbers import clean_midpoints, threshold_text
 from ..._validation import (
     OptreesInputError,
     check_depth,
@@ -345,12 +346,12 @@ class ThresholdLiterals:
         columns, thresholds, self.names, self.negated = [], [], [], []
         for j, name in enumerate(encoder.names):
             v = np.unique(values[:, j])
-            for t in ((v[1:] + v[:-1]) / 2).tolist():
+            for t in clean_midpoints(v[:-1], v[1:]).tolist():
                 columns.append(j)
                 thresholds.append(t)
                 binary = len(v) == 2 and v[0] == 0 and v[1] == 1
-                self.names.append(name if binary else f"{name} > {t:g}")
-                self.negated.append(f"not ({name})" if binary else f"{name} <= {t:g}")
+                self.names.append(name if binary else f"{name} > {threshold_text(t)}")
+                self.negated.append(f"not ({name})" if binary else f"{name} <= {threshold_text(t)}")
         most = MAX_THRESHOLD_LITERALS[depth]
         if len(columns) > most:
             raise OptreesInputError(

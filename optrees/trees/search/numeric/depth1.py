@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...._numbers import clean_midpoints
 from .data import SubsetView
 
 __all__ = ["ChildTree", "FeatureSplits", "best_child", "best_splits", "split_threshold"]
@@ -103,8 +104,7 @@ def midpoint(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     For adjacent floats the rounded midpoint can equal ``hi``, which would send ``hi`` left;
     ``lo`` itself is then the threshold (``x <= lo`` is the same partition).
     """
-    mid = lo + (hi - lo) / 2.0
-    return np.where(mid < hi, mid, lo)
+    return clean_midpoints(lo, hi)
 
 
 def split_threshold(x: np.ndarray, left: np.ndarray) -> float:

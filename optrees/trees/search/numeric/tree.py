@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...._numbers import clean_midpoints
+
 __all__ = ["Node", "to_heap"]
 
 
@@ -98,6 +100,5 @@ def refit(node: Node, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: in
     if not ls + rs > leaf[0]:
         return leaf
     lo, hi = x[go_left].max(), x[~go_left].min()
-    mid = lo + (hi - lo) / 2.0
-    thr = float(mid if mid < hi else lo)          # as depth1.midpoint, for one pair
+    thr = float(clean_midpoints(lo, hi))          # as depth1.midpoint, for one pair
     return ls + rs, Node(majority, node.feature, thr, ln, rn)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...._numbers import clean_midpoints
+
 GAIN = 1e-12
 """A tree with more leaves replaces a smaller one only when it is cheaper by more than this
 (costs are about 1 for a normalised objective): equal-cost trees differing by rounding do
@@ -96,15 +98,7 @@ def first_within(cost: np.ndarray) -> int:
 
 
 def midpoint(lo: float, hi: float) -> float:
-    """A threshold with ``lo <= t < hi``: the midpoint rounded to the fewest significant
-    digits (at least 6) that keep it in the gap, so that its text in ``export_text`` is short
-    and exact (the midpoint of -29.7 and -29.4 is -29.549999999999997, of adjacent floats
-    maybe ``hi``; ``lo`` then splits the same way)."""
-    mid = lo + (hi - lo) / 2.0
-    if not mid < hi:
-        return float(lo)
-    for digits in range(6, 18):
-        t = float(f"{mid:.{digits}g}")
-        if lo <= t < hi:
-            return t
-    return float(mid)
+    """A threshold with ``lo <= t < hi`` that prints short and exact
+    (:func:`optrees._numbers.clean_midpoints`)."""
+    return float(clean_midpoints(lo, hi))
+
