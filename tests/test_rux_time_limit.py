@@ -118,3 +118,30 @@ def test_rux_without_a_stop_keeps_every_tree(cancer) -> None:
     assert m.status_ == "optimal" and "ensemble_trees" not in m.stats_
     assert all(_same_tree(a, b) for a, b in zip(m.estimator_.estimators_, whole.estimators_,
                                                 strict=True))
+
+
+def test_lightgbm_and_xgboost_stop_at_the_deadline(cancer) -> None:
+    lightgbm = pytest.importorskip("lightgbm")
+    xgboost = pytest.importorskip("xgboost")
+    X, y = cancer
+    make = lambda: lightgbm.LGBMClassifier(n_estimators=30, max_depth=2, verbose=-1,  # noqa: E731
+                                           random_state=0)
+    whole, part = make().fit(X, y), fit_ensemble(make(), X, y, None, LooksLeft(4))
+    assert part.booster_.current_iteration() == 5  # the fifth look found the time gone
+    first = whole.booster_.dump_model(num_iteration=5)["tree_info"]
+    assert [t["tree_structure"] for t in part.booster_.dump_model()["tree_info"]] == \
+        [t["tree_structure"] for t in first]
+    make = lambda: xgboost.XGBClassifier(n_estimators=30, max_depth=2,  # noqa: E731
+                                         random_state=0)
+    whole, part = make().fit(X, y), fit_ensemble(make(), X, y, None, LooksLeft(4))
+    assert part.get_booster().get_dump() == whole.get_booster().get_dump()[:5]
+    assert part.get_params()["callbacks"] is None  # the model's own callbacks back
+
+
+def test_an_unfitted_ensemble_of_fewer_trees_is_no_stop(cancer) -> None:
+    """RUX's n_estimators (100) is not the clone's (20): 20 trees is the whole fit."""
+    X, y = cancer
+    m = RUXClassifier(RandomForestClassifier(20, max_depth=3, random_state=0),
+                      time_limit=600).fit(X, y)
+    assert m.status_ == "optimal" and len(m.estimator_.estimators_) == 20
+    assert "ensemble_trees" not in m.stats_

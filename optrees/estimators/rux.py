@@ -172,8 +172,10 @@ class RUXClassifier(RUGClassifier):
             fair = Fairness(fair.kind, fair.groups[keep], fair.epsilon, fair.positive,
                             fair.group_names)
         self._columns = [str(c) for c in df.columns]
+        cut = None  # (trees grown, trees asked for) when the time limit cut the ensemble
         if own:  # a third of the time for the ensemble, the rest to read it and for the LP
-            leaves = self._own_leaves(df, y_enc, weights, p, deadline.share(ENSEMBLE_SHARE))
+            leaves, cut = self._own_leaves(df, y_enc, weights, p,
+                                           deadline.share(ENSEMBLE_SHARE))
         else:
             self.estimator_, self._categories = p.estimator, {}
             leaves = leaf_rules(trees, df.to_numpy(dtype=float), self._columns)
@@ -183,10 +185,9 @@ class RUXClassifier(RUGClassifier):
                                pen_par=p.pen_par, rule_cost=p.rule_cost, fairness=fair,
                                interior=interior, seed=p.random_state,
                                sample_weight=weights)
-        grown = None if not own else _n_trees(self.estimator_)
-        if grown is not None and grown < p.n_estimators and result.status == "optimal":
+        if cut is not None and result.status == "optimal":
             result.status = "time_limit"  # the LP's optimum over the trees grown in time
-            result.stats["ensemble_trees"] = grown
+            result.stats["ensemble_trees"] = cut[0]
         self.all_rules_ = result.model
         self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()
         v_fit = result.stats.pop("v")
@@ -196,8 +197,8 @@ class RUXClassifier(RUGClassifier):
         self.lp_status_ = result.stats["lp_status"]
         self.n_rmp_calls_ = 1
         self.fairness_groups_ = None if fair is None else fair.groups
-        grown_text = "" if "ensemble_trees" not in result.stats else \
-            f" over the {grown} of {p.n_estimators} trees grown in time"
+        grown_text = "" if cut is None or "ensemble_trees" not in result.stats else \
+            f" over the {cut[0]} of {cut[1]} trees grown in time"
         store_result(self, result, deadline,
                      f"returning the LP's rule set{grown_text}" if len(self.rules_) else
                      "no LP solved in time: every row gets the majority class")
@@ -212,19 +213,26 @@ class RUXClassifier(RUGClassifier):
         return ensemble_trees(self.estimator)
 
     def _own_leaves(self, df: pd.DataFrame, y_enc: np.ndarray, weights: np.ndarray | None,
-                    p: Params, deadline: Deadline) -> Any:
+                    p: Params, deadline: Deadline) -> tuple[Any, tuple[int, int] | None]:
         """The leaves of the ensemble RUX fits itself (``estimator_``) on the raw columns
-        (categoricals one-hot), as rules on those columns; a forest or gradient boosting
-        stops adding trees at ``deadline``."""
+        (categoricals one-hot), as rules on those columns, and (trees grown, trees asked
+        for) when ``deadline`` stopped it adding trees (:func:`fit_ensemble`), else None."""
         raw = RawColumns(df)
         ensemble = new_ensemble(p.estimator, p.n_estimators, p.max_depth, p.random_state)
+        asked = ensemble.get_params().get("n_estimators")
         self.estimator_ = fit_ensemble(ensemble, raw.matrix, y_enc, weights, deadline)
+        grown = _n_trees(self.estimator_)
+        # fewer trees: the deadline's doing, unless boosting stopped itself (n_iter_no_change)
+        natural = getattr(ensemble, "n_iter_no_change", None) is not None and \
+            not deadline.expired()
+        cut = (grown, int(asked)) if grown is not None and isinstance(asked, int) and \
+            grown < asked and not natural else None
         self._categories = seen_categories(df)
         leaves = leaf_rules(ensemble_trees(self.estimator_), raw.matrix,
                             encoded_names(raw.encoded))
         leaves.literals = [raw_literals(lits, raw.encoded, self._columns)
                            for lits in leaves.literals]
-        return leaves
+        return leaves, cut
 
     def _names(self, X: Any) -> list[str]:
         """The names of X's columns for the rules (the ensemble's when it knows them), after
@@ -286,7 +294,12 @@ class RUXClassifier(RUGClassifier):
 
 
 def _n_trees(ensemble: Any) -> int | None:
-    """Trees (forests) or boosting stages a scikit-learn ensemble grew, None for others."""
+    """Trees (forests) or boosting stages / iterations an ensemble grew, None when unknown."""
+    booster = getattr(ensemble, "booster_", None)  # LightGBM
+    if booster is not None:
+        return int(booster.current_iteration())
+    if hasattr(ensemble, "get_booster"):  # XGBoost
+        return int(ensemble.get_booster().num_boosted_rounds())
     grown = getattr(ensemble, "n_estimators_", None)  # gradient boosting's stages
     if grown is None and isinstance(getattr(ensemble, "estimators_", None), list):
         grown = len(ensemble.estimators_)  # a forest's trees

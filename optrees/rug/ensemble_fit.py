@@ -67,8 +67,9 @@ def fit_ensemble(ensemble: Any, matrix: np.ndarray, y: np.ndarray,
                  weights: np.ndarray | None, deadline: Deadline | None = None) -> Any:
     """``ensemble`` fitted on the encoded rows (classes as 0..K-1, as XGBoost wants).  With a
     limited ``deadline``, scikit-learn's forests and gradient boosting stop adding trees
-    once it has passed or the next chunk would pass it (at least one chunk or stage is kept;
-    the trees kept are the first ones the untimed fit grows); other ensembles fit whole."""
+    once it has passed or the next chunk would pass it, LightGBM and XGBoost once it has
+    passed (at least one chunk or iteration is kept; the trees kept are the first ones the
+    untimed fit grows); other ensembles fit whole."""
     from sklearn import ensemble as sk
 
     forest = isinstance(ensemble, (sk.RandomForestClassifier, sk.ExtraTreesClassifier))
@@ -82,10 +83,47 @@ def fit_ensemble(ensemble: Any, matrix: np.ndarray, y: np.ndarray,
             # monitor(i, ...) True stops boosting after stage i (stages 0..i kept)
             return ensemble.fit(matrix, y, sample_weight=weights,
                                 monitor=lambda i, est, local: deadline.expired())
+        package = type(ensemble).__module__.split(".")[0]
+        if package == "lightgbm":
+            return ensemble.fit(matrix, y, sample_weight=weights,
+                                callbacks=[_lightgbm_stop(deadline)])
+        if package == "xgboost":
+            return _xgboost_fit(ensemble, matrix, y, weights, deadline)
         return ensemble.fit(matrix, y, sample_weight=weights)
     except (TypeError, ValueError) as exc:
         raise OptreesInputError(f"fitting the {type(ensemble).__name__} failed: {exc}") \
             from None
+
+
+def _lightgbm_stop(deadline: Deadline) -> Any:
+    """A LightGBM callback ending boosting once ``deadline`` has passed, keeping every
+    iteration done (its "best iteration" is the last, so all of them are dumped and used)."""
+    import lightgbm
+
+    def stop(env: Any) -> None:
+        if deadline.expired():
+            raise lightgbm.callback.EarlyStopException(env.iteration,
+                                                       env.evaluation_result_list or [])
+
+    return stop
+
+
+def _xgboost_fit(model: Any, matrix: np.ndarray, y: np.ndarray, weights: np.ndarray | None,
+                 deadline: Deadline) -> Any:
+    """An XGBoost fit whose boosting ends once ``deadline`` has passed (a training callback
+    added to the model's own for this fit)."""
+    import xgboost
+
+    class Stop(xgboost.callback.TrainingCallback):
+        def after_iteration(self, booster: Any, epoch: int, evals_log: Any) -> bool:
+            return deadline.expired()
+
+    own = model.get_params().get("callbacks")
+    model.set_params(callbacks=[*(own or []), Stop()])
+    try:
+        return model.fit(matrix, y, sample_weight=weights)
+    finally:
+        model.set_params(callbacks=own)
 
 
 def _grow_forest(forest: Any, matrix: np.ndarray, y: np.ndarray,
