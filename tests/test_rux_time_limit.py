@@ -145,3 +145,26 @@ def test_an_unfitted_ensemble_of_fewer_trees_is_no_stop(cancer) -> None:
                       time_limit=600).fit(X, y)
     assert m.status_ == "optimal" and len(m.estimator_.estimators_) == 20
     assert "ensemble_trees" not in m.stats_
+
+
+def test_a_fitted_ensemble_is_read_while_the_deadline_lasts(cancer, monkeypatch) -> None:
+    """A fitted forest of 300 trees of depth 5 on magic: a 1 s limit took 10 s reading its
+    leaves and building the LP over all of them.  Now the trees are read while a share of
+    the limit lasts and the LP is over those."""
+    from optrees.rug import ensemble
+
+    X, y = cancer
+    forest = RandomForestClassifier(20, max_depth=3, random_state=0).fit(X, y)
+    monkeypatch.setattr(rux_estimator, "leaf_rules",
+                        lambda t, M, n, d: ensemble.leaf_rules(t, M, n, LooksLeft(3)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = RUXClassifier(forest, time_limit=60).fit(X, y)
+    assert m.status_ == "time_limit" and m.stats_["ensemble_trees"] == 4
+    assert any(issubclass(w.category, TimeLimitWarning) and "4 of 20 trees" in str(w.message)
+               for w in caught)
+    assert {r.meta["tree"] for r in m.all_rules_.rules} <= {0, 1, 2, 3}
+    # and those are every leaf the training rows reach in the first four trees
+    reached = {(t, int(leaf)) for t in range(4) for leaf in
+               np.unique(forest.estimators_[t].apply(X))}
+    assert {(r.meta["tree"], r.meta["node"]) for r in m.all_rules_.rules} <= reached
