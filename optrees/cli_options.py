@@ -125,8 +125,8 @@ def _choices(rule: Rule) -> list[str] | None:
     if isinstance(rule, Either):
         words = [_choices(r) or (["on", "off"] if isinstance(r, Boolean) else None)
                  for r in rule.rules if r is not NONE]
-        if all(w is not None for w in words):
-            return [w for ws in words for w in ws]
+        if all(w is not None for w in words):  # once each (methods share their words)
+            return list(dict.fromkeys(w for ws in words for w in ws))
     return None
 
 

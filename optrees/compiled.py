@@ -102,6 +102,12 @@ load).  Ski rental: a process whose fits numpy proves within this never pays tha
 CLI call on kr-vs-kp one-hot at depth 3: 0.07 s with numpy, 0.45 s to start numba), and one
 that needs the kernels loses at most this much once."""
 
+START_SECONDS = 2.0
+"""Least time a search stage must have left to start numba in a process that has not (its
+import and first cache load, uninterruptible: 0.45 s idle, 3.7 s measured at load average
+7.5 on the 2-core machine); with less, numpy runs to the stage's end, so a short
+``time_limit`` on a first fit is kept (BendOCT, magic, depth 4, 1 s: 4.9 s before)."""
+
 _probe_left = [PROBE_SECONDS]  # what this process has left of PROBE_SECONDS (and LOAD_SECONDS)
 
 
@@ -138,7 +144,8 @@ def run_search(run: Callable[[str, Deadline], Found], proved: Callable[[Found], 
     backends find the same tree), one it does not is dropped.  Two start-ups, two budgets of
     the process's numpy time: numba's own (not imported yet: :data:`LOAD_SECONDS`, asked
     before numba is imported) and a compilation (not cached: :data:`PROBE_SECONDS`, leaving
-    :data:`COMPILE_SECONDS` of ``deadline``).  None without ``probe`` or on a ``small`` fit."""
+    :data:`COMPILE_SECONDS` of ``deadline``).  None without ``probe`` or on a ``small`` fit.
+    Numba is not started for a stage with less than :data:`START_SECONDS` left."""
     if probe and not small and not (loaded is not None and loaded()) and numba_installed():
         spent = PROBE_SECONDS - _probe_left[0]
         if not numba_started():
@@ -152,6 +159,8 @@ def run_search(run: Callable[[str, Deadline], Found], proved: Callable[[Found], 
                                stage.remaining() - 0.5))
             if found is not None:  # (Ctrl-C: no compilation, the numpy tree)
                 return found, "numpy"
+    if not small and not numba_started() and stage.remaining() < START_SECONDS:
+        return run("numpy", stage), "numpy"  # numba's start-up alone would overrun the stage
     backend = backend_for(deadline, ready, compile_all, small, loaded)
     return run(backend, stage), backend
 

@@ -49,7 +49,7 @@ class MultiwayTree:
                  children: Sequence[Sequence[tuple[Sequence[int], int]]],
                  value: Sequence[float], counts: Sequence[Sequence[float]],
                  rule: Sequence[int], rules: list[dict[str, Any]], classes: Sequence[Any] | None,
-                 n_copies: int = 0) -> None:
+                 n_copies: int = 0, weighted: bool = False) -> None:
         self.levels = levels
         self.feature = np.asarray(feature, dtype=np.int64)
         self.children = [[(sorted(int(c) for c in codes), int(ch)) for codes, ch in kids]
@@ -60,6 +60,7 @@ class MultiwayTree:
         self.rules = rules
         self.classes = None if classes is None else np.asarray(classes)
         self.n_copies = int(n_copies)
+        self.weighted = bool(weighted)  # counts are sample weights, not rows
         self._tables = None
 
     # ----------------------------------------------------------------- structure
@@ -172,8 +173,10 @@ class MultiwayTree:
         r = int(self.rule[n])
         tag = f"rule {r}" if r >= 0 else "no rule (fallback)"
         c = self.counts[n]
-        n_s = int(sum(c)) if self.is_classifier else int(c[0])
-        return f"{lab}  [{tag}, {n_s} training samples]"
+        total = float(sum(c)) if self.is_classifier else float(c[0])
+        if self.weighted:  # a weight is no count of rows
+            return f"{lab}  [{tag}, training weight {total:.6g}]"
+        return f"{lab}  [{tag}, {int(total)} training samples]"
 
     def export_text(self) -> str:
         """Readable indented text: one line per child test, each leaf with its prediction."""
@@ -238,6 +241,7 @@ class MultiwayTree:
             "rules": self.rules,
             "classes": None if self.classes is None else [plain(c) for c in self.classes],
             "n_copies": self.n_copies,
+            "weighted": self.weighted,
         }
 
     @classmethod
@@ -273,7 +277,11 @@ class MultiwayTree:
             schema.mapping(r, f"'rules'[{i}]")
         rule = schema.ints(schema.sequence(data, "rule", n), "'rule'", -1, len(rules))
         n_copies = schema.integer(data.get("n_copies", 0), "'n_copies'", 0, None)
-        return cls(levels, feature, children, value, counts, rule, rules, classes, n_copies)
+        weighted = data.get("weighted", False)
+        if not isinstance(weighted, bool):
+            schema.fail("'weighted' must be true or false")
+        return cls(levels, feature, children, value, counts, rule, rules, classes, n_copies,
+                   weighted)
 
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_dict` as JSON (atomically: a complete file or none)."""
@@ -372,7 +380,7 @@ class MultiwayTree:
         build(R0, all_rows, 0.0)
         info = rules_info if rules_info is not None else [{} for _ in conditions]
         return cls(levels, feature, children, value, counts, rule, info,
-                   None if classes is None else list(classes), copies[0])
+                   None if classes is None else list(classes), copies[0], weights is not None)
 
 
 def _checked_level(d: Any, what: str) -> Level:

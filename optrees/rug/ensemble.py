@@ -27,6 +27,7 @@ import numpy as np
 
 from .._validation import OptreesInputError
 from ..models.rule_set import Literal, simplify_literals
+from ..solvers.deadline import Deadline
 from .boosters import booster_arrays
 
 
@@ -38,6 +39,8 @@ class LeafRules:
     literals: list[tuple[Literal, ...]]
     masks: np.ndarray
     origin: list[tuple[int, int]]
+    n_trees: int = 0  # the ensemble's trees
+    n_read: int = 0  # those read (fewer when a deadline stopped the reading)
 
 
 def ensemble_trees(estimator: Any) -> list[Any]:
@@ -145,13 +148,16 @@ class _NodeTree:
                       self.strict)
 
 
-def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str]) -> LeafRules:
+def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str],
+               deadline: Deadline | None = None) -> LeafRules:
     """The leaves that rows of ``X`` reach, over all ``trees``, as rules on columns
-    ``names`` (X's columns in the ensemble's order)."""
+    ``names`` (X's columns in the ensemble's order); only the first trees (at least one)
+    when ``deadline`` passes while they are read."""
     X = np.asarray(X, dtype=np.float64)
     literals: list[tuple[Literal, ...]] = []
     masks: list[np.ndarray] = []
     origin: list[tuple[int, int]] = []
+    read = 0
     for t, tree in enumerate(trees):
         leaf_of_row = tree.apply(X)
         paths = tree.paths(names)
@@ -159,8 +165,11 @@ def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str]) -> LeafRules:
             literals.append(simplify_literals(paths[int(node)], names))
             masks.append(leaf_of_row == node)
             origin.append((t, int(node)))
+        read = t + 1
+        if deadline is not None and deadline.expired():
+            break
     M = np.column_stack(masks) if masks else np.zeros((len(X), 0), dtype=bool)
-    return LeafRules(literals, M, origin)
+    return LeafRules(literals, M, origin, len(trees), read)
 
 
 def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.ndarray,

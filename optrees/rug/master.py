@@ -60,6 +60,7 @@ class RUGMaster:
                  interior: bool = False) -> None:
         self.y = np.asarray(y, dtype=np.int64)
         self.interior = interior
+        self.feasibility_tol: float | None = None  # HiGHS's primal feasibility (None: its own)
         self.n = len(self.y)
         self.K = int(n_classes)
         self.pen_par = float(pen_par)
@@ -141,6 +142,7 @@ class RUGMaster:
             model.use_interior_point(INTERIOR_TOL)
         else:
             model.set_basis(basis)  # dual feasible after the new rows: solve by dual simplex
+            self._tolerance(model)
         res = solve_by(model, deadline)
         if res.values is None or "duals" not in res.stats:
             return SolveResult(res.status, None, None, res.seconds)
@@ -154,6 +156,11 @@ class RUGMaster:
                                                   reduced_cost(self.pen_par, costs, load)])}
         _store_basis(model, stats)
         return self._certified(res, v, w, beta, np.zeros(0), load, c, stats)
+
+    def _tolerance(self, model: HighsModel) -> None:
+        """HiGHS's primal feasibility tolerance of a simplex solve, when one is set."""
+        if self.feasibility_tol is not None:
+            model.h.setOptionValue("primal_feasibility_tolerance", self.feasibility_tol)
 
     def _zero_noise(self, w: np.ndarray, beta: np.ndarray) -> None:
         """After an interior-point solve, weights and per-sample duals below INTERIOR_ZERO are
@@ -201,6 +208,7 @@ class RUGMaster:
             model.use_interior_point(INTERIOR_TOL)
         else:
             model.set_basis(basis, primal_feasible=True)  # new columns only: primal simplex
+            self._tolerance(model)
         res = solve_by(model, deadline)
         _store_basis(model, res.stats)
         if res.values is None or "duals" not in res.stats:
