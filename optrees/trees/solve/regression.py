@@ -21,7 +21,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from ..._logging import progress
-from ...compiled import COMPILE_SECONDS, kernels_ready
+from ...compiled import COMPILE_SECONDS, START_SECONDS, kernels_ready
 from ...models.regression_tree import RegressionTree
 from ...models.result import FitResult
 from ...solvers.deadline import Deadline
@@ -207,13 +207,6 @@ SMALL_REGRESSION_CELLS = 5_000
 not loaded in the process (diabetes, 442 x 10: 0.07 s with numpy, about what a new process
 pays to import numba and load the kernels; depth 3 always compiles: 150 rows of it took 7 s
 with numpy)."""
-
-
-START_SECONDS = 2.0
-"""Least time a fit must have left to start numba or load kernels into a process that has
-not: numba's import and the load of cached kernels took 0.4-0.9 s idle and 2.1-2.8 s under
-load (a new process's fit of 2,000 x 8 at depth 3 with a 0.3 s limit took 2.1-2.8 s,
-2026-11-30); with less the numpy kernels run, stopping at the limit with CART or better."""
 
 
 def small_fit(X: np.ndarray, depth: int) -> bool:
