@@ -60,6 +60,22 @@ def clean_cuts(cuts: np.ndarray, values: np.ndarray) -> np.ndarray:
     return out
 
 
+def short_threshold(t: float, values: np.ndarray, strict: bool = False,
+                    digits: int = 6) -> float:
+    """The decimal of fewest significant digits (at least ``digits``; rounded to nearest,
+    else down, else up) that splits the sorted ``values`` as ``t`` does (``x <= t``, or ``x <
+    t`` when ``strict``): a scikit-learn tree's float32 threshold 4.900000095367432 becomes
+    4.9 when no value lies between, 4.79999995 (the value 4.8 above it) 4.79999."""
+    side = "left" if strict else "right"
+    k = np.searchsorted(values, t, side)
+    for d in range(digits, 18):
+        for how in (np.round, np.floor, np.ceil):  # the nearest first, then either side
+            c = float(round_significant(t, d, how))
+            if np.searchsorted(values, c, side) == k:
+                return c
+    return float(t)
+
+
 def threshold_text(t: float) -> str:
     """``t`` as the shortest text that reads back as ``t`` exactly ("1.65", "1234567.5"):
     rounded text (six digits printed 1234567.5 as 1.23457e+06) sends the rows between the

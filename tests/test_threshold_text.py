@@ -10,9 +10,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.datasets import load_iris
 
-from optrees import BendOCTClassifier, Binarizer, OMTClassifier
-from optrees._numbers import clean_midpoints, threshold_text
+from optrees import BendOCTClassifier, Binarizer, OMTClassifier, RUGClassifier, RUXClassifier
+from optrees._numbers import clean_midpoints, short_threshold, threshold_text
 
 
 def printed_tests(text: str) -> list[tuple[str, float]]:
@@ -66,3 +67,31 @@ def test_clean_midpoints_stay_in_their_gap():
     np.testing.assert_array_equal(t[:5], lo[:5])
     assert threshold_text(clean_midpoints(1.6, 1.7)) == "1.65"
     assert threshold_text(clean_midpoints(-29.7, -29.4)) == "-29.55"
+
+
+def test_short_threshold_keeps_each_sides_values():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        values = np.sort(np.round(rng.normal(size=30) * 10.0 ** rng.integers(-3, 7), 3))
+        t = float(np.float32(rng.choice(values) + rng.random() * 1e-3))  # float32 noise
+        for strict in (False, True):
+            c = short_threshold(t, values, strict)
+            if strict:
+                np.testing.assert_array_equal(values < c, values < t)
+            else:
+                np.testing.assert_array_equal(values <= c, values <= t)
+    assert short_threshold(float(np.float32(4.9)), np.array([4.8, 4.9, 5.0])) == 4.9
+
+
+@pytest.mark.parametrize("cls", [RUGClassifier, RUXClassifier])
+def test_rule_texts_read_back_as_the_rules_numbers(cls):
+    """A rule's printed number is the number its literal compares with (scikit-learn's
+    float32 thresholds printed as 4.9 were 4.900000095367432), and written short."""
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X.columns = ["sl", "sw", "pl", "pw"]
+    model = cls(random_state=0).fit(X, y)
+    values = [lit.value for rule in model.rules_.rules for lit in rule.literals]
+    printed = [float(v) for v in re.findall(r"[<>]=? (-?[\d.]+(?:e-?\d+)?)", model.export_text())]
+    assert printed and set(printed) == set(values)
+    # iris has one decimal: 4.9, or 1.89999 where the value 1.9 lies just above the cut
+    assert all(len(threshold_text(v)) <= 7 for v in values)

@@ -50,6 +50,13 @@ class RawColumns:
                 blocks.append(onehot)
                 self.encoded += [(name, "cat", c) for c in cats]
         self.matrix = np.hstack(blocks) if blocks else np.zeros((self.n, 0))
+        self._sorted: dict[str, np.ndarray] = {}
+
+    def sorted_numeric(self, name: str) -> np.ndarray:
+        """The numeric column ``name``'s values, sorted (kept for the next call)."""
+        if name not in self._sorted:
+            self._sorted[name] = np.sort(self.numeric[name])
+        return self._sorted[name]
 
     def _add_categorical(self, name: str, s: pd.Series) -> list:
         """Codes and categories of a non-numeric column (sorted when comparable)."""

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._numbers import threshold_text
 from .._validation import OptreesInputError, check_frame
 from ..encoding.common import COMPARE, plain
 from . import _schema as schema
@@ -61,9 +62,7 @@ def _fmt_value(v: Any) -> str:
         return str(bool(v))
     if isinstance(v, numbers.Real):
         f = float(v)
-        if f.is_integer() and abs(f) < 1e15:
-            return str(int(f))
-        return f"{f:.6g}"
+        return threshold_text(f)
     return str(v)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .._numbers import short_threshold
 from .._validation import OptreesInputError
 from ..models.rule_set import Literal, simplify_literals
 from ..solvers.deadline import Deadline
@@ -104,10 +105,10 @@ class _DecisionTree:
         # tree.apply without its per-call input checks, on float32 as scikit-learn compares
         return self.tree.apply(np.ascontiguousarray(X, dtype=np.float32))
 
-    def paths(self, names: list[str]) -> dict[int, list[Literal]]:
+    def paths(self, names: list[str], columns: np.ndarray) -> dict[int, list[Literal]]:
         t = self.tree
         return _paths(t.children_left, t.children_right, t.children_left == -1, t.feature,
-                      t.threshold, names)
+                      t.threshold, names, columns)
 
 
 class _NodeTree:
@@ -143,9 +144,9 @@ class _NodeTree:
             node[rows] = np.where(go_left, self.left[n], self.right[n])
         return node
 
-    def paths(self, names: list[str]) -> dict[int, list[Literal]]:
+    def paths(self, names: list[str], columns: np.ndarray) -> dict[int, list[Literal]]:
         return _paths(self.left, self.right, self.leaf, self.feature, self.threshold, names,
-                      self.strict)
+                      columns, self.strict)
 
 
 def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str],
@@ -158,9 +159,10 @@ def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str],
     masks: list[np.ndarray] = []
     origin: list[tuple[int, int]] = []
     read = 0
+    columns = np.sort(X, axis=0)  # each column's values: a threshold's short text
     for t, tree in enumerate(trees):
         leaf_of_row = tree.apply(X)
-        paths = tree.paths(names)
+        paths = tree.paths(names, columns)
         for node in np.unique(leaf_of_row):
             literals.append(simplify_literals(paths[int(node)], names))
             masks.append(leaf_of_row == node)
@@ -173,11 +175,13 @@ def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str],
 
 
 def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.ndarray,
-           threshold: np.ndarray, names: list[str], strict: bool = False
-           ) -> dict[int, list[Literal]]:
+           threshold: np.ndarray, names: list[str], columns: np.ndarray,
+           strict: bool = False) -> dict[int, list[Literal]]:
     """For every node of a tree (its child arrays, which nodes are leaves, its tests
     ``x_feature <= threshold`` to the left, ``<`` when ``strict``), the tests on the path
-    from the root to it."""
+    from the root to it; each threshold written as the shortest decimal that splits the
+    training rows (``columns``: each column sorted) as it does (a float32 threshold
+    4.900000095367432 becomes 4.9, the text then saying what the rule tests)."""
     to_left, to_right = ("<", ">=") if strict else ("<=", ">")
     paths: dict[int, list[Literal]] = {0: []}
     stack = [0]
@@ -185,7 +189,8 @@ def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.nd
         node = stack.pop()
         if leaf[node]:
             continue
-        name, t = names[int(feature[node])], float(threshold[node])
+        f = int(feature[node])
+        name, t = names[f], short_threshold(float(threshold[node]), columns[:, f], strict)
         paths[int(left[node])] = paths[node] + [Literal(name, to_left, t)]
         paths[int(right[node])] = paths[node] + [Literal(name, to_right, t)]
         stack += [int(left[node]), int(right[node])]

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._numbers import short_threshold
 from ..encoding.bins import weighted_quantile
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal
@@ -69,8 +70,9 @@ def literal_pool(raw: RawColumns, n_thresholds: int = 10,
                 order = np.argsort(x, kind="stable")
                 qs = np.unique(weighted_quantile(x[order], sample_weight[order], levels))
             for t in qs[qs < x.max()]:
+                t = short_threshold(t, raw.sorted_numeric(name))  # same rows, short text
                 le = x <= t
-                lits += [Literal(name, "<=", float(t)), Literal(name, ">", float(t))]
+                lits += [Literal(name, "<=", t), Literal(name, ">", t)]
                 cols += [le, ~le]
         else:
             codes = raw.codes[name]

@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from .. import compiled
+from .._numbers import short_threshold
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal, simplify_literals
 from ..solvers.deadline import Deadline
@@ -26,8 +27,9 @@ def split_literal(raw: RawColumns, j: int, threshold: float, left: bool) -> Lite
     """The literal of one side of a tree split on column j of ``raw.matrix``: ``x <= t`` /
     ``x > t`` for a numeric column, ``col != v`` / ``col == v`` for a one-hot column."""
     name, kind, value = raw.encoded[j]
-    if kind == "num":
-        return Literal(name, "<=" if left else ">", float(threshold))
+    if kind == "num":  # written short where no training value lies between
+        t = short_threshold(threshold, raw.sorted_numeric(name))
+        return Literal(name, "<=" if left else ">", t)
     return Literal(name, "!=" if left else "==", value)
 
 
