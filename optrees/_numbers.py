@@ -41,23 +41,32 @@ def clean_midpoints(lo: np.ndarray | float, hi: np.ndarray | float) -> np.ndarra
     return np.where((lo <= rounded) & (rounded < hi), rounded, mid)
 
 
+def _shortest_same_side(cuts: np.ndarray, values: np.ndarray, side: str, digits: int,
+                        hows: tuple[np.ufunc, ...]) -> np.ndarray:
+    """Each cut as the decimal of fewest significant digits (at least ``digits``; at each
+    count the roundings ``hows`` in turn) that leaves the same sorted ``values`` on each
+    side (``np.searchsorted``'s ``side``: "left" for ``x >= t`` / ``x < t``, "right" for
+    ``x <= t``); a cut no rounding keeps stays as it is."""
+    cuts = np.asarray(cuts, dtype=np.float64)
+    k = np.searchsorted(values, cuts, side)
+    out, todo = cuts.copy(), np.ones(len(cuts), dtype=bool)
+    for d in range(digits, 18):
+        for how in hows:
+            if not todo.any():
+                return out
+            r = round_significant(cuts[todo], d, how)
+            same = np.searchsorted(values, r, side) == k[todo]
+            idx = np.flatnonzero(todo)[same]
+            out[idx], todo[idx] = r[same], False
+    return out
+
+
 def clean_cuts(cuts: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Cut points of tests ``x >= t`` as the decimals of fewest significant digits (at least
     :data:`NAME_DIGITS`) that leave the same sorted training ``values`` on each side, the
     nearest rounding first, else the one below: a quantile interpolated to
     4.639999999999999 becomes 4.64, a cut at the value 1/6 becomes 0.1666."""
-    cuts = np.asarray(cuts, dtype=np.float64)
-    side = np.searchsorted(values, cuts, "left")
-    out, todo = cuts.copy(), np.ones(len(cuts), dtype=bool)
-    for digits in range(NAME_DIGITS, 18):
-        for how in (np.round, np.floor):
-            if not todo.any():
-                return out
-            r = round_significant(cuts[todo], digits, how)
-            same = np.searchsorted(values, r, "left") == side[todo]
-            idx = np.flatnonzero(todo)[same]
-            out[idx], todo[idx] = r[same], False
-    return out
+    return _shortest_same_side(cuts, values, "left", NAME_DIGITS, (np.round, np.floor))
 
 
 def short_threshold(t: float, values: np.ndarray, strict: bool = False,
@@ -66,14 +75,9 @@ def short_threshold(t: float, values: np.ndarray, strict: bool = False,
     else down, else up) that splits the sorted ``values`` as ``t`` does (``x <= t``, or ``x <
     t`` when ``strict``): a scikit-learn tree's float32 threshold 4.900000095367432 becomes
     4.9 when no value lies between, 4.79999995 (the value 4.8 above it) 4.79999."""
-    side = "left" if strict else "right"
-    k = np.searchsorted(values, t, side)
-    for d in range(digits, 18):
-        for how in (np.round, np.floor, np.ceil):  # the nearest first, then either side
-            c = float(round_significant(t, d, how))
-            if np.searchsorted(values, c, side) == k:
-                return c
-    return float(t)
+    return float(_shortest_same_side(np.array([t], dtype=np.float64), values,
+                                     "left" if strict else "right", digits,
+                                     (np.round, np.floor, np.ceil))[0])
 
 
 def threshold_text(t: float) -> str:

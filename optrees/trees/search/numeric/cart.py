@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...._numbers import clean_midpoints
 from .context import Context, Subset
-from .depth1 import midpoint
 from .tree import Node
 
 __all__ = ["cart_incumbent"]
@@ -57,7 +57,7 @@ def _convert(t, k: int, rows: np.ndarray, X: np.ndarray, X32: np.ndarray, cw: np
     rs, rn = _convert(t, int(t.children_right[k]), rrows, X, X32, cw, pen)
     if not ls + rs > leaf[0]:          # the split does not pay for its extra leaves
         return leaf
-    thr = float(midpoint(X[lrows, f].max(), X[rrows, f].min()))
+    thr = float(clean_midpoints(X[lrows, f].max(), X[rrows, f].min()))
     return ls + rs, Node(int(totals.argmax()), f, thr, ln, rn)
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...._numbers import clean_midpoints
 from ....solvers.deadline import Deadline
 from ..binary import solve_subtree
 from .context import Context, Subset
-from .depth1 import midpoint
 from .tree import Node, refit
 
 __all__ = ["coarse_incumbent"]
@@ -71,7 +71,7 @@ def _cuts(X: np.ndarray, order: np.ndarray, extra: Node | None, columns: int
         # the distinct-value boundary nearest above each quantile position
         at = np.searchsorted(step, positions, side="left").clip(max=len(step) - 1)
         lo, hi = values[step[at]], values[step[at] + 1]
-        thr = np.unique(midpoint(lo, hi))
+        thr = np.unique(clean_midpoints(lo, hi))
         feats.append(np.full(len(thr), f))
         cuts.append(thr)
     for f, t in _thresholds(extra):

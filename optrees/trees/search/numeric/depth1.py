@@ -91,25 +91,16 @@ def _sweep_block(view: SubsetView, cw: np.ndarray, order: np.ndarray, fs: np.nda
     out.correct[fs] = correct[rows, j]       # -inf: no split point (constant or too few rows)
     lo_val = view.X[order[rows, j], fs]
     hi_val = view.X[order[rows, j + 1], fs]
-    out.threshold[fs] = midpoint(lo_val, hi_val)
+    out.threshold[fs] = clean_midpoints(lo_val, hi_val)
     best_left = left[rows, j]
     out.left_class[fs] = best_left.argmax(axis=1)
     out.right_class[fs] = (totals - best_left).argmax(axis=1)
     out.n_left[fs] = j + 1
 
 
-def midpoint(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Threshold between consecutive distinct values ``lo < hi`` that keeps ``lo <= t < hi``.
-
-    For adjacent floats the rounded midpoint can equal ``hi``, which would send ``hi`` left;
-    ``lo`` itself is then the threshold (``x <= lo`` is the same partition).
-    """
-    return clean_midpoints(lo, hi)
-
-
 def split_threshold(x: np.ndarray, left: np.ndarray) -> float:
     """Threshold of the split sending the rows with ``left`` true (values ``x``) left."""
-    return float(midpoint(x[left].max(), x[~left].min()))
+    return float(clean_midpoints(x[left].max(), x[~left].min()))
 
 
 def best_child(splits: FeatureSplits, leaf_penalty: float) -> ChildTree:

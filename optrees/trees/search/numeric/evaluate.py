@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...._numbers import clean_midpoints
 from ....compiled import numba_available, resolve_backend
 from .data import SubsetView
-from .depth1 import FeatureSplits, best_child, best_splits, midpoint
+from .depth1 import FeatureSplits, best_child, best_splits
 
 __all__ = ["Evaluator", "StumpFinder", "make_evaluator", "numba_available", "resolve_backend"]
 
@@ -47,7 +48,7 @@ class StumpFinder:
             order, rank_s, y_s, w_s, member, self.cw.shape[1], self.min_leaf)
         fs = np.arange(self.view.p)
         X = self.view.X
-        threshold = midpoint(X[order[fs, lo], fs], X[order[fs, hi], fs])
+        threshold = clean_midpoints(X[order[fs, lo], fs], X[order[fs, hi], fs])
         threshold[~np.isfinite(correct)] = np.nan
         return FeatureSplits(totals, correct, threshold, lcls, rcls, n_left)
 

@@ -100,5 +100,5 @@ def refit(node: Node, X: np.ndarray, y: np.ndarray, w: np.ndarray, n_classes: in
     if not ls + rs > leaf[0]:
         return leaf
     lo, hi = x[go_left].max(), x[~go_left].min()
-    thr = float(clean_midpoints(lo, hi))          # as depth1.midpoint, for one pair
+    thr = float(clean_midpoints(lo, hi))
     return ls + rs, Node(majority, node.feature, thr, ln, rn)

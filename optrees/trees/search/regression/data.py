@@ -101,4 +101,3 @@ def midpoint(lo: float, hi: float) -> float:
     """A threshold with ``lo <= t < hi`` that prints short and exact
     (:func:`optrees._numbers.clean_midpoints`)."""
     return float(clean_midpoints(lo, hi))
-
