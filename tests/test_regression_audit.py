@@ -5,34 +5,12 @@ of a process keeps a short time limit."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 import pytest
+from test_regression_export import _leaves_from_text
 
 from optrees import OptimalTreeRegressor
-
-
-def leaves_by_text(text: str, df: pd.DataFrame) -> list[tuple[np.ndarray, float]]:
-    """Each leaf line of ``export_text`` with the rows the text sends there (reading each
-    ``name <= t`` / ``name > t`` as written) and the value it prints."""
-    out, path = [], []
-    for line in text.splitlines():
-        depth = line.count("|   ")
-        body = line.split("|--- ", 1)[1]
-        del path[depth:]
-        leaf = re.fullmatch(r"value: (\S+)  \(n=\d+.*\)", body)
-        if leaf:
-            rows = np.ones(len(df), bool)
-            for name, op, t in path:
-                x = df[name].to_numpy(dtype=float)
-                rows &= (x <= t) if op == "<=" else (x > t)
-            out.append((rows, float(leaf.group(1))))
-        else:
-            name, op, t = re.fullmatch(r"(.+) (<=|>) (\S+)", body).groups()
-            path.append((name, op, float(t)))
-    return out
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -45,11 +23,11 @@ def test_the_printed_thresholds_route_every_row_as_the_tree(seed):
                        "count": 1_234_000.0 + rng.integers(0, 40, n)})
     y = (df["lon"] > -122.02) * 3.0 + (df["count"] % 7) + rng.normal(size=n)
     model = OptimalTreeRegressor(depth=2, time_limit=None).fit(df, y)
-    leaves = leaves_by_text(model.export_text(), df)
+    leaves = _leaves_from_text(model.export_text(), df)  # each test read as written
     assert len(leaves) == model.tree_.n_leaves
     reached = model.apply(df)
     covered = np.zeros(n, int)
-    for rows, value in leaves:
+    for rows, value, _ in leaves:
         covered += rows
         assert len(np.unique(reached[rows])) == 1  # one leaf of the tree
         mean = y[rows].mean()
