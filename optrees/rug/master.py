@@ -160,7 +160,7 @@ class RUGMaster:
     def _tolerance(self, model: HighsModel) -> None:
         """HiGHS's primal feasibility tolerance of a simplex solve, when one is set."""
         if self.feasibility_tol is not None:
-            model.h.setOptionValue("primal_feasibility_tolerance", self.feasibility_tol)
+            model.set_primal_feasibility(self.feasibility_tol)
 
     def _zero_noise(self, w: np.ndarray, beta: np.ndarray) -> None:
         """After an interior-point solve, weights and per-sample duals below INTERIOR_ZERO are

@@ -155,6 +155,11 @@ class HighsModel:
         given 7.0 s ran 10.3 s, HiGHS: "Time limit reached in probing")."""
         self.h.setOptionValue("presolve_rule_off", 1 << 15)
 
+    def set_primal_feasibility(self, tolerance: float) -> None:
+        """HiGHS's primal feasibility tolerance (its default 1e-7 is coarser than some
+        models' costs: RUX's pure leaves cost about 2e-8)."""
+        self.h.setOptionValue("primal_feasibility_tolerance", float(tolerance))
+
     def use_interior_point(self, tolerance: float = 1e-8) -> None:
         """Solve the LP by interior point without crossover or presolve, stopped at the given
         optimality tolerance: an interior point near the optimum, not a vertex, with
