@@ -251,3 +251,37 @@ def best_by_leaves(X, y, w, rows, depth, min_leaf):
 def front_by_enumeration(X, y, w, depth, min_leaf):
     best = best_by_leaves(X, y, w, np.arange(len(y)), depth, min_leaf)
     return [max(v for k, v in best.items() if k <= budget) for budget in range(1, 2**depth + 1)]
+
+
+def sse_by_leaves(X, y, w, rows, depth, min_leaf):
+    """{leaves: least weighted SSE} over every regression tree of depth <= ``depth`` on
+    ``rows``, each leaf predicting its rows' weighted mean, a split at every midpoint between
+    two consecutive distinct values of a column, ``min_leaf`` rows each side."""
+    yr, wr = y[rows], w[rows]
+    mean = np.sum(wr * yr) / np.sum(wr)
+    out = {1: float(np.sum(wr * (yr - mean) ** 2))}
+    if depth == 0:
+        return out
+    for f in range(X.shape[1]):
+        values = np.unique(X[rows, f])
+        for t in (values[:-1] + values[1:]) / 2:
+            go = X[rows, f] <= t
+            left, right = rows[go], rows[~go]
+            if len(left) < min_leaf or len(right) < min_leaf:
+                continue
+            a = sse_by_leaves(X, y, w, left, depth - 1, min_leaf)
+            b = sse_by_leaves(X, y, w, right, depth - 1, min_leaf)
+            for (ka, va), (kb, vb) in product(a.items(), b.items()):
+                out[ka + kb] = min(out.get(ka + kb, np.inf), va + vb)
+    return out
+
+
+def regression_front_by_enumeration(X, y, w, depth, min_leaf):
+    """Per leaf budget 1..2^depth, the least normalised loss ``SSE / (W var(y))`` of a tree
+    with at most that many leaves (``W var(y)``: the SSE of one leaf; the total weight for a
+    constant target)."""
+    X, y, w = np.asarray(X, dtype=float), np.asarray(y, dtype=float), np.asarray(w, float)
+    best = sse_by_leaves(X, y, w, np.arange(len(y)), depth, min_leaf)
+    scale = best[1] or float(np.sum(w))
+    return [min(v for k, v in best.items() if k <= budget) / scale
+            for budget in range(1, 2 ** depth + 1)]

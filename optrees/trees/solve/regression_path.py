@@ -1,0 +1,307 @@
+"""The λ-path of a regression depth (issue #44): the best regression tree of every leaf count
+over every threshold, and the leaf penalties for which each is
+:class:`~optrees.estimators.regression.OptimalTreeRegressor`'s optimum.
+
+With ``F(B)`` the least normalised loss ``SSE / (W var(y))`` of a tree with at most ``B``
+leaves, the regressor's optimum at ``lam`` is ``min_B F(B) + lam * B``: the points on the
+lower convex hull of ``(leaves, F)`` are the optima, each over an interval of ``lam``.
+
+How it is found: **not** one search keeping every leaf count (the classification front's
+:mod:`~optrees.trees.search.binary.leaf_fronts` does that on 0/1 features), but the hull by
+*λ-bisection*: the exact penalised search (the fast, unbudgeted one a fit runs) at ``lam = 0``
+gives the hull's last vertex, a leaf its first; between two hull vertices ``a < c`` one
+search at the slope ``lam`` of the chord either finds a tree strictly below the chord (a new
+vertex, then both halves are searched) or proves there is none.  A hull of ``h`` vertices
+costs ``2h - 2`` searches, each starting from the best tree known at its ``lam``.
+
+Every search at ``lam_i`` with proven bound ``b_i`` also proves ``F(B) >= b_i - lam_i * B``
+for every budget ``B``; so each point carries a proven lower ``bound`` (and ``optimal`` when
+its tree meets it): hull vertices are proved, a budget off the hull gets the best tree known
+with at most ``B`` leaves and the hull's chord as its bound.  ``budgets="all"`` then closes
+those gaps with one budgeted search per unproved budget (largest first, each starting from
+the best tree known within its budget; a budget inherits its neighbour's optimum when it
+fits): exact, but the budgeted search is much slower than the penalised one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ..._validation import (
+    OptreesInputError,
+    check_depth,
+    check_frame,
+    check_min_leaf,
+    check_regression_target,
+    check_time_limit,
+    fit_weights,
+)
+from ...encoding.binary import every_threshold
+from ...models.regression_tree import RegressionTree
+from ...solvers.deadline import Deadline
+from ..problem.objectives.squared_error import SquaredError
+from ..search.regression import RegressionData, search_tree
+from ..search.regression.cart import cart_incumbent
+from ..search.regression.data import Tree
+from ..search.regression.segments import segment_costs
+from .fit import min_leaf_rows
+from .regression import (
+    MAX_REGRESSION_DEPTH,
+    StandardTarget,
+    binary_path,
+    compiled_kernel,
+    root_floors,
+    search_additive,
+    small_fit,
+)
+
+TOL = 1e-9
+"""Normalised losses (about 1) closer than this are equal: a tree is a new hull vertex only
+when it is below the chord by more, and a point is proved when its loss is within this of
+its bound."""
+
+BUDGETS = ("hull", "all")
+
+
+@dataclass
+class RegressionPathPoint:
+    """The best tree found with at most ``budget`` leaves: its normalised training ``loss``
+    (``SSE / (W var(y))``, 1 for a single leaf), a proven lower ``bound`` on the least loss
+    of any tree of the budget, ``optimal`` when the two meet, the tree's own ``leaves``,
+    the ``tree`` and ``lams``: the interval of ``lam`` for which it is
+    OptimalTreeRegressor's optimum (None: off the hull)."""
+
+    budget: int
+    leaves: int
+    loss: float
+    bound: float
+    optimal: bool
+    tree: RegressionTree
+    lams: tuple[float, float] | None
+
+
+def regression_front(X: object, y: object, depth: int, *, sample_weight: object = None,
+                     min_samples_leaf: int | float = 1, time_limit: float | None = None,
+                     budgets: str = "hull") -> list[RegressionPathPoint]:
+    """The best regression tree of each leaf count ``1 .. 2^depth`` over every threshold of
+    the numeric columns (categoricals one-hot, as :class:`OptimalTreeRegressor`), each point
+    certified (see :class:`RegressionPathPoint`), the hull's trees with their λ interval.
+
+    ``budgets="hull"``: the hull by λ-bisection (every λ's optimum proved; a budget off the
+    hull gets the best smaller tree and a proven bound); ``"all"``: also one budgeted
+    search per budget left unproved, so that every point is exact (slow on numeric data at
+    depth >= 3).  ``time_limit`` covers the whole front: points not proved in time keep
+    their best tree and bound."""
+    frame = check_frame(X)
+    depth = check_depth(depth, MAX_REGRESSION_DEPTH, "the regression search is built to "
+                        f"depth {MAX_REGRESSION_DEPTH}")
+    target = check_regression_target(y, len(frame))
+    w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
+    min_leaf = check_min_leaf(min_samples_leaf, "min_samples_leaf")
+    if budgets not in BUDGETS:
+        raise OptreesInputError(f"budgets must be 'hull' or 'all', got {budgets!r}")
+    keep = None if w is None else w > 0
+    if keep is not None and not keep.all():
+        frame, target, w = frame[keep].reset_index(drop=True), target[keep], w[keep]
+    encoding = every_threshold(frame)
+    features = encoding.transform(frame)
+    names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+    return front_points(features, target, w, depth, min_leaf_rows(min_leaf, len(target)),
+                        Deadline(check_time_limit(time_limit)), names, budgets)
+
+
+def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
+                 min_leaf: int, deadline: Deadline,
+                 names: tuple[list[str], list[str], list[bool]] | None = None,
+                 budgets: str = "hull", random_state: int = 0) -> list[RegressionPathPoint]:
+    """The path on an encoded float matrix (rows of weight > 0), as
+    :func:`regression_front`; ``names``: feature names, negated names, numeric flags."""
+    front = _Front(X, y, w, depth, min_leaf, deadline, random_state)
+    front.hull()
+    if budgets == "all":
+        front.every_budget()
+    t = front.target
+    made: dict[int, RegressionTree] = {}
+    out = []
+    for budget in range(1, 2 ** depth + 1):
+        leaves, loss, tree = front.best_within(budget)
+        bound = min(front.lower(budget), loss)
+        if id(tree) not in made:
+            made[id(tree)], _ = RegressionTree.routed(tree, X, t.y, t.weights,
+                                                      None if names is None else names[0])
+            if names is not None:
+                made[id(tree)].negated_names, made[id(tree)].numeric = names[1], names[2]
+        out.append(RegressionPathPoint(budget, leaves, loss, bound,
+                                       loss <= bound + TOL,
+                                       made[id(tree)], None))
+    hull_lams(out)
+    return out
+
+
+class _Front:
+    """The searches behind one path: the data set up once, the trees found (``known``:
+    leaves -> (loss, tree), the least loss of each leaf count) and each search's
+    ``(lam, proven bound)``."""
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
+                 min_leaf: int, deadline: Deadline, random_state: int) -> None:
+        self.objective = SquaredError()
+        self.target = t = StandardTarget.of(y, w)
+        self.X, self.depth, self.min_leaf, self.deadline = X, depth, min_leaf, deadline
+        self.random_state = random_state
+        self.stats = self.objective.row_stats(t.y_std, t.w_std)
+        self.known: dict[int, tuple[float, Tree]] = {1: (self._loss(None), None)}
+        # (lam, bound, most): F(B) >= bound - lam B for every budget B <= most
+        self.cuts: list[tuple[float, float, float]] = []
+        self.stopped = False
+        self.two_valued = binary_path(X, depth, None, deadline)
+        self.kernel = compiled_kernel(self.objective, depth, deadline, small_fit(X, depth))
+        self._lower = None
+        self._floors = None
+
+    # ------------------------------------------------------------------ the trees
+    def _loss(self, tree: Tree) -> float:
+        """Normalised loss of ``tree`` on the training rows (routed here: the same number
+        whichever search found the tree)."""
+        sums = []
+
+        def route(node: Tree, rows: np.ndarray) -> None:
+            if node is None:
+                sums.append(self.stats[rows].sum(axis=0))
+                return
+            f, threshold, left, right = node
+            go = self.X[rows, f] <= threshold
+            route(left, rows[go])
+            route(right, rows[~go])
+
+        route(tree, np.arange(len(self.X)))
+        return float(self.objective.leaf_cost(np.array(sums)).sum())
+
+    def _add(self, tree: Tree) -> tuple[int, float]:
+        """Record a tree found; its leaves and loss."""
+        leaves, loss = _leaves(tree), self._loss(tree)
+        if leaves not in self.known or loss < self.known[leaves][0]:
+            self.known[leaves] = (loss, tree)
+        return leaves, loss
+
+    def best_within(self, budget: int) -> tuple[int, float, Tree]:
+        """The known tree of least loss with at most ``budget`` leaves (fewest leaves on a
+        tie within :data:`TOL`)."""
+        best = None
+        for leaves in sorted(k for k in self.known if k <= budget):
+            loss, tree = self.known[leaves]
+            if best is None or loss < best[1] - TOL:
+                best = (leaves, loss, tree)
+        return best
+
+    def lower(self, budget: int) -> float:
+        """A proven bound on ``F(budget)``: the best of every search's cut at this budget
+        and at the larger budgets (``F`` does not rise as the budget grows)."""
+        b = self.known[1][0] if budget == 1 else 0.0  # a leaf: its loss is F(1)
+        for lam, bound, most in self.cuts:
+            b = max([b] + [bound - lam * k for k in range(budget, 2 ** self.depth + 1)
+                           if k <= most])
+        return b
+
+    # ------------------------------------------------------------------ the searches
+    def _setup(self) -> None:
+        """The bounds shared by every search (computed on the first)."""
+        if self._lower is None:
+            t = self.target
+            self._lower = self.objective.lower_bound(self.X, t.y_std, t.w_std)
+            self._floors = None if self.deadline.expired() else root_floors(
+                segment_costs, self.X, self.stats, self.depth, self.kernel is not None)
+
+    def _data(self, lam: float) -> RegressionData:
+        return RegressionData(self.X, self.stats, self.objective.leaf_cost, lam,
+                              self.min_leaf, self.kernel,
+                              partial(segment_costs, compiled=self.kernel is not None))
+
+    def search(self, lam: float, max_leaves: int | None = None) -> Tree:
+        """One exact search at ``lam`` (with at most ``max_leaves`` leaves: at ``lam`` 0),
+        from the best known tree at ``lam`` (and CART's, the first time); records its
+        bound as a cut and returns its tree."""
+        self._setup()
+        t = self.target
+        if self.two_valued is not None and max_leaves is None:
+            found = search_additive(
+                self.objective, self.X, self.stats, (t.y_std, t.w_std), self.depth, lam,
+                self.min_leaf, self.deadline,
+                lambda Xs: self.objective.lower_bound(Xs, t.y_std, t.w_std),
+                self.random_state, None, segment_costs).found
+        else:
+            data = self._data(lam)
+            cap = 2 ** self.depth if max_leaves is None else max_leaves
+            start = min(((loss + lam * k, tree) for k, (loss, tree) in self.known.items()
+                         if k <= cap), key=lambda s: s[0])
+            if len(self.known) == 1:  # the first search: CART's tree may be the better start
+                cart = cart_incumbent(data, t.y_std, t.w_std, self.depth, self.random_state,
+                                      max_leaves)
+                if cart is not None:
+                    cart_cost = self._loss(cart[1]) + lam * _leaves(cart[1])
+                    start = min(start, (cart_cost, cart[1]), key=lambda s: s[0])
+            found = search_tree(data, self.depth, self.deadline, start, self._lower,
+                                max_leaves=max_leaves, floors=self._floors)
+        self.stopped |= not found.optimal
+        self.cuts.append((lam, float(found.bound),
+                          np.inf if max_leaves is None else max_leaves))
+        self._add(found.tree)
+        return found.tree
+
+    def hull(self) -> None:
+        """The hull's vertices by λ-bisection (module docstring)."""
+        top, _ = self._add(self.search(0.0))
+        pending = [(1, top)] if top > 1 else []
+        while pending and not self.deadline.expired():
+            a, c = pending.pop()
+            (fa, _), (fc, _) = self.known[a], self.known[c]
+            lam = (fa - fc) / (c - a)
+            if lam <= 0:
+                continue
+            leaves, loss = self._add(self.search(lam))
+            if a < leaves < c and loss + lam * leaves < fa + lam * a - TOL:
+                pending += [(a, leaves), (leaves, c)]
+
+    def every_budget(self) -> None:
+        """One budgeted search per budget not proved yet, largest first."""
+        for budget in range(2 ** self.depth - 1, 1, -1):
+            if self.deadline.expired():
+                return
+            _, loss, _ = self.best_within(budget)
+            if loss > self.lower(budget) + TOL:
+                self.search(0.0, max_leaves=budget)
+
+
+def _leaves(tree: Tree) -> int:
+    return 1 if tree is None else _leaves(tree[2]) + _leaves(tree[3])
+
+
+def hull_lams(points: list[RegressionPathPoint]) -> None:
+    """Set ``lams`` of the points on the lower convex hull of (leaves, loss): a hull point
+    is the optimum for ``lam`` between its slopes to the next and the previous hull
+    point (the first, a single leaf, up to infinity; the last down to 0)."""
+    best: dict[int, RegressionPathPoint] = {}
+    for p in points:
+        if p.leaves not in best or p.loss < best[p.leaves].loss:
+            best[p.leaves] = p
+    hull: list[RegressionPathPoint] = []
+    for p in sorted(best.values(), key=lambda q: q.leaves):
+        if hull and p.loss >= hull[-1].loss - TOL:
+            continue  # more leaves, no less loss: never an optimum
+        while len(hull) >= 2 and _slope(hull[-2], hull[-1]) <= _slope(hull[-1], p) + TOL:
+            hull.pop()
+        hull.append(p)
+    for i, p in enumerate(hull):
+        high = np.inf if i == 0 else _slope(hull[i - 1], p)
+        low = 0.0 if i == len(hull) - 1 else _slope(p, hull[i + 1])
+        for q in points:
+            if q.leaves == p.leaves and q.loss == p.loss:
+                q.lams = (low, high)
+
+
+def _slope(a: RegressionPathPoint, b: RegressionPathPoint) -> float:
+    """Loss saved per extra leaf from ``a`` to ``b``."""
+    return (a.loss - b.loss) / (b.leaves - a.leaves)
