@@ -1,8 +1,9 @@
 """Depth and penalty chosen by cross-validation (issue #44): :class:`BendOCTClassifierCV` reads
 every λ of a depth off one λ-path per fold (:mod:`optrees.trees.solve.path`),
-:class:`OptimalTreeRegressorCV` fits each grid point on each fold.  The per-fold work is in
-:mod:`.cv_folds`; the choice of the grid point (best score or the one-standard-error rule) is
-:func:`select_index`."""
+:class:`OptimalTreeRegressorCV` off its regression path
+(:mod:`optrees.trees.solve.regression_path`) under ``lams="path"``, or fits each grid point
+on each fold.  The per-fold work is in :mod:`.cv_folds`; the choice of the grid point (best
+score or the one-standard-error rule) is :func:`select_index`."""
 
 from __future__ import annotations
 
@@ -181,7 +182,8 @@ def path_lams(paths: list[FoldPath]) -> tuple[float, ...]:
     """The λ of a depth under ``lams="path"``: the breakpoints of the folds' paths cut
     [0, inf) into intervals in each of which every fold has one optimum; one λ per interval,
     largest first: the midpoint, ``b / 2`` for the first and ``(b + 1) / 2`` for the last
-    (a breakpoint ``b`` is below 1: a leaf never gains more than all the accuracy)."""
+    (a breakpoint ``b`` is below 1: a leaf never gains more than all the accuracy, nor
+    saves more than all the normalised loss of a regression tree)."""
     cuts = sorted({float(b) for f in paths for b in np.concatenate([f.low, f.high])
                    if 0 < b < math.inf})
     if not cuts:
@@ -198,6 +200,8 @@ class _TreeCV(GeneratedInit):
     _base: ClassVar[type]
     _auto_depths: ClassVar[tuple[int, ...]]
     _auto_max_depth: ClassVar[int]
+    _path_units: ClassVar[float] = 1.0
+    """A fold's path's share of time_limit, in fits of its depth."""
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
         """Why the path cannot give this depth's λ (None: it can)."""
@@ -303,23 +307,28 @@ class _TreeCV(GeneratedInit):
         jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
         for d in depths:
             jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
+
+        def weight(depth: int, lam: float | None) -> float:
+            return 2.0**depth * (self._path_units if lam is None else 1.0)
+
         refit = 2.0**max(depths) if p.refit else 0.0
-        units = len(splits) * sum(2.0**d for d, _ in jobs) + refit
+        units = len(splits) * sum(weight(d, lam) for d, lam in jobs) + refit
         deadline_at = None if left is None else time.time() + max(left, 0.0)
         later = units  # units of this task, every later one and the refit (submission order)
         tasks = []
         for fold, (train, test) in enumerate(splits):
             for depth, lam in jobs:
                 # divided first: a huge time_limit times 2^depth would overflow to inf
-                limit = None if left is None else max(left, 0.0) / units * 2.0**depth
-                schedule = None if deadline_at is None else (deadline_at, 2.0**depth, later)
-                later -= 2.0**depth
+                limit = None if left is None else max(left, 0.0) / units * weight(depth, lam)
+                schedule = None if deadline_at is None else \
+                    (deadline_at, weight(depth, lam), later)
+                later -= weight(depth, lam)
                 est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
                                            time_limit=limit)
                 if lam is None:  # the default score of a classifier is accuracy
+                    plain = p.scoring is None and is_classifier(self)
                     task = delayed(path_fold)(est, X, y, sample_weight, train, test,
-                                              None if p.scoring is None else scorer, fold,
-                                              schedule)
+                                              None if plain else scorer, fold, schedule)
                 else:
                     task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
                                              scorer, fold, schedule)
@@ -507,23 +516,55 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
 _REG_TABLE, _REG_DEFAULTS = passed_through(OptimalTreeRegressor)
 
 
+REGRESSION_LAMS = (0.0, 0.001, 0.01, 0.05)
+"""OptimalTreeRegressorCV's λ where its path is off (``max_leaves``, linear leaves)."""
+REGRESSION_PATH_UNITS = 4.0
+"""A regression path's share of ``time_limit``, in fits of its depth (its hull takes
+``2h - 2`` penalised searches for ``h`` vertices, each from the best tree known, most of them
+at large λ: cheaper than the fit at λ = 0)."""
+
+
 class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     """:class:`OptimalTreeRegressor` with its depth and leaf penalty chosen by
-    cross-validation.  Regression trees have no λ-path yet: each (depth, lam) of the grid is
-    fitted on each fold (``lams`` is a list; ``"path"`` is refused); ``depths="auto"`` tries
-    1, 2 and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``, the
-    rule, ``cv_results_`` and the fitted attributes are as :class:`BendOCTClassifierCV`'s
-    (the default scoring is R²; the default folds are not stratified); ``path_`` is None."""
+    cross-validation.
+
+    ``lams="path"`` (the default): per fold and depth, the regression path
+    (``optrees.trees.regression_front``: the lower convex hull of (leaves, normalised loss)
+    by λ-bisection over the exact penalised search, every hull tree proved) gives the
+    regressor's optimum for every λ at once, scored on the fold's test rows; one λ inside
+    each interval in which no fold's optimum changes is tried (``path_lams``).  A list
+    fits each (depth, lam) on each fold (fewer searches than a hull; its scores equal
+    ``cross_val_score``'s); so does ``"path"`` with ``max_leaves`` or linear leaves
+    (``path_off_[depth]`` says why), over ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2
+    and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``
+    (a path's share is ``REGRESSION_PATH_UNITS`` fits'), the rule, ``cv_results_`` and the
+    fitted attributes are as :class:`BendOCTClassifierCV`'s (the default scoring is R²; the
+    default folds are not stratified); ``path_``: the chosen depth's regression path on all
+    rows (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a
+    lower ``bound``, ``lams``), None where it is off.  Ties between trees of one objective
+    are broken by the path's searches, which may pick another optimum than a fit."""
 
     _base = OptimalTreeRegressor
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
+    _path_units = REGRESSION_PATH_UNITS
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
                         "then 4 if 3 scores best"),
-        "lams": Param(_lams(None, False), "leaf penalties to try (units of the target's "
-                      "variance)"),
+        "lams": Param(_lams(None, True), "leaf penalties to try (units of the target's "
+                      "variance), or 'path': every λ at which a fold's optimum changes"),
         **CV_PARAMS, **_REG_TABLE,
     }
-    _defaults: ClassVar[dict[str, Any]] = {"depths": "auto",
-                                            "lams": (0.0, 0.001, 0.01, 0.05),
+    _defaults: ClassVar[dict[str, Any]] = {"depths": "auto", "lams": "path",
                                             **CV_DEFAULTS, **_REG_DEFAULTS}
+
+    def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
+        if p.lams != "path":
+            return "lams is a list: each λ is fitted"
+        if p.max_leaves is not None:
+            return "max_leaves is set"
+        if p.leaf_model != "constant":
+            return "linear leaves"
+        return None
+
+    def _grid_lams(self, depth: int, n: int) -> tuple[float, ...]:
+        return REGRESSION_LAMS

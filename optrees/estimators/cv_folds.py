@@ -1,6 +1,8 @@
 """The work of one fold of a ``*CV`` estimator (:mod:`optrees.estimators.cv`), as top-level
 functions joblib can ship to any backend (processes, threads, Dask): one λ-path per fold and
-depth (every λ of that depth from one search), or one fit per fold and grid point."""
+depth (every λ of that depth at once: BendOCT's from one search,
+:mod:`optrees.trees.solve.path`; a regression tree's from its hull's searches,
+:mod:`optrees.trees.solve.regression_path`), or one fit per fold and grid point."""
 
 from __future__ import annotations
 
@@ -11,15 +13,23 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import _safe_indexing
 
 from .._params import validate_params
-from .._validation import check_frame, check_max_leaves, check_target, fit_weights
-from ..encoding.binary import binarize
+from .._validation import (
+    check_frame,
+    check_max_leaves,
+    check_regression_target,
+    check_target,
+    fit_weights,
+)
+from ..encoding.binary import binarize, every_threshold
 from ..models.result import FINISHED_STATUSES
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.path import PathPoint, front_points
+from ..trees.solve.regression_path import RegressionPathPoint
+from ..trees.solve.regression_path import front_points as regression_points
 from ._base import TimeLimitWarning, drop_weightless, fit_deadline
 
 
@@ -77,6 +87,18 @@ class PathTree(ClassifierMixin, BaseEstimator):
         return self.tree.predict_proba(Z)
 
 
+class PathRegressionTree(RegressorMixin, BaseEstimator):
+    """A regression tree of a fold's path as an estimator a scikit-learn scorer can call on
+    the fold's test rows already encoded (every threshold's columns): ``predict``; its
+    ``score`` is R², as the regressor's."""
+
+    def __init__(self, tree: Any = None) -> None:
+        self.tree = tree
+
+    def predict(self, Z: np.ndarray) -> np.ndarray:
+        return self.tree.predict(Z)
+
+
 MIN_LIMIT = 1e-3
 """Seconds a fold task gets when the selection's time is already spent (a fit returns its
 start model)."""
@@ -102,13 +124,17 @@ def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
             None if w is None else np.asarray(w)[index])
 
 
-def training_path(estimator: Any, X_train: Any, y_train: Any,
-                  w_train: Any) -> tuple[list[PathPoint], Any, list[str], np.ndarray]:
+def training_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
+                  ) -> tuple[list[PathPoint] | list[RegressionPathPoint], Any, list[str],
+                             np.ndarray | None]:
     """The path of ``estimator``'s depth on these rows, encoded as ``estimator.fit`` encodes
     them (weights, rows of weight 0 dropped, its binarizer on a table without numeric
-    columns), so each hull tree is an optimum of ``estimator`` at the λ of its interval; the
-    search stops at ``estimator.time_limit``.  Also the encoding, the column names and the
-    classes, to encode other rows the same way."""
+    columns; every threshold for a regressor), so each hull tree is an optimum of
+    ``estimator`` at the λ of its interval; the search stops at ``estimator.time_limit``.
+    Also the encoding, the column names and the classes (None for a regressor), to encode
+    other rows the same way."""
+    if not is_classifier(estimator):
+        return _regression_path(estimator, X_train, y_train, w_train)
     p = validate_params(estimator)
     df = check_frame(X_train)
     columns = [str(c) for c in df.columns]
@@ -123,12 +149,33 @@ def training_path(estimator: Any, X_train: Any, y_train: Any,
     return points, encoding, columns, classes
 
 
+def _regression_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
+                     ) -> tuple[list[RegressionPathPoint], Any, list[str], None]:
+    """:func:`training_path` of an OptimalTreeRegressor (constant leaves, no leaf budget):
+    the regression front's hull (:func:`~optrees.trees.solve.regression_path.front_points`)
+    on the rows as its fit encodes them."""
+    p = validate_params(estimator)
+    df = check_frame(X_train)
+    columns = [str(c) for c in df.columns]
+    df = df.set_axis(columns, axis=1)
+    target = check_regression_target(y_train, len(df))
+    w = fit_weights(w_train, None, np.zeros(0), np.zeros(len(target), np.int64))
+    df, target, w = drop_weightless(df, target, w)
+    encoding = every_threshold(df)
+    names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+    points = regression_points(encoding.transform(df), target, w, p.depth,
+                               min_leaf_rows(p.min_samples_leaf, len(target)),
+                               fit_deadline(p.time_limit), names, "hull",
+                               p.random_state or 0)
+    return points, encoding, columns, None
+
+
 def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
               test: np.ndarray, scorer: Any, fold: int,
               schedule: tuple[float, float, float] | None = None) -> FoldPath:
     """The path of ``estimator``'s depth on the fold's training rows
     (:func:`training_path`), each hull tree scored on its test rows.  ``scorer`` None:
-    accuracy (a classifier's own score)."""
+    accuracy (a classifier's own score, without the scorer's checks)."""
     started = time.perf_counter()
     points, encoding, columns, classes = training_path(
         on_schedule(estimator, schedule), *_rows(X, y, sample_weight, train))
@@ -141,12 +188,17 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
     Z = encoding.transform(check_frame(X_test).set_axis(columns, axis=1))  # encoded once
     if scorer is None:  # the estimator's score: accuracy, without the scorer's checks
         scores = [float(np.mean(q.tree.predict(Z) == y_test)) for q in kept]
+    elif classes is None:
+        scores = [scorer(PathRegressionTree(q.tree), Z, y_test) for q in kept]
     else:
         scores = [scorer(PathTree(q.tree, classes), Z, y_test) for q in kept]
+    # a classification front is stopped when a point is unproved; a regression front
+    # proves its hull only (a budget off it may keep a gap by design)
+    stopped = not getattr(points, "complete", all(q.optimal for q in points))
     return FoldPath(fold, int(estimator.depth), np.array([q.leaves for q in kept]),
                     np.array([q.lams[0] for q in kept]), np.array([q.lams[1] for q in kept]),
                     np.array(scores, dtype=float), time.perf_counter() - started,
-                    not all(q.optimal for q in points))
+                    stopped)
 
 
 def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,

@@ -83,9 +83,18 @@ class RegressionPathPoint:
     lams: tuple[float, float] | None
 
 
+class RegressionFront(list):
+    """The points of a regression path, budget 1 first (a list of
+    :class:`RegressionPathPoint`), and ``complete``: every search finished and every chord
+    of the hull was checked, so each hull point's ``lams`` is proved (False when the time
+    limit stopped the path: the points still hold their trees and bounds)."""
+
+    complete: bool = True
+
+
 def regression_front(X: object, y: object, depth: int, *, sample_weight: object = None,
                      min_samples_leaf: int | float = 1, time_limit: float | None = None,
-                     budgets: str = "hull") -> list[RegressionPathPoint]:
+                     budgets: str = "hull") -> RegressionFront:
     """The best regression tree of each leaf count ``1 .. 2^depth`` over every threshold of
     the numeric columns (categoricals one-hot, as :class:`OptimalTreeRegressor`), each point
     certified (see :class:`RegressionPathPoint`), the hull's trees with their λ interval.
@@ -116,16 +125,16 @@ def regression_front(X: object, y: object, depth: int, *, sample_weight: object 
 def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                  min_leaf: int, deadline: Deadline,
                  names: tuple[list[str], list[str], list[bool]] | None = None,
-                 budgets: str = "hull", random_state: int = 0) -> list[RegressionPathPoint]:
+                 budgets: str = "hull", random_state: int = 0) -> RegressionFront:
     """The path on an encoded float matrix (rows of weight > 0), as
     :func:`regression_front`; ``names``: feature names, negated names, numeric flags."""
     front = _Front(X, y, w, depth, min_leaf, deadline, random_state)
-    front.hull()
+    complete = front.hull()
     if budgets == "all":
         front.every_budget()
     t = front.target
     made: dict[int, RegressionTree] = {}
-    out = []
+    out = RegressionFront()
     for budget in range(1, 2 ** depth + 1):
         leaves, loss, tree = front.best_within(budget)
         bound = min(front.lower(budget), loss)
@@ -138,6 +147,7 @@ def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                                        loss <= bound + TOL,
                                        made[id(tree)], None))
     hull_lams(out)
+    out.complete = complete and not front.stopped
     return out
 
 
@@ -251,8 +261,9 @@ class _Front:
         self._add(found.tree)
         return found.tree
 
-    def hull(self) -> None:
-        """The hull's vertices by λ-bisection (module docstring)."""
+    def hull(self) -> bool:
+        """The hull's vertices by λ-bisection (module docstring); whether every chord was
+        checked before the deadline."""
         top, _ = self._add(self.search(0.0))
         pending = [(1, top)] if top > 1 else []
         while pending and not self.deadline.expired():
@@ -264,6 +275,7 @@ class _Front:
             leaves, loss = self._add(self.search(lam))
             if a < leaves < c and loss + lam * leaves < fa + lam * a - TOL:
                 pending += [(a, leaves), (leaves, c)]
+        return not pending
 
     def every_budget(self) -> None:
         """One budgeted search per budget not proved yet, largest first."""
