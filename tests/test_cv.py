@@ -280,7 +280,7 @@ def test_regressor_cv_equals_cross_val_score():
     np.testing.assert_allclose(got, want, atol=1e-12)
     assert cv.best_params_ == cv.cv_results_["params"][int(np.argmax(want.mean(axis=1)))]
     assert cv.score(X, y) == pytest.approx(cv.best_estimator_.score(X, y))
-    assert cv.path_ is None  # regression trees have no λ-path
+    assert cv.path_ is None  # a list of λ is fitted per grid point: no path
 
 
 @pytest.mark.parametrize("cls,params,match", [
@@ -297,7 +297,7 @@ def test_regressor_cv_equals_cross_val_score():
     (BendOCTClassifierCV, {"n_jobs": 0}, "n_jobs must be"),
     (BendOCTClassifierCV, {"time_limit": -1}, "time_limit must be"),
     (BendOCTClassifierCV, {"min_samples_leaf": 0}, "min_samples_leaf must be"),
-    (OptimalTreeRegressorCV, {"lams": "path"}, "lams must be a non-empty list"),
+    (OptimalTreeRegressorCV, {"lams": "grid"}, "lams must be 'path' or a non-empty list"),
     (OptimalTreeRegressorCV, {"depths": (1, 9)}, "depths must be"),
 ])
 def test_bad_parameters_get_one_clear_error(cls, params, match):
@@ -371,7 +371,8 @@ _CLASS_WEIGHTS = {
 
 @parametrize_with_checks(
     [BendOCTClassifierCV(depths=(1, 2), cv=3, time_limit=30),
-     OptimalTreeRegressorCV(depths=(2,), lams=(0.0, 0.01), cv=3, time_limit=30)],
+     OptimalTreeRegressorCV(depths=(2,), lams=(0.0, 0.01), cv=3, time_limit=30),
+     OptimalTreeRegressorCV(depths=(2,), cv=3, time_limit=30)],
     expected_failed_checks=lambda est: {**_SPARSE_WEIGHTS, **_CLASS_WEIGHTS}
     if isinstance(est, BendOCTClassifierCV) else _SPARSE_WEIGHTS)
 def test_scikit_learn_checks(estimator, check):

@@ -93,7 +93,7 @@ class RegressionFront(list):
 
 
 def regression_front(X: object, y: object, depth: int, *, sample_weight: object = None,
-                     min_samples_leaf: int | float = 1, time_limit: float | None = None,
+                     min_samples_leaf: int = 1, time_limit: float | None = None,
                      budgets: str = "hull") -> RegressionFront:
     """The best regression tree of each leaf count ``1 .. 2^depth`` over every threshold of
     the numeric columns (categoricals one-hot, as :class:`OptimalTreeRegressor`), each point
