@@ -200,8 +200,10 @@ class _TreeCV(GeneratedInit):
     _base: ClassVar[type]
     _auto_depths: ClassVar[tuple[int, ...]]
     _auto_max_depth: ClassVar[int]
-    _path_units: ClassVar[float] = 1.0
-    """A fold's path's share of time_limit, in fits of its depth."""
+
+    def _path_units(self, depth: int) -> float:
+        """A fold's path's share of ``time_limit``, in fits of its depth."""
+        return 1.0
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
         """Why the path cannot give this depth's λ (None: it can)."""
@@ -309,7 +311,7 @@ class _TreeCV(GeneratedInit):
             jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
 
         def weight(depth: int, lam: float | None) -> float:
-            return 2.0**depth * (self._path_units if lam is None else 1.0)
+            return 2.0**depth * (self._path_units(depth) if lam is None else 1.0)
 
         refit = 2.0**max(depths) if p.refit else 0.0
         units = len(splits) * sum(weight(d, lam) for d, lam in jobs) + refit
@@ -518,10 +520,6 @@ _REG_TABLE, _REG_DEFAULTS = passed_through(OptimalTreeRegressor)
 
 REGRESSION_LAMS = (0.0, 0.001, 0.01, 0.05)
 """OptimalTreeRegressorCV's λ where its path is off (``max_leaves``, linear leaves)."""
-REGRESSION_PATH_UNITS = 4.0
-"""A regression path's share of ``time_limit``, in fits of its depth (its hull takes
-``2h - 2`` penalised searches for ``h`` vertices, each from the best tree known, most of them
-at large λ: cheaper than the fit at λ = 0)."""
 
 
 class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
@@ -537,7 +535,7 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     ``cross_val_score``'s); so does ``"path"`` with ``max_leaves`` or linear leaves
     (``path_off_[depth]`` says why), over ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2
     and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``
-    (a path's share is ``REGRESSION_PATH_UNITS`` fits'), the rule, ``cv_results_`` and the
+    (a path's share is ``2^depth - 1`` fits'), the rule, ``cv_results_`` and the
     fitted attributes are as :class:`BendOCTClassifierCV`'s (the default scoring is R²; the
     default folds are not stratified); ``path_``: the chosen depth's regression path on all
     rows (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a
@@ -546,7 +544,6 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
 
     _base = OptimalTreeRegressor
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
-    _path_units = REGRESSION_PATH_UNITS
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
                         "then 4 if 3 scores best"),
@@ -568,3 +565,8 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
 
     def _grid_lams(self, depth: int, n: int) -> tuple[float, ...]:
         return REGRESSION_LAMS
+
+    def _path_units(self, depth: int) -> float:
+        # a hull of h vertices takes up to 2h - 2 searches, each about one fit's time (a
+        # chord between adjacent leaf counts none): 3 at depth 2 and 7 at depth 3 on bupa
+        return 2.0**depth - 1.0

@@ -12,7 +12,8 @@ How it is found: **not** one search keeping every leaf count (the classification
 gives the hull's last vertex, a leaf its first; between two hull vertices ``a < c`` one
 search at the slope ``lam`` of the chord either finds a tree strictly below the chord (a new
 vertex, then both halves are searched) or proves there is none.  A hull of ``h`` vertices
-costs ``2h - 2`` searches, each starting from the best tree known at its ``lam``.
+costs at most ``2h - 2`` searches (a chord between adjacent leaf counts needs none), each
+starting from the best tree known at its ``lam``.
 
 Every search at ``lam_i`` with proven bound ``b_i`` also proves ``F(B) >= b_i - lam_i * B``
 for every budget ``B``; so each point carries a proven lower ``bound`` (and ``optimal`` when
@@ -87,9 +88,11 @@ class RegressionFront(list):
     """The points of a regression path, budget 1 first (a list of
     :class:`RegressionPathPoint`), and ``complete``: every search finished and every chord
     of the hull was checked, so each hull point's ``lams`` is proved (False when the time
-    limit stopped the path: the points still hold their trees and bounds)."""
+    limit stopped the path: the points still hold their trees and bounds); ``searches``:
+    the exact searches it took (penalised and budgeted)."""
 
     complete: bool = True
+    searches: int = 0
 
 
 def regression_front(X: object, y: object, depth: int, *, sample_weight: object = None,
@@ -148,6 +151,7 @@ def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                                        made[id(tree)], None))
     hull_lams(out)
     out.complete = complete and not front.stopped
+    out.searches = front.searches
     return out
 
 
@@ -167,6 +171,7 @@ class _Front:
         # (lam, bound, most): F(B) >= bound - lam B for every budget B <= most
         self.cuts: list[tuple[float, float, float]] = []
         self.stopped = False
+        self.searches = 0
         self.two_valued = binary_path(X, depth, None, deadline)
         self.kernel = compiled_kernel(self.objective, depth, deadline, small_fit(X, depth))
         self._lower = None
@@ -256,6 +261,7 @@ class _Front:
             found = search_tree(data, self.depth, self.deadline, start, self._lower,
                                 max_leaves=max_leaves, floors=self._floors)
         self.stopped |= not found.optimal
+        self.searches += 1
         self.cuts.append((lam, float(found.bound),
                           np.inf if max_leaves is None else max_leaves))
         self._add(found.tree)
@@ -268,6 +274,8 @@ class _Front:
         pending = [(1, top)] if top > 1 else []
         while pending and not self.deadline.expired():
             a, c = pending.pop()
+            if c - a < 2:
+                continue  # no leaf count between: the chord is an edge of the hull
             (fa, _), (fc, _) = self.known[a], self.known[c]
             lam = (fa - fc) / (c - a)
             if lam <= 0:
