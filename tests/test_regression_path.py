@@ -197,3 +197,47 @@ def test_path_lams_of_regression_breakpoints_lie_inside_every_folds_interval():
     lams = [q["lam"] for q in cv.cv_results_["params"]]
     assert lams == sorted(lams, reverse=True) and 0 < min(lams) and max(lams) < 1
     assert path_lams([]) == (0.0,)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_two_valued_columns_take_the_01_search_and_match_the_enumeration(seed):
+    df, y, w = instance(40 + seed, n=16, F=4, levels=2)
+    for depth in (2, 3):
+        want = regression_front_by_enumeration(df.to_numpy(), y, w, depth, 1)
+        for budgets in ("hull", "all"):
+            front = regression_front(df, y, depth, sample_weight=w, budgets=budgets,
+                                     time_limit=120)
+            for p, best in zip(front, want, strict=True):
+                assert p.bound <= best + 1e-9 <= p.loss + 2e-9
+                assert p.loss == pytest.approx(loss_of(p, df, y, w), abs=1e-9)
+                if budgets == "all" or (p.lams is not None and p.budget == p.leaves):
+                    assert p.optimal and p.loss == pytest.approx(best, abs=1e-9)
+
+
+def test_a_time_limit_spent_at_once_still_gives_every_budget_a_tree_and_a_bound():
+    X, y = diabetes(300, 10)
+    front = regression_front(X, y, 3, time_limit=1e-3)
+    assert not front.complete and [p.budget for p in front] == list(range(1, 9))
+    for p in front:
+        assert 0.0 <= p.bound <= p.loss + 1e-12 and p.leaves <= p.budget
+        assert p.loss == pytest.approx(loss_of(p, X, y, np.ones(len(y))), abs=1e-9)
+    assert front[0].optimal and front[0].loss == pytest.approx(1.0)
+
+
+def test_a_fold_path_gets_the_time_of_2_to_the_depth_minus_1_fits(monkeypatch):
+    """Structure, not wall clock: a regression path task's time limit is time_limit *
+    2^d (2^d - 1) / (the sum of the tasks' units and the refit's 2^depth)."""
+    from optrees.estimators import cv as cv_module
+
+    seen = []
+    path_fold = cv_module.path_fold
+
+    def spy(est, *args):
+        seen.append((est.depth, est.time_limit))
+        return path_fold(est, *args)
+
+    monkeypatch.setattr(cv_module, "path_fold", spy)
+    X, y = diabetes(60, 3)
+    OptimalTreeRegressorCV(depths=(1, 2), cv=3, time_limit=50.0).fit(X, y)
+    total = 3 * (2 * 1 + 4 * 3) + 4  # three folds at depths 1 and 2, the refit at depth 2
+    assert sorted(seen) == sorted([(1, 50.0 * 2 / total), (2, 50.0 * 12 / total)] * 3)
