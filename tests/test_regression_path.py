@@ -241,3 +241,17 @@ def test_a_fold_path_gets_the_time_of_2_to_the_depth_minus_1_fits(monkeypatch):
     OptimalTreeRegressorCV(depths=(1, 2), cv=3, time_limit=50.0).fit(X, y)
     total = 3 * (2 * 1 + 4 * 3) + 4  # three folds at depths 1 and 2, the refit at depth 2
     assert sorted(seen) == sorted([(1, 50.0 * 2 / total), (2, 50.0 * 12 / total)] * 3)
+
+
+def test_parallel_folds_choose_as_a_serial_run():
+    import joblib
+
+    X, y = diabetes(90, 3)
+    folds = KFold(3, shuffle=True, random_state=2)
+    serial = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, time_limit=None).fit(X, y)
+    with joblib.parallel_backend("threading"):
+        threaded = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, n_jobs=2,
+                                          time_limit=None).fit(X, y)
+    assert threaded.best_params_ == serial.best_params_
+    np.testing.assert_array_equal(threaded.cv_results_["mean_test_score"],
+                                  serial.cv_results_["mean_test_score"])
