@@ -157,8 +157,8 @@ def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
 
 class _Front:
     """The searches behind one path: the data set up once, the trees found (``known``:
-    leaves -> (loss, tree), the least loss of each leaf count) and each search's
-    ``(lam, proven bound)``."""
+    leaves -> (loss, tree), the least loss of each leaf count) and each search's cut
+    (``cuts``: its ``lam``, proven bound and the budget it was limited to, inf for none)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                  min_leaf: int, deadline: Deadline, random_state: int) -> None:
