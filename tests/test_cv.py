@@ -372,7 +372,7 @@ _CLASS_WEIGHTS = {
 @parametrize_with_checks(
     [BendOCTClassifierCV(depths=(1, 2), cv=3, time_limit=30),
      OptimalTreeRegressorCV(depths=(2,), lams=(0.0, 0.01), cv=3, time_limit=30),
-     OptimalTreeRegressorCV(depths=(2,), cv=3, time_limit=30)],
+     OptimalTreeRegressorCV(depths=(2,), lams="path", cv=3, time_limit=30)],
     expected_failed_checks=lambda est: {**_SPARSE_WEIGHTS, **_CLASS_WEIGHTS}
     if isinstance(est, BendOCTClassifierCV) else _SPARSE_WEIGHTS)
 def test_scikit_learn_checks(estimator, check):

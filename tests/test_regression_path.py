@@ -156,7 +156,8 @@ def breakpoints_by_hand(X, y, folds, depth):
 def test_path_mode_candidates_scores_and_path_match_the_manual_loop():
     X, y = diabetes()
     folds = KFold(3, shuffle=True, random_state=0)
-    cv = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, time_limit=None).fit(X, y)
+    cv = OptimalTreeRegressorCV(depths=(1, 2), lams="path", cv=folds,
+                                time_limit=None).fit(X, y)
     res = cv.cv_results_
     assert cv.path_off_ == {1: None, 2: None} and res["from_path"].all()
     for depth in (1, 2):
@@ -182,7 +183,8 @@ def test_path_mode_candidates_scores_and_path_match_the_manual_loop():
 
 def test_path_is_off_with_a_leaf_budget_or_a_list_of_lams():
     X, y = diabetes(90, 3)
-    budget = OptimalTreeRegressorCV(depths=(2,), max_leaves=3, cv=3, time_limit=60).fit(X, y)
+    budget = OptimalTreeRegressorCV(depths=(2,), lams="path", max_leaves=3, cv=3,
+                                    time_limit=60).fit(X, y)
     assert budget.path_off_ == {2: "max_leaves is set"} and budget.path_ is None
     assert not budget.cv_results_["from_path"].any()
     listed = OptimalTreeRegressorCV(depths=(2,), lams=(0.0, 0.01), cv=3).fit(X, y)
@@ -193,7 +195,8 @@ def test_path_is_off_with_a_leaf_budget_or_a_list_of_lams():
 def test_path_lams_of_regression_breakpoints_lie_inside_every_folds_interval():
     X, y = diabetes(120, 3)
     folds = KFold(3, shuffle=True, random_state=1)
-    cv = OptimalTreeRegressorCV(depths=(2,), cv=folds, refit=False, time_limit=None).fit(X, y)
+    cv = OptimalTreeRegressorCV(depths=(2,), lams="path", cv=folds, refit=False,
+                                time_limit=None).fit(X, y)
     lams = [q["lam"] for q in cv.cv_results_["params"]]
     assert lams == sorted(lams, reverse=True) and 0 < min(lams) and max(lams) < 1
     assert path_lams([]) == (0.0,)
@@ -238,7 +241,7 @@ def test_a_fold_path_gets_the_time_of_2_to_the_depth_minus_1_fits(monkeypatch):
 
     monkeypatch.setattr(cv_module, "path_fold", spy)
     X, y = diabetes(60, 3)
-    OptimalTreeRegressorCV(depths=(1, 2), cv=3, time_limit=50.0).fit(X, y)
+    OptimalTreeRegressorCV(depths=(1, 2), lams="path", cv=3, time_limit=50.0).fit(X, y)
     total = 3 * (2 * 1 + 4 * 3) + 4  # three folds at depths 1 and 2, the refit at depth 2
     assert sorted(seen) == sorted([(1, 50.0 * 2 / total), (2, 50.0 * 12 / total)] * 3)
 
@@ -248,9 +251,10 @@ def test_parallel_folds_choose_as_a_serial_run():
 
     X, y = diabetes(90, 3)
     folds = KFold(3, shuffle=True, random_state=2)
-    serial = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, time_limit=None).fit(X, y)
+    serial = OptimalTreeRegressorCV(depths=(1, 2), lams="path", cv=folds,
+                                time_limit=None).fit(X, y)
     with joblib.parallel_backend("threading"):
-        threaded = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, n_jobs=2,
+        threaded = OptimalTreeRegressorCV(depths=(1, 2), lams="path", cv=folds, n_jobs=2,
                                           time_limit=None).fit(X, y)
     assert threaded.best_params_ == serial.best_params_
     np.testing.assert_array_equal(threaded.cv_results_["mean_test_score"],

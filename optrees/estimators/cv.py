@@ -519,21 +519,24 @@ _REG_TABLE, _REG_DEFAULTS = passed_through(OptimalTreeRegressor)
 
 
 REGRESSION_LAMS = (0.0, 0.001, 0.01, 0.05)
-"""OptimalTreeRegressorCV's λ where its path is off (``max_leaves``, linear leaves)."""
+"""OptimalTreeRegressorCV's default λ, and its λ where its path is off (``max_leaves``,
+linear leaves): a regression path costs one search per hull tree, more than these four fits."""
 
 
 class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     """:class:`OptimalTreeRegressor` with its depth and leaf penalty chosen by
     cross-validation.
 
-    ``lams="path"`` (the default): per fold and depth, the regression path
+    ``lams="path"``: per fold and depth, the regression path
     (``optrees.trees.regression_front``: the lower convex hull of (leaves, normalised loss)
     by λ-bisection over the exact penalised search, every hull tree proved) gives the
     regressor's optimum for every λ at once, scored on the fold's test rows; one λ inside
-    each interval in which no fold's optimum changes is tried (``path_lams``).  A list
-    fits each (depth, lam) on each fold (fewer searches than a hull; its scores equal
-    ``cross_val_score``'s); so does ``"path"`` with ``max_leaves`` or linear leaves
-    (``path_off_[depth]`` says why), over ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2
+    each interval in which no fold's optimum changes is tried (``path_lams``); it tries more
+    λ than a list, at one search per hull tree (1.3-2.5x the default list's time in
+    ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) fits each
+    (depth, lam) on each fold (its scores equal ``cross_val_score``'s); so does ``"path"``
+    with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why), over
+    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2
     and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``
     (a path's share is ``2^depth - 1`` fits'), the rule, ``cv_results_`` and the
     fitted attributes are as :class:`BendOCTClassifierCV`'s (the default scoring is R²; the
@@ -551,7 +554,7 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
                       "variance), or 'path': every λ at which a fold's optimum changes"),
         **CV_PARAMS, **_REG_TABLE,
     }
-    _defaults: ClassVar[dict[str, Any]] = {"depths": "auto", "lams": "path",
+    _defaults: ClassVar[dict[str, Any]] = {"depths": "auto", "lams": REGRESSION_LAMS,
                                             **CV_DEFAULTS, **_REG_DEFAULTS}
 
     def _path_off(self, df: Any, p: Params, depth: int) -> str | None:
