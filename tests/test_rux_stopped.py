@@ -21,7 +21,7 @@ from optrees import RUXClassifier
 from optrees.estimators._base import TimeLimitWarning
 from optrees.rug import rux
 from optrees.rug.ensemble import ensemble_trees, leaf_rules
-from optrees.rug.rux_start import best_scale, vote_start
+from optrees.rug.rux_start import best_scale, dual_bound, vote_start
 from optrees.solvers import highs
 from optrees.solvers.base import SolveResult
 from optrees.solvers.deadline import Deadline
@@ -213,3 +213,23 @@ def test_sparse_cover_is_the_masks(cancer) -> None:
     masks = np.column_stack([leaf for leaf in _leaves(est, X).values()])
     assert np.array_equal(leaves.masks, masks)
     assert np.array_equal(leaves.cover().toarray(), masks)
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_dual_bound_is_below_the_lp_optimum(K: int) -> None:
+    """Weak duality: from any duals in [0, w] the bound stays below (3)'s optimum, solved
+    densely (ahat: 1 for a rule of the row's class, -1/(K-1) otherwise)."""
+    rng = np.random.default_rng(K)
+    for _ in range(20):
+        n, m = 40, 12
+        cover = rng.random((n, m)) < 0.3
+        labels = rng.integers(0, K, m)
+        y = rng.integers(0, K, n)
+        w = rng.integers(1, 3, n).astype(float)
+        c = rng.uniform(1e-8, 1.0, m) * rng.uniform(0.1, 2.0)
+        ahat = cover * np.where(y[:, None] == labels[None, :], 1.0, -1.0 / (K - 1))
+        res = linprog(np.concatenate([c, w]), A_ub=-np.hstack([ahat, np.eye(n)]),
+                      b_ub=-np.ones(n), bounds=(0, None), method="highs")
+        beta = w * rng.random(n)
+        bound = dual_bound(sp.csr_matrix(cover), labels, c, y, beta, K)
+        assert 0 <= bound <= res.fun + 1e-7

@@ -71,17 +71,41 @@ def best_scale(s: np.ndarray, w: np.ndarray, rule_cost: float) -> float:
         float(kinks[order][-1])
 
 
+REPAIR_PASSES = 10
+"""Passes of :func:`dual_bound` that shrink the duals of rows where rules are over their
+dual row, before one scale fixes the rest (with Gini costs a pure leaf costs about 1e-8,
+and one scale alone left almost nothing of the duals: breast-cancer, 30 trees, bound 0 ->
+1.3 with the LP's optimum at 2.9)."""
+
+
 def dual_bound(A: sp.csr_matrix, labels: np.ndarray, c: np.ndarray, y: np.ndarray,
                beta: np.ndarray, K: int) -> float:
-    """``theta * sum(beta)``, a lower bound on (3) (rule costs ``c`` = lam * c_j) for per-row
-    duals ``beta`` within their bounds, ``theta`` scaling them into every rule's dual row."""
-    onehot_y = np.zeros((len(y), K))
-    onehot_y[np.arange(len(y)), y] = beta
-    B = np.asarray(A.T @ onehot_y)  # rules x K: beta of each class a rule covers
-    own = B[np.arange(len(labels)), labels]
-    load = own - (B.sum(axis=1) - own) / (K - 1)
-    over = load > c
-    theta = float(np.min(c[over] / load[over])) if over.any() else 1.0
+    """A lower bound on (3) (rule costs ``c`` = lam * c_j) from per-row duals ``beta``
+    within their bounds: a few passes shrink ``beta`` on the rows of the right class of
+    every rule over its dual row ``sum_i ahat_ij beta_i <= c_j`` (by ``c_j / load_j``,
+    the least factor of a row's rules), then ``theta`` scales what is left into every dual
+    row; ``theta * sum(beta)`` is then the value of a dual solution of (3)."""
+    A = sp.csr_matrix(A, dtype=float)
+    rows, rules = A.nonzero()
+    mine = labels[rules] == y[rows]  # entries where the rule predicts the row's class
+    for repair in range(REPAIR_PASSES + 1):
+        onehot_y = np.zeros((len(y), K))
+        onehot_y[np.arange(len(y)), y] = beta
+        B = np.asarray(A.T @ onehot_y)  # rules x K: beta of each class a rule covers
+        own = B[np.arange(len(labels)), labels]
+        load = own - (B.sum(axis=1) - own) / (K - 1)
+        over = load > c
+        if not over.any():
+            return max(0.0, float(beta.sum()))
+        if repair == REPAIR_PASSES:
+            break
+        factor = np.ones(len(labels))
+        factor[over] = c[over] / load[over]
+        # per row, the least factor of the over-loaded rules of its own class covering it
+        least = np.ones(len(y))
+        np.minimum.at(least, rows[mine], factor[rules[mine]])
+        beta = beta * least
+    theta = float(np.min(c[over] / load[over]))
     return max(0.0, theta * float(beta.sum()))
 
 
