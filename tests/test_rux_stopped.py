@@ -215,10 +215,15 @@ def test_sparse_cover_is_the_masks(cancer) -> None:
     assert np.array_equal(leaves.cover().toarray(), masks)
 
 
+@pytest.mark.parametrize("passes", [0, 1, 10])
 @pytest.mark.parametrize("K", [2, 3])
-def test_dual_bound_is_below_the_lp_optimum(K: int) -> None:
+def test_dual_bound_is_below_the_lp_optimum(K: int, passes: int, monkeypatch) -> None:
     """Weak duality: from any duals in [0, w] the bound stays below (3)'s optimum, solved
-    densely (ahat: 1 for a rule of the row's class, -1/(K-1) otherwise)."""
+    densely (ahat: 1 for a rule of the row's class, -1/(K-1) otherwise), after any number
+    of shrinking passes."""
+    from optrees.rug import rux_start
+
+    monkeypatch.setattr(rux_start, "REPAIR_PASSES", passes)
     rng = np.random.default_rng(K)
     for _ in range(20):
         n, m = 40, 12
@@ -230,6 +235,6 @@ def test_dual_bound_is_below_the_lp_optimum(K: int) -> None:
         ahat = cover * np.where(y[:, None] == labels[None, :], 1.0, -1.0 / (K - 1))
         res = linprog(np.concatenate([c, w]), A_ub=-np.hstack([ahat, np.eye(n)]),
                       b_ub=-np.ones(n), bounds=(0, None), method="highs")
-        beta = w * rng.random(n)
+        beta = w * rng.choice([rng.random(n), np.ones(n)])
         bound = dual_bound(sp.csr_matrix(cover), labels, c, y, beta, K)
         assert 0 <= bound <= res.fun + 1e-7
