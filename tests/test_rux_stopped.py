@@ -238,3 +238,26 @@ def test_dual_bound_is_below_the_lp_optimum(K: int, passes: int, monkeypatch) ->
         beta = w * rng.choice([rng.random(n), np.ones(n)])
         bound = dual_bound(sp.csr_matrix(cover), labels, c, y, beta, K)
         assert 0 <= bound <= res.fun + 1e-7
+
+
+def test_distinct_leaves_when_weighings_collide(monkeypatch) -> None:
+    """Every coverage weighed alike (a stub weighing of zeros): rows are compared exactly."""
+    rng = np.random.default_rng(5)
+    M = rng.random((100, 30)) < 0.3
+    M[:, 15:] = M[:, :15]
+    M[:, 3] = M[:, 4] ^ M[:, 5]  # different rows, often the same count
+    labels = np.zeros(30, dtype=np.int64)
+    costs = rng.integers(0, 3, size=30).astype(float)
+    best: dict = {}
+    for j in range(30):
+        key = (M[:, j].tobytes(), int(labels[j]))
+        if key not in best or costs[j] < costs[best[key]]:
+            best[key] = j
+
+    class Zeros:
+        def random(self, n):
+            return np.zeros(n)
+
+    monkeypatch.setattr(rux.np.random, "default_rng", lambda seed: Zeros())
+    assert np.array_equal(rux._distinct(sp.csc_matrix(M), labels, costs),
+                          sorted(best.values()))
