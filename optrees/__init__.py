@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import metrics
-    from ._validation import OptreesInputError
+    from ._validation import OptreesInputError, OptreesTimeLimitError
     from .comparison import compare
     from .datasets import list_datasets, load_dataset
     from .encoding.binarize import Binarizer
@@ -63,6 +63,7 @@ _HOME: dict[str, str] = {  # public name -> the module that defines it
     "MultiwayTree": ".models.multiway_tree",
     "RegressionTree": ".models.regression_tree",
     "OptreesInputError": "._validation",
+    "OptreesTimeLimitError": "._validation",
     "RuleSet": ".models.rule_set",
     "list_datasets": ".datasets",
     "load_dataset": ".datasets",
@@ -90,6 +91,7 @@ __all__ = [
     "OptimalTreeRegressor",
     "OptimalTreeRegressorCV",
     "OptreesInputError",
+    "OptreesTimeLimitError",
     "RUGClassifier",
     "RUXClassifier",
     "RegressionTree",

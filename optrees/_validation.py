@@ -21,6 +21,12 @@ class OptreesTypeError(OptreesInputError, TypeError):
     """Bad input of the wrong type (e.g. a dict in a cell of X); also a ``TypeError``."""
 
 
+class OptreesTimeLimitError(TimeoutError):
+    """``time_limit`` ran out before any model existed to return (a stopped solve returns its
+    best model with ``status_ == "time_limit"`` instead); the message says how far the fit
+    got and what gives it time.  Not an input error: the same input fits with more time."""
+
+
 def check_depth(depth: object, upper: int | None = None, why: str = "") -> int:
     """Tree depth must be an integer >= 1 and, when ``upper`` is given, at most ``upper``.
 

@@ -571,12 +571,12 @@ def _run(argv: Sequence[str] | None) -> int:
     handler = {"demo": cmd_demo, "fit": cmd_fit, "predict": cmd_predict, "plot": cmd_plot,
                "datasets": cmd_datasets, "bench": cmd_bench, "compare": cmd_compare,
                "rashomon": cmd_rashomon}[args.command]
-    from ._validation import OptreesInputError
+    from ._validation import OptreesInputError, OptreesTimeLimitError
 
     start = time.perf_counter()
     try:
         code = handler(args)
-    except (_UsageError, OptreesInputError, FileNotFoundError) as exc:
+    except (_UsageError, OptreesInputError, OptreesTimeLimitError, FileNotFoundError) as exc:
         print(f"optrees: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl-C outside a solve (a solve returns its incumbent)

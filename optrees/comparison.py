@@ -257,16 +257,11 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
 
 def gap_scope(model: Any, gap: float) -> str:
     """What a finite ``gap`` is certified over when that is not every model of the row's
-    kind (a 0 % gap of OCT on numeric columns proves nothing about other thresholds)."""
+    kind (a 0 % gap of OCT on numeric columns proves nothing about other thresholds), as the
+    fitted model states it (``gap_scope_``; "" for a model that does not say)."""
     if not math.isfinite(gap):
         return ""
-    if getattr(model, "thresholds_", None) == "binarized":
-        return "gap over the binarizer's thresholds"
-    if hasattr(model, "lp_bound_") and hasattr(model, "paths_"):  # OMT's graph of bins
-        return "gap over every rule set on its bins"
-    if hasattr(model, "all_rules_"):  # RUG / RUX: the master LP over a pool of rules
-        return "gap of the rule LP over its candidate rules"
-    return ""
+    return str(getattr(model, "gap_scope_", ""))
 
 
 def test_score(task: str, y: np.ndarray, pred: np.ndarray) -> tuple[float, float]:

@@ -154,3 +154,14 @@ def test_bundled_policy_set_end_to_end(capsys, tmp_path):
 def test_a_policy_dataset_or_a_csv(capsys, extra, message):
     code, _, err = _run(capsys, ["fit", "--task", "policy", *extra])
     assert code == 2 and message in err
+
+
+def test_cross_fitting_out_of_time_is_one_line(capsys, table) -> None:
+    """A time limit that ends before the teacher's models are fitted: the command says so
+    in one line (exit 2), as for bad input, though it is a time limit (issue #42)."""
+    _, path = table
+    code, out, err = _run(capsys, [
+        "fit", "--task", "policy", "--csv", str(path), "--treatment", "arm", "--outcome",
+        "outcome", "--depth", "1", "--time-limit", "1e-9"])
+    assert code == 2 and "Traceback" not in err
+    assert err.strip().splitlines() == [err.strip()] and "time_limit ran out" in err

@@ -9,7 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optrees import OptimalPolicyTree, OptreesInputError, RobustTreeClassifier
+from optrees import (
+    OptimalPolicyTree,
+    OptreesInputError,
+    OptreesTimeLimitError,
+    RobustTreeClassifier,
+)
 from optrees.cli import main
 from optrees.robust import streams
 from optrees.robust.search import solve_robust_tree
@@ -189,8 +194,12 @@ def test_cross_fitting_honours_the_time_limit():
     _CountingRegressor.fits = 0
     est = OptimalPolicyTree(depth=1, teacher="dm", outcome_model=_CountingRegressor(),
                             time_limit=1e-9)
-    with pytest.raises(OptreesInputError, match="time_limit ran out while cross-fitting"):
+    with pytest.raises(OptreesTimeLimitError, match="time_limit ran out while cross-fitting") \
+            as caught:
         est.fit(X, t, y)
+    # a time limit, not bad input: the same input fits with more time (below)
+    assert isinstance(caught.value, TimeoutError)
+    assert not isinstance(caught.value, OptreesInputError)
     assert _CountingRegressor.fits == 0  # before: all 5 x 2 fits
     # with time, the same model is fitted 5 x 2 times and its estimates are out-of-fold
     # means of each treatment's outcomes (plain numpy below)

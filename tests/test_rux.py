@@ -216,22 +216,6 @@ def test_sensitive_column() -> None:
         RUXClassifier(est, fairness="odm", sensitive="nope").fit(X, y)
 
 
-def test_time_limit_before_the_lp_returns_the_default_class(monkeypatch) -> None:
-    """The LP gets at least 1 ms past the deadline (rug/budget.py) and on small data solves
-    within it; the branch where it returns nothing is reached by making it return nothing."""
-    from optrees.rug import rux
-    from optrees.solvers.base import SolveResult
-
-    monkeypatch.setattr(rux.RUGMaster, "solve",
-                        lambda self, deadline: SolveResult("no_solution", None, None, 0.0))
-    X, y = _data("cancer")
-    est = _ensemble("rf", X, y)
-    with pytest.warns(UserWarning, match="no LP solved in time"):
-        m = RUXClassifier(est, time_limit=1e-9).fit(X, y)
-    assert m.status_ == "time_limit" and len(m.rules_) == 0
-    assert (m.predict(X) == np.bincount(y).argmax()).all()
-
-
 def test_array_input_takes_the_ensembles_column_names() -> None:
     X, y = _data("iris")
     est = _ensemble("rf", X, y)

@@ -266,7 +266,17 @@ class _BinaryInput:
 
 
 class _TreeOutput:
-    """Text, picture and DOT of the fitted ``tree_`` (binary or multiway)."""
+    """Text, picture and DOT of the fitted ``tree_`` (binary or multiway), and what its
+    bound is over."""
+
+    @property
+    def gap_scope_(self) -> str:
+        """What ``bound_`` / ``gap_`` are certified over when that is not every tree of the
+        estimator's kind ("" when it is): a tree found over a binarizer's thresholds is
+        optimal among the trees on those thresholds only."""
+        if getattr(self, "thresholds_", None) == "binarized":
+            return "gap over the binarizer's thresholds"
+        return ""
 
     def export_text(self) -> str:
         """The fitted tree as indented text: one line per test, class counts at the leaves."""

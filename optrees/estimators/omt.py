@@ -174,6 +174,11 @@ class _OMTBase(GeneratedInit, _TreeOutput, BaseEstimator):
         "max_columns": 10_000, "max_stall": 10, "cg_tol": 1e-4, "mip_gap": 0.0, "tie_break": 0.0,
         "leaf_penalty": None, "time_limit": 60.0, "random_state": None, "verbose": False}
 
+    @property
+    def gap_scope_(self) -> str:
+        """What ``bound_`` / ``gap_`` are certified over: the rule sets on the fitted bins."""
+        return "gap over every rule set on its bins"
+
     # ------------------------------------------------------------------ fit
     def _fit_frame(self, X: Any) -> pd.DataFrame:
         """Checked training frame (string column names); sets ``n_features_in_`` and, for X

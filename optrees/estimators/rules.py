@@ -209,6 +209,12 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         "pricing": "tree", "n_thresholds": 10, "lp_method": "auto", "verbose": 0,
         "class_weight": None, "rule_labels": "auto", "fairness_repair": True}
 
+    @property
+    def gap_scope_(self) -> str:
+        """What ``bound_`` / ``gap_`` are certified over: the master LP over the candidate
+        rules (RUG's pool, RUX's leaves), not every rule set."""
+        return "gap of the rule LP over its candidate rules"
+
     # ------------------------------------------------------------------ fit
     @logged_fit
     def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None

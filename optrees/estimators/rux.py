@@ -208,9 +208,12 @@ class RUXClassifier(RUGClassifier):
         self.fairness_groups_ = None if fair is None else fair.groups
         grown_text = "" if cut is None or "ensemble_trees" not in result.stats else \
             f" over the {cut[0]} of {cut[1]} trees grown and read in time"
-        store_result(self, result, deadline,
-                     f"returning the LP's rule set{grown_text}" if len(self.rules_) else
-                     "no LP solved in time: every row gets the majority class")
+        store_result(self, result, deadline, {
+            "lp": f"returning the LP's rule set{grown_text}",
+            "vote": "no LP solved in time: returning every leaf weighted alike (the "
+                    "ensemble's vote, scaled to lower the LP's objective)",
+            "majority": "no LP solved in time: every row gets the majority class"}[
+                result.stats["start"]])
         self.fairness_ = None
         if fair is not None:
             realised = self._realised(df, y_enc, weights, fair, p.threshold)

@@ -61,6 +61,7 @@ class RUGMaster:
         self.y = np.asarray(y, dtype=np.int64)
         self.interior = interior
         self.feasibility_tol: float | None = None  # HiGHS's primal feasibility (None: its own)
+        self.presolve = True  # HiGHS's presolve (it does not stop at the time limit)
         self.n = len(self.y)
         self.K = int(n_classes)
         self.pen_par = float(pen_par)
@@ -158,9 +159,12 @@ class RUGMaster:
         return self._certified(res, v, w, beta, np.zeros(0), load, c, stats)
 
     def _tolerance(self, model: HighsModel) -> None:
-        """HiGHS's primal feasibility tolerance of a simplex solve, when one is set."""
+        """HiGHS's primal feasibility tolerance of a simplex solve, when one is set, and no
+        presolve when it is off."""
         if self.feasibility_tol is not None:
             model.set_primal_feasibility(self.feasibility_tol)
+        if not self.presolve:
+            model.skip_presolve()
 
     def _zero_noise(self, w: np.ndarray, beta: np.ndarray) -> None:
         """After an interior-point solve, weights and per-sample duals below INTERIOR_ZERO are

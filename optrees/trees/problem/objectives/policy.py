@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from ...._validation import OptreesInputError
+from ...._validation import OptreesInputError, OptreesTimeLimitError
 from .view import ClassificationView
 
 TEACHERS = ("ipw", "dm", "dr")
@@ -72,7 +72,8 @@ def cross_fit(features: np.ndarray, treatment: np.ndarray, outcome: np.ndarray,
     ``n x K`` outcome predictions by one clone of ``outcome_model`` per treatment, fitted on
     that treatment's rows (None: not estimated).  ``deadline`` (a
     :class:`~optrees.solvers.deadline.Deadline`) is checked before each model's fit: once it
-    has passed, one clear error (the tree cannot be scored without the estimates)."""
+    has passed, :class:`~optrees._validation.OptreesTimeLimitError` (no tree can be scored
+    without the estimates, so there is no model to return)."""
     counts = np.bincount(treatment, minlength=n_treatments)
     if counts.min() < folds:
         k = int(np.argmin(counts))
@@ -89,7 +90,7 @@ def cross_fit(features: np.ndarray, treatment: np.ndarray, outcome: np.ndarray,
 
     def in_time() -> None:
         if deadline is not None and deadline.expired():
-            raise OptreesInputError(
+            raise OptreesTimeLimitError(
                 f"time_limit ran out while cross-fitting the propensity / outcome models "
                 f"({done} of {total} model fits done): raise time_limit, lower cv, or pass "
                 f"propensity and outcome_predictions")

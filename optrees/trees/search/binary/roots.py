@@ -53,11 +53,13 @@ class Roots:
 
     @classmethod
     def prepare(cls, search: Search, rows: np.ndarray, depth: int) -> Roots:
-        """Counters, feasible features, their order and a priori bounds of ``rows``."""
+        """Counters, feasible features, their order and a priori bounds of ``rows``;
+        :class:`~optrees.solvers.deadline.TimeUp` when the search's deadline passes while
+        the numpy counters run."""
         d, L = search.d, search.L
-        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
         search.stats.grams += 1
-        Gw, tw = search.counter.class_weights(rows)   # weights: the bounds below
+        Gw, tw = search.counter.class_weights(rows, search.deadline)  # weights: bounds below
+        XsT = np.ascontiguousarray(d.X[rows].T).view(bool)
         G, t = search.counter.to_scores(Gw, tw)       # scores of each prediction
         diag = np.einsum("aak->ak", G)                        # scores with x_f = 1
         ones = np.einsum("aak->a", Gw)                        # weight with x_f = 1

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ....solvers.deadline import Deadline
+from ....solvers.deadline import Deadline, TimeUp
 from .cache import SubtreeCache
 from .counts import Counter
 from .data import BinaryData
@@ -113,8 +113,10 @@ class Search:
 
     # ------------------------------------------------------------------ helpers
     def _gram(self, rows: np.ndarray):
+        """Counters of ``rows``; :class:`TimeUp` when the deadline passes while the numpy
+        counters run (:meth:`solve` then answers with the leaf and its bound)."""
         self.stats.grams += 1
-        return self.counter.gram(rows)
+        return self.counter.gram(rows, self.deadline)
 
     def _expired(self) -> bool:
         if self.deadline is not None and self.deadline.expired():
@@ -174,7 +176,11 @@ class Search:
             self.stats.pruned += 1
             return Result(leaf, None, upper)
         if depth <= 2:
-            G, t = gram() if gram is not None else self._gram(rows)
+            try:
+                G, t = gram() if gram is not None else self._gram(rows)
+            except TimeUp:  # the deadline passed while counting: the leaf, its bound
+                self.stats.timed_out = True
+                return Result(leaf, None, upper)
             self.stats.kernels += 1
             C = (self.rows_counter.gram(rows)[0] if self.rows_counter is not self.counter
                  else G)  # row counts (min_leaf)
@@ -269,7 +275,11 @@ class Search:
         """:meth:`_branch`'s loop over the root features (on :attr:`threads` threads at the
         top of a search, :mod:`.roots`)."""
         tol = self.tol
-        roots = Roots.prepare(self, rows, depth)
+        try:
+            roots = Roots.prepare(self, rows, depth)
+        except TimeUp:  # the deadline passed while counting: the leaf, its bound
+            self.stats.timed_out = True
+            return Result(leaf, None, upper)
         if self.client is not None and len(roots.feats) > 1:
             best, best_node, parts, complete = distributed_roots(self, roots, leaf, upper,
                                                                  lower)
