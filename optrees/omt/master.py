@@ -197,7 +197,7 @@ class MasterBuilder:
                ) -> tuple[HighsModel, MasterInfo, np.ndarray]:
         """Add pool columns to the master: incrementally (warm re-solve), or in merged mode
         by rebuilding it (rows change); returns the master and the new HiGHS columns.  A
-        rebuild raises TimeUp once ``deadline`` passes (0.5-0.95 s on default-credit, begun
+        rebuild raises TimeUp once ``deadline`` passes (0.46-0.96 s on default-credit, begun
         just before a 2 s limit); ``m`` and ``info`` are then unchanged and still match."""
         pool = self.pool
         if not pool.merged:
