@@ -17,6 +17,7 @@ from ..solvers.deadline import Deadline
 from .constraints import UserConstraints
 from .graph import Graph, build_graph, data_thresholds
 from .penalty import choose_penalty
+from .rules import target_scale, weight_scale
 from .solve import OMTProblem
 
 
@@ -73,12 +74,19 @@ class OMTFit:
         self.classes = classes
         self.class_weights = class_weights
         self.pos = pos
+        self.y_exp = 0  # regression: validation scores are of y / 2^y_exp (see score)
 
-    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None) -> OMTProblem:
-        """The OMT problem of ``df``, ``y`` (weights ``w``) on the feature graph of ``df``."""
+    def problem(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
+                deadline: Deadline | None = None) -> OMTProblem:
+        """The OMT problem of ``df``, ``y`` (weights ``w``) on the feature graph of ``df``.
+        Past ``deadline`` the optional set-up is skipped: CART's cuts of ``n_bins="auto"``
+        (quantile bins only) and CART's start partitions (the single leaf and the greedy
+        tree remain the starts); the solve then returns its start as "time_limit"."""
         p = self.p
         count = min_count(p.min_support, len(df), w)
-        thresholds = self._thresholds(df, y, w, count) if p.n_bins == "auto" else None
+        late = deadline is not None and deadline.expired()
+        thresholds = (self._thresholds(df, y, w, count) if p.n_bins == "auto" and not late
+                      else None)
         graph = build_graph(df, p.feature_order, p.n_bins, p.binning, p.categorical_nodes,
                             p.ordinal, w, thresholds)
         user = UserConstraints(p.feature_costs, p.rule_budget, p.total_budget, p.constraints,
@@ -89,14 +97,23 @@ class OMTFit:
                           k_best=p.k_best, beam=p.beam, exact_pricing=p.exact_pricing,
                           max_iter=p.max_iter, max_columns=p.max_columns,
                           max_stall=p.max_stall, cg_tol=p.cg_tol, mip_gap=p.mip_gap,
-                          tie_break=p.tie_break, seed=p.random_state, sample_weight=w)
+                          tie_break=p.tie_break, seed=p.random_state, sample_weight=w,
+                          deadline=deadline)
 
     def _thresholds(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
                     count: float) -> dict[str, np.ndarray]:
         """Cuts of ``n_bins="auto"`` beyond the quantile bins: CART trees of the same depth on
         the numeric columns, their rows weighted as the loss weights them, one as grown by
-        default and one whose leaves hold the support ``count`` of a rule."""
+        default and one whose leaves hold the support ``count`` of a rule.  CART sees the
+        weights and (regression) the target divided by powers of two that bring them near 1
+        (exact): scikit-learn's sums of 1e160-sized targets overflow."""
+        if w is not None:
+            e = weight_scale(w)
+            w, count = np.ldexp(w, -e), math.ldexp(count, -e)
         share = count / (len(y) if w is None else float(w.sum()))
+        if self.regression:
+            y = np.ldexp(y, -target_scale(y, np.ones(len(y)) if w is None else w,
+                                          self.p.loss)[1])
         if self.class_weights is not None:
             w = self.class_weights[y] * (1.0 if w is None else w)
         return data_thresholds(df, y, self.p.depth, self.regression, self.p.ordinal, w,
@@ -105,10 +122,13 @@ class OMTFit:
     def score(self, result: FitResult, df: pd.DataFrame, y: np.ndarray,
               w: np.ndarray | None) -> float:
         """Validation score of a fitted tree, higher is better: the weighted share of correct
-        labels (each row weighted as the loss weights it), or minus the mean loss."""
-        w = np.ones(len(y)) if w is None else w
+        labels (each row weighted as the loss weights it), or minus the mean loss of the
+        target divided by 2^``y_exp`` (:meth:`reported` turns it into the target's units),
+        so scores are compared at the same scale whatever the target's units (1e-160 x y:
+        its squared errors underflow)."""
+        w = np.ones(len(y)) if w is None else np.ldexp(w, -weight_scale(w))
         if self.regression:
-            err = result.model.predict(df) - y
+            err = np.ldexp(result.model.predict(df), -self.y_exp) - np.ldexp(y, -self.y_exp)
             loss = err ** 2 if self.p.loss == "squared" else np.abs(err)
             return -float(w @ loss / w.sum())
         if self.class_weights is not None:
@@ -116,11 +136,21 @@ class OMTFit:
         hit = result.model.predict_index(df) == y
         return float(w @ hit / w.sum()) if w.sum() > 0 else 0.0
 
+    def reported(self, score: float) -> float:
+        """A :meth:`score` in the target's units (minus the mean loss of y itself)."""
+        if not self.regression:
+            return score
+        with np.errstate(over="ignore", under="ignore"):
+            return float(np.ldexp(score, self.y_exp * (2 if self.p.loss == "squared" else 1)))
+
     def solve(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
               deadline: Deadline) -> TableFit:
         """Choose the leaf penalty, build the problem of ``df`` and solve it within
-        ``deadline``."""
+        ``deadline``; OptreesInputError first for weights float64 cannot scale."""
+        unit = np.ones(len(y)) if w is None else np.ldexp(w, -weight_scale(w))
+        if self.regression:
+            self.y_exp = target_scale(y, unit, self.p.loss)[1]
         penalty, scores = choose_penalty(self, df, y, deadline, w)
-        problem = self.problem(df, y, w)
+        problem = self.problem(df, y, w, deadline)
         result = problem.solve(penalty, deadline)
         return TableFit(result, problem.graph, penalty, scores)

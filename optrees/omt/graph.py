@@ -147,6 +147,20 @@ def _bin_count(n_bins: int | str, n_rows: int, weights: np.ndarray | None) -> in
     return auto_bins(n_rows if weights is None else float(np.sum(weights)))
 
 
+def bin_weights(weights: np.ndarray | None) -> np.ndarray | None:
+    """Row weights as the quantile bins count them: as given when every positive weight is at
+    least 1 (integer weights: duplicated rows), else divided by the smallest positive one,
+    so the lightest row counts as one row.  Quantiles of duplicated rows sit at position
+    (W - 1) q of the total weight W: weights of 1e-300 (W < 1) put every cut at the smallest
+    value and left numeric columns without bins, where uniform weights must bin as none."""
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=float)
+    pos = w[w > 0]
+    low = float(pos.min()) if len(pos) else 1.0
+    return w if low >= 1.0 else w / low
+
+
 def build_graph(df: pd.DataFrame, feature_order: list | None = None,
                 n_bins: int | str = "auto", binning: str = "cumulative",
                 categorical_nodes: str = "values", ordinal: bool | str = "auto",
@@ -161,9 +175,10 @@ def build_graph(df: pd.DataFrame, feature_order: list | None = None,
     complements).  ``ordinal``: "auto" bins ordered categoricals like numeric columns over
     their category order, True also categoricals whose categories are all numbers, False
     treats every categorical as nominal.  ``weights``: row weights of the quantile bins
-    (integer weights give the bins of duplicated rows).  ``thresholds``: further cuts per
-    numeric column (:func:`data_thresholds`)."""
+    (integer weights give the bins of duplicated rows; see :func:`bin_weights` for weights
+    below 1).  ``thresholds``: further cuts per numeric column (:func:`data_thresholds`)."""
     _check_options(n_bins, binning, categorical_nodes, ordinal)
+    weights = bin_weights(weights)
     bins = _bin_count(n_bins, len(df), weights)
     thresholds = thresholds or {}
     levels: list[Level] = []

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..solvers.base import SolveResult, SolverOptions
+from ..solvers.deadline import Deadline
 from ..solvers.highs import HighsModel
 from .constraints import RuleConstraint
 from .metric import Metric
@@ -64,9 +65,11 @@ class MasterBuilder:
         self.seed = seed
         self.max_master_columns = int(max_master_columns)
 
-    def build(self, metric: Metric, penalty: float) -> tuple[HighsModel, MasterInfo]:
+    def build(self, metric: Metric, penalty: float, deadline: Deadline | None = None
+              ) -> tuple[HighsModel, MasterInfo]:
         """Master LP over all pool columns, or (merged mode) over the active ones with one
-        row per cover pattern; ``penalty``: slack cost per sample."""
+        row per cover pattern; ``penalty``: slack cost per sample.  ``deadline``: TimeUp
+        once it passes while the columns are added (the caller keeps its last master)."""
         pool = self.pool
         P = len(pool.n_count)
         js = pool.active if pool.merged else list(range(len(pool)))
@@ -97,7 +100,7 @@ class MasterBuilder:
                     art_cost.append(big)
         info.art = np.asarray(art, dtype=np.int64)
         info.cost = np.concatenate([slack_cost, art_cost])
-        self.add_columns(m, info, metric, js)
+        self.add_columns(m, info, metric, js, deadline=deadline)
         return m, info
 
     def _patterns(self, js: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -112,21 +115,25 @@ class MasterBuilder:
         return cls.ravel().astype(np.int64), rep
 
     def add_columns(self, m: HighsModel, info: MasterInfo, metric: Metric, js: list[int],
-                    chunk_nnz: int = 2_000_000) -> np.ndarray:
+                    chunk_nnz: int = 2_000_000, deadline: Deadline | None = None
+                    ) -> np.ndarray:
         """Add pool columns ``js`` to the master (in chunks of about ``chunk_nnz`` nonzeros,
-        to bound the temporary arrays); returns their HiGHS columns."""
+        to bound the temporary arrays); returns their HiGHS columns.  ``deadline``: checked
+        before every column (TimeUp; the master is then incomplete)."""
         added: list[np.ndarray] = []
         chunk: list[tuple[int, np.ndarray]] = []
         nnz = 0
         for j in js:
+            if deadline is not None:
+                deadline.check()
             rows = self._column_rows(j, info)
             chunk.append((j, rows))
             nnz += len(rows)
             if nnz >= chunk_nnz:
-                added.append(self._add_chunk(m, info, metric, chunk))
+                added.append(self._add_chunk(m, info, metric, chunk, deadline))
                 chunk, nnz = [], 0
         if chunk:
-            added.append(self._add_chunk(m, info, metric, chunk))
+            added.append(self._add_chunk(m, info, metric, chunk, deadline))
         return np.concatenate(added) if added else np.zeros(0, dtype=np.int64)
 
     def _column_rows(self, j: int, info: MasterInfo) -> np.ndarray:
@@ -136,12 +143,15 @@ class MasterBuilder:
         return np.flatnonzero(self.pool.mask_of(j)[info.rep]).astype(np.int32)
 
     def _add_chunk(self, m: HighsModel, info: MasterInfo, metric: Metric,
-                   chunk: list[tuple[int, np.ndarray]]) -> np.ndarray:
+                   chunk: list[tuple[int, np.ndarray]], deadline: Deadline | None = None
+                   ) -> np.ndarray:
         """One sparse ``addCols`` call: column j = its coverage rows, row (2), rule rows."""
         R = info.rows
         extra_r = np.arange(R + 1, R + 1 + len(self.constraints), dtype=np.int32)
         cost, idx, vals, starts = [], [], [], [0]
         for j, rows in chunk:
+            if deadline is not None:
+                deadline.check()
             steps = self.pool.steps[j]
             cost.append(self.pool.cost(metric, j))
             extra_v = [c.rho(steps) for c in self.constraints]
@@ -183,9 +193,12 @@ class MasterBuilder:
         pool.active = [j for j in pool.active if j not in gone]
 
     def extend(self, m: HighsModel, info: MasterInfo, metric: Metric, js: list[int],
-               penalty: float) -> tuple[HighsModel, MasterInfo, np.ndarray]:
+               penalty: float, deadline: Deadline | None = None
+               ) -> tuple[HighsModel, MasterInfo, np.ndarray]:
         """Add pool columns to the master: incrementally (warm re-solve), or in merged mode
-        by rebuilding it (rows change); returns the master and the new HiGHS columns."""
+        by rebuilding it (rows change); returns the master and the new HiGHS columns.  A
+        rebuild raises TimeUp once ``deadline`` passes (0.46-0.96 s on default-credit, begun
+        just before a 2 s limit); ``m`` and ``info`` are then unchanged and still match."""
         pool = self.pool
         if not pool.merged:
             return m, info, self.add_columns(m, info, metric, js)
@@ -194,6 +207,6 @@ class MasterBuilder:
                 pool.active.append(j)
                 if pool.covers[j] is None:
                     pool.covers[j] = pool.stored_cover(pool.pricer.cover(pool.steps[j]))
-        m, info = self.build(metric, penalty)
+        m, info = self.build(metric, penalty, deadline)
         pos = {j: a for a, j in enumerate(info.j)}
         return m, info, np.asarray([info.z[pos[j]] for j in js], dtype=np.int64)

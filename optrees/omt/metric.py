@@ -8,6 +8,8 @@ mean for squared loss, a grid median for absolute loss).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..encoding.bins import weighted_quantile
@@ -102,16 +104,18 @@ def f1_matrix(inv: np.ndarray, y: np.ndarray, n_units: int, gamma: float,
 
 def regression_metric(inv: np.ndarray, y: np.ndarray, n_units: int, loss: str,
                       abs_grid: int = 64, weights: np.ndarray | None = None,
-                      center: float = 0.0, scale: float = 1.0) -> Metric:
+                      center: float = 0.0, scale: int = 0) -> Metric:
     """Squared loss (mean per rule) or absolute loss over candidate predictions: the distinct
     targets when there are at most ``abs_grid`` of them (exact), else ``abs_grid`` quantiles;
     ``weights``: row weights (weighted losses, means and quantiles).  Losses are those of
-    (y - ``center``) / ``scale``; absolute loss predicts values of y itself, squared loss
-    means of the scaled target (see :func:`optrees.omt.rules.target_scale`)."""
+    (y - ``center``) / 2^``scale``, computed as y / 2^scale - center / 2^scale (the same
+    numbers, exactly, but no overflow for huge y); absolute loss predicts values of y
+    itself, squared loss means of the scaled target (see
+    :func:`optrees.omt.rules.target_scale`)."""
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     n = np.bincount(inv, weights=w, minlength=n_units).astype(float)
     if loss == "squared":
-        ys = (y - center) / scale
+        ys = np.ldexp(y, -scale) - math.ldexp(center, -scale)
         S = np.column_stack([n, np.bincount(inv, weights=w * ys, minlength=n_units),
                              np.bincount(inv, weights=w * ys * ys, minlength=n_units)])
         return Metric("squared", S, n)
@@ -120,6 +124,8 @@ def regression_metric(inv: np.ndarray, y: np.ndarray, n_units: int, loss: str,
         order = np.argsort(y, kind="stable")
         vals = np.unique(weighted_quantile(y[order], w[order], np.linspace(0, 1, abs_grid)))
     S = np.zeros((n_units, len(vals)))
+    y_s = np.ldexp(y, -scale)
     for c, v in enumerate(vals):
-        S[:, c] = np.bincount(inv, weights=w * np.abs(y - v), minlength=n_units) / scale
+        S[:, c] = np.bincount(inv, weights=w * np.abs(y_s - math.ldexp(float(v), -scale)),
+                              minlength=n_units)
     return Metric("loss", S, n, values=vals)

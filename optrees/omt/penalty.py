@@ -4,6 +4,7 @@ among :data:`AUTO_PENALTIES` on rows held out of the training data."""
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -44,9 +45,13 @@ def holdout(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
 
     Whole groups of identical rows (X and y) are drawn in an order given by a seeded hash of
     their content, so integer weights hold out the same data as duplicated rows, and rows of
-    weight 0 (kept, they count for nothing) change no other row's draw."""
+    weight 0 (kept, they count for nothing) change no other row's draw.  A regression
+    target enters by the rank of its value, so the draw does not depend on y's units."""
+    y = np.asarray(y)
+    if y.dtype.kind == "f":  # a regression target by its rank: c * y holds out the same rows
+        y = np.unique(y, return_inverse=True)[1].ravel().astype(np.int64)
     keys = (pd.util.hash_pandas_object(df, index=False).to_numpy()
-            * np.uint64(1_000_003) + pd.util.hash_array(np.asarray(y)))
+            * np.uint64(1_000_003) + pd.util.hash_array(y))
     uniq, group = np.unique(keys, return_inverse=True)
     weight = np.bincount(group, weights=w, minlength=len(uniq))
     live = np.flatnonzero(weight > 0)
@@ -78,7 +83,12 @@ def pick_penalty(scores: dict[float, float]) -> float:
     Ties are common: near-equal penalties often give one tree on the kept rows.  The largest
     tied penalty sits at the edge where a split stops paying, and on all rows it can fall
     beyond it (car-evaluation, depth 2: all five tied; 0.04 refitted a single leaf, 0.7052
-    training accuracy, against 0.7847 for the other four)."""
+    training accuracy, against 0.7847 for the other four).
+
+    Regression scores are :meth:`~optrees.omt.fit.OMTFit.score`'s, of the target divided
+    by a power of two near its spread, so the tolerance does not depend on the target's
+    units (in y's own units 1e-6 was absolute below a mean loss of 1: for y x 1e-10 every
+    candidate tied)."""
     best = max(scores.values())
     tol = 1e-6 * max(1.0, abs(best))
     tied = sorted(lam for lam, v in scores.items() if v >= best - tol)
@@ -95,7 +105,8 @@ def choose_penalty(fit: Any, df: pd.DataFrame, y: np.ndarray, deadline: Deadline
     those it holds out (ties: see :func:`pick_penalty`); the candidates are solved one
     after another in one :class:`OMTProblem`, each starting from the columns of the
     earlier ones (and their rules as MIP starts), and each may use an equal share of
-    the time left with the final fit on all rows.  0 (no choice) for loss="f1", too
+    the time left with the final fit on all rows, less a reserve for the final fit's
+    set-up (twice the kept rows' set-up, scaled to all rows).  0 (no choice) for loss="f1", too
     few distinct rows, or a ``min_support`` count the kept rows lack."""
     p = fit.p
     if p.leaf_penalty is None and not fit.regression:
@@ -107,15 +118,20 @@ def choose_penalty(fit: Any, df: pd.DataFrame, y: np.ndarray, deadline: Deadline
     if held is None:
         return 0.0, {}
     kept = ~held
+    t0 = time.perf_counter()
     try:
-        problem = fit.problem(df[kept], y[kept], None if w is None else w[kept])
+        problem = fit.problem(df[kept], y[kept], None if w is None else w[kept], deadline)
     except OptreesInputError:  # min_support above the kept rows' weight
         return 0.0, {}
+    # the refit on all rows builds its problem again: the candidates leave it that time,
+    # twice over (about all rows / kept rows times this build's), so its set-up does not
+    # start at the deadline (diabetes x 25, depth 3, limit 0.5 s: the fit took 0.99 s)
+    budget = deadline.reserve(2.0 * (time.perf_counter() - t0) * len(y) / int(kept.sum()))
     scores: dict[float, float] = {}
     for i, penalty in enumerate(AUTO_PENALTIES):
-        if deadline.expired():
+        if budget.expired():
             break
-        stage = deadline.share(1.0 / (len(AUTO_PENALTIES) - i + 1))
+        stage = budget.share(1.0 / (len(AUTO_PENALTIES) - i + 1))
         try:
             result = problem.solve(penalty, stage)
         except OptreesInputError:  # rule constraints the kept rows cannot meet
@@ -125,7 +141,7 @@ def choose_penalty(fit: Any, df: pd.DataFrame, y: np.ndarray, deadline: Deadline
         scores[penalty] = fit.score(result, df[held], y[held],
                                      None if w is None else w[held])
         progress("OMT auto", since_fit(), result.objective, penalty=penalty,
-                 score=f"{scores[penalty]:.6g}")
+                 score=f"{fit.reported(scores[penalty]):.6g}")
     if not scores:
         return 0.0, {}
-    return pick_penalty(scores), scores
+    return pick_penalty(scores), {lam: fit.reported(v) for lam, v in scores.items()}

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import OptreesInputError
 from ..encoding.bins import weighted_quantile
 from ..solvers.deadline import Deadline
 from .cartstart import cart_partitions
@@ -80,43 +81,99 @@ def _dinkelbach(solver: OMTSolver, y: np.ndarray, inv: np.ndarray, n_units: np.n
     return res, f1, history
 
 
-def target_scale(y: np.ndarray, w: np.ndarray, loss: str) -> tuple[float, float]:
-    """Center and scale that make a regression target's one-leaf loss about its total
-    weight: the weighted median, and the power of two nearest the root mean square (squared
-    loss) or mean absolute (absolute loss) deviation from it (1 for a constant target).
+def weight_scale(w: np.ndarray) -> int:
+    """The exponent e of the power of two 2^e nearest the rows' mean weight: the solver works
+    with ``w / 2^e`` (mean about 1), since its tolerances are in units of one row
+    (max(1, |objective|), 1e-9 on a rule's support): weights of 1e-300 made every loss look
+    like 0 and "proved" the one-leaf tree optimal.  A power of two scales every sum exactly,
+    so integer weights keep acting as duplicated rows; OptreesInputError when the weights
+    span more than float64 can hold once scaled (a positive weight would become 0 or lose
+    its digits)."""
+    pos = w[w > 0]
+    if not len(pos):
+        return 0
+    top = math.frexp(float(pos.max()))[1]  # pos / 2^top in [0.5, 1): no overflow
+    mean = float(np.mean(np.ldexp(pos, -top)))
+    e = top + round(math.log2(mean))
+    low = np.ldexp(pos.min(), -e)
+    if not low >= np.finfo(float).tiny:
+        raise OptreesInputError(
+            f"sample_weight spans too wide a range: the smallest positive weight "
+            f"{pos.min():g} is below 1e-308 times the mean weight, which float64 cannot "
+            "hold; drop those rows (weight 0) or rescale the weights")
+    return e
+
+
+def target_scale(y: np.ndarray, w: np.ndarray, loss: str) -> tuple[float, int]:
+    """Center and scale exponent e that make a regression target's one-leaf loss about its
+    total weight: the weighted median, and the power of two 2^e nearest the root mean square
+    (squared loss) or mean absolute (absolute loss) deviation from it (e = 0 for a constant
+    target).
 
     Column generation's tolerances are relative to max(1, |objective|), as with error
     counts; an unscaled target of small spread (glass's refractive index: variance 1e-5) made
     every round look stalled.  A data value and a power of two do not depend on the rows'
     order or on weights against repeated rows, and leave integer targets' sums exact, so
-    integer weights keep giving the tree that duplicated rows give."""
+    integer weights keep giving the tree that duplicated rows give.  The spread is summed
+    over deviations divided by the largest one, so a target of 1e160 (squares overflow)
+    gets its scale too."""
     order = np.argsort(y, kind="stable")
     center = float(weighted_quantile(y[order], w[order], np.array([0.5]), lower=True)[0])
-    dev = np.abs(y - center)
-    spread = float(w @ (dev ** 2 if loss == "squared" else dev) / w.sum())
+    with np.errstate(over="ignore"):
+        dev = np.abs(y - center)
+    top = float(dev.max())
+    if not (top > 0 and math.isfinite(top)):
+        return center, 0
+    rel = dev / top
+    spread = float(w @ (rel ** 2 if loss == "squared" else rel) / w.sum())
     spread = math.sqrt(spread) if loss == "squared" else spread
-    if not (spread > 0 and math.isfinite(spread)):
-        return center, 1.0
-    return center, 2.0 ** round(math.log2(spread))
+    return center, round(math.log2(spread) + math.log2(top))
 
 
-def _unscaled(res: OMTResult, f: float, means: np.ndarray | None) -> OMTResult:
-    """``res`` of the scaled target in the target's units (losses times ``f``), with the
-    rules' ``means`` as predictions when given."""
+def _unscaled(res: OMTResult, e: int, means: np.ndarray | None) -> OMTResult:
+    """``res`` of the scaled problem in the user's units (losses times 2^e: the weight and
+    target scales), with the rules' ``means`` as predictions when given."""
     stats = dict(res.stats)
     for key in ("penalty", "sub_mip_objective"):
         if stats.get(key) is not None:
-            stats[key] = stats[key] * f
+            stats[key] = _ldexp(stats[key], e)
+    with np.errstate(over="ignore", under="ignore"):
+        xi = np.ldexp(np.asarray(res.xi, dtype=float), e)
     return dataclasses.replace(res, predictions=res.predictions if means is None else means,
-                               xi=np.asarray(res.xi) * f, objective=res.objective * f,
-                               lp_bound=res.lp_bound * f, bound=res.bound * f, stats=stats)
+                               xi=xi, objective=_ldexp(res.objective, e),
+                               lp_bound=_ldexp(res.lp_bound, e), bound=_ldexp(res.bound, e),
+                               stats=stats)
+
+
+def _ldexp(x: float, e: int) -> float:
+    """x * 2^e as a float (+-inf on overflow, where math.ldexp raises)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.ldexp(x, e))
+
+
+def _check_representable(loss: float, e: int, kind: str) -> None:
+    """OptreesInputError when the one-leaf loss of a regression target (``loss`` x 2^e in
+    its own units) is beyond float64's normal range: the tree's objective, bound and leaf
+    penalty could not be reported (1e160 x y: its squares overflow; 1e-160 x y: they
+    underflow)."""
+    value = _ldexp(loss, e)
+    if loss == 0 or np.finfo(float).tiny <= value < math.inf:
+        return
+    what = "squared deviations" if kind == "squared" else "absolute deviations"
+    side = "large" if value == math.inf else "small"
+    raise OptreesInputError(
+        f"y is too {side} for float64: the sum of its weighted {what} from the median is "
+        f"about 2^{math.log2(loss) + e:.0f}, beyond float64's range (2^-1022 to 2^1024), so "
+        "the tree's loss cannot be represented; multiply y by a constant (a power of ten) "
+        "before fitting and divide the predictions by it")
 
 
 class RuleSelector:
     """Rule selection on one graph and target: the units, the rule loss and the column-generation
     solver, kept from one leaf penalty to the next, so a later penalty starts from every column
     the earlier ones generated (``leaf_penalty="auto"`` fits several on the same rows; the
-    penalty only adds a constant to every column's cost).  Arguments: see :func:`select_rules`.
+    penalty only adds a constant to every column's cost).  Arguments: see :func:`select_rules`;
+    ``deadline``: past it the CART start partitions (:mod:`.cartstart`) are left out.
     """
 
     def __init__(self, graph: Graph, y: np.ndarray, *, task: str, loss: str,
@@ -131,10 +188,16 @@ class RuleSelector:
                  abs_grid: int = 64, seed: int = 0, max_dinkelbach: int = 20,
                  tie_break: float = 0.0, max_stall: int = 10, merge_min_units: int = 20_000,
                  max_master_columns: int = 300,
-                 sample_weight: np.ndarray | None = None) -> None:
+                 sample_weight: np.ndarray | None = None,
+                 deadline: Deadline | None = None) -> None:
         self.graph, self.task, self.loss = graph, task, loss
         self.pos_label, self.mip_gap, self.max_dinkelbach = pos_label, mip_gap, max_dinkelbach
         w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        # the solver's units: weights of mean about 1 and (regression) a target of spread
+        # about 1; losses are 2^self.exponent times the solver's (see weight_scale)
+        self.exponent = weight_scale(w)
+        w = np.ldexp(w, -self.exponent)
+        min_count = math.ldexp(float(min_count), -self.exponent)
         ucodes, inv, n_units = unit_table(graph.codes, w)
         self.w, self.inv, self.n_units = w, inv, n_units
         P = len(n_units)
@@ -148,14 +211,15 @@ class RuleSelector:
                                 max_stall=max_stall, merge_min_units=merge_min_units,
                                 max_master_columns=max_master_columns)
         self.y = np.asarray(y, dtype=float) if task == "regression" else y
-        self.counts = None
+        self.counts, self.y_exp, self.weight_exp = None, 0, self.exponent
         if task == "regression":
-            center, self.scale = target_scale(self.y, w, loss)
-            self.solver.report_scale = self.scale ** (2 if loss == "squared" else 1)
+            center, self.y_exp = target_scale(self.y, w, loss)
+            self.exponent += self.y_exp * (2 if loss == "squared" else 1)
             self.metric = regression_metric(inv, self.y, P, loss, abs_grid, w, center,
-                                            self.scale)
+                                            self.y_exp)
             # each rule costs leaf_penalty x the loss of the one-leaf tree
             self.rule_unit = float(self.metric.err(self.metric.S.sum(axis=0)))
+            _check_representable(self.rule_unit, self.exponent, loss)
         elif loss in ("misclassification", "weighted"):
             loss_w = w if class_weights is None else w * class_weights[y]
             self.metric = Metric("loss", class_loss_matrix(inv, y, P, n_classes, loss_w),
@@ -164,10 +228,13 @@ class RuleSelector:
             self.rule_unit = float(loss_w.sum())    # leaf_penalty is in error rate
         else:                                       # F1: Dinkelbach builds its metrics
             self.metric, self.rule_unit = None, 0.0
+        self.solver.report_scale = _ldexp(1.0, self.exponent)
         start_w = w if class_weights is None or task == "regression" else w * class_weights[y]
-        self.solver.starts = cart_partitions(graph, self.y, start_w, depth, leaves,
-                                             self.solver.pricer, n_units,
-                                             task == "regression")
+        start_y = np.ldexp(self.y, -self.y_exp) if task == "regression" else self.y
+        if deadline is None or not deadline.expired():  # (past it: no optional start)
+            self.solver.starts = cart_partitions(graph, start_y, start_w, depth, leaves,
+                                                 self.solver.pricer, n_units,
+                                                 task == "regression")
 
     def select(self, leaf_penalty: float = 0.0, deadline: Deadline | None = None
                ) -> RuleSelection:
@@ -175,22 +242,25 @@ class RuleSelector:
         deadline = Deadline() if deadline is None else deadline
         solver, inv, n_units, w = self.solver, self.inv, self.n_units, self.w
         solver.leaf_cost = leaf_penalty * self.rule_unit
-        f1, history = None, []
+        f1, history, means = None, [], None
         if self.task == "regression":
             res = solver.solve(self.metric, deadline, self.mip_gap)
-            means = None
             if self.loss == "squared":  # the rules' means of y itself, not rescaled ones
-                sy = np.bincount(inv, weights=w * self.y, minlength=len(n_units))
-                means = np.array([sy[c].sum() / n_units[c].sum()
-                                  for c in map(solver.pricer.cover, res.steps)])
-            res = _unscaled(res, self.scale ** (2 if self.loss == "squared" else 1), means)
+                # (of y / 2^scale, then times 2^scale: the same rounding, no overflow)
+                sy = np.bincount(inv, weights=w * np.ldexp(self.y, -self.y_exp),
+                                 minlength=len(n_units))
+                means = np.ldexp([sy[c].sum() / n_units[c].sum()
+                                  for c in map(solver.pricer.cover, res.steps)], self.y_exp)
         elif self.metric is not None:
             res = solver.solve(self.metric, deadline, self.mip_gap, class_counts=self.counts)
         else:
             res, f1, history = _dinkelbach(solver, self.y, inv, n_units, self.pos_label,
                                            deadline, self.mip_gap, self.max_dinkelbach, w)
+        if self.task == "regression" or self.exponent:
+            res = _unscaled(res, self.exponent, means)
         conditions = [{g: self.graph.levels[g].nodes[v] for g, v in st} for st in res.steps]
-        support = [float(n_units[solver.pricer.cover(st)].sum()) for st in res.steps]
+        support = [_ldexp(float(n_units[solver.pricer.cover(st)].sum()), self.weight_exp)
+                   for st in res.steps]
         return RuleSelection(res, self.graph, conditions, np.asarray(support), solver, inv, f1,
                              history)
 

@@ -33,7 +33,8 @@ class OMTProblem:
                  exact_pricing: bool = False, max_iter: int = 40, max_columns: int = 10_000,
                  max_stall: int = 10, cg_tol: float = 1e-4, mip_gap: float = 0.0,
                  tie_break: float = 0.0, seed: int = 0,
-                 sample_weight: np.ndarray | None = None) -> None:
+                 sample_weight: np.ndarray | None = None,
+                 deadline: Deadline | None = None) -> None:
         self.graph, self.y, self.classes, self.sample_weight = graph, y, classes, sample_weight
         self.limits = rule_limits(graph, user or UserConstraints())
         lim = self.limits
@@ -44,7 +45,7 @@ class OMTProblem:
             rule_budget=lim.rule_budget, forbidden=lim.forbidden, requires=lim.requires,
             k_best=k_best, beam=beam, exact_pricing=exact_pricing, max_iter=max_iter,
             max_columns=max_columns, max_stall=max_stall, cg_tol=cg_tol, mip_gap=mip_gap,
-            seed=seed, tie_break=tie_break, sample_weight=sample_weight)
+            seed=seed, tie_break=tie_break, sample_weight=sample_weight, deadline=deadline)
 
     def solve(self, leaf_penalty: float, deadline: Deadline) -> FitResult:
         """The tree for ``leaf_penalty`` within ``deadline`` (see :func:`solve_omt`)."""
@@ -78,7 +79,7 @@ def solve_omt(graph: Graph, y: np.ndarray, deadline: Deadline, *, leaf_penalty: 
     ``lp_exact``), ``lp_exact``, ``mip_gap`` (of the master MIP over the generated columns),
     ``n_uncovered``, ``f1`` (loss="f1") and ``ip_lp_gap`` ((nu_IP - bound) / nu_IP, as in
     [OMT] Table 2 when the bound is nu_LP; nan without a bound)."""
-    return OMTProblem(graph, y, **kwargs).solve(leaf_penalty, deadline)
+    return OMTProblem(graph, y, deadline=deadline, **kwargs).solve(leaf_penalty, deadline)
 
 
 def bound_text(bound: float, lp_bound: float) -> str:
