@@ -31,3 +31,19 @@ class StopAfter(Deadline):
     def expired(self) -> bool:
         self.left -= 1
         return self.left < 0
+
+
+class Until(Deadline):
+    """A limited deadline that passes once ``over`` is set (by a stubbed step)."""
+
+    __slots__ = ("over",)
+
+    def __init__(self) -> None:
+        super().__init__(3600.0)
+        self.over = False
+
+    def remaining(self) -> float:
+        return 0.0 if self.over else 3600.0
+
+    def expired(self) -> bool:
+        return self.over

@@ -11,27 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from deadlines import Until
 
 from optrees.robust import streams
 from optrees.solvers.deadline import Deadline, TimeUp
 from optrees.trees.search.binary import counts
 from optrees.trees.search.binary.entry import solve_subtree
-
-
-class Until(Deadline):
-    """A limited deadline that passes once ``over`` is set (by a stubbed step)."""
-
-    __slots__ = ("over",)
-
-    def __init__(self) -> None:
-        super().__init__(3600.0)
-        self.over = False
-
-    def remaining(self) -> float:
-        return 0.0 if self.over else 3600.0
-
-    def expired(self) -> bool:
-        return self.over
 
 
 def _data(n: int = 300, F: int = 7, K: int = 3, seed: int = 0):

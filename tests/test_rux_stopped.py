@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from deadlines import Until
 from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
@@ -95,22 +96,6 @@ def _margins(model, est, X, y) -> np.ndarray:
     leaves = _leaves(est, X)
     return sum(r.weight * leaves[r.meta["tree"], r.meta["node"]] * np.where(y == r.label, 1, -1)
                for r in model.rules)
-
-
-class Until(Deadline):
-    """A limited deadline that passes once ``over`` is set (by a stubbed step)."""
-
-    __slots__ = ("over",)
-
-    def __init__(self) -> None:
-        super().__init__(3600.0)
-        self.over = False
-
-    def remaining(self) -> float:
-        return 0.0 if self.over else 3600.0
-
-    def expired(self) -> bool:
-        return self.over
 
 
 def test_deadline_passing_while_the_lp_is_built_starts_no_solve(cancer, monkeypatch) -> None:

@@ -9,7 +9,9 @@ points on the front's upper concave hull are the optima, each over an interval o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -85,32 +87,33 @@ def front_points(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray | None,
             tree.set_counts(X01, y_enc, w)
         out.append(PathPoint(p.budget, p.leaves, p.correct / total, p.bound / total,
                              p.optimal, tree, None))
-    _hull(out)
+    hull_lams(out, lambda p: p.accuracy)
     return out
 
 
-def _hull(points: list[PathPoint]) -> None:
-    """Set ``lams`` of the points on the upper concave hull of (leaves, accuracy): point i is
-    the optimum for ``lam`` between its slopes to the next and the previous hull point."""
-    best: dict[int, PathPoint] = {}
-    for p in points:  # one candidate per leaf count: the most accurate
-        if p.leaves not in best or p.accuracy > best[p.leaves].accuracy:
+def hull_lams(points: list, gain: Callable[[Any], float], tol: float = 0.0) -> None:
+    """Set ``lams`` of the points on the upper concave hull of (leaves, ``gain``): point i is
+    the optimum for ``lam`` between its slopes (gain per extra leaf) to the next and the
+    previous hull point.  ``gain``: accuracy, or minus a regression tree's loss; gains
+    within ``tol`` are equal."""
+    best: dict[int, Any] = {}
+    for p in points:  # one candidate per leaf count: the best
+        if p.leaves not in best or gain(p) > gain(best[p.leaves]):
             best[p.leaves] = p
-    hull: list[PathPoint] = []
+
+    def slope(a: Any, b: Any) -> float:
+        return (gain(b) - gain(a)) / (b.leaves - a.leaves)
+
+    hull: list = []
     for p in sorted(best.values(), key=lambda q: q.leaves):
-        if hull and p.accuracy <= hull[-1].accuracy:
-            continue  # more leaves, no more accuracy: never an optimum
-        while len(hull) >= 2 and _slope(hull[-2], hull[-1]) <= _slope(hull[-1], p):
+        if hull and gain(p) <= gain(hull[-1]) + tol:
+            continue  # more leaves, no more gain: never an optimum
+        while len(hull) >= 2 and slope(hull[-2], hull[-1]) <= slope(hull[-1], p) + tol:
             hull.pop()
         hull.append(p)
     for i, p in enumerate(hull):
-        high = np.inf if i == 0 else _slope(hull[i - 1], p)
-        low = 0.0 if i == len(hull) - 1 else _slope(p, hull[i + 1])
+        high = np.inf if i == 0 else slope(hull[i - 1], p)
+        low = 0.0 if i == len(hull) - 1 else slope(p, hull[i + 1])
         for q in points:
-            if q.leaves == p.leaves and q.accuracy == p.accuracy:
+            if q.leaves == p.leaves and gain(q) == gain(p):
                 q.lams = (low, high)
-
-
-def _slope(a: PathPoint, b: PathPoint) -> float:
-    """Accuracy gained per extra leaf from ``a`` to ``b``."""
-    return (b.accuracy - a.accuracy) / (b.leaves - a.leaves)

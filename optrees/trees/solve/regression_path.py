@@ -49,6 +49,7 @@ from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree
 from ..search.regression.segments import segment_costs
 from .fit import min_leaf_rows
+from .path import hull_lams
 from .regression import (
     MAX_REGRESSION_DEPTH,
     StandardTarget,
@@ -149,7 +150,7 @@ def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
         out.append(RegressionPathPoint(budget, leaves, loss, bound,
                                        loss <= bound + TOL,
                                        made[id(tree)], None))
-    hull_lams(out)
+    hull_lams(out, lambda p: -p.loss, TOL)  # the lower convex hull of (leaves, loss)
     out.complete = complete and not front.stopped
     out.searches = front.searches
     return out
@@ -297,31 +298,3 @@ class _Front:
 
 def _leaves(tree: Tree) -> int:
     return 1 if tree is None else _leaves(tree[2]) + _leaves(tree[3])
-
-
-def hull_lams(points: list[RegressionPathPoint]) -> None:
-    """Set ``lams`` of the points on the lower convex hull of (leaves, loss): a hull point
-    is the optimum for ``lam`` between its slopes to the next and the previous hull
-    point (the first, a single leaf, up to infinity; the last down to 0)."""
-    best: dict[int, RegressionPathPoint] = {}
-    for p in points:
-        if p.leaves not in best or p.loss < best[p.leaves].loss:
-            best[p.leaves] = p
-    hull: list[RegressionPathPoint] = []
-    for p in sorted(best.values(), key=lambda q: q.leaves):
-        if hull and p.loss >= hull[-1].loss - TOL:
-            continue  # more leaves, no less loss: never an optimum
-        while len(hull) >= 2 and _slope(hull[-2], hull[-1]) <= _slope(hull[-1], p) + TOL:
-            hull.pop()
-        hull.append(p)
-    for i, p in enumerate(hull):
-        high = np.inf if i == 0 else _slope(hull[i - 1], p)
-        low = 0.0 if i == len(hull) - 1 else _slope(p, hull[i + 1])
-        for q in points:
-            if q.leaves == p.leaves and q.loss == p.loss:
-                q.lams = (low, high)
-
-
-def _slope(a: RegressionPathPoint, b: RegressionPathPoint) -> float:
-    """Loss saved per extra leaf from ``a`` to ``b``."""
-    return (a.loss - b.loss) / (b.leaves - a.leaves)
