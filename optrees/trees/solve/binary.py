@@ -118,7 +118,7 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
 
     def add_start(model: ScipModel) -> None:
         nonlocal start
-        start = form.improve_start(start)
+        start = form.improve_start(start, deadline)  # TimeUp: no solve, the start as it is
         model.add_start(form.start_values(start))
 
     progress("start", since_fit(), None if start is None else float(start.objective(problem)))

@@ -1,0 +1,81 @@
+"""Issue #42: the tree MIP's steps after a stopped search keep the time limit.
+
+BendOCT on 150,000 rows x 100 0/1 features (time_limit 3-6) ran 1-2 s past the limit after
+its subtree search stopped: polishing the start (D2S's pair counts over every row) and the
+model's per-row variables were built without asking the deadline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from optrees import BendOCTClassifier
+from optrees.estimators import trees as tree_estimators
+from optrees.solvers import scip
+from optrees.solvers.deadline import Deadline, TimeUp
+from optrees.trees.mip import d2s as d2s_module
+from optrees.trees.mip.accel import subtrees
+from tests.deadlines import CountedDeadline, Until
+
+
+def _data(n: int = 20_000, f: int = 7, k: int = 3, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (n, f)).astype(np.uint8)
+    y = (X[:, 0] + X[:, 1] * 2 + rng.integers(0, 2, n)) % k
+    return X, y
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_d2s_counts_by_blocks_equal_one_product(weighted) -> None:
+    """The pair counts in blocks (a deadline given) equal the class-wise products written
+    in numpy, so D2S finds the same subtree with and without a deadline."""
+    X, y = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y)) if weighted else None
+    dtype = np.float64 if weighted else np.float32
+    for k in range(3):
+        idx = np.flatnonzero(y == k)
+        Xk = X[idx].astype(float)
+        want = Xk.T @ (Xk * (1.0 if w is None else w[idx, None]))
+        got = d2s_module._gram(X, idx, w, dtype, Deadline())
+        assert np.allclose(got, want, rtol=1e-12)
+    plain = d2s_module.d2s(X, y, 3, 0.5, 2, weights=w)
+    timed = d2s_module.d2s(X, y, 3, 0.5, 2, weights=w, deadline=Deadline(3600))
+    assert plain.score == pytest.approx(timed.score)
+    assert np.array_equal(plain.tree.split, timed.tree.split)
+
+
+def test_d2s_stops_between_blocks() -> None:
+    X, y = _data()
+    with pytest.raises(TimeUp):  # 20,000 rows: more than one block in some class
+        d2s_module.d2s(X, y, 3, 0.0, 2, deadline=CountedDeadline(1))
+
+
+def test_bendoct_polishing_past_the_deadline_counts_nothing(monkeypatch) -> None:
+    """The deadline passes as the start is polished (stub): D2S finishes no count after it,
+    no SCIP solve starts, and the fit returns the start with status "time_limit"."""
+    X, y = _data(3_000)
+    deadline = Until()
+    monkeypatch.setattr(tree_estimators, "fit_deadline", lambda limit: deadline)
+    real_d2s, real_solve = subtrees.d2s, scip.ScipModel.solve
+    counted_after, solves = [], []
+
+    def d2s(*args, **kwargs):
+        deadline.over = True  # the polishing step is where time runs out
+        out = real_d2s(*args, **kwargs)
+        counted_after.append(1)
+        return out
+
+    def solve(self, *args, **kwargs):
+        solves.append(deadline.over)
+        return real_solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(subtrees, "d2s", d2s)
+    monkeypatch.setattr(scip.ScipModel, "solve", solve)
+    with pytest.warns(UserWarning):
+        m = BendOCTClassifier(depth=3, lam=0.0, time_limit=60, subtree_search=False,
+                              split_bound_cuts=False).fit(X, y)
+    assert counted_after == [] and solves == []
+    assert m.status_ == "time_limit"
+    # the returned tree is scored honestly: its training accuracy in plain numpy
+    assert m.objective_ == pytest.approx(np.mean(m.predict(X) == y), abs=1e-9)
+    assert m.objective_ >= np.bincount(y).max() / len(y) - 1e-12
