@@ -97,7 +97,7 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
         if relaxed:
             fit.stats["subtree_search"] = "fronts without max_leaves: within it"
         return _constrained(problem, fit)
-    start = cart_heap_tree(problem, seed) if warm_start else None
+    start = cart_heap_tree(problem, seed, deadline) if warm_start else None
     if start is not None and not start.feasible(problem):  # e.g. CART is unfair
         start = None
     search_bound, search_stats = math.inf, {}
