@@ -79,3 +79,37 @@ def test_bendoct_polishing_past_the_deadline_counts_nothing(monkeypatch) -> None
     # the returned tree is scored honestly: its training accuracy in plain numpy
     assert m.objective_ == pytest.approx(np.mean(m.predict(X) == y), abs=1e-9)
     assert m.objective_ >= np.bincount(y).max() / len(y) - 1e-12
+
+
+def test_benders_build_adds_no_row_variables_after_the_deadline(monkeypatch) -> None:
+    """The deadline passes once the tree structure is built (stub): the per-row variables
+    g_i are not added (150,000 of them took 1 s), the build stops with TimeUp."""
+    from optrees.trees.mip.benders import BendersOCT
+    from optrees.trees.problem.tree_problem import TreeProblem
+
+    X, y = _data(30_000, k=2)
+    form = BendersOCT(TreeProblem(X, y, 2, 2, 0.0))
+    model = scip.ScipModel()
+    deadline = Until()
+    structure = BendersOCT.add_tree_structure
+
+    def then_stop(self, *args, **kwargs):
+        structure(self, *args, **kwargs)
+        deadline.over = True
+
+    monkeypatch.setattr(BendersOCT, "add_tree_structure", then_stop)
+    added = []
+    add_vars = scip.ScipModel.add_vars
+
+    def counted(self, shape, *args, **kwargs):
+        added.append(int(np.prod(shape)))
+        return add_vars(self, shape, *args, **kwargs)
+
+    monkeypatch.setattr(scip.ScipModel, "add_vars", counted)
+    try:
+        with pytest.raises(TimeUp):
+            form.build(model, deadline)
+        assert sum(added) < len(y)
+    finally:
+        model.free()
+
