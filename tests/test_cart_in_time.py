@@ -80,7 +80,7 @@ def test_planner_fits_every_row_when_there_is_time(monkeypatch) -> None:
 
 def test_planner_samples_when_the_full_fit_would_overrun(monkeypatch) -> None:
     # the probe of 10,000 rows 'takes' 0.1 s: every row is predicted at 1.25 s, over the
-    # share of 2 s left (0.5 s) -> one more fit, on 10,000 x 0.5 / 0.1 x 0.8 = 40,000 rows
+    # share of 2 s left (1 s) -> one more fit, on 10,000 x 1 / 0.1 x 0.8 = 80,000 rows
     calls, best = _planner(100_000, Tight(2.0), monkeypatch)
     assert max(calls) < 100_000 and len(calls) == 2
     assert calls[1] * 0.01 / 1000 <= cart_budget.CART_SHARE * 2.0
