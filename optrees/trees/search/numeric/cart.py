@@ -1,4 +1,5 @@
-"""CART as the first incumbent of the deep search, so its result is never worse than CART.
+"""CART as the first incumbent of the deep search, so its result is never worse than CART
+(on a sample of the rows when too little time is left for every row: see below).
 
 sklearn's :class:`~sklearn.tree.DecisionTreeClassifier` of the same depth is fitted on the
 selected rows (with their weights) and re-expressed on this package's terms: sklearn compares
