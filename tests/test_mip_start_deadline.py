@@ -113,3 +113,37 @@ def test_benders_build_adds_no_row_variables_after_the_deadline(monkeypatch) -> 
     finally:
         model.free()
 
+
+
+def test_no_scip_solve_with_less_time_than_its_set_up(monkeypatch) -> None:
+    """SCIP reads its limit only after its set-up (lazy locks over every variable): with
+    less time left than that, run_scip starts no solve and returns None."""
+    from optrees.trees.mip.benders import BendersOCT
+    from optrees.trees.problem.tree_problem import TreeProblem
+    from optrees.trees.solve.binary import run_scip
+
+    X, y = _data(300, k=2)
+    solves = []
+    real_solve = scip.ScipModel.solve
+
+    def solve(self, *args, **kwargs):
+        solves.append(self.min_solve_seconds())
+        return real_solve(self, *args, **kwargs)
+
+    monkeypatch.setattr(scip.ScipModel, "solve", solve)
+    form = BendersOCT(TreeProblem(X, y, 2, 2, 0.0))
+    assert run_scip(form, Deadline(2)) is not None and len(solves) == 1
+    # the set-up of 300 rows' variables is below a millisecond: made to exceed the hour
+    monkeypatch.setattr(scip, "LAZY_SETUP_SECONDS_PER_VAR", 3600.0)
+    assert solves[0] > 0.0
+    assert run_scip(BendersOCT(TreeProblem(X, y, 2, 2, 0.0)), Deadline(2)) is None
+    assert len(solves) == 1
+
+
+def test_min_solve_seconds_counts_variables_of_lazy_models() -> None:
+    m = scip.ScipModel()
+    m.add_vars(1000)
+    assert m.min_solve_seconds() == 0.0
+    m.set_lazy(object())
+    assert m.min_solve_seconds() == pytest.approx(1000 * scip.LAZY_SETUP_SECONDS_PER_VAR)
+    m.free()
