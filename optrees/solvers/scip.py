@@ -56,7 +56,8 @@ LAZY_SETUP_SECONDS_PER_VAR = 1.5e-5
 """Seconds per variable SCIP spends, in a model with lazy constraints, before it first reads
 its time limit: the lock callback's loop over every transformed variable and the problem's
 transformation (BendersOCT, 150,000 rows: solve(0.01 s) took 2.24 s with 150,745 variables,
-0.51 s with 50,745; 0.72 s of 1.42 s in one profile was the lock loop)."""
+0.51 s with 50,745; 0.72 s of 1.42 s in one profile was the lock loop; short solves of the
+150,745-variable model took 0.71-1.12 s in other runs).  Set from the slowest run."""
 
 
 class ScipModel:
