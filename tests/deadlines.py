@@ -47,3 +47,21 @@ class Until(Deadline):
 
     def expired(self) -> bool:
         return self.over
+
+
+class Tight(Deadline):
+    """A limited deadline with ``left`` seconds left until ``over`` is set (by a stubbed
+    step), then none: a step that plans by the time left sees too little for a long job."""
+
+    __slots__ = ("left", "over")
+
+    def __init__(self, left: float) -> None:
+        super().__init__(3600.0)
+        self.left = left
+        self.over = False
+
+    def remaining(self) -> float:
+        return 0.0 if self.over else self.left
+
+    def expired(self) -> bool:
+        return self.over

@@ -251,7 +251,8 @@ class BendersOCTClassifier(_OptimalTreeClassifier):
     ``x <= t`` on the raw values
     (``thresholds_ == "all"``, ``encoder_`` reads new tables).  No MIP runs then (one over
     every threshold is not practical): a search stopped by the time limit returns its best
-    tree, never worse than CART, with status "time_limit" and the search's valid bound.  An
+    tree, never worse than CART (grown on a sample of the rows when too little time is left
+    for CART on every row), with status "time_limit" and the search's valid bound.  An
     explicit ``binarizer``, ``subtree_search=False``, depth ≥ 6 or ``max_leaves`` at depth 5
     solves over the binarizer's thresholds (``thresholds_ == "binarized"``).
     ``fractional_cuts=True`` also separates min-cut inequalities at fractional LP solutions;

@@ -23,7 +23,7 @@ from .accel.path_bound import PathBoundCuts
 from .accel.split_bound import SplitBoundCuts
 from .accel.subtrees import SubtreeCache, height, polish
 from .fairness_rows import add_fairness_rows
-from .formulation import ModelSize, TreeFormulation, check_deadline
+from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
 from .side_constraints import AllLazy, add_side_constraints, side_stats
 
 
@@ -175,8 +175,9 @@ class BendersOCT(TreeFormulation):
         binary = not self.leaf_model or self.strengthened_cuts or p.fairness is not None
         self.add_tree_structure(m, binary_labels=binary, deadline=deadline)
         # g_i (theta_i in [BendOCT]): sample i classified correctly      (8.5)
-        self.g = m.add_vars(p.n_samples, "C", ub=1.0, obj=p.correct_weight * p.weights,
-                            name="g")
+        # in blocks, asking the deadline: 150,000 at once took 1 s past a stopped search
+        self.g = add_var_rows(m, (p.n_samples, 1), "C", deadline, ub=1.0, name="g",
+                              obj=(p.correct_weight * p.weights)[:, None]).ravel()
         self.lazy = BendersCuts(self)
         # side constraints and fairness (issue #19): rows, and lazy parts in the one handler
         self.leaf_cuts = add_side_constraints(self, m)
@@ -224,13 +225,14 @@ class BendersOCT(TreeFormulation):
         coefs = np.r_[self.p.weights[idx], -self.cache.leaf_penalty * np.ones(len(self.p_leaf))]
         m.add_row(ids, coefs, rhs=float(result.score))
 
-    def improve_start(self, tree: HeapTree) -> HeapTree:
+    def improve_start(self, tree: HeapTree, deadline: Deadline | None = None) -> HeapTree:
         """Polish a start tree ([BendOCT] §6.2) when polishing is on; at depth 3
-        the split bounds also give the optimal tree, which replaces a worse start."""
+        the split bounds also give the optimal tree, which replaces a worse start.
+        ``deadline``: polishing raises :class:`TimeUp` once it has passed."""
         best = self.split_cuts.best_root_tree() if self.split_cuts is not None else None
         if best is not None and best.feasible(self.p):  # optimal: nothing to polish
             return best if best.objective(self.p) > tree.objective(self.p) + 1e-12 else tree
-        return polish(self.p, tree, self.cache) if self.polishing else tree
+        return polish(self.p, tree, self.cache, deadline) if self.polishing else tree
 
     def polish_lp_solution(self, x: np.ndarray) -> list[np.ndarray]:
         """Algorithm 1 on the tree of an LP solution.

@@ -201,7 +201,7 @@ class BinOCT:
                     x[self.e[t, k]] = self.w[(leaf == first + t) & (self.y == k)].sum()
         return x
 
-    def improve_start(self, tree: HeapTree) -> HeapTree:
+    def improve_start(self, tree: HeapTree, deadline: Deadline | None = None) -> HeapTree:
         return tree
 
     def start_values(self, tree: HeapTree) -> np.ndarray:

@@ -192,8 +192,9 @@ class TreeFormulation:
         anc = np.array(ancestors(n), dtype=np.int64)
         return self.b[anc - 1, tree.split[anc - 1]] if anc.size else np.zeros(0, np.int64)
 
-    def improve_start(self, tree: HeapTree) -> HeapTree:
-        """Hook to improve a start tree before it is given to the solver."""
+    def improve_start(self, tree: HeapTree, deadline: Deadline | None = None) -> HeapTree:
+        """Hook to improve a start tree before it is given to the solver (raising
+        :class:`TimeUp` once ``deadline`` has passed)."""
         return tree
 
     def tree_from_values(self, x: np.ndarray) -> HeapTree:

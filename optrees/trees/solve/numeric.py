@@ -4,8 +4,9 @@
 :mod:`optrees.trees.search.numeric` for a :class:`TreeProblem`'s objective and returns a
 :class:`FitResult` whose model is a :class:`BinaryTree` with real thresholds.  There is no
 MIP on this path: a MIP over every threshold of every numeric column is far too large to be
-practical, so a search stopped by the deadline returns its best tree (never worse than CART)
-with the search's valid upper bound.
+practical, so a search stopped by the deadline returns its best tree (never worse than CART,
+grown on sampled rows when the time left is too short for every row) with the search's
+valid upper bound.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree, TreeProblem
 from ..d2s import SubtreeResult, d2s
 
@@ -29,9 +30,10 @@ class SubtreeCache:
             mask &= self.p.X[:, f] == direction
         return np.flatnonzero(mask)
 
-    def solve(self, path: tuple[tuple[int, int], ...],
-              max_depth: int = 2) -> tuple[SubtreeResult, np.ndarray]:
-        """Optimal subtree (depth <= max_depth) for the samples following ``path``."""
+    def solve(self, path: tuple[tuple[int, int], ...], max_depth: int = 2,
+              deadline: Deadline | None = None) -> tuple[SubtreeResult, np.ndarray]:
+        """Optimal subtree (depth <= max_depth) for the samples following ``path``;
+        ``deadline`` stops D2S's counting with :class:`TimeUp` (nothing is stored)."""
         self.calls += 1
         key = (frozenset(path), max_depth)
         if key in self._store:
@@ -39,7 +41,7 @@ class SubtreeCache:
             return self._store[key]
         idx = self.rows(path)
         result = d2s(self.p.X, self.p.y, self.p.n_classes, self.leaf_penalty, max_depth, idx,
-                     weights=self.p.row_weights)
+                     weights=self.p.row_weights, deadline=deadline)
         self._store[key] = (result, idx)
         return result, idx
 
@@ -72,10 +74,11 @@ def graft(tree: HeapTree, n: int, sub: HeapTree) -> HeapTree:
     return HeapTree(split, label).canonical()
 
 
-def polish(problem: TreeProblem, tree: HeapTree, cache: SubtreeCache) -> HeapTree:
+def polish(problem: TreeProblem, tree: HeapTree, cache: SubtreeCache,
+           deadline: Deadline | None = None) -> HeapTree:
     """Algorithm 1: re-optimise the tails of ``tree`` with D2S; never returns a worse tree,
     nor one that breaks the problem's side constraints (D2S ignores them: such a polished
-    tree is dropped).
+    tree is dropped).  ``deadline``: D2S raises :class:`TimeUp` once it has passed.
 
     Subtree roots are the reachable nodes of height <= 2 whose parent has height > 2 (or the
     root), and also reachable leaves higher up (a depth-2 subtree fits below them).
@@ -92,7 +95,7 @@ def polish(problem: TreeProblem, tree: HeapTree, cache: SubtreeCache) -> HeapTre
         stack += [(2 * n, path + ((int(f), 0),)), (2 * n + 1, path + ((int(f), 1),))]
     polished = tree
     for n, path, max_depth in roots:
-        result, _ = cache.solve(path, max_depth)
+        result, _ = cache.solve(path, max_depth, deadline)
         polished = graft(polished, n, result.tree)
     if (polished.objective(problem) > tree.objective(problem) + 1e-12
             and polished.feasible(problem)):

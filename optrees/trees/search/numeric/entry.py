@@ -48,7 +48,8 @@ def solve_numeric(X: np.ndarray | NumericData, y: np.ndarray, *, n_classes: int 
     to fewer leaves.  ``backend``: ``"auto"``, ``"numba"`` or ``"numpy"`` (same answers).
 
     ``max_depth`` ≥ 3 runs a branch-and-bound whose first incumbent is CART of the same depth
-    (so the tree is never worse than CART) and, when it runs past :data:`COARSE_AFTER` of
+    (so the tree is never worse than CART; with too little time left for CART on every row,
+    than CART on a sample: :mod:`..cart_budget`) and, when it runs past :data:`COARSE_AFTER` of
     ``deadline``, the coarse incumbent of :mod:`.coarse`; when ``deadline`` expires it returns
     the best tree found with ``optimal=False`` and a valid ``upper_bound`` on the optimum.
     Depth 2 with a ``deadline`` starts from CART too and stops at the deadline (then its bound
