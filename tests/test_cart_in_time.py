@@ -98,13 +98,8 @@ def test_planner_starts_no_fit_on_many_rows_after_the_deadline(monkeypatch) -> N
 
 
 # ----------------------------------------------------------------- numeric search
-def test_numeric_incumbent_samples_when_time_is_short(monkeypatch) -> None:
-    """Little time left as CART starts (stub; the deadline passes once it returns): CART is
-    never fitted on every row, and the stopped search's tree, scored in numpy on every row,
-    is at least the majority leaf."""
-    X, y = _numeric()
-    deadline = Tight(0.02)
-    sizes = _recording(monkeypatch)
+def _stop_after_cart(monkeypatch, deadline: Tight) -> None:
+    """The numeric search's CART incumbent runs as usual, then ``deadline`` passes."""
     incumbent = entry.cart_incumbent
 
     def then_stop(*args, **kwargs):
@@ -113,6 +108,16 @@ def test_numeric_incumbent_samples_when_time_is_short(monkeypatch) -> None:
         return out
 
     monkeypatch.setattr(entry, "cart_incumbent", then_stop)
+
+
+def test_numeric_incumbent_samples_when_time_is_short(monkeypatch) -> None:
+    """Little time left as CART starts (stub; the deadline passes once it returns): CART is
+    never fitted on every row, and the stopped search's tree, scored in numpy on every row,
+    is at least the majority leaf."""
+    X, y = _numeric()
+    deadline = Tight(0.02)
+    sizes = _recording(monkeypatch)
+    _stop_after_cart(monkeypatch, deadline)
     found = solve_numeric(X, y, max_depth=3, deadline=deadline, backend="numpy")
     assert sizes and max(sizes) < len(y)
     correct = int((_heap_predict(found.feature, found.threshold, found.label, X) == y).sum())
@@ -130,14 +135,7 @@ def test_numeric_incumbent_keeps_full_cart_with_time(monkeypatch) -> None:
     cart_correct = int((cart.predict(X) == y).sum())
     sizes.clear()
     deadline = Tight(3600.0)
-    incumbent = entry.cart_incumbent
-
-    def then_stop(*args, **kwargs):
-        out = incumbent(*args, **kwargs)
-        deadline.over = True
-        return out
-
-    monkeypatch.setattr(entry, "cart_incumbent", then_stop)
+    _stop_after_cart(monkeypatch, deadline)
     found = solve_numeric(X, y, max_depth=3, deadline=deadline, backend="numpy")
     assert len(y) in sizes
     correct = int((_heap_predict(found.feature, found.threshold, found.label, X) == y).sum())
