@@ -246,3 +246,35 @@ def test_trees_labelled_together_are_each_trees_majority_labels_and_score():
                 side = int(d.X[i, sub[0]])
                 sub, path = sub[1 + side], path + (side,)
             assert tree.label[t - 1] == int(np.argmax(leaves[path]))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hull_lams_are_where_each_point_is_the_penalised_optimum(seed):
+    """``hull_lams`` on random (leaves, gain) points, stopped fronts' kind included (more
+    leaves and less gain): inside a point's interval it maximises gain - lam * leaves over
+    every point (checked in numpy at the interval's midpoint); at a random lam the
+    maximiser with the fewest leaves has an interval holding that lam."""
+    from types import SimpleNamespace
+
+    from optrees.trees.solve.path import hull_lams
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    leaves = rng.integers(1, 9, n)
+    gain = np.round(rng.random(n), 2)
+    points = [SimpleNamespace(leaves=int(k), gain=float(g), lams=None)
+              for k, g in zip(leaves, gain, strict=True)]
+    hull_lams(points, lambda p: p.gain)
+    for p in points:
+        if p.lams is None:
+            continue
+        low, high = p.lams
+        assert 0.0 <= low < high
+        lam = (low + min(high, low + 2.0)) / 2
+        assert p.gain - lam * p.leaves >= np.max(gain - lam * leaves) - 1e-12
+    for lam in rng.random(5):
+        value = gain - lam * leaves
+        best = np.flatnonzero(value >= value.max() - 1e-12)
+        fewest = best[np.argmin(leaves[best])]
+        low, high = points[fewest].lams
+        assert low - 1e-12 <= lam <= high + 1e-12
