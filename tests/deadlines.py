@@ -65,3 +65,15 @@ class Tight(Deadline):
 
     def expired(self) -> bool:
         return self.over
+
+
+class UntilEverywhere(Until):
+    """An :class:`Until` whose stages (``share``, ``within``, ``reserve``) are itself: a
+    stubbed step that sets ``over`` ends the stage it runs in too (``run_scip`` builds the
+    model within a share of the fit's deadline, which a plain :class:`Until` would not
+    reach)."""
+
+    __slots__ = ()
+
+    def _child(self, at: float) -> Deadline:
+        return self

@@ -228,8 +228,10 @@ class BendersOCT(TreeFormulation):
     def improve_start(self, tree: HeapTree, deadline: Deadline | None = None) -> HeapTree:
         """Polish a start tree ([BendOCT] §6.2) when polishing is on; at depth 3
         the split bounds also give the optimal tree, which replaces a worse start.
-        ``deadline``: polishing raises :class:`TimeUp` once it has passed."""
-        best = self.split_cuts.best_root_tree() if self.split_cuts is not None else None
+        ``deadline``: polishing, and the D2S subtrees of that optimal tree, raise
+        :class:`TimeUp` once it has passed."""
+        best = (self.split_cuts.best_root_tree(deadline) if self.split_cuts is not None
+                else None)
         if best is not None and best.feasible(self.p):  # optimal: nothing to polish
             return best if best.objective(self.p) > tree.objective(self.p) + 1e-12 else tree
         return polish(self.p, tree, self.cache, deadline) if self.polishing else tree

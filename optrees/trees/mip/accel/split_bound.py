@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....solvers.base import Row
-from ....solvers.deadline import Deadline
+from ....solvers.deadline import Deadline, TimeUp
 from ...problem.tree_problem import HeapTree
 from ..d2s import split_scores
 from .path_bound import descendants, integral_paths
@@ -37,7 +37,8 @@ class SplitBoundCuts:
     The bounds cost O(K |I(P)| F^3): a separator call skips paths whose bounds would take more
     than ``max_seconds`` (estimated) or the time left of ``deadline`` (SCIP sees its time
     limit only between callbacks: without it a call begun 0.1 s before the limit ran 0.77 s
-    past it), the root row more than a quarter of the time left.
+    past it), the root row more than a quarter of the time left; the root row's bounds also
+    stop at the build's deadline (:meth:`root_row`).
     """
 
     def __init__(self, form, cache: SubtreeCache, tol: float = 1e-6,
@@ -52,17 +53,19 @@ class SplitBoundCuts:
         self._bounds: dict[frozenset, tuple[np.ndarray, float, np.ndarray]] = {}
         self.n_cuts = 0
 
-    def bounds(self, path: tuple[tuple[int, int], ...]
+    def bounds(self, path: tuple[tuple[int, int], ...], deadline: Deadline | None = None
                ) -> tuple[np.ndarray, float, np.ndarray]:
         """(U_f for every feature f, U_leaf, the samples I(P)) for the samples following
-        ``path``."""
+        ``path``.  ``deadline`` (never one inside the solver's callbacks): asked between
+        blocks of features, :class:`TimeUp` once passed, and then nothing is stored."""
         key = frozenset(path)
         if key not in self._bounds:
             p = self.f.p
             idx = self.cache.rows(path)
             left, right = split_scores(p.X, p.y, p.n_classes, self.cache.leaf_penalty, idx,
-                                       weights=p.row_weights)
-            self._bounds[key] = (left + right, self.cache.solve(path, 0)[0].score, idx)
+                                       weights=p.row_weights, deadline=deadline)
+            leaf = self.cache.solve(path, 0, deadline)[0].score
+            self._bounds[key] = (left + right, leaf, idx)
         return self._bounds[key]
 
     def affordable(self, path: tuple[tuple[int, int], ...], seconds: float | None) -> bool:
@@ -95,10 +98,17 @@ class SplitBoundCuts:
 
     def root_row(self, deadline: Deadline | None = None) -> Row | None:
         """(SB) at the root when it has height 3 (depth 3), added to the model up front, if
-        its D2S bounds look affordable in a quarter of the time left."""
+        its D2S bounds look affordable in a quarter of the time left.  The estimate can be
+        far off (a 100 s build on 150,000 rows took 120.8 s), so the bounds also ask
+        ``deadline`` as they go: once it has passed, no row (the model stays valid)."""
         left = None if deadline is None else deadline.seconds()
         budget = None if left is None else 0.25 * left
         if self.f.p.depth != 3 or not self.affordable((), budget):
+            return None
+        try:
+            self.bounds((), deadline)
+        except TimeUp:
+            self.n_skipped += 1
             return None
         self.added.add(())
         self.n_cuts += 1
@@ -124,8 +134,9 @@ class SplitBoundCuts:
         self.n_cuts += len(rows)
         return rows
 
-    def best_root_tree(self) -> HeapTree | None:
-        """At depth 3 the optimal tree itself: the best root choice with D2S subtrees."""
+    def best_root_tree(self, deadline: Deadline | None = None) -> HeapTree | None:
+        """At depth 3 the optimal tree itself: the best root choice with D2S subtrees
+        (``deadline``: their D2S raises :class:`TimeUp` once it has passed)."""
         p = self.f.p
         if p.depth != 3 or frozenset() not in self._bounds:  # only once the root row exists
             return None
@@ -138,5 +149,5 @@ class SplitBoundCuts:
         split[0] = root
         tree = HeapTree(split, label)
         for child, d in ((2, 0), (3, 1)):
-            tree = graft(tree, child, self.cache.solve(((root, d),), 2)[0].tree)
+            tree = graft(tree, child, self.cache.solve(((root, d),), 2, deadline)[0].tree)
         return tree
