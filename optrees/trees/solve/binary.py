@@ -51,7 +51,8 @@ def run_scip(form: Any, deadline: Deadline, seed: int = 0, verbose: int = 0,
     All within ``deadline``: a build cut short still leaves time to free what was built
     (:data:`SCIP_FREE_SHARE` x the build time), and the solve leaves time for SCIP's set-up
     and freeing (:data:`SCIP_SETUP_SHARE` + :data:`SCIP_FREE_SHARE`) x the build time; none
-    starts with less time than SCIP's set-up (:meth:`ScipModel.min_solve_seconds`).
+    starts with less time than SCIP's set-up (:meth:`ScipModel.min_solve_seconds`, and
+    :data:`SCIP_SETUP_SHARE` x the build time: a shorter solve finds nothing and overruns).
     Returns None when no solve ran (deadline or Ctrl-C before it)."""
     model = ScipModel(SolverOptions(seed=seed, verbose=verbose))
     try:
@@ -63,8 +64,10 @@ def run_scip(form: Any, deadline: Deadline, seed: int = 0, verbose: int = 0,
         built = time.perf_counter() - t_build
         solve = deadline.reserve((SCIP_SETUP_SHARE + SCIP_FREE_SHARE) * built)
         # SCIP's set-up before it reads its limit: with less time no solve starts (BendOCT,
-        # 150,000 rows: 0.53 s given, 1.12 s taken)
-        if solve.expired() or solve.remaining() < model.min_solve_seconds():
+        # 150,000 rows: 0.53 s given, 1.12 s taken; BinOCT depth 3 on kr-vs-kp, 1.75 s
+        # built: a solve given 0.02 s took 0.3 s, then freeing the solved model 0.75 s)
+        if solve.expired() or solve.remaining() < max(model.min_solve_seconds(),
+                                                      SCIP_SETUP_SHARE * built):
             return None
         return model.solve(solve)  # SCIP catches Ctrl-C itself and stops the deadline
     except TimeUp:
