@@ -106,6 +106,18 @@ def test_weight_zero_rows_and_integer_weights_are_as_if_removed_or_repeated():
     assert [p.lams is None for p in weighted] == [p.lams is None for p in repeated]
 
 
+def test_weight_zero_rows_do_not_fill_a_leaf_of_min_samples_leaf():
+    """min_samples_leaf counts rows: the path with rows of weight 0 is the path without them
+    (kept, they would let a leaf of one real row pass a minimum of 3)."""
+    df, y, w = instance(7)
+    w[[2, 5]] = 0.0
+    live = w > 0
+    weighted = regression_front(df, y, 2, sample_weight=w, min_samples_leaf=3)
+    removed = regression_front(df[live], y[live], 2, sample_weight=w[live],
+                               min_samples_leaf=3)
+    assert [p.loss for p in weighted] == pytest.approx([p.loss for p in removed], abs=1e-9)
+
+
 def test_a_stopped_path_keeps_real_trees_and_valid_bounds():
     df, y, w = instance(3, n=14)
     want = regression_front_by_enumeration(df.to_numpy(), y, w, 3, 1)
@@ -259,3 +271,10 @@ def test_parallel_folds_choose_as_a_serial_run():
     assert threaded.best_params_ == serial.best_params_
     np.testing.assert_array_equal(threaded.cv_results_["mean_test_score"],
                                   serial.cv_results_["mean_test_score"])
+
+
+def test_path_trees_keep_the_column_names():
+    df = pd.DataFrame({"age": [1.0, 2, 3, 4, 5, 6], "b": [3.0, 1, 2, 5, 4, 6]})
+    front = regression_front(df, np.array([1.0, 1, 2, 5, 5, 6]), 1)
+    assert front[1].tree.feature_names == ["age", "b"]
+    assert front[1].tree.negated_names == ["not (age)", "not (b)"]

@@ -20,15 +20,14 @@ from .._params import validate_params
 from .._validation import (
     check_frame,
     check_max_leaves,
-    check_regression_target,
     check_target,
     fit_weights,
 )
-from ..encoding.binary import binarize, every_threshold
+from ..encoding.binary import binarize
 from ..models.result import FINISHED_STATUSES
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.path import PathPoint, front_points
-from ..trees.solve.regression_path import RegressionPathPoint
+from ..trees.solve.regression_path import RegressionPathPoint, encoded, weighted_rows
 from ..trees.solve.regression_path import front_points as regression_points
 from ._base import TimeLimitWarning, drop_weightless, fit_deadline
 
@@ -155,19 +154,13 @@ def _regression_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
     the regression front's hull (:func:`~optrees.trees.solve.regression_path.front_points`)
     on the rows as its fit encodes them."""
     p = validate_params(estimator)
-    df = check_frame(X_train)
-    columns = [str(c) for c in df.columns]
-    df = df.set_axis(columns, axis=1)
-    target = check_regression_target(y_train, len(df))
-    w = fit_weights(w_train, None, np.zeros(0), np.zeros(len(target), np.int64))
-    df, target, w = drop_weightless(df, target, w)
-    encoding = every_threshold(df)
-    names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
-    points = regression_points(encoding.transform(df), target, w, p.depth,
+    df, target, w = weighted_rows(check_frame(X_train), y_train, w_train)
+    features, encoding, names = encoded(df)
+    points = regression_points(features, target, w, p.depth,
                                min_leaf_rows(p.min_samples_leaf, len(target)),
                                fit_deadline(p.time_limit), names, "hull",
                                p.random_state or 0)
-    return points, encoding, columns, None
+    return points, encoding, list(df.columns), None
 
 
 def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,

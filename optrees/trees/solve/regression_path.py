@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..._validation import (
     OptreesInputError,
@@ -66,6 +68,9 @@ when it is below the chord by more, and a point is proved when its loss is withi
 its bound."""
 
 BUDGETS = ("hull", "all")
+
+Names = tuple[list[str], list[str], list[bool]]
+"""Feature names, negated names and numeric flags of the encoded columns."""
 
 
 @dataclass
@@ -111,24 +116,39 @@ def regression_front(X: object, y: object, depth: int, *, sample_weight: object 
     frame = check_frame(X)
     depth = check_depth(depth, MAX_REGRESSION_DEPTH, "the regression search is built to "
                         f"depth {MAX_REGRESSION_DEPTH}")
-    target = check_regression_target(y, len(frame))
-    w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
+    frame, target, w = weighted_rows(frame, y, sample_weight)
     min_leaf = check_min_leaf(min_samples_leaf, "min_samples_leaf")
     if budgets not in BUDGETS:
         raise OptreesInputError(f"budgets must be 'hull' or 'all', got {budgets!r}")
-    keep = None if w is None else w > 0
-    if keep is not None and not keep.all():
-        frame, target, w = frame[keep].reset_index(drop=True), target[keep], w[keep]
-    encoding = every_threshold(frame)
-    features = encoding.transform(frame)
-    names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+    features, _, names = encoded(frame)
     return front_points(features, target, w, depth, min_leaf_rows(min_leaf, len(target)),
                         Deadline(check_time_limit(time_limit)), names, budgets)
 
 
+def weighted_rows(frame: pd.DataFrame, y: object, sample_weight: object
+                  ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
+    """A checked ``frame`` (columns named by strings, as a fit names them), the checked
+    target and weights, rows of weight 0 dropped (they must not move a threshold)."""
+    frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
+    target = check_regression_target(y, len(frame))
+    w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
+    keep = None if w is None else w > 0
+    if keep is not None and not keep.all():
+        frame, target, w = frame[keep].reset_index(drop=True), target[keep], w[keep]
+    return frame, target, w
+
+
+def encoded(frame: pd.DataFrame) -> tuple[np.ndarray, Any, Names]:
+    """``frame`` over every threshold (as OptimalTreeRegressor's search sees it), the
+    encoding (to encode other rows alike) and the names :func:`front_points` takes."""
+    encoding = every_threshold(frame)
+    names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
+    return encoding.transform(frame), encoding, names
+
+
 def front_points(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                  min_leaf: int, deadline: Deadline,
-                 names: tuple[list[str], list[str], list[bool]] | None = None,
+                 names: Names | None = None,
                  budgets: str = "hull", random_state: int = 0) -> RegressionFront:
     """The path on an encoded float matrix (rows of weight > 0), as
     :func:`regression_front`; ``names``: feature names, negated names, numeric flags."""
