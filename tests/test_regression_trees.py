@@ -22,6 +22,7 @@ from optrees import OptimalTreeRegressor, OptreesInputError, TimeLimitWarning
 from optrees.solvers.deadline import TimeUp
 from optrees.trees.problem.objectives.squared_error import SquaredError
 from optrees.trees.search.regression import RegressionData, kernels, search_tree
+from optrees.trees.search.regression.depth2_front import depth2_front
 
 
 # ---------------------------------------------------------------------------- the oracle
@@ -211,6 +212,46 @@ def test_every_depth2_solver_matches_the_enumeration(seed, solver):
         assert _nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
 
 
+def _leaf_rows(tree, X, rows=None) -> list[int]:
+    """Rows per leaf of a nested tree (as the search returns it)."""
+    rows = np.arange(len(X)) if rows is None else rows
+    if tree is None:
+        return [len(rows)]
+    f, t, left, right = tree
+    go = X[rows, f] <= t
+    return _leaf_rows(left, X, rows[go]) + _leaf_rows(right, X, rows[~go])
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("min_leaf", [1, 3])
+def test_the_depth2_front_is_the_enumerated_best_of_each_leaf_count(seed, min_leaf):
+    """Every leaf count's entry of a depth-2 front (the λ-path's and the leaf budget's
+    building block) is the least SSE of a tree with at most that many leaves, with and
+    without the leaf size limit, and its tree is a real one of that cost."""
+    if not kernels.available():
+        pytest.skip("numba is not installed")
+    df, y, w = instance(60 + seed, n=14, levels=5)
+    X = df.to_numpy()
+    objective = SquaredError()
+    data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf,
+                          _kernel("squared_error"))
+    front = depth2_front(data, data.root(), min_leaf)
+    for k in range(1, 5):
+        best = enumerate_budget(X, y, w, 2, 0.0, min_leaf, k)
+        assert front.limited[k - 1] == pytest.approx(best, abs=1e-9)
+        assert front.free[k - 1] == pytest.approx(enumerate_budget(X, y, w, 2, 0.0, 1, k),
+                                                  abs=1e-9)
+        tree = front.trees[k - 1]
+        rows = _leaf_rows(tree, X)
+        assert len(rows) <= k and min(rows) >= min_leaf
+        assert _nested_cost(tree, X, y, w, 0.0) == pytest.approx(best, abs=1e-9)
+    for pen, budget in ((0.0, None), (0.4, None), (0.1, 2), (0.0, 3)):
+        cost, _, tree = front.at(pen, budget)
+        best = enumerate_budget(X, y, w, 2, pen, min_leaf, budget or 4)
+        assert cost == pytest.approx(best, abs=1e-9)
+        assert _nested_cost(tree, X, y, w, pen) == pytest.approx(best, abs=1e-9)
+
+
 def test_the_equivalent_points_bound_is_the_sse_within_identical_rows():
     X = np.array([[0.0, 1], [0, 1], [1, 0], [1, 0], [2, 2]])
     y = np.array([1.0, 3.0, 0.0, 4.0, 9.0])
@@ -295,10 +336,12 @@ def test_a_compiled_depth2_subproblem_checks_the_deadline_between_root_features(
                           _kernel("squared_error"))
     deadline = CountedDeadline(2)
     with pytest.raises(TimeUp):
-        kernels.depth2_compiled(data, data.root(), 1, deadline)
+        depth2_front(data, data.root(), 1, deadline)
     assert deadline.left == -1  # the third root feature's check raised
-    whole = kernels.depth2_compiled(data, data.root(), 1, CountedDeadline(4))
-    assert whole[0] == pytest.approx(kernels.depth2_compiled(data, data.root(), 1)[0])
+    whole = depth2_front(data, data.root(), 1, CountedDeadline(4)).at(0.0)
+    fresh = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, 1,
+                           _kernel("squared_error"))  # its own memo: computed again
+    assert whole[0] == pytest.approx(depth2_front(fresh, fresh.root(), 1).at(0.0)[0])
 
 
 def _nested_cost(tree, X, y, w, pen) -> float:

@@ -197,6 +197,7 @@ class _Front:
         self.kernel = compiled_kernel(self.objective, depth, deadline, small_fit(X, depth))
         self._lower = None
         self._floors = None
+        self.memo: dict = {}  # row subset -> depth-2 front, shared by every search
 
     # ------------------------------------------------------------------ the trees
     def _loss(self, tree: Tree) -> float:
@@ -254,7 +255,8 @@ class _Front:
     def _data(self, lam: float) -> RegressionData:
         return RegressionData(self.X, self.stats, self.objective.leaf_cost, lam,
                               self.min_leaf, self.kernel,
-                              partial(segment_costs, compiled=self.kernel is not None))
+                              partial(segment_costs, compiled=self.kernel is not None),
+                              self.memo)
 
     def search(self, lam: float, max_leaves: int | None = None) -> Tree:
         """One exact search at ``lam`` (with at most ``max_leaves`` leaves: at ``lam`` 0),

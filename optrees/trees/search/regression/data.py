@@ -35,7 +35,9 @@ class RegressionData:
     :func:`.kernels.for_objective`; None: numpy only), ``segments`` (summed statistics of
     rows, most leaves ``k`` -> ``(k,)`` least cost of the rows in at most 1..k leaves over
     any partition, a bound the search prunes with, or None; squared error:
-    :func:`.segments.segment_costs`)."""
+    :func:`.segments.segment_costs`), ``memo`` (row subset -> its depth-2 front,
+    :mod:`.depth2_front`: the same dict may serve several searches over the same ``X`` and
+    ``stats``, e.g. every ``penalty`` of a λ-path)."""
 
     X: np.ndarray
     stats: np.ndarray
@@ -44,6 +46,7 @@ class RegressionData:
     min_leaf: int = 1
     kernel: object | None = None
     segments: Callable[[np.ndarray, int], np.ndarray | None] | None = None
+    memo: dict | None = None
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)
@@ -51,6 +54,8 @@ class RegressionData:
         self.stats = np.hstack([stats, np.ones((len(stats), 1))])  # + the row count
         self.n, self.F = self.X.shape
         self._rank = np.empty(self.n, dtype=np.int64)  # scratch for ranks of one feature
+        if self.memo is None:
+            self.memo = {}
 
     def root(self) -> np.ndarray:
         """The order of all rows (a stable sort of each column)."""

@@ -1,7 +1,8 @@
 """Depth 1 and 2 over every threshold, compiled (numba).  Depth 2: every root split of
-every feature, and for each the best stump on each side, by one scan of each feature's
-sorted rows per root position (O(F^2 m^2) for m rows, F features, with no temporaries);
-depth 1: one scan per feature (the interval search's step on large subsets).
+every feature, and for each the leaf and best stump of each side, by one scan of each
+feature's sorted rows per root position (O(F^2 m^2) for m rows, F features, with no
+temporaries), combined into a front of leaf counts by :mod:`.depth2_front`; depth 1: one
+scan per feature (the interval search's step on large subsets).
 
 The same answer as :func:`~.dense.depth2` (tests hold them to it); it runs when numba is
 importable, for every depth-2 subproblem of a depth-3 search.  The statistics are three
@@ -18,10 +19,8 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from ....compiled import numba_installed
-from ....solvers.deadline import Deadline
-from .data import GAIN, RegressionData, Tree, first_within
+from .data import GAIN, RegressionData, Tree
 from .specialise import AdditiveObjective, specialise
-from .stump import split_at, stump
 
 KERNEL_LIMIT = 200_000_000
 """Largest ``(m F)^2`` the kernel takes (under a second, not interruptible); larger ones go
@@ -40,13 +39,14 @@ def _leaf(w: float, wy: float, wy2: float) -> float:
     return value if value > 0.0 else 0.0
 
 
-def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarray,
-                f: int, min_leaf: int, penalty: float) -> np.ndarray:
-    """``(m - 1, 2)``: for each root position of feature ``f`` the cost of the best depth-2
-    tree splitting there, with ``min_leaf`` (column 0) and without (column 1); inf where a
-    position splits no value or leaves a side too small."""
+def _root_fronts(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarray,
+                 f: int, min_leaf: int) -> np.ndarray:
+    """``(m - 1, 6)``: for each root position of feature ``f``, without penalties, the left
+    child's cost as a leaf, its best stump with ``min_leaf`` and without (columns 0-2), and
+    the right child's (3-5); every column inf where a position splits no value, a stump
+    column inf where its child has no split."""
     F, m = order.shape
-    out = np.full((m - 1, 2), np.inf)
+    out = np.full((m - 1, 6), np.inf)
     lw = lwy = lwy2 = 0.0
     tw = twy = twy2 = 0.0
     for j in range(m):
@@ -62,9 +62,8 @@ def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarr
         if not X[order[f, p], f] < X[order[f, p + 1], f]:
             continue
         n_left, n_right = p + 1, m - p - 1
-        # the best leaf or stump of each side, with min_leaf and without
-        left_limited = left_free = _leaf(lw, lwy, lwy2) + penalty
-        right_limited = right_free = _leaf(tw - lw, twy - lwy, twy2 - lwy2) + penalty
+        rw, rwy, rwy2 = tw - lw, twy - lwy, twy2 - lwy2
+        left_limited = left_free = right_limited = right_free = np.inf
         for g in range(F):
             aw = awy = awy2 = 0.0   # left child's rows before q in g's order
             bw = bwy = bwy2 = 0.0   # right child's
@@ -84,21 +83,21 @@ def _best_roots(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndarr
                 if not X[s, g] < X[order[g, q + 1], g]:
                     continue
                 if 0 < an < n_left:
-                    c = (_leaf(aw, awy, awy2) + _leaf(lw - aw, lwy - awy, lwy2 - awy2)
-                         + 2 * penalty)
+                    c = _leaf(aw, awy, awy2) + _leaf(lw - aw, lwy - awy, lwy2 - awy2)
                     left_free = min(left_free, c)
                     if an >= min_leaf and n_left - an >= min_leaf:
                         left_limited = min(left_limited, c)
                 if 0 < bn < n_right:
-                    rw, rwy, rwy2 = tw - lw, twy - lwy, twy2 - lwy2
-                    c = (_leaf(bw, bwy, bwy2) + _leaf(rw - bw, rwy - bwy, rwy2 - bwy2)
-                         + 2 * penalty)
+                    c = _leaf(bw, bwy, bwy2) + _leaf(rw - bw, rwy - bwy, rwy2 - bwy2)
                     right_free = min(right_free, c)
                     if bn >= min_leaf and n_right - bn >= min_leaf:
                         right_limited = min(right_limited, c)
-        out[p, 1] = left_free + right_free
-        if n_left >= min_leaf and n_right >= min_leaf:
-            out[p, 0] = left_limited + right_limited
+        out[p, 0] = _leaf(lw, lwy, lwy2)
+        out[p, 1] = left_limited
+        out[p, 2] = left_free
+        out[p, 3] = _leaf(rw, rwy, rwy2)
+        out[p, 4] = right_limited
+        out[p, 5] = right_free
     return out
 
 
@@ -142,19 +141,19 @@ def imported() -> bool:
 def jit() -> None:
     """Decorate the kernels with numba (once; the machine code is compiled or loaded from
     numba's cache at their first call)."""
-    global _leaf, _best_roots, _stump, _JITTED
+    global _leaf, _root_fronts, _stump, _JITTED
     if _JITTED:
         return
     from numba import njit
 
     # _leaf first: the other two call it, and numba resolves it when they compile
     _leaf = njit(cache=True)(_leaf)
-    _best_roots = njit(cache=True)(_best_roots)
+    _root_fronts = njit(cache=True)(_root_fronts)
     _stump = njit(cache=True)(_stump)
     _JITTED = True
 
 
-LEAF_KERNELS = ("_best_roots", "_stump")
+LEAF_KERNELS = ("_root_fronts", "_stump")
 """The entry points, each calling ``_leaf``."""
 
 
@@ -194,32 +193,6 @@ def stump_compiled(data: RegressionData, order: np.ndarray, min_leaf: int
     return cost, free, (f, data.threshold(order, f, p), None, None)
 
 
-def depth2_compiled(data: RegressionData, order: np.ndarray, min_leaf: int,
-                    deadline: Deadline | None = None) -> tuple[float, float, Tree]:
-    """``(cost, free_cost, tree)`` of the best tree of depth <= 2 on the subset (as
-    :func:`~.dense.depth2`), compiled (the kernels ``data.kernel``).  ``deadline`` is
-    checked before each root feature (on 500 rows and 12 features the whole call takes
-    about 0.4 s, too long to run past a time limit)."""
-    best_roots = data.kernel._best_roots
-    cost, free, tree = stump(data, order, min_leaf)
-    best, where = cost, None
-    for f in range(data.F):
-        if deadline is not None:
-            deadline.check()
-        ranks = data.ranks(order, f)
-        roots = best_roots(data.X, data.stats, order, ranks, f, min_leaf, data.penalty)
-        if len(roots):
-            free = min(free, float(roots[:, 1].min()))
-            p = first_within(roots[:, 0])
-            if roots[p, 0] < best - GAIN:
-                best, where = float(roots[p, 0]), (f, p)
-    if where is not None:
-        split, split_tree = split_at(data, order, *where, min_leaf)
-        if split < cost - GAIN:
-            cost, tree = split, split_tree
-    return cost, min(free, cost), tree
-
-
 def compile_kernel(kernel: ModuleType | SimpleNamespace | None = None) -> None:
     """Compile (or load from numba's cache) the kernels (this module's when None) on a tiny
     problem."""
@@ -230,5 +203,5 @@ def compile_kernel(kernel: ModuleType | SimpleNamespace | None = None) -> None:
     X = np.array([[0.0], [1.0], [2.0]])
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
     order = np.array([[0, 1, 2]])
-    kernel._best_roots(X, S, order, order.copy(), 0, 1, 0.0)
+    kernel._root_fronts(X, S, order, order.copy(), 0, 1)
     kernel._stump(X, S, order, 1, 0.0, GAIN)

@@ -26,7 +26,8 @@ import numpy as np
 from ....solvers.deadline import Deadline, TimeUp
 from .data import GAIN, RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
-from .kernels import KERNEL_LIMIT, depth2_compiled, stump_compiled
+from .depth2_front import depth2_front
+from .kernels import KERNEL_LIMIT, stump_compiled
 from .stump import stump
 
 ABOVE = ("above",)
@@ -101,12 +102,13 @@ class RegressionSearch:
         F, m = order.shape
         if budget is not None and budget >= 2 ** depth:
             budget = None
-        if budget is None and depth == 2:
+        if depth == 2:
             # exact whatever ub: its free cost bounds the neighbouring splits better than
             # a k-means floor would (closing such children by the floor cost evaluations)
             if self.data.kernel is not None and (m * F) ** 2 <= KERNEL_LIMIT:
-                return depth2_compiled(self.data, order, min_leaf, self.deadline)  # exact
-            if m * m * F <= self.dense_limit:
+                front = depth2_front(self.data, order, min_leaf, self.deadline)
+                return front.at(self.data.penalty, budget)  # exact, every budget
+            if budget is None and m * m * F <= self.dense_limit:
                 return depth2(self.data, order, min_leaf)  # exact, vectorized
         floor = 2 * self.data.penalty
         floors = self.floors(order, depth) if depth >= 2 else None
