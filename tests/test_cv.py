@@ -10,9 +10,11 @@ import inspect
 import numpy as np
 import pandas as pd
 import pytest
+from deadlines import StopAfter
 from estimator_matrix import _SPARSE_WEIGHTS
 from oracles import front_by_enumeration
 from sklearn.datasets import load_diabetes
+from sklearn.metrics import get_scorer
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -26,8 +28,9 @@ from optrees import (
 )
 from optrees._params import Param, parameter_table, validate_params
 from optrees.estimators import cv as cv_module
+from optrees.estimators import cv_folds
 from optrees.estimators.cv import path_lams, select_index
-from optrees.estimators.cv_folds import FoldPath
+from optrees.estimators.cv_folds import FoldPath, path_fold
 
 
 def binary_data(n: int = 120, p: int = 7, seed: int = 0):
@@ -344,6 +347,23 @@ def test_time_limit_is_shared_by_depth_and_the_refit_gets_the_rest(monkeypatch):
     assert sorted(seen) == sorted([(1, 50.0 * 2 / total), (3, 50.0 * 8 / total)] * 4)
     assert cv.best_estimator_.time_limit > 50.0 * 8 / total  # what the folds left
 
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_a_fold_path_is_stopped_exactly_when_its_time_limit_stopped_a_search(monkeypatch,
+                                                                            regression):
+    """FoldPath.stopped reads the front's ``complete``, for both kinds of path: a deadline
+    that passes at once (StopAfter(0)) stops it, none does not."""
+    if regression:
+        X, y = load_diabetes(return_X_y=True, as_frame=True)
+        X, y, w = X.iloc[:60, :3], y.iloc[:60].to_numpy(), None
+        est, scorer = OptimalTreeRegressor(depth=2), get_scorer("r2")
+    else:
+        X, y, w = binary_data(n=60)
+        est, scorer = BendOCTClassifier(depth=3), None
+    train, test = np.arange(40), np.arange(40, 60)
+    assert not path_fold(est, X, y, w, train, test, scorer, 0).stopped
+    monkeypatch.setattr(cv_folds, "fit_deadline", lambda limit: StopAfter(0))
+    assert path_fold(est, X, y, w, train, test, scorer, 0).stopped
 
 def test_dask_backend_chooses_as_a_serial_run():
     distributed = pytest.importorskip("distributed")

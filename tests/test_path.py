@@ -14,8 +14,11 @@ from optrees import BendOCTClassifier
 from optrees._validation import OptreesInputError
 from optrees.solvers.deadline import Deadline
 from optrees.trees import pareto_front
+from optrees.trees.search.binary import front as front_module
 from optrees.trees.search.binary.front import accuracy_front
 from optrees.trees.search.binary.leaf_fronts import FrontSearch
+from optrees.trees.solve.path import PathFront, front_points
+from optrees.trees.solve.regression_path import RegressionFront
 
 
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
@@ -169,6 +172,33 @@ def test_a_path_stopped_midway_keeps_its_trees_scores_and_valid_bounds(depth, ca
         got = sum(np.sum((leaf == t) & (y == s.tree.label[t - 1])) for t in np.unique(leaf))
         assert got == s.correct
 
+
+@pytest.mark.parametrize("per_budget", [False, True])
+def test_complete_says_whether_the_time_limit_stopped_the_search(monkeypatch, per_budget):
+    """A path's ``complete`` (the same attribute and meaning as a regression front's): its
+    search finished before the deadline.  Oracle: a StopAfter deadline that never said
+    "expired" stopped nothing.  ``per_budget``: the wide-data route, one budgeted search
+    per leaf count."""
+    depth = 3 if per_budget else 4
+    if per_budget:
+        monkeypatch.setattr(front_module, "TRIPLE_CELLS", 0.0)
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(80, 6))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(80) < 0.1)).astype(int)
+    names = ([f"f{j}" for j in range(6)], [f"not f{j}" for j in range(6)])
+    seen = set()
+    for calls in (0, 1, 2, 5, 13, 30, 10**6):
+        deadline = StopAfter(calls)
+        front = front_points(X, y, None, np.array([0, 1]), names, depth, 1, deadline)
+        stopped = deadline.left < 0
+        assert isinstance(front, PathFront) and front.complete is (not stopped)
+        assert accuracy_front(X, y, depth, deadline=StopAfter(calls)).complete is front.complete
+        if front.complete:
+            assert all(p.optimal for p in front)
+        seen.add(stopped)
+    assert seen == {False, True}
+    assert pareto_front(pd.DataFrame(X), y, 2, time_limit=None).complete
+    assert issubclass(RegressionFront, PathFront)
 
 def test_stopped_path_keeps_valid_bounds():
     rng = np.random.default_rng(1)

@@ -273,6 +273,48 @@ def test_parallel_folds_choose_as_a_serial_run():
                                   serial.cv_results_["mean_test_score"])
 
 
+
+def _tasks_run(stream, name: str) -> int:
+    """Calls of ``name`` the Dask task stream ran (joblib ships them as
+    ``batch_of_<name>_<calls>_calls-<hash>``)."""
+    prefix = f"batch_of_{name}_"
+    return sum(int(t["key"][len(prefix):].split("_")[0]) for t in stream.data
+               if t["key"].startswith(prefix))
+
+
+@pytest.mark.parametrize("lams,task", [("path", "path_fold"), (None, "fit_fold")])
+def test_dask_backend_chooses_as_a_serial_run(lams, task):
+    """Issue #44: the same best_params_ and mean test scores as a serial run, the folds run
+    on the cluster, and (oracle: scikit-learn's cross_val_score of the plain regressor,
+    the weights passed to its fits) each fold's score is that of a fit on the weighted
+    training rows."""
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, y = diabetes(80, 3)
+    w = np.random.default_rng(3).uniform(0.5, 2.0, len(y))
+    folds = KFold(3, shuffle=True, random_state=2)
+    kw = {} if lams is None else {"lams": lams}  # None: the default grid of λ
+    serial = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, time_limit=None, **kw)
+    serial.fit(X, y, w)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster), joblib.parallel_backend("dask"), \
+            distributed.get_task_stream() as stream:
+        remote = OptimalTreeRegressorCV(depths=(1, 2), cv=folds, time_limit=None, n_jobs=2,
+                                        **kw).fit(X, y, w)
+    res = remote.cv_results_
+    assert res["from_path"].all() == (lams == "path")
+    per_fold = 2 if lams == "path" else len(res["params"])  # one path per depth, or fits
+    assert _tasks_run(stream, task) == 3 * per_fold  # every fold task ran on the cluster
+    assert remote.best_params_ == serial.best_params_
+    np.testing.assert_array_equal(res["mean_test_score"], serial.cv_results_["mean_test_score"])
+    want = np.array([cross_val_score(OptimalTreeRegressor(**q, time_limit=None), X, y,
+                                     cv=folds, params={"sample_weight": w})
+                     for q in res["params"]])
+    got = np.column_stack([res[f"split{k}_test_score"] for k in range(3)])
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
 def test_path_trees_keep_the_column_names():
     df = pd.DataFrame({"age": [1.0, 2, 3, 4, 5, 6], "b": [3.0, 1, 2, 5, 4, 6]})
     front = regression_front(df, np.array([1.0, 1, 2, 5, 5, 6]), 1)

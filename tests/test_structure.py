@@ -1,6 +1,6 @@
 """The package keeps its shape: no import circle between its modules (imports inside
 functions and under TYPE_CHECKING count too: they are circles a reader follows), no module
-over 600 lines (data tables excepted), and estimators built by the shared constructor."""
+over 600 lines, and estimators built by the shared constructor."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "optrees"
 MAX_LINES = 600
-DATA_TABLES = {"optrees/datasets/_registry.py"}
-"""Modules that are tables of data, not code (the data sets' descriptions)."""
 
 
 def _modules() -> dict[str, Path]:
@@ -127,7 +125,7 @@ def test_layer_check_sees_a_wrong_import(tmp_path):
 def test_no_module_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
-    assert {k: v for k, v in long.items() if k not in DATA_TABLES} == {}
+    assert long == {}
 
 
 def test_generated_constructors():

@@ -3,15 +3,45 @@
 One :class:`DatasetSpec` per dataset says how to read its file(s); the single generic reader
 in ``optrees.datasets`` does the rest. Bundled datasets live (already cleaned, with a header
 row) in ``optrees/datasets/data/``; the others are read from a data directory laid out like the
-project's ``shared/datasets`` folder.
+project's ``shared/datasets`` folder.  The column names and value orders the entries cite
+are in :mod:`optrees.datasets._columns`.
 
-(Over 400 lines: one table entry per data set, with its source, columns and cleaning.)
+(Over 400 lines: one table entry per data set, with its source, files and cleaning.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from ._columns import (
+    ADULT,
+    ANN_THYROID,
+    ATTRITION_NOMINAL,
+    BANK,
+    BREAST_CANCER,
+    BREAST_CANCER_ORDER,
+    BUPA,
+    CAR_ORDER,
+    DEFAULT_CREDIT,
+    HEART,
+    HTRU2,
+    ILPD,
+    LETTER,
+    MAGIC,
+    MUSHROOM,
+    NURSERY,
+    PIMA,
+    SATELLITE,
+    SEISMIC_BUMPS,
+    SOYBEAN,
+    SPAMBASE,
+    STUDENT,
+    STUDENT_NOMINAL,
+    WDBC,
+    WINE,
+    seq,
+)
 
 ALL: Literal["all"] = "all"
 """Value of ``DatasetSpec.categorical`` meaning "every feature column is categorical"."""
@@ -62,200 +92,6 @@ class DatasetSpec:
     event: str | None = None
 
 
-def _seq(prefix: str, n: int, start: int = 1) -> tuple[str, ...]:
-    """``('a1', 'a2', ...)``-style names for datasets whose documentation gives none."""
-    return tuple(f"{prefix}{i}" for i in range(start, start + n))
-
-
-# --- column names (from the UCI .names files unless noted) ---------------------------------
-
-_HOUSE_VOTES = (
-    "handicapped-infants",
-    "water-project-cost-sharing",
-    "adoption-of-the-budget-resolution",
-    "physician-fee-freeze",
-    "el-salvador-aid",
-    "religious-groups-in-schools",
-    "anti-satellite-test-ban",
-    "aid-to-nicaraguan-contras",
-    "mx-missile",
-    "immigration",
-    "synfuels-corporation-cutback",
-    "education-spending",
-    "superfund-right-to-sue",
-    "crime",
-    "duty-free-exports",
-    "export-administration-act-south-africa",
-)
-_TIC_TAC_TOE = tuple(
-    f"{row}-{col}-square"
-    for row in ("top", "middle", "bottom")
-    for col in ("left", "middle", "right")
-)
-_KR_VS_KP = (
-    "bkblk", "bknwy", "bkon8", "bkona", "bkspr", "bkxbq", "bkxcr", "bkxwp", "blxwp",
-    "bxqsq", "cntxt", "dsopp", "dwipd", "hdchk", "katri", "mulch", "qxmsq", "r2ar8",
-    "reskd", "reskr", "rimmx", "rkxwp", "rxmsq", "simpl", "skach", "skewr", "skrxp",
-    "spcop", "stlmt", "thrsk", "wkcti", "wkna8", "wknck", "wkovl", "wkpos", "wtoeg",
-)  # fmt: skip
-_WINE = (
-    "alcohol",
-    "malic_acid",
-    "ash",
-    "alcalinity_of_ash",
-    "magnesium",
-    "total_phenols",
-    "flavanoids",
-    "nonflavanoid_phenols",
-    "proanthocyanins",
-    "color_intensity",
-    "hue",
-    "od280/od315_of_diluted_wines",
-    "proline",
-)
-_WDBC = tuple(
-    f"{feature}_{stat}"
-    for stat in ("mean", "se", "worst")
-    for feature in (
-        "radius",
-        "texture",
-        "perimeter",
-        "area",
-        "smoothness",
-        "compactness",
-        "concavity",
-        "concave_points",
-        "symmetry",
-        "fractal_dimension",
-    )
-)
-_SPAMBASE = (
-    tuple(
-        f"word_freq_{w}"
-        for w in (
-            "make address all 3d our over remove internet order mail receive will people "
-            "report addresses free business email you credit your font 000 money hp hpl "
-            "george 650 lab labs telnet 857 data 415 85 technology 1999 parts pm direct cs "
-            "meeting original project re edu table conference"
-        ).split()
-    )
-    + tuple(f"char_freq_{c}" for c in ";([!$#")
-    + (
-        "capital_run_length_average",
-        "capital_run_length_longest",
-        "capital_run_length_total",
-    )
-)
-_SEISMIC_BUMPS = (
-    "seismic", "seismoacoustic", "shift", "genergy", "gpuls", "gdenergy", "gdpuls",
-    "ghazard", "nbumps", "nbumps2", "nbumps3", "nbumps4", "nbumps5", "nbumps6", "nbumps7",
-    "nbumps89", "energy", "maxenergy",
-)  # fmt: skip
-_BREAST_CANCER = (
-    "age",
-    "menopause",
-    "tumor-size",
-    "inv-nodes",
-    "node-caps",
-    "deg-malig",
-    "breast",
-    "breast-quad",
-    "irradiat",
-)
-_SOYBEAN = (
-    "date", "plant-stand", "precip", "temp", "hail", "crop-hist", "area-damaged",
-    "severity", "seed-tmt", "germination", "plant-growth", "leaves", "leafspots-halo",
-    "leafspots-marg", "leafspot-size", "leaf-shread", "leaf-malf", "leaf-mild", "stem",
-    "lodging", "stem-cankers", "canker-lesion", "fruiting-bodies", "external-decay",
-    "mycelium", "int-discolor", "sclerotia", "fruit-pods", "fruit-spots", "seed",
-    "mold-growth", "seed-discolor", "seed-size", "shriveling", "roots",
-)  # fmt: skip
-_MAGIC = (
-    "fLength", "fWidth", "fSize", "fConc", "fConc1", "fAsym", "fM3Long", "fM3Trans",
-    "fAlpha", "fDist",
-)  # fmt: skip
-_ADULT = (
-    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
-    "occupation", "relationship", "race", "sex", "capital-gain", "capital-loss",
-    "hours-per-week", "native-country",
-)  # fmt: skip
-_DEFAULT_CREDIT = (
-    ("LIMIT_BAL", "SEX", "EDUCATION", "MARRIAGE", "AGE")
-    + ("PAY_0", "PAY_2", "PAY_3", "PAY_4", "PAY_5", "PAY_6")
-    + _seq("BILL_AMT", 6)
-    + _seq("PAY_AMT", 6)
-)
-_HTRU2 = (
-    "profile_mean",
-    "profile_std",
-    "profile_kurtosis",
-    "profile_skewness",
-    "dm_snr_mean",
-    "dm_snr_std",
-    "dm_snr_kurtosis",
-    "dm_snr_skewness",
-)
-_LETTER = (
-    "x-box", "y-box", "width", "high", "onpix", "x-bar", "y-bar", "x2bar", "y2bar",
-    "xybar", "x2ybr", "xy2br", "x-ege", "xegvy", "y-ege", "yegvx",
-)  # fmt: skip
-_MUSHROOM = (
-    "cap-shape", "cap-surface", "cap-color", "bruises", "odor", "gill-attachment",
-    "gill-spacing", "gill-size", "gill-color", "stalk-shape", "stalk-root",
-    "stalk-surface-above-ring", "stalk-surface-below-ring", "stalk-color-above-ring",
-    "stalk-color-below-ring", "veil-type", "veil-color", "ring-number", "ring-type",
-    "spore-print-color", "population", "habitat",
-)  # fmt: skip
-_NURSERY = ("parents", "has_nurs", "form", "children", "housing", "finance", "social", "health")
-_STUDENT = (
-    "school", "sex", "age", "address", "famsize", "Pstatus", "Medu", "Fedu", "Mjob",
-    "Fjob", "reason", "guardian", "traveltime", "studytime", "failures", "schoolsup",
-    "famsup", "paid", "activities", "nursery", "higher", "internet", "romantic", "famrel",
-    "freetime", "goout", "Dalc", "Walc", "health", "absences", "G1", "G2",
-)  # fmt: skip
-_STUDENT_NOMINAL = (
-    "school", "sex", "address", "famsize", "Pstatus", "Mjob", "Fjob", "reason", "guardian",
-    "schoolsup", "famsup", "paid", "activities", "nursery", "higher", "internet", "romantic",
-)  # fmt: skip
-_ATTRITION_NOMINAL = (
-    "BusinessTravel",
-    "Department",
-    "EducationField",
-    "JobRole",
-    "MaritalStatus",
-    "Over18",
-    "OverTime",
-)
-_ANN_THYROID = (
-    # UCI gives no names for the ann-thyroid files; these follow the thyroid0387 order.
-    "age", "sex", "on_thyroxine", "query_on_thyroxine", "on_antithyroid_medication",
-    "sick", "pregnant", "thyroid_surgery", "I131_treatment", "query_hypothyroid",
-    "query_hyperthyroid", "lithium", "goitre", "tumor", "hypopituitary", "psych", "TSH",
-    "T3", "TT4", "T4U", "FTI",
-)  # fmt: skip
-_PIMA = (
-    "pregnancies",
-    "glucose",
-    "blood_pressure",
-    "skin_thickness",
-    "insulin",
-    "bmi",
-    "diabetes_pedigree",
-    "age",
-)
-_SATELLITE = tuple(f"p{pixel}_b{band}" for pixel in range(1, 10) for band in range(1, 5))
-_HEART = (
-    "age", "sex", "cp", "trestbps", "chol", "fbs", "restecg", "thalach", "exang",
-    "oldpeak", "slope", "ca", "thal",
-)  # fmt: skip
-_BANK = (
-    "age", "job", "marital", "education", "default", "balance", "housing", "loan",
-    "contact", "day", "month", "duration", "campaign", "pdays", "previous", "poutcome",
-)  # fmt: skip
-_ILPD = ("age", "gender", "TB", "DB", "alkphos", "sgpt", "sgot", "TP", "ALB", "A/G_ratio")
-_BUPA = ("mcv", "alkphos", "sgpt", "sgot", "gammagt", "drinks")
-
-
 def _bundled(
     name: str,
     shape: tuple[int, int, int],
@@ -277,21 +113,6 @@ def _bundled(
     )
 
 
-# value orders from the UCI .names files
-_LOW_VHIGH = ("low", "med", "high", "vhigh")
-_CAR_ORDER = (
-    ("buying", _LOW_VHIGH),
-    ("maint", _LOW_VHIGH),
-    ("doors", ("2", "3", "4", "5more")),
-    ("persons", ("2", "4", "more")),
-    ("lug_boot", ("small", "med", "big")),
-    ("safety", ("low", "med", "high")),
-)
-_BREAST_CANCER_ORDER = (
-    ("age", tuple(f"{a}-{a + 9}" for a in range(10, 100, 10))),
-    ("tumor-size", tuple(f"{a}-{a + 4}" for a in range(0, 60, 5))),
-    ("inv-nodes", (*(f"{a}-{a + 2}" for a in range(0, 36, 3)), "36-39")),
-)
 
 
 SPECS: tuple[DatasetSpec, ...] = (
@@ -303,7 +124,7 @@ SPECS: tuple[DatasetSpec, ...] = (
     # categorical as in the FlowOCT paper's Table 1 (one-hot: 20 binary features)
     _bundled("balance-scale", (625, 4, 3)),
     _bundled("tic-tac-toe", (958, 9, 2)),
-    _bundled("car-evaluation", (1728, 6, 4), aliases=("car",), ordered=_CAR_ORDER),
+    _bundled("car-evaluation", (1728, 6, 4), aliases=("car",), ordered=CAR_ORDER),
     _bundled("kr-vs-kp", (3196, 36, 2)),
     # UCI Liver Disorders with the target its UCI page recommends: "drinks" (half-pint
     # equivalents of alcohol per day), predicted from five blood tests; the "selector"
@@ -328,7 +149,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         target="class",
     ),
     DatasetSpec(name="wine", shape=(178, 13, 3), files=("wine.data",),
-                columns=("class", *_WINE), target="class"),
+                columns=("class", *WINE), target="class"),
     DatasetSpec(
         name="banknote",
         shape=(1372, 4, 2),
@@ -340,14 +161,14 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="ionosphere",
         shape=(351, 34, 2),
         files=("ionosphere.data",),
-        columns=(*_seq("a", 34), "class"),
+        columns=(*seq("a", 34), "class"),
         target="class",
     ),
     DatasetSpec(
         name="wdbc",
         shape=(569, 30, 2),
         files=("wdbc.data",),
-        columns=("id", "diagnosis", *_WDBC),
+        columns=("id", "diagnosis", *WDBC),
         target="diagnosis",
         drop=("id",),
     ),
@@ -355,14 +176,14 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="spambase",
         shape=(4601, 57, 2),
         files=("spambase.data",),
-        columns=(*_SPAMBASE, "class"),
+        columns=(*SPAMBASE, "class"),
         target="class",
     ),
     DatasetSpec(
         name="seismic-bumps",
         shape=(2584, 18, 2),
         files=("seismic-bumps.arff",),  # plain CSV despite the extension
-        columns=(*_SEISMIC_BUMPS, "class"),
+        columns=(*SEISMIC_BUMPS, "class"),
         target="class",
         categorical=("seismic", "seismoacoustic", "shift", "ghazard"),
     ),
@@ -370,16 +191,16 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="breast-cancer",
         shape=(277, 9, 2),
         files=("breast-cancer.data",),
-        columns=("class", *_BREAST_CANCER),
+        columns=("class", *BREAST_CANCER),
         target="class",
-        categorical=tuple(c for c in _BREAST_CANCER if c != "deg-malig"),
-        ordered=_BREAST_CANCER_ORDER,
+        categorical=tuple(c for c in BREAST_CANCER if c != "deg-malig"),
+        ordered=BREAST_CANCER_ORDER,
     ),
     DatasetSpec(
         name="soybean-small",
         shape=(47, 35, 4),
         files=("soybean-small.data",),
-        columns=(*_SOYBEAN, "class"),
+        columns=(*SOYBEAN, "class"),
         target="class",
         categorical=ALL,
     ),
@@ -396,7 +217,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="spect",
         shape=(267, 22, 2),
         files=("spect.train", "spect.test"),
-        columns=("class", *_seq("F", 22)),
+        columns=("class", *seq("F", 22)),
         target="class",
     ),
     DatasetSpec(
@@ -414,12 +235,12 @@ SPECS: tuple[DatasetSpec, ...] = (
         target="donated_march_2007",
     ),
     DatasetSpec(name="magic", shape=(19020, 10, 2), files=("magic.csv",),
-                columns=(*_MAGIC, "class"), target="class"),
+                columns=(*MAGIC, "class"), target="class"),
     DatasetSpec(
         name="adult",
         shape=(30162, 14, 2),
         files=("adult.csv",),  # UCI adult.data (train part); sex is coded 1/0 in this copy
-        columns=(*_ADULT, "income"),
+        columns=(*ADULT, "income"),
         target="income",
         categorical=(
             "workclass",
@@ -447,7 +268,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         files=("alternates/default-credit.colgen.csv",),
         header=True,
         sep=";",
-        columns=(*_DEFAULT_CREDIT, "default_payment_next_month"),
+        columns=(*DEFAULT_CREDIT, "default_payment_next_month"),
         target="default_payment_next_month",
         categorical=("SEX", "EDUCATION", "MARRIAGE"),
     ),
@@ -457,7 +278,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         files=("HTRU_2.csv",),
         header=True,
         sep=";",
-        columns=(*_HTRU2, "class"),
+        columns=(*HTRU2, "class"),
         target="class",
         aliases=("htru-2",),
     ),
@@ -466,7 +287,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         shape=(43500, 9, 7),
         files=("shuttle.trn",),
         sep=r"\s+",
-        columns=(*_seq("a", 9), "class"),
+        columns=(*seq("a", 9), "class"),
         target="class",
     ),
     DatasetSpec(
@@ -474,14 +295,14 @@ SPECS: tuple[DatasetSpec, ...] = (
         shape=(20000, 16, 26),
         files=("letter.csv",),  # letters coded 1..26 in this copy
         header=True,
-        columns=(*_LETTER, "lettr"),
+        columns=(*LETTER, "lettr"),
         target="lettr",
     ),
     DatasetSpec(
         name="mushroom",
         shape=(5644, 22, 2),
         files=("mushroom.csv",),
-        columns=("class", *_MUSHROOM),
+        columns=("class", *MUSHROOM),
         target="class",
         categorical=ALL,
     ),
@@ -490,7 +311,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         shape=(12960, 8, 5),
         files=("nursery.csv",),  # integer-coded
         sep=";",
-        columns=(*_NURSERY, "class"),
+        columns=(*NURSERY, "class"),
         target="class",
         categorical=ALL,
     ),
@@ -499,16 +320,16 @@ SPECS: tuple[DatasetSpec, ...] = (
         shape=(649, 32, 5),
         files=("student.csv",),  # student-por, integer-coded, grades binned into 5 levels
         sep=";",
-        columns=(*_STUDENT, "G3"),
+        columns=(*STUDENT, "G3"),
         target="G3",
-        categorical=_STUDENT_NOMINAL,
+        categorical=STUDENT_NOMINAL,
     ),
     DatasetSpec(
         name="law",
         shape=(22386, 5, 4),
         files=("law.csv",),  # pre-processed copy without column documentation
         sep=";",
-        columns=(*_seq("a", 5), "class"),
+        columns=(*seq("a", 5), "class"),
         target="class",
     ),
     DatasetSpec(
@@ -519,20 +340,20 @@ SPECS: tuple[DatasetSpec, ...] = (
         sep=";",
         target="Attrition",
         drop=("EmployeeNumber",),
-        categorical=_ATTRITION_NOMINAL,
+        categorical=ATTRITION_NOMINAL,
     ),
     DatasetSpec(
         name="mammography",
         shape=(11183, 6, 2),
         files=("mammography.csv",),
-        columns=(*_seq("a", 6), "class"),
+        columns=(*seq("a", 6), "class"),
         target="class",
     ),
     DatasetSpec(
         name="oilspill",
         shape=(937, 48, 2),
         files=("oilspill.csv",),
-        columns=("batch", *_seq("f", 48), "class"),
+        columns=("batch", *seq("f", 48), "class"),
         target="class",
         drop=("batch",),  # first column is a batch number, not a measurement
     ),
@@ -540,7 +361,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="phoneme",
         shape=(5404, 5, 2),
         files=("phoneme.csv",),
-        columns=(*_seq("harmonic", 5), "class"),
+        columns=(*seq("harmonic", 5), "class"),
         target="class",
     ),
     DatasetSpec(
@@ -581,14 +402,14 @@ SPECS: tuple[DatasetSpec, ...] = (
         shape=(7200, 21, 3),
         files=("ann-thyroid.train", "ann-thyroid.test"),
         sep=r"\s+",
-        columns=(*_ANN_THYROID, "class"),
+        columns=(*ANN_THYROID, "class"),
         target="class",
     ),
     DatasetSpec(
         name="pima-diabetes",
         shape=(768, 8, 2),
         files=("extras/diabetes_pima.csv",),
-        columns=(*_PIMA, "outcome"),
+        columns=(*PIMA, "outcome"),
         target="outcome",
     ),
     DatasetSpec(
@@ -597,14 +418,14 @@ SPECS: tuple[DatasetSpec, ...] = (
         files=("extras/Statlog_satellite.csv",),
         header=True,
         sep=";",
-        columns=(*_SATELLITE, "class"),
+        columns=(*SATELLITE, "class"),
         target="class",
     ),
     DatasetSpec(
         name="heart",
         shape=(303, 13, 2),
         files=("extras/hearts.csv",),  # Cleveland, Kaggle "heart.csv" coding
-        columns=(*_HEART, "target"),
+        columns=(*HEART, "target"),
         target="target",
         categorical=("cp", "restecg", "slope", "thal"),
     ),
@@ -612,7 +433,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="bank-marketing",
         shape=(11162, 16, 2),
         files=("extras/bank_mkt.csv",),
-        columns=(*_BANK, "deposit"),
+        columns=(*BANK, "deposit"),
         target="deposit",
         categorical=(
             "job",
@@ -630,7 +451,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         name="ilpd",
         shape=(579, 10, 2),
         files=("extras/ILPD.csv",),
-        columns=(*_ILPD, "selector"),
+        columns=(*ILPD, "selector"),
         target="selector",
         categorical=("gender",),
     ),
@@ -640,7 +461,7 @@ SPECS: tuple[DatasetSpec, ...] = (
         # UCI notes that "selector" is a train/test split field, not a diagnosis; it is
         # used as the label here only because the rule-learning literature does so.
         files=("extras/bupa.csv",),
-        columns=(*_BUPA, "selector"),
+        columns=(*BUPA, "selector"),
         target="selector",
     ),
 )

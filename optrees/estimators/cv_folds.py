@@ -26,8 +26,8 @@ from .._validation import (
 from ..encoding.binary import binarize
 from ..models.result import FINISHED_STATUSES
 from ..trees.solve.fit import min_leaf_rows
-from ..trees.solve.path import PathPoint, front_points
-from ..trees.solve.regression_path import RegressionPathPoint, encoded, weighted_rows
+from ..trees.solve.path import PathFront, front_points
+from ..trees.solve.regression_path import RegressionFront, encoded, weighted_rows
 from ..trees.solve.regression_path import front_points as regression_points
 from ._base import TimeLimitWarning, drop_weightless, fit_deadline
 
@@ -124,8 +124,7 @@ def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
 
 
 def training_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
-                  ) -> tuple[list[PathPoint] | list[RegressionPathPoint], Any, list[str],
-                             np.ndarray | None]:
+                  ) -> tuple[PathFront, Any, list[str], np.ndarray | None]:
     """The path of ``estimator``'s depth on these rows, encoded as ``estimator.fit`` encodes
     them (weights, rows of weight 0 dropped, its binarizer on a table without numeric
     columns; every threshold for a regressor), so each hull tree is an optimum of
@@ -149,7 +148,7 @@ def training_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
 
 
 def _regression_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
-                     ) -> tuple[list[RegressionPathPoint], Any, list[str], None]:
+                     ) -> tuple[RegressionFront, Any, list[str], None]:
     """:func:`training_path` of an OptimalTreeRegressor (constant leaves, no leaf budget):
     the regression front's hull (:func:`~optrees.trees.solve.regression_path.front_points`)
     on the rows as its fit encodes them."""
@@ -185,9 +184,7 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
         scores = [scorer(PathRegressionTree(q.tree), Z, y_test) for q in kept]
     else:
         scores = [scorer(PathTree(q.tree, classes), Z, y_test) for q in kept]
-    # a classification front is stopped when a point is unproved; a regression front
-    # proves its hull only (a budget off it may keep a gap by design)
-    stopped = not getattr(points, "complete", all(q.optimal for q in points))
+    stopped = not points.complete  # a search of the path stopped at its time limit
     return FoldPath(fold, int(estimator.depth), np.array([q.leaves for q in kept]),
                     np.array([q.lams[0] for q in kept]), np.array([q.lams[1] for q in kept]),
                     np.array(scores, dtype=float), time.perf_counter() - started,

@@ -17,7 +17,7 @@ from ..solvers.deadline import Deadline
 from .constraints import UserConstraints
 from .graph import Graph, build_graph, data_thresholds
 from .penalty import choose_penalty
-from .rules import target_scale, weight_scale
+from .rules import scaled_weights, target_scale
 from .solve import OMTProblem
 
 
@@ -107,13 +107,12 @@ class OMTFit:
         default and one whose leaves hold the support ``count`` of a rule.  CART sees the
         weights and (regression) the target divided by powers of two that bring them near 1
         (exact): scikit-learn's sums of 1e160-sized targets overflow."""
-        if w is not None:
-            e = weight_scale(w)
-            w, count = np.ldexp(w, -e), math.ldexp(count, -e)
-        share = count / (len(y) if w is None else float(w.sum()))
+        unit, e = scaled_weights(w, len(y))
+        count = math.ldexp(count, -e)
+        share = count / float(unit.sum())
         if self.regression:
-            y = np.ldexp(y, -target_scale(y, np.ones(len(y)) if w is None else w,
-                                          self.p.loss)[1])
+            y = np.ldexp(y, -target_scale(y, unit, self.p.loss)[1])
+        w = None if w is None else unit  # no weights: CART's default
         if self.class_weights is not None:
             w = self.class_weights[y] * (1.0 if w is None else w)
         return data_thresholds(df, y, self.p.depth, self.regression, self.p.ordinal, w,
@@ -126,7 +125,7 @@ class OMTFit:
         target divided by 2^``y_exp`` (:meth:`reported` turns it into the target's units),
         so scores are compared at the same scale whatever the target's units (1e-160 x y:
         its squared errors underflow)."""
-        w = np.ones(len(y)) if w is None else np.ldexp(w, -weight_scale(w))
+        w, _ = scaled_weights(w, len(y))
         if self.regression:
             err = np.ldexp(result.model.predict(df), -self.y_exp) - np.ldexp(y, -self.y_exp)
             loss = err ** 2 if self.p.loss == "squared" else np.abs(err)
@@ -147,7 +146,7 @@ class OMTFit:
               deadline: Deadline) -> TableFit:
         """Choose the leaf penalty, build the problem of ``df`` and solve it within
         ``deadline``; OptreesInputError first for weights float64 cannot scale."""
-        unit = np.ones(len(y)) if w is None else np.ldexp(w, -weight_scale(w))
+        unit, _ = scaled_weights(w, len(y))
         if self.regression:
             self.y_exp = target_scale(y, unit, self.p.loss)[1]
         penalty, scores = choose_penalty(self, df, y, deadline, w)

@@ -104,6 +104,18 @@ def weight_scale(w: np.ndarray) -> int:
     return e
 
 
+def scaled_weights(w: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
+    """The ``n`` rows' weights in the solver's units, ``w / 2^e`` with e =
+    :func:`weight_scale` (exact: a power of two), and e; ``w`` None: ``n`` ones and e = 0.
+    Every place that compares or sums OMT's weights takes them from here, so all agree on
+    the scale."""
+    if w is None:
+        return np.ones(n), 0
+    w = np.asarray(w, dtype=float)
+    e = weight_scale(w)
+    return np.ldexp(w, -e), e
+
+
 def target_scale(y: np.ndarray, w: np.ndarray, loss: str) -> tuple[float, int]:
     """Center and scale exponent e that make a regression target's one-leaf loss about its
     total weight: the weighted median, and the power of two 2^e nearest the root mean square
@@ -192,11 +204,9 @@ class RuleSelector:
                  deadline: Deadline | None = None) -> None:
         self.graph, self.task, self.loss = graph, task, loss
         self.pos_label, self.mip_gap, self.max_dinkelbach = pos_label, mip_gap, max_dinkelbach
-        w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
         # the solver's units: weights of mean about 1 and (regression) a target of spread
         # about 1; losses are 2^self.exponent times the solver's (see weight_scale)
-        self.exponent = weight_scale(w)
-        w = np.ldexp(w, -self.exponent)
+        w, self.exponent = scaled_weights(sample_weight, len(y))
         min_count = math.ldexp(float(min_count), -self.exponent)
         ucodes, inv, n_units = unit_table(graph.codes, w)
         self.w, self.inv, self.n_units = w, inv, n_units

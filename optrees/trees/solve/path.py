@@ -48,11 +48,22 @@ class PathPoint:
     lams: tuple[float, float] | None
 
 
+class PathFront(list):
+    """The points of a λ-path, budget 1 first, and ``complete``: every search the path took
+    finished before the time limit (False: the limit stopped one; the points keep their
+    trees and proven bounds, and a hull point's ``lams`` may not be the exact optimum's).
+    A classification path's points are :class:`PathPoint`; a regression path's,
+    :class:`~optrees.trees.solve.regression_path.RegressionFront`."""
+
+    complete: bool = True
+
+
 def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = None,
                  min_samples_leaf: int = 1, time_limit: float | None = None,
-                 binarizer: object = None) -> list[PathPoint]:
+                 binarizer: object = None) -> PathFront:
     """The best tree of each leaf count ``1 .. 2^depth``, one search for all; see
-    :class:`PathPoint`.  ``X``: 0/1 columns (a DataFrame keeps its column names in the
+    :class:`PathPoint` and :class:`PathFront` (``complete``: the search finished in
+    ``time_limit``).  ``X``: 0/1 columns (a DataFrame keeps its column names in the
     trees), or raw columns with ``binarizer="auto"`` (quantile cuts: the front is then over
     those thresholds) or a :class:`~optrees.Binarizer`."""
     frame = check_frame(X)
@@ -69,13 +80,14 @@ def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = No
 def front_points(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray | None,
                  classes: np.ndarray, names: tuple[list[str], list[str]], depth: int,
                  min_leaf: int, deadline: Deadline,
-                 max_leaves: int | None = None) -> list[PathPoint]:
+                 max_leaves: int | None = None) -> PathFront:
     """The path on a checked 0/1 matrix (labels ``y_enc`` indexing ``classes``, weights
     ``w``, feature ``names`` and negated names): the points of budget <= ``max_leaves``
     (None: all), their ``lams`` read off the hull of those points."""
     total = float(len(y_enc) if w is None else np.sum(w))
     points = accuracy_front(X01, y_enc, depth, w, len(classes), min_leaf, deadline)
-    out = []
+    out = PathFront()
+    out.complete = points.complete
     made: dict[int, BinaryTree] = {}  # budgets whose optimum is the same tree share it
     for p in points:
         if max_leaves is not None and p.budget > max_leaves:

@@ -51,7 +51,7 @@ from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import Tree
 from ..search.regression.segments import segment_costs
 from .fit import min_leaf_rows
-from .path import hull_lams
+from .path import PathFront, hull_lams
 from .regression import (
     MAX_REGRESSION_DEPTH,
     StandardTarget,
@@ -90,14 +90,13 @@ class RegressionPathPoint:
     lams: tuple[float, float] | None
 
 
-class RegressionFront(list):
+class RegressionFront(PathFront):
     """The points of a regression path, budget 1 first (a list of
-    :class:`RegressionPathPoint`), and ``complete``: every search finished and every chord
-    of the hull was checked, so each hull point's ``lams`` is proved (False when the time
-    limit stopped the path: the points still hold their trees and bounds); ``searches``:
-    the exact searches it took (penalised and budgeted)."""
+    :class:`RegressionPathPoint`), and ``complete`` (:class:`~.path.PathFront`): every
+    search finished and every chord of the hull was checked before the time limit, so each
+    hull point's ``lams`` is proved (a budget off the hull may keep a gap by design);
+    ``searches``: the exact searches it took (penalised and budgeted)."""
 
-    complete: bool = True
     searches: int = 0
 
 

@@ -53,13 +53,22 @@ class FrontPoint:
     tree: HeapTree
 
 
+class AccuracyFront(list):
+    """The points of :func:`accuracy_front`, budget 1 first (a list of :class:`FrontPoint`),
+    and ``complete``: the search finished before the deadline (every point is then exact;
+    False: the deadline stopped it and the points keep their best trees and bounds)."""
+
+    complete: bool = True
+
+
 def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
                    sample_weight: np.ndarray | None = None, n_classes: int | None = None,
                    min_leaf: int = 1, deadline: Deadline | None = None,
-                   backend: str = "auto") -> list[FrontPoint]:
+                   backend: str = "auto") -> AccuracyFront:
     """``F(B)`` for every leaf budget ``B = 1 .. 2^depth`` of trees of depth <= ``depth`` on
     the 0/1 matrix ``X`` (``min_leaf`` rows on each side of a split).  A point the deadline
-    stopped keeps its best tree and a proven bound (``optimal`` False).  ``backend``: "auto",
+    stopped keeps its best tree and a proven bound (``optimal`` False; the front's
+    ``complete`` False: :class:`AccuracyFront`).  ``backend``: "auto",
     "numba" or "numpy" (the counts and depth-2 fronts, compiled or not)."""
     depth = int(depth)
     if depth < 0:
@@ -75,7 +84,7 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         # many small products: BLAS threads cost more than they give, the more so on a
         # loaded machine (tic-tac-toe's triple counts: 60 ms threaded, 0.8 ms on one)
         front = search.front(rows, depth)
-    points: list[FrontPoint] = []
+    points = AccuracyFront()
     nodes = {id(node): node for node in front.trees}  # budgets share trees: each made once
     made = dict(zip(nodes, labelled_many(list(nodes.values()), depth, data, rows),
                     strict=True))
@@ -86,10 +95,11 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         optimal = bound <= correct + search.tol and not search.timed_out
         points.append(FrontPoint(budget, correct, correct if optimal else bound, optimal,
                                  count_leaves(node), tree))
+    points.complete = not search.timed_out
     return _fewest_leaves(points, search.tol)
 
 
-def _fewest_leaves(points: list[FrontPoint], tol: float) -> list[FrontPoint]:
+def _fewest_leaves(points: AccuracyFront, tol: float) -> AccuracyFront:
     """A budget tied with the one below keeps the smaller tree."""
     for i in range(1, len(points)):
         low, here = points[i - 1], points[i]
@@ -100,7 +110,7 @@ def _fewest_leaves(points: list[FrontPoint], tol: float) -> list[FrontPoint]:
 
 
 def _per_budget(data: BinaryData, rows: np.ndarray, depth: int, min_leaf: int,
-                deadline: Deadline | None, backend: str) -> list[FrontPoint]:
+                deadline: Deadline | None, backend: str) -> AccuracyFront:
     """The front by one budgeted :class:`.search.Search` per leaf count, largest first,
     sharing its cache (each budget capped by the one above; a budget whose larger
     neighbour's optimum fits inherits it): no ``F^3`` counts, for wide data."""
@@ -121,4 +131,6 @@ def _per_budget(data: BinaryData, rows: np.ndarray, depth: int, min_leaf: int,
         points.append(FrontPoint(budget, correct, correct if optimal else bound, optimal,
                                  count_leaves(res.node), tree))
         cap = points[-1].bound  # F(B - 1) <= F(B)
-    return points[::-1]
+    front = AccuracyFront(points[::-1])
+    front.complete = not search.stats.timed_out  # any budget's search stopped: not complete
+    return front
