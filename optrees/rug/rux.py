@@ -23,6 +23,7 @@ from ..solvers.deadline import Deadline
 from .ensemble import LeafRules
 from .fairness import Fairness
 from .master import RUGMaster
+from .rux_fair import FairRows
 from .rux_start import Start, margins, training_error, vote_start
 
 RULE_COSTS = ("gini", "length", "unit")
@@ -66,7 +67,8 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     certified lower bound; ``status`` the LP's status.  When the deadline passes before the
     LP is solved (while it is built, or HiGHS stops), the model is
     :func:`.rux_start.vote_start`'s (every leaf weighted alike and scaled, or the majority
-    class; never above the majority class in (3) or in training error), ``status``
+    class; never above the majority class in (3) or in training error; with ``fairness``
+    its slacks keep FairRUG's rows, :mod:`.rux_fair`), ``status``
     "time_limit" and ``bound`` its certified bound.  ``stats``: ``n_leaves`` (read),
     ``n_rules`` (distinct columns), ``n_cells`` (LP rows), ``lp_status`` ("not_started"
     when the LP was not), ``v`` (slack per row), ``start``: "lp", "vote" or "majority" (what
@@ -84,9 +86,11 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     costs = leaf_costs(rule_cost, mass, lengths)
     default = int(np.argmax(np.bincount(y, weights=w, minlength=K)))
     keep = _distinct(A, labels, costs)
-    # what a stopped fit returns; with fairness rows only w = 0 is sure to be feasible
+    # what a stopped fit returns; with fairness rows a scale whose slacks keep them
+    fair = None if fairness is None else FairRows(
+        [fam for _, fam in fairness.sets(y, K)], w, float(fairness.epsilon))
     start = vote_start(A[:, keep], labels[keep], costs[keep], y, w, K, pen_par, default,
-                       vote=fairness is None)
+                       fair=fair)
     res, n_cells, cell = None, 0, None
     if not deadline.expired():
         res, n_cells, cell = _solve_lp(M, keep, labels, costs, y, w, K, pen_par, fairness,
