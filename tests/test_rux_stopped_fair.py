@@ -237,3 +237,35 @@ def test_a_scale_breaking_the_rows_is_refused(monkeypatch) -> None:
                            2, 1.0, 0, fair=fair)
         assert start.weights.max() == pytest.approx(want, abs=0.0)
         assert _gap(np.maximum(0.0, 1.0 - ahat @ start.weights), fams) <= 0.02
+
+
+@pytest.mark.parametrize("point", ["breaks the row", "keeps the row"])
+def test_stopped_lp_point_is_taken_with_its_own_slacks(point: str, monkeypatch) -> None:
+    """HiGHS stopped with a point (stub): every weight alike, every slack 0 -- under the
+    cover rows, its objective no value of (3).  The fit returns a rule set whose slacks
+    keep the rows and whose objective_ is (3) at its weights: the LP's weights with their
+    own slacks when those keep the rows (the weights of the fair start: a tie, the LP's
+    point taken), else the start (every weight 1: the ODM row broken)."""
+    X, y, est = _data(2)
+    eps = 0.02
+    _stopped(monkeypatch)
+    fit = dict(fairness="odm", sensitive="grp", epsilon=eps, time_limit=3600)
+    start = RUXClassifier(est, **fit).fit(X, y)
+    fair_scale = start.all_rules_.rules[0].weight
+    assert start.stats_["start"] == "vote" and 0 < fair_scale < 1.0
+    scale = 1.0 if point == "breaks the row" else fair_scale
+
+    def stopped(self, deadline):
+        values = np.concatenate([np.zeros(self.n), np.full(len(self.cols), scale)])
+        cost = self.pen_par * float(np.sum(self.costs)) * scale
+        return SolveResult("time_limit", cost, None, 0.0, 0, values, {})
+
+    monkeypatch.setattr(rux.RUGMaster, "solve", stopped)
+    m = RUXClassifier(est, **fit).fit(X, y)
+    fams = _families("odm", y, X["grp"].to_numpy())
+    leaves = _leaves(est, X)
+    v = np.maximum(0.0, 1.0 - _margin(m.all_rules_, leaves, y))
+    assert _gap(v, fams) <= eps + 1e-9 and np.allclose(m.v_, v)
+    objective = sum(r.cost * r.weight for r in m.all_rules_.rules) + float(v.sum())
+    assert m.objective_ == pytest.approx(objective, rel=1e-9)
+    assert m.stats_["start"] == ("vote" if point == "breaks the row" else "lp")
