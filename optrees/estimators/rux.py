@@ -211,7 +211,8 @@ class RUXClassifier(RUGClassifier):
         store_result(self, result, deadline, {
             "lp": f"returning the LP's rule set{grown_text}",
             "vote": "no LP solved in time: returning every leaf weighted alike (the "
-                    "ensemble's vote, scaled to lower the LP's objective)",
+                    "ensemble's vote, scaled to lower the LP's objective"
+                    + (", its slacks within the fairness caps)" if fair is not None else ")"),
             "majority": "no LP solved in time: every row gets the majority class"}[
                 result.stats["start"]])
         self.fairness_ = None

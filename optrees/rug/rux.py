@@ -23,6 +23,7 @@ from ..solvers.deadline import Deadline
 from .ensemble import LeafRules
 from .fairness import Fairness
 from .master import RUGMaster
+from .rux_fair import FairRows
 from .rux_start import Start, margins, training_error, vote_start
 
 RULE_COSTS = ("gini", "length", "unit")
@@ -66,7 +67,8 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     certified lower bound; ``status`` the LP's status.  When the deadline passes before the
     LP is solved (while it is built, or HiGHS stops), the model is
     :func:`.rux_start.vote_start`'s (every leaf weighted alike and scaled, or the majority
-    class; never above the majority class in (3) or in training error), ``status``
+    class; never above the majority class in (3) or in training error; with ``fairness``
+    its slacks keep FairRUG's rows, :mod:`.rux_fair`), ``status``
     "time_limit" and ``bound`` its certified bound.  ``stats``: ``n_leaves`` (read),
     ``n_rules`` (distinct columns), ``n_cells`` (LP rows), ``lp_status`` ("not_started"
     when the LP was not), ``v`` (slack per row), ``start``: "lp", "vote" or "majority" (what
@@ -84,13 +86,19 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     costs = leaf_costs(rule_cost, mass, lengths)
     default = int(np.argmax(np.bincount(y, weights=w, minlength=K)))
     keep = _distinct(A, labels, costs)
-    # what a stopped fit returns; with fairness rows only w = 0 is sure to be feasible
+    # what a stopped fit returns; with fairness rows a scale whose slacks keep them
+    fair = None if fairness is None else FairRows(
+        [fam for _, fam in fairness.sets(y, K)], w, float(fairness.epsilon))
     start = vote_start(A[:, keep], labels[keep], costs[keep], y, w, K, pen_par, default,
-                       vote=fairness is None)
+                       fair=fair)
     res, n_cells, cell = None, 0, None
     if not deadline.expired():
         res, n_cells, cell = _solve_lp(M, keep, labels, costs, y, w, K, pen_par, fairness,
                                        interior, seed, deadline)
+    if fair is not None and res is not None and res.values is not None and \
+            res.status != "optimal":
+        res = _own_slacks(res, A[:, keep], labels[keep], pen_par * costs[keep], y, w, K,
+                          cell, n_cells, fair)
     if res is not None and res.values is not None and (
             res.status == "optimal" or _better(res, start, A[:, keep], labels[keep], y, w, K,
                                                default, n_cells)):
@@ -114,6 +122,25 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
              "start": how}
     return FitResult(RuleSet(rules, classes, names, default), status, objective, bound,
                      time.perf_counter() - t0, stats)
+
+
+def _own_slacks(res: SolveResult, A: sp.csc_matrix, labels: np.ndarray, c: np.ndarray,
+                y: np.ndarray, w: np.ndarray, K: int, cell: np.ndarray, n_cells: int,
+                fair: FairRows) -> SolveResult:
+    """A stopped LP's point with fairness rows, made honest: its weights with their own
+    slacks ``max(0, 1 - margin)`` and (3)'s value there, or no point when those slacks break
+    a fairness row.  A stopped simplex's point need not be feasible (a dual simplex's is
+    not): its ``v`` may be under a cover row or break a fairness row, and its objective
+    then is no value of (3)."""
+    weights = np.maximum(res.values[n_cells:], 0.0)
+    v = np.maximum(0.0, 1.0 - margins(A, labels, weights, y, K)[0])
+    if not fair.holds(v):
+        return SolveResult(res.status, None, res.bound, res.seconds, res.nodes, None,
+                           res.stats)
+    v_cells = np.zeros(n_cells)
+    v_cells[cell] = v  # rows of a cell are alike: one slack
+    return SolveResult(res.status, float(c @ weights + w @ v), res.bound, res.seconds,
+                       res.nodes, np.concatenate([v_cells, weights]), res.stats)
 
 
 def _better(res: SolveResult, start: Start, A: sp.csc_matrix, labels: np.ndarray,

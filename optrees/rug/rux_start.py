@@ -9,10 +9,19 @@ majority class alone (every row in the slack), so the start's objective is never
 majority class's; it is kept only when its weighted training error is not above the
 majority class's either (else the majority class is returned).
 
+With FairRUG's rows the scale is the best one whose slacks keep every row
+(:mod:`.rux_fair`), checked on the slacks recomputed from the returned weights; the majority
+class (every slack 1) keeps them all.  The vote is then also kept only when its realised
+training gap (of its predictions) is within the cap or not above the majority class's: the
+slacks only approximate errors, and on compas (DMC by race) a vote whose slacks met a cap of
+0.01 had a realised gap of 0.36 where the majority class's is 0.
+
 A lower bound on (3) comes with it, by weak duality: any ``beta`` in ``[0, w]`` (rows) scaled
 by ``theta`` so that every rule's dual row ``sum_i ahat_ij beta_i <= lam c_j`` holds gives
 ``theta * sum(beta)``; ``beta`` is taken complementary to the start (``w_i`` on rows with
-slack), which is optimal when the start is.
+slack), which is optimal when the start is.  With fairness rows the same ``beta`` (and
+zero duals on the fairness rows) is a dual solution of the larger LP: its rows only add to the
+primal's, so the bound stays valid (and may be weaker).
 """
 
 from __future__ import annotations
@@ -21,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+
+from .rux_fair import FairRows, fair_scales
 
 
 @dataclass
@@ -46,12 +57,17 @@ def margins(A: sp.csr_matrix, labels: np.ndarray, weights: np.ndarray, y: np.nda
     return own - (V.sum(axis=1) - own) / (K - 1), V
 
 
-def training_error(V: np.ndarray, y: np.ndarray, w: np.ndarray, default: int) -> float:
-    """Weighted training error of class votes ``V`` as :class:`~optrees.models.rule_set.RuleSet`
-    predicts (the heaviest vote, first on ties; no vote: ``default``)."""
+def predictions(V: np.ndarray, default: int) -> np.ndarray:
+    """Classes of class votes ``V`` as :class:`~optrees.models.rule_set.RuleSet` predicts
+    (the heaviest vote, first on ties; no vote: ``default``)."""
     pred = np.argmax(V, axis=1)
     pred[V.sum(axis=1) <= 0] = default
-    return float(w[pred != y].sum())
+    return pred
+
+
+def training_error(V: np.ndarray, y: np.ndarray, w: np.ndarray, default: int) -> float:
+    """Weighted training error of class votes ``V`` (:func:`predictions`)."""
+    return float(w[predictions(V, default) != y].sum())
 
 
 def best_scale(s: np.ndarray, w: np.ndarray, rule_cost: float) -> float:
@@ -70,6 +86,11 @@ def best_scale(s: np.ndarray, w: np.ndarray, rule_cost: float) -> float:
     return float(kinks[order][np.argmax(after >= 0)]) if (after >= 0).any() else \
         float(kinks[order][-1])
 
+
+FAIR_TRIES = 20
+"""Scales of :func:`.rux_fair.fair_scales` checked from the definition, best first, before
+the majority class is returned (each check: one product of the rules' cover and a pass over
+the rows)."""
 
 REPAIR_PASSES = 10
 """Passes of :func:`dual_bound` that shrink the duals of rows where rules are over their
@@ -111,20 +132,30 @@ def dual_bound(A: sp.csr_matrix, labels: np.ndarray, c: np.ndarray, y: np.ndarra
 
 def vote_start(A: sp.csr_matrix, labels: np.ndarray, costs: np.ndarray, y: np.ndarray,
                w: np.ndarray, K: int, pen_par: float, default: int,
-               vote: bool = True) -> Start:
+               vote: bool = True, fair: FairRows | None = None) -> Start:
     """The better of the majority class and the scaled vote of every rule (``vote``: try it)
-    as a point of (3), with its lower bound (see the module docstring)."""
+    as a point of (3) (with ``fair``'s rows: one whose slacks keep them), with its lower
+    bound (see the module docstring)."""
     c = pen_par * np.asarray(costs, dtype=float)
     majority_error = float(w[y != default].sum())
-    alpha = 0.0
+    scales = np.zeros(0)
     if vote and len(labels):
         s, V = margins(A, labels, np.ones(len(labels)), y, K)
-        alpha = best_scale(s, w, float(c.sum()))
-        if alpha > 0 and training_error(V, y, w, default) > majority_error:
-            alpha = 0.0  # the vote errs more than the majority class: not returned
+        wrong = predictions(V, default) != y  # the same for every t > 0
+        if float(w[wrong].sum()) <= majority_error and (
+                fair is None or fair.realised(wrong) <= max(fair.epsilon,
+                                                            fair.realised(y != default))):
+            scales = np.array([best_scale(s, w, float(c.sum()))]) if fair is None else \
+                fair_scales(s, w, float(c.sum()), fair)
+    alpha, v = 0.0, np.ones(len(y))
+    for t in scales[:FAIR_TRIES]:
+        if t <= 0:
+            break
+        v_t = np.maximum(0.0, 1.0 - margins(A, labels, np.full(len(labels), t), y, K)[0])
+        if fair is None or fair.holds(v_t):  # the rows, from the slacks of the weights
+            alpha, v = float(t), v_t
+            break
     weights = np.full(len(labels), alpha)
-    s = margins(A, labels, weights, y, K)[0] if alpha > 0 else np.zeros(len(y))
-    v = np.maximum(0.0, 1.0 - s)
     objective = float(c @ weights + w @ v)
     bound = dual_bound(A, labels, c, y, np.where(v > 0, w, 0.0), K)
     return Start(weights, v, objective, min(bound, objective), "vote" if alpha > 0 else
