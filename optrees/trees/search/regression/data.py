@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -84,7 +85,7 @@ class RegressionData:
 
     def threshold(self, order: np.ndarray, f: int, p: int) -> float:
         """The threshold between sorted positions ``p`` and ``p + 1`` of feature ``f``."""
-        return midpoint(self.X[order[f, p], f], self.X[order[f, p + 1], f])
+        return midpoint(float(self.X[order[f, p], f]), float(self.X[order[f, p + 1], f]))
 
 
 def children(order: np.ndarray, ranks: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
@@ -102,7 +103,9 @@ def first_within(cost: np.ndarray) -> int:
     return int(np.argmax(cost.ravel() <= cost.min() + GAIN))
 
 
+@lru_cache(maxsize=1 << 16)
 def midpoint(lo: float, hi: float) -> float:
     """A threshold with ``lo <= t < hi`` that prints short and exact
-    (:func:`optrees._numbers.clean_midpoints`)."""
+    (:func:`optrees._numbers.clean_midpoints`); cached: a search asks for the same pairs of
+    neighbouring values again and again (each costs about 50 µs of numpy)."""
     return float(clean_midpoints(lo, hi))

@@ -101,6 +101,50 @@ def _root_fronts(X: np.ndarray, S: np.ndarray, order: np.ndarray, ranks: np.ndar
     return out
 
 
+def _front_block(X: np.ndarray, S: np.ndarray, order: np.ndarray, scratch: np.ndarray,
+                 f0: int, f1: int, min_leaf: int, gain: float, best: np.ndarray) -> None:
+    """Root features ``f0 .. f1 - 1`` of a depth-2 front (:mod:`.depth2_front`), folded
+    into ``best``: ``[cost, f, p, left side splits]`` of the best 3-leaf root split,
+    ``[cost, f, p]`` of the best 4-leaf one, then the least 3- and 4-leaf costs without
+    ``min_leaf``; a feature's split replaces the best only when cheaper by more than
+    ``gain``, and within a feature the first position within ``gain`` of its least is
+    taken.  ``scratch``: ``(n,)`` integers, every row's rank in the root feature's order."""
+    F, m = order.shape
+    ranks = np.empty((F, m), dtype=np.int64)
+    three = np.empty(m - 1)
+    four = np.empty(m - 1)
+    for f in range(f0, f1):
+        for j in range(m):
+            scratch[order[f, j]] = j
+        for g in range(F):
+            for q in range(m):
+                ranks[g, q] = scratch[order[g, q]]
+        roots = _root_fronts(X, S, order, ranks, f, min_leaf)
+        least3 = least4 = np.inf
+        for p in range(m - 1):
+            L, Ls, Lf, R, Rs, Rf = roots[p, 0], roots[p, 1], roots[p, 2], \
+                roots[p, 3], roots[p, 4], roots[p, 5]
+            best[7] = min(best[7], min(Lf + R, L + Rf))
+            best[8] = min(best[8], Lf + Rf)
+            if p + 1 >= min_leaf and m - p - 1 >= min_leaf:
+                three[p], four[p] = min(Ls + R, L + Rs), Ls + Rs
+            else:
+                three[p] = four[p] = np.inf
+            least3, least4 = min(least3, three[p]), min(least4, four[p])
+        for p in range(m - 1):  # the first position within gain of the feature's least
+            if three[p] <= least3 + gain:
+                if three[p] < best[0] - gain:
+                    best[0], best[1], best[2] = three[p], f, p
+                    best[3] = 1.0 if roots[p, 1] + roots[p, 3] <= roots[p, 0] + roots[p, 4] \
+                        else 0.0
+                break
+        for p in range(m - 1):
+            if four[p] <= least4 + gain:
+                if four[p] < best[4] - gain:
+                    best[4], best[5], best[6] = four[p], f, p
+                break
+
+
 def _stump(X: np.ndarray, S: np.ndarray, order: np.ndarray, min_leaf: int,
            penalty: float, gain: float) -> tuple[float, float, int, int]:
     """``(cost, free_cost, feature, position)`` of the best leaf or stump of the subset
@@ -141,7 +185,7 @@ def imported() -> bool:
 def jit() -> None:
     """Decorate the kernels with numba (once; the machine code is compiled or loaded from
     numba's cache at their first call)."""
-    global _leaf, _root_fronts, _stump, _JITTED
+    global _leaf, _root_fronts, _front_block, _stump, _JITTED
     if _JITTED:
         return
     from numba import njit
@@ -149,11 +193,12 @@ def jit() -> None:
     # _leaf first: the other two call it, and numba resolves it when they compile
     _leaf = njit(cache=True)(_leaf)
     _root_fronts = njit(cache=True)(_root_fronts)
+    _front_block = njit(cache=True)(_front_block)
     _stump = njit(cache=True)(_stump)
     _JITTED = True
 
 
-LEAF_KERNELS = ("_root_fronts", "_stump")
+LEAF_KERNELS = ("_root_fronts", "_front_block", "_stump")
 """The entry points, each calling ``_leaf``."""
 
 
@@ -203,5 +248,6 @@ def compile_kernel(kernel: ModuleType | SimpleNamespace | None = None) -> None:
     X = np.array([[0.0], [1.0], [2.0]])
     S = np.array([[1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 4.0, 1.0]])
     order = np.array([[0, 1, 2]])
-    kernel._root_fronts(X, S, order, order.copy(), 0, 1)
+    kernel._front_block(X, S, order, np.zeros(3, dtype=np.int64), 0, 1, 1, GAIN,
+                        np.full(9, np.inf))
     kernel._stump(X, S, order, 1, 0.0, GAIN)
