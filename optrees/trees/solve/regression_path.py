@@ -8,8 +8,10 @@ lower convex hull of ``(leaves, F)`` are the optima, each over an interval of ``
 
 How it is found: **not** one search keeping every leaf count (the classification front's
 :mod:`~optrees.trees.search.binary.leaf_fronts` does that on 0/1 features), but the hull by
-*λ-bisection*: the exact penalised search (the fast, unbudgeted one a fit runs) at ``lam = 0``
-gives the hull's last vertex, a leaf its first; between two hull vertices ``a < c`` one
+*λ-bisection* (the searches share their depth-2 subproblems, kept as fronts of leaf counts,
+:mod:`~optrees.trees.search.regression.depth2_front`, so the later ones cost far less):
+the exact penalised search (the fast, unbudgeted one a fit runs) at ``lam = 0`` gives the
+hull's last vertex, a leaf its first; between two hull vertices ``a < c`` one
 search at the slope ``lam`` of the chord either finds a tree strictly below the chord (a new
 vertex, then both halves are searched) or proves there is none.  A hull of ``h`` vertices
 costs at most ``2h - 2`` searches (a chord between adjacent leaf counts needs none), each
@@ -21,7 +23,7 @@ its tree meets it): hull vertices are proved, a budget off the hull gets the bes
 with at most ``B`` leaves and the hull's chord as its bound.  ``budgets="all"`` then closes
 those gaps with one budgeted search per unproved budget (largest first, each starting from
 the best tree known within its budget; a budget inherits its neighbour's optimum when it
-fits): exact, but the budgeted search is much slower than the penalised one.
+fits): exact; at depth 3 it cost 1.1-3x one fit (``bench/regression_path_cost.py``'s sets).
 """
 
 from __future__ import annotations
@@ -110,7 +112,7 @@ def regression_front(X: object, y: object, depth: int, *, sample_weight: object 
     ``budgets="hull"``: the hull by λ-bisection (every λ's optimum proved; a budget off the
     hull gets the best smaller tree and a proven bound); ``"all"``: also one budgeted
     search per budget left unproved, so that every point is exact (slow on numeric data at
-    depth >= 3).  ``time_limit`` covers the whole front: points not proved in time keep
+    depth 4).  ``time_limit`` covers the whole front: points not proved in time keep
     their best tree and bound."""
     frame = check_frame(X)
     depth = check_depth(depth, MAX_REGRESSION_DEPTH, "the regression search is built to "
