@@ -251,6 +251,11 @@ def test_the_depth2_front_is_the_enumerated_best_of_each_leaf_count(seed, min_le
         best = enumerate_budget(X, y, w, 2, pen, min_leaf, budget or 4)
         assert cost == pytest.approx(best, abs=1e-9)
         assert _nested_cost(tree, X, y, w, pen) == pytest.approx(best, abs=1e-9)
+    # the memo (shared by a path's searches) keeps one front per subset and leaf size
+    unlimited = depth2_front(data, data.root(), 1)
+    for k in range(1, 5):
+        assert unlimited.limited[k - 1] == pytest.approx(
+            enumerate_budget(X, y, w, 2, 0.0, 1, k), abs=1e-9)
 
 
 def test_the_equivalent_points_bound_is_the_sse_within_identical_rows():
