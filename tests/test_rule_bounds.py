@@ -115,6 +115,40 @@ def test_an_optimal_rux_lp_reports_its_optimum_as_its_bound(cancer, kind):
     assert m.gap_ <= 1e-6
 
 
+@pytest.mark.parametrize("kind", ["odm", "dmc"])
+def test_duals_within_the_solvers_tolerance_certify_the_optimum(monkeypatch, kind):
+    """An optimal fair LP whose duals put a pure, nearly free rule (cost 2e-8, Gini's floor)
+    1e-7 over its dual row -- optimal by HiGHS's default dual feasibility tolerance: the
+    bound is the objective within 1e-6 (old: one scale theta = 2e-8 / 1.2e-7 of every dual,
+    the bound a sixth of the optimum, as adult's 2574.6 against 11032.0)."""
+    rng = np.random.default_rng(3)
+    n, m, K = 30, 8, 2
+    y = rng.integers(0, K, n)
+    y[:4] = [0, 0, 1, 1]
+    groups = np.arange(n) % 2
+    fair = Fairness(kind, groups, 0.02)
+    cover = rng.random((n, m)) < 0.4
+    labels = rng.integers(0, K, m)
+    costs = rng.uniform(0.2, 1.0, m)
+    pure = np.flatnonzero(y == 1)[:3]  # the cheap rule: three rows of class 1
+    cover[:, 0], labels[0], costs[0] = False, 1, 2e-8
+    cover[pure, 0] = True
+    master = RUGMaster(y, K, 1.0, fair)
+    for j in range(m):
+        master.add(np.flatnonzero(cover[:, j]), int(labels[j]), float(costs[j]))
+    exact = master.solve()
+    fams = [fam for _, fam in fair.sets(y, K)]
+    want = lp_optimum(cover, labels, costs, y, np.ones(n), K, fams, 0.02)
+    assert exact.status == "optimal" and exact.objective == pytest.approx(want, rel=1e-7)
+    duals = np.array(exact.stats["duals"], dtype=float)
+    duals[pure] += (1e-7 + 2e-8 - duals[pure].sum()) / 3  # load 1.2e-7 > c_0 = 2e-8
+    monkeypatch.setattr(master_mod, "solve_by", lambda model, deadline: SolveResult(
+        "optimal", exact.objective, exact.objective, 0.0, 0, exact.values, {"duals": duals}))
+    res = master.solve()
+    assert res.bound <= want + 1e-9
+    assert res.bound == pytest.approx(want, rel=1e-6)
+
+
 def _read_one_tree(monkeypatch):
     """Reading stops after the first tree (a deadline already passed), the LP has no limit."""
     from optrees.estimators import rux as est_rux
@@ -140,7 +174,7 @@ def test_a_cut_reading_bounds_the_lp_over_every_leaf(cancer, monkeypatch, kind, 
     assert m.status_ != "optimal"
     assert m.bound_ <= want + 1e-7 * max(1.0, want)
     assert m.bound_ <= m.objective_
-    assert "every leaf" in m.gap_scope_
+    assert m.gap_scope_ == "gap of the rule LP over its candidate rules"
 
 
 def test_a_cut_reading_whose_pricing_stops_says_what_its_bound_is_over(cancer, monkeypatch):

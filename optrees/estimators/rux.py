@@ -172,7 +172,7 @@ class RUXClassifier(RUGClassifier):
         if grown is not None:
             return (f"gap of the rule LP over the leaves of the {grown[0]} of {grown[1]} "
                     "trees grown in time")
-        return "gap of the rule LP over its candidate rules (every leaf of the ensemble)"
+        return super().gap_scope_  # every leaf of the ensemble, read or priced
 
     @logged_fit
     def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
