@@ -177,6 +177,50 @@ def test_a_cut_reading_bounds_the_lp_over_every_leaf(cancer, monkeypatch, kind, 
     assert m.gap_scope_ == "gap of the rule LP over its candidate rules"
 
 
+@pytest.mark.parametrize("kind", [None, "odm"])
+def test_a_cut_reading_of_cheaper_leaves_bounds_the_lp_over_every_leaf(cancer, monkeypatch,
+                                                                      kind):
+    """The tree read is a stump whose leaves' Gini costs are below the forest's largest:
+    over every leaf the read leaves cost less than in the LP solved (costs are divided by
+    the largest), and the bound must price that too."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y, groups, _ = cancer
+    est = RandomForestClassifier(12, max_depth=3, random_state=1).fit(X, y)
+    est.estimators_[0] = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y)
+    _read_one_tree(monkeypatch)
+    m = _fit(est, X, y, groups, kind)
+    want = forest_lp(est, X, y, groups, kind, 0.02)
+    assert m.bound_ <= want + 1e-7 * max(1.0, want)
+
+
+class _OneLeaf:
+    """An unread tree whose one leaf covers every row."""
+
+    def apply(self, X):
+        return np.zeros(len(X), dtype=np.int64)
+
+    def depth(self):
+        return 0
+
+
+def test_unread_leaves_that_raise_the_largest_cost_lower_the_read_leaves_costs():
+    """Read: two pure leaves ({0, 1} of class 1, {2, 3} of class 0; Gini 1e-8, each cost 1
+    over the largest read), duals 1/2 per row (optimal there: 2).  Unread: one leaf over
+    every row, Gini 1/2 -- its dual row holds (load 0), but over every leaf the pure leaves
+    cost 1e-8 / 0.5 and the optimum is 4e-8: the scale must bring the bound under it."""
+    from optrees.rug.rux_unread import unread_scale
+
+    X, y, w = np.arange(4.0)[:, None], np.array([1, 1, 0, 0]), np.ones(4)
+    beta = np.full(4, 0.5)
+    f = unread_scale([_OneLeaf()], X, y, w, 2, beta, 1.0, "gini", 1e-8, Deadline())
+    cover = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 1, 1]], dtype=bool)
+    want = lp_optimum(cover, np.array([1, 0, 0]), np.array([1e-8, 1e-8, 0.5]) / 0.5, y, w,
+                      2, [], 0.0)
+    assert want == pytest.approx(4e-8)
+    assert 0 <= f * beta.sum() <= want + 1e-15
+
+
 def test_a_cut_reading_whose_pricing_stops_says_what_its_bound_is_over(cancer, monkeypatch):
     """When the time limit stops the pricing of the unread trees, the bound is the LP's over
     the leaves read, and gap_scope_ says so (old: "over its candidate rules")."""
