@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
@@ -209,16 +210,17 @@ def test_unread_leaves_that_raise_the_largest_cost_lower_the_read_leaves_costs()
     over the largest read), duals 1/2 per row (optimal there: 2).  Unread: one leaf over
     every row, Gini 1/2 -- its dual row holds (load 0), but over every leaf the pure leaves
     cost 1e-8 / 0.5 and the optimum is 4e-8: the scale must bring the bound under it."""
-    from optrees.rug.rux_unread import unread_scale
+    from optrees.rug.rux_unread import every_leaf_duals
 
     X, y, w = np.arange(4.0)[:, None], np.array([1, 1, 0, 0]), np.ones(4)
-    beta = np.full(4, 0.5)
-    f = unread_scale([_OneLeaf()], X, y, w, 2, beta, 1.0, "gini", 1e-8, Deadline())
     cover = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 1, 1]], dtype=bool)
+    beta = every_leaf_duals([_OneLeaf()], X, y, w, 2, np.full(4, 0.5), 1.0, "gini",
+                            sp.csc_matrix(cover[:, :2]), np.array([1, 0]),
+                            np.array([1e-8, 1e-8]), Deadline())
     want = lp_optimum(cover, np.array([1, 0, 0]), np.array([1e-8, 1e-8, 0.5]) / 0.5, y, w,
                       2, [], 0.0)
     assert want == pytest.approx(4e-8)
-    assert 0 <= f * beta.sum() <= want + 1e-15
+    assert beta.min() >= 0 and beta.sum() <= want + 1e-15
 
 
 def test_a_cut_reading_whose_pricing_stops_says_what_its_bound_is_over(cancer, monkeypatch):
@@ -226,7 +228,7 @@ def test_a_cut_reading_whose_pricing_stops_says_what_its_bound_is_over(cancer, m
     the leaves read, and gap_scope_ says so (old: "over its candidate rules")."""
     X, y, groups, forests = cancer
     _read_one_tree(monkeypatch)
-    monkeypatch.setattr(rux_mod, "unread_scale", lambda *a, **k: None, raising=False)
+    monkeypatch.setattr(rux_mod, "every_leaf_duals", lambda *a, **k: None, raising=False)
     m = _fit(forests[2], X, y, groups, "odm")
     assert m.status_ != "optimal"
     assert "the leaves of the 1 of 12 trees read in time" in m.gap_scope_

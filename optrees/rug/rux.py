@@ -26,7 +26,7 @@ from .fairness import Fairness
 from .master import RUGMaster
 from .rux_fair import FairRows
 from .rux_start import Start, margins, training_error, vote_start
-from .rux_unread import unread_scale
+from .rux_unread import every_leaf_duals
 
 FEASIBILITY_TOL = 1e-9
 """HiGHS's feasibility tolerance for RUX's LP: at its default (1e-7) the dual rows of pure
@@ -100,7 +100,7 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     if leaves.unread:  # the bound so far is over the leaves read: price the others
         eps = 0.0 if fairness is None else float(fairness.epsilon)
         bound, scope = _over_every_leaf(leaves, duals, eps, bound, y, w, K, pen_par,
-                                        rule_cost, read_max, deadline)
+                                        rule_cost, (A, labels, raw), deadline)
     rules = [Rule(leaves.literals[j], int(labels[j]), float(wj), float(costs[j]),
                   meta={"tree": leaves.origin[j][0], "node": leaves.origin[j][1]})
              for j, wj in zip(keep, weights, strict=True)]
@@ -127,18 +127,18 @@ def _per_row(res: SolveResult, cell: np.ndarray, w: np.ndarray
 
 def _over_every_leaf(leaves: LeafRules, duals: tuple[np.ndarray, np.ndarray] | None,
                      eps: float, bound: float, y: np.ndarray, w: np.ndarray, K: int,
-                     pen_par: float, rule_cost: str, read_max: float, deadline: Deadline
+                     pen_par: float, rule_cost: str, read: tuple, deadline: Deadline
                      ) -> tuple[float, str | None]:
     """A bound over every leaf of the ensemble from the dual solution ``duals`` (per-row
-    ``beta``, ``mu``; its value ``bound`` over the leaves read), its ``beta`` scaled to
-    meet the unread trees' leaves' dual rows (:mod:`.rux_unread`), and None; or, when
-    ``deadline`` passes before they are priced, ``bound`` and what it is over."""
-    f = None if duals is None else unread_scale(
-        leaves.unread, leaves.X, y, w, K, duals[0], pen_par, rule_cost, read_max, deadline)
-    if f is None:
+    ``beta``, ``mu``; its value ``bound`` over the leaves read), its ``beta`` shrunk into the
+    dual rows of the unread trees' leaves too (:mod:`.rux_unread`; ``read``: the read leaves'
+    cover, classes and raw costs), and None; or, when ``deadline`` passes before they are
+    priced, ``bound`` and what it is over."""
+    beta = None if duals is None else every_leaf_duals(
+        leaves.unread, leaves.X, y, w, K, duals[0], pen_par, rule_cost, *read, deadline)
+    if beta is None:
         return bound, f"the leaves of the {leaves.n_read} of {leaves.n_trees} trees read in time"
-    beta, mu = duals
-    return max(0.0, f * float(beta.sum()) - eps * float(mu.sum())), None
+    return max(0.0, float(beta.sum()) - eps * float(duals[1].sum())), None
 
 
 def _own_slacks(res: SolveResult, A: sp.csc_matrix, labels: np.ndarray, c: np.ndarray,
