@@ -178,12 +178,13 @@ def test_a_cut_reading_bounds_the_lp_over_every_leaf(cancer, monkeypatch, kind, 
     assert m.gap_scope_ == "gap of the rule LP over its candidate rules"
 
 
+@pytest.mark.parametrize("rule_cost", ["gini", "length"])
 @pytest.mark.parametrize("kind", [None, "odm"])
 def test_a_cut_reading_of_cheaper_leaves_bounds_the_lp_over_every_leaf(cancer, monkeypatch,
-                                                                      kind):
-    """The tree read is a stump whose leaves' Gini costs are below the forest's largest:
-    over every leaf the read leaves cost less than in the LP solved (costs are divided by
-    the largest), and the bound must price that too."""
+                                                                      kind, rule_cost):
+    """The tree read is a stump whose leaves cost less than the forest's costliest (Gini;
+    length 1 against 3): over every leaf the read leaves cost less than in the LP solved
+    (costs are divided by the largest), and the bound must price that too."""
     from sklearn.tree import DecisionTreeClassifier
 
     X, y, groups, _ = cancer
@@ -202,7 +203,7 @@ class _OneLeaf:
         return np.zeros(len(X), dtype=np.int64)
 
     def depth(self):
-        return 0
+        return 3
 
 
 def test_unread_leaves_that_raise_the_largest_cost_lower_the_read_leaves_costs():
@@ -221,6 +222,23 @@ def test_unread_leaves_that_raise_the_largest_cost_lower_the_read_leaves_costs()
                       2, [], 0.0)
     assert want == pytest.approx(4e-8)
     assert beta.min() >= 0 and beta.sum() <= want + 1e-15
+
+
+def test_an_unread_tree_deeper_than_those_read_lowers_the_read_leaves_length_costs():
+    """Length costs: the read leaves have one condition each (cost 1 over the largest read),
+    the unread tree is 3 deep; if its leaf has 3 conditions the read leaves cost 1/3 over
+    every leaf, and the optimum is 2/3 (not 2): the bound must stay below it."""
+    from optrees.rug.rux_unread import every_leaf_duals
+
+    X, y, w = np.arange(4.0)[:, None], np.array([1, 1, 0, 0]), np.ones(4)
+    cover = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 1, 1]], dtype=bool)
+    beta = every_leaf_duals([_OneLeaf()], X, y, w, 2, np.full(4, 0.5), 1.0, "length",
+                            sp.csc_matrix(cover[:, :2]), np.array([1, 0]), np.ones(2),
+                            Deadline())
+    want = lp_optimum(cover, np.array([1, 0, 0]), np.array([1.0, 1.0, 3.0]) / 3, y, w, 2,
+                      [], 0.0)
+    assert want == pytest.approx(2 / 3)
+    assert beta.min() >= 0 and beta.sum() <= want + 1e-12
 
 
 def test_a_cut_reading_whose_pricing_stops_says_what_its_bound_is_over(cancer, monkeypatch):
