@@ -206,9 +206,9 @@ def test_dual_bound_is_below_the_lp_optimum(K: int, passes: int, monkeypatch) ->
     """Weak duality: from any duals in [0, w] the bound stays below (3)'s optimum, solved
     densely (ahat: 1 for a rule of the row's class, -1/(K-1) otherwise), after any number
     of shrinking passes."""
-    from optrees.rug import rux_start
+    from optrees.rug import certificate
 
-    monkeypatch.setattr(rux_start, "REPAIR_PASSES", passes)
+    monkeypatch.setattr(certificate, "REPAIR_PASSES", passes)
     rng = np.random.default_rng(K)
     for _ in range(20):
         n, m = 40, 12

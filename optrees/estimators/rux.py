@@ -30,6 +30,7 @@ from .._params import (
 from .._validation import OptreesInputError, check_frame, check_target, fit_weights
 from ..encoding.columns import RawColumns
 from ..fairness import OLD_SPELLINGS, RUG_NOTIONS, fairness_summary, record_fairness
+from ..rug.costs import RULE_COSTS
 from ..rug.ensemble import ensemble_trees, leaf_rules
 from ..rug.ensemble_fit import (
     NAMED,
@@ -40,7 +41,7 @@ from ..rug.ensemble_fit import (
     raw_literals,
 )
 from ..rug.fairness import Fairness
-from ..rug.rux import RULE_COSTS, solve_rux
+from ..rug.rux import solve_rux
 from ..rug.solve import LP_METHODS, lp_interior
 from ._base import (
     Deadline,
@@ -156,6 +157,23 @@ class RUXClassifier(RUGClassifier):
         "verbose": 0}
     _positional = ('estimator',)
 
+    @property
+    def gap_scope_(self) -> str:
+        """What ``bound_`` / ``gap_`` are certified over: the LP (3) over every leaf of the
+        ensemble (its candidate rules; leaves of trees the time limit kept it from reading
+        priced into the bound), or, when the time limit stopped that pricing, over the
+        leaves of the trees read; when it stopped the growing of RUX's own ensemble, over
+        the leaves of the trees grown."""
+        stats = getattr(self, "stats_", {})
+        grown = stats.get("ensemble_grown")  # (trees grown, asked for) of RUX's own ensemble
+        if stats.get("bound_scope"):
+            return f"gap of the rule LP over {stats['bound_scope']}" + (
+                "" if grown is None else f" ({grown[0]} of {grown[1]} trees grown in time)")
+        if grown is not None:
+            return (f"gap of the rule LP over the leaves of the {grown[0]} of {grown[1]} "
+                    "trees grown in time")
+        return super().gap_scope_  # every leaf of the ensemble, read or priced
+
     @logged_fit
     def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
             ) -> RUXClassifier:
@@ -197,6 +215,8 @@ class RUXClassifier(RUGClassifier):
         if cut is not None and result.status == "optimal":
             result.status = "time_limit"  # the LP's optimum over the trees grown in time
             result.stats["ensemble_trees"] = cut[0]
+        if own and cut is not None and cut[1] > leaves.n_trees:  # fewer trees grown
+            result.stats["ensemble_grown"] = (leaves.n_trees, cut[1])
         self.all_rules_ = result.model
         self.rules_ = self.all_rules_.pruned(p.threshold).by_weight()
         v_fit = result.stats.pop("v")

@@ -50,3 +50,24 @@ def reduced_cost(pen_par: float, cost: float | np.ndarray,
 def rule_cost(length: int, length_cost: bool) -> float:
     """``c_j``: the rule length (at least 1) with ``length_cost``, else 1."""
     return float(max(1, length)) if length_cost else 1.0
+
+
+RULE_COSTS = ("gini", "length", "unit")
+"""RUX's ``c_j`` of a leaf: the Gini impurity ``1 - sum_k p_k^2`` of its (weighted) training
+rows (ruleopt's RUX default), its number of conditions, or 1; divided by the largest cost, so
+``pen_par`` weighs the costliest rule by ``pen_par``."""
+GINI_FLOOR = 1e-8
+"""Added to Gini costs (as ruleopt does), so a pure leaf is not free in (3)."""
+
+
+def raw_leaf_costs(kind: str, mass: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The costs of :data:`RULE_COSTS` ``kind`` for leaves with class masses ``mass``
+    (m x K) and ``lengths`` conditions, before RUX divides them by the largest."""
+    if kind == "gini":
+        p = mass / np.maximum(mass.sum(axis=1, keepdims=True), 1e-300)
+        return 1.0 - (p ** 2).sum(axis=1) + GINI_FLOOR
+    if kind == "length":
+        return np.maximum(lengths, 1).astype(float)
+    if kind == "unit":
+        return np.ones(len(lengths))
+    raise ValueError(f"rule_cost must be one of {RULE_COSTS}, got {kind!r}")

@@ -20,7 +20,7 @@ XGBoost's tests are strict, ``x < t``, and its rules say so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -44,6 +44,8 @@ class LeafRules:
     n_trees: int = 0  # the ensemble's trees
     n_read: int = 0  # those read (fewer when a deadline stopped the reading)
     leaf_of_row: np.ndarray | None = None  # n x trees read: the leaf (column) each row reaches
+    unread: list[Any] = field(default_factory=list)  # the trees not read (a stopped reading)
+    X: np.ndarray | None = None  # the rows read, for pricing the unread trees' leaves
 
     def cover(self) -> sp.csc_matrix:
         """``masks`` as a sparse matrix (from ``leaf_of_row`` when known: one entry per row
@@ -119,6 +121,10 @@ class _DecisionTree:
         # tree.apply without its per-call input checks, on float32 as scikit-learn compares
         return self.tree.apply(np.ascontiguousarray(X, dtype=np.float32))
 
+    def depth(self) -> int:
+        """The most tests on a path from the root to a leaf."""
+        return int(self.tree.max_depth)
+
     def paths(self, names: list[str], columns: np.ndarray) -> dict[int, list[Literal]]:
         t = self.tree
         return _paths(t.children_left, t.children_right, t.children_left == -1, t.feature,
@@ -162,6 +168,15 @@ class _NodeTree:
         return _paths(self.left, self.right, self.leaf, self.feature, self.threshold, names,
                       columns, self.strict)
 
+    def depth(self) -> int:
+        """The most tests on a path from the root to a leaf."""
+        level, nodes = 0, np.array([0])
+        while True:
+            inner = nodes[~self.leaf[nodes]]
+            if not inner.size:
+                return level
+            nodes, level = np.concatenate([self.left[inner], self.right[inner]]), level + 1
+
 
 def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str],
                deadline: Deadline | None = None) -> LeafRules:
@@ -189,7 +204,8 @@ def leaf_rules(trees: list[Any], X: np.ndarray, names: list[str],
         np.zeros((len(X), 0), dtype=np.int64)
     M = np.zeros((len(X), len(origin)), dtype=bool)
     M[np.arange(len(X))[:, None], leaf_of_row] = True
-    return LeafRules(literals, M, origin, len(trees), read, leaf_of_row)
+    return LeafRules(literals, M, origin, len(trees), read, leaf_of_row, list(trees[read:]),
+                     X if read < len(trees) else None)
 
 
 def _paths(left: np.ndarray, right: np.ndarray, leaf: np.ndarray, feature: np.ndarray,

@@ -17,6 +17,7 @@ from ..solvers.base import SolveResult, SolverOptions
 from ..solvers.deadline import Deadline
 from ..solvers.highs import INF, HighsModel
 from .budget import solve_by
+from .certificate import REPAIR_PASSES, fair_duals, feasible_duals
 from .costs import ahat, reduced_cost
 from .fairness import Fairness, FairSets, fairness_rows
 
@@ -156,13 +157,16 @@ class RUGMaster:
                  "reduced_costs": np.concatenate([self.counts - beta,
                                                   reduced_cost(self.pen_par, costs, load)])}
         _store_basis(model, stats)
-        return self._certified(res, v, w, beta, np.zeros(0), load, c, stats)
+        return self._certified(res, v, w, beta, np.zeros(0), A, c, stats)
 
     def _tolerance(self, model: HighsModel) -> None:
-        """HiGHS's primal feasibility tolerance of a simplex solve, when one is set, and no
-        presolve when it is off."""
+        """HiGHS's primal and dual feasibility tolerances of a simplex solve, when one is
+        set, and no presolve when it is off.  (3) solved as it stands has the rules' dual
+        rows as its reduced costs: its dual tolerance is what the primal one is to the dual
+        LP of :meth:`_solve_dual`."""
         if self.feasibility_tol is not None:
             model.set_primal_feasibility(self.feasibility_tol)
+            model.set_dual_feasibility(self.feasibility_tol)
         if not self.presolve:
             model.skip_presolve()
 
@@ -174,20 +178,27 @@ class RUGMaster:
             beta[beta < INTERIOR_ZERO * self.counts] = 0.0
 
     def _certified(self, res: SolveResult, v: np.ndarray, w: np.ndarray, beta: np.ndarray,
-                   mu: np.ndarray, load: np.ndarray, c: np.ndarray,
+                   mu: np.ndarray, A: sp.csr_matrix, c: np.ndarray,
                    stats: dict) -> SolveResult:
         """The result with the objective of (v, w) in (3) and a lower bound from (beta, mu).
 
-        ``beta`` (cover rows, in [0, counts]; ``load = ahat' beta`` per rule) and ``mu >= 0``
-        (fairness rows) are scaled into the dual of (3) -- ``beta_i - (F mu)_i <= counts_i``,
-        ``ahat_j' beta <= lam c_j`` -- so the bound ``theta sum(beta) - eps sum(mu)`` is valid
-        whatever the solver's accuracy.  An interior-point solve (approximate) counts as
-        optimal when the two agree to ``INTERIOR_GAP``; a simplex solve keeps HiGHS's status.
+        ``beta`` (cover rows) and ``mu`` (fairness rows) are made a solution of the dual of
+        (3) (:mod:`.certificate`: within the ``v`` rows and signs, then shrunk into every
+        rule's row of ``A``, the rules' ``ahat``), so the bound ``sum(beta) - eps sum(mu)``
+        is valid whatever the solver's accuracy; that solution is ``stats['certificate']``.
+        An interior-point solve (approximate) counts as optimal when the two agree to
+        ``INTERIOR_GAP``; a simplex solve keeps HiGHS's status.
         """
         objective = float(c @ w + self.counts @ v)
-        over = load > c
-        theta = float(np.min(c[over] / load[over])) if over.any() else 1.0
-        bound = theta * float(beta.sum()) - self.epsilon * float(mu.sum())
+        beta, mu = fair_duals(beta, mu, self.F, self.counts)
+        best = None
+        for passes in (0, REPAIR_PASSES):  # one scale, or shrinking first: the better
+            ok = feasible_duals(A, c, beta, passes)
+            bound = float(ok.sum()) - self.epsilon * float(mu.sum())
+            if best is None or bound > best[0]:
+                best = (bound, ok)
+        bound, beta = best
+        stats["certificate"] = (beta, mu)
         status = res.status
         if self.interior and status in ("optimal", "unknown"):
             gap = (objective - bound) / max(1.0, abs(objective))
@@ -219,11 +230,12 @@ class RUGMaster:
             return res
         v, w = res.values[:n], np.maximum(res.values[n:], 0.0)
         duals = res.stats["duals"]  # >= 0 on the cover rows, <= 0 on the fairness rows
-        beta, mu = np.clip(duals[:n], 0.0, None), np.clip(-duals[n:], 0.0, None)
-        beta = np.minimum(beta, self.counts + self.F @ mu)
+        # within the v rows and signs (a stopped solve's beta_i - (F mu)_i may be over
+        # counts_i even with beta_i = 0: mu is scaled down then, never beta made negative)
+        beta, mu = fair_duals(duals[:n], -duals[n:], self.F, self.counts)
         self._zero_noise(w, beta)
-        res.stats["duals"] = np.concatenate([beta, -mu])  # the duals the bound is valid for
-        return self._certified(res, v, w, beta, mu, A @ beta, c, res.stats)
+        res.stats["duals"] = np.concatenate([beta, -mu])  # the duals the bound starts from
+        return self._certified(res, v, w, beta, mu, A, c, res.stats)
 
 
 def _store_basis(model: HighsModel, stats: dict) -> None:

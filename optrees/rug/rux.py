@@ -2,7 +2,7 @@
 
 No column generation: every leaf of the ensemble (:mod:`optrees.rug.ensemble`) is a column
 of (3) from the start, with the class of its training majority and a cost ``c_j``
-(:data:`RULE_COSTS`), and one LP (with FairRUG's rows when asked) gives the weights.
+(:data:`.costs.RULE_COSTS`), and one LP (with FairRUG's rows when asked) gives the weights.
 Rows are aggregated into cells of identical samples (same label, group and leaves), which
 :class:`~optrees.rug.master.RUGMaster` solves exactly; two leaves of the same class covering
 the same training rows are one column (the cheaper: the LP's optimum is unchanged).
@@ -20,39 +20,19 @@ from ..models.result import FitResult
 from ..models.rule_set import Rule, RuleSet
 from ..solvers.base import SolveResult
 from ..solvers.deadline import Deadline
+from .costs import raw_leaf_costs
 from .ensemble import LeafRules
 from .fairness import Fairness
 from .master import RUGMaster
 from .rux_fair import FairRows
 from .rux_start import Start, margins, training_error, vote_start
-
-RULE_COSTS = ("gini", "length", "unit")
-"""``c_j`` of a leaf: the Gini impurity ``1 - sum_k p_k^2`` of its (weighted) training rows
-(ruleopt's RUX default), its number of conditions, or 1; divided by the largest cost, so
-``pen_par`` weighs the costliest rule by ``pen_par``."""
-GINI_FLOOR = 1e-8
-"""Added to Gini costs (as ruleopt does), so a pure leaf is not free in (3)."""
+from .rux_unread import every_leaf_duals
 
 FEASIBILITY_TOL = 1e-9
 """HiGHS's feasibility tolerance for RUX's LP: at its default (1e-7) the dual rows of pure
 leaves (cost about 2e-8 after scaling) were exceeded by 4e-8, and the certified bound, the
 duals scaled until every row holds, fell to a third of the optimum (breast-cancer: 1.08
 against 3.23)."""
-
-
-def leaf_costs(kind: str, mass: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The costs of :data:`RULE_COSTS` ``kind`` for leaves with class masses ``mass``
-    (m x K) and ``lengths`` conditions, scaled so that the largest is 1."""
-    if kind == "gini":
-        p = mass / np.maximum(mass.sum(axis=1, keepdims=True), 1e-300)
-        c = 1.0 - (p ** 2).sum(axis=1) + GINI_FLOOR
-    elif kind == "length":
-        c = np.maximum(lengths, 1).astype(float)
-    elif kind == "unit":
-        c = np.ones(len(lengths))
-    else:
-        raise ValueError(f"rule_cost must be one of {RULE_COSTS}, got {kind!r}")
-    return c / c.max() if len(c) else c
 
 
 def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list[str],
@@ -83,7 +63,9 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     mass = np.asarray(A.T @ (np.eye(K)[y] * w[:, None]))  # m x K class weights
     labels = np.argmax(mass, axis=1)
     lengths = np.array([len(lits) for lits in leaves.literals], dtype=np.int64)
-    costs = leaf_costs(rule_cost, mass, lengths)
+    raw = raw_leaf_costs(rule_cost, mass, lengths)
+    read_max = float(raw.max()) if len(raw) else 1.0
+    costs = raw / read_max  # divided by the largest: pen_par weighs the costliest rule
     default = int(np.argmax(np.bincount(y, weights=w, minlength=K)))
     keep = _distinct(A, labels, costs)
     # what a stopped fit returns; with fairness rows a scale whose slacks keep them
@@ -106,12 +88,19 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
         objective, how = float(res.objective), "lp"
         bound = -math.inf if res.bound is None or math.isnan(res.bound) else float(res.bound)
         status = res.status
+        duals = _per_row(res, cell, w)
     else:  # no LP solved in time: the vote of every leaf (or the majority class)
         weights, v, objective, how = start.weights, start.v, start.objective, start.how
-        bound = start.bound
-        if res is not None and res.bound is not None and not math.isnan(res.bound):
-            bound = max(bound, float(res.bound))
+        bound, duals = start.bound, (start.duals, np.zeros(0))
+        if res is not None and res.bound is not None and not math.isnan(res.bound) and \
+                res.bound > bound:
+            bound, duals = float(res.bound), _per_row(res, cell, w)
         status = "time_limit" if deadline.expired() or res is None else res.status
+    scope = None  # the bound is over every leaf of the ensemble
+    if leaves.unread:  # the bound so far is over the leaves read: price the others
+        eps = 0.0 if fairness is None else float(fairness.epsilon)
+        bound, scope = _over_every_leaf(leaves, duals, eps, bound, y, w, K, pen_par,
+                                        rule_cost, (A, labels, raw), deadline)
     rules = [Rule(leaves.literals[j], int(labels[j]), float(wj), float(costs[j]),
                   meta={"tree": leaves.origin[j][0], "node": leaves.origin[j][1]})
              for j, wj in zip(keep, weights, strict=True)]
@@ -119,9 +108,37 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
         status = "interrupted"
     stats = {"n_leaves": M.shape[1], "n_rules": len(keep), "n_cells": n_cells,
              "lp_status": "not_started" if res is None else res.status, "v": v,
-             "start": how}
+             "start": how, "bound_scope": scope}
     return FitResult(RuleSet(rules, classes, names, default), status, objective, bound,
                      time.perf_counter() - t0, stats)
+
+
+def _per_row(res: SolveResult, cell: np.ndarray, w: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The dual solution the LP's bound is the value of (``stats['certificate']``), its
+    cells' ``beta`` spread over their rows in proportion to the rows' weights (a dual
+    solution of the LP over single rows, of the same value), or None without one."""
+    if "certificate" not in res.stats:
+        return None
+    beta, mu = res.stats["certificate"]
+    counts = np.bincount(cell, weights=w, minlength=len(beta))
+    return beta[cell] * w / np.maximum(counts[cell], 1e-300), mu
+
+
+def _over_every_leaf(leaves: LeafRules, duals: tuple[np.ndarray, np.ndarray] | None,
+                     eps: float, bound: float, y: np.ndarray, w: np.ndarray, K: int,
+                     pen_par: float, rule_cost: str, read: tuple, deadline: Deadline
+                     ) -> tuple[float, str | None]:
+    """A bound over every leaf of the ensemble from the dual solution ``duals`` (per-row
+    ``beta``, ``mu``; its value ``bound`` over the leaves read), its ``beta`` shrunk into the
+    dual rows of the unread trees' leaves too (:mod:`.rux_unread`; ``read``: the read leaves'
+    cover, classes and raw costs), and None; or, when ``deadline`` passes before they are
+    priced, ``bound`` and what it is over."""
+    beta = None if duals is None else every_leaf_duals(
+        leaves.unread, leaves.X, y, w, K, duals[0], pen_par, rule_cost, *read, deadline)
+    if beta is None:
+        return bound, f"the leaves of the {leaves.n_read} of {leaves.n_trees} trees read in time"
+    return max(0.0, float(beta.sum()) - eps * float(duals[1].sum())), None
 
 
 def _own_slacks(res: SolveResult, A: sp.csc_matrix, labels: np.ndarray, c: np.ndarray,

@@ -31,19 +31,23 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from . import certificate
+from .certificate import feasible_duals
 from .rux_fair import FairRows, fair_scales
 
 
 @dataclass
 class Start:
     """A feasible point of (3): rule ``weights``, per-row slacks ``v``, its ``objective``,
-    a valid lower ``bound`` on (3), and ``how`` it was made ("vote" or "majority")."""
+    a valid lower ``bound`` on (3), ``how`` it was made ("vote" or "majority"), and the
+    per-row ``duals`` (a dual solution of (3)) the bound is the value of."""
 
     weights: np.ndarray
     v: np.ndarray
     objective: float
     bound: float
     how: str
+    duals: np.ndarray
 
 
 def margins(A: sp.csr_matrix, labels: np.ndarray, weights: np.ndarray, y: np.ndarray,
@@ -92,42 +96,23 @@ FAIR_TRIES = 20
 the majority class is returned (each check: one product of the rules' cover and a pass over
 the rows)."""
 
-REPAIR_PASSES = 10
-"""Passes of :func:`dual_bound` that shrink the duals of rows where rules are over their
-dual row, before one scale fixes the rest (with Gini costs a pure leaf costs about 1e-8,
-and one scale alone left almost nothing of the duals: breast-cancer, 30 trees, bound 0 ->
-1.3 with the LP's optimum at 2.9)."""
-
-
 def dual_bound(A: sp.csr_matrix, labels: np.ndarray, c: np.ndarray, y: np.ndarray,
                beta: np.ndarray, K: int) -> float:
     """A lower bound on (3) (rule costs ``c`` = lam * c_j) from per-row duals ``beta``
-    within their bounds: a few passes shrink ``beta`` on the rows of the right class of
-    every rule over its dual row ``sum_i ahat_ij beta_i <= c_j`` (by ``c_j / load_j``,
-    the least factor of a row's rules), then ``theta`` scales what is left into every dual
-    row; ``theta * sum(beta)`` is then the value of a dual solution of (3)."""
-    A = sp.csr_matrix(A, dtype=float)
-    rows, rules = A.nonzero()
-    mine = labels[rules] == y[rows]  # entries where the rule predicts the row's class
-    for repair in range(REPAIR_PASSES + 1):
-        onehot_y = np.zeros((len(y), K))
-        onehot_y[np.arange(len(y)), y] = beta
-        B = np.asarray(A.T @ onehot_y)  # rules x K: beta of each class a rule covers
-        own = B[np.arange(len(labels)), labels]
-        load = own - (B.sum(axis=1) - own) / (K - 1)
-        over = load > c
-        if not over.any():
-            return max(0.0, float(beta.sum()))
-        if repair == REPAIR_PASSES:
-            break
-        factor = np.ones(len(labels))
-        factor[over] = c[over] / load[over]
-        # per row, the least factor of the over-loaded rules of its own class covering it
-        least = np.ones(len(y))
-        np.minimum.at(least, rows[mine], factor[rules[mine]])
-        beta = beta * least
-    theta = float(np.min(c[over] / load[over]))
-    return max(0.0, theta * float(beta.sum()))
+    within their bounds: ``beta`` shrunk into every rule's dual row
+    (:func:`.certificate.feasible_duals`), whose sum is then the value of a dual solution
+    of (3)."""
+    return max(0.0, float(dual_solution(A, labels, c, y, beta, K).sum()))
+
+
+def dual_solution(A: sp.csr_matrix, labels: np.ndarray, c: np.ndarray, y: np.ndarray,
+                  beta: np.ndarray, K: int) -> np.ndarray:
+    """Per-row duals ``beta`` (in ``[0, w]``) shrunk into every dual row of the rules of
+    classes ``labels`` covering rows as ``A`` (n x rules, 0/1)."""
+    A = sp.coo_matrix(A)
+    vals = np.where(y[A.row] == np.asarray(labels)[A.col], 1.0, -1.0 / (K - 1))
+    ahat = sp.csr_matrix((vals, (A.col, A.row)), shape=(A.shape[1], A.shape[0]))
+    return feasible_duals(ahat, c, beta, certificate.REPAIR_PASSES)
 
 
 def vote_start(A: sp.csr_matrix, labels: np.ndarray, costs: np.ndarray, y: np.ndarray,
@@ -157,6 +142,7 @@ def vote_start(A: sp.csr_matrix, labels: np.ndarray, costs: np.ndarray, y: np.nd
             break
     weights = np.full(len(labels), alpha)
     objective = float(c @ weights + w @ v)
-    bound = dual_bound(A, labels, c, y, np.where(v > 0, w, 0.0), K)
+    duals = dual_solution(A, labels, c, y, np.where(v > 0, w, 0.0), K)
+    bound = max(0.0, float(duals.sum()))
     return Start(weights, v, objective, min(bound, objective), "vote" if alpha > 0 else
-                 "majority")
+                 "majority", duals)

@@ -166,6 +166,11 @@ class HighsModel:
         models' costs: RUX's pure leaves cost about 2e-8)."""
         self.h.setOptionValue("primal_feasibility_tolerance", float(tolerance))
 
+    def set_dual_feasibility(self, tolerance: float) -> None:
+        """HiGHS's dual feasibility tolerance (reduced costs down to ``-tolerance`` count as
+        optimal; its default 1e-7 is coarser than RUX's pure leaves' costs, about 2e-8)."""
+        self.h.setOptionValue("dual_feasibility_tolerance", float(tolerance))
+
     def use_interior_point(self, tolerance: float = 1e-8) -> None:
         """Solve the LP by interior point without crossover or presolve, stopped at the given
         optimality tolerance: an interior point near the optimum, not a vertex, with
