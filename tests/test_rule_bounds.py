@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.optimize import linprog
+from oracles import forest_lp, lp_optimum
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 
@@ -26,62 +26,6 @@ from optrees.rug.fairness import Fairness
 from optrees.rug.master import RUGMaster
 from optrees.solvers.base import SolveResult
 from optrees.solvers.deadline import Deadline
-
-
-def lp_optimum(cover: np.ndarray, labels: np.ndarray, c: np.ndarray, y: np.ndarray,
-               w: np.ndarray, K: int, families: list[list[np.ndarray]], eps: float) -> float:
-    """min c'u + w'v  s.t.  v_i + sum_j ahat_ij u_j >= 1,  mean_g v - mean_h v <= eps for
-    every ordered pair of groups of a family (means weighted by w), u, v >= 0."""
-    n, m = cover.shape
-    ahat = cover * np.where(y[:, None] == labels[None, :], 1.0, -1.0 / (K - 1))
-    A_ub, b_ub = [-np.hstack([ahat, np.eye(n)])], [-np.ones(n)]
-    for fam in families:
-        for g in fam:
-            for h in fam:
-                if g is h:
-                    continue
-                row = np.zeros(n)
-                row[g] += w[g] / w[g].sum()
-                row[h] -= w[h] / w[h].sum()
-                A_ub.append(np.concatenate([np.zeros(m), row])[None, :])
-                b_ub.append(np.array([eps]))
-    res = linprog(np.concatenate([c, w]), A_ub=np.vstack(A_ub), b_ub=np.concatenate(b_ub),
-                  bounds=(0, None), method="highs")
-    assert res.status == 0
-    return float(res.fun)
-
-
-def forest_lp(est: RandomForestClassifier, X: np.ndarray, y: np.ndarray, groups: np.ndarray,
-              kind: str | None, eps: float, rule_cost: str = "gini") -> float:
-    """(3) over every leaf of every tree of ``est`` (RUX's candidate rules)."""
-    K = int(y.max()) + 1
-    leaf = est.apply(X)
-    cover = np.hstack([leaf[:, [t]] == np.unique(leaf[:, t])[None, :]
-                       for t in range(leaf.shape[1])])
-    mass = np.stack([cover[y == k].sum(axis=0) for k in range(K)], axis=1).astype(float)
-    labels = mass.argmax(axis=1)
-    if rule_cost == "gini":
-        p = mass / mass.sum(axis=1, keepdims=True)
-        c = 1.0 - (p ** 2).sum(axis=1) + 1e-8
-    else:  # length: conditions on the path (a depth-2 forest: no test is simplified away)
-        depth = np.concatenate([_depths(t.tree_)[np.unique(leaf[:, i])]
-                                for i, t in enumerate(est.estimators_)])
-        c = np.maximum(depth, 1).astype(float)
-    c = c / c.max()
-    w = np.ones(len(y))
-    families = [] if kind is None else (
-        [[np.flatnonzero(groups == g) for g in (0, 1)]] if kind == "odm" else
-        [[np.flatnonzero((groups == g) & (y == k)) for g in (0, 1)] for k in range(K)])
-    return lp_optimum(cover, labels, c, y, w, K, families, eps)
-
-
-def _depths(tree) -> np.ndarray:
-    depth = np.zeros(tree.node_count, dtype=np.int64)
-    for node in range(tree.node_count):
-        for child in (tree.children_left[node], tree.children_right[node]):
-            if child >= 0:
-                depth[child] = depth[node] + 1
-    return depth
 
 
 @pytest.fixture(scope="module")

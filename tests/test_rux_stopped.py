@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from deadlines import Until
+from oracles import forest_lp
 from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
@@ -57,22 +58,6 @@ def _objective(model, est, X: pd.DataFrame, y: np.ndarray, pen_par: float = 1.0)
     return cost + float(np.maximum(0.0, 1.0 - margin).sum())
 
 
-def _optimum(est, X: pd.DataFrame, y: np.ndarray) -> float:
-    """(3)'s optimum over every leaf (Gini costs over the largest, pen_par 1), dense."""
-    masks = list(_leaves(est, X).values())
-    A = np.column_stack(masks).astype(float)
-    n, m = A.shape
-    counts = np.array([np.bincount(y[mk], minlength=2) for mk in masks])
-    label = counts.argmax(axis=1)
-    p = counts / counts.sum(axis=1, keepdims=True)
-    c = 1 - (p ** 2).sum(axis=1) + 1e-8
-    ahat = A * np.where(y[:, None] == label[None, :], 1.0, -1.0)
-    res = linprog(np.concatenate([c / c.max(), np.ones(n)]),
-                  A_ub=-np.hstack([ahat, np.eye(n)]), b_ub=-np.ones(n), bounds=(0, None),
-                  method="highs")
-    return float(res.fun)
-
-
 def test_lp_not_solved_returns_the_scaled_vote_with_an_honest_gap(cancer, monkeypatch) -> None:
     """HiGHS stopped without a solution (stub): the rule set is the leaves' vote, at least
     as accurate on the training rows as the majority class, its objective (3)'s at its
@@ -87,7 +72,7 @@ def test_lp_not_solved_returns_the_scaled_vote_with_an_honest_gap(cancer, monkey
     assert np.mean(m.predict(X) == y) >= majority
     assert m.objective_ == pytest.approx(_objective(m.all_rules_, est, X, y), rel=1e-9)
     assert m.objective_ < len(y)  # the majority class's value of (3): every slack 1
-    assert 0 <= m.bound_ <= _optimum(est, X, y) + 1e-6 <= m.objective_ + 2e-6
+    assert 0 <= m.bound_ <= forest_lp(est, X, y, None, None, 0.0) + 1e-6 <= m.objective_ + 2e-6
     assert m.gap_ == pytest.approx((m.objective_ - m.bound_) / m.objective_)
     assert np.allclose(m.v_, np.maximum(0.0, 1.0 - _margins(m.all_rules_, est, X, y)))
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from deadlines import Until
-from scipy.optimize import linprog
+from oracles import forest_cover, lp_optimum
 from sklearn.ensemble import RandomForestClassifier
 
 from optrees import RUXClassifier
@@ -64,25 +64,9 @@ def _margin(model, leaves, y: np.ndarray) -> np.ndarray:
 
 def _fair_optimum(est, X: pd.DataFrame, y: np.ndarray, fams, eps: float) -> float:
     """(3) with the fairness rows over every leaf (Gini costs over the largest, pen_par 1)."""
-    masks = list(_leaves(est, X).values())
-    A = np.column_stack(masks).astype(float)
-    n, m = A.shape
-    counts = np.array([np.bincount(y[mk], minlength=2) for mk in masks])
-    label = counts.argmax(axis=1)
-    p = counts / counts.sum(axis=1, keepdims=True)
-    c = 1 - (p ** 2).sum(axis=1) + 1e-8
-    ahat = A * np.where(y[:, None] == label[None, :], 1.0, -1.0)
-    rows, rhs = [-np.hstack([ahat, np.eye(n)])], [-np.ones(n)]
-    for fam in fams:
-        for g in fam:
-            for h in fam:
-                if g is not h:
-                    rows.append(np.concatenate([np.zeros(m), g / g.sum() - h / h.sum()])[None])
-                    rhs.append([eps])
-    res = linprog(np.concatenate([c / c.max(), np.ones(n)]), A_ub=np.vstack(rows),
-                  b_ub=np.concatenate(rhs), bounds=(0, None), method="highs")
-    assert res.status == 0
-    return float(res.fun)
+    cover, labels, c = forest_cover(est, X, y)
+    families = [[np.flatnonzero(g) for g in fam] for fam in fams]
+    return lp_optimum(cover, labels, c, y, np.ones(len(y)), 2, families, eps)
 
 
 def _data(seed: int) -> tuple[pd.DataFrame, np.ndarray, RandomForestClassifier]:
