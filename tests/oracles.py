@@ -289,6 +289,15 @@ def regression_front_by_enumeration(X, y, w, depth, min_leaf):
 
 
 # ---------------------------------------------------------------------------- rule LPs
+def forest_leaves(est, X) -> dict[tuple[int, int], np.ndarray]:
+    """(tree, leaf) -> the rows reaching it, from each tree's own ``apply``."""
+    out = {}
+    for t, tree in enumerate(est.estimators_):
+        leaf = tree.apply(np.asarray(X, dtype=np.float32))
+        out.update({(t, int(node)): leaf == node for node in np.unique(leaf)})
+    return out
+
+
 def lp_optimum(cover: np.ndarray, labels: np.ndarray, c: np.ndarray, y: np.ndarray,
                w: np.ndarray, K: int, families: list[list[np.ndarray]], eps: float) -> float:
     """min c'u + w'v  s.t.  v_i + sum_j ahat_ij u_j >= 1,  mean_g v - mean_h v <= eps for

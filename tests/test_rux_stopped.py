@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from deadlines import Until
-from oracles import forest_lp
+from oracles import forest_leaves, forest_lp
 from scipy.optimize import linprog
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
@@ -37,18 +37,9 @@ def cancer() -> tuple[pd.DataFrame, np.ndarray, RandomForestClassifier]:
     return X, y, RandomForestClassifier(8, max_depth=3, random_state=0).fit(X, y)
 
 
-def _leaves(est, X: pd.DataFrame) -> dict[tuple[int, int], np.ndarray]:
-    """(tree, leaf) -> rows reaching it, from the ensemble's apply."""
-    out = {}
-    for t, tree in enumerate(est.estimators_):
-        leaf = tree.apply(X.to_numpy(dtype=np.float32))
-        out.update({(t, int(node)): leaf == node for node in np.unique(leaf)})
-    return out
-
-
 def _objective(model, est, X: pd.DataFrame, y: np.ndarray, pen_par: float = 1.0) -> float:
     """(3) at the rule set's weights (K = 2: a wrong vote counts -1)."""
-    leaves = _leaves(est, X)
+    leaves = forest_leaves(est, X)
     margin = np.zeros(len(y))
     cost = 0.0
     for r in model.rules:
@@ -78,7 +69,7 @@ def test_lp_not_solved_returns_the_scaled_vote_with_an_honest_gap(cancer, monkey
 
 
 def _margins(model, est, X, y) -> np.ndarray:
-    leaves = _leaves(est, X)
+    leaves = forest_leaves(est, X)
     return sum(r.weight * leaves[r.meta["tree"], r.meta["node"]] * np.where(y == r.label, 1, -1)
                for r in model.rules)
 
@@ -180,7 +171,7 @@ def test_distinct_leaves_and_cells_as_before(seed: int) -> None:
 def test_sparse_cover_is_the_masks(cancer) -> None:
     X, y, est = cancer
     leaves = leaf_rules(ensemble_trees(est), X.to_numpy(float), list(X.columns))
-    masks = np.column_stack([leaf for leaf in _leaves(est, X).values()])
+    masks = np.column_stack([leaf for leaf in forest_leaves(est, X).values()])
     assert np.array_equal(leaves.masks, masks)
     assert np.array_equal(leaves.cover().toarray(), masks)
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from deadlines import Until
-from oracles import forest_cover, lp_optimum
+from oracles import forest_cover, forest_leaves, lp_optimum
 from sklearn.ensemble import RandomForestClassifier
 
 from optrees import RUXClassifier
@@ -46,15 +46,6 @@ def _gap(values: np.ndarray, fams: list[list[np.ndarray]]) -> float:
     gaps = [max(values[m].mean() for m in fam) - min(values[m].mean() for m in fam)
             for fam in fams]
     return float(max(gaps))
-
-
-def _leaves(est, X: pd.DataFrame) -> dict[tuple[int, int], np.ndarray]:
-    """(tree, leaf) -> rows reaching it, from the forest's apply."""
-    out = {}
-    for t, tree in enumerate(est.estimators_):
-        leaf = tree.apply(X.to_numpy(dtype=np.float32))
-        out.update({(t, int(node)): leaf == node for node in np.unique(leaf)})
-    return out
 
 
 def _margin(model, leaves, y: np.ndarray) -> np.ndarray:
@@ -102,7 +93,7 @@ def test_stopped_fair_fit_keeps_its_rows_with_honest_numbers(kind, eps, seed,
     m = RUXClassifier(est, fairness=kind, sensitive="grp", epsilon=eps,
                       time_limit=3600).fit(X, y)
     fams = _families(kind, y, X["grp"].to_numpy())
-    leaves = _leaves(est, X)
+    leaves = forest_leaves(est, X)
     v = np.maximum(0.0, 1.0 - _margin(m.all_rules_, leaves, y))
     assert m.status_ == "time_limit" and m.stats_["start"] in ("vote", "majority")
     assert _gap(v, fams) <= eps + 1e-9  # (a) the rows, from the definition
@@ -129,7 +120,7 @@ def test_stopped_odm_fit_beats_the_majority_class(monkeypatch) -> None:
                       time_limit=3600).fit(X, y)
     free = RUXClassifier(est, time_limit=3600).fit(X, y)  # the vote's best scale, no rows
     fams = _families("odm", y, X["grp"].to_numpy())
-    leaves = _leaves(est, X)
+    leaves = forest_leaves(est, X)
     v = np.maximum(0.0, 1.0 - _margin(m.all_rules_, leaves, y))
     v_free = np.maximum(0.0, 1.0 - _margin(free.all_rules_, leaves, y))
     assert _gap(v_free, fams) > eps  # the unconstrained scale breaks the row
@@ -194,7 +185,7 @@ def test_deadline_passed_before_the_lp_with_fairness() -> None:
     assert res.status == "time_limit" and res.stats["lp_status"] == "not_started"
     assert res.stats["start"] == "vote" and res.objective < len(y)
     fams = _families("odm", y, X["grp"].to_numpy())
-    v = np.maximum(0.0, 1.0 - _margin(res.model, _leaves(est, X), y))
+    v = np.maximum(0.0, 1.0 - _margin(res.model, forest_leaves(est, X), y))
     assert _gap(v, fams) <= 0.02 + 1e-9 and np.allclose(res.stats["v"], v)
 
 
@@ -247,7 +238,7 @@ def test_stopped_lp_point_is_taken_with_its_own_slacks(point: str, monkeypatch) 
     monkeypatch.setattr(rux.RUGMaster, "solve", stopped)
     m = RUXClassifier(est, **fit).fit(X, y)
     fams = _families("odm", y, X["grp"].to_numpy())
-    leaves = _leaves(est, X)
+    leaves = forest_leaves(est, X)
     v = np.maximum(0.0, 1.0 - _margin(m.all_rules_, leaves, y))
     assert _gap(v, fams) <= eps + 1e-9 and np.allclose(m.v_, v)
     objective = sum(r.cost * r.weight for r in m.all_rules_.rules) + float(v.sum())
