@@ -58,7 +58,6 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     y = np.asarray(y, dtype=np.int64)
     K, n = len(classes), len(y)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    M = leaves.masks
     A = leaves.cover()
     mass = np.asarray(A.T @ (np.eye(K)[y] * w[:, None]))  # m x K class weights
     labels = np.argmax(mass, axis=1)
@@ -75,7 +74,7 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
                        fair=fair)
     res, n_cells, cell = None, 0, None
     if not deadline.expired():
-        res, n_cells, cell = _solve_lp(M, keep, labels, costs, y, w, K, pen_par, fairness,
+        res, n_cells, cell = _solve_lp(leaves, keep, labels, costs, y, w, K, pen_par, fairness,
                                        interior, seed, deadline)
     if fair is not None and res is not None and res.values is not None and \
             res.status != "optimal":
@@ -106,7 +105,7 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
              for j, wj in zip(keep, weights, strict=True)]
     if deadline.stopped:
         status = "interrupted"
-    stats = {"n_leaves": M.shape[1], "n_rules": len(keep), "n_cells": n_cells,
+    stats = {"n_leaves": leaves.n_leaves, "n_rules": len(keep), "n_cells": n_cells,
              "lp_status": "not_started" if res is None else res.status, "v": v,
              "start": how, "bound_scope": scope}
     return FitResult(RuleSet(rules, classes, names, default), status, objective, bound,
@@ -170,16 +169,16 @@ def _better(res: SolveResult, start: Start, A: sp.csc_matrix, labels: np.ndarray
     return training_error(V, y, w, default) <= float(w[y != default].sum())
 
 
-def _solve_lp(M: np.ndarray, keep: np.ndarray, labels: np.ndarray, costs: np.ndarray,
+def _solve_lp(leaves: LeafRules, keep: np.ndarray, labels: np.ndarray, costs: np.ndarray,
               y: np.ndarray, w: np.ndarray, K: int, pen_par: float,
               fairness: Fairness | None, interior: bool, seed: int, deadline: Deadline
               ) -> tuple[SolveResult | None, int, np.ndarray | None]:
-    """(3) over the leaves ``keep`` of ``M`` (n x leaves) on cells of alike rows, solved by
+    """(3) over the leaves ``keep`` of ``leaves`` on cells of alike rows, solved by
     ``deadline``: (its result, number of cells, cell of each row); None when the deadline
     passed while the LP was built (the build is not cheap: 245,057 rows of skin took 10 s
     before the cells were found by sorting bytes).  Cells are found on every leaf: the
     leaves left out cover the rows of one kept, so the cells are the same."""
-    cell, first = _cells(M, y, None if fairness is None else fairness.groups)
+    cell, first = _cells(leaves.packed(), y, None if fairness is None else fairness.groups)
     counts = np.bincount(cell, weights=w)
     fair_sets = None
     if fairness is not None:  # group sizes in weight, as the cells' counts
@@ -193,9 +192,10 @@ def _solve_lp(M: np.ndarray, keep: np.ndarray, labels: np.ndarray, costs: np.nda
     # HiGHS's presolve does not look at the clock (credit, 3.5 million nonzeros: a solve
     # given 1.6 s ran 4.1 s, presolving); without it the LP stops at the deadline
     master.presolve = not deadline.limited
-    covered = np.ascontiguousarray(M[first][:, keep].T)  # rules x cells
-    for row, j in zip(covered, keep, strict=True):
-        master.add(np.flatnonzero(row), int(labels[j]), float(costs[j]))
+    covered = leaves.cover(first)  # cells x leaves, sparse
+    for j in keep:
+        cells = covered.indices[covered.indptr[j]:covered.indptr[j + 1]]
+        master.add(cells, int(labels[j]), float(costs[j]))
     if deadline.expired():
         return None, len(first), cell
     return master.solve(deadline), len(first), cell
@@ -228,10 +228,11 @@ def _distinct(A: sp.csc_matrix, labels: np.ndarray, costs: np.ndarray) -> np.nda
     return np.sort(order[new]).astype(np.int64)
 
 
-def _cells(M: np.ndarray, y: np.ndarray, groups: np.ndarray | None
+def _cells(packed: np.ndarray, y: np.ndarray, groups: np.ndarray | None
            ) -> tuple[np.ndarray, np.ndarray]:
-    """Cell of each row (rows alike in label, group and every leaf) and a row of each cell."""
-    cols = [np.packbits(M, axis=1), y.astype(np.int64)[:, None].view(np.uint8)]
+    """Cell of each row (rows alike in label, group and every leaf; ``packed``: the rows'
+    leaves as bits, :meth:`~.ensemble.LeafRules.packed`) and a row of each cell."""
+    cols = [packed, y.astype(np.int64)[:, None].view(np.uint8)]
     if groups is not None:
         cols.append(np.asarray(groups, dtype=np.int64)[:, None].view(np.uint8))
     first, cell = _row_ids(np.hstack(cols))
