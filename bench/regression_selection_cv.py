@@ -17,13 +17,18 @@ refit was stopped is counted in the ``stopped`` column (its trees are the best f
 
 Prints per data set: the mean test R² of each method, ours − CART (mean ± standard error
 over the splits, in R² units) for each of our columns, the mean leaves, the median seconds
-per split, the stopped selections and the depths chosen; then per column of ours a summary
-(``bench/selection_accuracy.summary``): the mean difference over data sets ± s.e., on how
-many sets ours is strictly better, the mean leaves of each and their mean ratio.
+per split, the stopped selections and, per split, the depth chosen / the deepest tried;
+then per column of ours a summary (``bench/selection_accuracy.summary``): the mean
+difference over data sets ± s.e., on how many sets ours is strictly better, the mean leaves
+of each and their mean ratio.
 
 Usage: OPTREES_DATA=../shared/datasets PYTHONPATH=$PWD python bench/regression_selection_cv.py
        [--datasets diabetes,glass,...] [--splits 10] [--time-limit 30]
-       [--variants default,path]
+       [--variants default,path] [--depths auto|1,2,3]
+
+``--depths 1,2,3`` (both columns; CART's grid unchanged) leaves out the depth 4 that "auto"
+tries when 3 scores best: it tells the cost of the λ choice (grid or path) apart from that
+of a depth 4 search under the time limit.
 """
 
 from __future__ import annotations
@@ -65,7 +70,8 @@ def ours(X_tr: pd.DataFrame, y_tr: np.ndarray, X_te: pd.DataFrame, y_te: np.ndar
     stopped = any(issubclass(w.category, TimeLimitWarning) for w in caught) or \
         model.best_estimator_.status_ != "optimal"
     return {"r2": model.score(X_te, y_te), "leaves": model.best_estimator_.tree_.n_leaves,
-            "s": seconds, "stopped": stopped, "depth": model.best_params_["depth"]}
+            "s": seconds, "stopped": stopped, "depth": model.best_params_["depth"],
+            "tried": max(model.depths_)}
 
 
 def cart(X_tr: pd.DataFrame, y_tr: np.ndarray, X_te: pd.DataFrame, y_te: np.ndarray,
@@ -81,11 +87,13 @@ def cart(X_tr: pd.DataFrame, y_tr: np.ndarray, X_te: pd.DataFrame, y_te: np.ndar
 
 
 def one_split(X: pd.DataFrame, y: np.ndarray, seed: int, limit: float,
-              variants: list[str]) -> dict[str, dict]:
-    """Every method on one 70/30 split, tuned on the same shuffled 5 folds of the 70 %."""
+              variants: list[str], extra: dict | None = None) -> dict[str, dict]:
+    """Every method on one 70/30 split, tuned on the same shuffled 5 folds of the 70 %
+    (``extra``: more keyword arguments of ours, e.g. ``depths``)."""
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed)
     folds = KFold(5, shuffle=True, random_state=seed)
-    out = {v: ours(X_tr, y_tr, X_te, y_te, folds, limit, **VARIANTS[v]) for v in variants}
+    out = {v: ours(X_tr, y_tr, X_te, y_te, folds, limit, **VARIANTS[v], **(extra or {}))
+           for v in variants}
     out["cart"] = cart(X_tr, y_tr, X_te, y_te, folds)
     return out
 
@@ -98,7 +106,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="each OptimalTreeRegressorCV's whole budget per split")
     ap.add_argument("--variants", default="default,path",
                     help=f"our columns, from {','.join(VARIANTS)}")
+    ap.add_argument("--depths", default="auto", help="OptimalTreeRegressorCV's depths: "
+                    "'auto' (its default) or a comma-separated list")
     args = ap.parse_args(argv)
+    depths = {} if args.depths == "auto" else \
+        {"depths": [int(d) for d in args.depths.split(",")]}
     variants = args.variants.split(",")
     if not set(variants) <= set(VARIANTS):
         ap.error(f"--variants: each of {', '.join(VARIANTS)}, got {args.variants!r}")
@@ -107,11 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     head = " ".join(f"{'R2 ' + m:>9s}" for m in methods)
     diffs = " ".join(f"{m + ' - CART':>17s}" for m in variants)
     print(f"{'data':16s} {'n':>5s} {head} {diffs}  leaves {'/'.join(methods):>14s}  "
-          f"median s {'/'.join(methods):>14s}  stopped  depths chosen", flush=True)
+          f"median s {'/'.join(methods):>14s}  stopped  depths chosen/deepest tried",
+          flush=True)
     rows: dict[str, list[dict]] = {v: [] for v in variants}
 
     def run(X: pd.DataFrame, y: np.ndarray, seed: int) -> dict[str, dict]:
-        return one_split(X, y, seed, args.time_limit, variants)
+        return one_split(X, y, seed, args.time_limit, variants, depths)
 
     for name, y, runs, _ in each_dataset(args.datasets, run, range(args.splits)):
         df = {m: pd.DataFrame([r[m] for r in runs]) for m in methods}
@@ -127,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
         leaves = "/".join(f"{df[m].leaves.mean():.1f}" for m in methods)
         secs = "/".join(f"{df[m].s.median():.1f}" for m in methods)
         stopped = "/".join(str(int(df[v].stopped.sum())) for v in variants)
-        depths = " ".join("".join(str(d) for d in df[m].depth) for m in variants)
+        depths = " ".join("".join(str(d) for d in df[m].depth) + "/" +
+                          "".join(str(d) for d in df[m].tried) for m in variants)
         print(f"{name:16s} {len(y):5d} {r2} {' '.join(cells)}  {leaves:>21s}  "
               f"{secs:>23s}  {stopped:>7s}  {depths}", flush=True)
     for v in variants:
