@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depths", default="auto", help="OptimalTreeRegressorCV's depths: "
                     "'auto' (its default) or a comma-separated list")
     args = ap.parse_args(argv)
-    depths = {} if args.depths == "auto" else \
+    depth_arg = {} if args.depths == "auto" else \
         {"depths": [int(d) for d in args.depths.split(",")]}
     variants = args.variants.split(",")
     if not set(variants) <= set(VARIANTS):
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: dict[str, list[dict]] = {v: [] for v in variants}
 
     def run(X: pd.DataFrame, y: np.ndarray, seed: int) -> dict[str, dict]:
-        return one_split(X, y, seed, args.time_limit, variants, depths)
+        return one_split(X, y, seed, args.time_limit, variants, depth_arg)
 
     for name, y, runs, _ in each_dataset(args.datasets, run, range(args.splits)):
         df = {m: pd.DataFrame([r[m] for r in runs]) for m in methods}
@@ -140,10 +140,10 @@ def main(argv: list[str] | None = None) -> int:
         leaves = "/".join(f"{df[m].leaves.mean():.1f}" for m in methods)
         secs = "/".join(f"{df[m].s.median():.1f}" for m in methods)
         stopped = "/".join(str(int(df[v].stopped.sum())) for v in variants)
-        depths = " ".join("".join(str(d) for d in df[m].depth) + "/" +
+        chosen = " ".join("".join(str(d) for d in df[m].depth) + "/" +
                           "".join(str(d) for d in df[m].tried) for m in variants)
         print(f"{name:16s} {len(y):5d} {r2} {' '.join(cells)}  {leaves:>21s}  "
-              f"{secs:>23s}  {stopped:>7s}  {depths}", flush=True)
+              f"{secs:>23s}  {stopped:>7s}  {chosen}", flush=True)
     for v in variants:
         print(f"\n{v}: " + summary(pd.DataFrame(rows[v]), args.splits, unit="R²",
                                    digits=4))
