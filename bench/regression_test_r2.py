@@ -16,6 +16,12 @@ drinks: the same rows as bupa of ``bench/regression_trees.py``); from ``$OPTREES
 glass (214 x 8, target refractive index), student (649 x 30, target the final grade, the
 two earlier grades left out), wine (178 x 12, target alcohol, the class left out), magic1k
 (1000 rows drawn with seed 0 from magic, target fLength, the 9 other numeric columns).
+``MORE`` (used by ``bench/regression_selection_cv.py``): seeds (210 x 6, target the kernel
+groove's length), wpbc (198 x 31, target the time to recurrence or disease-free time, the
+30 nucleus features and the tumour size; the lymph-node count, with missing values, left
+out), attrition (1470 x 23, target MonthlyIncome, the numeric columns but the constant ones
+and EmployeeNumber), credit1k (1000 rows drawn with seed 0 from default-credit, target the
+credit limit, the 22 other columns but the default flag).
 
 ``--select cv`` chooses instead by 5-fold cross-validation on the train + validation rows
 (the same folds for both methods, mean R² over the folds; ties: the first point), then
@@ -53,6 +59,7 @@ LAMS = (0.001, 0.005, 0.02)
 MIN_LEAF = (1, 5)
 WIDE = {"lams": (0.001, 0.005, 0.02, 0.05), "leaves": (1, 5, 10, 20)}
 ALL = "diabetes,liver-disorders,glass,student,wine,magic1k"
+MORE = "seeds,wpbc,attrition,credit1k"
 
 
 def load(name: str) -> tuple[pd.DataFrame, np.ndarray] | None:
@@ -67,21 +74,43 @@ def load(name: str) -> tuple[pd.DataFrame, np.ndarray] | None:
         X, y = load_dataset("liver-disorders")
         return X, np.asarray(y, float)
     path = {"glass": root / "glass.csv", "student": root / "student.csv",
-            "wine": root / "wine.data", "magic1k": root / "magic.csv"}[name]
+            "wine": root / "wine.data", "magic1k": root / "magic.csv",
+            "seeds": root / "alternates" / "seeds.ruled.csv",
+            "wpbc": root / "extras" / "wpbc.data", "attrition": root / "attrition.csv",
+            "credit1k": root / "default-credit.csv"}[name]
     if not path.exists():
         print(f"# {name}: {path} not found, skipped")
         return None
     if name == "student":
         raw = pd.read_csv(path, header=None, sep=";", encoding="utf-8-sig")
         return raw.iloc[:, :30].add_prefix("s"), raw.iloc[:, -1].to_numpy(float)
+    if name in ("attrition", "credit1k", "seeds"):
+        return load_more(name, path)
     raw = pd.read_csv(path, header=None)
     if name == "glass":
         return raw.iloc[:, 1:9].add_prefix("g"), raw.iloc[:, 0].to_numpy(float)
     if name == "wine":
         return raw.iloc[:, 2:].add_prefix("w"), raw.iloc[:, 1].to_numpy(float)
+    if name == "wpbc":
+        return raw.iloc[:, 3:34].add_prefix("p"), raw.iloc[:, 2].to_numpy(float)
     rows = np.random.default_rng(0).choice(len(raw), 1000, replace=False)
     raw = raw.iloc[rows].reset_index(drop=True)
     return raw.iloc[:, 1:10].add_prefix("m"), raw.iloc[:, 0].to_numpy(float)
+
+
+def load_more(name: str, path: Path) -> tuple[pd.DataFrame, np.ndarray]:
+    """The ``MORE`` sets with a header row or another separator (see the module docstring)."""
+    if name == "seeds":
+        raw = pd.read_csv(path, header=None, sep="\t")
+        return raw.iloc[:, :6].add_prefix("k"), raw.iloc[:, 6].to_numpy(float)
+    if name == "attrition":
+        raw = pd.read_csv(path, sep=";", encoding="utf-8-sig").select_dtypes("number")
+        y = raw.pop("MonthlyIncome").to_numpy(float)
+        return raw.drop(columns=["EmployeeNumber", "EmployeeCount", "StandardHours"]), y
+    raw = pd.read_csv(path)
+    raw = raw.iloc[np.random.default_rng(0).choice(len(raw), 1000, replace=False)]
+    y = raw.pop("X_0").to_numpy(float)
+    return raw.drop(columns=["y"]).reset_index(drop=True), y
 
 
 def ours(depth: int, lam: float, leaf: int, limit: float) -> OptimalTreeRegressor:

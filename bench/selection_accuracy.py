@@ -92,14 +92,24 @@ def main(argv: list[str] | None = None) -> int:
               f"{df.cart_leaves.mean():6.1f} {df.ours_s.median():7.1f} "
               f"{df.cart_s.median():7.1f} {'/'.join(map(str, df.tried)):>12s} "
               f"{'/'.join(map(str, df.depth)):>9s}", flush=True)
-    table = pd.DataFrame(rows)
-    se = table["diff"].std(ddof=1) / np.sqrt(len(table)) if len(table) > 1 else float("nan")
-    print(f"\n{len(table)} data sets x {args.splits} splits: mean difference "
-          f"{table['diff'].mean():+.2f} ± {se:.2f} points; strictly better on "
-          f"{int((table['diff'] > 0).sum())}, worse on {int((table['diff'] < 0).sum())}; "
-          f"mean leaves {table.ours_leaves.mean():.1f} against CART's "
-          f"{table.cart_leaves.mean():.1f}")
+    print("\n" + summary(pd.DataFrame(rows), args.splits))
     return 0
+
+
+def summary(table: pd.DataFrame, splits: int, unit: str = "points", digits: int = 2) -> str:
+    """The closing line of a selection table (one row per data set: ``diff``, ours − CART;
+    ``ours_leaves``, ``cart_leaves``): the mean difference ± its standard error over data
+    sets, on how many sets ours is strictly better / worse, the mean leaves of each and the
+    mean over data sets of the ratio ours / CART of the mean leaves.  Shared with
+    ``bench/regression_selection_cv.py``."""
+    diff = table["diff"]
+    se = diff.std(ddof=1) / np.sqrt(len(table)) if len(table) > 1 else float("nan")
+    ratio = (table.ours_leaves / table.cart_leaves).mean()
+    return (f"{len(table)} data sets x {splits} splits: mean difference "
+            f"{diff.mean():+.{digits}f} ± {se:.{digits}f} {unit}; strictly better on "
+            f"{int((diff > 0).sum())}, worse on {int((diff < 0).sum())}; mean leaves "
+            f"{table.ours_leaves.mean():.1f} against CART's {table.cart_leaves.mean():.1f} "
+            f"(mean ratio {ratio:.2f})")
 
 
 if __name__ == "__main__":
