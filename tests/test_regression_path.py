@@ -73,6 +73,27 @@ def test_every_point_is_the_enumerated_best_tree_of_its_budget(seed, depth, min_
                 assert p.optimal and p.loss == pytest.approx(best, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed,min_leaf,weights", [(s, m, w) for s in range(3)
+                                                    for m, w in ((1, True), (3, False))])
+def test_a_depth2_path_is_one_front_of_every_budget_all_proved(seed, min_leaf, weights):
+    """Depth 2 on small data: one compiled front of all rows gives every budget's optimum,
+    each proved (the enumeration's), in one search."""
+    from optrees.trees.search.regression import kernels
+
+    if not kernels.available():
+        pytest.skip("numba is not installed")
+    kernels.compile_kernel()  # loaded: small fits take the compiled path too
+    df, y, w = instance(40 + seed, n=14, weights=weights)
+    want = regression_front_by_enumeration(df.to_numpy(), y, w, 2, min_leaf)
+    front = regression_front(df, y, 2, sample_weight=w, min_samples_leaf=min_leaf)
+    assert front.complete and front.searches == 1
+    for p, best in zip(front, want, strict=True):
+        assert p.optimal and p.loss == pytest.approx(best, abs=1e-9)
+        assert p.bound == pytest.approx(best, abs=1e-9)
+        assert p.loss == pytest.approx(loss_of(p, df, y, w), abs=1e-9)
+        assert p.leaves <= p.budget and (p.tree.count[p.tree.feature == -1] >= min_leaf).all()
+
+
 @pytest.mark.parametrize("seed,depth,min_leaf,weights", CASES[::2])
 def test_each_hull_interval_is_where_a_fit_at_that_lam_has_the_same_loss(seed, depth,
                                                                          min_leaf, weights):

@@ -351,6 +351,21 @@ def test_a_compiled_depth2_subproblem_checks_the_deadline_between_root_features(
     assert whole[0] == pytest.approx(depth2_front(fresh, fresh.root(), 1).at(0.0)[0])
 
 
+def test_compiled_kernels_count_as_loaded_once_called():
+    """After one call the compiled kernels are loaded (their entry points have signatures),
+    so a fit with little time left, or a small one, still takes them (a callee listed as an
+    entry point never gets a signature: every such fit fell back to numpy)."""
+    from optrees.solvers.deadline import Deadline
+    from optrees.trees.solve.regression import compiled_kernel
+
+    if not kernels.available():
+        pytest.skip("numba is not installed")
+    kernels.compile_kernel()
+    assert kernels.loaded()
+    assert compiled_kernel(SquaredError(), 3, Deadline(1.0)) is kernels
+    assert compiled_kernel(SquaredError(), 2, Deadline(None), small=True) is kernels
+
+
 def _nested_cost(tree, X, y, w, pen) -> float:
     if tree is None:
         return sse(y, w) + pen

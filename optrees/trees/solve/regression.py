@@ -229,7 +229,7 @@ def compiled_kernel(objective: AdditiveObjective, depth: int, deadline: Deadline
         return kernel
     if small or deadline.remaining() < START_SECONDS:  # even a cache load takes that
         return None
-    if (kernels_ready(kernel, kernels.LEAF_KERNELS)
+    if (kernels_ready(kernel, kernels.ENTRY_POINTS)
             or deadline.remaining() >= COMPILE_SECONDS):
         return kernel
     return None

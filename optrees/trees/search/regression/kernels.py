@@ -199,7 +199,11 @@ def jit() -> None:
 
 
 LEAF_KERNELS = ("_root_fronts", "_front_block", "_stump")
-"""The entry points, each calling ``_leaf``."""
+"""The kernels calling ``_leaf`` (copied per objective by :func:`for_objective`)."""
+
+ENTRY_POINTS = ("_front_block", "_stump")
+"""The kernels called from Python: their signatures say whether the set is loaded (a
+callee such as ``_root_fronts`` is compiled into its caller and never gets one)."""
 
 
 def for_objective(objective: AdditiveObjective) -> ModuleType | SimpleNamespace:
@@ -225,7 +229,7 @@ def loaded(kernel: ModuleType | SimpleNamespace | None = None) -> bool:
         if not _JITTED:
             return False
         kernel = sys.modules[__name__]
-    return all(bool(getattr(kernel, name).signatures) for name in LEAF_KERNELS)
+    return all(bool(getattr(kernel, name).signatures) for name in ENTRY_POINTS)
 
 
 def stump_compiled(data: RegressionData, order: np.ndarray, min_leaf: int
