@@ -45,7 +45,7 @@ from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 from sklearn.tree import DecisionTreeRegressor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
-from bench.regression_test_r2 import ALL, MORE, each_dataset  # noqa: E402
+from bench.regression_test_r2 import ALL, MORE, each_dataset, mean_se  # noqa: E402
 from bench.selection_accuracy import summary  # noqa: E402
 from optrees import OptimalTreeRegressorCV, TimeLimitWarning  # noqa: E402
 from optrees.bench.scripts import checkout_data_dir  # noqa: E402
@@ -131,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for v in variants:
             diff = df[v].r2 - df["cart"].r2
-            se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
-            cells.append(f"{diff.mean():+8.4f} ± {se:6.4f}")
+            cells.append(f"{mean_se(diff):>17s}")
             rows[v].append({"data": name, "diff": diff.mean(),
                             "ours_leaves": df[v].leaves.mean(),
                             "cart_leaves": df["cart"].leaves.mean()})

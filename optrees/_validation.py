@@ -364,6 +364,21 @@ def positive_class_index(positive_class: object, classes: np.ndarray) -> int:
     return int(hit[0])
 
 
+def positive_rows(w: np.ndarray | None) -> np.ndarray | None:
+    """Mask of the rows of positive weight; None when every row has one."""
+    return None if w is None or w.all() else w > 0
+
+
+def drop_weightless(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
+                    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
+    """The rows of positive weight: a row of weight 0 is as if it were not there (it must
+    not move a quantile, a threshold or a category list)."""
+    keep = positive_rows(w)
+    if keep is None:
+        return df, y, w
+    return df.loc[keep].reset_index(drop=True), y[keep], w[keep]
+
+
 def fit_weights(sample_weight: object, class_weight: object, classes: np.ndarray,
                 y_enc: np.ndarray) -> np.ndarray | None:
     """Weight of every training row: ``sample_weight[i] * class_weight[y_i]`` (None when

@@ -38,6 +38,8 @@ from .._validation import (
     OptreesInputError,
     check_frame,
     check_seed,  # noqa: F401 - estimators import it from here
+    drop_weightless,  # noqa: F401 - estimators import it from here
+    positive_rows,  # noqa: F401 - estimators import it from here
 )
 from ..encoding.binary import Encoding, has_numeric_column, seen_categories  # noqa: F401 - re-exported
 from ..models.result import FINISHED_STATUSES, FitResult
@@ -221,21 +223,6 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
             f"{str(exc).rstrip()}\n(pass X with the same columns, in the same order, as at "
             "fit time)") from exc
     return df.set_axis(estimator._fit_columns, axis=1)
-
-
-def positive_rows(w: np.ndarray | None) -> np.ndarray | None:
-    """Mask of the rows of positive weight; None when every row has one."""
-    return None if w is None or w.all() else w > 0
-
-
-def drop_weightless(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
-                    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
-    """The rows of positive weight: a row of weight 0 is as if it were not there (it must
-    not move a quantile, a threshold or a category list)."""
-    keep = positive_rows(w)
-    if keep is None:
-        return df, y, w
-    return df.loc[keep].reset_index(drop=True), y[keep], w[keep]
 
 
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:

@@ -67,22 +67,20 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     costs = raw / read_max  # divided by the largest: pen_par weighs the costliest rule
     default = int(np.argmax(np.bincount(y, weights=w, minlength=K)))
     keep = _distinct(A, labels, costs)
+    kept = (A[:, keep], labels[keep])  # the LP's columns: their cover and classes
     # what a stopped fit returns; with fairness rows a scale whose slacks keep them
     fair = None if fairness is None else FairRows(
         [fam for _, fam in fairness.sets(y, K)], w, float(fairness.epsilon))
-    start = vote_start(A[:, keep], labels[keep], costs[keep], y, w, K, pen_par, default,
-                       fair=fair)
+    start = vote_start(*kept, costs[keep], y, w, K, pen_par, default, fair=fair)
     res, n_cells, cell = None, 0, None
     if not deadline.expired():
         res, n_cells, cell = _solve_lp(leaves, keep, labels, costs, y, w, K, pen_par, fairness,
                                        interior, seed, deadline)
     if fair is not None and res is not None and res.values is not None and \
             res.status != "optimal":
-        res = _own_slacks(res, A[:, keep], labels[keep], pen_par * costs[keep], y, w, K,
-                          cell, n_cells, fair)
+        res = _own_slacks(res, *kept, pen_par * costs[keep], y, w, K, cell, n_cells, fair)
     if res is not None and res.values is not None and (
-            res.status == "optimal" or _better(res, start, A[:, keep], labels[keep], y, w, K,
-                                               default, n_cells)):
+            res.status == "optimal" or _better(res, start, *kept, y, w, K, default, n_cells)):
         weights, v = res.values[n_cells:], res.values[:n_cells][cell]
         objective, how = float(res.objective), "lp"
         bound = -math.inf if res.bound is None or math.isnan(res.bound) else float(res.bound)

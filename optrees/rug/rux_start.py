@@ -33,6 +33,7 @@ import scipy.sparse as sp
 
 from . import certificate
 from .certificate import feasible_duals
+from .costs import ahat
 from .rux_fair import FairRows, fair_scales
 
 
@@ -96,6 +97,7 @@ FAIR_TRIES = 20
 the majority class is returned (each check: one product of the rules' cover and a pass over
 the rows)."""
 
+
 def dual_bound(A: sp.csr_matrix, labels: np.ndarray, c: np.ndarray, y: np.ndarray,
                beta: np.ndarray, K: int) -> float:
     """A lower bound on (3) (rule costs ``c`` = lam * c_j) from per-row duals ``beta``
@@ -110,21 +112,21 @@ def dual_solution(A: sp.csr_matrix, labels: np.ndarray, c: np.ndarray, y: np.nda
     """Per-row duals ``beta`` (in ``[0, w]``) shrunk into every dual row of the rules of
     classes ``labels`` covering rows as ``A`` (n x rules, 0/1)."""
     A = sp.coo_matrix(A)
-    vals = np.where(y[A.row] == np.asarray(labels)[A.col], 1.0, -1.0 / (K - 1))
-    ahat = sp.csr_matrix((vals, (A.col, A.row)), shape=(A.shape[1], A.shape[0]))
-    return feasible_duals(ahat, c, beta, certificate.REPAIR_PASSES)
+    entries = ahat(y[A.row], np.asarray(labels)[A.col], K)
+    rules = sp.csr_matrix((entries, (A.col, A.row)), shape=(A.shape[1], A.shape[0]))
+    return feasible_duals(rules, c, beta, certificate.REPAIR_PASSES)
 
 
 def vote_start(A: sp.csr_matrix, labels: np.ndarray, costs: np.ndarray, y: np.ndarray,
                w: np.ndarray, K: int, pen_par: float, default: int,
-               vote: bool = True, fair: FairRows | None = None) -> Start:
-    """The better of the majority class and the scaled vote of every rule (``vote``: try it)
-    as a point of (3) (with ``fair``'s rows: one whose slacks keep them), with its lower
+               fair: FairRows | None = None) -> Start:
+    """The better of the majority class and the scaled vote of every rule as a point of
+    (3) (with ``fair``'s rows: one whose slacks keep them), with its lower
     bound (see the module docstring)."""
     c = pen_par * np.asarray(costs, dtype=float)
     majority_error = float(w[y != default].sum())
     scales = np.zeros(0)
-    if vote and len(labels):
+    if len(labels):
         s, V = margins(A, labels, np.ones(len(labels)), y, K)
         wrong = predictions(V, default) != y  # the same for every t > 0
         if float(w[wrong].sum()) <= majority_error and (

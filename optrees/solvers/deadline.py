@@ -96,3 +96,9 @@ class Deadline:
     def __repr__(self) -> str:
         left = "no limit" if not self.limited else f"{self.remaining():.3f}s left"
         return f"Deadline({left}{', stopped' if self.stopped else ''})"
+
+
+def check_deadline(deadline: Deadline | None) -> None:
+    """Raise :class:`TimeUp` once ``deadline`` passed or was stopped (None: never)."""
+    if deadline is not None:
+        deadline.check()

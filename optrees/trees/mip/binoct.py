@@ -47,10 +47,10 @@ import math
 
 import numpy as np
 
-from ...solvers.deadline import Deadline
+from ...solvers.deadline import Deadline, check_deadline
 from ...solvers.scip import ScipModel
 from ..problem.tree_problem import HeapTree, TreeProblem, leaf_range, majority_labels
-from .formulation import ModelSize, add_var_rows, check_deadline
+from .formulation import ModelSize, add_var_rows
 
 
 def candidate_thresholds(values: np.ndarray) -> list[np.ndarray]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...solvers.deadline import Deadline
+from ...solvers.deadline import Deadline, check_deadline
 from ..problem.tree_problem import HeapTree
 
 __all__ = ["SubtreeResult", "d2s", "split_scores"]
@@ -125,8 +125,7 @@ def _gram(X: np.ndarray, idx: np.ndarray, w: np.ndarray | None, dtype,
     F = X.shape[1]
     gram = np.zeros((F, F), dtype)
     for start in range(0, idx.size, max(step, 1)):
-        if deadline is not None:
-            deadline.check()
+        check_deadline(deadline)
         part = idx[start:start + step]
         Xk = X[part].astype(dtype)
         gram += Xk.T @ (Xk if w is None else Xk * w[part, None])
@@ -320,7 +319,7 @@ def _active_split_scores(Xs: np.ndarray, ys: np.ndarray, n_classes: int, L: floa
                                            for Xk, idx in zip(classes, members, strict=True)]
     grams = []
     for Xk, wXk in zip(classes, weighted, strict=True):
-        _checked(deadline)
+        check_deadline(deadline)
         grams.append((Xk.T @ wXk, wXk.sum(axis=0)))
     block = max(1, min(F, 2**22 // max(1, F * F), 2**23 // max(1, n * F)))
     for lo in range(0, F, block):
@@ -329,7 +328,7 @@ def _active_split_scores(Xs: np.ndarray, ys: np.ndarray, n_classes: int, L: floa
         for Xk, wXk, (G, d), idx in zip(classes, weighted, grams, members, strict=True):
             if Xk.shape[0] == 0:
                 continue
-            _checked(deadline)
+            check_deadline(deadline)
             nk = float(Xk.shape[0]) if ws is None else float(ws[idx].sum())
             T = ((Xk[:, fs, None] * Xk[:, None, :]).reshape(len(Xk), -1).T @ wXk)
             T = T.reshape(len(fs), F, F)
@@ -343,12 +342,6 @@ def _active_split_scores(Xs: np.ndarray, ys: np.ndarray, n_classes: int, L: floa
         for side, out in ((0, left), (1, right)):
             out[fs] = -L if best[side] is None else _side_score(*best[side], L)
     return left, right
-
-
-def _checked(deadline: Deadline | None) -> None:
-    """Raise :class:`TimeUp` when ``deadline`` (if any) has passed."""
-    if deadline is not None:
-        deadline.check()
 
 
 def _side_counters(m, dk, Gk):

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...solvers.base import Row
-from ...solvers.deadline import Deadline
+from ...solvers.deadline import Deadline, check_deadline
 from ...solvers.scip import ScipModel
 from ..problem.tree_problem import HeapTree, TreeProblem
 from .fairness_rows import add_fairness_rows
-from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
+from .formulation import ModelSize, TreeFormulation, add_var_rows
 from .side_constraints import AllLazy, add_side_constraints, side_stats
 
 

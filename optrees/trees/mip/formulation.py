@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validation import OptreesInputError
-from ...solvers.deadline import Deadline
+from ...solvers.deadline import Deadline, check_deadline
 from ...solvers.scip import ScipModel
 from ..problem.tree_problem import HeapTree, TreeProblem
 
@@ -23,12 +23,6 @@ TREE_DEPTH_WHY = ("the MIP has (2^depth - 1) x features branching variables and 
 # Variables per block while building: adding 400,000 variables at once took 4-5 s on a loaded
 # machine (about 11 us each), unchecked against the deadline.
 _BLOCK_VARS = 20_000
-
-
-def check_deadline(deadline: Deadline | None) -> None:
-    """Raise :class:`TimeUp` once ``deadline`` passed or was stopped (None: never)."""
-    if deadline is not None:
-        deadline.check()
 
 
 def add_var_rows(m: ScipModel, shape: tuple[int, int], vtype: str, deadline: Deadline | None,

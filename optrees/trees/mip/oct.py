@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...solvers.deadline import Deadline
+from ...solvers.deadline import Deadline, check_deadline
 from ...solvers.scip import ScipModel
 from ..problem.tree_problem import HeapTree, TreeProblem, leaf_ancestors, majority_labels
-from .formulation import ModelSize, TreeFormulation, add_var_rows, check_deadline
+from .formulation import ModelSize, TreeFormulation, add_var_rows
 
 
 class OCT(TreeFormulation):

@@ -42,6 +42,7 @@ from ..._validation import (
     check_min_leaf,
     check_regression_target,
     check_time_limit,
+    drop_weightless,
     fit_weights,
 )
 from ...encoding.binary import every_threshold
@@ -139,10 +140,7 @@ def weighted_rows(frame: pd.DataFrame, y: object, sample_weight: object
     frame = frame.set_axis([str(c) for c in frame.columns], axis=1)
     target = check_regression_target(y, len(frame))
     w = fit_weights(sample_weight, None, np.zeros(0), np.zeros(len(target), np.int64))
-    keep = None if w is None else w > 0
-    if keep is not None and not keep.all():
-        frame, target, w = frame[keep].reset_index(drop=True), target[keep], w[keep]
-    return frame, target, w
+    return drop_weightless(frame, target, w)
 
 
 def encoded(frame: pd.DataFrame) -> tuple[np.ndarray, Any, Names]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....solvers.deadline import Deadline
+from ....solvers.deadline import Deadline, check_deadline
 from .data import GAIN, RegressionData, Tree, children
 
 BLOCK_WORK = 20_000_000
@@ -79,8 +79,7 @@ def _compute(data: RegressionData, order: np.ndarray, min_leaf: int,
     best = np.array([np.inf, -1, -1, 0, np.inf, -1, -1, np.inf, np.inf])
     step = max(1, BLOCK_WORK // (F * m * m))  # root features per compiled call
     for f0 in range(0, F, step):
-        if deadline is not None:
-            deadline.check()
+        check_deadline(deadline)
         kernel._front_block(data.X, data.stats, order, data._rank, f0, min(F, f0 + step),
                             min_leaf, GAIN, best)
     limited, trees = [leaf, two], [None, stump]
