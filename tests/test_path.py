@@ -308,3 +308,24 @@ def test_hull_lams_are_where_each_point_is_the_penalised_optimum(seed):
         fewest = best[np.argmin(leaves[best])]
         low, high = points[fewest].lams
         assert low - 1e-12 <= lam <= high + 1e-12
+
+
+@pytest.mark.parametrize("min_leaf", [1, 4, 8])
+def test_rows_of_weight_zero_are_as_if_absent(min_leaf):
+    """A weight-0 row counts in no leaf's size and moves no accuracy: the front equals the
+    enumeration on the other rows (it once counted towards ``min_samples_leaf``)."""
+    rng = np.random.default_rng(5)
+    n, depth = 30, 2
+    X = rng.integers(0, 2, size=(n, 4))
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(n) < 0.2)).astype(int)
+    w = rng.integers(1, 4, size=n).astype(float)
+    ghosts = rng.integers(0, 2, size=(12, 4))  # weightless rows that would fill small leaves
+    Xg, yg = np.vstack([X, ghosts]), np.concatenate([y, rng.integers(0, 2, size=12)])
+    wg = np.concatenate([w, np.zeros(12)])
+    want = front_by_enumeration(X, y, w, depth, min_leaf)
+    points = pareto_front(pd.DataFrame(Xg), yg, depth, sample_weight=wg,
+                          min_samples_leaf=min_leaf)
+    assert [p.accuracy * w.sum() for p in points] == pytest.approx(want)
+    for p in points:  # leaf sizes over the weighted rows only
+        sizes = np.bincount(p.tree.apply(pd.DataFrame(X)))
+        assert sizes[sizes > 0].min() >= min_leaf

@@ -21,6 +21,7 @@ from ..._validation import (
     check_min_leaf,
     check_target,
     check_time_limit,
+    drop_weightless,
     fit_weights,
 )
 from ...encoding.binary import binarize
@@ -72,6 +73,7 @@ def pareto_front(X: object, y: object, depth: int, *, sample_weight: object = No
     w = fit_weights(sample_weight, None, classes, y_enc)
     min_samples_leaf = check_min_leaf(min_samples_leaf, "min_samples_leaf")
     deadline = Deadline(check_time_limit(time_limit))
+    frame, y_enc, w = drop_weightless(frame, y_enc, w)
     X01, encoding = binarize(frame, binarizer, w)
     return front_points(X01, y_enc, w, classes, (encoding.names, encoding.negated), depth,
                         min_samples_leaf, deadline)
