@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         BinOCTClassifier,
         CGHClassifier,
         FlowOCTClassifier,
+        IdentifierColumnWarning,
         InterruptedWarning,
         OCTClassifier,
         OMTClassifier,
@@ -47,7 +48,8 @@ __version__ = "0.1.0"
 
 _ESTIMATORS = (
     "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
-    "CGHClassifier", "FlowOCTClassifier", "InterruptedWarning", "OCTClassifier",
+    "CGHClassifier", "FlowOCTClassifier", "IdentifierColumnWarning", "InterruptedWarning",
+    "OCTClassifier",
     "OMTClassifier", "OMTRegressor", "OptimalTreeRegressor", "OptimalTreeRegressorCV",
     "RUGClassifier", "RUXClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
 )
@@ -81,6 +83,7 @@ __all__ = [
     "CGHClassifier",
     "FairnessWarning",
     "FlowOCTClassifier",
+    "IdentifierColumnWarning",
     "InterruptedWarning",
     "MultiwayTree",
     "OCTClassifier",

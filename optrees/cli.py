@@ -25,6 +25,7 @@ from . import cli_data as data
 from .cli_base import _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
 from .cli_compare import add_compare_parser
+from .cli_model import cmd_plot, cmd_predict
 from .cli_rashomon import add_rashomon_parser, cmd_rashomon
 from .registry import cli_methods
 
@@ -56,7 +57,7 @@ PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "s
 """What ``--plain`` turns off (each of them given explicitly wins)."""
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--quiet", "--numeric",
-            "--bins", "--plain", "--class-weight", "--weight-column", "--costs",
+            "--bins", "--plain", "--class-weight", "--weight-column", "--costs", "--drop",
             "--feature-costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
@@ -341,58 +342,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_predict(args: argparse.Namespace) -> int:
-    """Predict every row of ``--csv`` with a saved model (with ``--proba``, each class's
-    probability too); to ``--out`` or stdout.  The accuracy (a regression tree: R²) is
-    printed when the file has the
-    target column (``--target``, else the one the model was fitted on), to stderr when the
-    predictions go to stdout."""
-    import pandas as pd
-
-    from .io import load_model, write_atomic
-
-    data.check_out(args.out)
-    model = load_model(args.model)
-    df = data.read_csv(args.csv, args.sep)
-    target = args.target if args.target is not None else model.data.get("target")
-    if args.target is not None and args.target not in df.columns:
-        raise _UsageError(f"--target column {args.target!r} is not in {args.csv} "
-                          f"(columns: {list(df.columns)})")
-    X = df.drop(columns=[target]) if target in df.columns else df
-    out = pd.DataFrame({"prediction": model.predict(X)})
-    if args.proba:
-        if model.classes_ is None:
-            raise _UsageError("--proba needs a classifier; this model is a regression tree")
-        proba = model.predict_proba(X)
-        for k, c in enumerate(model.classes_):
-            out[f"proba_{c}"] = proba[:, k]
-    if args.out:
-        write_atomic(args.out, out.to_csv(index=False))
-        print(f"{len(out)} predictions written to {args.out}")
-    else:
-        out.to_csv(sys.stdout, index=False)
-    if target in df.columns:
-        metric = "accuracy" if model.classes_ is not None else "R²"
-        line = f"{metric} on {args.csv}: {model.score(X, df[target]):.4f} (n={len(df)}, " \
-               f"target column {target!r})"
-        print(line, file=sys.stdout if args.out else sys.stderr)
-    return 0
-
-
-def cmd_plot(args: argparse.Namespace) -> int:
-    """Draw a saved model: a tree's boxes, a rule set's rule weights."""
-    from .io import load_model
-
-    data.check_picture(args.out, "--out")
-    model = load_model(args.model)
-    kwargs = {} if args.max_rules is None else {"max_rules": args.max_rules}
-    if args.max_rules is not None and not hasattr(model, "rules"):
-        raise _UsageError("--max-rules is for rule sets; this model is a tree")
-    model.plot(path=args.out, **kwargs)
-    print(f"picture written to {args.out}")
-    return 0
-
-
 def cmd_datasets(args: argparse.Namespace) -> int:
     """The dataset table: shapes from the registry, availability from the data directory."""
     import pandas as pd
@@ -491,6 +440,9 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                           "default: none)")
     fit.add_argument("--weight-column", default=None,
                      help="column of row weights (>= 0), not a feature (default: none)")
+    fit.add_argument("--drop", default=None, metavar="COL,...",
+                     help="columns of --csv that are not features (an identifier, a leak); "
+                          "`predict` ignores them too (default: none)")
     fit.add_argument("--plain", action="store_true",
                      help="benders, flow: the published method, without the subtree "
                           "search (and, benders, the path-bound cuts, split-bound cuts and "
@@ -588,10 +540,23 @@ def _run(argv: Sequence[str] | None) -> int:
     return code
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: Any = None, line: str | None = None) -> None:
+    """A warning as one line of the command's output, ``optrees: warning: ...``, without
+    the source file and line that Python's default shows (a library's, not the user's)."""
+    print(f"optrees: warning: {message}", file=sys.stderr if file is None else file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``optrees`` entry point; returns the exit code."""
+    """The ``optrees`` entry point; returns the exit code.  Run as the command (``argv``
+    None), warnings print as one line each."""
+    import warnings
+
     try:
-        return _run(argv)
+        with warnings.catch_warnings():
+            if argv is None:
+                warnings.showwarning = _show_warning
+            return _run(argv)
     except BrokenPipeError:
         return _quiet_broken_pipe()
 

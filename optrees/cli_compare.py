@@ -42,6 +42,9 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "score against size, each model's picture and text (default: none)")
     p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
                    "sniffed from the header)")
+    p.add_argument("--drop", default=None, metavar="COL,...",
+                   help="columns of the CSV that are not features (an identifier, a leak; "
+                        "default: none)")
     return p
 
 
@@ -79,7 +82,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     methods = None if args.methods is None else \
         [m.strip() for m in args.methods.split(",") if m.strip()]
     fit_like = argparse.Namespace(dataset=None, csv=args.csv, target=args.target,
-                                  sep=args.sep, weight_column=None)
+                                  sep=args.sep, weight_column=None, drop=args.drop)
     X, y = data.load_data(fit_like, task=None)
     # the budget covers the whole command: reading the data, the fits and the report
     reserve = report_reserve(args.task, y, methods, args.budget) if args.out is not None else 0.0

@@ -372,6 +372,21 @@ def check_target_of(task: str, y: pd.Series, n_rows: int) -> None:
         check_target(y, n_rows)
 
 
+def drop_columns(df: pd.DataFrame, text: str | None, target: str) -> pd.DataFrame:
+    """``--drop COL,...``: the file without those columns (an identifier, a leak), each
+    checked to be a column other than the target."""
+    if text is None:
+        return df
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    for name in names:
+        if name not in df.columns:
+            raise _UsageError(f"--drop column {name!r} is not in the file (columns: "
+                              f"{list(df.columns)})")
+        if name == target:
+            raise _UsageError(f"--drop {name!r} is the target column")
+    return df.drop(columns=names)
+
+
 def load_data(args: argparse.Namespace, task: str | None = "classification"
               ) -> tuple[pd.DataFrame, pd.Series]:
     """X and y of --dataset or --csv, checked as ``fit`` checks them (missing values in any
@@ -390,6 +405,7 @@ def load_data(args: argparse.Namespace, task: str | None = "classification"
         if args.target not in df.columns:
             raise _UsageError(f"target column {args.target!r} not in {args.csv} (columns: "
                               f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
+        df = drop_columns(df, getattr(args, "drop", None), args.target)
         check_rows(df)
         frame, X, y = df, df.drop(columns=[args.target]), df[args.target]
     if args.weight_column is not None and args.weight_column in frame.columns:

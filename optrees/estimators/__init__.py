@@ -1,6 +1,11 @@
 """scikit-learn estimators, one module per family of methods."""
 
-from ._base import InterruptedWarning, TimeLimitWarning, UnseenCategoryWarning
+from ._base import (
+    IdentifierColumnWarning,
+    InterruptedWarning,
+    TimeLimitWarning,
+    UnseenCategoryWarning,
+)
 from .baselines import BinOCTClassifier, OCTClassifier
 from .cgh import CGHClassifier
 from .cv import BendOCTClassifierCV, OptimalTreeRegressorCV
@@ -14,5 +19,6 @@ __all__ = [
     "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
     "CGHClassifier", "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
     "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RUGClassifier", "RUXClassifier",
-    "InterruptedWarning", "TimeLimitWarning", "UnseenCategoryWarning",
+    "IdentifierColumnWarning", "InterruptedWarning", "TimeLimitWarning",
+    "UnseenCategoryWarning",
 ]

@@ -1,0 +1,61 @@
+"""The commands on a saved model: ``optrees predict`` and ``optrees plot``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import cli_data as data
+from .cli_base import _UsageError
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    """Predict every row of ``--csv`` with a saved model (with ``--proba``, each class's
+    probability too); to ``--out`` or stdout.  The accuracy (a regression tree: R²) is
+    printed when the file has the
+    target column (``--target``, else the one the model was fitted on), to stderr when the
+    predictions go to stdout."""
+    import pandas as pd
+
+    from .io import load_model, write_atomic
+
+    data.check_out(args.out)
+    model = load_model(args.model)
+    df = data.read_csv(args.csv, args.sep)
+    target = args.target if args.target is not None else model.data.get("target")
+    if args.target is not None and args.target not in df.columns:
+        raise _UsageError(f"--target column {args.target!r} is not in {args.csv} "
+                          f"(columns: {list(df.columns)})")
+    X = df.drop(columns=[target]) if target in df.columns else df
+    out = pd.DataFrame({"prediction": model.predict(X)})
+    if args.proba:
+        if model.classes_ is None:
+            raise _UsageError("--proba needs a classifier; this model is a regression tree")
+        proba = model.predict_proba(X)
+        for k, c in enumerate(model.classes_):
+            out[f"proba_{c}"] = proba[:, k]
+    if args.out:
+        write_atomic(args.out, out.to_csv(index=False))
+        print(f"{len(out)} predictions written to {args.out}")
+    else:
+        out.to_csv(sys.stdout, index=False)
+    if target in df.columns:
+        metric = "accuracy" if model.classes_ is not None else "R²"
+        line = f"{metric} on {args.csv}: {model.score(X, df[target]):.4f} (n={len(df)}, " \
+               f"target column {target!r})"
+        print(line, file=sys.stdout if args.out else sys.stderr)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    """Draw a saved model: a tree's boxes, a rule set's rule weights."""
+    from .io import load_model
+
+    data.check_picture(args.out, "--out")
+    model = load_model(args.model)
+    kwargs = {} if args.max_rules is None else {"max_rules": args.max_rules}
+    if args.max_rules is not None and not hasattr(model, "rules"):
+        raise _UsageError("--max-rules is for rule sets; this model is a tree")
+    model.plot(path=args.out, **kwargs)
+    print(f"picture written to {args.out}")
+    return 0

@@ -1,0 +1,105 @@
+"""A text column with a distinct value in every row (an identifier) is warned about at fit,
+the command line can ``--drop`` it, and run as a command it prints warnings as one line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import optrees
+from optrees import IdentifierColumnWarning, load_model
+from optrees.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _table(n: int = 40, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"id": [f"row{i}" for i in range(n)], "a": rng.normal(size=n),
+                      "b": rng.integers(0, 3, size=n), "c": rng.choice(["u", "v"], size=n)})
+    y = (X["a"] > 0).astype(int).to_numpy()
+    return X, y
+
+
+def _identifier_warnings(caught: list) -> list:
+    return [w for w in caught if issubclass(w.category, IdentifierColumnWarning)]
+
+
+@pytest.mark.parametrize("cls", ["BendOCTClassifier", "BendersOCTClassifier", "CGHClassifier",
+                                 "OMTClassifier", "RUGClassifier", "OptimalTreeRegressor"])
+def test_an_identifier_column_is_named_at_the_users_line(cls):
+    X, y = _table()
+    target = X["a"].to_numpy() if cls == "OptimalTreeRegressor" else y
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(optrees, cls)(time_limit=5).fit(X, target)
+    found = _identifier_warnings(caught)
+    assert len(found) == 1
+    assert "'id'" in str(found[0].message) and "40 rows" in str(found[0].message)
+    assert found[0].filename == __file__  # this test's fit line, not a library frame
+
+
+@pytest.mark.parametrize("case", ["repeats", "numeric", "few rows", "category repeats"])
+def test_no_warning_without_an_identifier(case):
+    X, y = _table()
+    if case == "repeats":
+        X["id"] = [f"row{i // 2}" for i in range(len(X))]
+    elif case == "numeric":  # distinct numbers are a measurement, not an identifier
+        X = X.drop(columns=["id"])
+    elif case == "few rows":
+        X, y = X.iloc[:12], y[:12]
+    else:
+        X["id"] = pd.Categorical([f"r{i % 30}" for i in range(len(X))])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        optrees.BendOCTClassifier(depth=1, time_limit=5).fit(X, y)
+    assert not _identifier_warnings(caught)
+
+
+def test_drop_fits_without_the_column_and_predict_ignores_it(tmp_path, capsys):
+    X, y = _table(60)
+    X["y"] = y
+    csv = tmp_path / "d.csv"
+    X.to_csv(csv, index=False)
+    model = tmp_path / "m.json"
+    assert main(["fit", "--csv", str(csv), "--target", "y", "--drop", "id, c", "--depth", "1",
+                 "--time-limit", "10", "-q", "--out", str(model)]) == 0
+    loaded = load_model(model)
+    assert list(loaded.feature_names_in_) == ["a", "b"]
+    out = tmp_path / "p.csv"
+    assert main(["predict", "--model", str(model), "--csv", str(csv), "--out", str(out)]) == 0
+    got = pd.read_csv(out)["prediction"].to_numpy()
+    assert np.array_equal(got, loaded.predict(X[["a", "b"]]))
+
+
+@pytest.mark.parametrize(("drop", "message"), [
+    ("nope", "--drop column 'nope' is not in the file"),
+    ("y", "--drop 'y' is the target column"),
+])
+def test_a_bad_drop_is_one_line(tmp_path, capsys, drop, message):
+    X, y = _table()
+    X["y"] = y
+    X.to_csv(tmp_path / "d.csv", index=False)
+    code = main(["fit", "--csv", str(tmp_path / "d.csv"), "--target", "y", "--drop", drop])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_command_prints_a_warning_as_one_line(tmp_path):
+    X, y = _table()
+    X["y"] = y
+    X.to_csv(tmp_path / "d.csv", index=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "optrees.cli", "fit", "--csv", str(tmp_path / "d.csv"),
+         "--target", "y", "--depth", "1", "--time-limit", "10", "--test-size", "0", "-q"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = [ln for ln in run.stderr.splitlines() if "identifier" in ln]
+    assert len(lines) == 1 and lines[0].startswith("optrees: warning: ")
+    assert ".py:" not in run.stderr and "warnings.warn" not in run.stderr
