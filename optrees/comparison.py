@@ -25,6 +25,9 @@ REFERENCE = "cart"
 RESERVE = 0.10
 """Share of ``time_budget`` kept back from the methods' time limits for what no time limit
 covers: the split, model building around the solvers, the predictions."""
+MIN_SHARE = 0.25
+"""A method is fitted only with at least this part of the first share (the budget split
+evenly); with less (earlier fits ran over) it is skipped."""
 COLUMNS = ["method", "test_score", "test_se", "size", "size_unit", "fit_seconds",
            "time_limit", "gap", "params", "status", "note", "model"]
 
@@ -44,13 +47,14 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
     ``GridSearchCV(DecisionTreeClassifier / Regressor)`` over ``max_depth`` and ``ccp_alpha``
     (``optrees.comparison_cart``), categorical columns one-hot encoded.
 
-    The budget is shared up front: after the checks, the split and the imports, each row
-    (methods and CART) gets the time limit ``(1 - RESERVE) * (what is left of time_budget) /
-    number of rows`` (the ``*CV`` estimators spend it on all their folds and the refit;
-    CART's search has no time limit: its share is planned, not enforced); the rest is kept
-    for work no time limit covers.  A method
-    whose share is more than what is left of the budget when its turn comes is not fitted
-    (status "skipped", the reason in ``note``); a fit that fails is kept as status "failed".
+    The budget is shared as the rows run: after the checks, the split and the imports,
+    ``RESERVE`` of what is left is kept for work no time limit covers, and each row (CART,
+    then the methods) gets as its time limit what is left of the rest divided by the rows
+    still to run; so the time a fast fit does not use goes to the later ones (the ``*CV``
+    estimators spend their share on all their folds and the refit; CART's search has no
+    time limit: its share is planned, not enforced).  A method whose share would be less
+    than ``MIN_SHARE`` of the first one (earlier fits ran over) is not fitted (status
+    "skipped", the reason in ``note``); a fit that fails is kept as status "failed".
 
     Returns one row per method, in registry order after CART: ``test_score`` (accuracy, or
     R² for a regression, on the test rows), ``test_se`` (its standard error over the test
@@ -85,13 +89,17 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
         raise OptreesInputError(f"time_budget {budget:g}s was used up by the checks, the "
                                 f"split and the imports ({budget - left:.1f}s) before any "
                                 "fit: give a larger budget")
-    share = (1 - RESERVE) * left / (len(chosen) + 1)
+    names = [REFERENCE, *chosen]
+    kept = RESERVE * left
+    first = (left - kept) / len(names)
     rows = []
-    for name in [REFERENCE, *chosen]:
+    for k, name in enumerate(names):
         left = budget - (time.perf_counter() - started)
-        if left < share:
-            rows.append(_skipped(name, share, f"skipped: {left:.1f}s of the budget left, less "
-                                              f"than its share {share:.1f}s"))
+        share = (left - kept) / (len(names) - k)  # what earlier rows left over is shared
+        if share < MIN_SHARE * first:
+            rows.append(_skipped(name, max(share, 0.0), f"skipped: {left:.1f}s of the budget "
+                                 f"left, a share of {max(share, 0.0):.1f}s is less than "
+                                 f"{MIN_SHARE:.0%} of the first share {first:.1f}s"))
             continue
         method = chosen.get(name)
         rows.append(_run(name, method, task, parts, share, folds, random_state))

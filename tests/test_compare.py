@@ -58,9 +58,7 @@ def test_cart_size_is_its_leaf_count(monk1_table):
 
 def test_budget_shares_and_wall_time(monk1_table):
     _, _, table, seconds = monk1_table
-    shares = table["time_limit"].to_numpy()
-    assert np.allclose(shares, shares[0])
-    assert shares.sum() <= (1 - comparison.RESERVE) * BUDGET + 1e-9
+    assert (table["time_limit"] > 0).all()  # the shares' definition: the fake-clock tests
     assert seconds < BUDGET + MARGIN
     assert table.attrs["seconds"] <= seconds
 
@@ -87,30 +85,57 @@ class FakeClock:
         return self.now
 
 
-def test_a_method_is_skipped_when_less_than_its_share_is_left(monkeypatch):
-    """Each fit takes twice its share on a fake clock: a method starts only while its
-    share is left, the others are skipped and say why."""
+def _fake_runs(monkeypatch, took):
+    """``compare`` on monk1 with a 100 s budget on a fake clock where each fit takes
+    ``took(share)`` seconds; returns the table and (name, share, budget left) per fit."""
     clock = FakeClock()
     monkeypatch.setattr(comparison.time, "perf_counter", clock)
     started = []
 
-    def slow_run(name, method, task, parts, share, cv, seed):
-        assert 100.0 - clock.now >= share  # started with its share left
-        started.append(name)
-        clock.now += 2 * share
+    def run(name, method, task, parts, share, cv, seed):
+        started.append((name, share, 100.0 - clock.now))
+        clock.now += took(share)
         return comparison._skipped(name, share, "failed: fake")
 
-    monkeypatch.setattr(comparison, "_run", slow_run)
+    monkeypatch.setattr(comparison, "_run", run)
     X, y = load_dataset("monk1")
-    table = compare(X, y, time_budget=100.0)
+    return compare(X, y, time_budget=100.0), started
+
+
+def test_a_method_is_skipped_when_earlier_fits_ran_over(monkeypatch):
+    """Each fit takes twice its share: every share is what is left (less the reserve)
+    over the rows still to run, and a method whose share falls under a quarter of the first
+    is skipped and says why."""
+    table, started = _fake_runs(monkeypatch, lambda share: 2 * share)
     n = 1 + len(compare_methods("classification"))
-    share = (1 - comparison.RESERVE) * 100.0 / n
-    assert table["time_limit"].tolist() == pytest.approx([share] * n)
-    assert started == table["method"].tolist()[:len(started)]
-    assert len(started) == min(n, math.floor((100.0 - share) / (2 * share)) + 1)
-    skipped = table[table["status"] == "skipped"]
-    assert len(skipped) == n - len(started)
-    assert all("less than its share" in note for note in skipped["note"])
+    kept = comparison.RESERVE * 100.0
+    first = (100.0 - kept) / n
+    used = 0.0
+    fits = iter(started)
+    for k, row in enumerate(table.itertuples()):  # in order: each share from the definition
+        share = (100.0 - used - kept) / (n - k)
+        if share < 0.25 * first:
+            assert row.status == "skipped" and "less than 25% of the first share" in row.note
+            continue
+        name, given, left = next(fits)
+        assert name == row.method and given == pytest.approx(share)
+        assert left == pytest.approx(100.0 - used)
+        used += 2 * given
+    assert next(fits, None) is None
+    assert (table["status"] == "skipped").sum() > 0
+
+
+def test_time_a_fast_fit_leaves_goes_to_the_later_ones(monkeypatch):
+    """Each fit takes half its share: the shares grow row by row, every method is
+    fitted, and the fits use the budget less the reserve, never more."""
+    table, started = _fake_runs(monkeypatch, lambda share: share / 2)
+    n = 1 + len(compare_methods("classification"))
+    shares = [share for _, share, _ in started]
+    assert len(started) == n and (table["status"] != "skipped").all()
+    assert all(b > a for a, b in zip(shares, shares[1:], strict=False))
+    assert sum(shares) / 2 <= 100.0 * (1 - comparison.RESERVE) + 1e-9
+    assert shares[-1] == pytest.approx(100.0 * (1 - comparison.RESERVE)
+                                       - sum(s / 2 for s in shares[:-1]))
 
 
 @pytest.mark.parametrize("kwargs, message", [
