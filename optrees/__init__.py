@@ -21,8 +21,8 @@ if TYPE_CHECKING:
         BendOCTClassifierCV,
         BinOCTClassifier,
         CGHClassifier,
+        ColumnWarning,
         FlowOCTClassifier,
-        IdentifierColumnWarning,
         InterruptedWarning,
         OCTClassifier,
         OMTClassifier,
@@ -48,7 +48,7 @@ __version__ = "0.1.0"
 
 _ESTIMATORS = (
     "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
-    "CGHClassifier", "FlowOCTClassifier", "IdentifierColumnWarning", "InterruptedWarning",
+    "CGHClassifier", "FlowOCTClassifier", "ColumnWarning", "InterruptedWarning",
     "OCTClassifier",
     "OMTClassifier", "OMTRegressor", "OptimalTreeRegressor", "OptimalTreeRegressorCV",
     "RUGClassifier", "RUXClassifier", "TimeLimitWarning", "UnseenCategoryWarning",
@@ -83,7 +83,7 @@ __all__ = [
     "CGHClassifier",
     "FairnessWarning",
     "FlowOCTClassifier",
-    "IdentifierColumnWarning",
+    "ColumnWarning",
     "InterruptedWarning",
     "MultiwayTree",
     "OCTClassifier",

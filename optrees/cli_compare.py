@@ -28,8 +28,8 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "or has more than 30 distinct integers")
     p.add_argument("--budget", type=float, default=300.0,
                    help="seconds for the whole command (reading the CSV, the fits and the --out "
-                        "report); each method in turn gets what is left of the fits' share divided by "
-                        "the methods still to run")
+                        "report); each method in turn gets what is left of the fits' share "
+                        "divided by the methods still to run")
     p.add_argument("--methods", default=None,
                    help="comma-separated method names (default: every method of the task "
                         "but robust, which answers a worst case under your own budget; CART "

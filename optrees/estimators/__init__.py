@@ -1,7 +1,7 @@
 """scikit-learn estimators, one module per family of methods."""
 
 from ._base import (
-    IdentifierColumnWarning,
+    ColumnWarning,
     InterruptedWarning,
     TimeLimitWarning,
     UnseenCategoryWarning,
@@ -19,6 +19,6 @@ __all__ = [
     "BendOCTClassifier", "BendOCTClassifierCV", "BendersOCTClassifier", "BinOCTClassifier",
     "CGHClassifier", "FlowOCTClassifier", "OCTClassifier", "OMTClassifier", "OMTRegressor",
     "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RUGClassifier", "RUXClassifier",
-    "IdentifierColumnWarning", "InterruptedWarning", "TimeLimitWarning",
+    "ColumnWarning", "InterruptedWarning", "TimeLimitWarning",
     "UnseenCategoryWarning",
 ]

@@ -44,6 +44,7 @@ from .._validation import (
 from ..encoding.binary import Encoding, has_numeric_column, seen_categories  # noqa: F401 - re-exported
 from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.deadline import Deadline  # also the method estimators' type hints
+from ._columns import ColumnWarning, warn_columns  # noqa: F401 - ColumnWarning re-exported
 
 
 class TimeLimitWarning(UserWarning):
@@ -60,46 +61,6 @@ class InterruptedWarning(TimeLimitWarning):
 class UnseenCategoryWarning(UserWarning):
     """``predict`` met a category that was not seen at fit time (it matches no
     ``column = value`` test: every such test is false for that row)."""
-
-
-class IdentifierColumnWarning(UserWarning):
-    """A text column of the training data has a distinct value in every row (an identifier,
-    or free text): each of its ``column = value`` tests holds for one row only."""
-
-
-IDENTIFIER_ROWS = 20
-"""From this many rows on, a text column with a distinct value in every row is warned about
-(fewer rows: a toy table, where distinct labels are common)."""
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` of a warning issued here that points at the first caller outside
-    the package (the user's ``fit`` line, however deep the estimator's call chain)."""
-    import os
-    import sys
-
-    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(home + os.sep):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def warn_identifiers(estimator: Any, df: pd.DataFrame) -> None:
-    """Warn (:class:`IdentifierColumnWarning`) about text columns whose values are all
-    distinct: a test on one isolates a single training row, which fits noise."""
-    if len(df) < IDENTIFIER_ROWS:
-        return
-    for col in df.columns:
-        kind = df[col].dtype
-        if pd.api.types.is_numeric_dtype(kind) or pd.api.types.is_bool_dtype(kind):
-            continue
-        if df[col].nunique(dropna=False) == len(df):
-            warnings.warn(
-                f"{type(estimator).__name__}: column {col!r} has a distinct value in each of "
-                f"the {len(df)} rows (an identifier?); a '{col} = value' test fits one row: "
-                "drop the column (command line: --drop)", IdentifierColumnWarning,
-                stacklevel=user_stacklevel())
 
 
 # ---------------------------------------------------------------------------- Ctrl-C
@@ -238,7 +199,7 @@ def fit_frame(estimator: Any, X: Any) -> pd.DataFrame:
         estimator.n_features_in_ = len(names)
     else:
         validate_data(estimator, X, reset=True, skip_check_array=True)
-    warn_identifiers(estimator, df)
+    warn_columns(estimator, df)
     estimator._fit_columns = _str_columns(df)
     estimator._fit_labels = df.columns.tolist()  # as given (e.g. integers), for saved models
     if df is not X and estimator._fit_labels == estimator._fit_columns:

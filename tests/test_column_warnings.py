@@ -1,5 +1,6 @@
-"""A text column with a distinct value in every row (an identifier) is warned about at fit,
-the command line can ``--drop`` it, and run as a command it prints warnings as one line."""
+"""A text column with a distinct value in every row (an identifier) or numbers stored as
+text are warned about at fit, the command line can ``--drop`` a column, and run as a command
+it prints warnings as one line."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 
 import optrees
-from optrees import IdentifierColumnWarning, load_model
+from optrees import ColumnWarning, load_model
 from optrees.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +29,47 @@ def _table(n: int = 40, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def _identifier_warnings(caught: list) -> list:
-    return [w for w in caught if issubclass(w.category, IdentifierColumnWarning)]
+    return [w for w in caught if issubclass(w.category, ColumnWarning)]
+
+
+def _column_warnings(X: pd.DataFrame, y: np.ndarray) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        optrees.BendOCTClassifier(depth=1, time_limit=5).fit(X, y)
+    return [str(w.message) for w in _identifier_warnings(caught)]
+
+
+def test_numbers_with_a_marker_are_named_once_with_their_rows():
+    X, y = _table(50)
+    X = X.drop(columns=["id"])
+    rng = np.random.default_rng(3)
+    for col, k in (("a", 4), ("b", 1)):  # '?' in k rows of a numeric column, read as text
+        text = X[col].astype(str).astype(object)
+        text[rng.choice(len(X), size=k, replace=False)] = "?"
+        X[col] = text
+    X["d"] = rng.integers(0, 9, size=len(X)).astype(str)  # numbers as text, no marker
+    got = _column_warnings(X, y)
+    assert len(got) == 1
+    assert "3 column(s)" in got[0] and "['?']" in got[0]
+    assert "'a' (4 rows)" in got[0] and "'b' (1 row)" in got[0] and "'d' (0 rows)" in got[0]
+
+
+@pytest.mark.parametrize("case", ["categorical dtype", "two values", "words", "many markers"])
+def test_text_that_is_not_numbers_is_not_named(case):
+    X, y = _table(50)
+    X = X.drop(columns=["id"])
+    rng = np.random.default_rng(4)
+    if case == "categorical dtype":
+        X["d"] = pd.Categorical(rng.integers(0, 9, size=len(X)).astype(str))
+    elif case == "two values":
+        X["d"] = np.where(rng.random(len(X)) < 0.5, "0", "1")
+    elif case == "words":  # more than half of the rows are words: a categorical column
+        X["d"] = np.where(rng.random(len(X)) < 0.7, rng.choice(["red", "blue", "tan"],
+                                                                  size=len(X)),
+                          rng.choice(["3", "4"], size=len(X)))
+    else:  # four kinds of text among numbers: not markers
+        X["d"] = [str(i % 7) if i % 3 else "abcd"[i % 4] for i in range(len(X))]
+    assert not _column_warnings(X, y)
 
 
 @pytest.mark.parametrize("cls", ["BendOCTClassifier", "BendersOCTClassifier", "CGHClassifier",

@@ -1,0 +1,86 @@
+"""Warnings about training columns that look like something else: an identifier (a
+distinct text value in every row) or numbers stored as text (a missing-value marker such
+as '?' turned a numeric column into categories)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import Any
+
+import pandas as pd
+
+
+class ColumnWarning(UserWarning):
+    """A training column is probably not what the fit takes it for: an identifier (each of
+    its ``column = value`` tests holds for one row), or numbers stored as text (read as
+    categories, so no threshold is tried on them)."""
+
+
+MIN_ROWS = 20
+"""From this many rows on, columns are checked (fewer rows: a toy table, where distinct
+labels are common)."""
+
+MAX_MARKERS = 3
+"""Numbers stored as text: at most this many distinct values that are not numbers (markers
+such as '?', 'NA', '-')."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of a warning issued by the caller that points at the first frame
+    outside the package (the user's ``fit`` line, however deep the estimator's calls)."""
+    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(home):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _markers(values: pd.Series) -> list[Any] | None:
+    """The non-numeric values of a text column of more than two distinct values, at least
+    half of whose rows are numbers, when they are at most ``MAX_MARKERS`` distinct ones (an
+    empty list: every value is a number); else None."""
+    if values.nunique(dropna=False) <= 2:  # two values: categories or a threshold, the same
+        return None
+    numbers = pd.to_numeric(values, errors="coerce")
+    text = values[numbers.isna()]
+    if 2 * len(text) > len(values):
+        return None
+    distinct = list(pd.unique(text.astype(object)))
+    return distinct if len(distinct) <= MAX_MARKERS else None
+
+
+def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
+    """Warn (:class:`ColumnWarning`) about each text column (not a ``Categorical``: that
+    type is the user's own choice) that is an identifier, and once about all text columns
+    that hold numbers and a few markers."""
+    if len(df) < MIN_ROWS:
+        return
+    name = type(estimator).__name__
+    as_text: dict[str, int] = {}
+    markers: list[Any] = []
+    for col in df.columns:
+        kind = df[col].dtype
+        if not (pd.api.types.is_object_dtype(kind) or pd.api.types.is_string_dtype(kind)):
+            continue
+        if df[col].nunique(dropna=False) == len(df):
+            warnings.warn(f"{name}: column {col!r} has a distinct value in each of the "
+                          f"{len(df)} rows (an identifier?); a '{col} = value' test fits one "
+                          "row: drop the column (command line: --drop)", ColumnWarning,
+                          stacklevel=user_stacklevel())
+            continue
+        found = _markers(df[col])
+        if found is not None:
+            as_text[col] = int(df[col].isin(found).sum())
+            markers += [m for m in found if m not in markers]
+    if as_text:
+        shown = ", ".join(f"{c!r} ({k} row{'s' * (k != 1)})" for c, k in
+                          list(as_text.items())[:8])
+        more = f" and {len(as_text) - 8} more" if len(as_text) > 8 else ""
+        what = f"numbers and {markers[:5]}" if markers else "numbers as text"
+        hint = (f"If {markers[0]!r} marks a missing value, fill or remove those rows, or drop "
+                "the columns" if markers else "Convert them to numbers if they measure something")
+        warnings.warn(f"{name}: {len(as_text)} column(s) hold {what}: {shown}{more}; they are "
+                      f"read as categories, with no threshold tested. {hint}", ColumnWarning,
+                      stacklevel=user_stacklevel())
