@@ -158,6 +158,14 @@ GROUPS: dict[str, dict] = {
         "sample": 80,
         "timeout": 60.0,  # a loop over budgets that never ends (6-10 s a normal run)
     },
+    "rule-bounds": {  # RUX's certified bound: duals made feasible, unread trees, fair scaling
+        "modules": ["optrees/rug/certificate.py", "optrees/rug/rux_unread.py",
+                    "optrees/rug/rux_fair.py"],
+        "tests": ["tests/test_rule_bounds.py", "tests/test_rux_stopped_fair.py"],
+        "deselect": [],
+        "sample": 80,
+        "timeout": 60.0,
+    },
 }
 
 KEEP_BINARY = ("Add", "Sub", "Mul", "Div")
