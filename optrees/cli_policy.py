@@ -83,12 +83,12 @@ def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
         raise _UsageError(f"{flag} is not used by --task policy (an optimal policy tree)")
 
 
-def parse_budget(text: str | None, labels: list[str]) -> dict[int, float] | None:
-    """``T=SHARE,...`` as ``{treatment code: share}``; ``T`` a value of the treatment column
-    (``labels``: their texts, in code order)."""
+def parse_budget(text: str | None, labels: list[str]) -> dict[str, float] | None:
+    """``T=SHARE,...`` as ``{treatment: share}``; ``T`` a value of the treatment column
+    (``labels``: their texts)."""
     if text is None:
         return None
-    out: dict[int, float] = {}
+    out: dict[str, float] = {}
     for part in text.split(","):
         name, eq, share = part.partition("=")
         if not eq or name.strip() not in labels:
@@ -101,16 +101,18 @@ def parse_budget(text: str | None, labels: list[str]) -> dict[int, float] | None
         if not 0.0 <= value <= 1.0:
             raise _UsageError(f"--treatment-budget {text!r}: the share of {name.strip()} must "
                               f"be a number in [0, 1], got {share!r}")
-        out[labels.index(name.strip())] = value
+        out[name.strip()] = value
     return out
 
 
 def load(args: argparse.Namespace) -> tuple[Any, ...]:
-    """X, treatment codes, their labels (texts), outcome, propensity (None without
+    """X, treatments (the codes 0..K-1 of an integer column, else text labels), their texts
+    in the estimator's order, outcome, propensity (None without
     ``--propensity``), row weights (None without ``--weight-column``) and the known mean
     outcome of each treatment (a dataset's ``mu_<treatment>`` columns, else None) of
     ``--csv`` or ``--dataset``."""
     import numpy as np
+    import pandas as pd
 
     from ._validation import check_frame
 
@@ -133,8 +135,11 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
     raw = df[args.treatment]
     if raw.isna().any():
         raise _UsageError(f"--treatment column {args.treatment!r} has missing values")
-    values = sorted(raw.unique().tolist(), key=lambda v: (str(type(v)), v))
-    codes = raw.map({v: k for k, v in enumerate(values)}).to_numpy(dtype=np.int64)
+    codes = raw.to_numpy()
+    if not (pd.api.types.is_integer_dtype(raw.dtype)
+            and sorted(set(codes.tolist())) == list(range(len(set(codes.tolist()))))):
+        codes = raw.astype(str).to_numpy(dtype=object)  # text labels: the tree shows them
+    values = [str(v) for v in np.unique(codes)]  # the estimator's order (treatments_)
     truth = [f"mu_{v}" for v in values] if args.dataset is not None else []
     truth = truth if all(c in df.columns for c in truth) else []
     used = [c for c in (args.treatment, args.outcome, args.propensity, args.weight_column)
@@ -142,11 +147,11 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
     X = df.drop(columns=used + truth)
     check_frame(X)
     mu = None if args.propensity is None else df[args.propensity].to_numpy()
-    return (X, codes, [str(v) for v in values], df[args.outcome].to_numpy(), mu, w,
+    return (X, codes, values, df[args.outcome].to_numpy(), mu, w,
             df[truth].to_numpy(dtype=float) if truth else None)
 
 
-def build(args: argparse.Namespace, budget: dict[int, float] | None) -> Any:
+def build(args: argparse.Namespace, budget: dict[Any, float] | None) -> Any:
     """The policy tree with the options given, its parameters checked (the message names
     the option)."""
     from .estimators.policy import OptimalPolicyTree
@@ -155,10 +160,12 @@ def build(args: argparse.Namespace, budget: dict[int, float] | None) -> Any:
                           verbose=args.verbose)
 
 
-def shares_line(est: Any, labels: list[str]) -> str:
-    """``treatment shares : A 0.600, B 0.200 (budget 0.2)`` on the training rows."""
-    budget = est.get_params()["treatment_budget"] or {}
-    parts = [f"{labels[k]} {s:.3f}" + (f" (budget {budget[k]:g})" if k in budget else "")
+def shares_line(est: Any, labels: list[str], budget: dict[str, float] | None) -> str:
+    """``treatment shares : A 0.600, B 0.200 (budget 0.2)`` on the training rows
+    (``budget``: ``--treatment-budget``'s shares by label)."""
+    budget = budget or {}
+    parts = [f"{labels[k]} {s:.3f}" + (f" (budget {budget[labels[k]]:g})"
+                                        if labels[k] in budget else "")
              for k, s in enumerate(est.treatment_shares_)]
     return "treatment shares: " + ", ".join(parts)
 
@@ -173,8 +180,11 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
     check_options(args, method_flags)
     build(args, None)  # the shared options, checked before the data is read
     X, t, labels, y, mu, w, truth = load(args)
-    budget = parse_budget(args.treatment_budget, labels)
-    check_budget(budget, len(labels))  # a bad share: one error line before the fit
+    by_label = parse_budget(args.treatment_budget, labels)
+    # the estimator's keys: the labels of text treatments, the codes of 0..K-1 ones
+    budget = by_label if by_label is None or t.dtype == object else \
+        {labels.index(k): v for k, v in by_label.items()}
+    check_budget(budget, len(labels), labels if t.dtype == object else None)
     est = build(args, budget)
     p = est.get_params()
     print(f"policytree: depth {p['depth']}, lam {p['lam']:g}, teacher {p['teacher']}, time "
@@ -182,8 +192,7 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
           "rows needs their counterfactuals)")
     if truth is not None:
         print(f"features        : {', '.join(map(str, X.columns))}")
-    print("treatments      : " + ", ".join(f"{k} = {v}" for k, v in enumerate(labels)) + "\n",
-          flush=True)
+    print("treatments      : " + ", ".join(labels) + "\n", flush=True)
     with warnings.catch_warnings():  # the status line reports a time limit
         warnings.simplefilter("ignore", TimeLimitWarning)
         est.fit(X, t, y, propensity=mu, sample_weight=w)  # a bad budget: one error line
@@ -191,9 +200,10 @@ def cmd_fit_policy(args: argparse.Namespace, method_flags: list[str]) -> int:
     print()
     print("\n".join(cli_report.mip_summary(est)))
     print(f"policy value    : {est.policy_value_:.6g} (the teacher's estimated mean outcome)")
-    print(shares_line(est, labels))
+    print(shares_line(est, labels, by_label))
     if truth is not None:  # a dataset with known counterfactuals
-        got = truth[np.arange(len(t)), est.predict(X)]
+        given = [labels.index(str(v)) for v in est.predict(X)]
+        got = truth[np.arange(len(t)), given]
         print(f"true regret     : {np.mean(truth.max(axis=1) - got):.6g} per row; best "
               f"treatment for {np.mean(got >= truth.max(axis=1) - 1e-12):.1%} of the rows "
               f"(the data's known mean outcomes mu_*)")

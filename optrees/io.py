@@ -113,9 +113,11 @@ def _task_body(estimator: Any) -> dict[str, Any]:
             "leaf_kaplan_meier": {str(leaf): curve for leaf, curve
                                   in estimator.leaf_kaplan_meier_.items()}}}
     if hasattr(estimator, "leaf_values_"):
-        budget = estimator.get_params().get("treatment_budget")
-        if budget is not None and not isinstance(budget, dict):
-            budget = dict(enumerate(np.asarray(budget, dtype=float).tolist()))
+        from .estimators.policy_budget import check_budget
+
+        names = estimator.treatments_  # text labels, or the codes 0..K-1
+        budget = check_budget(estimator.get_params().get("treatment_budget"), len(names),
+                              names if names.dtype == object else None)  # by code
         return {"policy": {"leaf_values": {str(leaf): value for leaf, value
                                            in estimator.leaf_values_.items()},
                            "treatment_budget": None if budget is None else

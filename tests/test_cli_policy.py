@@ -59,8 +59,12 @@ def test_report_is_the_estimators_with_the_budget_kept(capsys, table, tmp_path):
     y, mu = df["outcome"].to_numpy(), df["p"].to_numpy()
     est = OptimalPolicyTree(depth=2, teacher="ipw", random_state=0,
                             treatment_budget={2: 0.15}).fit(X, t, y, mu, sample_weight=w)
-    assert est.export_text() in out
-    assert "treatments      : 0 = drug, 1 = none, 2 = surgery" in out
+    # the command fits on the labels: the same tree, its leaves named by the treatments
+    text = re.sub(r"treatment: (\d)", lambda m: f"treatment: {LABELS[int(m.group(1))]}",
+                  est.export_text())
+    assert "treatment: surgery" in text and text in out
+    assert "treatments      : drug, none, surgery" in out
+    assert "under treatment surgery given to at most 0.15" in out
     # the objective from the definition: IPW value of the policy per unit of weight
     rec = est.predict(X)
     ipw = np.where(rec == t, y / mu, 0.0) @ w / w.sum()
@@ -71,7 +75,7 @@ def test_report_is_the_estimators_with_the_budget_kept(capsys, table, tmp_path):
     assert share <= 0.15 + 1e-12
     assert f"surgery {share:.3f} (budget 0.15)" in out
     loaded = load_model(out_file)
-    assert (loaded.predict(df) == rec).all()
+    assert (loaded.predict(df) == np.array(LABELS, dtype=object)[rec]).all()
     assert loaded.treatment_budget == {2: 0.15}
     assert (tmp_path / "policy.png").stat().st_size > 1000
 
@@ -88,8 +92,8 @@ def test_several_budgets_on_the_command_line(capsys, table, tmp_path):
     assert code == 0, err
     assert "status          : optimal" in out
     rec, w = load_model(out_file).predict(df), df["w"].to_numpy(float)
-    for k, name, budget in ((0, "drug", 0.2), (2, "surgery", 0.1)):
-        share = w[rec == k].sum() / w.sum()
+    for name, budget in (("drug", 0.2), ("surgery", 0.1)):
+        share = w[rec == name].sum() / w.sum()
         assert share <= budget + 1e-12
         assert f"{name} {share:.3f} (budget {budget:g})" in out
 

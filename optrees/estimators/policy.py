@@ -79,9 +79,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     ``fit(X, treatment, outcome, propensity=None, outcome_predictions=None,
     sample_weight=None)``: ``treatment`` integers ``0..K-1`` (K >= 2: from the columns of
     ``outcome_predictions`` or a propensity matrix when given, else the number of distinct
-    treatments), ``propensity`` the probability of each row's own treatment (or an ``n x
-    K`` matrix of all of them), in (0, 1]; ``outcome_predictions`` ``n x K`` (a DataFrame
-    whose columns name the treatments 0..K-1 is read by those names).  What the
+    treatments), or text labels (strings, a ``Categorical``), coded in sorted order: the
+    tree then recommends and prints the labels, ``treatment_budget`` takes them as keys
+    and ``treatments_`` lists them; ``propensity`` the probability of each row's own
+    treatment (or an ``n x K`` matrix of all of them, columns in ``treatments_`` order), in
+    (0, 1]; ``outcome_predictions`` ``n x K`` (a DataFrame whose columns name the
+    treatments, codes or labels, is read by those names).  What the
     teacher needs and is not given is estimated by ``cv``-fold cross-fitting on X (one-hot
     categoricals): ``propensity_model`` (default logistic regression; estimates below 0.01
     are raised to it) and ``outcome_model`` per treatment (default gradient boosting); the
@@ -142,9 +145,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         deadline = fit_deadline(p.time_limit)
         df = fit_frame(self, X)
         n = df.shape[0]
-        t, y, mu, yhat, K = _check_inputs(treatment, outcome, propensity,
-                                          outcome_predictions, n)
-        budget = check_budget(p.treatment_budget, K)
+        t, y, mu, yhat, K, names = _check_inputs(treatment, outcome, propensity,
+                                                 outcome_predictions, n)
+        budget = check_budget(p.treatment_budget, K, names)
         w = fit_weights(sample_weight, None, np.arange(K), t)
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
@@ -170,9 +173,10 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         gamma = gamma[keep]
         df, t, w = drop_weightless(df, t, w)
         scores = PolicyScores(gamma)
-        result, treatments = self._solve(df, t, w, scores, K, p, deadline, budget)
-        self.treatments_ = treatments
+        result, treatments = self._solve(df, t, w, scores, K, p, deadline, budget, names)
+        self.treatments_ = treatments if names is None else names
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
+        self.tree_.classes = np.asarray(self.treatments_)  # predict gives the labels
         self.n_bb_nodes_ = result.stats.get("bb_nodes", 0)
         store_result(self, result, deadline, "returning the best policy tree found")
         predicted = self.tree_.predict_index(self._encode(df))
@@ -186,7 +190,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
 
     def _solve(self, df: pd.DataFrame, t: np.ndarray, w: np.ndarray | None,
                scores: PolicyScores, K: int, p: Params, deadline: Any,
-               budget: dict[int, float] | None) -> tuple[FitResult, np.ndarray]:
+               budget: dict[int, float] | None, names: np.ndarray | None = None
+               ) -> tuple[FitResult, np.ndarray]:
         """The tree of least regret (the cost form of the policy's value) by the trees
         room's fit, its result turned into the value's units (the map is affine and
         decreasing: value / W = oracle / W - regret / W); under a treatment budget, the
@@ -194,7 +199,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         treatments = np.arange(K)
         if budget is not None:
             result, encoding = solve_budgeted(df, scores, t, w, budget, p, deadline,
-                                              stop_on_ctrl_c)
+                                              stop_on_ctrl_c, names)
             self._keep_encoding(encoding)
             return result, treatments
         full = Params({**SIDE_DEFAULTS, **BENDERS_DEFAULTS, **p, "class_weight": None})
@@ -352,11 +357,36 @@ def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
             f"that treatment out")
 
 
-def _by_treatment(table: Any) -> Any:
-    """A DataFrame whose columns name the treatments 0..K-1 (as numbers or text, in any
-    order) with its columns in treatment order; anything else as it is (by position)."""
+def _treatment_labels(treatment: Any, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(labels, codes)`` of a treatment given as text (strings, a ``Categorical``):
+    the distinct labels sorted, each row's index among them; ``(None, None)`` for numbers
+    (read as the codes themselves)."""
+    values = treatment.to_numpy() if isinstance(treatment, pd.Series) else treatment
+    if isinstance(values, pd.Categorical) or isinstance(
+            getattr(values, "dtype", None), pd.CategoricalDtype):
+        values = np.asarray(values, dtype=object)
+    a = np.asarray(values)
+    if a.dtype.kind not in "OUS":
+        return None, None
+    if a.shape != (n,):
+        raise OptreesInputError(f"treatment must hold one label per row of X ({n}), got "
+                                f"shape {a.shape}")
+    if pd.isna(a).any():
+        raise OptreesInputError("treatment has missing values")
+    labels, codes = np.unique(a.astype(str), return_inverse=True)
+    return labels.astype(object), codes
+
+
+def _by_treatment(table: Any, names: np.ndarray | None = None) -> Any:
+    """A DataFrame whose columns name the treatments (the codes 0..K-1 as numbers or text,
+    or the text ``names``, in any order) with its columns in treatment order; anything else
+    as it is (by position)."""
     if not isinstance(table, pd.DataFrame):
         return table
+    if names is not None:
+        given = [str(c) for c in table.columns]
+        if sorted(given) == sorted(names):
+            return table.iloc[:, [given.index(name) for name in names]]
     try:
         codes = [int(str(c)) for c in table.columns]
     except ValueError:
@@ -382,18 +412,20 @@ def _vector(value: Any, name: str, n: int) -> np.ndarray:
 
 def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: Any, n: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None,
-                             int]:
+                             int, np.ndarray | None]:
     """Treatment codes, outcome, propensity of each row's own treatment, ``n x K`` outcome
     predictions, and K; one clear error for each bad input."""
-    t_raw = _vector(treatment, "treatment", n)
-    if (t_raw != np.round(t_raw)).any() or (t_raw < 0).any():
-        raise OptreesInputError("treatment must hold integer codes 0..K-1")
+    names, t_raw = _treatment_labels(treatment, n)
+    if names is None:
+        t_raw = _vector(treatment, "treatment", n)
+        if (t_raw != np.round(t_raw)).any() or (t_raw < 0).any():
+            raise OptreesInputError("treatment must hold integer codes 0..K-1 or text labels")
     t = t_raw.astype(np.int64)
     y = _vector(outcome, "outcome", n)
     K = None
     yhat = None
     if predictions is not None:
-        yhat = np.asarray(_by_treatment(predictions), dtype=np.float64)
+        yhat = np.asarray(_by_treatment(predictions, names), dtype=np.float64)
         if yhat.ndim != 2 or yhat.shape[0] != n or yhat.shape[1] < 2:
             raise OptreesInputError("outcome_predictions must be an n x K matrix (one column "
                                     f"per treatment, K >= 2, n = {n}), got shape {yhat.shape}")
@@ -402,7 +434,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
         K = yhat.shape[1]
     mu = None
     if propensity is not None:
-        raw = np.asarray(_by_treatment(propensity), dtype=np.float64)
+        raw = np.asarray(_by_treatment(propensity, names), dtype=np.float64)
         if raw.ndim == 2:
             if raw.shape[0] != n or (K is not None and raw.shape[1] != K):
                 raise OptreesInputError(f"a propensity matrix must be n x K ({n} x "
@@ -417,6 +449,9 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
         if not np.isfinite(mu).all() or (mu <= 0).any() or (mu > 1).any():
             raise OptreesInputError("propensity must lie in (0, 1] (the probability of each "
                                     "row's own treatment)")
+    if names is not None and K is not None and K != len(names):
+        raise OptreesInputError(f"treatment has {len(names)} labels {list(names)[:10]}, but "
+                                f"outcome_predictions / propensity have {K} columns")
     if K is None:
         K = int(t.max()) + 1
         if len(np.unique(t)) != K or K < 2:
@@ -425,4 +460,4 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
     if t.max() >= K:
         raise OptreesInputError(f"treatment must hold codes 0..{K - 1} (K = {K} columns of "
                                 f"outcome_predictions / propensity), got {t.max()}")
-    return t, y, mu, yhat, K
+    return t, y, mu, yhat, K, names

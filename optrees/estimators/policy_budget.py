@@ -12,14 +12,23 @@ import numpy as np
 from .._validation import OptreesInputError
 
 
-def check_budget(spec: Any, n_treatments: int) -> dict[int, float] | None:
+def check_budget(spec: Any, n_treatments: int, names: Any = None
+                 ) -> dict[int, float] | None:
     """``treatment_budget`` (None, ``{treatment: share}`` or one share per treatment) as
-    the binding budgets ``{treatment: share}`` (shares below 1), None when there is none;
-    one clear error for a bad budget."""
+    the binding budgets ``{treatment code: share}`` (shares below 1), None when there is
+    none; one clear error for a bad budget.  ``names``: the treatments' text labels in code
+    order, which the dict's keys are then (None: the keys are the codes 0..K-1)."""
     if spec is None:
         return None
     K = n_treatments
-    if isinstance(spec, dict):
+    if isinstance(spec, dict) and names is not None:
+        labels = [str(v) for v in names]
+        for key in spec:
+            if str(key) not in labels:
+                raise OptreesInputError(f"treatment_budget names treatment {key!r}; the "
+                                        f"treatments are {labels}")
+        items = [(labels.index(str(key)), share) for key, share in spec.items()]
+    elif isinstance(spec, dict):
         items = list(spec.items())
     else:
         values = np.atleast_1d(np.asarray(spec, dtype=object))
@@ -41,7 +50,8 @@ def check_budget(spec: Any, n_treatments: int) -> dict[int, float] | None:
         except (TypeError, ValueError):
             s = math.nan
         if not 0.0 <= s <= 1.0:  # (nan too)
-            raise OptreesInputError(f"treatment_budget's share of treatment {k} must lie in "
+            who = k if names is None else str(names[k])
+            raise OptreesInputError(f"treatment_budget's share of treatment {who} must lie in "
                                     f"[0, 1] (a share of the rows' weight), got {share!r}")
         shares[k] = s
     if shares.sum() < 1.0 - 1e-12:

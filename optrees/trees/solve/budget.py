@@ -23,11 +23,12 @@ from .fit import FAIR_BINS, fair_cuts, min_leaf_rows
 
 def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
                    w: np.ndarray | None, budget: dict[int, float], p: Any,
-                   deadline: Deadline, guard: Any) -> tuple[FitResult, Encoding]:
+                   deadline: Deadline, guard: Any, names: Any = None
+                   ) -> tuple[FitResult, Encoding]:
     """The policy tree of the most value per unit of weight minus ``lam`` per leaf whose
     leaves give each treatment ``k`` of ``budget`` to at most ``budget[k]`` of the weight,
     over the 0/1 columns of ``p.binarizer`` (``objective_`` and ``bound_`` in the
-    estimator's units)."""
+    estimator's units; ``names``: the treatments' labels, for the status text)."""
     if p.depth > MAX_FAIR_DEPTH:
         raise OptreesInputError(f"a treatment budget takes depth <= {MAX_FAIR_DEPTH} (the "
                                 f"front search's), got depth={p.depth}")
@@ -66,8 +67,9 @@ def solve_budgeted(df: pd.DataFrame, scores: PolicyScores, t: np.ndarray,
              "search_multipliers": found.stats["multipliers"], "bb_nodes": 0,
              "objective": "policy value per unit of weight - lam * leaves (higher is "
                           "better)",
-             "side_constraints": "; ".join(f"treatment {k} given to at most {s:g} of the "
-                                           "weight" for k, s in sorted(budget.items()))}
+             "side_constraints": "; ".join(
+                 f"treatment {k if names is None else names[k]} given to at most {s:g} of "
+                 "the weight" for k, s in sorted(budget.items()))}
     if encoding.lossy(df):
         stats["every_threshold"] = "off: treatment budget, over the binarizer's cuts"
     return FitResult(tree, status, objective, bound, found.stats["seconds"], stats), encoding
