@@ -161,7 +161,8 @@ GROUPS: dict[str, dict] = {
     "rule-bounds": {  # RUX's certified bound: duals made feasible, unread trees, fair scaling
         "modules": ["optrees/rug/certificate.py", "optrees/rug/rux_unread.py",
                     "optrees/rug/rux_fair.py"],
-        "tests": ["tests/test_rule_bounds.py", "tests/test_rux_stopped_fair.py"],
+        "tests": ["tests/test_mutants_rule_bounds.py", "tests/test_rule_bounds.py",
+                  "tests/test_rux_stopped_fair.py"],
         "deselect": [],
         "sample": 80,
         "timeout": 60.0,
