@@ -112,12 +112,17 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
             csv.Error) as exc:
         raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
     dup = sorted({c for c in header if header.count(c) > 1})
+    numbers = len(header) > 1 and all(_is_number(name) for name in header)
+    if dup and numbers:
+        raise _UsageError(f"line 1 of {path} is data, not a header (every cell is a number, "
+                          f"{', '.join(header[:3])}, ...): add a first line naming the "
+                          "columns")
     if dup:
         raise _UsageError(f"CSV file {path} has duplicate column names {dup[:5]} in its "
                           "header (line 1); give every column its own name")
     if df.empty:
         raise _UsageError(f"CSV file {path} has no data rows (only a header: {list(df.columns)})")
-    if len(header) > 1 and all(_is_number(name) for name in header):
+    if numbers:
         print(f"optrees: warning: every column name in line 1 of {path} is a number "
               f"({', '.join(header[:3])}, ...): a file without a header row loses its first "
               "data row to the header; add a line naming the columns", file=sys.stderr)

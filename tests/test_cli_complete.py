@@ -131,6 +131,16 @@ def test_duplicate_header_is_refused(tmp_path, capsys, no_fit):
     assert "duplicate column names ['a']" in err
 
 
+def test_a_header_of_repeated_numbers_is_data_not_a_header(tmp_path, capsys, no_fit):
+    """A headerless file whose first row repeats a value (student.csv: 0;0;18;...) is
+    refused as a file without a header, not as duplicate column names."""
+    path = tmp_path / "bare.csv"
+    path.write_text("0;0;18;1\n1;0;17;0\n0;1;16;1\n")
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "1"]))
+    assert "line 1 of" in err and "is data, not a header" in err and "0, 0, 18" in err
+    assert "duplicate" not in err
+
+
 def test_a_header_of_numbers_is_warned_about(tmp_path, capsys):
     """A file without a header row (its first line is data: every name a number) fits, but
     says on stderr that its first row became the header; a header of names does not."""
