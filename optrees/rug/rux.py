@@ -58,8 +58,14 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     y = np.asarray(y, dtype=np.int64)
     K, n = len(classes), len(y)
     w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    A = leaves.cover()
-    mass = np.asarray(A.T @ (np.eye(K)[y] * w[:, None]))  # m x K class weights
+    # everything below works on cells of alike rows (label, group, every leaf): (3) on the
+    # cells, weighted by their rows' weights, is (3) on the rows (skin: 245,057 rows, a few
+    # thousand cells; the n x leaves cover of the rows took most of a GB)
+    cell, first = _cells(leaves.packed(), y, None if fairness is None else fairness.groups)
+    W = np.bincount(cell, weights=w)
+    yc = y[first]
+    A = leaves.cover(first)  # cells x leaves
+    mass = np.asarray(A.T @ (np.eye(K)[yc] * W[:, None]))  # m x K class weights
     labels = np.argmax(mass, axis=1)
     lengths = np.array([len(lits) for lits in leaves.literals], dtype=np.int64)
     raw = raw_leaf_costs(rule_cost, mass, lengths)
@@ -70,34 +76,37 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
     kept = (A[:, keep], labels[keep])  # the LP's columns: their cover and classes
     # what a stopped fit returns; with fairness rows a scale whose slacks keep them
     fair = None if fairness is None else FairRows(
-        [fam for _, fam in fairness.sets(y, K)], w, float(fairness.epsilon))
-    start = vote_start(*kept, costs[keep], y, w, K, pen_par, default, fair=fair)
-    res, n_cells, cell = None, 0, None
+        [[np.unique(cell[idx]) for idx in fam] for _, fam in fairness.sets(y, K)], W,
+        float(fairness.epsilon))
+    start = vote_start(*kept, costs[keep], yc, W, K, pen_par, default, fair=fair)
+    res = None
     if not deadline.expired():
-        res, n_cells, cell = _solve_lp(leaves, keep, labels, costs, y, w, K, pen_par, fairness,
-                                       interior, seed, deadline)
+        res = _solve_lp(kept, costs[keep], yc, W, K, pen_par, fairness,
+                        _fair_sets(fairness, cell, y, w, K), interior, seed, deadline)
+    n_cells = len(first)
     if fair is not None and res is not None and res.values is not None and \
             res.status != "optimal":
-        res = _own_slacks(res, *kept, pen_par * costs[keep], y, w, K, cell, n_cells, fair)
+        res = _own_slacks(res, *kept, pen_par * costs[keep], yc, W, K, n_cells, fair)
     if res is not None and res.values is not None and (
-            res.status == "optimal" or _better(res, start, *kept, y, w, K, default, n_cells)):
+            res.status == "optimal" or _better(res, start, *kept, yc, W, K, default, n_cells)):
         weights, v = res.values[n_cells:], res.values[:n_cells][cell]
         objective, how = float(res.objective), "lp"
         bound = -math.inf if res.bound is None or math.isnan(res.bound) else float(res.bound)
         status = res.status
-        duals = _per_row(res, cell, w)
+        duals = res.stats.get("certificate")
     else:  # no LP solved in time: the vote of every leaf (or the majority class)
-        weights, v, objective, how = start.weights, start.v, start.objective, start.how
+        weights, v, objective, how = start.weights, start.v[cell], start.objective, start.how
         bound, duals = start.bound, (start.duals, np.zeros(0))
         if res is not None and res.bound is not None and not math.isnan(res.bound) and \
                 res.bound > bound:
-            bound, duals = float(res.bound), _per_row(res, cell, w)
+            bound, duals = float(res.bound), res.stats.get("certificate")
         status = "time_limit" if deadline.expired() or res is None else res.status
     scope = None  # the bound is over every leaf of the ensemble
     if leaves.unread:  # the bound so far is over the leaves read: price the others
         eps = 0.0 if fairness is None else float(fairness.epsilon)
-        bound, scope = _over_every_leaf(leaves, duals, eps, bound, y, w, K, pen_par,
-                                        rule_cost, (A, labels, raw), deadline)
+        bound, scope = _over_every_leaf(leaves, _per_row(duals, cell, w, W), eps, bound, y,
+                                        w, K, pen_par, rule_cost, (leaves.cover(), labels, raw),
+                                        deadline)
     rules = [Rule(leaves.literals[j], int(labels[j]), float(wj), float(costs[j]),
                   meta={"tree": leaves.origin[j][0], "node": leaves.origin[j][1]})
              for j, wj in zip(keep, weights, strict=True)]
@@ -110,16 +119,25 @@ def solve_rux(leaves: LeafRules, y: np.ndarray, classes: np.ndarray, names: list
                      time.perf_counter() - t0, stats)
 
 
-def _per_row(res: SolveResult, cell: np.ndarray, w: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The dual solution the LP's bound is the value of (``stats['certificate']``), its
-    cells' ``beta`` spread over their rows in proportion to the rows' weights (a dual
-    solution of the LP over single rows, of the same value), or None without one."""
-    if "certificate" not in res.stats:
+def _per_row(duals: tuple[np.ndarray, np.ndarray] | None, cell: np.ndarray, w: np.ndarray,
+             W: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """A dual solution of (3) on the cells (``beta`` per cell, ``mu``) spread over the
+    rows in proportion to their weights (``W``: each cell's weight): a dual solution of (3)
+    on the rows, of the same value; None stays None."""
+    if duals is None:
         return None
-    beta, mu = res.stats["certificate"]
-    counts = np.bincount(cell, weights=w, minlength=len(beta))
-    return beta[cell] * w / np.maximum(counts[cell], 1e-300), mu
+    beta, mu = duals
+    return beta[cell] * w / np.maximum(W[cell], 1e-300), mu
+
+
+def _fair_sets(fairness: Fairness | None, cell: np.ndarray, y: np.ndarray, w: np.ndarray,
+               K: int) -> list | None:
+    """FairRUG's groups as the master LP takes them: per family, per group, its cells and
+    its weight."""
+    if fairness is None:
+        return None
+    return [[(np.unique(cell[idx]), float(w[idx].sum())) for idx in fam]
+            for _, fam in fairness.sets(y, K)]
 
 
 def _over_every_leaf(leaves: LeafRules, duals: tuple[np.ndarray, np.ndarray] | None,
@@ -139,22 +157,20 @@ def _over_every_leaf(leaves: LeafRules, duals: tuple[np.ndarray, np.ndarray] | N
 
 
 def _own_slacks(res: SolveResult, A: sp.csc_matrix, labels: np.ndarray, c: np.ndarray,
-                y: np.ndarray, w: np.ndarray, K: int, cell: np.ndarray, n_cells: int,
-                fair: FairRows) -> SolveResult:
+                y: np.ndarray, w: np.ndarray, K: int, n_cells: int, fair: FairRows
+                ) -> SolveResult:
     """A stopped LP's point with fairness rows, made honest: its weights with their own
-    slacks ``max(0, 1 - margin)`` and (3)'s value there, or no point when those slacks break
-    a fairness row.  A stopped simplex's point need not be feasible (a dual simplex's is
-    not): its ``v`` may be under a cover row or break a fairness row, and its objective
-    then is no value of (3)."""
+    slacks ``max(0, 1 - margin)`` (cells ``A``) and (3)'s value there, or no point when
+    those slacks break a fairness row.  A stopped simplex's point need not be feasible (a
+    dual simplex's is not): its ``v`` may be under a cover row or break a fairness row, and
+    its objective then is no value of (3)."""
     weights = np.maximum(res.values[n_cells:], 0.0)
     v = np.maximum(0.0, 1.0 - margins(A, labels, weights, y, K)[0])
     if not fair.holds(v):
         return SolveResult(res.status, None, res.bound, res.seconds, res.nodes, None,
                            res.stats)
-    v_cells = np.zeros(n_cells)
-    v_cells[cell] = v  # rows of a cell are alike: one slack
     return SolveResult(res.status, float(c @ weights + w @ v), res.bound, res.seconds,
-                       res.nodes, np.concatenate([v_cells, weights]), res.stats)
+                       res.nodes, np.concatenate([v, weights]), res.stats)
 
 
 def _better(res: SolveResult, start: Start, A: sp.csc_matrix, labels: np.ndarray,
@@ -167,36 +183,28 @@ def _better(res: SolveResult, start: Start, A: sp.csc_matrix, labels: np.ndarray
     return training_error(V, y, w, default) <= float(w[y != default].sum())
 
 
-def _solve_lp(leaves: LeafRules, keep: np.ndarray, labels: np.ndarray, costs: np.ndarray,
-              y: np.ndarray, w: np.ndarray, K: int, pen_par: float,
-              fairness: Fairness | None, interior: bool, seed: int, deadline: Deadline
-              ) -> tuple[SolveResult | None, int, np.ndarray | None]:
-    """(3) over the leaves ``keep`` of ``leaves`` on cells of alike rows, solved by
-    ``deadline``: (its result, number of cells, cell of each row); None when the deadline
-    passed while the LP was built (the build is not cheap: 245,057 rows of skin took 10 s
-    before the cells were found by sorting bytes).  Cells are found on every leaf: the
-    leaves left out cover the rows of one kept, so the cells are the same."""
-    cell, first = _cells(leaves.packed(), y, None if fairness is None else fairness.groups)
-    counts = np.bincount(cell, weights=w)
-    fair_sets = None
-    if fairness is not None:  # group sizes in weight, as the cells' counts
-        fair_sets = [[(np.unique(cell[idx]), float(w[idx].sum())) for idx in fam]
-                     for _, fam in fairness.sets(y, K)]
-    if deadline.expired():
-        return None, len(first), cell
-    master = RUGMaster(y[first], K, pen_par, fairness, seed=seed, counts=counts,
+def _solve_lp(kept: tuple[sp.csc_matrix, np.ndarray], costs: np.ndarray, yc: np.ndarray,
+              W: np.ndarray, K: int, pen_par: float, fairness: Fairness | None,
+              fair_sets: list | None, interior: bool, seed: int, deadline: Deadline
+              ) -> SolveResult | None:
+    """(3) over the kept leaves (their cover of the cells and classes, ``kept``; costs
+    ``costs``) on the cells (classes ``yc``, weights ``W``), solved by ``deadline``; None
+    when the deadline passes while the LP is built."""
+    master = RUGMaster(yc, K, pen_par, fairness, seed=seed, counts=W,
                        fair_sets=fair_sets, interior=interior)
     master.feasibility_tol = FEASIBILITY_TOL
     # HiGHS's presolve does not look at the clock (credit, 3.5 million nonzeros: a solve
     # given 1.6 s ran 4.1 s, presolving); without it the LP stops at the deadline
     master.presolve = not deadline.limited
-    covered = leaves.cover(first)  # cells x leaves, sparse
-    for j in keep:
+    covered, labels = kept
+    for j in range(covered.shape[1]):
         cells = covered.indices[covered.indptr[j]:covered.indptr[j + 1]]
         master.add(cells, int(labels[j]), float(costs[j]))
+        if j % 4096 == 4095 and deadline.expired():
+            return None
     if deadline.expired():
-        return None, len(first), cell
-    return master.solve(deadline), len(first), cell
+        return None
+    return master.solve(deadline)
 
 
 def _distinct(A: sp.csc_matrix, labels: np.ndarray, costs: np.ndarray) -> np.ndarray:
