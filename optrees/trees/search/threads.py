@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["available_cores", "cluster", "resolve_n_jobs", "search_threads", "threads"]
+__all__ = ["available_cores", "cluster", "one_blas_thread", "resolve_n_jobs", "search_threads",
+           "threads"]
 
 _threads: ContextVar[int] = ContextVar("optrees_search_threads", default=1)
 _cluster: ContextVar[Any] = ContextVar("optrees_search_cluster", default=None)
@@ -70,3 +71,21 @@ def search_threads(n_jobs: int | None) -> Iterator[int]:
     finally:
         _cluster.reset(remote)
         _threads.reset(token)
+
+
+_CONTROLLER: list[Any] = []
+
+
+def one_blas_thread() -> Any:
+    """A context in which BLAS runs on one thread.  The numpy searches make many small
+    products (the 0/1 search's counters: ``X' X`` over a node's rows), where BLAS threads
+    cost more than they give, the more so on a loaded machine: kr-vs-kp one-hot (3,196 x 73)
+    took 10.5 ms a product threaded and 0.34 ms on one thread beside another busy process on
+    2 cores, and the whole numpy search of BendOCT depth 3 there 0.3-1.4 s against 0.06-0.11 s.
+    One controller of the loaded BLAS per process (finding the libraries costs ~8 ms, a limit
+    afterwards ~20 us)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")

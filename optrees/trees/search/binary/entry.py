@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -11,7 +12,7 @@ import numpy as np
 from ...._validation import check_max_leaves, check_min_leaf
 from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
-from ..threads import cluster, threads
+from ..threads import cluster, one_blas_thread, threads
 from .data import BinaryData, select_rows
 from .search import Search
 from .tree import count_leaves, labelled
@@ -91,10 +92,11 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     else:
         lower = -math.inf if lower_bound is None else float(lower_bound)
         budget = None if max_leaves is None else int(max_leaves)
-        start = _shallower(search, idx, depth, cap, budget, deadline)
-        if start is not None:
-            lower = max(lower, start.value)
-        res = search.solve(idx, depth, lower=lower, cap=cap, budget=budget)
+        with one_blas_thread() if search.counter.backend == "numpy" else nullcontext():
+            start = _shallower(search, idx, depth, cap, budget, deadline)
+            if start is not None:
+                lower = max(lower, start.value)
+            res = search.solve(idx, depth, lower=lower, cap=cap, budget=budget)
         node, value, bound = res.node, res.value, res.upper
         if start is not None and start.value >= value:  # the deeper search did not beat it
             node, value = start.node, start.value

@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from ....solvers.deadline import Deadline
 from ...problem.tree_problem import HeapTree
+from ..threads import one_blas_thread
 from .data import BinaryData, select_rows
 from .leaf_fronts import FrontSearch
 from .search import Search
@@ -28,17 +28,6 @@ TRIPLE_CELLS = 1e7
 8 bytes each, three or four held at once under a depth-4 node) searched by
 :mod:`.leaf_fronts`; wider data take one budgeted search per leaf count (:func:`_per_budget`),
 which counts only pairs.  wdbc:QT_5 (150 features, 2 classes: 6.8e6) peaked at 390 MB."""
-
-_CONTROLLER: list[ThreadpoolController] = []
-
-
-def _blas() -> ThreadpoolController:
-    """One controller of the loaded BLAS per process (finding the libraries costs ~8 ms,
-    a limit afterwards ~20 us)."""
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
-
 
 @dataclass
 class FrontPoint:
@@ -80,7 +69,7 @@ def accuracy_front(X: np.ndarray, y: np.ndarray, depth: int,
         tol = 1e-9 * (1.0 + float(data.w.sum()))
         return _fewest_leaves(points, tol)
     search = FrontSearch(data, int(min_leaf), deadline, backend)
-    with _blas().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         # many small products: BLAS threads cost more than they give, the more so on a
         # loaded machine (tic-tac-toe's triple counts: 60 ms threaded, 0.8 ms on one)
         front = search.front(rows, depth)
