@@ -55,10 +55,12 @@ def gram_bits(indptr, indices, y, rows, n_classes, n_features):
     t = np.zeros(n_classes)
     for r in range(n):
         t[y[rows[r]]] += 1.0
-    words = np.empty(n_classes, np.int64)
+    words = np.zeros(n_classes, np.int64)  # (np.zeros, as pos: one overload to compile)
+    most = 1
     for k in range(n_classes):
         words[k] = (int(t[k]) + 63) // 64
-    B = np.zeros((n_classes, n_features, max(1, words.max())), np.uint64)
+        most = max(most, words[k])  # (a loop: words.max() cost 0.7 s of a cold compile)
+    B = np.zeros((n_classes, n_features, most), np.uint64)
     pos = np.zeros(n_classes, np.int64)
     for r in range(n):
         i = rows[r]
@@ -177,6 +179,7 @@ def depth2_kernel(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
                 NC[b, a] = c
             nc[a] = NC[a, a]
     deep = depth >= 2 and budget >= 3
+    one = np.int64(1)
     for a in range(F):
         w1 = 0.0
         for k in range(K):
@@ -204,10 +207,11 @@ def depth2_kernel(G, t, C, n_rows, leaf_penalty, depth, tol, m, budget):
         u1 = max(l1, w1 - 2.0 * L)
         if u0 + u1 <= best + tol:
             continue
-        c1, f1 = _best_child(S, D, t, NC, nc, n_rows, a, 1, w1 - 2.0 * L, L, tol, m)
+        # the side as a variable, not a constant: numba compiled one _best_child per literal
+        c1, f1 = _best_child(S, D, t, NC, nc, n_rows, a, one, w1 - 2.0 * L, L, tol, m)
         if budget >= 4 and c1 + u0 <= best + tol:
             continue
-        c0, f0 = _best_child(S, D, t, NC, nc, n_rows, a, 0, w0 - 2.0 * L, L, tol, m)
+        c0, f0 = _best_child(S, D, t, NC, nc, n_rows, a, one - 1, w0 - 2.0 * L, L, tol, m)
         if budget >= 4:
             v = c0 + c1
         elif c0 + l1 >= l0 + c1:  # three leaves: a stump on one side only
