@@ -17,7 +17,7 @@ from sklearn.model_selection import KFold, cross_val_score
 from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV
 from optrees.estimators import cv as cv_module
 from optrees.estimators.cv_choice import MIN_GROWTH, deeper_fits, select_index
-from optrees.estimators.cv_folds import FoldFit
+from optrees.estimators.cv_folds import MIN_LIMIT, FoldFit, on_schedule
 
 FOLDS = KFold(4, shuffle=True, random_state=0)
 LAMS = (0.0, 0.01)
@@ -173,3 +173,16 @@ def test_auto_grows_to_four_only_when_it_is_predicted_to_fit(monkeypatch, limit,
     assert cv.depths_ == ((1, 2, 3, 4) if grows else (1, 2, 3))
     assert cv.best_params_["depth"] == (4 if grows else 3)
     assert cv_module.GROW_SHARE * limit > spent
+
+
+@pytest.mark.parametrize("left,expected", [(10.0, 2.5), (1.0, 0.25), (-5.0, MIN_LIMIT)])
+def test_a_fold_task_gets_its_part_of_what_is_left(monkeypatch, left, expected):
+    """A task of 2 units with 8 units (its own, the later tasks' and the refit's) to go gets
+    2/8 of the seconds left, more than its fixed share (1 s) when the tasks before it ended
+    early and less when they overran; at least MIN_LIMIT once the time is spent."""
+    monkeypatch.setattr(time, "time", lambda: 500.0)
+    est = OptimalTreeRegressor(depth=2, time_limit=1.0)
+    got = on_schedule(est, (500.0 + left, 2.0, 8.0))
+    assert got.time_limit == pytest.approx(expected)
+    assert est.time_limit == 1.0  # a copy: the caller's estimator keeps its share
+    assert on_schedule(est, None) is est

@@ -428,20 +428,29 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
 
     ``depths="auto"`` (the default) tries 2, 3 and 4, then one depth more at a time (up to
     ``AUTO_MAX_DEPTH``) while the deepest depth tried holds the best mean test score, none of
-    its fold fits was stopped by its share of time, and less than half of ``time_limit`` is
-    spent; ``depths_`` lists the depths tried.
+    its fold fits was stopped by its share of time, less than half of ``time_limit`` is
+    spent, and the deeper depth's folds and refit are predicted to finish in what is left
+    (the deepest depth's median fold time times its measured growth over the depth before,
+    at least 2; ``cv_choice.deeper_fits``); ``depths_`` lists the depths tried.
 
     ``time_limit`` is the budget of everything: each fold's path or fit gets a share
     proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
-    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); a
-    depth grown by ``"auto"`` shares what is left the same way; the refit gets what is left,
-    at least 1 % of ``time_limit``.  A fold stopped by its share is scored with its best
-    tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C stops the whole
-    selection (``KeyboardInterrupt``), not only the fold it lands in.
+    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); each
+    task gets its part of what is left when it starts (less when the tasks before it
+    overran theirs, more when they ended early); a depth grown by ``"auto"`` shares what is
+    left the same way; the refit gets what is left, at least 1 % of ``time_limit``.  A fold
+    stopped by its share is scored with its best tree found (one :class:`TimeLimitWarning`
+    counts them; ``cv_results_["n_stopped_folds"]`` and ``split<i>_stopped`` say where).
+    Such a grid point is chosen only when its mean test score beats that of every point whose
+    folds all finished by more than its standard error (else the rule chooses among those:
+    ``cv_choice.trusted``): its scores are of trees that are not its optima, and its refit
+    would likely stop too.  Ctrl-C stops the whole selection (``KeyboardInterrupt``), not
+    only the fold it lands in.
 
     Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
-    ``mean_n_leaves`` per grid point and ``from_path``; ``mean_fit_time`` of a path point is
+    ``mean_n_leaves`` per grid point, ``from_path``, ``split<i>_stopped`` (whether fold i's
+    fit or path stopped at its share) and ``n_stopped_folds``; ``mean_fit_time`` of a path point is
     its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
     all rows), ``path_`` (with ``refit``: the chosen depth's λ-path on all rows, the points
     ``optrees.trees.pareto_front`` gives, over the encoded columns; None where it is off),
@@ -454,7 +463,8 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_TREE_DEPTH), "depths to try; 'auto': 2, 3 and 4, then "
                         f"one more (up to {AUTO_MAX_DEPTH}) while the deepest scores best, "
-                        "its folds finished and less than half of time_limit is spent"),
+                        "its folds finished, less than half of time_limit is spent and the "
+                        "next is predicted to fit in what is left"),
         "lams": Param(_lams(1.0, True), "leaf penalties to try, or 'path': every λ at which "
                       "a fold's optimum changes"),
         **CV_PARAMS, **_BEND_TABLE,
@@ -511,20 +521,24 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) fits each
     (depth, lam) on each fold (its scores equal ``cross_val_score``'s); so does ``"path"``
     with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why), over
-    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2
-    and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``
-    (a path's share is ``2^depth - 1`` fits'), the rule, ``cv_results_`` and the
-    fitted attributes are as :class:`BendOCTClassifierCV`'s (the default scoring is R²; the
-    default folds are not stratified); ``path_``: the chosen depth's regression path on all
-    rows (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a
-    lower ``bound``, ``lams``), None where it is off.  Ties between trees of one objective
-    are broken by the path's searches, which may pick another optimum than a fit."""
+    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
+    its folds stopped and depth 4's folds and refit are predicted to finish in what is left (as
+    :class:`BendOCTClassifierCV`'s: a depth 4 whose folds all stop would be scored by unproved
+    trees, and its refit would stop too). ``time_limit`` (a path's share is ``2^depth - 1``
+    fits'), the rule (a point whose folds stopped is chosen only beyond one standard error of
+    the finished ones), ``cv_results_`` and the fitted attributes are as
+    :class:`BendOCTClassifierCV`'s (the default scoring is R²; the default folds are not
+    stratified); ``path_``: the chosen depth's regression path on all rows
+    (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
+    ``bound``, ``lams``), None where it is off.  Ties between trees of one objective are broken
+    by the path's searches, which may pick another optimum than a fit."""
 
     _base = OptimalTreeRegressor
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
-                        "then 4 if 3 scores best"),
+                        "then 4 if 3 scores best, its folds finished and 4 is predicted to "
+                        "fit in what is left"),
         "lams": Param(_lams(None, True), "leaf penalties to try (units of the target's "
                       "variance), or 'path': every λ at which a fold's optimum changes"),
         **CV_PARAMS, **_REG_TABLE,
