@@ -1,6 +1,7 @@
 """Test R² of the regression tree chosen by cross-validation (issue #44, "the same table for
 regression against DecisionTreeRegressor"): OptimalTreeRegressorCV at its defaults (depths
-"auto": 1-3, and 4 when 3 scores best; λ in ``REGRESSION_LAMS``; every threshold) and, as a
+"auto": 1-3, and 4 when 3 scores best, its folds finished and 4 is predicted to fit in what
+is left; λ in ``REGRESSION_LAMS``; every threshold) and, as a
 second column, with ``lams="path"`` (every λ at which a fold's optimum changes), against
 GridSearchCV(DecisionTreeRegressor) over ``max_depth`` and ``ccp_alpha``, with the same 5
 folds, on the regression sets of ``bench/regression_test_r2.py`` (its ``ALL`` and ``MORE``).

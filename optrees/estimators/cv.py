@@ -3,7 +3,8 @@ every λ of a depth off one λ-path per fold (:mod:`optrees.trees.solve.path`),
 :class:`OptimalTreeRegressorCV` off its regression path
 (:mod:`optrees.trees.solve.regression_path`) under ``lams="path"``, or fits each grid point
 on each fold.  The per-fold work is in :mod:`.cv_folds`; the choice of the grid point (best
-score or the one-standard-error rule) is :func:`select_index`."""
+score or the one-standard-error rule, preferring points whose folds all finished) is
+:func:`~optrees.estimators.cv_choice.select_index`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import math
 import numbers
 import time
 import warnings
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,12 +39,12 @@ from ..trees.mip.formulation import MAX_TREE_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
+from .cv_choice import RULES, deeper_fits, path_lams, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
 
-RULES = ("best", "1se")
 REFIT_SHARE = 0.01
 """Least share of ``time_limit`` the refit gets when the folds used all of it."""
 AUTO_MAX_DEPTH = 8
@@ -147,51 +147,6 @@ def passed_through(base: type) -> tuple[dict[str, Param], dict[str, Any]]:
     return {k: table[k] for k in defaults}, defaults
 
 
-# ---------------------------------------------------------------------------- the choice
-def select_index(cv_results: Mapping[str, Any], rule: str) -> int:
-    """The index of the chosen grid point.  ``"best"``: the highest ``mean_test_score``
-    (ties: the first, as scikit-learn).  ``"1se"``: among the points whose mean test score is
-    at least the best one minus its standard error (the sample standard deviation of the
-    best point's fold scores over the square root of the number of folds), the smallest
-    tree: fewest ``mean_n_leaves``, then smallest ``param_depth``, then largest
-    ``param_lam``."""
-    if rule not in RULES:
-        raise OptreesInputError(f"rule must be {Options(*RULES).describe()}, got {rule!r}")
-    mean = np.asarray(cv_results["mean_test_score"], dtype=float)
-    if np.isnan(mean).all():
-        raise OptreesInputError("every grid point's mean test score is nan: nothing to choose")
-    best = int(np.nanargmax(mean))
-    if rule == "best":
-        return best
-    k = 0
-    while f"split{k}_test_score" in cv_results:
-        k += 1
-    scores = np.array([cv_results[f"split{i}_test_score"][best] for i in range(k)], float)
-    se = float(np.std(scores, ddof=1) / np.sqrt(k)) if k > 1 else 0.0
-    # "at least": a mean exactly one standard error below (with 2 folds, the best point's
-    # worse fold score) is within, however the float rounding of mean - se falls
-    within = np.flatnonzero(mean >= mean[best] - se - 1e-9 * max(1.0, abs(mean[best])))
-    leaves = np.asarray(cv_results["mean_n_leaves"], dtype=float)
-    depth = np.asarray(cv_results["param_depth"], dtype=float)
-    lam = np.asarray(cv_results["param_lam"], dtype=float)
-    order = np.lexsort((-lam[within], depth[within], leaves[within]))
-    return int(within[order[0]])
-
-
-def path_lams(paths: list[FoldPath]) -> tuple[float, ...]:
-    """The λ of a depth under ``lams="path"``: the breakpoints of the folds' paths cut
-    [0, inf) into intervals in each of which every fold has one optimum; one λ per interval,
-    largest first: the midpoint, ``b / 2`` for the first and ``(b + 1) / 2`` for the last
-    (a breakpoint ``b`` is below 1: a leaf never gains more than all the accuracy, nor
-    saves more than all the normalised loss of a regression tree)."""
-    cuts = sorted({float(b) for f in paths for b in np.concatenate([f.low, f.high])
-                   if 0 < b < math.inf})
-    if not cuts:
-        return (0.0,)
-    inner = [(a + b) / 2 for a, b in zip(cuts, cuts[1:], strict=False)]
-    return tuple(sorted([cuts[0] / 2, *inner, (cuts[-1] + 1) / 2], reverse=True))
-
-
 # ---------------------------------------------------------------------------- estimators
 class _TreeCV(GeneratedInit):
     """Shared fit: the folds, the time shares, the parallel fold work, ``cv_results_``, the
@@ -259,10 +214,16 @@ class _TreeCV(GeneratedInit):
                     else self._grid_lams(d, n_train)
             left = p.time_limit if p.time_limit is None or not done else \
                 p.time_limit - (time.perf_counter() - started)  # a grown depth: what is left
-            done += self._score_stage(stage, lams, X, y_arr, sample_weight, splits, scorer,
-                                      p, left)
+            stage_started = time.perf_counter()
+            scored = self._score_stage(stage, lams, X, y_arr, sample_weight, splits, scorer,
+                                       p, left)
+            done += scored
+            # how much faster than one after another the stage's tasks ran (n_jobs)
+            speedup = sum(r.seconds for r in scored) / \
+                max(time.perf_counter() - stage_started, 1e-9)
             if not auto or not self._grows(done, p, lams, len(splits), depths,
-                                           time.perf_counter() - started):
+                                           time.perf_counter() - started, speedup,
+                                           len(df) / max(n_train, 1)):
                 break
             stage = [max(depths) + 1]
             depths.append(stage[0])
@@ -286,15 +247,24 @@ class _TreeCV(GeneratedInit):
         return self
 
     def _grows(self, done: list[FoldFit | FoldPath], p: Params, lams: dict[int, Any], k: int,
-               depths: list[int], spent: float) -> bool:
+               depths: list[int], spent: float, speedup: float, row_ratio: float) -> bool:
         """``depths="auto"``: whether to try one depth more.  Yes while the deepest depth
         tried has the best mean test score, none of its folds was stopped by its share (a
-        deeper one would be too) and less than GROW_SHARE of ``time_limit`` is spent."""
+        deeper one would be too), less than GROW_SHARE of ``time_limit`` is spent, and the
+        deeper depth's folds and refit are predicted to finish in what is left
+        (:func:`~optrees.estimators.cv_choice.deeper_fits`: the deepest depth's measured
+        time times its measured growth over the depth before)."""
         deepest = max(depths)
         if deepest >= self._auto_max_depth or any(r.stopped for r in done
                                                   if r.depth == deepest):
             return False
         if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
+            return False
+        path = self.path_off_.get(deepest) is None
+        refit_units = (1.0 + 1.0 / self._path_units(deepest + 1)) if path else 1.0
+        left = None if p.time_limit is None else p.time_limit - spent
+        if not deeper_fits(done, deepest, left, speedup, row_ratio,
+                           refit_units if p.refit else 0.0):
             return False
         results = self._results(done, p, lams, k, depths)
         return not np.isnan(results["mean_test_score"]).all() and \
@@ -363,7 +333,7 @@ class _TreeCV(GeneratedInit):
         ``depths``)."""
         paths = {(r.fold, r.depth): r for r in done if isinstance(r, FoldPath)}
         fits = {(r.fold, r.depth, r.lam): r for r in done if isinstance(r, FoldFit)}
-        params, scores, times, leaves = [], [], [], []
+        params, scores, times, leaves, stopped = [], [], [], [], []
         for depth in depths:
             if self.path_off_[depth] is None:
                 folds = [paths[f, depth] for f in range(k)]
@@ -374,6 +344,7 @@ class _TreeCV(GeneratedInit):
                     scores.append([f.scores[i] for f, i in zip(folds, picks, strict=True)])
                     leaves.append([f.leaves[i] for f, i in zip(folds, picks, strict=True)])
                     times.append([f.seconds for f in folds])
+                    stopped.append([f.stopped for f in folds])
             else:
                 for lam in lams[depth]:
                     runs = [fits[f, depth, float(lam)] for f in range(k)]
@@ -381,7 +352,9 @@ class _TreeCV(GeneratedInit):
                     scores.append([r.score for r in runs])
                     leaves.append([r.leaves for r in runs])
                     times.append([r.seconds for r in runs])
+                    stopped.append([r.stopped for r in runs])
         S = np.array(scores, dtype=float)
+        stop = np.array(stopped, dtype=bool)
         T = np.array(times, dtype=float)
         mean = S.mean(axis=1)
         out: dict[str, Any] = {
@@ -396,6 +369,8 @@ class _TreeCV(GeneratedInit):
             "std_fit_time": T.std(axis=1),
             "mean_n_leaves": np.array(leaves, dtype=float).mean(axis=1),
             "from_path": np.array([self.path_off_[q["depth"]] is None for q in params]),
+            **{f"split{i}_stopped": stop[:, i] for i in range(k)},
+            "n_stopped_folds": stop.sum(axis=1),
         }
         return out
 
@@ -453,20 +428,29 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
 
     ``depths="auto"`` (the default) tries 2, 3 and 4, then one depth more at a time (up to
     ``AUTO_MAX_DEPTH``) while the deepest depth tried holds the best mean test score, none of
-    its fold fits was stopped by its share of time, and less than half of ``time_limit`` is
-    spent; ``depths_`` lists the depths tried.
+    its fold fits was stopped by its share of time, less than half of ``time_limit`` is
+    spent, and the deeper depth's folds and refit are predicted to finish in what is left
+    (the deepest depth's median fold time times its measured growth over the depth before,
+    at least 2; ``cv_choice.deeper_fits``); ``depths_`` lists the depths tried.
 
     ``time_limit`` is the budget of everything: each fold's path or fit gets a share
     proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
-    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); a
-    depth grown by ``"auto"`` shares what is left the same way; the refit gets what is left,
-    at least 1 % of ``time_limit``.  A fold stopped by its share is scored with its best
-    tree found (one :class:`TimeLimitWarning` counts them).  Ctrl-C stops the whole
-    selection (``KeyboardInterrupt``), not only the fold it lands in.
+    summing to ``time_limit`` as if run one after another (``n_jobs`` > 1 ends sooner); each
+    task gets its part of what is left when it starts (less when the tasks before it
+    overran theirs, more when they ended early); a depth grown by ``"auto"`` shares what is
+    left the same way; the refit gets what is left, at least 1 % of ``time_limit``.  A fold
+    stopped by its share is scored with its best tree found (one :class:`TimeLimitWarning`
+    counts them; ``cv_results_["n_stopped_folds"]`` and ``split<i>_stopped`` say where).
+    Such a grid point is chosen only when its mean test score beats that of every point whose
+    folds all finished by more than its standard error (else the rule chooses among those:
+    ``cv_choice.trusted``): its scores are of trees that are not its optima, and its refit
+    would likely stop too.  Ctrl-C stops the whole selection (``KeyboardInterrupt``), not
+    only the fold it lands in.
 
     Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
-    ``mean_n_leaves`` per grid point and ``from_path``; ``mean_fit_time`` of a path point is
+    ``mean_n_leaves`` per grid point, ``from_path``, ``split<i>_stopped`` (whether fold i's
+    fit or path stopped at its share) and ``n_stopped_folds``; ``mean_fit_time`` of a path point is
     its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
     all rows), ``path_`` (with ``refit``: the chosen depth's λ-path on all rows, the points
     ``optrees.trees.pareto_front`` gives, over the encoded columns; None where it is off),
@@ -479,7 +463,8 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_TREE_DEPTH), "depths to try; 'auto': 2, 3 and 4, then "
                         f"one more (up to {AUTO_MAX_DEPTH}) while the deepest scores best, "
-                        "its folds finished and less than half of time_limit is spent"),
+                        "its folds finished, less than half of time_limit is spent and the "
+                        "next is predicted to fit in what is left"),
         "lams": Param(_lams(1.0, True), "leaf penalties to try, or 'path': every λ at which "
                       "a fold's optimum changes"),
         **CV_PARAMS, **_BEND_TABLE,
@@ -536,20 +521,24 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) fits each
     (depth, lam) on each fold (its scores equal ``cross_val_score``'s); so does ``"path"``
     with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why), over
-    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2
-    and 3, and 4 when 3 scores best (as :class:`BendOCTClassifierCV`'s).  ``time_limit``
-    (a path's share is ``2^depth - 1`` fits'), the rule, ``cv_results_`` and the
-    fitted attributes are as :class:`BendOCTClassifierCV`'s (the default scoring is R²; the
-    default folds are not stratified); ``path_``: the chosen depth's regression path on all
-    rows (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a
-    lower ``bound``, ``lams``), None where it is off.  Ties between trees of one objective
-    are broken by the path's searches, which may pick another optimum than a fit."""
+    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
+    its folds stopped and depth 4's folds and refit are predicted to finish in what is left (as
+    :class:`BendOCTClassifierCV`'s: a depth 4 whose folds all stop would be scored by unproved
+    trees, and its refit would stop too). ``time_limit`` (a path's share is ``2^depth - 1``
+    fits'), the rule (a point whose folds stopped is chosen only beyond one standard error of
+    the finished ones), ``cv_results_`` and the fitted attributes are as
+    :class:`BendOCTClassifierCV`'s (the default scoring is R²; the default folds are not
+    stratified); ``path_``: the chosen depth's regression path on all rows
+    (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
+    ``bound``, ``lams``), None where it is off.  Ties between trees of one objective are broken
+    by the path's searches, which may pick another optimum than a fit."""
 
     _base = OptimalTreeRegressor
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
-                        "then 4 if 3 scores best"),
+                        "then 4 if 3 scores best, its folds finished and 4 is predicted to "
+                        "fit in what is left"),
         "lams": Param(_lams(None, True), "leaf penalties to try (units of the target's "
                       "variance), or 'path': every λ at which a fold's optimum changes"),
         **CV_PARAMS, **_REG_TABLE,

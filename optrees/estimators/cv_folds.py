@@ -104,18 +104,21 @@ start model)."""
 
 
 def on_schedule(estimator: Any, schedule: tuple[float, float, float] | None) -> Any:
-    """``estimator`` with its time limit cut, when the tasks before it overran theirs, to its
-    part of what is left: ``schedule`` = (the selection's wall-clock deadline ``time.time()``,
-    this task's units, the units of this task and every later one and the refit).  Each fit
-    also spends time no limit covers (set-up, scoring), so fixed shares summed to more
-    than ``time_limit``; with this the overrun of the early tasks is taken from the later."""
+    """``estimator`` with its time limit set to its part of what is left: ``schedule`` =
+    (the selection's wall-clock deadline ``time.time()``, this task's units, the units of
+    this task and every later one and the refit).  Each fit also spends time no limit covers
+    (set-up, scoring), so fixed shares summed to more than ``time_limit``; with this the
+    overrun of the early tasks is taken from the later.  Tasks that end before their share
+    (shallow depths, proved early) leave time the later ones get, in proportion to their
+    units, instead of it all going to the refit: fewer deep folds stop."""
     if schedule is None:
         return estimator
     deadline_at, units, later = schedule
-    part = (deadline_at - time.time()) * units / later
-    if part >= estimator.time_limit:
+    # divided first: a huge time_limit times the units would overflow to inf
+    part = max((deadline_at - time.time()) / later * units, MIN_LIMIT)
+    if part == estimator.time_limit:
         return estimator
-    return clone(estimator).set_params(time_limit=max(part, MIN_LIMIT))
+    return clone(estimator).set_params(time_limit=part)
 
 
 def _rows(X: Any, y: Any, w: Any, index: np.ndarray) -> tuple[Any, Any, Any]:
