@@ -248,21 +248,27 @@ class FrontSearch:
         """Depth-3 nodes (rows, triple counts), batched: both sides of every root feature of
         every node (sides ``x_f = 1``: the triples ``T[:, f]``; sides ``x_f = 0``: the
         node's pairs minus them), then one (max, +) pick for all nodes."""
+        idx = np.arange(self.d.n_features)
+        counts = [(rows, T[:, idx, idx, idx], t, None if N3 is None else N3[idx, idx, idx])
+                  for rows, (T, t, N3) in nodes]
+        return self._picked3(counts, self._node_sides(nodes))
+
+    def _picked3(self, counts: list[tuple], fr: list[_Depth2]) -> list[SubFront]:
+        """Depth-3 nodes' fronts from each one's (rows, class weights with ``x_f = 1``
+        (K x F), class weights, row counts with ``x_f = 1`` or None) and the depth-2 fronts
+        ``fr`` of both sides of its root features (:meth:`_node_sides`)."""
         F, m, wtol = self.d.n_features, self.m, self.wtol
         idx = np.arange(F)
         leaf, feas, stump = [], [], []
-        for rows, (T, t, N3) in nodes:
-            D = T[:, idx, idx, idx]               # class weights with x_f = 1
+        for rows, D, t, c in counts:
             stump.append(D.max(axis=0) + (t[:, None] - D).max(axis=0))
             W1 = D.sum(axis=0)
             ok = (W1 > wtol) & (t.sum() - W1 > wtol)
-            if N3 is not None:
-                c = N3[idx, idx, idx]
+            if c is not None:
                 ok &= (c >= m) & (len(rows) - c >= m)
             leaf.append(float(t.max()))
             feas.append(ok)
-        fr = self._node_sides(nodes)
-        R = len(nodes)
+        R = len(counts)
         picks = _Picks.of(np.array(leaf), np.array(feas), fr[0].vals.reshape(R, F, 4),
                           fr[1].vals.reshape(R, F, 4), self.tol, np.array(stump))
         out = []
@@ -347,6 +353,11 @@ class FrontSearch:
         sides: dict[int, tuple[SubFront, SubFront]] = {}
         group = self._group() if depth == 4 else 1
         parent = self._products(rows, True) if depth == 4 and len(todo) else None
+        shared = None  # depth 4, compiled: the children's cells shared across root features
+        if parent is not None and self.backend == "numba":
+            from .root_share import SharedRoots
+
+            shared = SharedRoots(d, rows, parent, self.m, self.tol, self.wtol)
         stopped = False
         while len(todo):
             if self._expired():
@@ -356,7 +367,9 @@ class FrontSearch:
             if not len(todo):
                 break
             fs, todo = todo[:group].tolist(), todo[group:]
-            if depth == 4:
+            if shared is not None:
+                self._shared3(shared, XsT, fs, sides)
+            elif depth == 4:
                 self._children3(rows, XsT, parent, fs, sides)
             else:
                 for f in fs:
@@ -391,6 +404,21 @@ class FrontSearch:
         side's triple counts held at once: bounded memory)."""
         F, K = self.d.n_features, self.d.n_classes
         return max(1, 4 * _CHUNK // max(1, 2 * K * F ** 3))
+
+    def _shared3(self, shared, XsT: np.ndarray, fs: list[int],
+                 sides: dict[int, tuple[SubFront, SubFront]]) -> None:
+        """:meth:`_children3` with the cells shared across root features
+        (:class:`.root_share.SharedRoots`)."""
+        counts, outs = [], []
+        for f in fs:
+            for rows, D, t, c, out in shared.children(f, XsT[f]):
+                counts.append((rows, D, t, c))
+                outs.append(out)
+        fr = [_Depth2(*(np.concatenate([o[s][i] for o in outs]) for i in range(5)))
+              for s in (0, 1)]
+        got = self._picked3(counts, fr)
+        for i, f in enumerate(fs):
+            sides[f] = (got[2 * i], got[2 * i + 1])
 
     def _children3(self, rows: np.ndarray, XsT: np.ndarray, parent: tuple,
                    fs: list[int], sides: dict[int, tuple[SubFront, SubFront]]) -> None:
@@ -476,14 +504,21 @@ class _Picks:
 
 
 def _backend(backend: str, deadline: Deadline | None) -> str:
-    """The compiled kernels (:mod:`.front_kernels`) when numba can run them without a
-    compilation the deadline cannot afford (:func:`optrees.compiled.backend_for`)."""
+    """The compiled kernels (:mod:`.front_kernels`, :mod:`.root_kernels`) when numba can
+    run them without a compilation the deadline cannot afford
+    (:func:`optrees.compiled.backend_for`)."""
     if resolve_backend(backend) == "numpy":
         return "numpy"
-    from . import front_kernels
+    from . import front_kernels, root_kernels
 
-    return backend_for(deadline if deadline is not None else Deadline(),
-                       front_kernels.ready, front_kernels.compile_all)
+    def ready() -> bool:
+        return front_kernels.ready() and root_kernels.ready()
+
+    def compile_all() -> None:
+        front_kernels.compile_all()
+        root_kernels.compile_all()
+
+    return backend_for(deadline if deadline is not None else Deadline(), ready, compile_all)
 
 
 def _moments(X: np.ndarray, w: np.ndarray, triples: bool) -> np.ndarray:
