@@ -351,13 +351,19 @@ class FrontSearch:
         bounds = RootBounds(XsT, w, t, D, half, similar=self.m == 1)
         best = np.full(2 * half, leaf)  # the node's front over the features searched
         sides: dict[int, tuple[SubFront, SubFront]] = {}
-        group = self._group() if depth == 4 else 1
         parent = self._products(rows, True) if depth == 4 and len(todo) else None
+        if parent is not None:  # each side's best of <= 3 leaves: its depth-2 front's
+            small = self._node_sides([(rows, parent)])
+            bounds.few_leaves(small[0].vals, small[1].vals, 3 * self.tol)
         shared = None  # depth 4, compiled: the children's cells shared across root features
         if parent is not None and self.backend == "numba":
             from .root_share import SharedRoots
 
             shared = SharedRoots(d, rows, parent, self.m, self.tol, self.wtol)
+        # depth-3 children several roots at a time (bounded memory), after the first root
+        # alone: its front, the best stump's, often prunes most of the rest
+        group = self._group() if depth == 4 else 1
+        first = depth == 4
         stopped = False
         while len(todo):
             if self._expired():
@@ -366,7 +372,9 @@ class FrontSearch:
             todo = todo[bounds.can_improve(todo, best, self.tol)]
             if not len(todo):
                 break
-            fs, todo = todo[:group].tolist(), todo[group:]
+            take = 1 if first else group
+            first = False
+            fs, todo = todo[:take].tolist(), todo[take:]
             if shared is not None:
                 self._shared3(shared, XsT, fs, sides)
             elif depth == 4:
