@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import BinaryData
-from .root_kernels import count_new, memo_size, root_sides
+from .root_kernels import count_bits, count_new, memo_size, root_sides
 
 __all__ = ["SharedRoots"]
 
@@ -23,13 +23,14 @@ class SharedRoots:
         self.d, self.rows, self.m, self.tol, self.wtol = data, rows, m, tol, wtol
         self.Tp, self.tp, self.Np = parent
         F, K = data.n_features, data.n_classes
+        self.unit = bool(np.all(data.w == 1.0))  # counted with bitsets
         self.done = np.zeros(F, dtype=bool)  # roots whose cells are in the memo
         self.memo_c = np.empty(memo_size(F))
         self.memo_arg = np.empty(memo_size(F), dtype=np.int64)
-        self.Ts = np.empty((K, F, F, F))
+        self.Ts = np.zeros((K, F, F, F))  # (entries not counted are never read)
         self.Gs, self.ts = np.empty((K, F, F)), np.empty(K)
         if self.Np is not None:  # row counts for min_leaf: one class, unit weights
-            self.Ns, self.NGs = np.empty((1, F, F, F)), np.empty((1, F, F))
+            self.Ns, self.NGs = np.zeros((1, F, F, F)), np.zeros((1, F, F))
             self.ones, self.zeros = np.ones(len(data.w)), np.zeros(len(data.y), np.int64)
 
     def children(self, f: int, mask: np.ndarray) -> list[tuple]:
@@ -41,12 +42,20 @@ class SharedRoots:
         small = 0 if len(parts[0]) <= len(parts[1]) else 1  # ties: side 0, as before
         new = ~self.done
         new[f] = False
-        count_new(d.indptr, d.indices, d.y, d.w, parts[small], new, d.n_classes, self.Ts,
-                  self.Gs, self.ts)
+        if self.unit:
+            count_bits(d.indptr, d.indices, d.y, parts[small], new, d.n_classes, self.Ts,
+                       self.Gs, self.ts)
+        else:
+            count_new(d.indptr, d.indices, d.y, d.w, parts[small], new, d.n_classes,
+                      self.Ts, self.Gs, self.ts)
         use_rows = self.Np is not None
-        if use_rows:
+        if use_rows and self.unit:  # whole numbers: the class counts' sums are exact
+            np.sum(self.Ts, axis=0, out=self.Ns[0])
+            np.sum(self.Gs, axis=0, out=self.NGs[0])
+        elif use_rows:
             count_new(d.indptr, d.indices, self.zeros, self.ones, parts[small], new, 1,
                       self.Ns, self.NGs, np.empty(1))
+        if use_rows:
             Np, Ns, NGs = self.Np, self.Ns, self.NGs
         else:
             Np, Ns, NGs = np.zeros((1, 1, 1)), np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1))
