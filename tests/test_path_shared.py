@@ -13,7 +13,7 @@ from oracles import front_by_enumeration
 from optrees.trees.search.binary import root_share
 from optrees.trees.search.binary.data import BinaryData
 from optrees.trees.search.binary.front import accuracy_front
-from optrees.trees.search.binary.root_kernels import count_bits, count_new
+from optrees.trees.search.binary.root_kernels import count_bits, count_new, triple_bits
 
 
 def noisy(seed: int, n: int, F: int, K: int) -> tuple[np.ndarray, np.ndarray]:
@@ -142,3 +142,15 @@ def test_side_bounds_at_two_and_three_leaves_skip_roots_and_lose_no_budget(seed,
     monkeypatch.setattr(front_bounds.RootBounds, "few_leaves", lambda *args: None)
     accuracy_front(X, y, 4, None, 2, 1, backend=backend)
     assert with_bounds > sum(skipped)  # the bounds skipped roots the weights did not
+
+
+def test_the_bitset_triple_counts_are_every_order_of_the_class_triples():
+    rng = np.random.default_rng(5)
+    n, F, K = 200, 8, 3  # more than 64 rows of a class: several words
+    X = (rng.random((n, F)) < 0.5).astype(np.uint8)
+    X[:, 3] = 0  # a feature never 1
+    y = rng.integers(0, K, size=n)
+    d = BinaryData.make(X, y, None, K)
+    rows = np.flatnonzero(rng.random(n) < 0.8).astype(np.int64)
+    got = triple_bits(d.indptr, d.indices, d.y, rows, K, F)
+    assert np.array_equal(got, triples(X[rows], y[rows], np.ones(len(rows)), K))

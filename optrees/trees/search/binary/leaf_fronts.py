@@ -190,8 +190,10 @@ class FrontSearch:
         F, K = d.n_features, d.n_classes
         if triples and self.backend == "numba":
             from .front_kernels import triple_counts
+            from .root_kernels import triple_bits
 
-            C = triple_counts(d.indptr, d.indices, d.y, d.w, rows, K, F)
+            C = (triple_bits(d.indptr, d.indices, d.y, rows, K, F) if self.unit else
+                 triple_counts(d.indptr, d.indices, d.y, d.w, rows, K, F))
             t = np.bincount(d.y[rows], weights=d.w[rows], minlength=K).astype(np.float64)
             N = None
             if self.m > 1:

@@ -23,9 +23,10 @@ from .... import compiled
 from .front_kernels import _outputs, _side_front
 from .kernels import _popcount
 
-__all__ = ["compile_all", "count_bits", "count_new", "memo_size", "ready", "root_sides"]
+__all__ = ["compile_all", "count_bits", "count_new", "memo_size", "ready", "root_sides",
+           "triple_bits"]
 
-ENTRIES = ("count_bits", "count_new", "root_sides")
+ENTRIES = ("count_bits", "count_new", "root_sides", "triple_bits")
 
 
 def memo_size(n_features: int) -> int:
@@ -96,24 +97,9 @@ def count_bits(indptr, indices, y, rows, new, K, Ts, G, t):
     three bitsets, ``F^3 / 6`` of them at most instead of each row's ``m^3 / 6``; the same
     counts (whole numbers) in the same entries."""
     F = new.shape[0]
-    n = rows.shape[0]
+    B, words, counts = _class_bits(indptr, indices, y, rows, K, F)
     for k in range(K):
-        t[k] = 0.0
-    for r in range(n):
-        t[y[rows[r]]] += 1.0
-    words = np.empty(K, np.int64)
-    for k in range(K):
-        words[k] = (int(t[k]) + 63) // 64
-    B = np.zeros((K, F, max(1, words.max())), np.uint64)
-    pos = np.zeros(K, np.int64)
-    for r in range(n):
-        i = rows[r]
-        k = y[i]
-        p = pos[k]
-        pos[k] = p + 1
-        bit = np.uint64(1) << np.uint64(p & 63)
-        for q in range(indptr[i], indptr[i + 1]):
-            B[k, indices[q], p >> 6] |= bit
+        t[k] = counts[k]
     v = np.empty(max(1, words.max()), np.uint64)
     for k in range(K):
         m = words[k]
@@ -136,6 +122,62 @@ def count_bits(indptr, indices, y, rows, new, K, Ts, G, t):
                         for q in range(m if c else 0):
                             e += _popcount(v[q] & bh[q])
                         Ts[k, i, j, h] = e
+
+
+@njit(cache=True, nogil=True)
+def _class_bits(indptr, indices, y, rows, K, F):
+    """One bitset per (class, feature) over the class's rows of ``rows`` (as
+    :func:`.kernels.gram_bits`), the words each class uses, and the class counts."""
+    n = rows.shape[0]
+    t = np.zeros(K)
+    for r in range(n):
+        t[y[rows[r]]] += 1.0
+    words = np.empty(K, np.int64)
+    for k in range(K):
+        words[k] = (int(t[k]) + 63) // 64
+    B = np.zeros((K, F, max(1, words.max())), np.uint64)
+    pos = np.zeros(K, np.int64)
+    for r in range(n):
+        i = rows[r]
+        k = y[i]
+        p = pos[k]
+        pos[k] = p + 1
+        bit = np.uint64(1) << np.uint64(p & 63)
+        for q in range(indptr[i], indptr[i + 1]):
+            B[k, indices[q], p >> 6] |= bit
+    return B, words, t
+
+
+@njit(cache=True, nogil=True)
+def triple_bits(indptr, indices, y, rows, K, F):
+    """:func:`.front_kernels.triple_counts` for unit weights: ``T[k, f, a, b]`` (every
+    order) from a popcount of three class bitsets per unordered triple, ``F^3 / 6`` of them
+    instead of each row's ``m^3 / 6`` adds; the same whole numbers."""
+    B, words, _ = _class_bits(indptr, indices, y, rows, K, F)
+    T = np.zeros((K, F, F, F))
+    v = np.empty(max(1, words.max()), np.uint64)
+    for k in range(K):
+        m = words[k]
+        for i in range(F):
+            bi = B[k, i]
+            for j in range(i, F):
+                bj = B[k, j]
+                c = np.uint64(0)
+                for q in range(m):
+                    v[q] = bi[q] & bj[q]
+                    c += _popcount(v[q])
+                if c == 0:
+                    continue  # (every triple holding i and j is 0 too)
+                T[k, i, i, j] = T[k, i, j, i] = T[k, j, i, i] = c
+                T[k, i, j, j] = T[k, j, i, j] = T[k, j, j, i] = c
+                for h in range(j + 1, F):
+                    bh = B[k, h]
+                    e = np.uint64(0)
+                    for q in range(m):
+                        e += _popcount(v[q] & bh[q])
+                    T[k, i, j, h] = T[k, i, h, j] = T[k, j, i, h] = e
+                    T[k, j, h, i] = T[k, h, i, j] = T[k, h, j, i] = e
+    return T
 
 
 @njit(cache=True, nogil=True)
@@ -339,6 +381,7 @@ def compile_all() -> None:
     Ts, Gs, ts = np.zeros((2, 3, 3, 3)), np.zeros((2, 3, 3)), np.zeros(2)
     rows = np.array([0], np.int64)
     count_bits(indptr, indices, y, rows, new, 2, Ts, Gs, ts)
+    triple_bits(indptr, indices, y, rows, 2, 3)
     count_new(indptr, indices, y, w, rows, new, 2, Ts, Gs, ts)
     Tp = Ts.copy()
     Tp[0] = 1.0
