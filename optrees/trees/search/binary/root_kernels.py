@@ -20,13 +20,13 @@ import numpy as np
 from numba import njit
 
 from .... import compiled
-from .front_kernels import _outputs, _side_front
+from .front_kernels import _side_front
 from .kernels import _popcount
 
-__all__ = ["compile_all", "count_bits", "count_new", "memo_size", "ready", "root_sides",
-           "triple_bits"]
+__all__ = ["compile_all", "count_bits", "count_new", "memo_size", "new_cells", "ready",
+           "root_sides", "triple_bits"]
 
-ENTRIES = ("count_bits", "count_new", "root_sides", "triple_bits")
+ENTRIES = ("count_bits", "count_new", "new_cells", "root_sides", "triple_bits")
 
 
 def memo_size(n_features: int) -> int:
@@ -181,28 +181,14 @@ def triple_bits(indptr, indices, y, rows, K, F):
 
 
 @njit(cache=True, nogil=True)
-def _node_counts(Tp, tp, Gs, ts, small, G, D, t):
-    """Pairs ``G``, singles ``D`` and class weights ``t`` of both sides of the root (index
-    0: ``x_f = 0``): the ``small`` side's counted (``Gs``, ``ts``), the other's the node's
-    (``Tp``, ``tp``) minus them."""
-    K, F = Tp.shape[0], Tp.shape[1]
-    for k in range(K):
-        t[small, k] = ts[k]
-        t[1 - small, k] = tp[k] - ts[k]
-        for a in range(F):
-            for b in range(F):
-                G[small, k, a, b] = Gs[k, a, b]
-                G[1 - small, k, a, b] = Tp[k, a, a, b] - Gs[k, a, b]
-            D[0, k, a] = G[0, k, a, a]
-            D[1, k, a] = G[1, k, a, a]
-
-
-@njit(cache=True, nogil=True)
-def _new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows, m, tol,
-               memo_c, memo_arg):
+def new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows, m, tol,
+              memo_c, memo_arg):
     """The stumps of the cells ``{x_f = s, x_g = s1, x_a = s2}`` of every pair ``g < a`` of
-    ``new`` features, both sides ``s`` in one pass, into the memo: the value and split of
-    :func:`.front_kernels._cell_stumps` on side ``s``'s counts (``b`` in increasing order
+    ``new`` features, both children ``s`` of root ``f`` in one pass, into the memo: the
+    value and split of :func:`.front_kernels._cell_stumps` on child ``s``'s counts (``G``,
+    ``D``, ``t``, row counts ``NG`` and ``nn``; triples: the ``small`` child's ``Ts`` /
+    ``Ns`` from :func:`count_new` / :func:`count_bits` with pairs ``Gs`` / ``NGs``, the
+    other's the node's ``Tp`` / ``Np`` minus them) (``b`` in increasing order
     for each pair, so the same first of ties).  For each ``g`` the pairs ``(g, a)`` advance
     together over ``b``: the counts read run along ``a``, contiguous."""
     K, F = Tp.shape[0], Tp.shape[1]
@@ -306,38 +292,24 @@ def _new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows
 
 
 @njit(cache=True, nogil=True)
-def root_sides(f, small, Tp, tp, Ts, Gs, ts, Np, Ns, NGs, n, ns, new, use_rows, m, tol,
-               wtol, memo_c, memo_arg):
+def root_sides(f, G, D, t, NG, nn, use_rows, m, tol, wtol, memo_c, memo_arg):
     """The depth-2 fronts of both sides of every root ``g`` of both depth-3 children
-    (``x_f = 0``, ``x_f = 1``) of a depth-4 node with triple counts ``Tp`` (K x F x F x F),
-    class weights ``tp`` and ``n`` rows (row triples ``Np`` read when ``use_rows``).  The
-    ``small`` child's counts: ``Ts`` (:func:`count_new` on the ``new`` pairs), pairs ``Gs``,
-    class weights ``ts``, row counts ``Ns`` / ``NGs`` and ``ns`` rows.  Searches the cells
-    of ``new`` pairs into the memo, reads the others from it; returns
-    :func:`.front_kernels.node_sides`' outputs of child 0, then of child 1."""
-    K, F = Tp.shape[0], Tp.shape[1]
-    G = np.empty((2, K, F, F))
-    D = np.empty((2, K, F))
-    t = np.empty((2, K))
-    _node_counts(Tp, tp, Gs, ts, small, G, D, t)
-    NG = np.zeros((2, F, F))
-    nn = np.empty(2)
-    nn[small] = ns
-    nn[1 - small] = n - ns
-    if use_rows:
-        for a in range(F):
-            for b in range(F):
-                NG[small, a, b] = NGs[0, a, b]
-                NG[1 - small, a, b] = Np[a, a, b] - NGs[0, a, b]
-    _new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows, m, tol,
-               memo_c, memo_arg)
-    out00, out01 = _outputs(F, F), _outputs(F, F)
-    out10, out11 = _outputs(F, F), _outputs(F, F)
+    (``x_f = 0``, ``x_f = 1``) of root ``f`` of a depth-4 node, from the children's pairs
+    ``G`` (2 x K x F x F), singles ``D``, class weights ``t``, row pairs ``NG`` (read when
+    ``use_rows``) and rows ``nn``, and the memo's cells (:func:`new_cells` has put those
+    of root ``f``'s new pairs there).  Returns :func:`.front_kernels.node_sides`' five
+    outputs, each with two leading axes: the child and the side of its root ``g``."""
+    K, F = G.shape[1], G.shape[2]
+    # outputs by (child s, side of its root g, g): node_sides' five arrays, one call site
+    vals = np.empty((2, 2, F, 4))
+    root = np.full((2, 2, F, 4), -1)
+    child0 = np.full((2, 2, F, F), -1)
+    child1 = np.full((2, 2, F, F), -1)
+    left = np.zeros((2, 2, F, F), np.bool_)
     c = np.full((4, F, F), -np.inf)
     arg = np.full((4, F, F), -1)
     for s in range(2):
-        o0, o1 = (out00, out01) if s == 0 else (out10, out11)
-        for g in range(F):  # the cells of side s, as its own _cell_stumps lays them out
+        for g in range(F):  # the cells of child s, as its own _cell_stumps lays them out
             for a in range(g + 1, F):
                 if g == f or a == f:
                     continue  # never read: f leaves one of its own sides empty
@@ -354,14 +326,14 @@ def root_sides(f, small, Tp, tp, Ts, Gs, ts, Np, Ns, NGs, n, ns, new, use_rows, 
                 W1 += D[s, k, g]
             if not (W1 > wtol and tot - W1 > wtol) or \
                     (use_rows and (NG[s, g, g] < m or nn[s] - NG[s, g, g] < m)):
-                o0[0][g, :] = 0.0  # g cannot split the child: its sides are never read
-                o1[0][g, :] = 0.0
+                for j in range(4):  # g cannot split the child: its sides are never read
+                    vals[s, 0, g, j] = vals[s, 1, g, j] = 0.0
                 continue
-            _side_front(0, g, c, arg, G[s], D[s], t[s], NG[s], nn[s], use_rows, m, tol, wtol,
-                        o0[0][g], o0[1][g], o0[2][g], o0[3][g], o0[4][g])
-            _side_front(1, g, c, arg, G[s], D[s], t[s], NG[s], nn[s], use_rows, m, tol, wtol,
-                        o1[0][g], o1[1][g], o1[2][g], o1[3][g], o1[4][g])
-    return out00, out01, out10, out11
+            for side in range(2):
+                _side_front(side, g, c, arg, G[s], D[s], t[s], NG[s], nn[s], use_rows, m,
+                            tol, wtol, vals[s, side, g], root[s, side, g],
+                            child0[s, side, g], child1[s, side, g], left[s, side, g])
+    return vals, root, child0, child1, left
 
 
 def ready() -> bool:
@@ -385,6 +357,9 @@ def compile_all() -> None:
     count_new(indptr, indices, y, w, rows, new, 2, Ts, Gs, ts)
     Tp = Ts.copy()
     Tp[0] = 1.0
-    root_sides(0, 1, Tp, np.ones(2), Ts, Gs, ts, np.zeros((1, 1, 1)),
-               np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1)), 2.0, 1.0, new, False, 1, 1e-9,
-               0.5, np.empty(memo_size(3)), np.empty(memo_size(3), np.int64))
+    memo_c, memo_arg = np.empty(memo_size(3)), np.empty(memo_size(3), np.int64)
+    G, D, t = np.ones((2, 2, 3, 3)), np.ones((2, 2, 3)), np.ones((2, 2))
+    NG, nn = np.zeros((2, 1, 1)), np.ones(2)
+    new_cells(0, 1, Tp, Ts, Gs, G, D, t, np.zeros((1, 1, 1)), np.zeros((1, 1, 1, 1)),
+              np.zeros((1, 1, 1)), NG, nn, new, False, 1, 1e-9, memo_c, memo_arg)
+    root_sides(0, G, D, t, NG, nn, False, 1, 1e-9, 0.5, memo_c, memo_arg)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .data import BinaryData
-from .root_kernels import count_bits, count_new, memo_size, root_sides
+from .root_kernels import count_bits, count_new, memo_size, new_cells, root_sides
 
 __all__ = ["SharedRoots"]
 
@@ -23,6 +23,10 @@ class SharedRoots:
         self.d, self.rows, self.m, self.tol, self.wtol = data, rows, m, tol, wtol
         self.Tp, self.tp, self.Np = parent
         F, K = data.n_features, data.n_classes
+        idx = np.arange(F)
+        self.Gp = self.Tp[:, idx, idx, :]  # the node's pairs: x_a x_a x_b = x_a x_b
+        if self.Np is not None:
+            self.NGp = self.Np[idx, idx, :]
         self.unit = bool(np.all(data.w == 1.0))  # counted with bitsets
         self.done = np.zeros(F, dtype=bool)  # roots whose cells are in the memo
         self.memo_c = np.empty(memo_size(F))
@@ -59,20 +63,23 @@ class SharedRoots:
             Np, Ns, NGs = self.Np, self.Ns, self.NGs
         else:
             Np, Ns, NGs = np.zeros((1, 1, 1)), np.zeros((1, 1, 1, 1)), np.zeros((1, 1, 1))
-        outs = root_sides(f, small, self.Tp, self.tp, self.Ts, self.Gs, self.ts, Np, Ns,
-                          NGs, float(len(self.rows)), float(len(parts[small])), new,
-                          use_rows, self.m, self.tol, self.wtol, self.memo_c, self.memo_arg)
+        # both children's pairs, singles and class weights: the small one's counted, the
+        # other's the node's minus them
+        G, t = np.empty((2,) + self.Gs.shape), np.empty((2, d.n_classes))
+        G[small], G[1 - small] = self.Gs, self.Gp - self.Gs
+        t[small], t[1 - small] = self.ts, self.tp - self.ts
+        idx = np.arange(d.n_features)
+        D = np.ascontiguousarray(G[:, :, idx, idx])
+        NG, nn = np.zeros((2, 1, 1)), np.empty(2)
+        nn[small], nn[1 - small] = len(parts[small]), len(self.rows) - len(parts[small])
+        if use_rows:
+            NG = np.empty((2,) + self.NGs[0].shape)
+            NG[small], NG[1 - small] = self.NGs[0], self.NGp - self.NGs[0]
+        new_cells(f, small, self.Tp, self.Ts, self.Gs, G, D, t, Np, Ns, NGs, NG, nn, new,
+                  use_rows, self.m, self.tol, self.memo_c, self.memo_arg)
+        outs = root_sides(f, G, D, t, NG, nn, use_rows, self.m, self.tol, self.wtol,
+                          self.memo_c, self.memo_arg)
         self.done[f] = True
-        # the counts :meth:`.leaf_fronts.FrontSearch._fronts3` reads off a side's triples
-        idx = np.arange(self.d.n_features)
-        Dp = self.Tp[:, idx, idx, idx]
-        Ds = self.Gs[:, idx, idx]
-        D = [None, None]
-        D[small], D[1 - small] = Ds, Dp - Ds
-        t = [None, None]
-        t[small], t[1 - small] = self.ts.copy(), self.tp - self.ts
-        N = [None, None]
-        if self.Np is not None:
-            Ns = self.NGs[0][idx, idx]
-            N[small], N[1 - small] = Ns, self.Np[idx, idx, idx] - Ns
-        return [(parts[s], D[s], t[s], N[s], outs[2 * s:2 * s + 2]) for s in (0, 1)]
+        N = [None, None] if not use_rows else [NG[0][idx, idx], NG[1][idx, idx]]
+        return [(parts[s], D[s], t[s], N[s], [tuple(o[s, j] for o in outs) for j in (0, 1)])
+                for s in (0, 1)]
