@@ -196,6 +196,7 @@ def new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows,
     rows = np.zeros((F, 8))
     pure = np.zeros((F, 8), np.bool_)
     mixed = np.zeros(F, np.bool_)
+    live = np.zeros((F, 2), np.bool_)  # child s has a cell that is not pure
     best = np.empty((F, 8))
     barg = np.empty((F, 8), np.int64)
     inside = np.empty((8, K))
@@ -206,7 +207,7 @@ def new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows,
         if not new[g]:
             continue
         for a in range(g + 1, F):
-            mixed[a] = False
+            mixed[a] = live[a, 0] = live[a, 1] = False
             if not new[a]:
                 continue
             for s in range(2):
@@ -229,6 +230,7 @@ def new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows,
                     top = max(top, tot[a, e, k])
                     total += tot[a, e, k]
                 pure[a, e] = total - top <= tol
+                live[a, e // 4] = live[a, e // 4] or not pure[a, e]
                 mixed[a] = mixed[a] or not pure[a, e]
                 best[a, e] = -np.inf
                 barg[a, e] = -1
@@ -248,6 +250,8 @@ def new_cells(f, small, Tp, Ts, Gs, G, D, t, Np, Ns, NGs, NG, nn, new, use_rows,
                     x[small] = xs
                     x[1 - small] = Tp[k, g, b, a] - xs
                     for s in range(2):
+                        if not live[a, s]:
+                            continue  # every cell of child s is pure: none is read
                         inside[4 * s, k] = (D[s, k, b] - G[s, k, g, b] - G[s, k, b, a]
                                             + x[s])
                         inside[4 * s + 1, k] = G[s, k, b, a] - x[s]
