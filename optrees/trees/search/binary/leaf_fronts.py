@@ -11,8 +11,11 @@ Depth-2 fronts come from pair counts (MurTree §4.4's frequency counts, the acce
 BendOCT paper's B.1 eqs. 27-30 for the counts of each side), vectorised over a batch of
 subsets; a depth-3 node counts triples ``x_f x_a x_b`` once and so has the pair counts of
 both sides of every root feature ``f`` in one array (compiled in :mod:`.front_kernels` when
-numba runs, else BLAS products and batched numpy).  A depth-4 node batches its depth-3
-children; deeper nodes loop over root features in Python.  Sample weights and ``min_leaf``
+numba runs, else BLAS products and batched numpy).  A depth-4 node's depth-3 children
+share their three-literal cells across its root features when compiled
+(:mod:`.root_share`: each cell searched once, not three times), else are batched; its
+sides' bounds at 2 and 3 leaves are their depth-2 fronts.  Deeper nodes loop over root
+features in Python.  Sample weights and ``min_leaf``
 (rows on each side of a split) are honoured throughout; the fronts are exact unless the
 deadline stopped them (then ``upper`` holds proven bounds).
 """
