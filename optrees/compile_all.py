@@ -21,12 +21,13 @@ def compile_the_rest() -> None:
     groups in two processes at once)."""
     from .rug.pricing import _compile as compile_pricing_tree
     from .trees.problem.objectives.survival import SurvivalLoss
-    from .trees.search.binary import front_kernels
+    from .trees.search.binary import front_kernels, root_kernels
     from .trees.search.binary.warmup import compile_node3
     from .trees.search.regression import binary_kernels, kernels, segments
 
     compile_node3()  # the compiled depth-3 node (long: only here or in a long fit)
     front_kernels.compile_all()  # the λ-path's fronts
+    root_kernels.compile_all()  # ... and their depth-4 nodes' shared cells
     for objective in (None, SurvivalLoss):  # squared error (the modules' own), survival
         kernels.compile_kernel(None if objective is None
                                else kernels.for_objective(objective))

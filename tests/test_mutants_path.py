@@ -404,6 +404,15 @@ def test_a_depth4_node_counts_the_triples_of_each_features_smaller_side(backend,
         return products(self, rows, triples)
 
     monkeypatch.setattr(FrontSearch, "_products", spy)
+    from optrees.trees.search.binary import root_share
+
+    count = root_share.count_bits
+
+    def spy_shared(indptr, indices, y, rows, *args):  # the compiled children's counts
+        sizes.append(len(rows))
+        return count(indptr, indices, y, rows, *args)
+
+    monkeypatch.setattr(root_share, "count_bits", spy_shared)
     check_points(accuracy_front(X, y, 4, backend=backend), X, y, np.ones(30), 4)
     assert sizes[0] == 30 and 0 < len(sizes) - 1 <= X.shape[1]
     assert all(s <= 15 for s in sizes[1:])

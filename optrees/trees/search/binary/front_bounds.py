@@ -70,6 +70,14 @@ class RootBounds:
                 cand = up[None, 1:] + self.extra[s, s2][:, g][:, None]
                 np.minimum(self.ub[s, :, 1:], cand, out=self.ub[s, :, 1:])
 
+    def few_leaves(self, v0: np.ndarray, v1: np.ndarray, slack: float) -> None:
+        """Tighten the bounds at 2 and 3 leaves to each side's depth-2 front (``v0`` /
+        ``v1``, F x 4: the sides of every root feature): a tree of at most 3 leaves has
+        depth <= 2, so that front is the side's optimum there (``slack``: ties within the
+        fronts' tolerance)."""
+        for s, v in ((0, v0), (1, v1)):
+            np.minimum(self.ub[s, :, 1:3], v[:, 1:3] + slack, out=self.ub[s, :, 1:3])
+
     def can_improve(self, feats: np.ndarray, best: np.ndarray, tol: float) -> np.ndarray:
         """Which of ``feats`` may beat ``best`` (the node's front so far, ``2h`` leaf counts,
         nondecreasing) by more than ``tol`` at some leaf count >= 2."""

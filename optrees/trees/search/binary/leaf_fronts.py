@@ -11,8 +11,11 @@ Depth-2 fronts come from pair counts (MurTree §4.4's frequency counts, the acce
 BendOCT paper's B.1 eqs. 27-30 for the counts of each side), vectorised over a batch of
 subsets; a depth-3 node counts triples ``x_f x_a x_b`` once and so has the pair counts of
 both sides of every root feature ``f`` in one array (compiled in :mod:`.front_kernels` when
-numba runs, else BLAS products and batched numpy).  A depth-4 node batches its depth-3
-children; deeper nodes loop over root features in Python.  Sample weights and ``min_leaf``
+numba runs, else BLAS products and batched numpy).  A depth-4 node's depth-3 children
+share their three-literal cells across its root features when compiled
+(:mod:`.root_share`: each cell searched once, not three times), else are batched; its
+sides' bounds at 2 and 3 leaves are their depth-2 fronts.  Deeper nodes loop over root
+features in Python.  Sample weights and ``min_leaf``
 (rows on each side of a split) are honoured throughout; the fronts are exact unless the
 deadline stopped them (then ``upper`` holds proven bounds).
 """
@@ -190,8 +193,10 @@ class FrontSearch:
         F, K = d.n_features, d.n_classes
         if triples and self.backend == "numba":
             from .front_kernels import triple_counts
+            from .root_kernels import triple_bits
 
-            C = triple_counts(d.indptr, d.indices, d.y, d.w, rows, K, F)
+            C = (triple_bits(d.indptr, d.indices, d.y, rows, K, F) if self.unit else
+                 triple_counts(d.indptr, d.indices, d.y, d.w, rows, K, F))
             t = np.bincount(d.y[rows], weights=d.w[rows], minlength=K).astype(np.float64)
             N = None
             if self.m > 1:
@@ -248,21 +253,27 @@ class FrontSearch:
         """Depth-3 nodes (rows, triple counts), batched: both sides of every root feature of
         every node (sides ``x_f = 1``: the triples ``T[:, f]``; sides ``x_f = 0``: the
         node's pairs minus them), then one (max, +) pick for all nodes."""
+        idx = np.arange(self.d.n_features)
+        counts = [(rows, T[:, idx, idx, idx], t, None if N3 is None else N3[idx, idx, idx])
+                  for rows, (T, t, N3) in nodes]
+        return self._picked3(counts, self._node_sides(nodes))
+
+    def _picked3(self, counts: list[tuple], fr: list[_Depth2]) -> list[SubFront]:
+        """Depth-3 nodes' fronts from each one's (rows, class weights with ``x_f = 1``
+        (K x F), class weights, row counts with ``x_f = 1`` or None) and the depth-2 fronts
+        ``fr`` of both sides of its root features (:meth:`_node_sides`)."""
         F, m, wtol = self.d.n_features, self.m, self.wtol
         idx = np.arange(F)
         leaf, feas, stump = [], [], []
-        for rows, (T, t, N3) in nodes:
-            D = T[:, idx, idx, idx]               # class weights with x_f = 1
+        for rows, D, t, c in counts:
             stump.append(D.max(axis=0) + (t[:, None] - D).max(axis=0))
             W1 = D.sum(axis=0)
             ok = (W1 > wtol) & (t.sum() - W1 > wtol)
-            if N3 is not None:
-                c = N3[idx, idx, idx]
+            if c is not None:
                 ok &= (c >= m) & (len(rows) - c >= m)
             leaf.append(float(t.max()))
             feas.append(ok)
-        fr = self._node_sides(nodes)
-        R = len(nodes)
+        R = len(counts)
         picks = _Picks.of(np.array(leaf), np.array(feas), fr[0].vals.reshape(R, F, 4),
                           fr[1].vals.reshape(R, F, 4), self.tol, np.array(stump))
         out = []
@@ -345,8 +356,19 @@ class FrontSearch:
         bounds = RootBounds(XsT, w, t, D, half, similar=self.m == 1)
         best = np.full(2 * half, leaf)  # the node's front over the features searched
         sides: dict[int, tuple[SubFront, SubFront]] = {}
-        group = self._group() if depth == 4 else 1
         parent = self._products(rows, True) if depth == 4 and len(todo) else None
+        if parent is not None:  # each side's best of <= 3 leaves: its depth-2 front's
+            small = self._node_sides([(rows, parent)])
+            bounds.few_leaves(small[0].vals, small[1].vals, 3 * self.tol)
+        shared = None  # depth 4, compiled: the children's cells shared across root features
+        if parent is not None and self.backend == "numba":
+            from .root_share import SharedRoots
+
+            shared = SharedRoots(d, rows, parent, self.m, self.tol, self.wtol)
+        # depth-3 children several roots at a time (bounded memory), after the first root
+        # alone: its front, the best stump's, often prunes most of the rest
+        group = self._group() if depth == 4 else 1
+        first = depth == 4
         stopped = False
         while len(todo):
             if self._expired():
@@ -355,8 +377,12 @@ class FrontSearch:
             todo = todo[bounds.can_improve(todo, best, self.tol)]
             if not len(todo):
                 break
-            fs, todo = todo[:group].tolist(), todo[group:]
-            if depth == 4:
+            take = 1 if first else group
+            first = False
+            fs, todo = todo[:take].tolist(), todo[take:]
+            if shared is not None:
+                self._shared3(shared, XsT, fs, sides)
+            elif depth == 4:
                 self._children3(rows, XsT, parent, fs, sides)
             else:
                 for f in fs:
@@ -391,6 +417,21 @@ class FrontSearch:
         side's triple counts held at once: bounded memory)."""
         F, K = self.d.n_features, self.d.n_classes
         return max(1, 4 * _CHUNK // max(1, 2 * K * F ** 3))
+
+    def _shared3(self, shared, XsT: np.ndarray, fs: list[int],
+                 sides: dict[int, tuple[SubFront, SubFront]]) -> None:
+        """:meth:`_children3` with the cells shared across root features
+        (:class:`.root_share.SharedRoots`)."""
+        counts, outs = [], []
+        for f in fs:
+            for rows, D, t, c, out in shared.children(f, XsT[f]):
+                counts.append((rows, D, t, c))
+                outs.append(out)
+        fr = [_Depth2(*(np.concatenate([o[s][i] for o in outs]) for i in range(5)))
+              for s in (0, 1)]
+        got = self._picked3(counts, fr)
+        for i, f in enumerate(fs):
+            sides[f] = (got[2 * i], got[2 * i + 1])
 
     def _children3(self, rows: np.ndarray, XsT: np.ndarray, parent: tuple,
                    fs: list[int], sides: dict[int, tuple[SubFront, SubFront]]) -> None:
@@ -476,14 +517,21 @@ class _Picks:
 
 
 def _backend(backend: str, deadline: Deadline | None) -> str:
-    """The compiled kernels (:mod:`.front_kernels`) when numba can run them without a
-    compilation the deadline cannot afford (:func:`optrees.compiled.backend_for`)."""
+    """The compiled kernels (:mod:`.front_kernels`, :mod:`.root_kernels`) when numba can
+    run them without a compilation the deadline cannot afford
+    (:func:`optrees.compiled.backend_for`)."""
     if resolve_backend(backend) == "numpy":
         return "numpy"
-    from . import front_kernels
+    from . import front_kernels, root_kernels
 
-    return backend_for(deadline if deadline is not None else Deadline(),
-                       front_kernels.ready, front_kernels.compile_all)
+    def ready() -> bool:
+        return front_kernels.ready() and root_kernels.ready()
+
+    def compile_all() -> None:
+        front_kernels.compile_all()
+        root_kernels.compile_all()
+
+    return backend_for(deadline if deadline is not None else Deadline(), ready, compile_all)
 
 
 def _moments(X: np.ndarray, w: np.ndarray, triples: bool) -> np.ndarray:
