@@ -174,7 +174,9 @@ SMALL_NUMERIC_WORK = 2e6
 """Largest ``rows * thresholds`` of a depth-2 fit over every threshold that runs numpy when
 the kernels are not loaded: up to about 0.1 s (625 random rows x 4 columns, 1.6e6: 0.07 s
 with numpy, 0.001 s with numba; 2,000 x 10, 4e7: 0.39 s).  Depth 3 always compiles (numpy
-is 20-35x slower there: 300 x 8 took 4.2 s)."""
+is 20-35x slower there: 300 x 8 took 4.2 s).  Measured before the numpy sweep's class-major
+layout (:mod:`.trees.search.numeric.depth1`), which cut numpy's CPU time 2-5x (625 x 4:
+0.03 -> 0.015 s; 2,000 x 10: 0.48-0.59 -> 0.11-0.13 s); the limit was not raised."""
 
 SMALL_PRICING_CELLS = 2e5
 """Largest ``rows * columns`` on which RUG's pricing trees are scikit-learn's when the

@@ -9,6 +9,7 @@ of a bigger tree) filters the presorted orders in ``O(n·p)`` instead of sorting
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -106,3 +107,9 @@ class SubsetView:
     def p(self) -> int:
         """Number of features."""
         return self.X.shape[1]
+
+    @cached_property
+    def sorted_rank(self) -> np.ndarray:
+        """``(p, n)`` ranks in each feature's sorted order (``rank[f, order[f]]``), taken once
+        per view: the numpy search filters it for every child it sweeps."""
+        return np.take_along_axis(self.rank, self.order, axis=1)

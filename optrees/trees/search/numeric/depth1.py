@@ -57,31 +57,53 @@ def class_weights(y: np.ndarray, w: np.ndarray, n_classes: int) -> np.ndarray:
 
 
 def best_splits(view: SubsetView, cw: np.ndarray, member: np.ndarray | None = None,
-                min_leaf: int = 1) -> FeatureSplits:
+                min_leaf: int = 1, thresholds: bool = True) -> FeatureSplits:
     """Best stump per feature for the view's samples with ``member`` true (all when ``None``)
-    whose two leaves get at least ``min_leaf`` of them each."""
+    whose two leaves get at least ``min_leaf`` of them each.  ``thresholds`` False leaves
+    ``threshold`` NaN (an evaluator that needs only the objective skips their rounding)."""
     p = view.p
-    m = view.n if member is None else int(member.sum())
-    order = view.order if member is None else view.order[member[view.order]].reshape(p, m)
+    if member is None:
+        m, order, ranks = view.n, view.order, view.sorted_rank
+        totals = cw.sum(axis=0)
+    else:  # (take and compress: the boolean indexing they replace took 2-3x as long)
+        kept = np.flatnonzero(np.take(member, view.order))  # the members, in sorted order
+        m = len(kept) // p if p else int(member.sum())
+        order = view.order.ravel().take(kept).reshape(p, m)
+        ranks = view.sorted_rank.ravel().take(kept).reshape(p, m)
+        totals = np.compress(member, cw, axis=0).sum(axis=0)
     n_classes = cw.shape[1]
-    totals = cw.sum(axis=0) if member is None else cw[member].sum(axis=0)
     out = FeatureSplits(totals, np.full(p, -np.inf), np.full(p, np.nan),
                         np.zeros(p, np.int64), np.zeros(p, np.int64), np.zeros(p, np.int64))
     if m < 2 or p == 0:
         return out
+    cw_t = np.ascontiguousarray(cw.T)             # (K, n): one contiguous row per class
     block = max(1, _BLOCK_ENTRIES // (m * n_classes))
     for lo in range(0, p, block):
         fs = np.arange(lo, min(p, lo + block))
-        _sweep_block(view, cw, order[fs], fs, totals, out, min_leaf)
+        _sweep_block(view, cw_t, order[fs], ranks[fs], fs, totals, out, min_leaf,
+                     thresholds)
     return out
 
 
-def _sweep_block(view: SubsetView, cw: np.ndarray, order: np.ndarray, fs: np.ndarray,
-                 totals: np.ndarray, out: FeatureSplits, min_leaf: int) -> None:
-    """:func:`best_splits` for the features ``fs`` (their sorted orders are ``order``)."""
-    ranks = np.take_along_axis(view.rank[fs], order, axis=1)
-    left = np.cumsum(cw[order[:, :-1]], axis=1)              # (b, m-1, K) prefix class weights
-    correct = left.max(axis=2) + (totals - left).max(axis=2)
+def _sweep_block(view: SubsetView, cw_t: np.ndarray, order: np.ndarray, ranks: np.ndarray,
+                 fs: np.ndarray, totals: np.ndarray, out: FeatureSplits, min_leaf: int,
+                 thresholds: bool = True) -> None:
+    """:func:`best_splits` for the features ``fs`` (their sorted orders ``order``, the ranks
+    in that order ``ranks``; ``cw_t`` the class weights transposed, ``(K, n)``).
+
+    The prefix sums are laid out ``(K, features, positions)`` and maximized class by class
+    with :func:`np.maximum` (numpy's ``max`` over a short axis, of 2 classes, took 3x the
+    whole sweep); the sums and maxima are the same numbers in the same order as one
+    ``(features, positions, K)`` cumsum and its ``max(axis=2)``."""
+    left = np.take(cw_t, order[:, :-1], axis=1)             # (K, b, m-1) class weights
+    np.cumsum(left, axis=2, out=left)                        # prefix weights left of j + 1
+    best_left = left[0].copy()
+    best_right = totals[0] - left[0]
+    for k in range(1, left.shape[0]):
+        np.maximum(best_left, left[k], out=best_left)
+        np.maximum(best_right, totals[k] - left[k], out=best_right)
+    correct = best_left
+    correct += best_right
     correct[ranks[:, 1:] == ranks[:, :-1]] = -np.inf          # no split between equal values
     m = order.shape[1]                                        # position j sends j + 1 left
     correct[:, :max(0, min_leaf - 1)] = -np.inf
@@ -89,12 +111,13 @@ def _sweep_block(view: SubsetView, cw: np.ndarray, order: np.ndarray, fs: np.nda
     j = np.argmax(correct, axis=1)
     rows = np.arange(len(fs))
     out.correct[fs] = correct[rows, j]       # -inf: no split point (constant or too few rows)
-    lo_val = view.X[order[rows, j], fs]
-    hi_val = view.X[order[rows, j + 1], fs]
-    out.threshold[fs] = clean_midpoints(lo_val, hi_val)
-    best_left = left[rows, j]
-    out.left_class[fs] = best_left.argmax(axis=1)
-    out.right_class[fs] = (totals - best_left).argmax(axis=1)
+    if thresholds:
+        lo_val = view.X[order[rows, j], fs]
+        hi_val = view.X[order[rows, j + 1], fs]
+        out.threshold[fs] = clean_midpoints(lo_val, hi_val)
+    chosen = left[:, rows, j]                                 # (K, b) weights left of each
+    out.left_class[fs] = chosen.argmax(axis=0)
+    out.right_class[fs] = (totals[:, None] - chosen).argmax(axis=0)
     out.n_left[fs] = j + 1
 
 

@@ -113,4 +113,5 @@ def _child(view: SubsetView, cw: np.ndarray, member: np.ndarray, min_leaf: int,
     """Objective of the optimal depth-≤1 tree (a leaf when ``leaf_only``) of ``member``."""
     if leaf_only:
         return float(cw[member].sum(axis=0).max(initial=0.0)) - leaf_penalty
-    return best_child(best_splits(view, cw, member, min_leaf), leaf_penalty).objective
+    return best_child(best_splits(view, cw, member, min_leaf, thresholds=False),
+                      leaf_penalty).objective
