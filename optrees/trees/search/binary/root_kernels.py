@@ -100,7 +100,7 @@ def count_bits(indptr, indices, y, rows, new, K, Ts, G, t):
     B, words, counts = _class_bits(indptr, indices, y, rows, K, F)
     for k in range(K):
         t[k] = counts[k]
-    v = np.empty(max(1, words.max()), np.uint64)
+    v = np.empty(B.shape[2], np.uint64)
     for k in range(K):
         m = words[k]
         for i in range(F):
@@ -132,10 +132,12 @@ def _class_bits(indptr, indices, y, rows, K, F):
     t = np.zeros(K)
     for r in range(n):
         t[y[rows[r]]] += 1.0
-    words = np.empty(K, np.int64)
+    words = np.zeros(K, np.int64)
+    most = 1
     for k in range(K):
         words[k] = (int(t[k]) + 63) // 64
-    B = np.zeros((K, F, max(1, words.max())), np.uint64)
+        most = max(most, words[k])  # (a loop: words.max() compiles numpy's max machinery)
+    B = np.zeros((K, F, most), np.uint64)
     pos = np.zeros(K, np.int64)
     for r in range(n):
         i = rows[r]
@@ -155,7 +157,7 @@ def triple_bits(indptr, indices, y, rows, K, F):
     instead of each row's ``m^3 / 6`` adds; the same whole numbers."""
     B, words, _ = _class_bits(indptr, indices, y, rows, K, F)
     T = np.zeros((K, F, F, F))
-    v = np.empty(max(1, words.max()), np.uint64)
+    v = np.empty(B.shape[2], np.uint64)
     for k in range(K):
         m = words[k]
         for i in range(F):
