@@ -144,3 +144,19 @@ def test_the_command_prints_a_warning_as_one_line(tmp_path):
     lines = [ln for ln in run.stderr.splitlines() if "identifier" in ln]
     assert len(lines) == 1 and lines[0].startswith("optrees: warning: ")
     assert ".py:" not in run.stderr and "warnings.warn" not in run.stderr
+
+
+def test_unseen_categories_of_several_columns_are_one_warning_at_the_users_line():
+    X, y = _table(40)
+    X = X.drop(columns=["id"])
+    X["d"] = np.where(np.arange(40) % 2 == 0, "p", "q")
+    model = optrees.BendOCTClassifier(depth=2, time_limit=5).fit(X, y)
+    new = X.head(3).assign(c=["w", "u", "x"], d=["p", "r", "q"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.predict(new)
+    unseen = [w for w in caught if issubclass(w.category, optrees.UnseenCategoryWarning)]
+    assert len(unseen) == 1 and unseen[0].filename == __file__
+    text = str(unseen[0].message)
+    assert "column 'c' has categories not seen in fit: ['w', 'x']" in text
+    assert "column 'd' has categories not seen in fit: ['r']" in text

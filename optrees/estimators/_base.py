@@ -44,7 +44,11 @@ from .._validation import (
 from ..encoding.binary import Encoding, has_numeric_column, seen_categories  # noqa: F401 - re-exported
 from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.deadline import Deadline  # also the method estimators' type hints
-from ._columns import ColumnWarning, warn_columns  # noqa: F401 - ColumnWarning re-exported
+from ._columns import (  # noqa: F401 - ColumnWarning re-exported
+    ColumnWarning,
+    user_stacklevel,
+    warn_columns,
+)
 
 
 class TimeLimitWarning(UserWarning):
@@ -228,17 +232,19 @@ def predict_frame(estimator: Any, X: Any, attribute: str) -> pd.DataFrame:
 
 
 def warn_unseen(estimator: Any, df: pd.DataFrame, categories: dict[str, Any]) -> None:
-    """Warn (:class:`UnseenCategoryWarning`) about categories not seen at fit time."""
+    """Warn (:class:`UnseenCategoryWarning`, once for every column) about categories not
+    seen at fit time."""
+    parts = []
     for col, seen in categories.items():
         values = pd.unique(df[col].astype(object))
         known = set(seen)
         new = [v for v in values if v not in known]
         if new:
-            warnings.warn(
-                f"{type(estimator).__name__}: column {col!r} has categories not seen in fit: "
-                f"{new[:5]}; every '{col} = value' test is false for those rows",
-                UnseenCategoryWarning, stacklevel=4,
-            )
+            parts.append(f"column {col!r} has categories not seen in fit: {new[:5]}")
+    if parts:
+        warnings.warn(
+            f"{type(estimator).__name__}: {'; '.join(parts)}; every 'column = value' test "
+            "is false for those rows", UnseenCategoryWarning, stacklevel=user_stacklevel())
 
 
 class _BinaryInput:
