@@ -160,3 +160,18 @@ def test_unseen_categories_of_several_columns_are_one_warning_at_the_users_line(
     text = str(unseen[0].message)
     assert "column 'c' has categories not seen in fit: ['w', 'x']" in text
     assert "column 'd' has categories not seen in fit: ['r']" in text
+
+
+@pytest.mark.parametrize("cls", ["BendOCTClassifierCV", "OptimalTreeRegressorCV"])
+def test_a_cv_fit_warns_once_of_a_column_and_never_of_its_folds_categories(cls):
+    """The folds' fits and scores are quiet: one ColumnWarning, from the refit, at the
+    user's line (there had been one per fold and grid point, and an UnseenCategoryWarning
+    for each fold's test rows of the identifier)."""
+    X, y = _table(60)
+    target = X["a"].to_numpy() if cls == "OptimalTreeRegressorCV" else y
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(optrees, cls)(depths=(1,), cv=3, time_limit=20).fit(X, target)
+    found = _identifier_warnings(caught)
+    assert len(found) == 1 and found[0].filename == __file__
+    assert not [w for w in caught if issubclass(w.category, optrees.UnseenCategoryWarning)]
