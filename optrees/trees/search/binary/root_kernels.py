@@ -21,7 +21,7 @@ from numba import njit
 
 from .... import compiled
 from .front_kernels import _side_front
-from .kernels import _popcount
+from .kernels import _popcount, class_bits
 
 __all__ = ["compile_all", "count_bits", "count_new", "memo_size", "new_cells", "ready",
            "root_sides", "triple_bits"]
@@ -97,7 +97,7 @@ def count_bits(indptr, indices, y, rows, new, K, Ts, G, t):
     three bitsets, ``F^3 / 6`` of them at most instead of each row's ``m^3 / 6``; the same
     counts (whole numbers) in the same entries."""
     F = new.shape[0]
-    B, words, counts = _class_bits(indptr, indices, y, rows, K, F)
+    B, words, counts = class_bits(indptr, indices, y, rows, K, F)
     for k in range(K):
         t[k] = counts[k]
     v = np.empty(B.shape[2], np.uint64)
@@ -106,11 +106,7 @@ def count_bits(indptr, indices, y, rows, new, K, Ts, G, t):
         for i in range(F):
             bi = B[k, i]
             for j in range(i, F):
-                bj = B[k, j]
-                c = np.uint64(0)
-                for q in range(m):
-                    v[q] = bi[q] & bj[q]
-                    c += _popcount(v[q])
+                c = _and_count(bi, B[k, j], v, m)
                 G[k, i, j] = c
                 G[k, j, i] = c
                 if j == i or not (new[i] or new[j]):
@@ -124,30 +120,15 @@ def count_bits(indptr, indices, y, rows, new, K, Ts, G, t):
                         Ts[k, i, j, h] = e
 
 
-@njit(cache=True, nogil=True)
-def _class_bits(indptr, indices, y, rows, K, F):
-    """One bitset per (class, feature) over the class's rows of ``rows`` (as
-    :func:`.kernels.gram_bits`), the words each class uses, and the class counts."""
-    n = rows.shape[0]
-    t = np.zeros(K)
-    for r in range(n):
-        t[y[rows[r]]] += 1.0
-    words = np.zeros(K, np.int64)
-    most = 1
-    for k in range(K):
-        words[k] = (int(t[k]) + 63) // 64
-        most = max(most, words[k])  # (a loop: words.max() compiles numpy's max machinery)
-    B = np.zeros((K, F, most), np.uint64)
-    pos = np.zeros(K, np.int64)
-    for r in range(n):
-        i = rows[r]
-        k = y[i]
-        p = pos[k]
-        pos[k] = p + 1
-        bit = np.uint64(1) << np.uint64(p & 63)
-        for q in range(indptr[i], indptr[i + 1]):
-            B[k, indices[q], p >> 6] |= bit
-    return B, words, t
+@njit(cache=True, nogil=True, inline="always")
+def _and_count(bi, bj, v, m):
+    """``v[:m] = bi & bj`` (the rows with both features, for the triples of the pair) and
+    its popcount."""
+    c = np.uint64(0)
+    for q in range(m):
+        v[q] = bi[q] & bj[q]
+        c += _popcount(v[q])
+    return c
 
 
 @njit(cache=True, nogil=True)
@@ -155,7 +136,7 @@ def triple_bits(indptr, indices, y, rows, K, F):
     """:func:`.front_kernels.triple_counts` for unit weights: ``T[k, f, a, b]`` (every
     order) from a popcount of three class bitsets per unordered triple, ``F^3 / 6`` of them
     instead of each row's ``m^3 / 6`` adds; the same whole numbers."""
-    B, words, _ = _class_bits(indptr, indices, y, rows, K, F)
+    B, words, _ = class_bits(indptr, indices, y, rows, K, F)
     T = np.zeros((K, F, F, F))
     v = np.empty(B.shape[2], np.uint64)
     for k in range(K):
@@ -163,11 +144,7 @@ def triple_bits(indptr, indices, y, rows, K, F):
         for i in range(F):
             bi = B[k, i]
             for j in range(i, F):
-                bj = B[k, j]
-                c = np.uint64(0)
-                for q in range(m):
-                    v[q] = bi[q] & bj[q]
-                    c += _popcount(v[q])
+                c = _and_count(bi, B[k, j], v, m)
                 if c == 0:
                     continue  # (every triple holding i and j is 0 too)
                 T[k, i, i, j] = T[k, i, j, i] = T[k, j, i, i] = c
