@@ -37,11 +37,11 @@ def user_stacklevel() -> int:
     return level
 
 
-def _markers(values: pd.Series) -> list[Any] | None:
-    """The non-numeric values of a text column of more than two distinct values, at least
-    half of whose rows are numbers, when they are at most ``MAX_MARKERS`` distinct ones (an
-    empty list: every value is a number); else None."""
-    if values.nunique(dropna=False) <= 2:  # two values: categories or a threshold, the same
+def _markers(values: pd.Series, distinct: int) -> list[Any] | None:
+    """The non-numeric values of a text column of ``distinct`` values, more than two, at
+    least half of whose rows are numbers, when they are at most ``MAX_MARKERS`` distinct ones
+    (an empty list: every value is a number); else None."""
+    if distinct <= 2:  # two values: categories or a threshold, the same
         return None
     numbers = pd.to_numeric(values, errors="coerce")
     text = values[numbers.isna()]
@@ -64,13 +64,14 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
         kind = df[col].dtype
         if not (pd.api.types.is_object_dtype(kind) or pd.api.types.is_string_dtype(kind)):
             continue
-        if df[col].nunique(dropna=False) == len(df):
+        distinct = df[col].nunique(dropna=False)
+        if distinct == len(df):
             warnings.warn(f"{name}: column {col!r} has a distinct value in each of the "
                           f"{len(df)} rows (an identifier?); a '{col} = value' test fits one "
                           "row: drop the column (command line: --drop)", ColumnWarning,
                           stacklevel=user_stacklevel())
             continue
-        found = _markers(df[col])
+        found = _markers(df[col], distinct)
         if found is not None:
             as_text[col] = int(df[col].isin(found).sum())
             markers += [m for m in found if m not in markers]

@@ -357,7 +357,8 @@ def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
             f"that treatment out")
 
 
-def _treatment_labels(treatment: Any, n: int) -> tuple[np.ndarray | None, np.ndarray]:
+def _treatment_labels(treatment: Any, n: int
+                      ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """``(labels, codes)`` of a treatment given as text (strings, a ``Categorical``):
     the distinct labels sorted, each row's index among them; ``(None, None)`` for numbers
     (read as the codes themselves)."""
