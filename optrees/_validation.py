@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ._stack import user_stacklevel
 from .encoding.common import plain
 
 
@@ -139,7 +140,7 @@ def check_target(y: object, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected; y is used as "
             "y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
-            DataConversionWarning, stacklevel=3,
+            DataConversionWarning, stacklevel=user_stacklevel(),
         )
         y_arr = y_arr.ravel()
     if y_arr.ndim != 1:
@@ -182,9 +183,9 @@ def _plain_value_type(v: object) -> bool:
     return v is None or isinstance(v, str | numbers.Number | np.bool_ | bool)
 
 
-def check_regression_target(y: object, n_rows: int, stacklevel: int = 4) -> np.ndarray:
+def check_regression_target(y: object, n_rows: int) -> np.ndarray:
     """``y`` as a float vector of ``n_rows`` finite numbers, or one clear error (a column
-    vector is raveled with scikit-learn's warning, ``stacklevel`` pointing at the caller)."""
+    vector is raveled with scikit-learn's warning, pointing at the user's line)."""
     if y is None:
         raise OptreesInputError("this regressor requires y to be passed, but the target y is "
                                 "None")
@@ -194,7 +195,7 @@ def check_regression_target(y: object, n_rows: int, stacklevel: int = 4) -> np.n
 
         warnings.warn("A column-vector y was passed when a 1d array was expected; y is used "
                       "as y.ravel(). Pass y with shape (n_samples,) to avoid this warning.",
-                      DataConversionWarning, stacklevel=stacklevel)
+                      DataConversionWarning, stacklevel=user_stacklevel())
         values = values.ravel()
     if values.ndim != 1 or len(values) != n_rows:
         raise OptreesInputError(f"y must be one-dimensional with {n_rows} values (one per "

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import metrics
+from ._stack import user_stacklevel
 from .fairness_vocabulary import (  # noqa: F401 - the vocabulary, re-exported
     NOTIONS,
     OLD_SPELLINGS,
@@ -43,20 +44,19 @@ def realised_gap(notion: str, y_true: Any, y_pred: Any, groups: Any, *,
     """The gap of ``notion`` (one of :data:`NOTIONS`) of the predictions ``y_pred``: the
     largest difference between two groups of its rate
     (:func:`optrees.metrics.fairness_gap`)."""
-    return metrics.fairness_gap(canonical_notion(notion, 3), y_true, y_pred, groups,
+    return metrics.fairness_gap(canonical_notion(notion), y_true, y_pred, groups,
                                 positive, legitimate, sample_weight)
 
 
 def fairness_summary(notion: str, cap: float, realised: float,
                      group_names: Any) -> dict[str, Any]:
     """The ``fairness_`` dict of a fit (see the module docstring)."""
-    return {"notion": canonical_notion(notion, 3), "groups": [_plain(g) for g in group_names],
+    return {"notion": canonical_notion(notion), "groups": [_plain(g) for g in group_names],
             "cap": float(cap), "realised": float(realised),
             "met": bool(realised <= cap + MET_TOL), "on": "training data"}
 
 
-def record_fairness(estimator: Any, summary: dict[str, Any], note: str = "",
-                    stacklevel: int = 3) -> None:
+def record_fairness(estimator: Any, summary: dict[str, Any], note: str = "") -> None:
     """Set ``fairness_`` and ``stats_["fairness"]`` and warn when the cap is not met
     (``note``: what was done about it, appended to the warning)."""
     estimator.fairness_ = summary
@@ -66,7 +66,7 @@ def record_fairness(estimator: Any, summary: dict[str, Any], note: str = "",
     warnings.warn(
         f"{type(estimator).__name__}: the realised training {summary['notion']} gap "
         f"{summary['realised']:.4f} exceeds the cap epsilon={summary['cap']:g}"
-        + (f"; {note}" if note else ""), FairnessWarning, stacklevel=stacklevel)
+        + (f"; {note}" if note else ""), FairnessWarning, stacklevel=user_stacklevel())
 
 
 def summary_line(summary: dict[str, Any]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+from ._stack import user_stacklevel
+
 NOTIONS: dict[str, str] = {
     "statistical_parity": "rate of positive predictions (trees)",
     "conditional_parity": "rate of positive predictions per value of a legitimate "
@@ -31,7 +33,7 @@ OLD_SPELLINGS = {"eop": "equal_opportunity"}
 """Former names, still accepted with a DeprecationWarning."""
 
 
-def canonical_notion(notion: str, stacklevel: int = 3) -> str:
+def canonical_notion(notion: str) -> str:
     """The notion's name in :data:`NOTIONS` (case and ``-`` / ``_`` aside); a former name
     (:data:`OLD_SPELLINGS`) gives its new one with a DeprecationWarning."""
     name = str(notion).strip().lower().replace("-", "_")
@@ -39,6 +41,7 @@ def canonical_notion(notion: str, stacklevel: int = 3) -> str:
         new = OLD_SPELLINGS[name]
         warnings.warn(f"fairness notion {notion!r} is now called {new!r} (the same gap: "
                       "equal error rates of the positive class are equal true positive "
-                      "rates); the old name will go", DeprecationWarning, stacklevel=stacklevel)
+                      "rates); the old name will go", DeprecationWarning,
+                      stacklevel=user_stacklevel())
         return new
     return name

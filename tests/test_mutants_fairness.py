@@ -48,8 +48,7 @@ def test_a_gap_equal_to_its_cap_meets_it():
 
 def test_an_old_notion_name_is_reported_at_the_callers_line():
     """The DeprecationWarning of ``"eop"`` names the line that passed it, for each public
-    entry point.  Kills the stack levels of canonical_notion's default (3 -> 2 / 4) and of
-    realised_gap's and fairness_summary's calls (3 -> 2 / 4)."""
+    entry point (the stack level is found by walking the stack, ``user_stacklevel``)."""
     y = np.array([0, 1, 1, 0, 1, 1])
     pred = np.array([0, 1, 0, 0, 1, 1])
     groups = np.array([0, 0, 0, 1, 1, 1])
@@ -130,21 +129,23 @@ def test_the_boundary_of_met_is_the_documented_tolerance():
 
 
 def test_an_unmet_cap_is_reported_at_the_line_that_called_fit():
-    """record_fairness, called from a fit with its default stack level, warns at the user's
-    ``fit(...)`` line with the realised gap and the cap.  Kills the default 3 -> 2 / 4."""
+    """record_fairness warns at the first line outside the package (here the stand-in
+    estimator's own call; from a real estimator, the user's ``fit(...)`` line) with the
+    realised gap and the cap."""
     from optrees.fairness import FairnessWarning, record_fairness
 
     class Fitted:
         stats_: dict = {}
 
         def fit(self):
+            self.line = inspect.currentframe().f_lineno + 1
             record_fairness(self, fairness_summary("dmc", 0.1, 0.3, ["F", "M"]))
             return self
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        line = inspect.currentframe().f_lineno + 1
         est = Fitted().fit()
+    line = est.line
     assert [(w.category, w.filename, w.lineno) for w in caught] == \
         [(FairnessWarning, __file__, line)]
     assert "0.3000" in str(caught[0].message) and "epsilon=0.1" in str(caught[0].message)
@@ -167,6 +168,7 @@ class _StandIn:
     def fit(self, df, y, w):
         from optrees.trees.problem.fairness import record_tree_fairness
 
+        self.line = inspect.currentframe().f_lineno + 1  # the first line outside the package
         record_tree_fairness(self, df, y, w)
         return self
 
@@ -174,9 +176,9 @@ class _StandIn:
 @pytest.mark.parametrize("status", ["optimal", "time_limit", "feasible"])
 def test_a_tree_reports_its_realised_gap_and_why_it_may_miss_the_cap(status):
     """record_tree_fairness measures the statistical-parity gap of the estimator's own
-    predictions (weighted, numpy oracle), warns at the line that called fit, and says that
-    the fit stopped early only when the status is not "optimal".  Kills ``==`` -> ``<``,
-    ``<=``, ``>`` on the status and the default stack level 4 -> 3 / 5."""
+    predictions (weighted, numpy oracle), warns at the first line outside the package, and
+    says that the fit stopped early only when the status is not "optimal".  Kills ``==`` ->
+    ``<``, ``<=``, ``>`` on the status."""
     import pandas as pd
 
     from optrees.fairness import FairnessWarning
@@ -188,8 +190,8 @@ def test_a_tree_reports_its_realised_gap_and_why_it_may_miss_the_cap(status):
     rate = {g: w[(groups == g) & (pred == "yes")].sum() / w[groups == g].sum() for g in "ab"}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        line = inspect.currentframe().f_lineno + 1
         est = _StandIn(pred, status).fit(pd.DataFrame({"s": groups}), y, w)
+    line = est.line
     assert est.fairness_["realised"] == pytest.approx(abs(rate["a"] - rate["b"]))
     assert est.fairness_["groups"] == ["a", "b"] and est.fairness_["met"] is False
     assert [(c.category, c.filename, c.lineno) for c in caught] == \

@@ -353,9 +353,10 @@ def test_time_limit_counts_from_fit_entry(spec):
     est = spec.make(**spec.hard)
     limit = spec.hard["time_limit"]
     start, cpu = time.perf_counter(), time.thread_time()
-    with pytest.warns(TimeLimitWarning, match="status 'time_limit'"):
+    with pytest.warns(TimeLimitWarning, match="status 'time_limit'") as stops:
         est.fit(X, y)
     elapsed, work = time.perf_counter() - start, time.thread_time() - cpu
+    assert {w.filename for w in stops.list} == {__file__}  # the user's line, not ours
     assert min(elapsed, work) <= limit * 1.05 + 0.5, (elapsed, work)
     assert elapsed <= limit * 1.05 + 5.0, elapsed
     # a positive gap and a bound below the objective, or none claimed (OMT: NaN, its LP bound

@@ -150,8 +150,9 @@ def test_time_limit_returns_the_best_tree_with_a_certificate(spec):
     assert spec.hard_data == "synthetic-2000x10"
     X = hard_table()
     est = spec.make(**spec.hard)
-    with pytest.warns(TimeLimitWarning, match="status 'time_limit'"):
+    with pytest.warns(TimeLimitWarning, match="status 'time_limit'") as stops:
         _fit(est, X)
+    assert {w.filename for w in stops.list} == {__file__}  # the user's line, not ours
     assert est.status_ == "time_limit" and est.gap_ > 0
     assert est.tree_.depth <= spec.hard["depth"]
     if spec.task == "survival":

@@ -34,6 +34,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._logging import progress, verbosity
+from .._stack import user_stacklevel
 from .._validation import (
     OptreesInputError,
     check_frame,
@@ -46,7 +47,6 @@ from ..models.result import FINISHED_STATUSES, FitResult
 from ..solvers.deadline import Deadline  # also the method estimators' type hints
 from ._columns import (  # noqa: F401 - ColumnWarning re-exported
     ColumnWarning,
-    user_stacklevel,
     warn_columns,
 )
 
@@ -108,8 +108,7 @@ def stop_on_ctrl_c(deadline: Deadline) -> Iterator[Deadline]:
         signal.signal(signal.SIGINT, previous)
 
 
-def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: str,
-                 stacklevel: int = 4) -> None:
+def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: str) -> None:
     """Set the fitted attributes every estimator has from a method's :class:`FitResult`:
     ``objective_``, ``bound_``, ``gap_``, ``status_`` ("interrupted" after Ctrl-C),
     ``solve_seconds_``, ``fit_seconds_``, ``stats_``; warn when the fit stopped early, i.e.
@@ -127,8 +126,7 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
         warn_stopped(estimator, status, estimator.fit_seconds_,
                      f"{what} (objective {estimator.objective_:g}, "
                      + (f"gap {estimator.gap_:.2%})" if not math.isnan(estimator.gap_)
-                        else "no proven bound)"),
-                     stacklevel=stacklevel + 1)
+                        else "no proven bound)"))
 
 
 def mark_numeric(tree: Any, encoder: Any) -> Any:
@@ -140,17 +138,16 @@ def mark_numeric(tree: Any, encoder: Any) -> Any:
     return tree
 
 
-def warn_stopped(estimator: Any, status: str, seconds: float, what: str,
-                 stacklevel: int = 4) -> None:
+def warn_stopped(estimator: Any, status: str, seconds: float, what: str) -> None:
     """The one warning for an early stop: :class:`InterruptedWarning` after Ctrl-C,
     :class:`TimeLimitWarning` otherwise."""
     name = type(estimator).__name__
     if status == "interrupted":
         warnings.warn(f"{name}: interrupted (Ctrl-C) after {seconds:.1f}s; {what}",
-                      InterruptedWarning, stacklevel=stacklevel)
+                      InterruptedWarning, stacklevel=user_stacklevel())
     else:
         warnings.warn(f"{name}: stopped with status '{status}' after {seconds:.1f}s; {what}",
-                      TimeLimitWarning, stacklevel=stacklevel)
+                      TimeLimitWarning, stacklevel=user_stacklevel())
 
 
 # ---------------------------------------------------------------------------- time limit

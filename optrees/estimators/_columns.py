@@ -4,12 +4,12 @@ as '?' turned a numeric column into categories)."""
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from typing import Any
 
 import pandas as pd
+
+from .._stack import user_stacklevel
 
 
 class ColumnWarning(UserWarning):
@@ -25,16 +25,6 @@ labels are common)."""
 MAX_MARKERS = 3
 """Numbers stored as text: at most this many distinct values that are not numbers (markers
 such as '?', 'NA', '-')."""
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` of a warning issued by the caller that points at the first frame
-    outside the package (the user's ``fit`` line, however deep the estimator's calls)."""
-    home = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(home):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _markers(values: pd.Series, distinct: int) -> list[Any] | None:

@@ -38,7 +38,7 @@ from ..encoding.binary import has_numeric_column
 from ..trees.mip.formulation import MAX_TREE_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
-from ._base import TimeLimitWarning
+from ._base import TimeLimitWarning, user_stacklevel
 from .cv_choice import RULES, deeper_fits, path_lams, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
 from .regression import OptimalTreeRegressor
@@ -237,7 +237,7 @@ class _TreeCV(GeneratedInit):
         if stopped:
             warnings.warn(f"{type(self).__name__}: {stopped} of {len(done)} fold fits stopped "
                           "at their share of time_limit; their scores are those of the best "
-                          "trees found", TimeLimitWarning, stacklevel=2)
+                          "trees found", TimeLimitWarning, stacklevel=user_stacklevel())
         if p.refit:
             self._refit(X, y_arr, sample_weight, p, time.perf_counter() - started)
         self.n_features_in_ = df.shape[1]

@@ -51,6 +51,7 @@ from ._base import (
     logged_fit,
     predict_frame,
     stop_on_ctrl_c,
+    user_stacklevel,
     warn_stopped,
     warn_unseen,
 )
@@ -237,10 +238,9 @@ class _OMTBase(GeneratedInit, _TreeOutput, BaseEstimator):
         self.solve_seconds_ = result.seconds
         self.fit_seconds_ = deadline.elapsed()
         if self.status_ in ("time_limit", "interrupted"):
-            # stacklevel 6: warn_stopped <- _store <- _fit <- fit <- logged_fit <- the caller
             warn_stopped(self, self.status_, self.fit_seconds_,
                          f"returning the best tree found (objective {self.objective_:g}, "
-                         f"{bound_text(self.bound_, self.lp_bound_)})", stacklevel=6)
+                         f"{bound_text(self.bound_, self.lp_bound_)})")
 
     # ------------------------------------------------------------------ predict
     def _frame(self, X: Any) -> pd.DataFrame:
@@ -369,9 +369,9 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
         df, y_enc, w = drop_weightless(df, y_enc, w)
         K = len(classes)
         if rule_limit(p) < K:
-            # stacklevel 4: warn <- fit <- logged_fit <- the caller
             warnings.warn(f"leaves={rule_limit(p)} < {K} classes: at most {rule_limit(p)} "
-                          "classes can be predicted", UserWarning, stacklevel=4)
+                          "classes can be predicted", UserWarning,
+                          stacklevel=user_stacklevel())
         weights = self._class_weights(p, classes, y_enc, w)
         pos = self._positive_class(p, classes)
         return self._fit(df, y_enc, classes, p, deadline, weights, pos, w)

@@ -58,6 +58,7 @@ from ._base import (
     seen_categories,
     stop_on_ctrl_c,
     store_result,
+    user_stacklevel,
     warn_unseen,
 )
 
@@ -298,8 +299,7 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
             note = ("the repair could not meet it (tightened LP caps gave "
                     f"{[round(r, 4) for r in repair['realised']]}; the rule set without rules "
                     f"gives {repair.get('realised_after', float('nan')):.4f})")
-        # stacklevel 5: warn <- record_fairness <- _record_fairness <- fit <- logged_fit
-        record_fairness(self, summary, note, stacklevel=5)
+        record_fairness(self, summary, note)
 
     def _fairness(self, df: pd.DataFrame, groups: Any,
                   kind: str | None) -> tuple[Fairness | None, pd.DataFrame]:
@@ -307,8 +307,7 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         may test (without a dropped sensitive column)."""
         if kind is None:
             return None, self._without_fairness(df, groups)
-        # stacklevel 5: warn <- canonical_notion <- _fairness <- fit <- logged_fit <- caller
-        kind = canonical_notion(kind, stacklevel=5)
+        kind = canonical_notion(kind)
         epsilon = check_param("epsilon", self.epsilon, _PARAMETERS["epsilon"].rule)
         gvec, df = self._groups(df, groups)
         gnames, gidx = np.unique(gvec, return_inverse=True)
@@ -330,13 +329,12 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
             return df
         _, df = self._groups(df, None)
         if not self.drop_sensitive:
-            # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit <- caller
             warnings.warn(
                 f"RUGClassifier: sensitive={self.sensitive!r} has no effect without fairness: "
                 "no fairness constraint is imposed; set fairness='dmc', 'odm' or "
                 "'equal_opportunity' to use "
                 "it (or drop_sensitive=True to keep the column out of the rules)",
-                UserWarning, stacklevel=5)
+                UserWarning, stacklevel=user_stacklevel())
         return df
 
     def _groups(self, df: pd.DataFrame, groups: Any) -> tuple[np.ndarray, pd.DataFrame]:

@@ -54,6 +54,7 @@ from ._base import (
     seen_categories,
     stop_on_ctrl_c,
     store_result,
+    user_stacklevel,
     warn_unseen,
 )
 from .rules import RUGClassifier
@@ -314,18 +315,15 @@ class RUXClassifier(RUGClassifier):
             raise OptreesInputError("groups were given but fairness is None")
         if self.sensitive is not None:
             self._groups(df, None)  # the column must exist
-            # stacklevel 5: warn <- _without_fairness <- _fairness <- fit <- logged_fit
             warnings.warn(f"RUXClassifier: sensitive={self.sensitive!r} has no effect without "
                           "fairness; set fairness='dmc', 'odm' or 'equal_opportunity' to use it",
-                          UserWarning, stacklevel=5)
+                          UserWarning, stacklevel=user_stacklevel())
         return df
 
     def _record_fairness(self, fair: Fairness, gap: float) -> None:
         """``fairness_`` and the warning when the realised gap is over the cap (no repair)."""
         summary = fairness_summary(fair.kind, fair.epsilon, gap, fair.group_names)
-        # stacklevel 5: warn <- record_fairness <- _record_fairness <- fit <- logged_fit
-        record_fairness(self, summary, "RUX caps the LP's slacks and has no repair step",
-                        stacklevel=5)
+        record_fairness(self, summary, "RUX caps the LP's slacks and has no repair step")
 
 
 def _n_trees(ensemble: Any) -> int | None:

@@ -146,7 +146,7 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.n_bb_nodes_ = result.stats["bb_nodes"]
         store_result(self, result, deadline, "returning the best tree found")
-        record_tree_fairness(self, df, y_enc, w, groups, stacklevel=5)  # from predictions
+        record_tree_fairness(self, df, y_enc, w, groups)  # from predictions
         return self
 
     def _solve(self, df: Any, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray,

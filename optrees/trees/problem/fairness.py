@@ -98,7 +98,7 @@ class TreeFairness:
 
 
 def record_tree_fairness(estimator: Any, df: Any, y: np.ndarray, w: np.ndarray | None,
-                         groups: np.ndarray | None = None, stacklevel: int = 4) -> None:
+                         groups: np.ndarray | None = None) -> None:
     """``fairness_`` of a fitted tree estimator (None without ``fairness``): its notion
     measured again on the training rows ``df`` (labels ``y`` as class indices, weights
     ``w``) from the tree's own predictions, by the definitions in :mod:`optrees.metrics`,
@@ -122,5 +122,5 @@ def record_tree_fairness(estimator: Any, df: Any, y: np.ndarray, w: np.ndarray |
     summary = fairness_summary(estimator.fairness, float(estimator.epsilon), gap, names)
     note = ("" if estimator.status_ == "optimal" else
             f"the fit stopped with status '{estimator.status_}' before proving a fair tree")
-    record_fairness(estimator, summary, note, stacklevel=stacklevel)
+    record_fairness(estimator, summary, note)
 
