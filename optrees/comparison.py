@@ -48,13 +48,15 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
     (``optrees.comparison_cart``), categorical columns one-hot encoded.
 
     The budget is shared as the rows run: after the checks, the split and the imports,
-    ``RESERVE`` of what is left is kept for work no time limit covers, and each row (CART,
-    then the methods) gets as its time limit what is left of the rest divided by the rows
-    still to run; so the time a fast fit does not use goes to the later ones (the ``*CV``
-    estimators spend their share on all their folds and the refit; CART's search has no
-    time limit: its share is planned, not enforced).  A method whose share would be less
-    than ``MIN_SHARE`` of the first one (earlier fits ran over) is not fitted (status
-    "skipped", the reason in ``note``); a fit that fails is kept as status "failed".
+    ``RESERVE`` of what is left is kept for work no time limit covers, and each row (fitted
+    in :func:`fit_order`: CART, the methods that usually finish early, then the MIPs and
+    column generations that spend their limit) gets as its time limit what is left of the
+    rest divided by the rows still to run; so the time a fast fit does not use goes to the
+    later ones (the ``*CV`` estimators spend their share on all their folds and the refit;
+    CART's search has no time limit: its share is planned, not enforced).  A method whose
+    share would be less than ``MIN_SHARE`` of the first one (earlier fits ran over) is not
+    fitted (status "skipped", the reason in ``note``); a fit that fails is kept as status
+    "failed".
 
     Returns one row per method, in registry order after CART: ``test_score`` (accuracy, or
     R² for a regression, on the test rows), ``test_se`` (its standard error over the test
@@ -89,25 +91,34 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
         raise OptreesInputError(f"time_budget {budget:g}s was used up by the checks, the "
                                 f"split and the imports ({budget - left:.1f}s) before any "
                                 "fit: give a larger budget")
-    names = [REFERENCE, *chosen]
+    names = fit_order(chosen)
     kept = RESERVE * left
     first = (left - kept) / len(names)
-    rows = []
+    rows = {}
     for k, name in enumerate(names):
         left = budget - (time.perf_counter() - started)
         share = (left - kept) / (len(names) - k)  # what earlier rows left over is shared
         if share < MIN_SHARE * first:
-            rows.append(_skipped(name, max(share, 0.0), f"skipped: {left:.1f}s of the budget "
+            rows[name] = _skipped(name, max(share, 0.0), f"skipped: {left:.1f}s of the budget "
                                  f"left, a share of {max(share, 0.0):.1f}s is less than "
-                                 f"{MIN_SHARE:.0%} of the first share {first:.1f}s"))
+                                 f"{MIN_SHARE:.0%} of the first share {first:.1f}s")
             continue
-        method = chosen.get(name)
-        rows.append(_run(name, method, task, parts, share, folds, random_state))
-    table = pd.DataFrame(rows, columns=COLUMNS)
+        rows[name] = _run(name, chosen.get(name), task, parts, share, folds, random_state)
+    table = pd.DataFrame([rows[name] for name in [REFERENCE, *chosen]], columns=COLUMNS)
     table.attrs.update(task=task, metric="accuracy" if task == "classification" else "R²",
                        test_rows=np.asarray(test), time_budget=budget,
                        seconds=time.perf_counter() - started)
     return table
+
+
+def fit_order(chosen: dict[str, Method]) -> list[str]:
+    """The order the rows are fitted in: CART, the methods that usually end before their
+    time limit, then those that spend it (``Method.runs_to_limit``), each group in registry
+    order.  A share is what is left over the rows still to run, so the time the early
+    finishers leave goes to the methods that can use it, and when earlier fits run over,
+    those skipped are ones that would have stopped at their limit anyway."""
+    return [REFERENCE, *[n for n, m in chosen.items() if not m.runs_to_limit],
+            *[n for n, m in chosen.items() if m.runs_to_limit]]
 
 
 # ---------------------------------------------------------------------------- checks

@@ -23,7 +23,9 @@ class Method:
     the heavy lifting ("scip", "highs", or "search": no solver); ``cli``: offered as
     ``optrees fit --method``; ``task``: "classification", "regression", "survival" or
     "policy" (what the target is: ``optrees fit --task``); ``compare``: among the methods
-    ``optrees compare`` fits when none are named.
+    ``optrees compare`` fits when none are named; ``runs_to_limit``: a MIP or a column
+    generation that, beyond toy data, spends the time limit it is given (``compare`` fits
+    these after the others, so the time the others leave goes to them).
     """
 
     name: str
@@ -35,6 +37,7 @@ class Method:
     cli: bool = True
     task: str = "classification"
     compare: bool = True
+    runs_to_limit: bool = False
 
     def load(self) -> type:
         """The estimator class (imports its module)."""
@@ -59,22 +62,26 @@ METHODS: dict[str, Method] = {m.name: m for m in [
     # estimator's defaults (the exact searches first: every threshold of numeric columns)
     Method("flow", f"{_EST}:FlowOCTClassifier", "[FlowOCT]",
            "FlowOCT: strong max-flow MIP of an optimal binary tree",
-           params={"subtree_search": False}),
+           params={"subtree_search": False}, runs_to_limit=True),
     Method("benders", f"{_EST}:BendersOCTClassifier", "[FlowOCT]",
-           "BendersOCT: Benders decomposition of FlowOCT (with [BendOCT]'s accelerations)"),
+           "BendersOCT: Benders decomposition of FlowOCT (with [BendOCT]'s accelerations)",
+           runs_to_limit=True),
     Method("benders-plain", f"{_EST}:BendersOCTClassifier", "[FlowOCT]",
            "BendersOCT exactly as published (no accelerations)", params=PLAIN_BENDERS,
-           cli=False),
+           cli=False, runs_to_limit=True),
     Method("bendoct", f"{_EST}:BendOCTClassifier", "[BendOCT]",
            "accelerated BendOCT: accuracy - lam * leaves"),
     Method("oct", f"{_EST}:OCTClassifier", "[FlowOCT]",
-           "OCT (Bertsimas & Dunn), baseline MIP on binary data"),
+           "OCT (Bertsimas & Dunn), baseline MIP on binary data", runs_to_limit=True),
     Method("binoct", f"{_EST}:BinOCTClassifier", "[FlowOCT]",
-           "BinOCT (Verwer & Zhang), baseline MIP with binary-encoded thresholds"),
+           "BinOCT (Verwer & Zhang), baseline MIP with binary-encoded thresholds",
+           runs_to_limit=True),
     Method("omt", f"{_EST}:OMTClassifier", "[OMT]",
-           "OMT: multiway-split tree by column generation", backend="highs"),
+           "OMT: multiway-split tree by column generation", backend="highs",
+           runs_to_limit=True),
     Method("cgh", f"{_EST}:CGHClassifier", "[CGH]",
-           "CGH: column-generation heuristic tree on raw thresholds", backend="highs"),
+           "CGH: column-generation heuristic tree on raw thresholds", backend="highs",
+           runs_to_limit=True),
     Method("rug", f"{_EST}:RUGClassifier", "[RUG]",
            "RUG / FairRUG: weighted rule set by rule generation", backend="highs"),
     Method("rux", f"{_EST}:RUXClassifier", "[RUG]",
@@ -87,7 +94,7 @@ METHODS: dict[str, Method] = {m.name: m for m in [
            backend="search", task="regression"),
     Method("omt-reg", f"{_EST}:OMTRegressor", "[OMT]",
            "OMT regression: multiway-split tree (mean or median per rule) by column "
-           "generation", backend="highs", task="regression"),
+           "generation", backend="highs", task="regression", runs_to_limit=True),
     # issue #46: Justin et al.'s robust trees (no key of docs/references.md yet; the
     # definition and its source are in optrees/robust/__init__.py), an exact search; not in
     # compare's default list: it answers a worst case under the user's own budget, and reads

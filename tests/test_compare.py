@@ -85,6 +85,12 @@ class FakeClock:
         return self.now
 
 
+FIT_ORDER = ["cart", "bendoct", "rug", "rux", "flow", "benders", "oct", "binoct", "omt",
+             "cgh"]
+"""The classification rows in the order they are fitted: CART, the methods that usually
+finish early, then the MIPs and column generations, which spend their limit."""
+
+
 def _fake_runs(monkeypatch, took):
     """``compare`` on monk1 with a 100 s budget on a fake clock where each fit takes
     ``took(share)`` seconds; returns the table and (name, share, budget left) per fit."""
@@ -112,17 +118,47 @@ def test_a_method_is_skipped_when_earlier_fits_ran_over(monkeypatch):
     first = (100.0 - kept) / n
     used = 0.0
     fits = iter(started)
-    for k, row in enumerate(table.itertuples()):  # in order: each share from the definition
+    rows = table.set_index("method")
+    for k, name in enumerate(FIT_ORDER):  # in fit order: each share from the definition
+        row = rows.loc[name]
         share = (100.0 - used - kept) / (n - k)
         if share < 0.25 * first:
             assert row.status == "skipped" and "less than 25% of the first share" in row.note
             continue
-        name, given, left = next(fits)
-        assert name == row.method and given == pytest.approx(share)
+        fitted, given, left = next(fits)
+        assert fitted == name and given == pytest.approx(share)
         assert left == pytest.approx(100.0 - used)
         used += 2 * given
     assert next(fits, None) is None
     assert (table["status"] == "skipped").sum() > 0
+
+
+def test_the_fits_that_spend_their_limit_run_last_and_get_what_the_others_leave(
+        monkeypatch):
+    """The early finishers (CART, BendOCT's CV, the rule sets) take a tenth of their share
+    and the MIPs and column generations all of it: the fits run in FIT_ORDER, the table
+    keeps registry order, and the last fit's share is everything the budget has left."""
+    early = {"cart", "bendoct", "rug", "rux"}
+    clock = FakeClock()
+    monkeypatch.setattr(comparison.time, "perf_counter", clock)
+    started = []
+
+    def run(name, method, task, parts, share, cv, seed):
+        started.append((name, share))
+        clock.now += share / 10 if name in early else share
+        return comparison._skipped(name, share, "failed: fake")
+
+    monkeypatch.setattr(comparison, "_run", run)
+    X, y = load_dataset("monk1")
+    table = compare(X, y, time_budget=100.0)
+    assert [name for name, _ in started] == FIT_ORDER
+    assert list(table["method"]) == ["cart", *compare_methods("classification")]
+    kept = comparison.RESERVE * 100.0
+    used, n = 0.0, len(FIT_ORDER)
+    for k, (name, share) in enumerate(started):
+        assert share == pytest.approx((100.0 - used - kept) / (n - k)), name
+        used += share / 10 if name in early else share
+    assert used == pytest.approx(100.0 - kept)  # nothing left unused
 
 
 def test_time_a_fast_fit_leaves_goes_to_the_later_ones(monkeypatch):
