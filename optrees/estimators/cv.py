@@ -41,6 +41,7 @@ from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
 from .cv_choice import RULES, deeper_fits, path_lams, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
+from .cv_refit import refit_from_path
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
@@ -155,6 +156,9 @@ class _TreeCV(GeneratedInit):
     _base: ClassVar[type]
     _auto_depths: ClassVar[tuple[int, ...]]
     _auto_max_depth: ClassVar[int]
+    _refit_off_path: ClassVar[bool] = False
+    """The refit reads its tree off the all-rows path (:mod:`.cv_refit`) where the chosen
+    depth has one, instead of a fit at λ beside the path."""
 
     def _path_units(self, depth: int) -> float:
         """A fold's path's share of ``time_limit``, in fits of its depth."""
@@ -315,11 +319,16 @@ class _TreeCV(GeneratedInit):
             max(p.time_limit - spent, REFIT_SHARE * p.time_limit)
         started = time.perf_counter()
         best = self._base_estimator(p, **self.best_params_, time_limit=left)
+        on_path = self.path_off_.get(self.best_params_["depth"]) is None
+        if on_path and self._refit_off_path:  # one path gives the tree and path_
+            self.best_estimator_, self.path_ = refit_from_path(best, X, y, sample_weight)
+            self.refit_time_ = time.perf_counter() - started
+            return
         self.best_estimator_ = best.fit(X, y) if sample_weight is None else \
             best.fit(X, y, sample_weight=sample_weight)
         self.refit_time_ = time.perf_counter() - started
         self.path_ = None
-        if self.path_off_.get(self.best_params_["depth"]) is None:
+        if on_path:
             # the chosen depth's λ-path on all rows, in what is left of the time
             left = None if p.time_limit is None else max(
                 p.time_limit - spent - self.refit_time_, REFIT_SHARE * p.time_limit)
@@ -530,10 +539,13 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     :class:`BendOCTClassifierCV`'s (the default scoring is R²; the default folds are not
     stratified); ``path_``: the chosen depth's regression path on all rows
     (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
-    ``bound``, ``lams``), None where it is off.  Ties between trees of one objective are broken
+    ``bound``, ``lams``), None where it is off; there ``best_estimator_``'s tree is read off
+    it at the chosen λ (:mod:`~optrees.estimators.cv_refit`: one path for both, the same kind
+    of tree the folds scored, also when time stops the path).  Ties between trees of one objective are broken
     by the path's searches, which may pick another optimum than a fit."""
 
     _base = OptimalTreeRegressor
+    _refit_off_path = True
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
         "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
