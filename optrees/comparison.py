@@ -49,7 +49,7 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
 
     The budget is shared as the rows run: after the checks, the split and the imports,
     ``RESERVE`` of what is left is kept for work no time limit covers, and each row (fitted
-    in :func:`fit_order`: CART, the methods that usually finish early, then the MIPs and
+    in ``fit_order``: CART, the methods that usually finish early, then the MIPs and
     column generations that spend their limit) gets as its time limit what is left of the
     rest divided by the rows still to run; so the time a fast fit does not use goes to the
     later ones (the ``*CV`` estimators spend their share on all their folds and the refit;

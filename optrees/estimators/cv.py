@@ -540,9 +540,10 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     stratified); ``path_``: the chosen depth's regression path on all rows
     (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
     ``bound``, ``lams``), None where it is off; there ``best_estimator_``'s tree is read off
-    it at the chosen λ (:mod:`~optrees.estimators.cv_refit`: one path for both, the same kind
-    of tree the folds scored, also when time stops the path).  Ties between trees of one objective are broken
-    by the path's searches, which may pick another optimum than a fit."""
+    it at the chosen λ (``optrees.estimators.cv_refit``: one path for both, the same kind
+    of tree the folds scored, also when time stops the path).  Ties between trees of one
+    objective are broken by the path's searches, which may pick another optimum than a
+    fit."""
 
     _base = OptimalTreeRegressor
     _refit_off_path = True

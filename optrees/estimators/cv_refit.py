@@ -16,8 +16,8 @@ import numpy as np
 
 from .._validation import check_regression_target
 from ..models.result import FitResult
-from ..solvers.deadline import Deadline
 from ..trees.solve.regression_path import RegressionFront, RegressionPathPoint, front_points
+from ._base import Deadline
 
 PATH_TOL = 1e-9
 """A stopped path's point at λ counts as proved when its objective is within this of the
