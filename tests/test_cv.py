@@ -309,6 +309,15 @@ def test_bad_parameters_get_one_clear_error(cls, params, match):
         cls(**params).fit(X, y if cls is BendOCTClassifierCV else y.astype(float))
 
 
+@pytest.mark.parametrize("n, cv", [(4, 3), (5, 5)])
+def test_folds_too_small_for_r2_are_refused_before_any_fit(n, cv):
+    """R² of one test row is undefined (nan): a split leaving a fold with one test row is
+    refused by name, not ended with "every grid point's mean test score is nan"."""
+    X, y, _ = binary_data(n=n)
+    with pytest.raises(OptreesInputError, match="a fold with 1 test row .* R² is undefined"):
+        OptimalTreeRegressorCV(cv=cv, time_limit=10).fit(X, y.astype(float))
+
+
 def test_the_registry_names_each_cv_estimator_and_its_base():
     from optrees.registry import CV_ESTIMATORS, cv_estimator
 

@@ -203,6 +203,11 @@ class _TreeCV(GeneratedInit):
         except ValueError as exc:  # e.g. more folds than rows, or than any class's rows
             raise OptreesInputError(f"cv={p.cv!r} cannot split these {len(df)} rows: "
                                     f"{exc}") from None
+        smallest = min(len(test) for _, test in splits)
+        if smallest < 2 and not is_classifier(self) and p.scoring in (None, "r2"):
+            raise OptreesInputError(f"cv={p.cv!r} leaves a fold with {smallest} test row of "
+                                    f"these {len(df)}: R² is undefined on fewer than two; "
+                                    "use fewer folds")
         scorer = check_scoring(self._base_estimator(p), p.scoring)
         auto = isinstance(p.depths, str)
         depths = list(self._auto_depths if auto else p.depths)
