@@ -68,6 +68,8 @@ def test_a_budget_by_label_holds_and_is_saved_by_code(tmp_path):
 @pytest.mark.parametrize("change,words", [
     (lambda a: {**a, "treatment_budget": {"laser": 0.1}}, "the treatments are"),
     (lambda a: {**a, "labels": np.r_[a["labels"][:-1], None]}, "missing values"),
+    (lambda a: {**a, "labels": np.full(len(a["labels"]), "surgery", dtype=object)},
+     "a single label .'surgery'.: a policy tree chooses among at least two"),
 ])
 def test_bad_labels_give_one_clear_error(change, words):
     X, labels, t, y, mu, _, w = _labelled(6)

@@ -455,6 +455,9 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
                                 f"outcome_predictions / propensity have {K} columns")
     if K is None:
         K = int(t.max()) + 1
+        if names is not None and len(names) < 2:
+            raise OptreesInputError(f"treatment has a single label ({names[0]!r}): a policy "
+                                    "tree chooses among at least two treatments")
         if len(np.unique(t)) != K or K < 2:
             raise OptreesInputError("treatment must hold the codes 0..K-1 of K >= 2 treatments "
                                     f"(found {sorted(set(t.tolist()))[:10]})")
