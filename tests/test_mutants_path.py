@@ -376,8 +376,8 @@ def test_near_copies_are_skipped_by_their_bounds_and_lose_no_budget(backend, mon
     skipped = []
     improve = front_bounds.RootBounds.can_improve
 
-    def counting(self, feats, best, tol):
-        keep = improve(self, feats, best, tol)
+    def counting(self, feats, best, tol, known=1):
+        keep = improve(self, feats, best, tol, known)
         skipped.append(int((~keep).sum()))
         return keep
 

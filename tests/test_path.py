@@ -109,8 +109,8 @@ def test_root_features_skipped_by_their_bounds_lose_no_budget(depth, seed, monke
     skipped = []
     improve = front_bounds.RootBounds.can_improve
 
-    def counting(self, feats, best, tol):
-        keep = improve(self, feats, best, tol)
+    def counting(self, feats, best, tol, known=1):
+        keep = improve(self, feats, best, tol, known)
         skipped.append(int((~keep).sum()))
         return keep
 

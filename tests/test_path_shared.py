@@ -116,20 +116,21 @@ def four_leaf_target(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("backend", ["numba", "numpy"])
-@pytest.mark.parametrize("seed", [41, 44, 125, 128])
+@pytest.mark.parametrize("seed", [4, 58, 153, 190])
 def test_side_bounds_at_two_and_three_leaves_skip_roots_and_lose_no_budget(seed, backend,
                                                                           monkeypatch):
     """Each side's bound at 2 and 3 leaves is its depth-2 front (a tree of <= 3 leaves has
-    depth <= 2): it skips root features the side weights alone keep, and every budget
-    stays the enumerated optimum."""
+    depth <= 2): it skips root features the side weights alone keep (at the leaf counts
+    above 4, which sides of 2 and 3 leaves make; up to 4 the node's depth-3 front is exact),
+    and every budget stays the enumerated optimum."""
     from optrees.trees.search.binary import front_bounds
 
     X, y = four_leaf_target(seed)
     improve = front_bounds.RootBounds.can_improve
     skipped: list[int] = []
 
-    def counting(self, feats, best, tol):
-        keep = improve(self, feats, best, tol)
+    def counting(self, feats, best, tol, known=1):
+        keep = improve(self, feats, best, tol, known)
         skipped.append(int((~keep).sum()))
         return keep
 
@@ -154,3 +155,35 @@ def test_the_bitset_triple_counts_are_every_order_of_the_class_triples():
     rows = np.flatnonzero(rng.random(n) < 0.8).astype(np.int64)
     got = triple_bits(d.indptr, d.indices, d.y, rows, K, F)
     assert np.array_equal(got, triples(X[rows], y[rows], np.ones(len(rows)), K))
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("seed, kind, min_leaf", [(0, "unit", 1), (1, "whole", 1),
+                                                   (2, "fraction", 1), (3, "unit", 2)])
+def test_a_depth4_node_whose_depth3_front_is_perfect_searches_no_root(seed, kind, min_leaf,
+                                                                      backend, monkeypatch):
+    """Four classes a depth-2 tree separates without error (the soybean-small case): the
+    node's depth-3 front, exact up to 4 leaves, reaches every row at 4 leaves, so no root
+    feature can beat it at any leaf count and none is searched; every budget is still the
+    enumerated optimum (budgets 1-3 from the depth-3 front's trees)."""
+    from optrees.trees.search.binary.leaf_fronts import FrontSearch
+
+    rng = np.random.default_rng(seed)
+    n, F = 36, 6
+    X = rng.integers(0, 2, size=(n, F))
+    y = 2 * X[:, 0] + np.where(X[:, 0] == 1, X[:, 1], X[:, 2])
+    w = weights(kind, n, seed)
+    searched: list[int] = []
+    for name in ("_shared3", "_children3"):
+        method = getattr(FrontSearch, name)
+
+        def counting(self, *args, method=method):
+            searched.append(len(args[-2]))  # the root features fs
+            return method(self, *args)
+
+        monkeypatch.setattr(FrontSearch, name, counting)
+    points = accuracy_front(X, y, 4, w, 4, min_leaf, backend=backend)
+    assert [p.correct for p in points] == pytest.approx(
+        front_by_enumeration(X, y, w, 4, min_leaf))
+    assert all(p.optimal for p in points)
+    assert sum(searched) == 0

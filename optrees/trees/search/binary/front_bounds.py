@@ -78,10 +78,13 @@ class RootBounds:
         for s, v in ((0, v0), (1, v1)):
             np.minimum(self.ub[s, :, 1:3], v[:, 1:3] + slack, out=self.ub[s, :, 1:3])
 
-    def can_improve(self, feats: np.ndarray, best: np.ndarray, tol: float) -> np.ndarray:
+    def can_improve(self, feats: np.ndarray, best: np.ndarray, tol: float,
+                    known: int = 1) -> np.ndarray:
         """Which of ``feats`` may beat ``best`` (the node's front so far, ``2h`` leaf counts,
-        nondecreasing) by more than ``tol`` at some leaf count >= 2."""
+        nondecreasing) by more than ``tol`` at some leaf count above ``known`` (``best`` is
+        the node's optimum up to ``known`` leaves: no feature beats it there)."""
         if len(feats) == 0:
             return np.zeros(0, dtype=bool)
-        conv, _ = convolve(self.ub[0, feats], self.ub[1, feats])
-        return (conv > best[None, 1:] + tol).any(axis=1)
+        conv, _ = convolve(self.ub[0, feats], self.ub[1, feats])  # leaf counts 2, 3, ...
+        start = max(known, 1) - 1
+        return (conv[:, start:] > best[None, start + 1:] + tol).any(axis=1)

@@ -22,9 +22,10 @@ deadline stopped them (then ``upper`` holds proven bounds).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -60,8 +61,8 @@ class _Trees(Sequence):
     """A front's trees by budget, each made on first use by ``make(budget)``; budgets with
     the same ``key(budget)`` (the budget whose tree they inherit) share one object."""
 
-    def __init__(self, make: Callable[[int], Node], size: int,
-                 key: Callable[[int], int]) -> None:
+    def __init__(self, make: Callable[[Any], Node], size: int,
+                 key: Callable[[int], Hashable]) -> None:
         self._make, self._size, self._key, self._made = make, size, key, {}
 
     def __len__(self) -> int:
@@ -249,14 +250,16 @@ class FrontSearch:
         """A depth-3 node from its triple ``counts`` (:meth:`_products`)."""
         return self._fronts3([(rows, counts)])[0]
 
-    def _fronts3(self, nodes: list[tuple[np.ndarray, tuple]]) -> list[SubFront]:
+    def _fronts3(self, nodes: list[tuple[np.ndarray, tuple]],
+                 sides: list[_Depth2] | None = None) -> list[SubFront]:
         """Depth-3 nodes (rows, triple counts), batched: both sides of every root feature of
         every node (sides ``x_f = 1``: the triples ``T[:, f]``; sides ``x_f = 0``: the
-        node's pairs minus them), then one (max, +) pick for all nodes."""
+        node's pairs minus them; ``sides``: their :meth:`_node_sides` when known), then one
+        (max, +) pick for all nodes."""
         idx = np.arange(self.d.n_features)
         counts = [(rows, T[:, idx, idx, idx], t, None if N3 is None else N3[idx, idx, idx])
                   for rows, (T, t, N3) in nodes]
-        return self._picked3(counts, self._node_sides(nodes))
+        return self._picked3(counts, self._node_sides(nodes) if sides is None else sides)
 
     def _picked3(self, counts: list[tuple], fr: list[_Depth2]) -> list[SubFront]:
         """Depth-3 nodes' fronts from each one's (rows, class weights with ``x_f = 1``
@@ -357,9 +360,15 @@ class FrontSearch:
         best = np.full(2 * half, leaf)  # the node's front over the features searched
         sides: dict[int, tuple[SubFront, SubFront]] = {}
         parent = self._products(rows, True) if depth == 4 and len(todo) else None
+        shallow = None  # depth 4: the node's depth-3 front, exact at <= 4 leaves
         if parent is not None:  # each side's best of <= 3 leaves: its depth-2 front's
             small = self._node_sides([(rows, parent)])
             bounds.few_leaves(small[0].vals, small[1].vals, 3 * self.tol)
+            # a tree of k <= 4 leaves has depth <= 3: every root's best there is known, so
+            # only a root that beats the depth-3 front at some leaf count is searched
+            shallow = self._fronts3([(rows, parent)], small)[0]
+            best[:8] = shallow.vals
+            best[8:] = shallow.vals[-1]
         shared = None  # depth 4, compiled: the children's cells shared across root features
         if parent is not None and self.backend == "numba":
             from .root_share import SharedRoots
@@ -374,7 +383,7 @@ class FrontSearch:
             if self._expired():
                 stopped = True
                 break
-            todo = todo[bounds.can_improve(todo, best, self.tol)]
+            todo = todo[bounds.can_improve(todo, best, self.tol, 1 if shallow is None else 4)]
             if not len(todo):
                 break
             take = 1 if first else group
@@ -404,6 +413,8 @@ class FrontSearch:
                                             .trees[b - 1], done),
                        2 * half, partial(picks.resolve, 0))
         out = SubFront(picks.vals[0], picks.vals[0].copy(), trees)
+        if shallow is not None:
+            out = _with_shallow(out, shallow, self.tol)
         u0 = np.array([sides[f][0].upper for f in done]).reshape(-1, half)
         u1 = np.array([sides[f][1].upper for f in done]).reshape(-1, half)
         if len(done):
@@ -514,6 +525,30 @@ class _Picks:
             return None
         j, i0 = int(self.root[r, k - 1]), int(self.split[r, k - 1])
         return (int(names[j]), tree_of(j, 0, i0), tree_of(j, 1, k - i0))
+
+
+def _with_shallow(deep: SubFront, shallow: SubFront, tol: float) -> SubFront:
+    """A depth-4 node's front from its searched root features (``deep``) and its depth-3
+    front (``shallow``, whose trees are depth-4 trees too): at each budget the better by
+    more than ``tol`` (``deep`` at a tie), and a budget that does not beat the one below
+    keeps its tree (fewest leaves of the ties)."""
+    size, h = len(deep.vals), len(shallow.vals)
+    vals = np.empty(size)
+    keys: list[tuple[bool, int]] = []  # (from shallow, the budget whose tree it is)
+    for k in range(1, size + 1):
+        s = shallow.vals[min(k, h) - 1]
+        v, key = (s, (True, k)) if s > deep.vals[k - 1] + tol else (deep.vals[k - 1],
+                                                                   (False, k))
+        if k > 1 and v <= vals[k - 2] + tol:
+            v, key = vals[k - 2], keys[-1]
+        vals[k - 1] = v
+        keys.append(key)
+
+    def tree(key: tuple[bool, int]) -> Node:
+        low, k = key
+        return shallow.trees[min(k, h) - 1] if low else deep.trees[k - 1]
+
+    return SubFront(vals, vals.copy(), _Trees(tree, size, lambda k: keys[k - 1]))
 
 
 def _backend(backend: str, deadline: Deadline | None) -> str:
