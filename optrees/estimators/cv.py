@@ -40,7 +40,17 @@ from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
 from .cv_choice import RULES, deeper_fits, path_lams, select_index
-from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
+from .cv_folds import (
+    FoldFit,
+    FoldJob,
+    FoldPath,
+    fit_fold,
+    fold_jobs,
+    frame_of,
+    grid_fold,
+    path_fold,
+    training_path,
+)
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
@@ -276,12 +286,14 @@ class _TreeCV(GeneratedInit):
         """Every fold's path or fits at ``depths`` within ``left`` seconds: shares
         proportional to ``2^depth``, with one for the refit at the deepest depth; a task
         started behind schedule gets its part of what is left instead (``on_schedule``)."""
-        jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
+        jobs: list[FoldJob] = []  # per fold: (depth, None) is one path, (depth, lams) a grid
         for d in depths:
-            jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
+            jobs += [(d, None)] if self.path_off_[d] is None else \
+                fold_jobs(self._base_estimator(p, depth=d), lams[d])
 
-        def weight(depth: int, lam: float | None) -> float:
-            return 2.0**depth * (self._path_units(depth) if lam is None else 1.0)
+        def weight(depth: int, lam: Any) -> float:  # a grid: its λ's fits' shares
+            return 2.0**depth * (self._path_units(depth) if lam is None else
+                                 len(lam) if isinstance(lam, tuple) else 1.0)
 
         refit = 2.0**max(depths) if p.refit else 0.0
         units = len(splits) * sum(weight(d, lam) for d, lam in jobs) + refit
@@ -295,9 +307,12 @@ class _TreeCV(GeneratedInit):
                 schedule = None if deadline_at is None else \
                     (deadline_at, weight(depth, lam), later)
                 later -= weight(depth, lam)
-                est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
-                                           time_limit=limit)
-                if lam is None:  # the default score of a classifier is accuracy
+                est = self._base_estimator(p, depth=depth, time_limit=limit,
+                                           lam=lam if isinstance(lam, float) else 0.0)
+                if isinstance(lam, tuple):  # one task fits every λ of the depth
+                    task = delayed(grid_fold)(est, lam, X, y, sample_weight, train, test,
+                                              scorer, fold, schedule)
+                elif lam is None:  # the default score of a classifier is accuracy
                     plain = p.scoring is None and is_classifier(self)
                     task = delayed(path_fold)(est, X, y, sample_weight, train, test,
                                               None if plain else scorer, fold, schedule)
@@ -305,7 +320,8 @@ class _TreeCV(GeneratedInit):
                     task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
                                              scorer, fold, schedule)
                 tasks.append(task)
-        return Parallel(n_jobs=p.n_jobs)(tasks)
+        done = Parallel(n_jobs=p.n_jobs)(tasks)
+        return [r for out in done for r in (out if isinstance(out, list) else [out])]
 
     def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,
                spent: float) -> None:
