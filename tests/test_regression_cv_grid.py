@@ -19,6 +19,7 @@ from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV
 from optrees.estimators import cv as cv_module
 from optrees.estimators import cv_folds, threshold_trees
 from optrees.estimators.cv_folds import fit_fold, grid_fold, grid_trees_of
+from optrees.solvers.deadline import Deadline
 
 LAMS = (0.0, 0.001, 0.01, 0.05)
 FOLDS = KFold(3, shuffle=True, random_state=1)
@@ -223,3 +224,33 @@ def test_the_shared_fronts_belong_to_one_task():
             want = oracle_objective(frame.to_numpy(), target, np.ones(len(y)), 3, g.lam, 1)
             assert objective_of(g.tree, encoding, frame, target, np.ones(len(y)), g.lam) == \
                 pytest.approx(want, abs=1e-9)
+
+
+class FirstShareSpent(Deadline):
+    """A deadline of an hour whose first share has passed already: the first search of a
+    grid stops at once, the others have time."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self) -> None:
+        super().__init__(3600.0)
+        self.shared = 0
+
+    def share(self, fraction: float) -> Deadline:
+        self.shared += 1
+        return self.within(0.0) if self.shared == 1 else super().share(fraction)
+
+
+def test_a_search_stopped_at_its_share_is_run_again_in_what_is_left(monkeypatch):
+    """The first search (largest λ) stops at its share; the others finish early, and it is
+    run once more in what they left: every λ proved, each the enumerated optimum."""
+    monkeypatch.setattr(cv_folds, "fit_deadline", lambda limit: FirstShareSpent())
+    frame, y, _ = small_set("continuous", n=24, seed=5)
+    trees, encoding, _ = grid_trees_of(OptimalTreeRegressor(depth=3, time_limit=60), LAMS,
+                                       frame, y, None)
+    ones = np.ones(len(y))
+    for g in trees:
+        assert g.optimal, g.lam
+        want = oracle_objective(frame.to_numpy(), y, ones, 3, g.lam, 1)
+        assert objective_of(g.tree, encoding, frame, y, ones, g.lam) == \
+            pytest.approx(want, abs=1e-9)

@@ -2,7 +2,9 @@
 functions joblib can ship to any backend (processes, threads, Dask): one λ-path per fold and
 depth (every λ of that depth at once: BendOCT's from one search,
 :mod:`optrees.trees.solve.path`; a regression tree's from its hull's searches,
-:mod:`optrees.trees.solve.regression_path`), or one fit per fold and grid point."""
+:mod:`optrees.trees.solve.regression_path`), one OptimalTreeRegressor search per λ of a list
+in one task per fold and depth (:func:`grid_fold`: the fold encoded once, the searches
+sharing their depth-2 fronts and warm starts), or one fit per fold and grid point."""
 
 from __future__ import annotations
 
