@@ -540,7 +540,8 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     fold and depth, one task: the fold encoded once and the exact search of a fit at each λ,
     the searches sharing their depth-2 fronts and warm starts (``cv_folds.grid_fold``), so
     each (depth, lam) scores ``OptimalTreeRegressor(depth, lam)``'s optimum on the fold (its
-    scores equal ``cross_val_score``'s, up to ties); with ``max_leaves``, linear leaves or a
+    scores equal ``cross_val_score``'s up to ties: the grid's searches may pick another tree
+    of the same objective than a fit); with ``max_leaves``, linear leaves or a
     base estimator whose ``fit`` is its own, each (depth, lam) is fitted on each fold, as with
     ``"path"`` under ``max_leaves`` or linear leaves (``path_off_[depth]`` says why), over
     ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
@@ -554,7 +555,7 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     default folds are not stratified); ``path_``: the chosen depth's regression path on all rows
     (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
     ``bound``, ``lams``), None where it is off.  Ties between trees of one objective are broken
-    by the path's or the grid's searches, which may pick another optimum than a fit."""
+    by the path's searches, which may pick another optimum than a fit."""
 
     _base = OptimalTreeRegressor
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
