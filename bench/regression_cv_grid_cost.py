@@ -1,6 +1,6 @@
 """Old beside new: the cost of OptimalTreeRegressorCV's list of λ (issues #43/#44) when one task
 per (fold, depth) fits every λ (the searches sharing their depth-2 fronts and warm starts,
-``cv_folds.grid_fold``) against one fit per (fold, depth, λ).
+``cv_grid.grid_fold``) against one fit per (fold, depth, λ).
 
 Each selection (``depths``, ``lams=REGRESSION_LAMS``, ``KFold(5, shuffle=True,
 random_state=0)``, ``time_limit``, refit) runs in its own process on a checkout given by its

@@ -1,6 +1,6 @@
 """OptimalTreeRegressorCV's list of λ (issues #43/#44): one task per (fold, depth) fits every λ,
 the fold encoded once and the exact searches sharing their depth-2 fronts and warm starts
-(``cv_folds.grid_fold``).  Oracles: a brute-force enumeration of every tree of depth <= 3 over
+(``cv_grid.grid_fold``).  Oracles: a brute-force enumeration of every tree of depth <= 3 over
 every threshold in plain numpy (SSE from its definition), and scikit-learn's
 ``cross_val_score`` of separate OptimalTreeRegressor fits."""
 
@@ -17,8 +17,9 @@ from sklearn.model_selection import KFold, cross_val_score
 
 from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV
 from optrees.estimators import cv as cv_module
-from optrees.estimators import cv_folds, threshold_trees
-from optrees.estimators.cv_folds import fit_fold, grid_fold, grid_trees_of
+from optrees.estimators import cv_grid, threshold_trees
+from optrees.estimators.cv_folds import fit_fold
+from optrees.estimators.cv_grid import grid_fold, grid_trees_of
 from optrees.solvers.deadline import Deadline
 
 LAMS = (0.0, 0.001, 0.01, 0.05)
@@ -200,7 +201,7 @@ def test_a_stopped_search_reports_stopped_as_a_stopped_fit(monkeypatch):
     est = OptimalTreeRegressor(depth=3, time_limit=None)
     scorer = get_scorer("r2")
     assert not any(r.stopped for r in grid_fold(est, LAMS, frame, y, w, train, test, scorer, 0))
-    monkeypatch.setattr(cv_folds, "fit_deadline", lambda limit: StopAfter(0))
+    monkeypatch.setattr(cv_grid, "fit_deadline", lambda limit: StopAfter(0))
     monkeypatch.setattr(threshold_trees, "fit_deadline", lambda limit: StopAfter(0))
     shared = grid_fold(est, LAMS, frame, y, w, train, test, scorer, 0)
     with warnings.catch_warnings():
@@ -244,7 +245,7 @@ class FirstShareSpent(Deadline):
 def test_a_search_stopped_at_its_share_is_run_again_in_what_is_left(monkeypatch):
     """The first search (largest λ) stops at its share; the others finish early, and it is
     run once more in what they left: every λ proved, each the enumerated optimum."""
-    monkeypatch.setattr(cv_folds, "fit_deadline", lambda limit: FirstShareSpent())
+    monkeypatch.setattr(cv_grid, "fit_deadline", lambda limit: FirstShareSpent())
     frame, y, _ = small_set("continuous", n=24, seed=5)
     trees, encoding, _ = grid_trees_of(OptimalTreeRegressor(depth=3, time_limit=60), LAMS,
                                        frame, y, None)

@@ -2,9 +2,8 @@
 every λ of a depth off one λ-path per fold (:mod:`optrees.trees.solve.path`),
 :class:`OptimalTreeRegressorCV` off its regression path
 (:mod:`optrees.trees.solve.regression_path`) under ``lams="path"``, or fits each grid point
-on each fold (a regressor's list of λ in one task per fold and depth).  The per-fold work is
-in :mod:`.cv_folds`; the choice of the grid point (best score or the one-standard-error
-rule, preferring points whose folds all finished) is
+on each fold.  The per-fold work is in :mod:`.cv_folds`; the choice of the grid point (best
+score or the one-standard-error rule, preferring points whose folds all finished) is
 :func:`~optrees.estimators.cv_choice.select_index`."""
 
 from __future__ import annotations
@@ -41,17 +40,8 @@ from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
 from .cv_choice import RULES, deeper_fits, path_lams, select_index
-from .cv_folds import (
-    FoldFit,
-    FoldJob,
-    FoldPath,
-    fit_fold,
-    fold_jobs,
-    frame_of,
-    grid_fold,
-    path_fold,
-    training_path,
-)
+from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
+from .cv_grid import FoldJob, fold_jobs, grid_fold
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
@@ -522,8 +512,7 @@ _REG_TABLE, _REG_DEFAULTS = passed_through(OptimalTreeRegressor)
 
 REGRESSION_LAMS = (0.0, 0.001, 0.01, 0.05)
 """OptimalTreeRegressorCV's default λ, and its λ where its path is off (``max_leaves``,
-linear leaves): a regression path costs one search per hull tree, more than these four
-searches (one task per fold and depth, :func:`~.cv_folds.grid_fold`)."""
+linear leaves): a regression path costs one search per hull tree, more than these four fits."""
 
 
 class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
@@ -536,23 +525,20 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     regressor's optimum for every λ at once, scored on the fold's test rows; one λ inside
     each interval in which no fold's optimum changes is tried (``path_lams``); it tries more
     λ than a list, at one search per hull tree (1.3-2.5x the default list's time in
-    ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) runs, per
-    fold and depth, one task: the fold encoded once and the exact search of a fit at each λ,
-    the searches sharing their depth-2 fronts and warm starts (``cv_folds.grid_fold``), so
-    each (depth, lam) scores ``OptimalTreeRegressor(depth, lam)``'s optimum on the fold (its
-    scores equal ``cross_val_score``'s up to ties: the grid's searches may pick another tree
-    of the same objective than a fit); with ``max_leaves``, linear leaves or a
-    base estimator whose ``fit`` is its own, each (depth, lam) is fitted on each fold, as with
-    ``"path"`` under ``max_leaves`` or linear leaves (``path_off_[depth]`` says why), over
-    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
+    ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) scores each
+    (depth, lam)'s optimum on each fold (its scores equal ``cross_val_score``'s, up to ties:
+    another tree of the same objective), the λ of a fold and depth in one task sharing the
+    searches' depth-2 fronts (``cv_grid.grid_fold``); with ``max_leaves``, linear leaves or
+    a base whose ``fit`` is its own, by a fit each, as ``"path"`` with ``max_leaves`` or
+    linear leaves (``path_off_[depth]`` says why) over ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
     its folds stopped and depth 4's folds and refit are predicted to finish in what is left (as
     :class:`BendOCTClassifierCV`'s: a depth 4 whose folds all stop would be scored by unproved
     trees, and its refit would stop too). ``time_limit`` (a path's share is ``2^depth - 1``
-    fits', a grid task's that of its λ's fits, each search getting its part of what is left of
-    it; a search it stops is counted as a stopped fit), the rule (a point whose folds stopped
-    is chosen only beyond one standard error of the finished ones), ``cv_results_`` and the
-    fitted attributes are as :class:`BendOCTClassifierCV`'s (the default scoring is R²; the
-    default folds are not stratified); ``path_``: the chosen depth's regression path on all rows
+    fits', a grid task's its λ's; a search it stops counts as a stopped fit), the rule (a
+    point whose folds stopped is chosen only beyond one standard error of the finished ones),
+    ``cv_results_`` and the fitted attributes are as :class:`BendOCTClassifierCV`'s (the
+    default scoring is R²; the default folds are not stratified); ``path_``: the chosen
+    depth's regression path on all rows
     (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
     ``bound``, ``lams``), None where it is off.  Ties between trees of one objective are broken
     by the path's searches, which may pick another optimum than a fit."""

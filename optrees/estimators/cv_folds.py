@@ -2,9 +2,7 @@
 functions joblib can ship to any backend (processes, threads, Dask): one λ-path per fold and
 depth (every λ of that depth at once: BendOCT's from one search,
 :mod:`optrees.trees.solve.path`; a regression tree's from its hull's searches,
-:mod:`optrees.trees.solve.regression_path`), one OptimalTreeRegressor search per λ of a list
-in one task per fold and depth (:func:`grid_fold`: the fold encoded once, the searches
-sharing their depth-2 fronts and warm starts), or one fit per fold and grid point."""
+:mod:`optrees.trees.solve.regression_path`), or one fit per fold and grid point."""
 
 from __future__ import annotations
 
@@ -29,13 +27,7 @@ from ..encoding.binary import binarize
 from ..models.result import FINISHED_STATUSES
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.path import PathFront, front_points
-from ..trees.solve.regression_path import (
-    GridTree,
-    RegressionFront,
-    encoded,
-    grid_trees,
-    weighted_rows,
-)
+from ..trees.solve.regression_path import RegressionFront, encoded, weighted_rows
 from ..trees.solve.regression_path import front_points as regression_points
 from ._base import (
     ColumnWarning,
@@ -44,7 +36,6 @@ from ._base import (
     drop_weightless,
     fit_deadline,
 )
-from .regression import OptimalTreeRegressor
 
 
 @dataclass
@@ -235,65 +226,6 @@ def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarr
         score = float(scorer(est, X_test, y_test))
     return FoldFit(fold, est.depth, float(est.lam), score, int(est.tree_.n_leaves), seconds,
                    est.status_ not in FINISHED_STATUSES)
-
-
-FoldJob = tuple[int, "float | tuple[float, ...] | None"]
-"""One task per fold: ``(depth, None)`` the depth's path (:func:`path_fold`), ``(depth,
-lam)`` one fit (:func:`fit_fold`), ``(depth, lams)`` one shared grid (:func:`grid_fold`)."""
-
-
-def fold_jobs(estimator: Any, lams: tuple[float, ...]) -> list[FoldJob]:
-    """The tasks of a fold that fits each of ``lams`` at ``estimator``'s depth: one shared
-    grid when ``estimator`` is an OptimalTreeRegressor whose fit is the plain penalised
-    search (its own ``fit``, constant leaves, no ``max_leaves``), else one fit per λ."""
-    depth = int(estimator.depth)
-    if type(estimator).fit is OptimalTreeRegressor.fit and estimator.max_leaves is None \
-            and estimator.leaf_model == "constant":
-        return [(depth, tuple(float(lam) for lam in lams))]
-    return [(depth, float(lam)) for lam in lams]
-
-
-def grid_trees_of(estimator: Any, lams: tuple[float, ...], X_train: Any, y_train: Any,
-                  w_train: Any) -> tuple[list[GridTree], Any, list[str]]:
-    """OptimalTreeRegressor's tree at each of ``lams`` (its depth, ``min_samples_leaf``,
-    ``random_state`` and ``time_limit`` for them all) on these rows, encoded once as its fit
-    encodes them (:func:`~optrees.trees.solve.regression_path.grid_trees`); also the
-    encoding and the column names, to encode other rows alike."""
-    p = validate_params(estimator)
-    df, target, w = weighted_rows(check_frame(X_train), y_train, w_train)
-    features, encoding, names = encoded(df)
-    trees = grid_trees(features, target, w, p.depth,
-                       min_leaf_rows(p.min_samples_leaf, len(target)),
-                       fit_deadline(p.time_limit), lams, names, p.random_state)
-    return trees, encoding, list(df.columns)
-
-
-def grid_fold(estimator: Any, lams: tuple[float, ...], X: Any, y: Any, sample_weight: Any,
-              train: np.ndarray, test: np.ndarray, scorer: Any, fold: int,
-              schedule: tuple[float, float, float] | None = None) -> list[FoldFit]:
-    """:func:`fit_fold` of every λ of ``lams`` at once for an OptimalTreeRegressor
-    (:func:`fold_jobs`): the fold's rows encoded once, the exact search at each λ sharing
-    its depth-2 fronts and warm starts with the others (:func:`grid_trees_of`; its time
-    limit, set by ``schedule``, is that of all of them), each λ's tree scored on the test
-    rows.  One :class:`FoldFit` per λ, as its fit's (``stopped``: its search stopped;
-    ``seconds``: its search's and scoring's, plus an equal part of the shared set-up)."""
-    started = time.perf_counter()
-    with warnings.catch_warnings():  # as fit_fold's: the refit warns of a column once
-        for quiet in (ColumnWarning, UnseenCategoryWarning):
-            warnings.simplefilter("ignore", quiet)
-        trees, encoding, columns = grid_trees_of(on_schedule(estimator, schedule), lams,
-                                                 *_rows(X, y, sample_weight, train))
-        X_test, y_test, _ = _rows(X, y, None, test)
-        Z = encoding.transform(check_frame(X_test).set_axis(columns, axis=1))
-    scores, seconds = [], []
-    for g in trees:
-        t0 = time.perf_counter()
-        scores.append(float(scorer(PathRegressionTree(g.tree), Z, y_test)))
-        seconds.append(g.seconds + time.perf_counter() - t0)
-    shared = (time.perf_counter() - started - sum(seconds)) / len(trees)
-    return [FoldFit(fold, int(estimator.depth), g.lam, score, int(g.tree.n_leaves),
-                    s + shared, not g.optimal)
-            for g, score, s in zip(trees, scores, seconds, strict=True)]
 
 
 def frame_of(X: Any) -> pd.DataFrame:
