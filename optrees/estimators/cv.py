@@ -530,8 +530,9 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     another tree of the same objective), the λ of a fold and depth in one task sharing the
     searches' depth-2 fronts (``cv_grid.grid_fold``); with ``max_leaves``, linear leaves or
     a base whose ``fit`` is its own, by a fit each, as ``"path"`` with ``max_leaves`` or
-    linear leaves (``path_off_[depth]`` says why) over ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
-    its folds stopped and depth 4's folds and refit are predicted to finish in what is left (as
+    linear leaves (``path_off_[depth]`` says why) over ``REGRESSION_LAMS``.
+    ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of its folds stopped
+    and depth 4's folds and refit are predicted to finish in what is left (as
     :class:`BendOCTClassifierCV`'s: a depth 4 whose folds all stop would be scored by unproved
     trees, and its refit would stop too). ``time_limit`` (a path's share is ``2^depth - 1``
     fits', a grid task's its λ's; a search it stops counts as a stopped fit), the rule (a
