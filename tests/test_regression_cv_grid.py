@@ -6,6 +6,7 @@ every threshold in plain numpy (SSE from its definition), and scikit-learn's
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numpy as np
@@ -255,3 +256,33 @@ def test_a_search_stopped_at_its_share_is_run_again_in_what_is_left(monkeypatch)
         want = oracle_objective(frame.to_numpy(), y, ones, 3, g.lam, 1)
         assert objective_of(g.tree, encoding, frame, y, ones, g.lam) == \
             pytest.approx(want, abs=1e-9)
+
+
+def test_a_grid_task_splits_its_time_evenly_among_its_lams():
+    """Each λ's record holds an equal part of the task's time (its searches share the work),
+    so that the records of a task sum to its time, as a fit per λ's did."""
+    frame, y, w = small_set("continuous", n=40)
+    train, test = np.arange(28), np.arange(28, 40)
+    started = time.perf_counter()
+    out = grid_fold(OptimalTreeRegressor(depth=3, time_limit=None), LAMS, frame, y, w, train,
+                    test, get_scorer("r2"), 0)
+    wall = time.perf_counter() - started
+    assert len({r.seconds for r in out}) == 1
+    assert 0.8 * wall <= sum(r.seconds for r in out) <= wall
+
+
+@pytest.mark.parametrize("cls,units", [(OptimalTreeRegressorCV, 4.0), (OwnFitCV, 1.0)])
+def test_auto_prices_the_refit_as_a_whole_grid_task(monkeypatch, cls, units):
+    """``depths="auto"`` predicts the deeper depth's refit from the fold records: one fit
+    costs about a grid task (its search meets every depth-2 front the task's later searches
+    reuse), i.e. len(lams) of the task's evenly split records; one record of a fit."""
+    seen = []
+
+    def spy(done, deepest, left, speedup, row_ratio, refit_units):
+        seen.append(refit_units)
+        return False
+
+    monkeypatch.setattr(cv_module, "deeper_fits", spy)
+    frame, y, _ = small_set("continuous", n=30)
+    cls(cv=FOLDS, time_limit=100.0).fit(frame, y)
+    assert seen == [units]

@@ -41,7 +41,7 @@ from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning
 from .cv_choice import RULES, deeper_fits, path_lams, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
-from .cv_grid import FoldJob, fold_jobs, grid_fold
+from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
@@ -262,7 +262,8 @@ class _TreeCV(GeneratedInit):
         if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
             return False
         path = self.path_off_.get(deepest) is None
-        refit_units = (1.0 + 1.0 / self._path_units(deepest + 1)) if path else 1.0
+        refit_units = (1.0 + 1.0 / self._path_units(deepest + 1)) if path else \
+            grid_refit_units(self._base_estimator(p, depth=deepest), lams[deepest])
         left = None if p.time_limit is None else p.time_limit - spent
         if not deeper_fits(done, deepest, left, speedup, row_ratio,
                            refit_units if p.refit else 0.0):
@@ -528,9 +529,10 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) scores each
     (depth, lam)'s optimum on each fold (its scores equal ``cross_val_score``'s, up to ties:
     another tree of the same objective), the λ of a fold and depth in one task sharing the
-    searches' depth-2 fronts (``cv_grid.grid_fold``); with ``max_leaves``, linear leaves or
-    a base whose ``fit`` is its own, by a fit each, as ``"path"`` with ``max_leaves`` or
-    linear leaves (``path_off_[depth]`` says why) over ``REGRESSION_LAMS``.
+    searches' depth-2 fronts (``cv_grid.grid_fold``; ``mean_fit_time``: its part); with
+    ``max_leaves``, linear leaves or a base whose ``fit`` is its own, by a fit each, as
+    ``"path"`` with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why) over
+    ``REGRESSION_LAMS``.
     ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of its folds stopped
     and depth 4's folds and refit are predicted to finish in what is left (as
     :class:`BendOCTClassifierCV`'s: a depth 4 whose folds all stop would be scored by unproved

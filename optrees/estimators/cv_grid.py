@@ -25,15 +25,27 @@ FoldJob = tuple[int, "float | tuple[float, ...] | None"]
 (:func:`grid_fold`)."""
 
 
+def _shared(estimator: Any) -> bool:
+    """``estimator`` is an OptimalTreeRegressor whose fit is the plain penalised search (the
+    class's own ``fit``, constant leaves, no ``max_leaves``)."""
+    return type(estimator).fit is OptimalTreeRegressor.fit and \
+        estimator.max_leaves is None and estimator.leaf_model == "constant"
+
+
 def fold_jobs(estimator: Any, lams: tuple[float, ...]) -> list[FoldJob]:
     """The tasks of a fold that fits each of ``lams`` at ``estimator``'s depth: one grid
-    when ``estimator`` is an OptimalTreeRegressor whose fit is the plain penalised search
-    (the class's own ``fit``, constant leaves, no ``max_leaves``), else one fit per λ."""
+    where the grid reproduces ``estimator``'s fit (:func:`_shared`), else one fit per λ."""
     depth = int(estimator.depth)
-    if type(estimator).fit is OptimalTreeRegressor.fit and estimator.max_leaves is None \
-            and estimator.leaf_model == "constant":
+    if _shared(estimator):
         return [(depth, tuple(float(lam) for lam in lams))]
     return [(depth, float(lam)) for lam in lams]
+
+
+def grid_refit_units(estimator: Any, lams: tuple[float, ...]) -> float:
+    """A refit's time in fold records' times (``cv_choice.deeper_fits``): a fit's, 1; a
+    grid's records split their task's time evenly among its λ, and one fit costs about the
+    whole task (its search meets the depth-2 fronts the task's later searches reuse)."""
+    return float(len(lams)) if _shared(estimator) else 1.0
 
 
 def grid_trees_of(estimator: Any, lams: tuple[float, ...], X_train: Any, y_train: Any,
@@ -58,7 +70,7 @@ def grid_fold(estimator: Any, lams: tuple[float, ...], X: Any, y: Any, sample_we
     fold's training rows encoded once, the tree of each λ from :func:`grid_trees_of` (the
     time limit, set by ``schedule``, that of all its λ's fits), scored on the test rows.
     One :class:`~.cv_folds.FoldFit` per λ, as its fit's (``stopped``: its search stopped;
-    ``seconds``: its search's and scoring's, plus an equal part of the shared set-up)."""
+    ``seconds``: the task's, split evenly among its λ, whose searches share the work)."""
     started = time.perf_counter()
     with warnings.catch_warnings():  # as fit_fold's: the refit warns of a column once
         for quiet in (ColumnWarning, UnseenCategoryWarning):
@@ -67,12 +79,7 @@ def grid_fold(estimator: Any, lams: tuple[float, ...], X: Any, y: Any, sample_we
                                                  *_rows(X, y, sample_weight, train))
         X_test, y_test, _ = _rows(X, y, None, test)
         Z = encoding.transform(check_frame(X_test).set_axis(columns, axis=1))
-    scores, seconds = [], []
-    for g in trees:
-        t0 = time.perf_counter()
-        scores.append(float(scorer(PathRegressionTree(g.tree), Z, y_test)))
-        seconds.append(g.seconds + time.perf_counter() - t0)
-    shared = (time.perf_counter() - started - sum(seconds)) / len(trees)
-    return [FoldFit(fold, int(estimator.depth), g.lam, score, int(g.tree.n_leaves),
-                    s + shared, not g.optimal)
-            for g, score, s in zip(trees, scores, seconds, strict=True)]
+    scores = [float(scorer(PathRegressionTree(g.tree), Z, y_test)) for g in trees]
+    seconds = (time.perf_counter() - started) / len(trees)
+    return [FoldFit(fold, int(estimator.depth), g.lam, score, int(g.tree.n_leaves), seconds,
+                    not g.optimal) for g, score in zip(trees, scores, strict=True)]
