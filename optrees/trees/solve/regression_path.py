@@ -198,8 +198,8 @@ def grid_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                min_leaf: int, deadline: Deadline, lams: Sequence[float],
                names: Names | None = None, random_state: int | None = 0
                ) -> list[GridTree]:
-    """OptimalTreeRegressor's optimum at each ``lam`` of ``lams`` on one encoded matrix
-    (rows of weight > 0), in the order given: the exact penalised search a fit runs, at each
+    """OptimalTreeRegressor's optimum at each ``lam`` of ``lams`` (in their order) on one
+    encoded matrix (rows of weight > 0): the exact penalised search a fit runs, at each
     ``lam`` in turn on data set up once (the bounds, the compiled kernels), the searches
     sharing their depth-2 fronts (which do not depend on ``lam``: one scan of a row subset
     serves every ``lam``) and starting from the best tree known at their ``lam`` (the
@@ -235,9 +235,10 @@ def grid_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
 
 
 class _Front:
-    """The searches behind one path: the data set up once, the trees found (``known``:
-    leaves -> (loss, tree), the least loss of each leaf count) and each search's cut
-    (``cuts``: its ``lam``, proven bound and the budget it was limited to, inf for none)."""
+    """The searches behind one path (or one grid of λ, :func:`grid_trees`): the data set up
+    once, the trees found (``known``: leaves -> (loss, tree), the least loss of each leaf
+    count), each search's cut (``cuts``: its ``lam``, proven bound and the budget it was
+    limited to, inf for none) and the depth-2 fronts the searches share (``memo``)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                  min_leaf: int, deadline: Deadline, random_state: int) -> None:
