@@ -303,7 +303,7 @@ def _tasks_run(stream, name: str) -> int:
                if t["key"].startswith(prefix))
 
 
-@pytest.mark.parametrize("lams,task", [("path", "path_fold"), (None, "fit_fold")])
+@pytest.mark.parametrize("lams,task", [("path", "path_fold"), (None, "grid_fold")])
 def test_dask_backend_chooses_as_a_serial_run(lams, task):
     """Issue #44: the same best_params_ and mean test scores as a serial run, the folds run
     on the cluster, and (oracle: scikit-learn's cross_val_score of the plain regressor,
@@ -326,7 +326,7 @@ def test_dask_backend_chooses_as_a_serial_run(lams, task):
                                         **kw).fit(X, y, w)
     res = remote.cv_results_
     assert res["from_path"].all() == (lams == "path")
-    per_fold = 2 if lams == "path" else len(res["params"])  # one path per depth, or fits
+    per_fold = 2  # one task per depth: its path, or its grid of λ
     assert _tasks_run(stream, task) == 3 * per_fold  # every fold task ran on the cluster
     assert remote.best_params_ == serial.best_params_
     np.testing.assert_array_equal(res["mean_test_score"], serial.cv_results_["mean_test_score"])

@@ -41,6 +41,7 @@ from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
 from .cv_choice import RULES, deeper_fits, path_lams, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
+from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
 from .cv_refit import refit_from_path
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
@@ -270,7 +271,8 @@ class _TreeCV(GeneratedInit):
         if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
             return False
         path = self.path_off_.get(deepest) is None
-        refit_units = (1.0 + 1.0 / self._path_units(deepest + 1)) if path else 1.0
+        refit_units = (1.0 + 1.0 / self._path_units(deepest + 1)) if path else \
+            grid_refit_units(self._base_estimator(p, depth=deepest), lams[deepest])
         left = None if p.time_limit is None else p.time_limit - spent
         if not deeper_fits(done, deepest, left, speedup, row_ratio,
                            refit_units if p.refit else 0.0):
@@ -285,12 +287,14 @@ class _TreeCV(GeneratedInit):
         """Every fold's path or fits at ``depths`` within ``left`` seconds: shares
         proportional to ``2^depth``, with one for the refit at the deepest depth; a task
         started behind schedule gets its part of what is left instead (``on_schedule``)."""
-        jobs: list[tuple[int, float | None]] = []  # per fold: (depth, None) is one path
+        jobs: list[FoldJob] = []  # per fold: (depth, None) is one path, (depth, lams) a grid
         for d in depths:
-            jobs += [(d, None)] if self.path_off_[d] is None else [(d, lam) for lam in lams[d]]
+            jobs += [(d, None)] if self.path_off_[d] is None else \
+                fold_jobs(self._base_estimator(p, depth=d), lams[d])
 
-        def weight(depth: int, lam: float | None) -> float:
-            return 2.0**depth * (self._path_units(depth) if lam is None else 1.0)
+        def weight(depth: int, lam: Any) -> float:  # a grid: its λ's fits' shares
+            return 2.0**depth * (self._path_units(depth) if lam is None else
+                                 len(lam) if isinstance(lam, tuple) else 1.0)
 
         refit = 2.0**max(depths) if p.refit else 0.0
         units = len(splits) * sum(weight(d, lam) for d, lam in jobs) + refit
@@ -304,9 +308,12 @@ class _TreeCV(GeneratedInit):
                 schedule = None if deadline_at is None else \
                     (deadline_at, weight(depth, lam), later)
                 later -= weight(depth, lam)
-                est = self._base_estimator(p, depth=depth, lam=0.0 if lam is None else lam,
-                                           time_limit=limit)
-                if lam is None:  # the default score of a classifier is accuracy
+                est = self._base_estimator(p, depth=depth, time_limit=limit,
+                                           lam=lam if isinstance(lam, float) else 0.0)
+                if isinstance(lam, tuple):  # one task fits every λ of the depth
+                    task = delayed(grid_fold)(est, lam, X, y, sample_weight, train, test,
+                                              scorer, fold, schedule)
+                elif lam is None:  # the default score of a classifier is accuracy
                     plain = p.scoring is None and is_classifier(self)
                     task = delayed(path_fold)(est, X, y, sample_weight, train, test,
                                               None if plain else scorer, fold, schedule)
@@ -314,7 +321,8 @@ class _TreeCV(GeneratedInit):
                     task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
                                              scorer, fold, schedule)
                 tasks.append(task)
-        return Parallel(n_jobs=p.n_jobs)(tasks)
+        done = Parallel(n_jobs=p.n_jobs)(tasks)
+        return [r for out in done for r in (out if isinstance(out, list) else [out])]
 
     def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,
                spent: float) -> None:
@@ -532,17 +540,22 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     regressor's optimum for every λ at once, scored on the fold's test rows; one λ inside
     each interval in which no fold's optimum changes is tried (``path_lams``); it tries more
     λ than a list, at one search per hull tree (1.3-2.5x the default list's time in
-    ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) fits each
-    (depth, lam) on each fold (its scores equal ``cross_val_score``'s); so does ``"path"``
-    with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why), over
-    ``REGRESSION_LAMS``.  ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of
-    its folds stopped and depth 4's folds and refit are predicted to finish in what is left (as
+    ``bench/regression_path_cost.py``).  A list (the default, ``REGRESSION_LAMS``) scores each
+    (depth, lam)'s optimum on each fold (its scores equal ``cross_val_score``'s, up to ties:
+    another tree of the same objective), the λ of a fold and depth in one task sharing the
+    searches' depth-2 fronts (``cv_grid.grid_fold``; ``mean_fit_time``: its part); with
+    ``max_leaves``, linear leaves or a base whose ``fit`` is its own, by a fit each, as
+    ``"path"`` with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why) over
+    ``REGRESSION_LAMS``.
+    ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of its folds stopped
+    and depth 4's folds and refit are predicted to finish in what is left (as
     :class:`BendOCTClassifierCV`'s: a depth 4 whose folds all stop would be scored by unproved
     trees, and its refit would stop too). ``time_limit`` (a path's share is ``2^depth - 1``
-    fits'), the rule (a point whose folds stopped is chosen only beyond one standard error of
-    the finished ones), ``cv_results_`` and the fitted attributes are as
-    :class:`BendOCTClassifierCV`'s (the default scoring is R²; the default folds are not
-    stratified); ``path_``: the chosen depth's regression path on all rows
+    fits', a grid task's its λ's; a search it stops counts as a stopped fit), the rule (a
+    point whose folds stopped is chosen only beyond one standard error of the finished ones),
+    ``cv_results_`` and the fitted attributes are as :class:`BendOCTClassifierCV`'s (the
+    default scoring is R²; the default folds are not stratified); ``path_``: the chosen
+    depth's regression path on all rows
     (:class:`~optrees.trees.solve.regression_path.RegressionPathPoint`: ``loss``, a lower
     ``bound``, ``lams``), None where it is off; there ``best_estimator_``'s tree is read off
     it at the chosen λ (``optrees.estimators.cv_refit``: one path for both, the same kind
