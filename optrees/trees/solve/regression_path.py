@@ -348,11 +348,11 @@ class _Front:
             start = min(((loss + lam * k, tree) for k, (loss, tree) in self.known.items()
                          if k <= cap), key=lambda s: s[0])
             if cart or len(self.known) == 1:  # CART's tree may be the better start
-                cart = cart_incumbent(data, t.y_std, t.w_std, self.depth, self.random_state,
-                                      max_leaves)
-                if cart is not None:
-                    cart_cost = self._loss(cart[1]) + lam * _leaves(cart[1])
-                    start = min(start, (cart_cost, cart[1]), key=lambda s: s[0])
+                greedy = cart_incumbent(data, t.y_std, t.w_std, self.depth,
+                                        self.random_state, max_leaves)
+                if greedy is not None:
+                    cost = self._loss(greedy[1]) + lam * _leaves(greedy[1])
+                    start = min(start, (cost, greedy[1]), key=lambda s: s[0])
             found = search_tree(data, self.depth, self.deadline, start, self._lower,
                                 max_leaves=max_leaves, floors=self._floors)
         self.stopped |= not found.optimal
