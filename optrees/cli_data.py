@@ -1,7 +1,8 @@
 """The data side of ``optrees fit / predict / plot``: CSV files read as a person wrote them
-(separator given or sniffed, duplicate headers and date columns refused, a bad row named by
-its line in the file), the options that pick the target, weights and split, and the output
-paths checked before any work.  Errors are :class:`UsageError` lines (exit code 2)."""
+(separator given or sniffed, decimal commas read as numbers, duplicate headers and date
+columns refused, a bad row named by its line in the file), the options that pick the
+target, weights and split, and the output paths checked before any work.  Errors are
+:class:`UsageError` lines (exit code 2)."""
 
 from __future__ import annotations
 
@@ -127,8 +128,33 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
               f"({', '.join(header[:3])}, ...): a file without a header row loses its first "
               "data row to the header; add a line naming the columns", file=sys.stderr)
     _refuse_dates(df, path)
+    if sep != ",":  # with commas between the fields, a decimal comma would be quoted
+        _decimal_commas(df, path)
     df.attrs.update(csv_path=str(path), csv_sep=sep)
     return df
+
+
+def _decimal_commas(df: pd.DataFrame, path: str) -> None:
+    """Text columns whose every value is a number, some written with a decimal comma
+    (``171,3``: a file from a locale that separates its fields by ``;``), become numbers;
+    a note on stderr names them.  Without this each value was a category."""
+    import numpy as np
+    import pandas as pd
+
+    from .estimators._columns import as_numbers
+
+    read = []
+    for c in df.columns:
+        if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
+            continue
+        numbers, comma = as_numbers(df[c])
+        if comma and not np.isnan(numbers[df[c].notna().to_numpy()]).any():
+            df[c] = numbers
+            read.append(str(c))
+    if read:
+        print(f"optrees: note: {len(read)} column(s) of {path} hold numbers with a decimal "
+              f"comma ({', '.join(repr(c) for c in read[:8])}"
+              f"{', ...' if len(read) > 8 else ''}): read as numbers", file=sys.stderr)
 
 
 def _is_number(text: str) -> bool:

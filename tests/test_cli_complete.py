@@ -124,6 +124,41 @@ def test_semicolon_and_tab_files_are_sniffed_and_sep_is_taken(semicolon_csv, tmp
     assert len(set(trees)) == 1 and "G1 <= 0.5" in trees[0]
 
 
+def test_decimal_commas_are_read_as_numbers(tmp_path, capsys):
+    """A ';' file from a locale with decimal commas (``171,3``): its number columns are
+    read as numbers (a note names them) and split by thresholds, the same tree as from the
+    file with decimal points; a column with a marker (``?``) stays text."""
+    df = _table().assign(G1=lambda d: d["G1"] + 0.25)
+    points, commas = tmp_path / "points.csv", tmp_path / "commas.csv"
+    df.to_csv(points, sep=";", index=False)
+    df.to_csv(commas, sep=";", index=False, decimal=",")
+    assert "0,25" in commas.read_text() and "0.25" in points.read_text()
+    trees = []
+    for path in (points, commas):
+        assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
+        out, err = capsys.readouterr()
+        trees.append(out.split("\n\n")[1])
+    assert "decimal comma ('G1')" in err and "read as numbers" in err
+    assert trees[0] == trees[1] and "G1 <= 0.75" in trees[1]
+    marked = tmp_path / "marked.csv"
+    marked.write_text(commas.read_text().replace("\n0,25;", "\n?;", 1))
+    from optrees.cli_data import read_csv
+
+    # a marker: not every value a number, the column stays text
+    assert not pd.api.types.is_numeric_dtype(read_csv(str(marked))["G1"])
+
+
+def test_numbers_with_decimal_commas_named_in_the_api_warning():
+    """Through the API (a frame read without ``decimal=','``) the column warning says that
+    the numbers have decimal commas and how to read them."""
+    from optrees import BendOCTClassifier, ColumnWarning
+
+    df = _table()
+    X = df[["G1", "b"]].assign(G1=(df["G1"] + 0.25).map(lambda v: f"{v}".replace(".", ",")))
+    with pytest.warns(ColumnWarning, match=r"decimal comma.*decimal=','"):
+        BendOCTClassifier(depth=1).fit(X, df["y"])
+
+
 def test_duplicate_header_is_refused(tmp_path, capsys, no_fit):
     path = tmp_path / "dup.csv"
     path.write_text("a,a,y\n1,2,0\n2,3,1\n3,1,0\n")

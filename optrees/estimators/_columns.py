@@ -1,12 +1,13 @@
 """Warnings about training columns that look like something else: an identifier (a
 distinct text value in every row) or numbers stored as text (a missing-value marker such
-as '?' turned a numeric column into categories)."""
+as '?', or decimal commas, turned a numeric column into categories)."""
 
 from __future__ import annotations
 
 import warnings
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._stack import user_stacklevel
@@ -27,18 +28,40 @@ MAX_MARKERS = 3
 such as '?', 'NA', '-')."""
 
 
-def _markers(values: pd.Series, distinct: int) -> list[Any] | None:
+DECIMAL_COMMA = r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?"
+"""A number written with a decimal comma (``171,3``, ``-0,5``, ``,25``), as many European
+CSV files hold them (with ``;`` between the fields)."""
+
+
+def as_numbers(values: pd.Series) -> tuple[np.ndarray, bool]:
+    """``values`` read as numbers, NaN where a value is not one, a decimal comma read as a
+    point; and whether some value had a decimal comma."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    missing = np.isnan(numbers) & values.notna().to_numpy()
+    if not missing.any():
+        return numbers, False
+    text = values[missing].astype(str).str.strip()
+    comma = text.str.fullmatch(DECIMAL_COMMA).to_numpy(dtype=bool)
+    if not comma.any():
+        return numbers, False
+    where = np.flatnonzero(missing)[comma]
+    numbers[where] = text[comma].str.replace(",", ".", regex=False).astype(float).to_numpy()
+    return numbers, True
+
+
+def _markers(values: pd.Series, distinct: int) -> tuple[list[Any], bool] | None:
     """The non-numeric values of a text column of ``distinct`` values, more than two, at
-    least half of whose rows are numbers, when they are at most ``MAX_MARKERS`` distinct ones
-    (an empty list: every value is a number); else None."""
+    least half of whose rows are numbers (decimal commas too), when they are at most
+    ``MAX_MARKERS`` distinct ones (an empty list: every value is a number), and whether some
+    number has a decimal comma; else None."""
     if distinct <= 2:  # two values: categories or a threshold, the same
         return None
-    numbers = pd.to_numeric(values, errors="coerce")
-    text = values[numbers.isna()]
+    numbers, comma = as_numbers(values)
+    text = values[np.isnan(numbers)]
     if 2 * len(text) > len(values):
         return None
     distinct = list(pd.unique(text.astype(object)))
-    return distinct if len(distinct) <= MAX_MARKERS else None
+    return (distinct, comma) if len(distinct) <= MAX_MARKERS else None
 
 
 def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
@@ -50,6 +73,7 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
     name = type(estimator).__name__
     as_text: dict[str, int] = {}
     markers: list[Any] = []
+    commas = False
     for col in df.columns:
         kind = df[col].dtype
         if not (pd.api.types.is_object_dtype(kind) or pd.api.types.is_string_dtype(kind)):
@@ -63,8 +87,9 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
             continue
         found = _markers(df[col], distinct)
         if found is not None:
-            as_text[col] = int(df[col].isin(found).sum())
-            markers += [m for m in found if m not in markers]
+            as_text[col] = int(df[col].isin(found[0]).sum())
+            markers += [m for m in found[0] if m not in markers]
+            commas |= found[1]
     if as_text:
         shown = ", ".join(f"{c!r} ({k} row{'s' * (k != 1)})" for c, k in
                           list(as_text.items())[:8])
@@ -72,6 +97,9 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
         what = f"numbers and {markers[:5]}" if markers else "numbers as text"
         hint = (f"If {markers[0]!r} marks a missing value, fill or remove those rows, or drop "
                 "the columns" if markers else "Convert them to numbers if they measure something")
+        if commas:
+            hint += (" (some are written with a decimal comma, e.g. '1,5': read the file with "
+                     "pandas.read_csv(..., decimal=','))")
         warnings.warn(f"{name}: {len(as_text)} column(s) hold {what}: {shown}{more}; they are "
                       f"read as categories, with no threshold tested. {hint}", ColumnWarning,
                       stacklevel=user_stacklevel())
