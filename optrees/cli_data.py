@@ -7,6 +7,7 @@ target, weights and split, and the output paths checked before any work.  Errors
 from __future__ import annotations
 
 import argparse
+import codecs
 import csv
 import math
 import os
@@ -65,11 +66,28 @@ def check_picture(path: str | None, what: str = "--plot") -> None:
 
 
 # ------------------------------------------------------------------------------- CSV files
-def sniff_separator(path: str) -> str:
+def file_encoding(path: str) -> str:
+    """UTF-8 (a byte-order mark allowed) when the file at ``path`` decodes as it, else
+    Windows-1252 (what spreadsheet programs in Western Europe write: ``ö`` as one byte),
+    else Latin-1 (every byte a character)."""
+    for encoding in ("utf-8-sig", "cp1252"):
+        decoder = codecs.getincrementaldecoder(encoding)()
+        try:
+            with open(path, "rb") as fh:  # in chunks: no second copy of a large file
+                for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                    decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            continue
+        return encoding
+    return "latin-1"
+
+
+def sniff_separator(path: str, encoding: str = "utf-8-sig") -> str:
     """The separator of the CSV file at ``path``: the one of :data:`SEPARATORS` that splits
     its header into the most fields (a comma when none splits it)."""
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
+        with open(path, newline="", encoding=encoding) as fh:
             header = fh.readline()
     except (OSError, UnicodeDecodeError):
         return ","  # pandas reports the problem
@@ -78,16 +96,16 @@ def sniff_separator(path: str) -> str:
     return best if counts[best] > 1 else ","
 
 
-def _header(path: str, sep: str) -> list[str]:
-    with open(path, newline="", encoding="utf-8-sig") as fh:
+def _header(path: str, sep: str, encoding: str) -> list[str]:
+    with open(path, newline="", encoding=encoding) as fh:
         return next(csv.reader(fh, delimiter=sep), [])
 
 
-def file_lines(path: str, sep: str) -> list[int]:
+def file_lines(path: str, sep: str, encoding: str = "utf-8-sig") -> list[int]:
     """The line in the file (1 = the header) of each data row as pandas reads them (blank
     lines skipped; a quoted field over several lines counts from its first line)."""
     lines = []
-    with open(path, newline="", encoding="utf-8-sig") as fh:
+    with open(path, newline="", encoding=encoding) as fh:
         reader = csv.reader(fh, delimiter=sep)
         start = 1
         for record in reader:
@@ -105,10 +123,16 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
 
     if not Path(path).exists():
         raise _UsageError(f"CSV file not found: {path}")
-    sep = sniff_separator(path) if sep is None else sep
     try:
-        df = pd.read_csv(path, sep=sep)
-        header = _header(path, sep)
+        encoding = file_encoding(path)
+    except OSError as exc:
+        raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
+    if encoding != "utf-8-sig":
+        print(f"optrees: note: {path} is not UTF-8: read as {encoding}", file=sys.stderr)
+    sep = sniff_separator(path, encoding) if sep is None else sep
+    try:
+        df = pd.read_csv(path, sep=sep, encoding=encoding)
+        header = _header(path, sep, encoding)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError,
             csv.Error) as exc:
         raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
@@ -130,7 +154,7 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
     _refuse_dates(df, path)
     if sep != ",":  # with commas between the fields, a decimal comma would be quoted
         _decimal_commas(df, path)
-    df.attrs.update(csv_path=str(path), csv_sep=sep)
+    df.attrs.update(csv_path=str(path), csv_sep=sep, csv_encoding=encoding)
     return df
 
 
@@ -190,7 +214,7 @@ def line_of(df: pd.DataFrame, row: int) -> str:
     :func:`read_csv`; ``"row 6"`` for other frames (a bundled dataset)."""
     path, sep = df.attrs.get("csv_path"), df.attrs.get("csv_sep")
     if path is not None:
-        lines = file_lines(path, sep)
+        lines = file_lines(path, sep, df.attrs.get("csv_encoding", "utf-8-sig"))
         if len(lines) == len(df):
             return f"line {lines[row]} of {path}"
     return f"row {row}"

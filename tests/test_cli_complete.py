@@ -159,6 +159,31 @@ def test_numbers_with_decimal_commas_named_in_the_api_warning():
         BendOCTClassifier(depth=1).fit(X, df["y"])
 
 
+@pytest.mark.parametrize("encoding, named", [("utf-8", None), ("utf-8-sig", None),
+                                             ("cp1252", "cp1252"), ("latin-1", "latin-1")])
+def test_a_file_in_a_western_european_encoding_is_read(encoding, named, tmp_path, capsys):
+    """A header and labels with umlauts, written as Excel on Windows writes them (cp1252:
+    'ö' one byte, not UTF-8) or with a byte cp1252 leaves undefined (0x81: read as Latin-1),
+    give the tree of the UTF-8 file, a note names the encoding; a bad cell is still named by
+    its line."""
+    df = _table().rename(columns={"G1": "größe"}).assign(y=lambda d: d["y"].map(
+        {"yes": "ja", "no": "nö"}))
+    if named == "latin-1":
+        df["b"] = df["b"].map({0: "\x81", 1: "x"})  # 0x81: undefined in cp1252
+    path = tmp_path / "data.csv"
+    path.write_bytes(df.to_csv(index=False, sep=";").encode(encoding))
+    assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
+    out, err = capsys.readouterr()
+    assert "größe <= 0.5" in out and "class: nö" in out
+    assert (f"read as {named}" in err) == (named is not None)
+    df.loc[41, "größe"] = np.nan  # data row 41 is line 43
+    path.write_bytes(df.to_csv(index=False, sep=";").encode(encoding))
+    assert main(["fit", "--csv", str(path), "--target", "y"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # after the encoding's note
+    assert err.startswith("optrees: error:") and f"line 43 of {path}" in err
+    assert "'größe'" in err
+
+
 def test_duplicate_header_is_refused(tmp_path, capsys, no_fit):
     path = tmp_path / "dup.csv"
     path.write_text("a,a,y\n1,2,0\n2,3,1\n3,1,0\n")
