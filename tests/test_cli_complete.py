@@ -155,7 +155,7 @@ def test_numbers_with_decimal_commas_named_in_the_api_warning():
 
     df = _table()
     X = df[["G1", "b"]].assign(G1=(df["G1"] + 0.25).map(lambda v: f"{v}".replace(".", ",")))
-    with pytest.warns(ColumnWarning, match=r"decimal comma.*decimal=','"):
+    with pytest.warns(ColumnWarning, match=r"decimal comma.*decimal=','.*thousands=','"):
         BendOCTClassifier(depth=1).fit(X, df["y"])
 
 

@@ -98,8 +98,9 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
         hint = (f"If {markers[0]!r} marks a missing value, fill or remove those rows, or drop "
                 "the columns" if markers else "Convert them to numbers if they measure something")
         if commas:
-            hint += (" (some are written with a decimal comma, e.g. '1,5': read the file with "
-                     "pandas.read_csv(..., decimal=','))")
+            hint += (" (some hold a comma, as in '1,5': a decimal comma or a thousands "
+                     "separator; read the file with pandas.read_csv(..., decimal=',') or "
+                     "thousands=',')")
         warnings.warn(f"{name}: {len(as_text)} column(s) hold {what}: {shown}{more}; they are "
                       f"read as categories, with no threshold tested. {hint}", ColumnWarning,
                       stacklevel=user_stacklevel())
