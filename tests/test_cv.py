@@ -29,7 +29,7 @@ from optrees import (
 from optrees._params import Param, parameter_table, validate_params
 from optrees.estimators import cv as cv_module
 from optrees.estimators import cv_folds
-from optrees.estimators.cv import path_lams, select_index
+from optrees.estimators.cv_choice import path_lams, select_index
 from optrees.estimators.cv_folds import FoldPath, path_fold
 
 

@@ -109,7 +109,7 @@ def test_one_standard_error_rule_keeps_a_point_exactly_one_error_below():
     most ``se^2 = var / k``."""
     from fractions import Fraction
 
-    from optrees.estimators.cv import select_index
+    from optrees.estimators.cv_choice import select_index
 
     rng = np.random.default_rng(0)
     for _ in range(1500):

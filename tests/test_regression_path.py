@@ -18,7 +18,7 @@ from sklearn.datasets import load_diabetes
 from sklearn.model_selection import KFold, cross_val_score
 
 from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV, OptreesInputError
-from optrees.estimators.cv import path_lams
+from optrees.estimators.cv_choice import path_lams
 from optrees.trees import regression_front
 from optrees.trees.solve.regression_path import front_points
 

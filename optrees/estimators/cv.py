@@ -39,10 +39,11 @@ from ..trees.mip.formulation import MAX_TREE_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
-from .cv_choice import RULES, deeper_fits, path_lams, select_index
+from .cv_choice import RULES, deeper_fits, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
 from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
 from .cv_refit import refit_from_path
+from .cv_results import cv_results
 from .regression import OptimalTreeRegressor
 from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
@@ -238,7 +239,7 @@ class _TreeCV(GeneratedInit):
             stage = [max(depths) + 1]
             depths.append(stage[0])
         self.depths_ = tuple(depths)
-        self.cv_results_ = self._results(done, p, lams, len(splits), depths)
+        self.cv_results_ = cv_results(done, self.path_off_, lams, len(splits), depths)
         self.n_splits_, self.scorer_ = len(splits), scorer
         self.best_index_ = select_index(self.cv_results_, p.rule)
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
@@ -277,7 +278,7 @@ class _TreeCV(GeneratedInit):
         if not deeper_fits(done, deepest, left, speedup, row_ratio,
                            refit_units if p.refit else 0.0):
             return False
-        results = self._results(done, p, lams, k, depths)
+        results = cv_results(done, self.path_off_, lams, k, depths)
         return not np.isnan(results["mean_test_score"]).all() and \
             results["params"][select_index(results, "best")]["depth"] == deepest
 
@@ -348,54 +349,6 @@ class _TreeCV(GeneratedInit):
             self.path_ = training_path(clone(best).set_params(time_limit=left), X, y,
                                        sample_weight)[0]
 
-    def _results(self, done: list[FoldFit | FoldPath], p: Params,
-                 lams: dict[int, tuple[float, ...] | str], k: int,
-                 depths: list[int]) -> dict[str, Any]:
-        """``cv_results_`` in scikit-learn's format (one entry per grid point of
-        ``depths``)."""
-        paths = {(r.fold, r.depth): r for r in done if isinstance(r, FoldPath)}
-        fits = {(r.fold, r.depth, r.lam): r for r in done if isinstance(r, FoldFit)}
-        params, scores, times, leaves, stopped = [], [], [], [], []
-        for depth in depths:
-            if self.path_off_[depth] is None:
-                folds = [paths[f, depth] for f in range(k)]
-                grid = path_lams(folds) if lams[depth] == "path" else lams[depth]
-                for lam in grid:
-                    picks = [f.pick(lam) for f in folds]
-                    params.append({"depth": depth, "lam": float(lam)})
-                    scores.append([f.scores[i] for f, i in zip(folds, picks, strict=True)])
-                    leaves.append([f.leaves[i] for f, i in zip(folds, picks, strict=True)])
-                    times.append([f.seconds for f in folds])
-                    stopped.append([f.stopped for f in folds])
-            else:
-                for lam in lams[depth]:
-                    runs = [fits[f, depth, float(lam)] for f in range(k)]
-                    params.append({"depth": depth, "lam": float(lam)})
-                    scores.append([r.score for r in runs])
-                    leaves.append([r.leaves for r in runs])
-                    times.append([r.seconds for r in runs])
-                    stopped.append([r.stopped for r in runs])
-        S = np.array(scores, dtype=float)
-        stop = np.array(stopped, dtype=bool)
-        T = np.array(times, dtype=float)
-        mean = S.mean(axis=1)
-        out: dict[str, Any] = {
-            "params": params,
-            "param_depth": np.ma.MaskedArray([q["depth"] for q in params], mask=False),
-            "param_lam": np.ma.MaskedArray([q["lam"] for q in params], mask=False),
-            **{f"split{i}_test_score": S[:, i] for i in range(k)},
-            "mean_test_score": mean,
-            "std_test_score": S.std(axis=1),
-            "rank_test_score": _rank(mean),
-            "mean_fit_time": T.mean(axis=1),
-            "std_fit_time": T.std(axis=1),
-            "mean_n_leaves": np.array(leaves, dtype=float).mean(axis=1),
-            "from_path": np.array([self.path_off_[q["depth"]] is None for q in params]),
-            **{f"split{i}_stopped": stop[:, i] for i in range(k)},
-            "n_stopped_folds": stop.sum(axis=1),
-        }
-        return out
-
     # -------------------------------------------------------------- delegation
     def _fitted(self) -> Any:
         check_is_fitted(self, "cv_results_")
@@ -416,12 +369,6 @@ class _TreeCV(GeneratedInit):
         if sample_weight is None:
             return float(self.scorer_(est, X, y))
         return float(self.scorer_(est, X, y, sample_weight=sample_weight))
-
-
-def _rank(mean: np.ndarray) -> np.ndarray:
-    """scikit-learn's ``rank_test_score``: 1 for the best, ties share the lowest rank."""
-    filled = np.where(np.isnan(mean), -np.inf, mean)
-    return np.array([1 + int(np.sum(filled > m)) for m in filled], dtype=np.int32)
 
 
 _BEND_TABLE, _BEND_DEFAULTS = passed_through(BendOCTClassifier)
