@@ -55,7 +55,8 @@ CART_DEPTHS = [1, 2, 3, 4, 5, 6, 8, 10, None]
 CART_ALPHAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1]
 """CART's ``ccp_alpha`` grid in units of the training target's variance (λ units)."""
 VARIANTS = {"default": {}, "path": {"lams": "path"},
-            "fine": {"lams": (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)}}
+            "fine": {"lams": (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)},
+            "leaf5": {"min_samples_leaf": 5}}
 """Our columns: OptimalTreeRegressorCV's keyword arguments beside ``cv`` and
 ``time_limit``."""
 
