@@ -417,6 +417,9 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
     """Treatment codes, outcome, propensity of each row's own treatment, ``n x K`` outcome
     predictions, and K; one clear error for each bad input."""
     names, t_raw = _treatment_labels(treatment, n)
+    if names is not None and len(names) < 2:
+        raise OptreesInputError(f"treatment has a single label ({names[0]!r}): a policy "
+                                "tree chooses among at least two treatments")
     if names is None:
         t_raw = _vector(treatment, "treatment", n)
         if (t_raw != np.round(t_raw)).any() or (t_raw < 0).any():
@@ -455,9 +458,6 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
                                 f"outcome_predictions / propensity have {K} columns")
     if K is None:
         K = int(t.max()) + 1
-        if names is not None and len(names) < 2:
-            raise OptreesInputError(f"treatment has a single label ({names[0]!r}): a policy "
-                                    "tree chooses among at least two treatments")
         if len(np.unique(t)) != K or K < 2:
             raise OptreesInputError("treatment must hold the codes 0..K-1 of K >= 2 treatments "
                                     f"(found {sorted(set(t.tolist()))[:10]})")
