@@ -66,21 +66,19 @@ def check_picture(path: str | None, what: str = "--plot") -> None:
 
 
 # ------------------------------------------------------------------------------- CSV files
-def file_encoding(path: str) -> str:
-    """UTF-8 (a byte-order mark allowed) when the file at ``path`` decodes as it, else
-    Windows-1252 (what spreadsheet programs in Western Europe write: ``ö`` as one byte),
-    else Latin-1 (every byte a character)."""
-    for encoding in ("utf-8-sig", "cp1252"):
-        decoder = codecs.getincrementaldecoder(encoding)()
-        try:
-            with open(path, "rb") as fh:  # in chunks: no second copy of a large file
-                for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                    decoder.decode(chunk)
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            continue
-        return encoding
-    return "latin-1"
+def single_byte_encoding(path: str) -> str:
+    """The encoding of a file at ``path`` that is not UTF-8: Windows-1252 (what spreadsheet
+    programs in Western Europe write: ``ö`` as one byte) when it decodes as it, else Latin-1
+    (every byte a character)."""
+    decoder = codecs.getincrementaldecoder("cp1252")()
+    try:
+        with open(path, "rb") as fh:  # in chunks: no second copy of a large file
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return "latin-1"
+    return "cp1252"
 
 
 def sniff_separator(path: str, encoding: str = "utf-8-sig") -> str:
@@ -123,16 +121,19 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
 
     if not Path(path).exists():
         raise _UsageError(f"CSV file not found: {path}")
+    def read(encoding: str) -> tuple[pd.DataFrame, list[str], str]:
+        found = sniff_separator(path, encoding) if sep is None else sep
+        return (pd.read_csv(path, sep=found, encoding=encoding),
+                _header(path, found, encoding), found)
+
+    encoding = "utf-8-sig"
     try:
-        encoding = file_encoding(path)
-    except OSError as exc:
-        raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
-    if encoding != "utf-8-sig":
-        print(f"optrees: note: {path} is not UTF-8: read as {encoding}", file=sys.stderr)
-    sep = sniff_separator(path, encoding) if sep is None else sep
-    try:
-        df = pd.read_csv(path, sep=sep, encoding=encoding)
-        header = _header(path, sep, encoding)
+        try:
+            df, header, sep = read(encoding)
+        except UnicodeDecodeError:  # not UTF-8: then one pass over the file finds which
+            encoding = single_byte_encoding(path)
+            print(f"optrees: note: {path} is not UTF-8: read as {encoding}", file=sys.stderr)
+            df, header, sep = read(encoding)
     except (OSError, pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError,
             csv.Error) as exc:
         raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
@@ -163,14 +164,11 @@ def _decimal_commas(df: pd.DataFrame, path: str) -> None:
     (``171,3``: a file from a locale that separates its fields by ``;``), become numbers;
     a note on stderr names them.  Without this each value was a category."""
     import numpy as np
-    import pandas as pd
 
     from .estimators._columns import as_numbers
 
     read = []
-    for c in df.columns:
-        if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
-            continue
+    for c in _text_columns(df):
         numbers, comma = as_numbers(df[c])
         if comma and not np.isnan(numbers[df[c].notna().to_numpy()]).any():
             df[c] = numbers
@@ -179,6 +177,14 @@ def _decimal_commas(df: pd.DataFrame, path: str) -> None:
         print(f"optrees: note: {len(read)} column(s) of {path} hold numbers with a decimal "
               f"comma ({', '.join(repr(c) for c in read[:8])}"
               f"{', ...' if len(read) > 8 else ''}): read as numbers", file=sys.stderr)
+
+
+def _text_columns(df: pd.DataFrame) -> list[Any]:
+    """The columns of ``df`` that pandas read as text (object or string dtype)."""
+    import pandas as pd
+
+    return [c for c in df.columns
+            if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
 
 
 def _is_number(text: str) -> bool:
@@ -195,9 +201,7 @@ def _refuse_dates(df: pd.DataFrame, path: str) -> None:
     date column (each date would be its own category)."""
     import pandas as pd
 
-    for c in df.columns:
-        if not (df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)):
-            continue
+    for c in _text_columns(df):
         values = df[c].dropna().astype(str).str.strip()
         if len(values) and values.head(100).str.fullmatch(_DATE).all() \
                 and values.str.fullmatch(_DATE).all():  # the head first: cheap on big files
