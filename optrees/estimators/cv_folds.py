@@ -162,13 +162,21 @@ def _regression_path(estimator: Any, X_train: Any, y_train: Any, w_train: Any
     the regression front's hull (:func:`~optrees.trees.solve.regression_path.front_points`)
     on the rows as its fit encodes them."""
     p = validate_params(estimator)
-    df, target, w = weighted_rows(check_frame(X_train), y_train, w_train)
-    features, encoding, names = encoded(df)
+    features, target, w, names, encoding, columns = regression_rows(X_train, y_train, w_train)
     points = regression_points(features, target, w, p.depth,
                                min_leaf_rows(p.min_samples_leaf, len(target)),
                                fit_deadline(p.time_limit), names, "hull",
                                p.random_state or 0)
-    return points, encoding, list(df.columns), None
+    return points, encoding, columns, None
+
+
+def regression_rows(X_train: Any, y_train: Any, w_train: Any) -> tuple[Any, ...]:
+    """Training rows as OptimalTreeRegressor's fit encodes them (weights, rows of weight 0
+    dropped, every threshold, categoricals one-hot): the matrix, target, weights, the
+    feature names, the encoding and the column names (to encode other rows alike)."""
+    df, target, w = weighted_rows(check_frame(X_train), y_train, w_train)
+    features, encoding, names = encoded(df)
+    return features, target, w, names, encoding, list(df.columns)
 
 
 def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,

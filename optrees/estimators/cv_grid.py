@@ -14,9 +14,9 @@ import numpy as np
 from .._params import validate_params
 from .._validation import check_frame
 from ..trees.solve.fit import min_leaf_rows
-from ..trees.solve.regression_path import GridTree, encoded, grid_trees, weighted_rows
+from ..trees.solve.regression_path import GridTree, grid_trees
 from ._base import ColumnWarning, UnseenCategoryWarning, fit_deadline
-from .cv_folds import FoldFit, PathRegressionTree, _rows, on_schedule
+from .cv_folds import FoldFit, PathRegressionTree, _rows, on_schedule, regression_rows
 from .regression import OptimalTreeRegressor
 
 FoldJob = tuple[int, "float | tuple[float, ...] | None"]
@@ -55,12 +55,11 @@ def grid_trees_of(estimator: Any, lams: tuple[float, ...], X_train: Any, y_train
     encodes them (weights, rows of weight 0 dropped, every threshold); also the encoding and
     the column names, to encode other rows alike."""
     p = validate_params(estimator)
-    df, target, w = weighted_rows(check_frame(X_train), y_train, w_train)
-    features, encoding, names = encoded(df)
+    features, target, w, names, encoding, columns = regression_rows(X_train, y_train, w_train)
     trees = grid_trees(features, target, w, p.depth,
                        min_leaf_rows(p.min_samples_leaf, len(target)),
                        fit_deadline(p.time_limit), lams, names, p.random_state)
-    return trees, encoding, list(df.columns)
+    return trees, encoding, columns
 
 
 def grid_fold(estimator: Any, lams: tuple[float, ...], X: Any, y: Any, sample_weight: Any,
