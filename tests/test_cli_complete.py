@@ -146,6 +146,11 @@ def test_decimal_commas_are_read_as_numbers(tmp_path, capsys):
 
     # a marker: not every value a number, the column stays text
     assert not pd.api.types.is_numeric_dtype(read_csv(str(marked))["G1"])
+    # an empty cell stays missing (then refused by its line), not a number
+    gap = tmp_path / "gap.csv"
+    gap.write_text(commas.read_text().replace("\n0,25;", "\n;", 1))
+    read = read_csv(str(gap))["G1"]
+    assert pd.api.types.is_float_dtype(read) and read.isna().sum() == 1
 
 
 def test_numbers_with_decimal_commas_named_in_the_api_warning():

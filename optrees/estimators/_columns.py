@@ -35,18 +35,15 @@ CSV files hold them (with ``;`` between the fields)."""
 
 def as_numbers(values: pd.Series) -> tuple[np.ndarray, bool]:
     """``values`` read as numbers, NaN where a value is not one, a decimal comma read as a
-    point; and whether some value had a decimal comma."""
-    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, copy=True)
-    missing = np.isnan(numbers) & values.notna().to_numpy()
-    if not missing.any():
-        return numbers, False
-    text = values[missing].astype(str).str.strip()
-    comma = text.str.fullmatch(DECIMAL_COMMA).to_numpy(dtype=bool)
-    if not comma.any():
-        return numbers, False
-    where = np.flatnonzero(missing)[comma]
-    numbers[where] = text[comma].str.replace(",", ".", regex=False).astype(float).to_numpy()
-    return numbers, True
+    point; and whether some value had a decimal comma.  Each distinct value is read once
+    (a text column of 100k rows has a few)."""
+    codes, uniques = pd.factorize(values)  # a missing value: code -1
+    distinct = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
+    numbers = pd.to_numeric(distinct, errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    text = distinct.astype(str).str.strip()
+    comma = np.isnan(numbers) & text.str.fullmatch(DECIMAL_COMMA).to_numpy(dtype=bool)
+    numbers[comma] = text[comma].str.replace(",", ".", regex=False).astype(float).to_numpy()
+    return np.append(numbers, np.nan)[codes], bool(comma.any())
 
 
 def _markers(values: pd.Series, distinct: int) -> tuple[list[Any], bool] | None:
