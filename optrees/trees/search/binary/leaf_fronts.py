@@ -367,8 +367,8 @@ class FrontSearch:
             # a tree of k <= 4 leaves has depth <= 3: every root's best there is known, so
             # only a root that beats the depth-3 front at some leaf count is searched
             shallow = self._fronts3([(rows, parent)], small)[0]
-            best[:8] = shallow.vals
-            best[8:] = shallow.vals[-1]
+            best[:half] = shallow.vals  # (a depth-3 front has half the leaf counts)
+            best[half:] = shallow.vals[-1]
         shared = None  # depth 4, compiled: the children's cells shared across root features
         if parent is not None and self.backend == "numba":
             from .root_share import SharedRoots
