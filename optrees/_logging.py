@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import logging
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 logger = logging.getLogger("optrees")
@@ -25,6 +26,7 @@ logger.addHandler(logging.NullHandler())
 # perf_counter() when the outermost fit began (None outside a fit)
 _FIT_START: contextvars.ContextVar[float | None] = contextvars.ContextVar("optrees_fit_start",
                                                                           default=None)
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("optrees_quiet", default=False)
 
 
 def _has_real_handler(log: logging.Logger | None) -> bool:
@@ -73,7 +75,22 @@ def _to_stderr(level: int) -> Iterator[None]:
 
 def enabled() -> bool:
     """Whether progress lines are logged (compute a number only for a line when True)."""
-    return logger.isEnabledFor(logging.INFO)
+    return not _QUIET.get() and logger.isEnabledFor(logging.INFO)
+
+
+def silent(task: Callable[..., Any]) -> Callable[..., Any]:
+    """``task`` logging no progress lines (a ``*CV``'s fold task, in a worker or not: the
+    selection logs its own line per task); its name kept (Dask names tasks by it)."""
+
+    @functools.wraps(task)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        token = _QUIET.set(True)
+        try:
+            return task(*args, **kwargs)
+        finally:
+            _QUIET.reset(token)
+
+    return wrapper
 
 
 def since_fit(fallback: float | None = None) -> float:

@@ -22,6 +22,7 @@ from sklearn.metrics import check_scoring, get_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 
+from .._logging import verbosity
 from .._params import (
     TIME_LIMIT,
     Boolean,
@@ -42,6 +43,7 @@ from ._base import TimeLimitWarning, user_stacklevel
 from .cv_choice import RULES, deeper_fits, select_index
 from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
 from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
+from .cv_progress import choice_line, depth_lines, done_line, records_of
 from .cv_refit import refit_from_path
 from .cv_results import cv_results
 from .regression import OptimalTreeRegressor
@@ -188,8 +190,12 @@ class _TreeCV(GeneratedInit):
         """Score every grid point on every fold, choose one by ``rule`` and (``refit``) fit it
         on all rows; ``sample_weight`` weights the fits, not the test scores (as
         scikit-learn's GridSearchCV).  Returns ``self``."""
-        started = time.perf_counter()
         p = validate_params(self)
+        with verbosity(int(p.verbose)):
+            return self._fit(X, y, sample_weight, p)
+
+    def _fit(self, X: Any, y: Any, sample_weight: Any, p: Params) -> _TreeCV:
+        started = time.perf_counter()
         df = frame_of(X)
         if not isinstance(X, (pd.DataFrame, np.ndarray)):
             X = np.asarray(X)  # a list or an array-like: rows indexable by the folds
@@ -229,6 +235,7 @@ class _TreeCV(GeneratedInit):
             scored = self._score_stage(stage, lams, X, y_arr, sample_weight, splits, scorer,
                                        p, left)
             done += scored
+            depth_lines(cv_results(done, self.path_off_, lams, len(splits), depths), stage)
             # how much faster than one after another the stage's tasks ran (n_jobs)
             speedup = sum(r.seconds for r in scored) / \
                 max(time.perf_counter() - stage_started, 1e-9)
@@ -244,6 +251,7 @@ class _TreeCV(GeneratedInit):
         self.best_index_ = select_index(self.cv_results_, p.rule)
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        choice_line(self.cv_results_, self.best_index_, p.rule)
         stopped = sum(r.stopped for r in done)
         if stopped:
             warnings.warn(f"{type(self).__name__}: {stopped} of {len(done)} fold fits stopped "
@@ -255,6 +263,7 @@ class _TreeCV(GeneratedInit):
         if is_classifier(self):
             self.classes_ = check_target(y_arr, len(df))[0]
         self.fit_seconds_ = time.perf_counter() - started
+        done_line(getattr(self, "best_estimator_", None) if p.refit else None)
         return self
 
     def _grows(self, done: list[FoldFit | FoldPath], p: Params, lams: dict[int, Any], k: int,
@@ -322,8 +331,9 @@ class _TreeCV(GeneratedInit):
                     task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
                                              scorer, fold, schedule)
                 tasks.append(task)
-        done = Parallel(n_jobs=p.n_jobs)(tasks)
-        return [r for out in done for r in (out if isinstance(out, list) else [out])]
+        # a generator: each task's line is logged as its output arrives
+        return list(records_of(Parallel(n_jobs=p.n_jobs, return_as="generator")(tasks),
+                               len(splits)))
 
     def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,
                spent: float) -> None:

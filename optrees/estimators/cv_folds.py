@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import _safe_indexing
 
+from .._logging import silent
 from .._params import validate_params
 from .._validation import (
     check_frame,
@@ -179,6 +180,7 @@ def regression_rows(X_train: Any, y_train: Any, w_train: Any) -> tuple[Any, ...]
     return features, target, w, names, encoding, list(df.columns)
 
 
+@silent
 def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
               test: np.ndarray, scorer: Any, fold: int,
               schedule: tuple[float, float, float] | None = None) -> FoldPath:
@@ -208,6 +210,7 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
                     stopped)
 
 
+@silent
 def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
              test: np.ndarray, scorer: Any, fold: int,
              schedule: tuple[float, float, float] | None = None) -> FoldFit:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._logging import silent
 from .._params import validate_params
 from .._validation import check_frame
 from ..trees.solve.fit import min_leaf_rows
@@ -62,6 +63,7 @@ def grid_trees_of(estimator: Any, lams: tuple[float, ...], X_train: Any, y_train
     return trees, encoding, columns
 
 
+@silent
 def grid_fold(estimator: Any, lams: tuple[float, ...], X: Any, y: Any, sample_weight: Any,
               train: np.ndarray, test: np.ndarray, scorer: Any, fold: int,
               schedule: tuple[float, float, float] | None = None) -> list[FoldFit]:
