@@ -121,6 +121,7 @@ class RuleGeneration:
         self.deadline = Deadline() if deadline is None else deadline
         self.tree_pricer = TreePricer(raw, self.y, max_depth, random_state, self.deadline)
         self._rng = np.random.default_rng(random_state)  # the orders of fill_duals
+        self._ranks: np.ndarray | None = None  # per-column value ranks (_fill_key)
         # sample-level fairness sets (validated once, up front)
         self._fair_sets = None if fairness is None else [fam for _, fam in
                                                          fairness.sets(self.y, self.K)]
@@ -279,8 +280,7 @@ class RuleGeneration:
             cols = np.asarray(master.cols, dtype=int)
             w = vals[cols]
             v = vals[master.v_cols][cell]
-            # equal rows, equal keys: a random projection, new for each LP
-            key = self.raw.matrix @ self._rng.standard_normal(self.raw.matrix.shape[1])
+            key = self._fill_key()
             beta = fill_duals(res.stats["duals"][: master.n], cell, self.w, key)
             rc = res.stats["reduced_costs"][cols]
             best = (float(res.objective), w, v, beta, res.status, rc, master)
@@ -314,7 +314,7 @@ class RuleGeneration:
                    and self._refused(cands, beta_pos)):
                 # a stall: price again at another optimal dual of the same LP (a new fill)
                 retries += 1
-                key = self.raw.matrix @ self._rng.standard_normal(self.raw.matrix.shape[1])
+                key = self._fill_key()
                 beta_pos = np.clip(fill_duals(res.stats["duals"][: master.n], cell, self.w,
                                               key), 0.0, None)
                 cands = list(self._price(beta_pos))
@@ -324,6 +324,18 @@ class RuleGeneration:
                 status = "stalled" if self._refused(cands, beta_pos) else "converged"
                 break
         return self._result(best, calls, status, history, lower_bound)
+
+    def _fill_key(self) -> np.ndarray:
+        """The random row order of :func:`fill_duals`, new for each LP: a random projection
+        of the rows' per-column value ranks, so equal rows get equal keys and the order (and
+        so the rules) does not change with a column's units or any increasing transform of
+        it, as the trees' splits do not (a projection of the raw values let a column in
+        millimetres decide it)."""
+        if self._ranks is None:
+            self._ranks = np.column_stack(
+                [np.unique(col, return_inverse=True)[1] for col in self.raw.matrix.T]
+            ).astype(float)
+        return self._ranks @ self._rng.standard_normal(self._ranks.shape[1])
 
     def _result(self, best: tuple, calls: int, status: str, history: list[float],
                 lower_bound: float | None) -> RUGResult:
