@@ -349,9 +349,9 @@ def test_extra_cuts_bad_input(extra, message) -> None:
 
 
 def test_cart_cuts_express_carts_tree() -> None:
-    """Every split of CART (raw numeric columns, a categorical one one-hot) has a cut of
-    :func:`cart_cuts` that sends the same rows right: 0/1 columns holding them express
-    CART's tree."""
+    """Every split of CART (numeric columns by value order, a categorical one one-hot) has
+    a cut of :func:`cart_cuts` that sends the same rows right: 0/1 columns holding them
+    express CART's tree."""
     from sklearn.tree import DecisionTreeClassifier
 
     from optrees.encoding.bins import cart_cuts
@@ -364,7 +364,8 @@ def test_cart_cuts_express_carts_tree() -> None:
     y = ((df["a"] > 0.3) ^ (df["c"] == "v") ^ (df["b"] > 1.1)).to_numpy().astype(int)
     w = rng.integers(1, 4, size=n).astype(float)
     cuts = cart_cuts(df, y, 4, w, min_samples_leaf=3)
-    X = pd.concat([df[["a", "b", "d"]], pd.get_dummies(df[["c"]].astype(str))], axis=1)
+    ranks = df[["a", "b", "d"]].apply(lambda c: np.unique(c, return_inverse=True)[1])
+    X = pd.concat([ranks, pd.get_dummies(df[["c"]].astype(str))], axis=1)
     tree = DecisionTreeClassifier(max_depth=4, random_state=0, min_samples_leaf=3).fit(
         X.to_numpy(dtype=np.float32), y, sample_weight=w).tree_
     numeric_splits = 0
@@ -374,7 +375,7 @@ def test_cart_cuts_express_carts_tree() -> None:
             continue
         numeric_splits += 1
         column = ["a", "b", "d"][j]
-        right = df[column].to_numpy(dtype=np.float32) > tree.threshold[node]
+        right = ranks[column].to_numpy() > tree.threshold[node]
         assert any(np.array_equal(df[column].to_numpy() >= t, right) for t in cuts[column])
     assert numeric_splits >= 3
     assert set(cuts) <= {"a", "b", "d"}

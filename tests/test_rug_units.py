@@ -67,3 +67,43 @@ def test_pricing_trees_split_rows_alike_in_any_units(monkeypatch, backend, scale
 
     shifted = 1.6e9 + x if scale == 3e9 else x * scale  # seconds since 1970, or tiny units
     assert leaf_rows(shifted) == leaf_rows(x)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_weight_zero_and_integer_weights_match_removed_and_repeated_rows(monkeypatch, backend):
+    """scikit-learn's check, with each pricing tree: the suite runs it with whichever tree
+    the process has loaded.  The compiled tree chose between two splits of the same rows by
+    rounding (a row of weight 3 against three copies sum in other orders): CI failed on it."""
+    from sklearn.utils.estimator_checks import check_sample_weight_equivalence_on_dense_data
+
+    from optrees import compiled
+
+    if backend == "numba":
+        pytest.importorskip("numba")
+    monkeypatch.setattr(compiled, "backend_for", lambda *args, **kwargs: backend)
+    check_sample_weight_equivalence_on_dense_data(
+        "RUGClassifier", RUGClassifier(max_depth=2, max_rmp_calls=5, time_limit=30))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_rows_of_weight_zero_place_no_threshold(monkeypatch, backend):
+    """A row of weight 0 changes no rule (the fit leaves it out): thresholds lie halfway
+    between values of rows of positive weight, as when the row is removed, so new data
+    between them is classed alike."""
+    from optrees import compiled
+
+    if backend == "numba":
+        pytest.importorskip("numba")
+    monkeypatch.setattr(compiled, "backend_for", lambda *args, **kwargs: backend)
+    x = np.arange(0.0, 40.0, 2.0)                       # kept rows: 0, 2, ..., 38
+    y = (x >= 20).astype(int) ^ ((x // 2) % 7 == 0)
+    X = pd.DataFrame({"x": np.r_[x, x + 1.0]})         # zero-weight rows at 1, 3, ..., 39
+    Y = np.r_[y, 1 - y]
+    w = np.r_[np.ones(len(x)), np.zeros(len(x))]
+    kept = RUGClassifier(max_depth=2, max_rmp_calls=5, random_state=1).fit(
+        pd.DataFrame({"x": x}), y)
+    zero = RUGClassifier(max_depth=2, max_rmp_calls=5, random_state=1).fit(X, Y,
+                                                                           sample_weight=w)
+    grid = pd.DataFrame({"x": np.linspace(-1.0, 41.0, 421)})
+    np.testing.assert_array_equal(kept.predict(grid), zero.predict(grid))
+    np.testing.assert_allclose(kept.predict_proba(grid), zero.predict_proba(grid), atol=1e-9)

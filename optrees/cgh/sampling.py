@@ -2,10 +2,11 @@
 
 A split ``a = (f, v_f <= mu)`` sends a row left when ``x[f] <= mu``.  Thresholds are kept in a
 canonical form: the midpoint between two consecutive distinct training values of ``f``, so two
-CART thresholds that cut the training data the same way become the same split.  scikit-learn
-compares ``float32(x) <= t``; :meth:`SplitTable.from_cart` maps its threshold to the canonical
-one that induces exactly the same partition of the (float64) training rows, so the paths of a
-CART tree reproduce CART's training accuracy.
+CART thresholds that cut the training data the same way become the same split.  CART grows on
+each column's value ranks (:mod:`optrees.encoding.ranks`: scikit-learn reads float32 and
+never splits values closer than 1e-7, so on the values the splits changed with a column's
+units); :meth:`SplitTable.from_cart` maps its rank threshold to the canonical split of the
+same partition of the training rows, so the paths of a CART tree reproduce its accuracy.
 
 Split id 0 is the *pass* split ``(f, v_f <= max v_f)``: every row goes left.  It lets a full
 depth-k path stand for a CART leaf above depth k (and lets the master choose shallower trees);
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from ..encoding.ranks import Ranked
 from ..solvers.deadline import Deadline
 
 PASS = 0
@@ -32,7 +34,7 @@ class SplitTable:
     def __init__(self, X: np.ndarray) -> None:
         self.X = np.asarray(X, dtype=float)
         self.uniq = [np.unique(self.X[:, f]) for f in range(self.X.shape[1])]
-        self.uniq32 = [u.astype(np.float32).astype(float) for u in self.uniq]
+        self.ranks = Ranked(self.X).ranks  # what CART grows on
         self.feature: list[int] = [-1]
         self.threshold: list[float] = [np.inf]
         self._ids: dict[tuple[int, int], int] = {}
@@ -59,9 +61,9 @@ class SplitTable:
         return sid
 
     def from_cart(self, f: int, thr: float) -> int | None:
-        """Canonical split with the same training partition as sklearn's ``x[f] <= thr``."""
-        k = int(np.searchsorted(self.uniq32[f], thr, side="right"))
-        return self.add(f, k)
+        """Canonical split with the same training partition as sklearn's ``rank(x[f]) <=
+        thr`` (a tree grown on :attr:`ranks`)."""
+        return self.add(f, int(np.floor(thr)) + 1)
 
     def add_all(self) -> np.ndarray:
         """Every split of the full-information problem (§3); returns their ids."""
@@ -143,7 +145,7 @@ def threshold_sampling(
     q_node = dq_node if q_node is None else int(q_node)
     max_rounds = 3 * tau if max_rounds is None else int(max_rounds)
     rng = np.random.default_rng(seed)
-    X32 = X.astype(np.float32)
+    X32 = table.ranks
 
     def fit_cart(idx: np.ndarray | None, rs: int) -> dict[int, tuple[int, float]]:
         clf = DecisionTreeClassifier(max_depth=depth, random_state=rs)

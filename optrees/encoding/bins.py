@@ -21,6 +21,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from .._numbers import clean_midpoints
 from .common import is_numeric, plain
+from .ranks import Ranked
 
 BINNINGS = ("cumulative", "plain")
 
@@ -86,11 +87,10 @@ def quantile_cuts(x: np.ndarray, n_bins: int, weights: np.ndarray | None = None,
 
 
 def threshold_positions(uniq: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """Index i of the gap (uniq[i], uniq[i + 1]] holding each threshold t, read as the split
-    ``float32(x) <= t`` of scikit-learn's trees (their data are float32); thresholds that
-    leave every value on one side are dropped."""
-    u32 = uniq.astype(np.float32).astype(float)
-    k = np.searchsorted(u32, np.asarray(thresholds, dtype=float), side="right")
+    """Index i of the gap [uniq[i], uniq[i + 1]) holding each threshold t of a split ``x <=
+    t`` (:func:`tree_thresholds`' are on the values, :mod:`.ranks`); thresholds that leave
+    every value on one side are dropped."""
+    k = np.searchsorted(uniq, np.asarray(thresholds, dtype=float), side="right")
     return k[(k >= 1) & (k < len(uniq))] - 1
 
 
@@ -111,11 +111,11 @@ def tree_thresholds(X: pd.DataFrame, y: np.ndarray, depth: int, regression: bool
     ``tree_params``: further scikit-learn tree parameters (``min_samples_leaf``, ...)."""
     if X.shape[1] == 0 or len(X) < 2:
         return {}
-    big = float(np.finfo(np.float32).max)
-    X32 = np.clip(X.to_numpy(dtype=float), -big, big).astype(np.float32)
+    # on ranks (on the values, the tree changed with units) among rows of positive weight
+    data = Ranked(X.to_numpy(dtype=float), None if weights is None else np.asarray(weights) > 0)
     cls = DecisionTreeRegressor if regression else DecisionTreeClassifier
-    tree = cls(max_depth=depth, random_state=0, **tree_params).fit(
-        X32, y, sample_weight=weights).tree_
+    tree = data.tree(cls(max_depth=depth, random_state=0, **tree_params).fit(
+        data.ranks, y, sample_weight=weights).tree_)
     inner = tree.children_left >= 0
     return {str(c): tree.threshold[inner & (tree.feature == j)] for j, c in enumerate(X.columns)}
 

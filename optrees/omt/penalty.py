@@ -12,6 +12,8 @@ import pandas as pd
 
 from .._logging import progress, since_fit
 from .._validation import OptreesInputError
+from ..encoding.common import is_numeric
+from ..encoding.ranks import value_ranks
 from ..solvers.deadline import Deadline
 
 CLASSIFICATION_PENALTY = 0.02
@@ -45,12 +47,18 @@ def holdout(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
 
     Whole groups of identical rows (X and y) are drawn in an order given by a seeded hash of
     their content, so integer weights hold out the same data as duplicated rows, and rows of
-    weight 0 (kept, they count for nothing) change no other row's draw.  A regression
-    target enters by the rank of its value, so the draw does not depend on y's units."""
+    weight 0 (kept, they count for nothing) change no other row's draw.  Numeric columns and
+    a regression target enter by the rank of their values among the rows of positive
+    weight, so the draw does not depend on their units (hashing the values, a column in
+    millimetres held out other rows than in metres, and so chose another penalty)."""
     y = np.asarray(y)
+    positive = np.ones(len(y), dtype=bool) if w is None else np.asarray(w) > 0
     if y.dtype.kind == "f":  # a regression target by its rank: c * y holds out the same rows
-        y = np.unique(y, return_inverse=True)[1].ravel().astype(np.int64)
-    keys = (pd.util.hash_pandas_object(df, index=False).to_numpy()
+        y = value_ranks(y, positive)
+    unit_free = pd.DataFrame({i: value_ranks(df[c].to_numpy(dtype=float), positive)
+                              if is_numeric(df[c]) else df[c]
+                              for i, c in enumerate(df.columns)})
+    keys = (pd.util.hash_pandas_object(unit_free, index=False).to_numpy()
             * np.uint64(1_000_003) + pd.util.hash_array(y))
     uniq, group = np.unique(keys, return_inverse=True)
     weight = np.bincount(group, weights=w, minlength=len(uniq))

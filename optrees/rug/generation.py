@@ -48,6 +48,7 @@ import numpy as np
 
 from .._logging import progress, since_fit
 from ..encoding.columns import RawColumns
+from ..encoding.ranks import value_ranks
 from ..models.rule_set import Literal, Rule
 from ..solvers.deadline import Deadline
 from .costs import ahat, class_scores, reduced_cost, rule_cost
@@ -333,8 +334,7 @@ class RuleGeneration:
         millimetres decide it)."""
         if self._ranks is None:
             self._ranks = np.column_stack(
-                [np.unique(col, return_inverse=True)[1] for col in self.raw.matrix.T]
-            ).astype(float)
+                [value_ranks(col) for col in self.raw.matrix.T]).astype(float)
         return self._ranks @ self._rng.standard_normal(self._ranks.shape[1])
 
     def _result(self, best: tuple, calls: int, status: str, history: list[float],

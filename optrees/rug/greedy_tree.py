@@ -29,6 +29,12 @@ TINY_SIDE = 1e-12
 side's weight is then the difference of two nearly equal sums, lost in rounding (duals of 1e-20
 beside ones of 1: FairRUG on nursery divided by zero), and the split separates nothing."""
 
+TIE = 1e-10
+"""A split replaces the best so far only when its Gini proxy is larger by more than this share:
+two splits of the same rows differ in rounding alone (their sums run in other orders, a row of
+weight 3 against three copies), and rounding must not decide between them (scikit-learn's
+sample-weight check); the first in the seeded column order and the lowest threshold win."""
+
 
 @dataclass
 class GreedyTree:
@@ -170,7 +176,7 @@ def _grow(X, order, values, high, y, w, n_classes, max_depth, columns):  # pragm
                         lk = totals[v, k] - side[v, k]
                         l_sq += lk * lk
                     proxy = l_sq / lw + side_sq[v] / side_w[v]
-                    if proxy > best[v]:
+                    if proxy > best[v] * (1.0 + TIE):  # best >= 0 or -inf
                         best[v] = proxy
                         feature[v] = f
                         threshold[v] = _midpoint(values[f, 0], values[f, n - 1])
@@ -192,7 +198,7 @@ def _grow(X, order, values, high, y, w, n_classes, max_depth, columns):  # pragm
                     r_sq = total_sq[v] - 2.0 * side_dot[v] + side_sq[v]
                     proxy = (side_sq[v] / side_w[v] + r_sq / rw
                              if rw > TINY_SIDE * weight[v] else -np.inf)
-                    if proxy > best[v]:
+                    if proxy > best[v] * (1.0 + TIE):  # best >= 0 or -inf
                         best[v] = proxy
                         feature[v] = f
                         threshold[v] = _midpoint(last[v], x)

@@ -11,7 +11,6 @@ cannot: missing values, or no compiled kernel and too little time to compile it.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from sklearn.tree import DecisionTreeClassifier
 from .. import compiled
 from .._numbers import short_threshold
 from ..encoding.columns import RawColumns
+from ..encoding.ranks import Ranked
 from ..models.rule_set import Literal, simplify_literals
 from ..solvers.deadline import Deadline
 
@@ -75,15 +75,13 @@ class TreePricer:
 
             self.sorted, self.grow = Presorted.of(X), grow_tree
         else:
-            self.values: list[np.ndarray] | None = None
-            if np.isfinite(X).all():  # each column's value ranks, its distinct values kept
-                self.values = [np.unique(col) for col in X.T]
-                X = np.column_stack([np.searchsorted(v, col)
-                                     for v, col in zip(self.values, X.T, strict=True)])
-            self.X = np.ascontiguousarray(X, dtype=np.float32)  # sklearn's dtype
-            # a finite float32 C-contiguous X needs no validation by each tree; with NaN
-            # sklearn must see it to route missing values
-            self.check_input = self.values is None
+            # finite: the tree grows on value ranks (:mod:`~optrees.encoding.ranks`: on the
+            # values it changed with a column's units); with NaN, which scikit-learn must
+            # see to route missing values, on the float32 values
+            self.ranked = Ranked(X) if np.isfinite(X).all() else None
+            self.X = np.ascontiguousarray(X, dtype=np.float32) if self.ranked is None \
+                else self.ranked.ranks
+            self.check_input = self.ranked is None  # float32 C-contiguous, finite: no check
 
     def __call__(self, sample_weight: np.ndarray | None) -> list[tuple[Literal, ...]]:
         # a new seed per round, as a new random tree (ties between equally good splits go
@@ -101,25 +99,8 @@ class TreePricer:
             rows = np.flatnonzero(weight > 0)
             X, y, weight = X[rows], y[rows], weight[rows]
         tree.fit(X, y, sample_weight=weight, check_input=self.check_input)
-        return tree_leaf_rules(tree.tree_ if self.values is None else
-                               _raw_thresholds(tree.tree_, self.values), self.raw)
-
-
-def _raw_thresholds(t: Any, values: list[np.ndarray]) -> SimpleNamespace:
-    """A tree grown on value ranks with its thresholds put back on the raw values: rank
-    ``r + 0.5`` is the midpoint of the column's ``r``-th and ``r+1``-th distinct values, as
-    the compiled tree's.  Ranks, because scikit-learn reads float32 and never splits values
-    closer than 1e-7: a column in other units (metres for millimetres, seconds since 1970)
-    gave other rules, and the compiled tree, on float64 values, yet others."""
-    threshold = np.array(t.threshold, dtype=float)
-    for node in np.flatnonzero(np.asarray(t.children_left) != -1):
-        v = values[int(t.feature[node])]
-        r = int(np.floor(threshold[node]))
-        a, b = v[r], v[r + 1]
-        mid = 0.5 * a + 0.5 * b
-        threshold[node] = a if mid >= b else mid  # adjacent floats: a (x <= a goes left)
-    return SimpleNamespace(children_left=t.children_left, children_right=t.children_right,
-                           feature=t.feature, threshold=threshold)
+        t = tree.tree_ if self.ranked is None else self.ranked.tree(tree.tree_)
+        return tree_leaf_rules(t, self.raw)
 
 
 def _ready() -> bool:
