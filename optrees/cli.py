@@ -58,7 +58,7 @@ PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "s
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--quiet", "--numeric",
             "--bins", "--plain", "--class-weight", "--weight-column", "--costs", "--drop",
-            "--feature-costs"}
+            "--dropna", "--feature-costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
@@ -443,6 +443,9 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--drop", default=None, metavar="COL,...",
                      help="columns of --csv that are not features (an identifier, a leak); "
                           "`predict` ignores them too (default: none)")
+    fit.add_argument("--dropna", action="store_true",
+                     help="leave out rows with a missing value (an empty cell), with a note of how "
+                          "many (default: such a file is refused, naming the first row)")
     fit.add_argument("--plain", action="store_true",
                      help="benders, flow: the published method, without the subtree "
                           "search (and, benders, the path-bound cuts, split-bound cuts and "

@@ -43,6 +43,9 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "score against size, each model's picture and text (default: none)")
     p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
                    "sniffed from the header)")
+    p.add_argument("--dropna", action="store_true",
+                   help="leave out rows with a missing value (an empty cell), with a note of how "
+                        "many (default: such a file is refused, naming the first row)")
     p.add_argument("--drop", default=None, metavar="COL,...",
                    help="columns of the CSV that are not features (an identifier, a leak; "
                         "default: none)")
@@ -83,7 +86,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     methods = None if args.methods is None else \
         [m.strip() for m in args.methods.split(",") if m.strip()]
     fit_like = argparse.Namespace(dataset=None, csv=args.csv, target=args.target,
-                                  sep=args.sep, weight_column=None, drop=args.drop)
+                                  sep=args.sep, weight_column=None, drop=args.drop,
+                                  dropna=args.dropna)
     X, y = data.load_data(fit_like, task=None)
     # the budget covers the whole command: reading the data, the fits and the report
     reserve = report_reserve(args.task, y, methods, args.budget) if args.out is not None else 0.0

@@ -138,20 +138,19 @@ def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
             csv.Error) as exc:
         raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
     dup = sorted({c for c in header if header.count(c) > 1})
-    numbers = len(header) > 1 and all(_is_number(name) for name in header)
-    if dup and numbers:
-        raise _UsageError(f"line 1 of {path} is data, not a header (every cell is a number, "
-                          f"{', '.join(header[:3])}, ...): add a first line naming the "
-                          "columns")
+    data = _header_is_data(header, df)
+    if dup and data:
+        raise _UsageError(f"line 1 of {path} is data, not a header ({data}): add a first "
+                          "line naming the columns")
     if dup:
         raise _UsageError(f"CSV file {path} has duplicate column names {dup[:5]} in its "
                           "header (line 1); give every column its own name")
     if df.empty:
         raise _UsageError(f"CSV file {path} has no data rows (only a header: {list(df.columns)})")
-    if numbers:
-        print(f"optrees: warning: every column name in line 1 of {path} is a number "
-              f"({', '.join(header[:3])}, ...): a file without a header row loses its first "
-              "data row to the header; add a line naming the columns", file=sys.stderr)
+    if data:
+        print(f"optrees: warning: line 1 of {path} looks like data, not a header ({data}): a "
+              "file without a header row loses its first data row to the header; add a line "
+              "naming the columns", file=sys.stderr)
     _refuse_dates(df, path)
     if sep != ",":  # with commas between the fields, a decimal comma would be quoted
         _decimal_commas(df, path)
@@ -187,6 +186,25 @@ def _text_columns(df: pd.DataFrame) -> list[Any]:
             if df[c].dtype == object or pd.api.types.is_string_dtype(df[c].dtype)]
 
 
+def _header_is_data(header: list[str], df: pd.DataFrame) -> str:
+    """Why line 1 looks like a data row ("" if it does not): more than half of its cells, and
+    at least two, are numbers or values of their own column (``Female`` above a column of
+    ``Male`` and ``Female``)."""
+    if len(header) < 2 or len(header) != df.shape[1]:
+        return ""
+    head = df.head(1000)
+    number = [_is_number(cell) for cell in header]
+    value = [not n and cell.strip() in set(head.iloc[:, j].dropna().astype(str).str.strip())
+             for j, (cell, n) in enumerate(zip(header, number, strict=True))]
+    if 2 * (sum(number) + sum(value)) <= len(header):
+        return ""
+    if all(number):
+        return f"every cell is a number, {', '.join(header[:3])}, ..."
+    shown = [repr(c) for c, v in zip(header, value, strict=True) if v][:2]
+    return (f"of its {len(header)} cells, numbers: {sum(number)}, values of their own "
+            f"column: {sum(value)}, e.g. {', '.join(shown)}")
+
+
 def _is_number(text: str) -> bool:
     """Whether a header cell reads as a number (a data value, not a column name)."""
     try:
@@ -216,35 +234,50 @@ def _refuse_dates(df: pd.DataFrame, path: str) -> None:
 def line_of(df: pd.DataFrame, row: int) -> str:
     """``"line 7 of data.csv"`` for row ``row`` (position) of a frame read by
     :func:`read_csv`; ``"row 6"`` for other frames (a bundled dataset)."""
+    import pandas as pd
+
     path, sep = df.attrs.get("csv_path"), df.attrs.get("csv_sep")
-    if path is not None:
+    if path is not None:  # the index holds each row's position in the file (--dropna)
         lines = file_lines(path, sep, df.attrs.get("csv_encoding", "utf-8-sig"))
-        if len(lines) == len(df):
-            return f"line {lines[row]} of {path}"
+        at = df.index[row]
+        if pd.api.types.is_integer(at) and 0 <= at < len(lines):
+            return f"line {lines[at]} of {path}"
     return f"row {row}"
 
 
-def first_bad_row(df: pd.DataFrame, bad: np.ndarray, what: str) -> None:
-    """Refuse the first row where ``bad`` holds, by its line in the file."""
+def first_bad_row(df: pd.DataFrame, bad: np.ndarray, what: str, hint: str = "") -> None:
+    """Refuse the first row where ``bad`` holds, by its line in the file (then ``hint``)."""
     import numpy as np
 
     rows = np.flatnonzero(bad)
     if len(rows):
         more = f" (and {len(rows) - 1} more rows)" if len(rows) > 1 else ""
-        raise _UsageError(f"{line_of(df, int(rows[0]))}: {what}{more}")
+        raise _UsageError(f"{line_of(df, int(rows[0]))}: {what}{more}"
+                          + (f"; {hint}" if hint else ""))
 
 
-def check_rows(df: pd.DataFrame) -> None:
-    """Missing and infinite values, named by the line of the first row that has one."""
+def check_rows(df: pd.DataFrame, dropna: bool = False) -> pd.DataFrame:
+    """``df`` checked for missing and infinite values, the first bad row named by its line
+    in the file.  ``dropna`` (``--dropna``): rows with a missing value are left out instead,
+    with a note of how many; an error if none is left."""
     import numpy as np
     import pandas as pd
 
     missing = df.isna().to_numpy()
+    if missing.any() and dropna:
+        bad = missing.any(axis=1)
+        if bad.all():
+            raise _UsageError(f"every row has a missing value (an empty cell), e.g. "
+                              f"{line_of(df, 0)}: --dropna leaves no row to fit")
+        print(f"optrees: note: --dropna left out {int(bad.sum())} of {len(df)} rows with a "
+              f"missing value (the first: {line_of(df, int(np.flatnonzero(bad)[0]))})",
+              file=sys.stderr)
+        df, missing = df[~bad], missing[~bad]
     if missing.any():
         row = int(np.flatnonzero(missing.any(axis=1))[0])
         cols = [c for c, m in zip(df.columns, missing[row], strict=True) if m]
         first_bad_row(df, missing.any(axis=1), f"missing values (an empty cell) in column "
-                                               f"{cols[0]!r}")
+                      f"{cols[0]!r}", "--dropna leaves such rows out")
     numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
                and not pd.api.types.is_bool_dtype(df[c])]
     if numeric:
@@ -253,6 +286,7 @@ def check_rows(df: pd.DataFrame) -> None:
             row = int(np.flatnonzero(inf.any(axis=1))[0])
             col = numeric[int(np.flatnonzero(inf[row])[0])]
             first_bad_row(df, inf.any(axis=1), f"infinite values in column {col!r}")
+    return df
 
 
 def row_weights(df: pd.DataFrame, column: str) -> np.ndarray:
@@ -465,7 +499,7 @@ def load_data(args: argparse.Namespace, task: str | None = "classification"
             raise _UsageError(f"target column {args.target!r} not in {args.csv} (columns: "
                               f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
         df = drop_columns(df, getattr(args, "drop", None), args.target)
-        check_rows(df)
+        df = check_rows(df, getattr(args, "dropna", False))
         frame, X, y = df, df.drop(columns=[args.target]), df[args.target]
     if args.weight_column is not None and args.weight_column in frame.columns:
         row_weights(frame, args.weight_column)

@@ -47,6 +47,9 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="how many literals of the importance table to print")
     p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
                    "sniffed from the header)")
+    p.add_argument("--dropna", action="store_true",
+                   help="leave out rows with a missing value (an empty cell), with a note of how "
+                        "many (default: such a file is refused, naming the first row)")
     p.add_argument("--drop", default=None, metavar="COL,...",
                    help="columns of --csv that are not features (default: none)")
     fair = p.add_argument_group("fairness (the set of fair trees: each tree's leaves labelled "

@@ -74,7 +74,7 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
                      else f"dataset {args.dataset}")
             raise _UsageError(f"{flag} column {column!r} not in {where}; columns: "
                               f"{list(df.columns)}")
-    data.check_rows(df)
+    df = data.check_rows(df, args.dropna)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     X = df.drop(columns=[c for c in (args.event, args.time, args.weight_column)
                          if c is not None])

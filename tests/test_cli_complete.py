@@ -214,10 +214,67 @@ def test_a_header_of_numbers_is_warned_about(tmp_path, capsys):
     path.write_text("0.25,1,0\n" + rows + "\n")
     assert main(["fit", "--csv", str(path), "--target", "0", *FAST]) == 0
     err = capsys.readouterr().err
-    assert "every column name in line 1" in err and "0.25, 1, 0" in err
+    assert "line 1 of" in err and "looks like data" in err and "0.25, 1, 0" in err
     path.write_text("x,b,y\n" + rows + "\n")
     assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_a_header_of_data_values_is_named(tmp_path, capsys):
+    """A headerless file whose first line holds text values (ILPD: 65,Female,0.7,...; the
+    thoracic file: DGN2,2.88,...,F,F,T) is named as data: more than half of its cells are
+    numbers or values found in their own column.  Before, the first was fitted silently
+    with its first row as names, the second refused as "duplicate column names"."""
+    rows = [f"{40 + i},{'Female' if i % 3 else 'Male'},{i % 5}.5,{i % 2}" for i in range(30)]
+    path = tmp_path / "ilpd.csv"
+    path.write_text("\n".join(rows) + "\n")
+    assert main(["fit", "--csv", str(path), "--target", "0", *FAST]) == 0
+    err = capsys.readouterr().err
+    assert "line 1 of" in err and "looks like data" in err and "'Male'" in err
+    path.write_text("\n".join(f"D{i % 3},{i}.5,F,T,{'F' if i % 2 else 'T'}" for i in range(30)))
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "T"]))
+    assert "is data, not a header" in err and "'D0'" in err and "duplicate" not in err
+    # names that happen to be values elsewhere, or a minority of them, are a header
+    path.write_text("age,sex,y,x\n" + "\n".join(rows) + "\n")
+    assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
+    assert "warning" not in capsys.readouterr().err
+    path.write_text("age,Male,y,x\n" + "\n".join(rows) + "\n")
+    assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_dropna_leaves_out_rows_with_a_missing_value(tmp_path, capsys):
+    """Without ``--dropna`` a missing cell is refused by its line, with the hint; with it
+    the rows are left out with a note and the fit is the fit of the other rows, and a bad
+    weight after them is still named by its line in the file."""
+    df = _table()
+    df["w"] = 1.0
+    df["G1"] = df["G1"].astype(float)
+    df.loc[[3, 7], "G1"] = np.nan
+    path, kept = tmp_path / "gaps.csv", tmp_path / "kept.csv"
+    df.to_csv(path, index=False)
+    df.drop(index=[3, 7]).to_csv(kept, index=False)
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "y", *FAST]))
+    assert "line 5 of" in err and "(and 1 more rows)" in err and "--dropna" in err
+    assert main(["fit", "--csv", str(kept), "--target", "y", *FAST]) == 0
+    want = capsys.readouterr().out
+    assert main(["fit", "--csv", str(path), "--target", "y", "--dropna", *FAST]) == 0
+    got = capsys.readouterr()
+    assert "left out 2 of 120 rows" in got.err and "line 5 of" in got.err
+    def tree(out: str) -> str:  # the printed tree and scores, not the seconds
+        return "\n".join(line for line in out.splitlines() if "s (solver" not in line)
+
+    assert tree(got.out) == tree(want)
+    df.loc[9, "w"] = -1.0  # row 9: line 11, after the two left out
+    df.to_csv(path, index=False)
+    assert main(["fit", "--csv", str(path), "--target", "y", "--dropna", "--weight-column",
+                 "w", *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "line 11 of" in err and "negative" in err
+    df["G1"] = np.nan
+    df.to_csv(path, index=False)
+    assert main(["fit", "--csv", str(path), "--target", "y", "--dropna", *FAST]) == 2
+    assert "every row has a missing value" in capsys.readouterr().err
 
 
 def test_date_column_is_refused_as_in_the_api(tmp_path, capsys, no_fit):
