@@ -158,6 +158,13 @@ GROUPS: dict[str, dict] = {
         "sample": 80,
         "timeout": 60.0,  # a loop over budgets that never ends (6-10 s a normal run)
     },
+    "weights": {  # the row weights every estimator fits with (issue #42 item 9)
+        "modules": ["optrees/_validation.py"],
+        "tests": ["tests/test_mutants_weights.py"],
+        "deselect": [],
+        "only": ["positive_rows", "drop_weightless", "fit_weights", "_sample_weight_array",
+                 "_class_weights"],
+    },
     "rule-bounds": {  # RUX's certified bound: duals made feasible, unread trees, fair scaling
         "modules": ["optrees/rug/certificate.py", "optrees/rug/rux_unread.py",
                     "optrees/rug/rux_fair.py"],
