@@ -90,9 +90,12 @@ def test_estimator_reports_the_stall_and_retries_it(monkeypatch):
     (majority labels for three classes): without retries the fit stops after 4 LPs at LP
     value 10 with leaves still pricing out with their dual-weighted class, and ``status_``
     says 'stalled'; with them it prices on and converges lower (the paper's dual labels run
-    12 LPs and converge at LP value 11.86)."""
+    12 LPs and converge at LP value 11.86).  The pricing tree is scikit-learn's: the compiled
+    one breaks this instance's near-ties between splits (equal up to rounding) the other way,
+    takes other leaves and converges without a stall, so the path depends on the backend."""
     import optrees.rug.generation as generation
-    from optrees import RUGClassifier
+    from optrees import RUGClassifier, compiled
+    from optrees.rug.generation import STALL_RETRIES
 
     raw, y, _ = _instance()
     X = pd.DataFrame({"x": raw.numeric["x"]})
@@ -101,10 +104,11 @@ def test_estimator_reports_the_stall_and_retries_it(monkeypatch):
         return RUGClassifier(max_depth=3, pen_par=PEN, max_rmp_calls=20, threshold=0.0,
                              random_state=0).fit(X, y)
 
+    monkeypatch.setattr(compiled, "backend_for", lambda *args, **kwargs: "numpy")
     monkeypatch.setattr(generation, "STALL_RETRIES", 0)
     stalled = fit()
     assert stalled.status_ == "stalled" and stalled.n_rmp_calls_ == 4
-    monkeypatch.undo()
+    monkeypatch.setattr(generation, "STALL_RETRIES", STALL_RETRIES)
     retried = fit()
     assert retried.status_ == "converged" and retried.n_rmp_calls_ > 4
     assert retried.objective_ < stalled.objective_ - 1e-6
