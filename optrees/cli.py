@@ -22,7 +22,7 @@ from typing import Any
 
 from . import __version__, cli_policy, cli_report
 from . import cli_data as data
-from .cli_base import _HelpFormatter, _Parser, _UsageError
+from .cli_base import DROPNA_HELP, SEP_HELP, _HelpFormatter, _Parser, _UsageError
 from .cli_bench import add_bench_parser
 from .cli_compare import add_compare_parser
 from .cli_model import cmd_plot, cmd_predict
@@ -368,8 +368,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------ parser
-SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
-            "',', ';', tab, '|' that splits it into the most columns)")
 
 def _method_defaults(dest: str, read: bool) -> str:
     """``the method's (bendoct / omt: 3; flow / benders: 2)``: the estimators' defaults of
@@ -443,9 +441,7 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
     fit.add_argument("--drop", default=None, metavar="COL,...",
                      help="columns of --csv that are not features (an identifier, a leak); "
                           "`predict` ignores them too (default: none)")
-    fit.add_argument("--dropna", action="store_true",
-                     help="leave out rows with a missing value (an empty cell), with a note of how "
-                          "many (default: such a file is refused, naming the first row)")
+    fit.add_argument("--dropna", action="store_true", help=DROPNA_HELP)
     fit.add_argument("--plain", action="store_true",
                      help="benders, flow: the published method, without the subtree "
                           "search (and, benders, the path-bound cuts, split-bound cuts and "

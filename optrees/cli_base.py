@@ -7,6 +7,11 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
+SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
+            "',', ';', tab, '|' that splits it into the most columns)")
+DROPNA_HELP = ("leave out rows with a missing value (an empty cell), with a note of how many "
+               "(default: such a file is refused, naming the first row)")
+
 
 class _UsageError(Exception):
     """A command-line usage error (reported in one line, exit code 2)."""

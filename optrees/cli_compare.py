@@ -7,7 +7,7 @@ import argparse
 import time
 from typing import Any
 
-from .cli_base import _HelpFormatter, _UsageError
+from .cli_base import DROPNA_HELP, SEP_HELP, _HelpFormatter, _UsageError
 
 REPORT_SECONDS = (1.0, 0.5)
 """The time kept back from ``--budget`` for the ``--out`` report: seconds for the page and its
@@ -41,11 +41,8 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="REPORT.html",
                    help="also write a self-contained HTML report: the data, the table, test "
                         "score against size, each model's picture and text (default: none)")
-    p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
-                   "sniffed from the header)")
-    p.add_argument("--dropna", action="store_true",
-                   help="leave out rows with a missing value (an empty cell), with a note of how "
-                        "many (default: such a file is refused, naming the first row)")
+    p.add_argument("--sep", default=None, help=SEP_HELP)
+    p.add_argument("--dropna", action="store_true", help=DROPNA_HELP)
     p.add_argument("--drop", default=None, metavar="COL,...",
                    help="columns of the CSV that are not features (an identifier, a leak; "
                         "default: none)")

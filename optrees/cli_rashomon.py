@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .cli_base import _HelpFormatter, _UsageError
+from .cli_base import DROPNA_HELP, SEP_HELP, _HelpFormatter, _UsageError
 from .fairness_vocabulary import TREE_NOTIONS as FAIRNESS
 
 
@@ -45,11 +45,8 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--weight-column", default=None, help="column of row weights (>= 0)")
     p.add_argument("--top-features", type=int, default=10,
                    help="how many literals of the importance table to print")
-    p.add_argument("--sep", default=None, help="column separator of the CSV file (default: "
-                   "sniffed from the header)")
-    p.add_argument("--dropna", action="store_true",
-                   help="leave out rows with a missing value (an empty cell), with a note of how "
-                        "many (default: such a file is refused, naming the first row)")
+    p.add_argument("--sep", default=None, help=SEP_HELP)
+    p.add_argument("--dropna", action="store_true", help=DROPNA_HELP)
     p.add_argument("--drop", default=None, metavar="COL,...",
                    help="columns of --csv that are not features (default: none)")
     fair = p.add_argument_group("fairness (the set of fair trees: each tree's leaves labelled "

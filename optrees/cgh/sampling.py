@@ -33,8 +33,9 @@ class SplitTable:
 
     def __init__(self, X: np.ndarray) -> None:
         self.X = np.asarray(X, dtype=float)
-        self.uniq = [np.unique(self.X[:, f]) for f in range(self.X.shape[1])]
-        self.ranks = Ranked(self.X).ranks  # what CART grows on
+        ranked = Ranked(self.X)
+        self.uniq = ranked.values  # each column's sorted distinct values
+        self.ranks = ranked.ranks  # what CART grows on
         self.feature: list[int] = [-1]
         self.threshold: list[float] = [np.inf]
         self._ids: dict[tuple[int, int], int] = {}
@@ -145,15 +146,15 @@ def threshold_sampling(
     q_node = dq_node if q_node is None else int(q_node)
     max_rounds = 3 * tau if max_rounds is None else int(max_rounds)
     rng = np.random.default_rng(seed)
-    X32 = table.ranks
+    ranks = table.ranks
 
     def fit_cart(idx: np.ndarray | None, rs: int) -> dict[int, tuple[int, float]]:
         clf = DecisionTreeClassifier(max_depth=depth, random_state=rs)
         w = sample_weight
         if idx is None:
-            clf.fit(X32, y, sample_weight=w)
+            clf.fit(ranks, y, sample_weight=w)
         else:
-            clf.fit(X32[idx], y[idx], sample_weight=None if w is None else w[idx])
+            clf.fit(ranks[idx], y[idx], sample_weight=None if w is None else w[idx])
         return cart_heap_splits(clf)
 
     # line 13: CART on 100 % of the data (fitted first so that it is there even at a timeout)

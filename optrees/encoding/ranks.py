@@ -34,12 +34,11 @@ class Ranked:
 
     def __init__(self, X: np.ndarray, positive: np.ndarray | None = None) -> None:
         X = np.asarray(X, dtype=np.float64)
-        kept = X if positive is None else X[np.asarray(positive, dtype=bool)]
-        self.values = [np.unique(col) for col in kept.T]
-        self.ranks = np.ascontiguousarray(
-            np.column_stack([np.searchsorted(v, col) for v, col in zip(self.values, X.T,
-                                                                          strict=True)])
-            if X.shape[1] else np.zeros(X.shape), dtype=np.float32)
+        positive = None if positive is None else np.asarray(positive, dtype=bool)
+        self.values = [np.unique(col if positive is None else col[positive]) for col in X.T]
+        self.ranks = np.zeros(X.shape, dtype=np.float32)
+        for j, v in enumerate(self.values):
+            self.ranks[:, j] = np.searchsorted(v, X[:, j])  # value_ranks, its unique kept
 
     def raw(self, column: int, thresholds: np.ndarray) -> np.ndarray:
         """Thresholds on column ``column``'s ranks (a tree's ``x <= t``) as thresholds on
