@@ -9,6 +9,9 @@ from typing import Any, NoReturn
 
 SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
             "',', ';', tab, '|' that splits it into the most columns)")
+NA_HELP = ("a cell that marks a missing value, besides an empty one and pandas' 'NA', 'nan', "
+           "... (UCI's '?', say; repeat the flag for several); with --dropna such rows are left "
+           "out (default: none)")
 DROPNA_HELP = ("leave out rows with a missing value (an empty cell), with a note of how many "
                "(default: such a file is refused, naming the first row)")
 

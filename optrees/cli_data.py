@@ -113,17 +113,24 @@ def file_lines(path: str, sep: str, encoding: str = "utf-8-sig") -> list[int]:
     return lines[1:]  # the header is the first record
 
 
-def read_csv(path: str, sep: str | None = None) -> pd.DataFrame:
+def csv_of(args: Any) -> pd.DataFrame:
+    """The ``--csv`` file of a command, read with its ``--sep`` and ``--na`` (:func:`read_csv`)."""
+    return read_csv(args.csv, args.sep, getattr(args, "na", None))
+
+
+def read_csv(path: str, sep: str | None = None, na: list[str] | None = None) -> pd.DataFrame:
     """The CSV file at ``path`` (header row + at least one data row), separated by ``sep``
-    (None: sniffed).  Duplicate column names and columns of dates are refused; the frame
-    keeps its file and separator in ``attrs`` (for :func:`line_of`)."""
+    (None: sniffed); an empty cell, pandas' usual markers ('NA', 'nan', ...) and each
+    marker of ``na`` (``--na``, e.g. UCI's '?') are missing values.  Duplicate column names
+    and columns of dates are refused; the frame keeps its file and separator in ``attrs``
+    (for :func:`line_of`)."""
     import pandas as pd
 
     if not Path(path).exists():
         raise _UsageError(f"CSV file not found: {path}")
     def read(encoding: str) -> tuple[pd.DataFrame, list[str], str]:
         found = sniff_separator(path, encoding) if sep is None else sep
-        return (pd.read_csv(path, sep=found, encoding=encoding),
+        return (pd.read_csv(path, sep=found, encoding=encoding, na_values=na),
                 _header(path, found, encoding), found)
 
     encoding = "utf-8-sig"
@@ -494,7 +501,7 @@ def load_data(args: argparse.Namespace, task: str | None = "classification"
         X, y = load_dataset(args.dataset)
         frame = X
     else:
-        df = read_csv(args.csv, args.sep)
+        df = csv_of(args)
         if args.target not in df.columns:
             raise _UsageError(f"target column {args.target!r} not in {args.csv} (columns: "
                               f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")

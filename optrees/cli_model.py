@@ -21,7 +21,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
     data.check_out(args.out)
     model = load_model(args.model)
-    df = data.read_csv(args.csv, args.sep)
+    df = data.csv_of(args)
     target = args.target if args.target is not None else model.data.get("target")
     if args.target is not None and args.target not in df.columns:
         raise _UsageError(f"--target column {args.target!r} is not in {args.csv} "

@@ -122,7 +122,7 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
         X, y = load_dataset(args.dataset)
         df, where = X.assign(**{str(y.name): y}), f"dataset {args.dataset}"
     else:
-        df = data.read_csv(args.csv, args.sep)
+        df = data.csv_of(args)
         where = f"{args.csv} (separator {df.attrs['csv_sep']!r})"
     for flag, column in (("--treatment", args.treatment), ("--outcome", args.outcome),
                          ("--propensity", args.propensity),

@@ -66,7 +66,7 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         df = X.assign(**{name: target[name] for name in target.dtype.names})
         args.event, args.time = target.dtype.names
     else:
-        df = data.read_csv(args.csv, args.sep)
+        df = data.csv_of(args)
     for flag, column in (("--event", args.event), ("--time", args.time),
                          ("--weight-column", args.weight_column)):
         if column is not None and column not in df.columns:

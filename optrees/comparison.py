@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import OptreesInputError, check_frame, check_regression_target, check_target
+from .estimators._base import UnseenCategoryWarning
+from .estimators._columns import warn_columns
 from .registry import Method, compare_methods, cv_estimator, task_methods
 
 TASKS = ("auto", "classification", "regression")
@@ -92,6 +94,7 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
                                 f"split and the imports ({budget - left:.1f}s) before any "
                                 "fit: give a larger budget")
     names = fit_order(chosen)
+    warn_columns("compare", df)  # once here: each method's fit is silenced below
     kept = RESERVE * left
     first = (left - kept) / len(names)
     rows = {}
@@ -104,6 +107,7 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
                                  f"{MIN_SHARE:.0%} of the first share {first:.1f}s")
             continue
         rows[name] = _run(name, chosen.get(name), task, parts, share, folds, random_state)
+    _warn_test_rows(rows)
     table = pd.DataFrame([rows[name] for name in [REFERENCE, *chosen]], columns=COLUMNS)
     table.attrs.update(task=task, metric="accuracy" if task == "classification" else "R²",
                        test_rows=np.asarray(test), time_budget=budget,
@@ -257,7 +261,9 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
             warnings.simplefilter("ignore")  # time limits show in the status column
             est.fit(X_train, y_train)
         seconds = time.perf_counter() - t0
-        pred = est.predict(X_test)
+        with warnings.catch_warnings(record=True) as said:  # shown once for all methods
+            warnings.simplefilter("always", UnseenCategoryWarning)
+            pred = est.predict(X_test)
     except Exception as exc:  # noqa: BLE001 - one method failing must not end the comparison
         return _skipped(name, share, f"failed: {type(exc).__name__}: {exc}")
     score, se = test_score(task, np.asarray(y_test), np.asarray(pred))
@@ -271,7 +277,21 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
             "gap": gap if math.isfinite(gap) else math.nan,
             "params": _params_text(est, fitted), "status": "ok" if status == "optimal"
             else str(status), "note": gap_scope(fitted, gap) if method is not None
-            else NO_LIMIT, "model": est}
+            else NO_LIMIT, "model": est,
+            "warnings": [str(w.message) for w in said
+                         if issubclass(w.category, UnseenCategoryWarning)]}
+
+
+def _warn_test_rows(rows: dict[str, dict[str, Any]]) -> None:
+    """Each warning about the test rows (a category not seen in the training part) once,
+    with the methods that gave it, instead of once per method in the same words."""
+    said: dict[str, list[str]] = {}
+    for name, row in rows.items():
+        for message in row.get("warnings", []):
+            said.setdefault(message.split(": ", 1)[-1], []).append(name)
+    for message, names in said.items():
+        warnings.warn(f"compare ({', '.join(names)}): the test rows: {message}",
+                      UnseenCategoryWarning, stacklevel=3)
 
 
 def gap_scope(model: Any, gap: float) -> str:

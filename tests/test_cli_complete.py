@@ -362,3 +362,38 @@ def test_help_and_settings_line_show_the_methods_defaults(capsys, monkeypatch):
     with pytest.raises(Fitted):
         main(["fit", "--dataset", "monk1", "--method", "bendoct"])
     assert capsys.readouterr().out.startswith("bendoct: depth 3, lam 0.01, time limit 60s")
+
+
+def test_na_reads_a_marker_as_a_missing_value(tmp_path, capsys):
+    """UCI's '?' in a numeric column: without ``--na`` the column is read as categories and
+    the warning names the flag; with ``--na '?'`` the cells are missing (refused, the hint
+    names --dropna), and with ``--dropna`` too the fit is that of the other rows, on
+    thresholds of the numbers (``G1 <= 0.5``), in fit, predict and compare alike."""
+    df = _table()
+    df["G1"] = df["G1"].astype(object)
+    df.loc[[3, 7], "G1"] = "?"
+    path, kept = tmp_path / "marks.csv", tmp_path / "kept.csv"
+    df.to_csv(path, index=False)
+    df.drop(index=[3, 7]).to_csv(kept, index=False)
+    from optrees import ColumnWarning
+
+    with pytest.warns(ColumnWarning, match=r"hold numbers and \['\?'\].*--na '\?'"):
+        assert main(["fit", "--csv", str(path), "--target", "y", *FAST]) == 0
+    got = capsys.readouterr()
+    assert "G1 = 0" in got.out or "G1 != 0" in got.out
+    assert "G1 <=" not in got.out
+    err = _error(capsys, main(["fit", "--csv", str(path), "--target", "y", "--na", "?", *FAST]))
+    assert "line 5 of" in err and "missing" in err and "--dropna" in err
+    assert main(["fit", "--csv", str(kept), "--target", "y", *FAST]) == 0
+    want = capsys.readouterr().out
+    model = tmp_path / "m.json"
+    assert main(["fit", "--csv", str(path), "--target", "y", "--na", "?", "--dropna",
+                 "--out", str(model), *FAST]) == 0
+    got = capsys.readouterr()
+    assert "left out 2 of 120 rows" in got.err and "G1 <= 0.5" in got.out
+    assert [s for s in got.out.splitlines() if "|" in s] == \
+        [s for s in want.splitlines() if "|" in s]
+    out = tmp_path / "p.csv"
+    assert main(["predict", "--model", str(model), "--csv", str(kept), "--out", str(out),
+                 "--na", "?"]) == 0
+    assert len(pd.read_csv(out)) == 118

@@ -346,3 +346,48 @@ def test_a_failing_method_is_a_row_not_an_error(monkeypatch):
     assert table.loc["flow", "note"] == "failed: ValueError: cannot take this data"
     assert np.isnan(table.loc["flow", "test_score"]) and table.loc["flow", "model"] is None
     assert table.loc["benders", "status"] == "ok"
+
+
+def test_data_and_test_row_warnings_are_said_once(monkeypatch):
+    """A column of numbers and '?' is named once by ``compare`` (each method's fit is
+    silenced), and a warning the test rows gave several methods in the same words once,
+    naming them, instead of once per method."""
+    import warnings as w
+
+    from optrees import ColumnWarning, UnseenCategoryWarning
+
+    said = "column 'c' has categories not seen in fit: ['z']; every 'column = value' test"
+
+    def run(name, method, task, parts, share, cv, seed):
+        row = comparison._skipped(name, share, "failed: fake")
+        row["warnings"] = [] if name == "cart" else [f"{name.upper()}Classifier: {said}"]
+        return row
+
+    monkeypatch.setattr(comparison, "_run", run)
+    X, y = load_dataset("monk1")
+    X[X.columns[0]] = X[X.columns[0]].astype(object)
+    X.iloc[::7, 0] = "?"
+    with w.catch_warnings(record=True) as got:
+        w.simplefilter("always")
+        compare(X, y, methods=["bendoct", "rug"], time_budget=30.0)
+    columns = [g for g in got if issubclass(g.category, ColumnWarning)]
+    unseen = [g for g in got if issubclass(g.category, UnseenCategoryWarning)]
+    assert len(columns) == 1 and "compare: 1 column(s) hold numbers and ['?']" in \
+        str(columns[0].message) and "--na '?'" in str(columns[0].message)
+    assert len(unseen) == 1
+    assert str(unseen[0].message) == f"compare (bendoct, rug): the test rows: {said}"
+
+
+def test_a_fit_reports_its_test_rows_unseen_categories():
+    """Through a real fit: a category only the test rows hold is in the row's warnings."""
+    from optrees.registry import task_methods
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": rng.choice(list("ab"), 80), "x": rng.normal(size=80)})
+    y = (X["x"] > 0).astype(int)
+    X_test = X.iloc[:10].copy()
+    X_test.loc[X_test.index[:3], "c"] = "zz"
+    method = task_methods("classification")["bendoct"]
+    row = comparison._run("bendoct", method, "classification",
+                          (X, X_test, y, y.iloc[:10]), 10.0, 3, 0)
+    assert len(row["warnings"]) == 1 and "['zz']" in row["warnings"][0]

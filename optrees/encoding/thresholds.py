@@ -70,9 +70,7 @@ class ThresholdColumns:
             elif categorical == "refuse":
                 raise OptreesInputError(f"column {c!r} is not numeric")
             else:
-                values = (list(s.cat.categories) if isinstance(s.dtype, pd.CategoricalDtype)
-                          else sorted(pd.unique(s), key=str))
-                values = [v for v in values if (s == v).any()]
+                values = _present_values(s)
                 self.specs.append(("onehot", c, values))
                 self.names += [f"{c} = {v}" for v in values]
                 self.negated += [f"{c} != {v}" for v in values]
@@ -104,3 +102,13 @@ class ThresholdColumns:
                 parts.append(np.stack([obj == v for v in values], axis=1).astype(float)
                              if values else np.zeros((len(s), 0)))
         return np.hstack(parts) if parts else np.zeros((len(df), 0))
+
+
+def _present_values(s: pd.Series) -> list:
+    """The values a one-hot column tests: a ``Categorical``'s categories in their order,
+    other columns' distinct values sorted as text; only values some row holds (missing
+    values are none)."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        held = np.unique(s.cat.codes.to_numpy())
+        return [s.cat.categories[i] for i in held[held >= 0]]
+    return sorted(pd.unique(s.dropna()), key=str)

@@ -4,6 +4,8 @@ as '?', or decimal commas, turned a numeric column into categories)."""
 
 from __future__ import annotations
 
+import numbers
+import re
 import warnings
 from typing import Any
 
@@ -38,12 +40,25 @@ def as_numbers(values: pd.Series) -> tuple[np.ndarray, bool]:
     point; and whether some value had a decimal comma.  Each distinct value is read once
     (a text column of 100k rows has a few)."""
     codes, uniques = pd.factorize(values)  # a missing value: code -1
-    distinct = pd.Series(np.asarray(uniques, dtype=object), dtype=object)
-    numbers = pd.to_numeric(distinct, errors="coerce").to_numpy(dtype=np.float64, copy=True)
-    text = distinct.astype(str).str.strip()
-    comma = np.isnan(numbers) & text.str.fullmatch(DECIMAL_COMMA).to_numpy(dtype=bool)
-    numbers[comma] = text[comma].str.replace(",", ".", regex=False).astype(float).to_numpy()
-    return np.append(numbers, np.nan)[codes], bool(comma.any())
+    read = [_number(v) for v in np.asarray(uniques, dtype=object)]  # a loop: a few values
+    numbers = np.array([x for x, _ in read] + [np.nan], dtype=np.float64)
+    return numbers[codes], any(c for _, c in read)
+
+
+def _number(value: Any) -> tuple[float, bool]:
+    """A distinct value as a number (NaN if it is none; pandas' ``to_numeric`` reading, not
+    Python's, which also takes '1_000'), and whether it had a decimal comma."""
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        return float(value), False
+    text = str(value).strip()
+    if "_" not in text:
+        try:
+            return float(text), False
+        except ValueError:
+            pass
+    if re.fullmatch(DECIMAL_COMMA, text):
+        return float(text.replace(",", ".")), True
+    return np.nan, False
 
 
 def _markers(values: pd.Series, distinct: int) -> tuple[list[Any], bool] | None:
@@ -64,10 +79,10 @@ def _markers(values: pd.Series, distinct: int) -> tuple[list[Any], bool] | None:
 def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
     """Warn (:class:`ColumnWarning`) about each text column (not a ``Categorical``: that
     type is the user's own choice) that is an identifier, and once about all text columns
-    that hold numbers and a few markers."""
+    that hold numbers and a few markers.  ``estimator``: the caller, or its name."""
     if len(df) < MIN_ROWS:
         return
-    name = type(estimator).__name__
+    name = estimator if isinstance(estimator, str) else type(estimator).__name__
     as_text: dict[str, int] = {}
     markers: list[Any] = []
     commas = False
@@ -93,7 +108,9 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
         more = f" and {len(as_text) - 8} more" if len(as_text) > 8 else ""
         what = f"numbers and {markers[:5]}" if markers else "numbers as text"
         hint = (f"If {markers[0]!r} marks a missing value, fill or remove those rows, or drop "
-                "the columns" if markers else "Convert them to numbers if they measure something")
+                f"the columns (command line: --na {markers[0]!r} reads it as missing, "
+                "--dropna leaves out such rows)" if markers
+                else "Convert them to numbers if they measure something")
         if commas:
             hint += (" (some hold a comma, as in '1,5': a decimal comma or a thousands "
                      "separator; read the file with pandas.read_csv(..., decimal=',') or "

@@ -41,7 +41,16 @@ from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
 from .cv_choice import RULES, deeper_fits, select_index
-from .cv_folds import FoldFit, FoldPath, fit_fold, frame_of, path_fold, training_path
+from .cv_folds import (
+    FoldFit,
+    FoldPath,
+    fit_fold,
+    frame_of,
+    late_records,
+    path_fold,
+    training_path,
+    unless_late,
+)
 from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
 from .cv_progress import choice_line, depth_lines, done_line, records_of
 from .cv_refit import refit_from_path
@@ -233,7 +242,7 @@ class _TreeCV(GeneratedInit):
                 p.time_limit - (time.perf_counter() - started)  # a grown depth: what is left
             stage_started = time.perf_counter()
             scored = self._score_stage(stage, lams, X, y_arr, sample_weight, splits, scorer,
-                                       p, left)
+                                       p, left, first=not done)
             done += scored
             depth_lines(cv_results(done, self.path_off_, lams, len(splits), depths), stage)
             # how much faster than one after another the stage's tasks ran (n_jobs)
@@ -252,11 +261,15 @@ class _TreeCV(GeneratedInit):
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         choice_line(self.cv_results_, self.best_index_, p.rule)
-        stopped = sum(r.stopped for r in done)
-        if stopped:
-            warnings.warn(f"{type(self).__name__}: {stopped} of {len(done)} fold fits stopped "
-                          "at their share of time_limit; their scores are those of the best "
-                          "trees found", TimeLimitWarning, stacklevel=user_stacklevel())
+        stopped = sum(r.stopped and r.ran for r in done)
+        late = sum(not r.ran for r in done)
+        if stopped or late:
+            said = [f"{stopped} of {len(done)} fold fits stopped at their share of time_limit; "
+                    "their scores are those of the best trees found"] if stopped else []
+            said += [f"{late} were not started, time_limit spent (their grid points are not "
+                     "scored: mean_test_score nan)"] if late else []
+            warnings.warn(f"{type(self).__name__}: {'; '.join(said)}", TimeLimitWarning,
+                          stacklevel=user_stacklevel())
         if p.refit:
             self._refit(X, y_arr, sample_weight, p, time.perf_counter() - started)
         self.n_features_in_ = df.shape[1]
@@ -293,10 +306,12 @@ class _TreeCV(GeneratedInit):
 
     def _score_stage(self, depths: list[int], lams: dict[int, Any], X: Any, y: np.ndarray,
                      sample_weight: np.ndarray | None, splits: list[Any], scorer: Any,
-                     p: Params, left: float | None) -> list[FoldFit | FoldPath]:
+                     p: Params, left: float | None, first: bool) -> list[FoldFit | FoldPath]:
         """Every fold's path or fits at ``depths`` within ``left`` seconds: shares
         proportional to ``2^depth``, with one for the refit at the deepest depth; a task
-        started behind schedule gets its part of what is left instead (``on_schedule``)."""
+        started behind schedule gets its part of what is left instead (``on_schedule``),
+        and one started when it is all spent is not run (``unless_late``), except those of
+        the ``first`` stage's shallowest depth."""
         jobs: list[FoldJob] = []  # per fold: (depth, None) is one path, (depth, lams) a grid
         for d in depths:
             jobs += [(d, None)] if self.path_off_[d] is None else \
@@ -311,8 +326,12 @@ class _TreeCV(GeneratedInit):
         deadline_at = None if left is None else time.time() + max(left, 0.0)
         later = units  # units of this task, every later one and the refit (submission order)
         tasks = []
-        for fold, (train, test) in enumerate(splits):
-            for depth, lam in jobs:
+        # depth by depth, so that the tasks a spent time leaves unstarted (unless_late) are
+        # the deepest depth's, not some folds of every depth; the first stage's shallowest
+        # depth always runs: a selection needs one point scored on every fold
+        keep = min(depths) if first else -1
+        for depth, lam in jobs:
+            for fold, (train, test) in enumerate(splits):
                 # divided first: a huge time_limit times 2^depth would overflow to inf
                 limit = None if left is None else max(left, 0.0) / units * weight(depth, lam)
                 schedule = None if deadline_at is None else \
@@ -320,16 +339,19 @@ class _TreeCV(GeneratedInit):
                 later -= weight(depth, lam)
                 est = self._base_estimator(p, depth=depth, time_limit=limit,
                                            lam=lam if isinstance(lam, float) else 0.0)
+                late = None if depth == keep else late_records(fold, depth, lam)
                 if isinstance(lam, tuple):  # one task fits every λ of the depth
-                    task = delayed(grid_fold)(est, lam, X, y, sample_weight, train, test,
-                                              scorer, fold, schedule)
+                    task = delayed(unless_late)(grid_fold, late, est, lam, X, y,
+                                                sample_weight, train, test, scorer, fold,
+                                                schedule)
                 elif lam is None:  # the default score of a classifier is accuracy
                     plain = p.scoring is None and is_classifier(self)
-                    task = delayed(path_fold)(est, X, y, sample_weight, train, test,
-                                              None if plain else scorer, fold, schedule)
+                    task = delayed(unless_late)(path_fold, late, est, X, y, sample_weight,
+                                                train, test, None if plain else scorer, fold,
+                                                schedule)
                 else:
-                    task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
-                                             scorer, fold, schedule)
+                    task = delayed(unless_late)(fit_fold, late, est, X, y, sample_weight,
+                                                train, test, scorer, fold, schedule)
                 tasks.append(task)
         # a generator: each task's line is logged as its output arrives
         return list(records_of(Parallel(n_jobs=p.n_jobs, return_as="generator")(tasks),

@@ -53,6 +53,8 @@ class FoldPath:
     scores: np.ndarray
     seconds: float
     stopped: bool
+    ran: bool = True
+    """False: not started, the selection's time was spent (:func:`unless_late`)."""
 
     def pick(self, lam: float) -> int:
         """The hull tree that is the fold's optimum at ``lam``; at a breakpoint, where two
@@ -73,6 +75,8 @@ class FoldFit:
     leaves: int
     seconds: float
     stopped: bool
+    ran: bool = True
+    """False: not started, the selection's time was spent (:func:`unless_late`)."""
 
 
 class PathTree(ClassifierMixin, BaseEstimator):
@@ -108,6 +112,29 @@ class PathRegressionTree(RegressorMixin, BaseEstimator):
 MIN_LIMIT = 1e-3
 """Seconds a fold task gets when the selection's time is already spent (a fit returns its
 start model)."""
+
+
+def late_records(fold: int, depth: int, lam: float | tuple[float, ...] | None
+                 ) -> FoldPath | FoldFit | list[FoldFit]:
+    """What a fold task that was not started returns: its records with a nan score (its
+    grid points are not scored), no time, counted as stopped."""
+    if lam is None:  # a path: one tree for every λ, scored nan
+        return FoldPath(fold, depth, np.array([1]), np.array([0.0]), np.array([np.inf]),
+                        np.array([np.nan]), 0.0, True, ran=False)
+    lams = lam if isinstance(lam, tuple) else (lam,)
+    fits = [FoldFit(fold, depth, float(a), np.nan, 0, 0.0, True, ran=False) for a in lams]
+    return fits if isinstance(lam, tuple) else fits[0]
+
+
+def unless_late(task: Any, late: Any, *args: Any) -> Any:
+    """``task(*args)``, whose last argument is its ``schedule``, or ``late`` (None: never)
+    when the selection's time is spent as it starts.  Each fit costs its set-up and scoring
+    whatever its time limit: the tasks started late ran at ``MIN_LIMIT`` one after another
+    and the selection overran its ``time_limit`` (hepatitis' 60 fold fits: 6-7 s for 3.5 s)."""
+    schedule = args[-1]
+    if late is not None and schedule is not None and time.time() >= schedule[0]:
+        return late
+    return task(*args)
 
 
 def on_schedule(estimator: Any, schedule: tuple[float, float, float] | None) -> Any:

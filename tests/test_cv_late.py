@@ -1,0 +1,92 @@
+"""A selection whose time is spent does not start its remaining fold tasks: each fit costs
+its set-up and scoring whatever its time limit, and tasks started late ran one after another
+past ``time_limit`` (hepatitis, 60 fold fits: 6-7 s for 3.5 s).  The shallowest depth of the
+first stage always runs, so one point is scored on every fold; the grid points of the tasks
+not started have no score (nan) and are never chosen."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from optrees import BendOCTClassifierCV, OptimalTreeRegressorCV, TimeLimitWarning
+from optrees.estimators.cv_folds import FoldFit, FoldPath, late_records, unless_late
+
+
+def _data(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 7, n).astype(float),
+                      "c": rng.choice(list("pqrst"), n)})
+    y = ((X["a"] > 0.2) ^ (X["b"] > 3) | (X["c"] == "q")).to_numpy().astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("lams", [(0.0, 0.01), "path"])
+def test_tasks_started_when_the_time_is_spent_are_not_run(lams):
+    """A limit of 1 ms is spent before the depth-3 tasks start (the depth-2 ones run first
+    and each takes longer): every depth-3 point is unscored, every depth-2 point scored on
+    all folds, the choice is a depth-2 point and the warning says how many did not start."""
+    X, y = _data()
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    with pytest.warns(TimeLimitWarning, match=r"\d+ were not started"):
+        m = BendOCTClassifierCV(depths=(2, 3), lams=lams, cv=cv, time_limit=0.001).fit(X, y)
+    r = m.cv_results_
+    depth = np.asarray(r["param_depth"])
+    mean = np.asarray(r["mean_test_score"], dtype=float)
+    assert np.isnan(mean[depth == 3]).all()
+    assert np.isfinite(mean[depth == 2]).all()
+    for i in range(3):  # each scored point's fold score is a test accuracy
+        s = np.asarray(r[f"split{i}_test_score"], dtype=float)[depth == 2]
+        assert ((0 <= s) & (s <= 1)).all()
+    assert m.best_params_["depth"] == 2
+    assert r["rank_test_score"][depth == 3].min() > r["rank_test_score"][depth == 2].max()
+    assert m.predict(X).shape == (len(X),)
+
+
+def test_a_regression_selection_skips_its_late_tasks_too():
+    X, y = _data()
+    target = X["a"].to_numpy() * 3 + np.where(X["c"] == "q", 2.0, 0.0)
+    Xn = X[["a", "b"]]
+    with pytest.warns(TimeLimitWarning, match="were not started"):
+        m = OptimalTreeRegressorCV(depths=(1, 2), lams=(0.0, 0.01), cv=3,
+                                   time_limit=0.001).fit(Xn, target)
+    depth = np.asarray(m.cv_results_["param_depth"])
+    mean = np.asarray(m.cv_results_["mean_test_score"], dtype=float)
+    assert np.isnan(mean[depth == 2]).all() and np.isfinite(mean[depth == 1]).all()
+    assert m.best_params_["depth"] == 1
+
+
+def test_a_selection_in_time_starts_every_task():
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TimeLimitWarning)
+        m = BendOCTClassifierCV(depths=(1, 2), lams=(0.0, 0.01), cv=3, time_limit=60).fit(X, y)
+    assert np.isfinite(np.asarray(m.cv_results_["mean_test_score"], dtype=float)).all()
+
+
+def test_late_records_score_nothing():
+    path = late_records(2, 3, None)
+    assert isinstance(path, FoldPath) and not path.ran and path.stopped
+    assert path.pick(0.0) == 0 and path.pick(0.37) == 0 and np.isnan(path.scores).all()
+    fits = late_records(1, 2, (0.0, 0.01))
+    assert [f.lam for f in fits] == [0.0, 0.01] and all(np.isnan(f.score) for f in fits)
+    one = late_records(0, 4, 0.05)
+    assert isinstance(one, FoldFit) and one.lam == 0.05 and not one.ran
+
+
+def test_unless_late_runs_a_task_in_time_and_never_one_that_must_run():
+    calls = []
+
+    def task(x, schedule):
+        calls.append(x)
+        return x
+
+    assert unless_late(task, "late", 1, (0.0, 1.0, 1.0)) == "late"  # deadline in 1970
+    assert unless_late(task, None, 2, (0.0, 1.0, 1.0)) == 2  # None: it always runs
+    assert unless_late(task, "late", 3, (9e18, 1.0, 1.0)) == 3
+    assert unless_late(task, "late", 4, None) == 4  # no time limit
+    assert calls == [2, 3, 4]
