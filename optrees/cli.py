@@ -22,7 +22,15 @@ from typing import Any
 
 from . import __version__, cli_policy, cli_report
 from . import cli_data as data
-from .cli_base import DROPNA_HELP, NA_HELP, SEP_HELP, _HelpFormatter, _Parser, _UsageError
+from .cli_base import (
+    DROPNA_HELP,
+    NA_HELP,
+    NAMES_HELP,
+    SEP_HELP,
+    _HelpFormatter,
+    _Parser,
+    _UsageError,
+)
 from .cli_bench import add_bench_parser
 from .cli_compare import add_compare_parser
 from .cli_model import cmd_plot, cmd_predict
@@ -58,7 +66,7 @@ PLAIN: tuple[str, ...] = ("polishing", "path_bound_cuts", "split_bound_cuts", "s
 
 RESERVED = {"--depth", "--lam", "--time-limit", "--seed", "--verbose", "--quiet", "--numeric",
             "--bins", "--plain", "--class-weight", "--weight-column", "--costs", "--drop",
-            "--dropna", "--na", "--feature-costs"}
+            "--dropna", "--na", "--names", "--feature-costs"}
 """Flags defined here; the method options (:mod:`optrees.cli_options`) are the others."""
 
 
@@ -443,6 +451,7 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                           "`predict` ignores them too (default: none)")
     fit.add_argument("--dropna", action="store_true", help=DROPNA_HELP)
     fit.add_argument("--na", action="append", default=None, metavar="MARKER", help=NA_HELP)
+    fit.add_argument("--names", default=None, metavar="NAME,...", help=NAMES_HELP)
     fit.add_argument("--plain", action="store_true",
                      help="benders, flow: the published method, without the subtree "
                           "search (and, benders, the path-bound cuts, split-bound cuts and "
@@ -481,6 +490,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     pred.add_argument("--out", help="CSV for predictions (default: stdout)")
     pred.add_argument("--sep", default=None, help=SEP_HELP)
     pred.add_argument("--na", action="append", default=None, metavar="MARKER", help=NA_HELP)
+    pred.add_argument("--names", default=None, metavar="NAME,...", help=NAMES_HELP)
     pred.add_argument("--proba", action="store_true",
                       help="also write each class's probability (columns proba_<class>)")
     pred.add_argument("--target", default=None,

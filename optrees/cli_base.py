@@ -12,6 +12,8 @@ SEP_HELP = ("column separator of the CSV file (default: sniffed from the header:
 NA_HELP = ("a cell that marks a missing value, besides an empty one and pandas' 'NA', 'nan', "
            "... (UCI's '?', say; repeat the flag for several); with --dropna such rows are left "
            "out (default: none)")
+NAMES_HELP = ("the columns' names, one per field, for a file without a header row (its first "
+              "line is data); default: the file's first line")
 DROPNA_HELP = ("leave out rows with a missing value (an empty cell), with a note of how many "
                "(default: such a file is refused, naming the first row)")
 

@@ -7,7 +7,7 @@ import argparse
 import time
 from typing import Any
 
-from .cli_base import DROPNA_HELP, NA_HELP, SEP_HELP, _HelpFormatter, _UsageError
+from .cli_base import DROPNA_HELP, NA_HELP, NAMES_HELP, SEP_HELP, _HelpFormatter, _UsageError
 
 REPORT_SECONDS = (1.0, 0.5)
 """The time kept back from ``--budget`` for the ``--out`` report: seconds for the page and its
@@ -44,6 +44,7 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--sep", default=None, help=SEP_HELP)
     p.add_argument("--dropna", action="store_true", help=DROPNA_HELP)
     p.add_argument("--na", action="append", default=None, metavar="MARKER", help=NA_HELP)
+    p.add_argument("--names", default=None, metavar="NAME,...", help=NAMES_HELP)
     p.add_argument("--drop", default=None, metavar="COL,...",
                    help="columns of the CSV that are not features (an identifier, a leak; "
                         "default: none)")
@@ -85,7 +86,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         [m.strip() for m in args.methods.split(",") if m.strip()]
     fit_like = argparse.Namespace(dataset=None, csv=args.csv, target=args.target,
                                   sep=args.sep, weight_column=None, drop=args.drop,
-                                  dropna=args.dropna, na=args.na)
+                                  dropna=args.dropna, na=args.na,
+                                  names=args.names)
     X, y = data.load_data(fit_like, task=None)
     # the budget covers the whole command: reading the data, the fits and the report
     reserve = report_reserve(args.task, y, methods, args.budget) if args.out is not None else 0.0

@@ -99,9 +99,10 @@ def _header(path: str, sep: str, encoding: str) -> list[str]:
         return next(csv.reader(fh, delimiter=sep), [])
 
 
-def file_lines(path: str, sep: str, encoding: str = "utf-8-sig") -> list[int]:
-    """The line in the file (1 = the header) of each data row as pandas reads them (blank
-    lines skipped; a quoted field over several lines counts from its first line)."""
+def file_lines(path: str, sep: str, encoding: str = "utf-8-sig", header: bool = True
+               ) -> list[int]:
+    """The line in the file (1 = the header, if it has one) of each data row as pandas reads
+    them (blank lines skipped; a quoted field over several lines counts from its first)."""
     lines = []
     with open(path, newline="", encoding=encoding) as fh:
         reader = csv.reader(fh, delimiter=sep)
@@ -110,28 +111,50 @@ def file_lines(path: str, sep: str, encoding: str = "utf-8-sig") -> list[int]:
             if record:  # pandas skips blank lines
                 lines.append(start)
             start = reader.line_num + 1
-    return lines[1:]  # the header is the first record
+    return lines[1:] if header else lines  # the header is the first record
 
 
 def csv_of(args: Any) -> pd.DataFrame:
     """The ``--csv`` file of a command, read with its ``--sep`` and ``--na`` (:func:`read_csv`)."""
-    return read_csv(args.csv, args.sep, getattr(args, "na", None))
+    names = getattr(args, "names", None)
+    return read_csv(args.csv, args.sep, getattr(args, "na", None),
+                    None if names is None else [n.strip() for n in names.split(",")])
 
 
-def read_csv(path: str, sep: str | None = None, na: list[str] | None = None) -> pd.DataFrame:
+def no_header_hint(df: pd.DataFrame) -> str:
+    """For an error about a column not found: the file's first line looked like data (it has
+    no header row; :func:`read_csv` warned), so say how to name the columns."""
+    return ("; line 1 looks like data, not names: name the columns with --names a,b,..."
+            if df.attrs.get("csv_header_is_data") else "")
+
+
+def read_csv(path: str, sep: str | None = None, na: list[str] | None = None,
+             names: list[str] | None = None) -> pd.DataFrame:
     """The CSV file at ``path`` (header row + at least one data row), separated by ``sep``
     (None: sniffed); an empty cell, pandas' usual markers ('NA', 'nan', ...) and each
-    marker of ``na`` (``--na``, e.g. UCI's '?') are missing values.  Duplicate column names
-    and columns of dates are refused; the frame keeps its file and separator in ``attrs``
-    (for :func:`line_of`)."""
+    marker of ``na`` (``--na``, e.g. UCI's '?') are missing values.  ``names``
+    (``--names``): the file has no header row, these are its columns' names, one per field.
+    Duplicate column names and columns of dates are refused; the frame keeps its file and
+    separator in ``attrs`` (for :func:`line_of`)."""
     import pandas as pd
 
     if not Path(path).exists():
         raise _UsageError(f"CSV file not found: {path}")
+    twice = sorted({c for c in names or [] if names.count(c) > 1})
+    if twice:
+        raise _UsageError(f"--names gives {twice[:5]} more than once; give every column its "
+                          "own name")
     def read(encoding: str) -> tuple[pd.DataFrame, list[str], str]:
         found = sniff_separator(path, encoding) if sep is None else sep
-        return (pd.read_csv(path, sep=found, encoding=encoding, na_values=na),
-                _header(path, found, encoding), found)
+        first = _header(path, found, encoding)
+        if names is None:
+            return (pd.read_csv(path, sep=found, encoding=encoding, na_values=na), first,
+                    found)
+        if len(names) != len(first):  # pandas would take the extra fields as an index
+            raise _UsageError(f"--names gives {len(names)} names, and line 1 of {path} has "
+                              f"{len(first)} fields (separator {found!r})")
+        return (pd.read_csv(path, sep=found, encoding=encoding, na_values=na, header=None,
+                            names=names), names, found)
 
     encoding = "utf-8-sig"
     try:
@@ -145,10 +168,10 @@ def read_csv(path: str, sep: str | None = None, na: list[str] | None = None) -> 
             csv.Error) as exc:
         raise _UsageError(f"cannot read CSV file {path}: {exc}") from exc
     dup = sorted({c for c in header if header.count(c) > 1})
-    data = _header_is_data(header, df)
+    data = _header_is_data(header, df) if names is None else ""
     if dup and data:
         raise _UsageError(f"line 1 of {path} is data, not a header ({data}): add a first "
-                          "line naming the columns")
+                          "line naming the columns, or name them with --names a,b,...")
     if dup:
         raise _UsageError(f"CSV file {path} has duplicate column names {dup[:5]} in its "
                           "header (line 1); give every column its own name")
@@ -157,11 +180,12 @@ def read_csv(path: str, sep: str | None = None, na: list[str] | None = None) -> 
     if data:
         print(f"optrees: warning: line 1 of {path} looks like data, not a header ({data}): a "
               "file without a header row loses its first data row to the header; add a line "
-              "naming the columns", file=sys.stderr)
+              "naming the columns, or name them with --names a,b,...", file=sys.stderr)
     _refuse_dates(df, path)
     if sep != ",":  # with commas between the fields, a decimal comma would be quoted
         _decimal_commas(df, path)
-    df.attrs.update(csv_path=str(path), csv_sep=sep, csv_encoding=encoding)
+    df.attrs.update(csv_path=str(path), csv_sep=sep, csv_encoding=encoding,
+                    csv_header=names is None, csv_header_is_data=bool(data))
     return df
 
 
@@ -245,7 +269,8 @@ def line_of(df: pd.DataFrame, row: int) -> str:
 
     path, sep = df.attrs.get("csv_path"), df.attrs.get("csv_sep")
     if path is not None:  # the index holds each row's position in the file (--dropna)
-        lines = file_lines(path, sep, df.attrs.get("csv_encoding", "utf-8-sig"))
+        lines = file_lines(path, sep, df.attrs.get("csv_encoding", "utf-8-sig"),
+                           df.attrs.get("csv_header", True))
         at = df.index[row]
         if pd.api.types.is_integer(at) and 0 <= at < len(lines):
             return f"line {lines[at]} of {path}"
@@ -504,7 +529,8 @@ def load_data(args: argparse.Namespace, task: str | None = "classification"
         df = csv_of(args)
         if args.target not in df.columns:
             raise _UsageError(f"target column {args.target!r} not in {args.csv} (columns: "
-                              f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})")
+                              f"{list(df.columns)}; separator {df.attrs['csv_sep']!r})"
+                              f"{no_header_hint(df)}")
         df = drop_columns(df, getattr(args, "drop", None), args.target)
         df = check_rows(df, getattr(args, "dropna", False))
         frame, X, y = df, df.drop(columns=[args.target]), df[args.target]

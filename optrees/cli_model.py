@@ -25,7 +25,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     target = args.target if args.target is not None else model.data.get("target")
     if args.target is not None and args.target not in df.columns:
         raise _UsageError(f"--target column {args.target!r} is not in {args.csv} "
-                          f"(columns: {list(df.columns)})")
+                          f"(columns: {list(df.columns)}){data.no_header_hint(df)}")
     X = df.drop(columns=[target]) if target in df.columns else df
     out = pd.DataFrame({"prediction": model.predict(X)})
     if args.proba:

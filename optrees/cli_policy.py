@@ -129,7 +129,7 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
                          ("--weight-column", args.weight_column)):
         if column is not None and column not in df.columns:
             raise _UsageError(f"{flag} column {column!r} not in {where} (columns: "
-                              f"{list(df.columns)})")
+                              f"{list(df.columns)}){data.no_header_hint(df)}")
     df = data.check_rows(df, args.dropna)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     raw = df[args.treatment]

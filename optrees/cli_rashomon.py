@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .cli_base import DROPNA_HELP, NA_HELP, SEP_HELP, _HelpFormatter, _UsageError
+from .cli_base import DROPNA_HELP, NA_HELP, NAMES_HELP, SEP_HELP, _HelpFormatter, _UsageError
 from .fairness_vocabulary import TREE_NOTIONS as FAIRNESS
 
 
@@ -48,6 +48,7 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--sep", default=None, help=SEP_HELP)
     p.add_argument("--dropna", action="store_true", help=DROPNA_HELP)
     p.add_argument("--na", action="append", default=None, metavar="MARKER", help=NA_HELP)
+    p.add_argument("--names", default=None, metavar="NAME,...", help=NAMES_HELP)
     p.add_argument("--drop", default=None, metavar="COL,...",
                    help="columns of --csv that are not features (default: none)")
     fair = p.add_argument_group("fairness (the set of fair trees: each tree's leaves labelled "

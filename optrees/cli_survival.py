@@ -73,7 +73,7 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
             where = (f"{args.csv} (separator {df.attrs['csv_sep']!r})" if args.dataset is None
                      else f"dataset {args.dataset}")
             raise _UsageError(f"{flag} column {column!r} not in {where}; columns: "
-                              f"{list(df.columns)}")
+                              f"{list(df.columns)}{data.no_header_hint(df)}")
     df = data.check_rows(df, args.dropna)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     X = df.drop(columns=[c for c in (args.event, args.time, args.weight_column)

@@ -397,3 +397,37 @@ def test_na_reads_a_marker_as_a_missing_value(tmp_path, capsys):
     assert main(["predict", "--model", str(model), "--csv", str(kept), "--out", str(out),
                  "--na", "?"]) == 0
     assert len(pd.read_csv(out)) == 118
+
+
+def test_names_reads_a_file_without_a_header_row(tmp_path, capsys):
+    """``--names`` names the columns of a headerless file: its first line is data (the fit
+    is that of the same rows with a header), a bad cell is named by its own line (line 1 is
+    data now), and a wrong count or a repeated name is refused before any fit."""
+    df = _table()
+    df.loc[0, "G1"] = 3  # the first row: a row the fit must keep
+    headed, bare = tmp_path / "headed.csv", tmp_path / "bare.data"
+    df.to_csv(headed, index=False)
+    df.to_csv(bare, index=False, header=False)
+    names = ",".join(df.columns)
+    assert main(["fit", "--csv", str(headed), "--target", "y", *FAST]) == 0
+    want = capsys.readouterr().out
+    assert main(["fit", "--csv", str(bare), "--names", names, "--target", "y", *FAST]) == 0
+    got = capsys.readouterr().out
+    assert [s for s in got.splitlines() if "|" in s or "accuracy" in s] == \
+        [s for s in want.splitlines() if "|" in s or "accuracy" in s]
+    assert main(["fit", "--csv", str(bare), "--target", "y", *FAST]) == 2
+    warning, err = capsys.readouterr().err.strip().splitlines()
+    assert "looks like data" in warning and "--names" in warning
+    assert "target column 'y' not in" in err and "--names" in err
+    err = _error(capsys, main(["fit", "--csv", str(bare), "--names", "G1,b,colour",
+                               "--target", "y", *FAST]))
+    assert "3 names" in err and "4 fields" in err
+    err = _error(capsys, main(["fit", "--csv", str(bare), "--names", "G1,b,b,y",
+                               "--target", "y", *FAST]))
+    assert "['b'] more than once" in err
+    df["w"] = 1.0
+    df.loc[4, "w"] = -2.0  # row 4: line 5 of the bare file (line 6 with a header)
+    df.to_csv(bare, index=False, header=False)
+    err = _error(capsys, main(["fit", "--csv", str(bare), "--names", names + ",w",
+                               "--target", "y", "--weight-column", "w", *FAST]))
+    assert "line 5 of" in err and "negative" in err
