@@ -399,7 +399,7 @@ def _add_fit_parser(sub: Any, method_options: bool) -> None:
                          formatter_class=_HelpFormatter)
     fit.add_argument("--dataset", help="bundled or data-dir dataset name (see `optrees "
                      "datasets`); give it or --csv (default: none)")
-    fit.add_argument("--csv", help="CSV file with a header row (default: none)")
+    fit.add_argument("--csv", help="CSV file with a header row, or --names (default: none)")
     fit.add_argument("--target", help="target column of --csv (default: none)")
     fit.add_argument("--method", choices=sorted(METHODS), default=None,
                      help="; ".join(f"{n}: {m.summary}" for n, m in cli_methods().items())

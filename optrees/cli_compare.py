@@ -21,7 +21,7 @@ def add_compare_parser(subparsers: Any) -> argparse.ArgumentParser:
         "compare", formatter_class=_HelpFormatter,
         help="fit every method of the task and tuned CART on a CSV within a time budget; "
              "print the test scores, sizes, fit times and gaps")
-    p.add_argument("csv", help="CSV file with a header row")
+    p.add_argument("csv", help="CSV file with a header row, or --names")
     p.add_argument("--target", required=True, help="target column")
     p.add_argument("--task", choices=["auto", "classification", "regression"], default="auto",
                    help="auto: a regression when the target is numeric and not all integers "

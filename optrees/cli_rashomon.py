@@ -19,7 +19,7 @@ def add_rashomon_parser(subparsers: Any) -> argparse.ArgumentParser:
              "misclassification rate + lam * leaves); print the best few and each literal's "
              "share of the set")
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--csv", help="CSV file with a header row")
+    source.add_argument("--csv", help="CSV file with a header row, or --names")
     source.add_argument("--dataset", help="a bundled or $OPTREES_DATA dataset name")
     p.add_argument("--target", default=None, help="target column of --csv")
     p.add_argument("--depth", type=int, default=3, help="largest depth of the trees (<= 4; "

@@ -213,6 +213,7 @@ def test_the_relaxation_lists_fewer_structures_and_keeps_min_leaf(monkeypatch):
     from optrees.trees.search.rashomon.build import Builder, Scale
 
     monkeypatch.setattr(fr, "FEW_STRUCTURES", 0)  # look for multipliers on a small case
+    monkeypatch.setattr(fr, "CHECK_SECONDS", np.inf)  # however long the search takes
     rng = np.random.default_rng(2)
     n, F = 150, 6
     X = rng.integers(0, 2, (n, F))
@@ -229,6 +230,38 @@ def test_the_relaxation_lists_fewer_structures_and_keeps_min_leaf(monkeypatch):
     plain.drop_trivial, plain.listing = False, False
     every = plain.node(np.ones(n, bool), 2, scale.bound_key(rs.bound)).count()
     assert rs.n_structures < every / 2
+
+
+def test_a_search_that_costs_more_than_its_checks_stops_with_the_same_set(monkeypatch):
+    """The multiplier search stops once it has cost what checking its fewest structures
+    would; with no time worth it (CHECK_SECONDS 0) it stops after the plain count, and the
+    set is still every fair labelled tree (enumerated), found among all the plain bound's
+    structures; with time, among fewer."""
+    import optrees.trees.solve.fair_rashomon as fr
+    from optrees.trees.search.rashomon.build import Builder, Scale
+
+    monkeypatch.setattr(fr, "FEW_STRUCTURES", 0)
+    rng = np.random.default_rng(2)
+    n, F = 150, 6
+    X = rng.integers(0, 2, (n, F))
+    g = rng.integers(0, 2, n)
+    X[:, 0] = np.where(rng.random(n) < 0.8, g, 1 - g)
+    y = np.where(rng.random(n) < 0.5, g, X[:, 1] & X[:, 2] | X[:, 3]).astype(int)
+    want, best = enumerated(X, y, g, np.ones(n), 2, 2, 0.005, 0.1, 0.03,
+                            "statistical_parity", min_leaf=5)
+    fit = _fit(X, y, g, 2, 0.005, "statistical_parity", 0.03, min_leaf=5)
+    monkeypatch.setattr(fr, "CHECK_SECONDS", 0.0)
+    stopped = fit.rashomon(0.1)
+    monkeypatch.setattr(fr, "CHECK_SECONDS", np.inf)
+    searched = fit.rashomon(0.1)
+    for rs in (stopped, searched):
+        assert set(rs.structures()) == set(want)
+        assert rs.optimum == pytest.approx(best, abs=1e-9)
+    scale = Scale.make(np.ones(n), 0.005, 2)
+    plain = Builder(X, y, np.ones(n), 2, scale, 5)
+    plain.drop_trivial, plain.listing = False, False
+    every = plain.node(np.ones(n, bool), 2, scale.bound_key(stopped.bound)).count()
+    assert stopped.n_structures == every > searched.n_structures
 
 
 def test_a_leaf_under_min_leaf_rows_is_no_member():

@@ -41,6 +41,7 @@ from ..search.rashomon.build import (
     Scale,
     SetNode,
 )
+from ..search.threads import on_one_blas_thread
 from .fit import min_leaf_rows
 
 __all__ = ["RashomonSet", "RashomonSetTooLarge", "rashomon_set"]
@@ -143,6 +144,7 @@ def _min_leaf(value: object, n_rows: int) -> int:
     return min_leaf_rows(int(value) if isinstance(value, np.integer) else value, n_rows)
 
 
+@on_one_blas_thread
 def build_set(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray, classes: np.ndarray,
               names: tuple[list[str], list[str]], depth: int, lam: float, epsilon: float,
               additive: bool, min_leaf: int, optimum: float,
