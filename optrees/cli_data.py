@@ -497,18 +497,22 @@ def check_target_of(task: str, y: pd.Series, n_rows: int) -> None:
         check_target(y, n_rows)
 
 
-def drop_columns(df: pd.DataFrame, text: str | None, target: str) -> pd.DataFrame:
+def drop_columns(df: pd.DataFrame, text: str | None, needed: dict[str, str] | str
+                 ) -> pd.DataFrame:
     """``--drop COL,...``: the file without those columns (an identifier, a leak), each
-    checked to be a column other than the target."""
+    checked to be a column the task does not need: ``needed`` maps a column to what it is
+    (a name alone: the target)."""
     if text is None:
         return df
+    if isinstance(needed, str):
+        needed = {needed: "the target column"}
     names = [c.strip() for c in text.split(",") if c.strip()]
     for name in names:
         if name not in df.columns:
             raise _UsageError(f"--drop column {name!r} is not in the file (columns: "
                               f"{list(df.columns)})")
-        if name == target:
-            raise _UsageError(f"--drop {name!r} is the target column")
+        if name in needed:
+            raise _UsageError(f"--drop {name!r} is {needed[name]}")
     return df.drop(columns=names)
 
 

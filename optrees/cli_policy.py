@@ -130,6 +130,10 @@ def load(args: argparse.Namespace) -> tuple[Any, ...]:
         if column is not None and column not in df.columns:
             raise _UsageError(f"{flag} column {column!r} not in {where} (columns: "
                               f"{list(df.columns)}){data.no_header_hint(df)}")
+    df = data.drop_columns(df, args.drop, {c: f"the {flag} column" for flag, c in (
+        ("--treatment", args.treatment), ("--outcome", args.outcome),
+        ("--propensity", args.propensity), ("--weight-column", args.weight_column))
+        if c is not None})
     df = data.check_rows(df, args.dropna)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     raw = df[args.treatment]

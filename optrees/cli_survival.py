@@ -74,6 +74,9 @@ def load(args: argparse.Namespace) -> tuple[Any, Any, Any]:
                      else f"dataset {args.dataset}")
             raise _UsageError(f"{flag} column {column!r} not in {where}; columns: "
                               f"{list(df.columns)}{data.no_header_hint(df)}")
+    df = data.drop_columns(df, args.drop, {c: f"the {flag} column" for flag, c in (
+        ("--event", args.event), ("--time", args.time), ("--weight-column", args.weight_column))
+        if c is not None})
     df = data.check_rows(df, args.dropna)
     w = None if args.weight_column is None else data.row_weights(df, args.weight_column)
     X = df.drop(columns=[c for c in (args.event, args.time, args.weight_column)

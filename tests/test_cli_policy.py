@@ -169,3 +169,23 @@ def test_cross_fitting_out_of_time_is_one_line(capsys, table) -> None:
         "outcome", "--depth", "1", "--time-limit", "1e-9"])
     assert code == 2 and "Traceback" not in err
     assert err.strip().splitlines() == [err.strip()] and "time_limit ran out" in err
+
+
+def test_drop_leaves_a_column_out_of_the_tree(capsys, table, tmp_path):
+    """``--drop``: an identifier that orders the rows by their best treatment is left out
+    of the tree, and the fit is that of the file without it; a needed column cannot be
+    dropped."""
+    df, _ = table
+    ranked = df.assign(row_id=np.argsort(np.argsort(df["outcome"].to_numpy())))
+    path, plain = tmp_path / "ids.csv", tmp_path / "plain.csv"
+    ranked.to_csv(path, index=False)
+    df.to_csv(plain, index=False)
+    base = ["fit", "--task", "policy", "--treatment", "arm", "--outcome", "outcome",
+            "--propensity", "p", "--depth", "2"]
+    code, out, err = _run(capsys, [*base, "--csv", str(path), "--drop", "row_id"])
+    assert code == 0 and "row_id" not in out, err
+    _, want, _ = _run(capsys, [*base, "--csv", str(plain)])
+    assert [s for s in out.splitlines() if "|" in s] == \
+        [s for s in want.splitlines() if "|" in s]
+    code, out, err = _run(capsys, [*base, "--csv", str(path), "--drop", "arm"])
+    assert code == 2 and "--drop 'arm' is the --treatment column" in err

@@ -144,3 +144,24 @@ def test_bundled_survival_dataset_fits_from_the_cli(capsys, tmp_path):
 def test_survival_dataset_options_are_checked(capsys, argv, message):
     code, _, err = _run(capsys, ["fit", *argv])
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_drop_leaves_a_column_out_of_the_tree(capsys, table, tmp_path):
+    """``--drop``: a column that gives the time away (a leak) is left out of the tree; the
+    fit is that of the file without it; a needed column cannot be dropped."""
+    df, _ = table
+    leaky = df.assign(leak=df["months"] * 10.0)
+    path, plain = tmp_path / "leak.csv", tmp_path / "plain.csv"
+    leaky.to_csv(path, index=False)
+    df.to_csv(plain, index=False)
+    base = ["fit", "--task", "survival", "--event", "died", "--time", "months",
+            "--depth", "2"]
+    code, out, err = _run(capsys, [*base, "--csv", str(path)])
+    assert code == 0 and "leak" in out  # the leak is what the tree would split on
+    code, out, err = _run(capsys, [*base, "--csv", str(path), "--drop", "leak"])
+    assert code == 0 and "leak" not in out, err
+    _, want, _ = _run(capsys, [*base, "--csv", str(plain)])
+    assert [s for s in out.splitlines() if "|" in s] == \
+        [s for s in want.splitlines() if "|" in s]
+    code, out, err = _run(capsys, [*base, "--csv", str(path), "--drop", "months"])
+    assert code == 2 and "--drop 'months' is the --time column" in err
