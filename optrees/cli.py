@@ -284,6 +284,21 @@ def _detect_task(args: argparse.Namespace) -> tuple[Any, Any, str]:
     return X, y, task
 
 
+def _note_classes_of_numbers(args: argparse.Namespace, y: Any, task: str) -> None:
+    """A classifier chosen by ``--method`` alone on a target that reads as a regression:
+    say that each of its values is a class (attrition's MonthlyIncome: 1,349 classes, a
+    training accuracy of 0.0027, without a word)."""
+    from ._validation import regression_reason
+
+    if task == "classification" and args.task is None:
+        why = regression_reason(y)
+        if why:
+            name = args.target if args.csv else getattr(y, "name", "y")
+            print(f"optrees: note: target {name!r} is {why}: --method {args.method} takes "
+                  "each value as a class; --task regression fits a regression tree",
+                  file=sys.stderr, flush=True)
+
+
 def cmd_fit(args: argparse.Namespace) -> int:
     """Fit ``--method`` (or the method of ``--task``, or of the task the target reads as);
     options, parameters, data and output paths are all checked before the fit."""
@@ -322,6 +337,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
         data.check_target_of(task, y, len(X))
     else:
         X, y = data.load_data(args, task)
+        _note_classes_of_numbers(args, y, task)
     if args.class_weight is not None:
         est.set_params(class_weight=data.class_weight(args.class_weight, y))
     if args.costs is not None:

@@ -431,3 +431,23 @@ def test_names_reads_a_file_without_a_header_row(tmp_path, capsys):
     err = _error(capsys, main(["fit", "--csv", str(bare), "--names", names + ",w",
                                "--target", "y", "--weight-column", "w", *FAST]))
     assert "line 5 of" in err and "negative" in err
+
+
+def test_a_classifier_on_a_numeric_target_says_each_value_is_a_class(tmp_path, capsys):
+    """``--method`` of a classifier on a target with many distinct numbers (a regression
+    when nothing says the task) fits, with a note that each value is a class; ``--task
+    classification`` (the user's own choice) and a target of few labels have no note."""
+    df = _table()
+    df["price"] = np.arange(len(df)) * 3 + 1000  # 120 distinct integers
+    path = tmp_path / "prices.csv"
+    df.to_csv(path, index=False)
+    base = ["fit", "--csv", str(path), "--target", "price", "--depth", "1"]
+    assert main([*base, "--method", "bendoct"]) == 0
+    err = capsys.readouterr().err
+    assert "note: target 'price' is integer with 120 distinct values" in err
+    assert "each value as a class" in err
+    assert main([*base, "--method", "bendoct", "--task", "classification"]) == 0
+    assert "each value as a class" not in capsys.readouterr().err
+    assert main(["fit", "--csv", str(path), "--target", "y", "--depth", "1",
+                 "--method", "bendoct", "--drop", "price"]) == 0
+    assert "each value as a class" not in capsys.readouterr().err
