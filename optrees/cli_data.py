@@ -288,10 +288,11 @@ def first_bad_row(df: pd.DataFrame, bad: np.ndarray, what: str, hint: str = "") 
                           + (f"; {hint}" if hint else ""))
 
 
-def check_rows(df: pd.DataFrame, dropna: bool = False) -> pd.DataFrame:
+def check_rows(df: pd.DataFrame, dropna: bool = False,
+               hint: str = "--dropna leaves such rows out") -> pd.DataFrame:
     """``df`` checked for missing and infinite values, the first bad row named by its line
-    in the file.  ``dropna`` (``--dropna``): rows with a missing value are left out instead,
-    with a note of how many; an error if none is left."""
+    in the file (with ``hint``).  ``dropna`` (``--dropna``): rows with a missing value are
+    left out instead, with a note of how many; an error if none is left."""
     import numpy as np
     import pandas as pd
 
@@ -309,7 +310,7 @@ def check_rows(df: pd.DataFrame, dropna: bool = False) -> pd.DataFrame:
         row = int(np.flatnonzero(missing.any(axis=1))[0])
         cols = [c for c, m in zip(df.columns, missing[row], strict=True) if m]
         first_bad_row(df, missing.any(axis=1), f"missing values (an empty cell) in column "
-                      f"{cols[0]!r}", "--dropna leaves such rows out")
+                      f"{cols[0]!r}", hint)
     numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
                and not pd.api.types.is_bool_dtype(df[c])]
     if numeric:

@@ -27,6 +27,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
         raise _UsageError(f"--target column {args.target!r} is not in {args.csv} "
                           f"(columns: {list(df.columns)}){data.no_header_hint(df)}")
     X = df.drop(columns=[target]) if target in df.columns else df
+    # a row the model cannot predict, named by its line (every row gets a prediction)
+    data.check_rows(X, hint="fill it in or remove the row")
     out = pd.DataFrame({"prediction": model.predict(X)})
     if args.proba:
         if model.classes_ is None:

@@ -451,3 +451,23 @@ def test_a_classifier_on_a_numeric_target_says_each_value_is_a_class(tmp_path, c
     assert main(["fit", "--csv", str(path), "--target", "y", "--depth", "1",
                  "--method", "bendoct", "--drop", "price"]) == 0
     assert "each value as a class" not in capsys.readouterr().err
+
+
+def test_predict_names_the_line_of_a_row_it_cannot_predict(tmp_path, capsys):
+    """A row with an empty cell has no prediction: ``predict`` names its line in the file
+    (not the model's 'X contains missing values'), and writes nothing."""
+    df = _table()
+    model, path, out = tmp_path / "m.json", tmp_path / "new.csv", tmp_path / "p.csv"
+    train = tmp_path / "train.csv"
+    df.to_csv(train, index=False)
+    assert main(["fit", "--csv", str(train), "--target", "y", "--out", str(model),
+                 *FAST]) == 0
+    capsys.readouterr()
+    new = df.drop(columns=["y"])
+    new["G1"] = new["G1"].astype(float)
+    new.loc[[6, 9], "G1"] = np.nan
+    new.to_csv(path, index=False)
+    err = _error(capsys, main(["predict", "--model", str(model), "--csv", str(path),
+                               "--out", str(out)]))
+    assert "line 8 of" in err and "'G1'" in err and "(and 1 more rows)" in err
+    assert not out.exists()
