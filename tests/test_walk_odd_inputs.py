@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optrees import OMTRegressor
+from optrees import BendOCTClassifier, Binarizer, FlowOCTClassifier, OMTRegressor
+from optrees.trees.solve.path import pareto_front
 
 
 def _table(n, seed):
@@ -64,3 +65,82 @@ def test_omt_regressor_does_not_change_when_a_constant_is_added_to_y():
     sse = float(((y - _leaf_means(a.apply(X), y)) ** 2).sum())
     assert b.objective_ == pytest.approx(a.objective_, rel=1e-6)
     assert a.objective_ >= sse - 1e-9  # the loss (plus the rules' penalty)
+
+
+# ------------------------------------------------------------------ 2. tiny weights
+def _weighted_accuracy(pred, y, w):
+    return float(w @ (pred == y) / w.sum())
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e-200])
+def test_bendoct_tree_does_not_change_when_every_weight_is_scaled(scale):
+    """All weights x 1e-12: the exact search's tolerances (1e-9 x (1 + total weight)) took
+    every tree for as good as the single leaf, which it returned as "optimal" (accuracy
+    0.53 against 0.877).  Now the same tree and accuracy for weights w and c w."""
+    X, y, w = _classes()
+    a = BendOCTClassifier(depth=2, time_limit=60).fit(X, y, sample_weight=w)
+    b = BendOCTClassifier(depth=2, time_limit=60).fit(X, y, sample_weight=w * scale)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert _same_partition(a.apply(X), b.apply(X))
+    # BendOCT's objective: weighted accuracy - lam x leaves
+    best = _weighted_accuracy(a.predict(X), y, w) - a.lam * a.tree_.n_leaves
+    assert a.objective_ == pytest.approx(best, rel=1e-12)
+    assert b.objective_ == pytest.approx(best, rel=1e-12)
+    assert b.status_ == "optimal" and b.tree_.n_leaves == a.tree_.n_leaves > 1
+    # the tree's counts are the given weights, not the rescaled ones
+    leaves = b.apply(X)
+    for leaf in np.unique(leaves):
+        at = leaves == leaf
+        expected = np.bincount(y[at], weights=w[at] * scale, minlength=2)
+        np.testing.assert_allclose(b.tree_.counts[leaf], expected, rtol=1e-12)
+
+
+def test_flowoct_objective_in_weight_units_under_tiny_weights():
+    """FlowOCT without a penalty maximises the weight of correct rows: under weights
+    x 1e-12 it returned the single leaf as optimal (1.62e-10 against 2.75e-10)."""
+    X, y, w = _classes()
+    a = FlowOCTClassifier(depth=2, time_limit=60).fit(X, y, sample_weight=w)
+    b = FlowOCTClassifier(depth=2, time_limit=60).fit(X, y, sample_weight=w * 1e-12)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    correct = float(w @ (b.predict(X) == y)) * 1e-12
+    assert b.objective_ == pytest.approx(correct, rel=1e-9)
+    assert b.bound_ == pytest.approx(correct, rel=1e-9)
+
+
+def test_binarizer_quantile_cuts_do_not_change_when_every_weight_is_scaled():
+    """Quantiles sit at position (W - 1) q of the total weight W: with W < 1 every cut
+    fell on the smallest value and the numeric columns had no cuts (3 columns against 11)."""
+    X, _, w = _classes()
+    a = Binarizer().fit(X, sample_weight=w)
+    b = Binarizer().fit(X, sample_weight=w * 1e-12)
+    assert [lit.name for lit in b.literals_] == [lit.name for lit in a.literals_]
+    assert sum(lit.column in ("a", "b") for lit in b.literals_) >= 4
+
+
+def test_lambda_path_does_not_change_when_every_weight_is_scaled():
+    """pareto_front under weights x 1e-12 had one leaf at every budget (accuracy 0.54);
+    its accuracies are those of its trees, from the definition, and the same for c w."""
+    X, y, w = _classes()
+    a = pareto_front(X, y, 2, sample_weight=w, binarizer="auto")
+    b = pareto_front(X, y, 2, sample_weight=w * 1e-12, binarizer="auto")
+    assert [p.leaves for p in b] == [p.leaves for p in a]
+    for p, q in zip(a, b, strict=True):
+        assert q.accuracy == pytest.approx(p.accuracy, rel=1e-12)
+    assert b[-1].leaves > 1
+
+
+def test_cv_lambda_path_does_not_change_when_every_weight_is_scaled():
+    """BendOCTClassifierCV under weights x 1e-12 scored every lam 0.525 and refitted the
+    single leaf (0.842 and four leaves with the weights w).  Its held-out score is the
+    weighted accuracy of the refitted tree's folds; here: the same for w and c w."""
+    from optrees import BendOCTClassifierCV
+
+    X, y, w = _classes()
+    a = BendOCTClassifierCV(depths=[2], time_limit=60, random_state=0).fit(
+        X, y, sample_weight=w)
+    b = BendOCTClassifierCV(depths=[2], time_limit=60, random_state=0).fit(
+        X, y, sample_weight=w * 1e-12)
+    assert b.best_params_ == a.best_params_
+    assert b.best_score_ == pytest.approx(a.best_score_, rel=1e-12)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert b.best_estimator_.tree_.n_leaves == a.best_estimator_.tree_.n_leaves > 1
