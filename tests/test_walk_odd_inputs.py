@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import optrees
 from optrees import BendOCTClassifier, Binarizer, FlowOCTClassifier, OMTRegressor
 from optrees.trees.solve.path import pareto_front
 
@@ -144,3 +145,32 @@ def test_cv_lambda_path_does_not_change_when_every_weight_is_scaled():
     assert b.best_score_ == pytest.approx(a.best_score_, rel=1e-12)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
     assert b.best_estimator_.tree_.n_leaves == a.best_estimator_.tree_.n_leaves > 1
+
+
+# ------------------------------------------------------------------ 3. predict_proba
+BINARY_TREES = ["BendOCTClassifier", "FlowOCTClassifier", "CGHClassifier", "OCTClassifier",
+                "BinOCTClassifier"]
+
+
+@pytest.mark.parametrize("name", BINARY_TREES + ["OMTClassifier", "RUGClassifier"])
+def test_predict_proba_sums_to_one_under_small_weights(name, tmp_path):
+    """A binary tree's leaf frequencies were counts / max(total, 1): with weights x 1e-3 a
+    leaf's total is 0.048, so rows summed to 0.048-0.1.  From the definition: each row's
+    probabilities are the class weights of the training rows at its leaf over their sum."""
+    X, y, w = _classes()
+    w = w * 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = getattr(optrees, name)(time_limit=4, random_state=0).fit(
+            X, y, sample_weight=w)
+    P = model.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    if name in BINARY_TREES:
+        leaves = model.apply(X)
+        for leaf in np.unique(leaves):
+            at = leaves == leaf
+            share = np.bincount(y[at], weights=w[at], minlength=2) / w[at].sum()
+            np.testing.assert_allclose(P[at], np.tile(share, (at.sum(), 1)), rtol=1e-9)
+        optrees.save_model(model, tmp_path / "m.json")
+        np.testing.assert_allclose(optrees.load_model(tmp_path / "m.json").predict_proba(X),
+                                   P, rtol=1e-12)
