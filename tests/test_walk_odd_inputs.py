@@ -174,3 +174,86 @@ def test_predict_proba_sums_to_one_under_small_weights(name, tmp_path):
         optrees.save_model(model, tmp_path / "m.json")
         np.testing.assert_allclose(optrees.load_model(tmp_path / "m.json").predict_proba(X),
                                    P, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ 4, 5. policy outcomes
+def _policy_data(n=300, seed=3):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.uniform(size=n)})
+    t = rng.integers(0, 3, n)
+    gain = np.stack([np.zeros(n), (X.a > 0) * 1.0 - 0.3, (X.b > 0.5) * 0.8 - 0.2], axis=1)
+    y = X.a.to_numpy() + gain[np.arange(n), t] + 0.3 * rng.normal(size=n)
+    return X, t, y, np.full(n, 1 / 3)
+
+
+def _ipw_value(policy, t, y, mu):
+    """The IPW teacher's policy value from its definition: mean of y 1{t = policy} / mu."""
+    return float(np.mean(y * (t == policy) / mu))
+
+
+@pytest.mark.parametrize("extra", [{"min_samples_leaf": 20}, {"treatment_budget": {1: 0.3}}],
+                         ids=["min_samples_leaf", "treatment_budget"])
+def test_policy_tree_does_not_change_with_the_outcomes_units(extra):
+    """Outcomes x 1e-9 are pseudo-row weights of 1e-9: the searches' tolerances took the
+    single leaf as optimal under a treatment budget (value 0.278 against 0.681 per unit)
+    and a worse tree under min_samples_leaf (0.68835 against 0.69063).  Now the same tree,
+    and objective_ = value - lam x leaves from the definition, in the outcome's units."""
+    from optrees import OptimalPolicyTree
+
+    X, t, y, mu = _policy_data()
+    fits = [OptimalPolicyTree(depth=2, teacher="ipw", lam=0.001 * c, time_limit=60,
+                              **extra).fit(X, t, y * c, propensity=mu) for c in (1.0, 1e-9)]
+    a, b = fits
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    for fit, c in zip(fits, (1.0, 1e-9), strict=True):
+        value = _ipw_value(fit.predict(X), t, y * c, mu)
+        assert fit.policy_value_ == pytest.approx(value, rel=1e-9)
+        assert fit.objective_ == pytest.approx(value - 0.001 * c * fit.tree_.n_leaves,
+                                               rel=1e-9)
+        assert fit.status_ == "optimal" and fit.gap_ == 0.0
+    assert a.tree_.n_leaves > 1
+
+
+def test_policy_outcome_models_do_not_change_with_the_outcomes_units():
+    """scikit-learn's gradient boosting treats a node of variance below 2.2e-16 as pure, so
+    on outcomes x 1e-9 the 'dm' teacher's estimated outcomes were one constant per
+    treatment and the tree another.  Now they are the outcomes' own estimates x c (c a
+    power of two: the same numbers exactly; x 1e-9 rounds differently, and boosting's
+    near-tied splits may go the other way at a few rows)."""
+    from optrees import OptimalPolicyTree
+
+    X, t, y, _ = _policy_data()
+    c = 2.0**-30
+    a, b = (OptimalPolicyTree(depth=2, teacher="dm", cv=3, random_state=0,
+                              time_limit=60).fit(X, t, y * s) for s in (1.0, c))
+    np.testing.assert_allclose(b.outcome_predictions_, a.outcome_predictions_ * c,
+                               rtol=1e-12, atol=0)
+    assert np.ptp(b.outcome_predictions_[:, 0]) > 1e-2 * c
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_gap_tolerance_is_in_the_objectives_units():
+    """The gap is |bound - objective| / |objective|; its absolute tolerance (1e-6) read a
+    policy's stopped fit on outcomes x 1e-9 as closed (gap 0.0 where x 1 gave 1.38)."""
+    from optrees.models.result import FitResult
+
+    stopped = FitResult(None, "time_limit", 1.2e-9, 3.0e-9, unit=2.0**-30)
+    assert stopped.gap == pytest.approx(1.5)
+    assert FitResult(None, "time_limit", 1.2e-9, 3.0e-9).gap == 0.0  # units of about 1
+    assert FitResult(None, "time_limit", 1.0, 1.0 + 1e-9 * 2**-30,
+                     unit=2.0**-30).gap == pytest.approx(1e-9 * 2**-30)
+
+
+def test_stopped_policy_tree_reports_its_gap_under_tiny_outcomes():
+    from optrees import OptimalPolicyTree
+
+    X, t, y, mu = _policy_data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = OptimalPolicyTree(depth=5, teacher="ipw", time_limit=1).fit(
+            X, t, y * 1e-9, propensity=mu)
+    if fit.status_ == "optimal":
+        pytest.skip("the depth-5 search finished within 1 s")
+    expected = abs(fit.bound_ - fit.objective_) / abs(fit.objective_)
+    assert expected > 1e-3
+    assert fit.gap_ == pytest.approx(expected, rel=1e-9)

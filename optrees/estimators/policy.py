@@ -3,6 +3,7 @@ observational data (historic treatment, outcome, propensity and outcome models).
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -147,6 +148,12 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         n = df.shape[0]
         t, y, mu, yhat, K, names = _check_inputs(treatment, outcome, propensity,
                                                  outcome_predictions, n)
+        # the outcomes (and lam, in their units) divided by the power of two nearest their
+        # largest size (exact): the engines' tolerances and scikit-learn's outcome models
+        # are in units of about 1, so outcomes x 1e-9 gave other trees; values back below
+        e = _outcome_exponent(y, yhat)
+        y, yhat = np.ldexp(y, -e), None if yhat is None else np.ldexp(yhat, -e)
+        p = Params({**p, "lam": math.ldexp(p.lam, -e)})
         budget = check_budget(p.treatment_budget, K, names)
         w = fit_weights(sample_weight, None, np.arange(K), t)
         need_mu, need_yhat = NEEDS[p.teacher]
@@ -164,16 +171,20 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
             if estimate_mu:
                 mu = self.propensity_ = _spread(mu_hat, keep)
             if estimate_yhat:
-                yhat = self.outcome_predictions_ = _spread(yhat_hat, keep)
+                yhat = _spread(yhat_hat, keep)
+                self.outcome_predictions_ = np.ldexp(yhat, e)
         gamma = np.full((n, K), np.nan)
         gamma[keep] = teacher_scores(p.teacher, t[keep], y[keep], K,
                                      None if mu is None else mu[keep],
                                      None if yhat is None else yhat[keep])
-        self.scores_ = gamma
+        self.scores_ = np.ldexp(gamma, e)
         gamma = gamma[keep]
         df, t, w = drop_weightless(df, t, w)
         scores = PolicyScores(gamma)
         result, treatments = self._solve(df, t, w, scores, K, p, deadline, budget, names)
+        result = FitResult(result.model, result.status, math.ldexp(result.objective, e),
+                           math.ldexp(result.bound, e), result.seconds, result.stats,
+                           unit=math.ldexp(1.0, e))
         self.treatments_ = treatments if names is None else names
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.tree_.classes = np.asarray(self.treatments_)  # predict gives the labels
@@ -181,9 +192,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         store_result(self, result, deadline, "returning the best policy tree found")
         predicted = self.tree_.predict_index(self._encode(df))
         total = float(len(t) if w is None else w.sum())
-        self.policy_value_ = scores.value(predicted, w) / total
+        self.policy_value_ = math.ldexp(scores.value(predicted, w) / total, e)
         self.leaf_values_ = _leaf_values(self.tree_.apply(self._encode(df)), predicted,
-                                         gamma, w)
+                                         np.ldexp(gamma, e), w)
         weights = np.ones(len(t)) if w is None else w
         self.treatment_shares_ = np.bincount(predicted, weights=weights, minlength=K) / total
         return self
@@ -313,6 +324,15 @@ def policy_nodes(tree: BinaryTree, leaf_values: dict[int, float]) -> Any:
 
     relabel(root, 0)
     return root
+
+
+def _outcome_exponent(y: np.ndarray, yhat: np.ndarray | None) -> int:
+    """The exponent e of the power of two nearest the largest outcome (or outcome
+    prediction) in size; 0 when all are 0."""
+    top = float(np.abs(y).max(initial=0.0))
+    if yhat is not None:
+        top = max(top, float(np.abs(yhat).max(initial=0.0)))
+    return round(math.log2(top)) if top > 0 else 0
 
 
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:
