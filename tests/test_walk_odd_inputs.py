@@ -257,3 +257,55 @@ def test_stopped_policy_tree_reports_its_gap_under_tiny_outcomes():
     expected = abs(fit.bound_ - fit.objective_) / abs(fit.objective_)
     assert expected > 1e-3
     assert fit.gap_ == pytest.approx(expected, rel=1e-9)
+
+
+# ------------------------------------------------------------------ 6. survival: missing
+def _survival_data(n=60):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.uniform(size=n)})
+    time = np.round(100 * rng.exponential(size=n) * np.exp(X.a.to_numpy())) + 1
+    return X, rng.uniform(size=n) < 0.7, time
+
+
+def _with_missing(kind):
+    X, event, time = _survival_data()
+    if kind == "Int64 pd.NA":
+        y = pd.DataFrame({"event": event, "time": pd.array(time.astype(int), dtype="Int64")})
+    elif kind == "Float64 pd.NA":
+        y = pd.DataFrame({"event": event, "time": pd.array(time, dtype="Float64")})
+    else:
+        y = pd.DataFrame({"event": event, "time": time})
+    y.loc[3, "time"] = pd.NA if "pd.NA" in kind else np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("kind", ["Int64 pd.NA", "Float64 pd.NA", "NaN"])
+def test_survival_missing_event_time_is_one_error_naming_the_column(kind):
+    """pd.NA in the time column raised "y must hold numbers (event 0/1, time): float()
+    argument must be ... not 'NAType'", NaN "the times (second field of y) must be finite":
+    neither named the column nor said a value was missing."""
+    from optrees import OptimalSurvivalTree
+
+    X, y = _with_missing(kind)
+    y = y.rename(columns={"time": "days"})
+    with pytest.raises(ValueError, match=r"time \(column 'days'\) has 1 missing value.*\[3\]"):
+        OptimalSurvivalTree(depth=1).fit(X, y)
+
+
+def test_survival_missing_evaluation_time_is_an_error():
+    """A NaN (or None, pd.NA) among the evaluation times gave the curve's last value there,
+    as if the time were infinite; a single number raised an IndexError."""
+    from optrees import OptimalSurvivalTree
+
+    X, event, time = _survival_data()
+    model = OptimalSurvivalTree(depth=1).fit(X, pd.DataFrame({"e": event, "t": time}))
+    for times in ([5.0, np.nan, 50.0], [5.0, None], pd.array([5.0, pd.NA], dtype="Float64")):
+        with pytest.raises(ValueError, match=r"times has 1 missing value.*\[1\]"):
+            model.predict_survival_function(X, times)
+    with pytest.raises(ValueError, match="1-d sequence"):
+        model.predict_cumulative_hazard_function(X, 5.0)
+    # the definition: exp(-theta Lambda0(t)), Lambda0 0 before the first training event
+    at = np.array([0.0, 5.0, 50.0, 1e9])
+    base = np.where(at < model.baseline_.times[0], 0.0, model.baseline_(at))
+    np.testing.assert_allclose(model.predict_survival_function(X, at),
+                               np.exp(-model.predict(X)[:, None] * base[None, :]))
