@@ -309,3 +309,27 @@ def test_survival_missing_evaluation_time_is_an_error():
     base = np.where(at < model.baseline_.times[0], 0.0, model.baseline_(at))
     np.testing.assert_allclose(model.predict_survival_function(X, at),
                                np.exp(-model.predict(X)[:, None] * base[None, :]))
+
+
+# ------------------------------------------------------------------ 7. ColumnWarning counts
+def test_column_warning_counts_are_the_rows_holding_a_marker():
+    """Numbers stored as text were listed with "(k rows)", k the rows holding a marker
+    such as '?': a column of numbers only (decimal commas) printed "(0 rows)", though all
+    its rows are numbers stored as text.  Each printed count is now the column's rows
+    equal to a marker, and a column without one has no count."""
+    from optrees import ColumnWarning
+
+    rng = np.random.default_rng(0)
+    n = 40
+    X = pd.DataFrame({"b": rng.uniform(size=n).round(2).astype(str),
+                      "c": [f"{v:.1f}".replace(".", ",") for v in rng.normal(size=n)]})
+    X.loc[[1, 5, 7, 9], "b"] = "?"
+    X["c"] = X["c"].where(np.arange(n) % 3 != 0, X["c"].iloc[1])  # not an identifier
+    y = rng.integers(0, 2, n)
+    with pytest.warns(ColumnWarning) as caught:
+        BendOCTClassifier(depth=1, time_limit=10).fit(X, y)
+    text = " ".join(str(w.message) for w in caught if w.category is ColumnWarning)
+    counts = {c: int((X[c] == "?").sum()) for c in X.columns}
+    assert counts == {"b": 4, "c": 0}
+    assert "'b' (4 rows with a marker)" in text
+    assert "'c'" in text and "'c' (" not in text
