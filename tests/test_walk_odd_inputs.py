@@ -333,3 +333,48 @@ def test_column_warning_counts_are_the_rows_holding_a_marker():
     assert counts == {"b": 4, "c": 0}
     assert "'b' (4 rows with a marker)" in text
     assert "'c'" in text and "'c' (" not in text
+
+
+# ------------------------------------------------------------------ 8. policy labels
+def _labelled(n=60):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=n)})
+    labels = np.array(["ctl", "drugA", "drugB"])[np.arange(n) % 3]
+    return X, labels, rng.normal(size=n), rng
+
+
+@pytest.mark.parametrize("what", ["outcome_predictions", "propensity"])
+def test_policy_frame_columns_that_are_not_the_labels_are_named(what):
+    """A frame of columns 'ctl', 'drugA', 'drugX' for the treatments 'ctl', 'drugA',
+    'drugB' was read by position, 'drugX' as 'drugB', without a word."""
+    from optrees import OptimalPolicyTree
+
+    X, labels, y, rng = _labelled()
+    table = pd.DataFrame(rng.uniform(0.2, 0.5, (len(y), 3)), columns=["ctl", "drugA", "drugX"])
+    kwargs = {what: table}
+    message = r"\['drugX'\] of " + what + r".*no column for \['drugB'\]"
+    with pytest.raises(ValueError, match=message):
+        OptimalPolicyTree(teacher="dm" if what == "outcome_predictions" else "ipw").fit(
+            X, labels, y, **kwargs)
+    # named by the labels, in any order: read by name
+    fine = table.rename(columns={"drugX": "drugB"})[["drugB", "ctl", "drugA"]]
+    model = OptimalPolicyTree(teacher="dm", depth=1).fit(X, labels, y, outcome_predictions=fine)
+    np.testing.assert_array_equal(model.scores_, fine[["ctl", "drugA", "drugB"]].to_numpy())
+
+
+def test_policy_errors_name_the_offending_treatments():
+    """Codes that are not integers >= 0 were refused without saying which; a labelled
+    treatment no row of positive weight received was named by its code (2 of 0..2)."""
+    from optrees import OptimalPolicyTree
+
+    X, labels, y, _ = _labelled()
+    codes = np.arange(len(y)) % 3
+    for bad, shown in ((np.where(codes == 2, -1, codes), r"\[-1"),
+                       (codes + 0.5, r"\[0.5, 1.5, 2.5\]")):
+        with pytest.raises(ValueError, match=r"integer codes 0..K-1 or text labels \(found "
+                           + shown):
+            OptimalPolicyTree().fit(X, bad, y)
+    w = np.where(labels == "drugB", 0.0, 1.0)
+    with pytest.raises(ValueError, match=r"treatment 'drugB' of \['ctl', 'drugA', 'drugB'\]"):
+        OptimalPolicyTree(teacher="ipw").fit(X, labels, y, propensity=np.full(len(y), 1 / 3),
+                                             sample_weight=w)

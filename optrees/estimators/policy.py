@@ -159,7 +159,7 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
         keep = np.ones(n, dtype=bool) if w is None else w > 0  # weight 0: as if not there
-        _check_arms(p.teacher, t[keep], K)
+        _check_arms(p.teacher, t[keep], K, names)
         self.propensity_ = self.outcome_predictions_ = None
         if estimate_mu or estimate_yhat:
             features = pd.get_dummies(df, dtype=float).to_numpy(dtype=np.float64)
@@ -362,7 +362,8 @@ def _leaf_values(leaves: np.ndarray, predicted: np.ndarray, gamma: np.ndarray,
             for leaf in np.unique(leaves)}
 
 
-def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
+def _check_arms(teacher: str, t: np.ndarray, K: int, names: np.ndarray | None = None
+                ) -> None:
     """One clear error when the ``"ipw"`` teacher must score a treatment no row (of positive
     weight) received: its ``Gamma[:, k]`` would be 0 for every row, an estimate of nothing,
     and the tree would recommend it wherever the observed outcomes are negative."""
@@ -370,8 +371,10 @@ def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
         return  # "dm" and "dr" score every treatment by its outcome predictions
     missing = np.flatnonzero(np.bincount(t, minlength=K) == 0)
     if missing.size:
+        arm = (f"{int(missing[0])} of 0..{K - 1}" if names is None
+               else f"{names[missing[0]]!r} of {list(names)[:10]}")
         raise OptreesInputError(
-            f"treatment {int(missing[0])} of 0..{K - 1} was given to no row (of positive "
+            f"treatment {arm} was given to no row (of positive "
             f"weight), so the 'ipw' teacher has no outcome of it to weigh (it would score it "
             f"0 for every row): give outcome_predictions with teacher='dr' or 'dm', or leave "
             f"that treatment out")
@@ -398,10 +401,12 @@ def _treatment_labels(treatment: Any, n: int
     return labels.astype(object), codes
 
 
-def _by_treatment(table: Any, names: np.ndarray | None = None) -> Any:
+def _by_treatment(table: Any, names: np.ndarray | None = None, what: str = "") -> Any:
     """A DataFrame whose columns name the treatments (the codes 0..K-1 as numbers or text,
     or the text ``names``, in any order) with its columns in treatment order; anything else
-    as it is (by position)."""
+    as it is (by position), except a frame ``what`` whose text columns are not the
+    treatments' labels: one error naming the columns and labels that do not match (they
+    were read by position: a column 'drugX' as the treatment 'drugB')."""
     if not isinstance(table, pd.DataFrame):
         return table
     if names is not None:
@@ -411,6 +416,14 @@ def _by_treatment(table: Any, names: np.ndarray | None = None) -> Any:
     try:
         codes = [int(str(c)) for c in table.columns]
     except ValueError:
+        if names is not None:
+            unknown = [c for c in given if c not in set(names)]
+            missing = [name for name in names if name not in set(given)]
+            lack = f"; no column for {missing[:10]}" if missing else ""
+            raise OptreesInputError(
+                f"the columns {unknown[:10]} of {what} are not labels of treatment (its "
+                f"labels: {list(names)[:10]}{lack}): name the columns by the labels, or "
+                "give an array (columns in the labels' sorted order)") from None
         return table
     if sorted(codes) != list(range(len(codes))):
         return table
@@ -442,14 +455,17 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
                                 "tree chooses among at least two treatments")
     if names is None:
         t_raw = _vector(treatment, "treatment", n)
-        if (t_raw != np.round(t_raw)).any() or (t_raw < 0).any():
-            raise OptreesInputError("treatment must hold integer codes 0..K-1 or text labels")
+        bad = (t_raw != np.round(t_raw)) | (t_raw < 0)
+        if bad.any():
+            raise OptreesInputError("treatment must hold integer codes 0..K-1 or text labels "
+                                    f"(found {np.unique(t_raw[bad])[:5].tolist()})")
     t = t_raw.astype(np.int64)
     y = _vector(outcome, "outcome", n)
     K = None
     yhat = None
     if predictions is not None:
-        yhat = np.asarray(_by_treatment(predictions, names), dtype=np.float64)
+        yhat = np.asarray(_by_treatment(predictions, names, "outcome_predictions"),
+                          dtype=np.float64)
         if yhat.ndim != 2 or yhat.shape[0] != n or yhat.shape[1] < 2:
             raise OptreesInputError("outcome_predictions must be an n x K matrix (one column "
                                     f"per treatment, K >= 2, n = {n}), got shape {yhat.shape}")
@@ -458,7 +474,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
         K = yhat.shape[1]
     mu = None
     if propensity is not None:
-        raw = np.asarray(_by_treatment(propensity, names), dtype=np.float64)
+        raw = np.asarray(_by_treatment(propensity, names, "propensity"), dtype=np.float64)
         if raw.ndim == 2:
             if raw.shape[0] != n or (K is not None and raw.shape[1] != K):
                 raise OptreesInputError(f"a propensity matrix must be n x K ({n} x "
