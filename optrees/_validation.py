@@ -380,6 +380,22 @@ def drop_weightless(df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None
     return df.loc[keep].reset_index(drop=True), y[keep], w[keep]
 
 
+def small_weight_exponent(w: np.ndarray | None) -> int:
+    """0, or when the rows' mean positive weight is below 1 the exponent e < 0 of the power
+    of two nearest it: the exact searches' tolerances are relative to max(1, total weight),
+    so all weights x 1e-12 looked alike and gave the one-leaf tree; ``w / 2^e`` (exact) has
+    a mean weight about 1, and every accuracy, rate or share of the weight is unchanged."""
+    if w is None:
+        return 0
+    pos = np.asarray(w, dtype=np.float64)
+    pos = pos[pos > 0]
+    if not len(pos):
+        return 0
+    top = int(np.frexp(pos.max())[1])  # pos / 2^top < 1: the mean cannot overflow
+    e = top + round(float(np.log2(np.mean(np.ldexp(pos, -top)))))
+    return min(e, 0)
+
+
 def fit_weights(sample_weight: object, class_weight: object, classes: np.ndarray,
                 y_enc: np.ndarray) -> np.ndarray | None:
     """Weight of every training row: ``sample_weight[i] * class_weight[y_i]`` (None when

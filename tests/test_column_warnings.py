@@ -51,7 +51,8 @@ def test_numbers_with_a_marker_are_named_once_with_their_rows():
     got = _column_warnings(X, y)
     assert len(got) == 1
     assert "3 column(s)" in got[0] and "['?']" in got[0]
-    assert "'a' (4 rows)" in got[0] and "'b' (1 row)" in got[0] and "'d' (0 rows)" in got[0]
+    assert "'a' (4 rows with a marker)" in got[0] and "'b' (1 row with a marker)" in got[0]
+    assert "'d'" in got[0] and "'d' (" not in got[0]  # no marker: no count (was "0 rows")
 
 
 @pytest.mark.parametrize("case", ["categorical dtype", "two values", "words", "many markers"])

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._numbers import clean_cuts
 from .._params import Check, Integer, Options, Param, optional, validate_params
 from .._validation import OptreesInputError, check_frame
-from .bins import weighted_quantile
+from .bins import bin_weights, weighted_quantile
 
 __all__ = ["Binarizer", "BinaryLiteral"]
 
@@ -312,6 +312,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 f"sample_weight has shape {w.shape}; expected ({df.shape[0]},)")
         names = self._names(df)
         listed = self._check_params(names)
+        counted = bin_weights(w)  # the lightest row as one row when weights are below 1
         k = int(self.n_bins)
         levels = np.arange(1, k) / k
 
@@ -365,7 +366,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 cuts = distinct[1:]
             else:
                 cuts = np.unique(clean_cuts(np.quantile(x, levels) if w is None
-                                            else weighted_quantile(x, w[order], levels), x))
+                                            else weighted_quantile(x, counted[order], levels),
+                                            x))
                 cuts = cuts[cuts > x[0]]
             cuts = self._with_extra_cuts(name, cuts, x)
             kinds[name] = "numeric"

@@ -33,6 +33,21 @@ AUTO_MAX_BINS = 32
 so pricing grows with the square of the bins."""
 
 
+def bin_weights(weights: np.ndarray | None) -> np.ndarray | None:
+    """Row weights as the quantile bins count them: as given when every positive weight is at
+    least 1 (integer weights: duplicated rows), else divided by the smallest positive one,
+    so the lightest row counts as one row.  Quantiles of duplicated rows sit at position
+    (W - 1) q of the total weight W: weights of 1e-300 (W < 1) put every cut at the smallest
+    value and left numeric columns without bins, where uniform weights must bin as none
+    (OMT's bins and the :class:`~optrees.encoding.binarize.Binarizer`'s quantile cuts)."""
+    if weights is None:
+        return None
+    w = np.asarray(weights, dtype=float)
+    pos = w[w > 0]
+    low = float(pos.min()) if len(pos) else 1.0
+    return w if low >= 1.0 else w / low
+
+
 def weighted_quantile(x: np.ndarray, w: np.ndarray, levels: np.ndarray,
                       lower: bool = False) -> np.ndarray:
     """numpy's linear (``lower``: "lower") quantiles of the sorted ``x`` with row weights

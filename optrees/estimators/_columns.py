@@ -103,8 +103,10 @@ def warn_columns(estimator: Any, df: pd.DataFrame) -> None:
             markers += [m for m in found[0] if m not in markers]
             commas |= found[1]
     if as_text:
-        shown = ", ".join(f"{c!r} ({k} row{'s' * (k != 1)})" for c, k in
-                          list(as_text.items())[:8])
+        # a column's count is of its rows holding a marker: none in a column of numbers
+        # only (a decimal comma), which printed "(0 rows)"
+        shown = ", ".join(f"{c!r} ({k} row{'s' * (k != 1)} with a marker)" if k else repr(c)
+                          for c, k in list(as_text.items())[:8])
         more = f" and {len(as_text) - 8} more" if len(as_text) > 8 else ""
         what = f"numbers and {markers[:5]}" if markers else "numbers as text"
         hint = (f"If {markers[0]!r} marks a missing value, fill or remove those rows, or drop "

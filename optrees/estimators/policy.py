@@ -3,6 +3,7 @@ observational data (historic treatment, outcome, propensity and outcome models).
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -147,12 +148,18 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         n = df.shape[0]
         t, y, mu, yhat, K, names = _check_inputs(treatment, outcome, propensity,
                                                  outcome_predictions, n)
+        # the outcomes (and lam, in their units) divided by the power of two nearest their
+        # largest size (exact): the engines' tolerances and scikit-learn's outcome models
+        # are in units of about 1, so outcomes x 1e-9 gave other trees; values back below
+        e = _outcome_exponent(y, yhat)
+        y, yhat = np.ldexp(y, -e), None if yhat is None else np.ldexp(yhat, -e)
+        p = Params({**p, "lam": math.ldexp(p.lam, -e)})
         budget = check_budget(p.treatment_budget, K, names)
         w = fit_weights(sample_weight, None, np.arange(K), t)
         need_mu, need_yhat = NEEDS[p.teacher]
         estimate_mu, estimate_yhat = need_mu and mu is None, need_yhat and yhat is None
         keep = np.ones(n, dtype=bool) if w is None else w > 0  # weight 0: as if not there
-        _check_arms(p.teacher, t[keep], K)
+        _check_arms(p.teacher, t[keep], K, names)
         self.propensity_ = self.outcome_predictions_ = None
         if estimate_mu or estimate_yhat:
             features = pd.get_dummies(df, dtype=float).to_numpy(dtype=np.float64)
@@ -164,16 +171,20 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
             if estimate_mu:
                 mu = self.propensity_ = _spread(mu_hat, keep)
             if estimate_yhat:
-                yhat = self.outcome_predictions_ = _spread(yhat_hat, keep)
+                yhat = _spread(yhat_hat, keep)
+                self.outcome_predictions_ = np.ldexp(yhat, e)
         gamma = np.full((n, K), np.nan)
         gamma[keep] = teacher_scores(p.teacher, t[keep], y[keep], K,
                                      None if mu is None else mu[keep],
                                      None if yhat is None else yhat[keep])
-        self.scores_ = gamma
+        self.scores_ = np.ldexp(gamma, e)
         gamma = gamma[keep]
         df, t, w = drop_weightless(df, t, w)
         scores = PolicyScores(gamma)
         result, treatments = self._solve(df, t, w, scores, K, p, deadline, budget, names)
+        result = FitResult(result.model, result.status, math.ldexp(result.objective, e),
+                           math.ldexp(result.bound, e), result.seconds, result.stats,
+                           unit=math.ldexp(1.0, e))
         self.treatments_ = treatments if names is None else names
         self.tree_ = mark_numeric(result.model, getattr(self, "encoder_", None))
         self.tree_.classes = np.asarray(self.treatments_)  # predict gives the labels
@@ -181,9 +192,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
         store_result(self, result, deadline, "returning the best policy tree found")
         predicted = self.tree_.predict_index(self._encode(df))
         total = float(len(t) if w is None else w.sum())
-        self.policy_value_ = scores.value(predicted, w) / total
+        self.policy_value_ = math.ldexp(scores.value(predicted, w) / total, e)
         self.leaf_values_ = _leaf_values(self.tree_.apply(self._encode(df)), predicted,
-                                         gamma, w)
+                                         np.ldexp(gamma, e), w)
         weights = np.ones(len(t)) if w is None else w
         self.treatment_shares_ = np.bincount(predicted, weights=weights, minlength=K) / total
         return self
@@ -315,6 +326,15 @@ def policy_nodes(tree: BinaryTree, leaf_values: dict[int, float]) -> Any:
     return root
 
 
+def _outcome_exponent(y: np.ndarray, yhat: np.ndarray | None) -> int:
+    """The exponent e of the power of two nearest the largest outcome (or outcome
+    prediction) in size; 0 when all are 0."""
+    top = float(np.abs(y).max(initial=0.0))
+    if yhat is not None:
+        top = max(top, float(np.abs(yhat).max(initial=0.0)))
+    return round(math.log2(top)) if top > 0 else 0
+
+
 def _default(model: Any, kind: str, random_state: Any = None) -> Any:
     """The user's model, or the default one of ``kind``."""
     if model is not None:
@@ -342,7 +362,8 @@ def _leaf_values(leaves: np.ndarray, predicted: np.ndarray, gamma: np.ndarray,
             for leaf in np.unique(leaves)}
 
 
-def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
+def _check_arms(teacher: str, t: np.ndarray, K: int, names: np.ndarray | None = None
+                ) -> None:
     """One clear error when the ``"ipw"`` teacher must score a treatment no row (of positive
     weight) received: its ``Gamma[:, k]`` would be 0 for every row, an estimate of nothing,
     and the tree would recommend it wherever the observed outcomes are negative."""
@@ -350,8 +371,10 @@ def _check_arms(teacher: str, t: np.ndarray, K: int) -> None:
         return  # "dm" and "dr" score every treatment by its outcome predictions
     missing = np.flatnonzero(np.bincount(t, minlength=K) == 0)
     if missing.size:
+        arm = (f"{int(missing[0])} of 0..{K - 1}" if names is None
+               else f"{names[missing[0]]!r} of {list(names)[:10]}")
         raise OptreesInputError(
-            f"treatment {int(missing[0])} of 0..{K - 1} was given to no row (of positive "
+            f"treatment {arm} was given to no row (of positive "
             f"weight), so the 'ipw' teacher has no outcome of it to weigh (it would score it "
             f"0 for every row): give outcome_predictions with teacher='dr' or 'dm', or leave "
             f"that treatment out")
@@ -378,10 +401,12 @@ def _treatment_labels(treatment: Any, n: int
     return labels.astype(object), codes
 
 
-def _by_treatment(table: Any, names: np.ndarray | None = None) -> Any:
+def _by_treatment(table: Any, names: np.ndarray | None = None, what: str = "") -> Any:
     """A DataFrame whose columns name the treatments (the codes 0..K-1 as numbers or text,
     or the text ``names``, in any order) with its columns in treatment order; anything else
-    as it is (by position)."""
+    as it is (by position), except a frame ``what`` whose text columns are not the
+    treatments' labels: one error naming the columns and labels that do not match (they
+    were read by position: a column 'drugX' as the treatment 'drugB')."""
     if not isinstance(table, pd.DataFrame):
         return table
     if names is not None:
@@ -391,6 +416,14 @@ def _by_treatment(table: Any, names: np.ndarray | None = None) -> Any:
     try:
         codes = [int(str(c)) for c in table.columns]
     except ValueError:
+        if names is not None:
+            unknown = [c for c in given if c not in set(names)]
+            missing = [name for name in names if name not in set(given)]
+            lack = f"; no column for {missing[:10]}" if missing else ""
+            raise OptreesInputError(
+                f"the columns {unknown[:10]} of {what} are not labels of treatment (its "
+                f"labels: {list(names)[:10]}{lack}): name the columns by the labels, or "
+                "give an array (columns in the labels' sorted order)") from None
         return table
     if sorted(codes) != list(range(len(codes))):
         return table
@@ -422,14 +455,17 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
                                 "tree chooses among at least two treatments")
     if names is None:
         t_raw = _vector(treatment, "treatment", n)
-        if (t_raw != np.round(t_raw)).any() or (t_raw < 0).any():
-            raise OptreesInputError("treatment must hold integer codes 0..K-1 or text labels")
+        bad = (t_raw != np.round(t_raw)) | (t_raw < 0)
+        if bad.any():
+            raise OptreesInputError("treatment must hold integer codes 0..K-1 or text labels "
+                                    f"(found {np.unique(t_raw[bad])[:5].tolist()})")
     t = t_raw.astype(np.int64)
     y = _vector(outcome, "outcome", n)
     K = None
     yhat = None
     if predictions is not None:
-        yhat = np.asarray(_by_treatment(predictions, names), dtype=np.float64)
+        yhat = np.asarray(_by_treatment(predictions, names, "outcome_predictions"),
+                          dtype=np.float64)
         if yhat.ndim != 2 or yhat.shape[0] != n or yhat.shape[1] < 2:
             raise OptreesInputError("outcome_predictions must be an n x K matrix (one column "
                                     f"per treatment, K >= 2, n = {n}), got shape {yhat.shape}")
@@ -438,7 +474,7 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
         K = yhat.shape[1]
     mu = None
     if propensity is not None:
-        raw = np.asarray(_by_treatment(propensity, names), dtype=np.float64)
+        raw = np.asarray(_by_treatment(propensity, names, "propensity"), dtype=np.float64)
         if raw.ndim == 2:
             if raw.shape[0] != n or (K is not None and raw.shape[1] != K):
                 raise OptreesInputError(f"a propensity matrix must be n x K ({n} x "

@@ -114,7 +114,7 @@ def plot_survival_tree(tree: Any, times: np.ndarray, curves: dict[int, np.ndarra
 def cumulative_hazard(theta: np.ndarray, baseline: Baseline, times: Any) -> np.ndarray:
     """``(n_rows, n_times)``: ``theta * Lambda0(t)`` at ``times``, ``Lambda0`` 0 before the
     first training event (also what a loaded model predicts, :mod:`optrees.loaded`)."""
-    at = np.asarray(times, dtype=np.float64)
+    at = check_times(times)
     base = np.where(at < baseline.times[0], 0.0, baseline(at))
     return np.asarray(theta, dtype=np.float64)[:, None] * base[None, :]
 
@@ -129,28 +129,61 @@ def _solve(features: np.ndarray, target: np.ndarray, w: np.ndarray | None, *args
 
 
 def check_survival_target(y: object, n_rows: int) -> np.ndarray:
-    """``y`` as an ``(n_rows, 2)`` float array of (event 0/1, time), or one clear error."""
+    """``y`` as an ``(n_rows, 2)`` float array of (event 0/1, time), or one clear error
+    naming the field (a frame's column, a structured array's field) at fault."""
     shape = "a structured array of (event, time) or a 2-column array or frame (event, time)"
+    names = ["column 0 (event)", "column 1 (time)"]
     if isinstance(y, np.ndarray) and y.dtype.names is not None:
         if len(y.dtype.names) != 2:
             raise OptreesInputError(f"y must be {shape}; got a structured array with fields "
                                     f"{y.dtype.names}")
-        values = np.column_stack([y[name] for name in y.dtype.names])
+        names = [f"field {name!r}" for name in y.dtype.names]
+        fields = [y[name] for name in y.dtype.names]
+    elif isinstance(y, pd.DataFrame):
+        names = [f"column {name!r}" for name in y.columns]
+        fields = [y.iloc[:, j] for j in range(y.shape[1])] if y.shape[1] == 2 else []
     else:
-        values = np.asarray(y.to_numpy() if isinstance(y, pd.DataFrame) else y)
-    if values.ndim != 2 or values.shape[1] != 2 or len(values) != n_rows:
+        values = np.asarray(y)
+        fields = ([values[:, j] for j in range(2)] if values.ndim == 2 and values.shape[1] == 2
+                  else [])
+    if len(fields) != 2 or len(fields[0]) != n_rows:
         raise OptreesInputError(f"y must be {shape} with {n_rows} rows; got shape "
-                                f"{getattr(values, 'shape', None)}")
-    try:
-        values = values.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise OptreesInputError(f"y must hold numbers (event 0/1, time): {exc}") from None
-    event, time = values[:, 0], values[:, 1]
+                                f"{getattr(y, 'shape', None)}")
+    columns = []
+    for field, name, what in zip(fields, names, ("event indicator", "time"), strict=True):
+        missing = np.flatnonzero(pd.isna(np.asarray(field, dtype=object)))
+        if missing.size:  # pd.NA, None or NaN: one message, whatever the dtype
+            raise OptreesInputError(
+                f"y's {what} ({name}) has {missing.size} missing value(s) (row positions "
+                f"{missing[:5].tolist()}); drop those rows or fill them in")
+        try:
+            columns.append(np.asarray(field, dtype=np.float64))
+        except (TypeError, ValueError) as exc:
+            raise OptreesInputError(f"y's {what} ({name}) must hold numbers: {exc}") from None
+    event, time = columns
     if not np.isin(event, (0.0, 1.0)).all():
-        raise OptreesInputError("the event indicator (first field of y) must be bool or 0/1")
+        raise OptreesInputError(f"the event indicator ({names[0]} of y) must be bool or 0/1")
     if not (np.isfinite(time).all() and (time >= 0).all()):
-        raise OptreesInputError("the times (second field of y) must be finite and >= 0")
-    return values
+        raise OptreesInputError(f"the times ({names[1]} of y) must be finite and >= 0")
+    return np.column_stack(columns)
+
+
+def check_times(times: Any) -> np.ndarray:
+    """The times a curve is evaluated at: a 1-d sequence of numbers with none missing (a
+    missing time gave the curve's last value, as if it were infinite), or one clear
+    error."""
+    try:
+        at = np.asarray(pd.array(times, dtype="Float64") if np.ndim(times) == 1 else times,
+                        dtype=object)
+    except (TypeError, ValueError) as exc:
+        raise OptreesInputError(f"times must hold numbers: {exc}") from None
+    if at.ndim != 1:
+        raise OptreesInputError(f"times must be a 1-d sequence of times, got shape {at.shape}")
+    missing = np.flatnonzero(pd.isna(at))
+    if missing.size:
+        raise OptreesInputError(f"times has {missing.size} missing value(s) (positions "
+                                f"{missing[:5].tolist()}); give every time")
+    return at.astype(np.float64)
 
 
 def leaf_kaplan_meier(leaves: np.ndarray, y: np.ndarray, w: np.ndarray | None,

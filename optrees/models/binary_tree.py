@@ -91,7 +91,8 @@ class BinaryTree(Drawn, SplitNodes):
         counts = self.counts[leaf].astype(float)
         total = counts.sum(axis=1, keepdims=True)
         onehot = np.eye(len(self.classes))[self.value[leaf]]
-        return np.where(total > 0, counts / np.maximum(total, 1), onehot)
+        # (a leaf's total is a weight: 0.048 under small sample weights, not at least 1)
+        return np.where(total > 0, counts / np.where(total > 0, total, 1.0), onehot)
 
     def set_counts(self, X: np.ndarray, y_index: np.ndarray,
                    sample_weight: np.ndarray | None = None) -> BinaryTree:

@@ -21,7 +21,9 @@ class FitResult:
     units; ``bound``: the best proven bound on that objective (``inf`` / ``-inf`` when none);
     ``status``: "optimal", "time_limit", "interrupted" (Ctrl-C), "converged", ...;
     ``seconds``: time spent in the solve (the fit's own clock is the estimator's);
-    ``stats``: method-specific counts (B&B nodes, cuts, master LPs, ...).
+    ``stats``: method-specific counts (B&B nodes, cuts, master LPs, ...); ``unit``: the
+    size of one unit of the objective when it is not about 1 (a policy tree's outcomes:
+    the power of two nearest the largest), the scale of the gap's absolute tolerances.
     """
 
     model: Any
@@ -30,6 +32,7 @@ class FitResult:
     bound: float = math.inf
     seconds: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
+    unit: float = 1.0
 
     @property
     def gap(self) -> float:
@@ -40,9 +43,9 @@ class FitResult:
         if math.isnan(self.bound):  # no proven bound (a heuristic's LP value is none)
             return math.nan
         diff = abs(self.bound - self.objective)
-        if diff <= 1e-6:
+        if diff <= 1e-6 * self.unit:
             return 0.0
-        if not math.isfinite(diff) or abs(self.objective) <= 1e-9:
+        if not math.isfinite(diff) or abs(self.objective) <= 1e-9 * self.unit:
             return math.inf
         return diff / abs(self.objective)
 

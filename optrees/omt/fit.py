@@ -106,12 +106,14 @@ class OMTFit:
         the numeric columns, their rows weighted as the loss weights them, one as grown by
         default and one whose leaves hold the support ``count`` of a rule.  CART sees the
         weights and (regression) the target divided by powers of two that bring them near 1
-        (exact): scikit-learn's sums of 1e160-sized targets overflow."""
+        (exact): scikit-learn's sums of 1e160-sized targets overflow; the target also less
+        its weighted median, so the cuts do not change when a constant is added to y."""
         unit, e = scaled_weights(w, len(y))
         count = math.ldexp(count, -e)
         share = count / float(unit.sum())
-        if self.regression:
-            y = np.ldexp(y, -target_scale(y, unit, self.p.loss)[1])
+        if self.regression:  # centred too: CART's variances of y + 1e9 lose their digits
+            center, e_y = target_scale(y, unit, self.p.loss)
+            y = np.ldexp(y, -e_y) - math.ldexp(center, -e_y)
         w = None if w is None else unit  # no weights: CART's default
         if self.class_weights is not None:
             w = self.class_weights[y] * (1.0 if w is None else w)

@@ -28,6 +28,7 @@ from ..encoding.bins import (
     BINNINGS,
     auto_bins,
     bin_runs,
+    bin_weights,
     observed_categories,
     ordinal_categories,
     quantile_cuts,
@@ -145,20 +146,6 @@ def _bin_count(n_bins: int | str, n_rows: int, weights: np.ndarray | None) -> in
     if n_bins != "auto":
         return int(n_bins)
     return auto_bins(n_rows if weights is None else float(np.sum(weights)))
-
-
-def bin_weights(weights: np.ndarray | None) -> np.ndarray | None:
-    """Row weights as the quantile bins count them: as given when every positive weight is at
-    least 1 (integer weights: duplicated rows), else divided by the smallest positive one,
-    so the lightest row counts as one row.  Quantiles of duplicated rows sit at position
-    (W - 1) q of the total weight W: weights of 1e-300 (W < 1) put every cut at the smallest
-    value and left numeric columns without bins, where uniform weights must bin as none."""
-    if weights is None:
-        return None
-    w = np.asarray(weights, dtype=float)
-    pos = w[w > 0]
-    low = float(pos.min()) if len(pos) else 1.0
-    return w if low >= 1.0 else w / low
 
 
 def build_graph(df: pd.DataFrame, feature_order: list | None = None,

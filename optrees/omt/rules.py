@@ -240,7 +240,8 @@ class RuleSelector:
             self.metric, self.rule_unit = None, 0.0
         self.solver.report_scale = _ldexp(1.0, self.exponent)
         start_w = w if class_weights is None or task == "regression" else w * class_weights[y]
-        start_y = np.ldexp(self.y, -self.y_exp) if task == "regression" else self.y
+        start_y = (np.ldexp(self.y, -self.y_exp) - math.ldexp(center, -self.y_exp)
+                   if task == "regression" else self.y)  # (centred as the metric's target)
         if deadline is None or not deadline.expired():  # (past it: no optional start)
             self.solver.starts = cart_partitions(graph, start_y, start_w, depth, leaves,
                                                  self.solver.pricer, n_units,

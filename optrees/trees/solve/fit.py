@@ -19,6 +19,7 @@ from ..._validation import (
     check_group_count,
     check_max_leaves,
     positive_class_index,
+    small_weight_exponent,
 )
 from ...encoding.binary import (
     Encoding,
@@ -137,16 +138,38 @@ class TreeFit:
         p = self.p
         self.groups = groups
         self.request(df).check()
+        # tiny weights solved as weights of mean about 1 (a power of two: exact), where the
+        # objective allows it: BendOCT's leaf penalty (a share of the weight) or no penalty
+        # (the weight itself, scaled back below); the tree's counts stay the given weights
+        linear = self.method.penalty == "splits"
+        e = small_weight_exponent(w) if not linear or p.lam == 0 else 0
+        w = w if e == 0 else np.ldexp(w, -e)
         with search_threads(p.get("n_jobs")):
             if objective is not None:
-                return self._costs(objective, df, y, w, classes, deadline)
-            costs = p.get("misclassification_costs")
-            matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
-            if p.get("feature_costs") is not None:
-                return self._feature_costs(df, y, w, classes, deadline, matrix)
-            if matrix is not None:
-                return self._costs(matrix, df, y, w, classes, deadline)
-            return self._accuracy(df, y, w, classes, deadline)
+                done = self._costs(objective, df, y, w, classes, deadline)
+            else:
+                done = self._by_objective(df, y, w, classes, deadline)
+        if e:
+            result = done[0]
+            if getattr(result.model, "counts", None) is not None:
+                result.model.counts = np.ldexp(result.model.counts, e)
+            if linear:
+                result.objective = math.ldexp(result.objective, e)
+                result.bound = math.ldexp(result.bound, e)
+        return done
+
+    def _by_objective(self, df: pd.DataFrame, y: np.ndarray, w: np.ndarray | None,
+                      classes: np.ndarray, deadline: Deadline) -> tuple[FitResult, Encoding]:
+        """:meth:`solve` for the estimator's own objective: accuracy, a cost matrix or
+        feature costs."""
+        p = self.p
+        costs = p.get("misclassification_costs")
+        matrix = None if costs is None else MisclassificationCosts.from_spec(costs, classes)
+        if p.get("feature_costs") is not None:
+            return self._feature_costs(df, y, w, classes, deadline, matrix)
+        if matrix is not None:
+            return self._costs(matrix, df, y, w, classes, deadline)
+        return self._accuracy(df, y, w, classes, deadline)
 
     def request(self, df: pd.DataFrame) -> Request:
         """What this fit asks of the engines (:mod:`.engines`), before encoding ``df``."""

@@ -23,6 +23,7 @@ from ..._validation import (
     check_time_limit,
     drop_weightless,
     fit_weights,
+    small_weight_exponent,
 )
 from ...encoding.binary import binarize
 from ...models.binary_tree import BinaryTree
@@ -86,8 +87,10 @@ def front_points(X01: np.ndarray, y_enc: np.ndarray, w: np.ndarray | None,
     """The path on a checked 0/1 matrix (labels ``y_enc`` indexing ``classes``, weights
     ``w``, feature ``names`` and negated names): the points of budget <= ``max_leaves``
     (None: all), their ``lams`` read off the hull of those points."""
-    total = float(len(y_enc) if w is None else np.sum(w))
-    points = accuracy_front(X01, y_enc, depth, w, len(classes), min_leaf, deadline)
+    e = small_weight_exponent(w)  # tiny weights searched as weights of mean about 1
+    unit = w if e == 0 else np.ldexp(w, -e)
+    total = float(len(y_enc) if unit is None else np.sum(unit))
+    points = accuracy_front(X01, y_enc, depth, unit, len(classes), min_leaf, deadline)
     out = PathFront()
     out.complete = points.complete
     made: dict[int, BinaryTree] = {}  # budgets whose optimum is the same tree share it
