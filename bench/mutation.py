@@ -165,6 +165,20 @@ GROUPS: dict[str, dict] = {
         "only": ["positive_rows", "drop_weightless", "fit_weights", "_sample_weight_array",
                  "_class_weights"],
     },
+    "regression-search": {  # the search over every threshold of regression trees (squared error)
+        # the compiled kernels (kernels.py) are not mutated; segments.py's programme is (numba
+        # recompiles it for each of its mutants)
+        "modules": ["optrees/trees/search/regression/search.py",
+                    "optrees/trees/search/regression/depth2_front.py",
+                    "optrees/trees/search/regression/segments.py",
+                    "optrees/trees/search/regression/stump.py",
+                    "optrees/trees/search/regression/dense.py"],
+        "tests": ["tests/test_mutants_regression_search.py", "tests/test_regression_trees.py",
+                  "tests/test_regression_kmeans.py", "tests/test_regression_path.py"],
+        "deselect": ["tests/test_regression_trees.py::test_check_estimator"],  # slow
+        "sample": 60,
+        "timeout": 120.0,
+    },
     "rule-bounds": {  # RUX's certified bound: duals made feasible, unread trees, fair scaling
         "modules": ["optrees/rug/certificate.py", "optrees/rug/rux_unread.py",
                     "optrees/rug/rux_fair.py"],

@@ -128,3 +128,59 @@ def test_positive_rows_and_drop_weightless():
     full = np.array([1.0, 2.0, 3.0, 4.0])
     d, yy, ww = drop_weightless(df, y, full)
     assert d is df and ww is full
+
+
+# ------------------------------------------------------------------ the survivors' tests
+@pytest.mark.parametrize("cw", ["auto", "Balanced", "BALANCED", "", "balanced "])
+def test_only_the_exact_string_balanced_is_taken(cw):
+    """Strings that sort before "balanced" are refused as well as those after it (the first
+    run let ``class_weight != "balanced"`` become ``> "balanced"``)."""
+    with pytest.raises(OptreesInputError, match="must be None, 'balanced' or a dict"):
+        fit_weights(None, cw, CLASSES, Y)
+
+
+def test_the_first_negative_row_is_named_past_zero_weights():
+    """Weights of 0 and below 1 are allowed: the message names the first *negative* row
+    (not the first of weight <= 0 or < 1)."""
+    sw = [1.0, 0.0, 0.5, 2.0, -3.0, 1.0, -1.0, 1.0]
+    with pytest.raises(OptreesInputError, match=r"row 4 has -3\)"):
+        fit_weights(sw, None, CLASSES, Y)
+
+
+@pytest.mark.parametrize("bad", [{}, [1, 2], object(), {1, 2}, "a", "1,5"])
+def test_an_object_that_is_not_a_number_among_the_weights_is_named(bad):
+    """An element ``float()`` cannot take, in an array of objects (numpy's cast raises a
+    TypeError for a dict, a list, a set or an object, a ValueError for a string that is not
+    a number), is one clear :class:`OptreesInputError`."""
+    sw = np.empty(len(Y), dtype=object)
+    sw[:] = 1.0
+    sw[3] = bad
+    with pytest.raises(OptreesInputError, match="must hold numbers"):
+        fit_weights(sw, None, CLASSES, Y)
+    if isinstance(bad, dict):  # in a list too
+        with pytest.raises(OptreesInputError, match="must hold numbers"):
+            fit_weights([1.0, 1.0, bad, 1.0, 1.0, 1.0, 1.0, 1.0], None, CLASSES, Y)
+
+
+def test_unknown_labels_and_classes_are_listed_five_and_ten_at_most():
+    classes = np.array([f"k{j:02d}" for j in range(12)])
+    y = np.arange(12)
+    unknown = {f"u{j}": 1.0 for j in range(7)}
+    with pytest.raises(OptreesInputError) as info:
+        fit_weights(None, unknown, classes, y)
+    message = str(info.value)
+    listed = message.split("not classes of y: ")[1].split(" (classes")[0]
+    assert listed == str([f"u{j}" for j in range(5)])
+    shown = message.split("(classes: ")[1].rstrip(")")
+    assert shown == str([f"k{j:02d}" for j in range(10)])
+
+
+def test_dropping_weightless_rows_keeps_the_columns_as_they_were():
+    """The kept rows are renumbered 0..n-1 and the frame gains no column (the old index
+    is dropped, not kept as a column named "index")."""
+    df = pd.DataFrame({"x": [10, 11, 12, 13], "z": list("abcd")}, index=[5, 6, 7, 8])
+    d, yy, ww = drop_weightless(df, np.array([0, 1, 0, 1]), np.array([0.0, 2.0, 1.0, 0.0]))
+    assert list(d.columns) == ["x", "z"] and list(d.index) == [0, 1]
+    assert d.to_dict("list") == {"x": [11, 12], "z": ["b", "c"]}
+    np.testing.assert_array_equal(yy, [1, 0])
+    np.testing.assert_array_equal(ww, [2.0, 1.0])

@@ -1,0 +1,340 @@
+"""The regression search over every threshold against its definitions (the
+``regression-search`` mutation group, ``bench/mutation.py``).
+
+A leaf costs the weighted sum of squared deviations of its rows from their weighted mean
+(plus the leaf penalty); a tree of depth <= d costs the sum of its leaves.  Every oracle here
+is plain numpy: the leaf cost, the enumeration of every tree over every midpoint threshold of
+tiny data, the least SSE of 1-D groups (k-means) from the sorted targets, and the deadline
+checks counted from the blocks the modules document.  Each test names the mutants it kills.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from deadlines import CountedDeadline
+
+from optrees.solvers.deadline import Deadline
+from optrees.trees.search.regression import RegressionData, kernels, search_tree
+from optrees.trees.search.regression import dense as dense_module
+from optrees.trees.search.regression import depth2_front as depth2_front_module
+from optrees.trees.search.regression import search as search_module
+from optrees.trees.search.regression.segments import NUMPY_LIMIT, segment_costs
+
+
+# ---------------------------------------------------------------------------- the oracle
+def sse(y: np.ndarray, w: np.ndarray) -> float:
+    """Weighted sum of squared deviations from the weighted mean (0 for no rows)."""
+    if len(y) == 0 or np.sum(w) <= 0:
+        return 0.0
+    mean = np.sum(w * y) / np.sum(w)
+    return float(np.sum(w * (y - mean) ** 2))
+
+
+def stats(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    return np.stack([w, w * y, w * y * y], axis=1)
+
+
+def leaf_cost(S: np.ndarray) -> np.ndarray:
+    """SSE of leaves with summed ``(w, w y, w y^2)``: ``S_wy2 - S_wy^2 / S_w``."""
+    w = S[..., 0]
+    explained = np.divide(S[..., 1] ** 2, w, out=np.zeros(w.shape), where=w > 0)
+    return np.maximum(S[..., 2] - explained, 0.0)
+
+
+def nested_cost(tree, X, y, w, pen) -> float:
+    """``SSE + pen`` summed over the leaves of a nested tree (as the search returns it)."""
+    if tree is None:
+        return sse(y, w) + pen
+    f, t, left, right = tree
+    go = X[:, f] <= t
+    return (nested_cost(left, X[go], y[go], w[go], pen)
+            + nested_cost(right, X[~go], y[~go], w[~go], pen))
+
+
+def uses(tree, feature: int) -> bool:
+    return tree is not None and (tree[0] == feature or uses(tree[2], feature)
+                                 or uses(tree[3], feature))
+
+
+def kmeans(y: np.ndarray, w: np.ndarray, k: int) -> float:
+    """Least SSE of the rows in at most ``k`` groups: in one dimension some optimal groups
+    are runs of the sorted targets, so every choice of ``k - 1`` cuts is tried."""
+    from itertools import combinations
+
+    order = np.argsort(y, kind="stable")
+    y, w = y[order], w[order]
+    n = len(y)
+    best = sse(y, w)
+    for g in range(2, k + 1):
+        for cuts in combinations(range(1, n), g - 1):
+            edges = (0, *cuts, n)
+            best = min(best, sum(sse(y[a:b], w[a:b]) for a, b in zip(edges, edges[1:],
+                                                                      strict=False)))
+    return best
+
+
+def data_of(X, y, w, pen=0.0, min_leaf=1, kernel=None, segments=None) -> RegressionData:
+    return RegressionData(X, stats(y, w), leaf_cost, pen, min_leaf, kernel, segments)
+
+
+# ------------------------------------------------------------------ the k-means floors
+def test_a_subset_of_segment_rows_gets_its_floors_priced_per_leaf():
+    """``floors``: none below ``SEGMENT_ROWS`` rows, from ``SEGMENT_ROWS`` on the least SSE
+    of the rows in at most k groups plus ``penalty * k``.  Kills ``< SEGMENT_ROWS`` -> ``<=``
+    and the penalty subtracted (``costs - penalty * k``)."""
+    n = search_module.SEGMENT_ROWS
+    rng = np.random.default_rng(4)
+    y = np.repeat([0.0, 1.0, 3.0, 7.0], n // 4) + rng.normal(size=n) * 0.3
+    w = rng.integers(1, 4, n).astype(float)
+    X = rng.normal(size=(n, 2))
+    pen = 0.25
+    data = data_of(X, y, w, pen, segments=segment_costs)
+    search = search_module.RegressionSearch(data)
+    floors = search.floors(data.root(), 2)
+    assert floors is not None and floors.shape == (4,)
+    want = [kmeans(y, w, k) + pen * k for k in range(1, 5)]
+    np.testing.assert_allclose(floors, want, atol=1e-8)
+    assert search.floors(data.root()[:, :n - 1], 2) is None  # one row fewer: none
+
+
+def test_a_row_of_weight_zero_does_not_count_against_the_numpy_limit():
+    """A row of weight 0 is not a row of the k-means programme: ``NUMPY_LIMIT`` rows of
+    weight and a few of none still get the bound.  Kills ``S[:, 0] > 0`` -> ``>= 0``."""
+    y = np.repeat([0.0, 1.0], NUMPY_LIMIT // 2).astype(float)
+    w = np.ones(len(y))
+    y = np.concatenate([y, [5.0, 9.0]])
+    w = np.concatenate([w, [0.0, 0.0]])
+    got = segment_costs(stats(y, w), 2, compiled=False)
+    assert got is not None
+    np.testing.assert_allclose(got, [NUMPY_LIMIT / 4, 0.0], atol=1e-8)
+
+
+def test_a_search_stopped_at_once_reports_the_priced_floors_as_its_bound():
+    """Stopped before it starts, the search returns its start and the least of
+    ``floors[k - 1] + penalty * k`` (no tree of k leaves is cheaper) as the bound.  Kills the
+    floors priced with ``penalty / k``."""
+
+    class Expired(Deadline):
+        def expired(self) -> bool:
+            return True
+
+    rng = np.random.default_rng(9)
+    n = 9
+    X = rng.integers(0, 3, size=(n, 2)).astype(float)
+    y = np.array([0, 0, 0, 5, 5, 5, 9, 9, 9.0]) + rng.normal(size=n) * 0.1
+    w = np.ones(n)
+    pen = 0.5
+    floors = np.array([kmeans(y, w, k) for k in range(1, 5)])
+    start = (sse(y, w) + pen, None)  # the single leaf
+    found = search_tree(data_of(X, y, w, pen), 2, Expired(), start, floors=floors)
+    want = min(start[0], float(np.min(floors + pen * np.arange(1, 5))))
+    assert not found.optimal and found.tree is None and found.cost == start[0]
+    assert found.bound == pytest.approx(want, abs=1e-12)
+    assert want > pen * 2  # above what the floors without penalties would give
+
+
+# ----------------------------------------------------------------- the start (CART's)
+def swapped(tree):
+    """The same tree with columns 0 and 1 exchanged."""
+    if tree is None:
+        return None
+    f, t, left, right = tree
+    return (1 - f, t, swapped(left), swapped(right))
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_the_tree_returned_does_not_depend_on_the_start_among_ties(depth):
+    """Two copies of a column: every tree on the second copy ties with one on the first.
+    The search looks a little above its start's cost (``TIE_SLACK``), so it returns the
+    tree its own order finds, whichever copy the start used.  Kills the slack subtracted
+    (the start is then returned as it came)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 5, 12).astype(float)
+    X = np.column_stack([x, x])
+    y = 2 * x + rng.normal(size=12) * 0.3
+    w = rng.integers(1, 3, 12).astype(float)
+    pen = 0.1
+    first = search_tree(data_of(X, y, w, pen), depth)
+    assert not uses(first.tree, 1)
+    for start in (first.tree, swapped(first.tree)):
+        cost = nested_cost(start, X, y, w, pen)
+        found = search_tree(data_of(X, y, w, pen), depth, incumbent=(cost, start))
+        assert found.optimal and found.cost == pytest.approx(cost, abs=1e-12)
+        assert found.tree == first.tree
+
+
+@pytest.mark.parametrize("seed,checks", [(1, 2), (28, 2), (108, 1), (119, 1)])
+def test_a_stopped_search_never_returns_a_tree_worse_than_its_start(seed, checks):
+    """Near ties (a row of weight 1e-11..1e-9 moves a tree's cost by less than
+    ``TIE_SLACK``): the search, started from the optimum and stopped after a few splits,
+    may have found a tree within the slack above the start; it must return the start.
+    Kills ``cost > start + GAIN`` -> ``cost > start / GAIN``."""
+    rng = np.random.default_rng(seed)
+    n = 8
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    y = rng.normal(size=n)
+    w = rng.integers(1, 3, n).astype(float)
+    w[rng.integers(n)] = 10 ** rng.uniform(-11, -9)
+    pen = 0.05
+    best = search_tree(data_of(X, y, w, pen), 2)
+    assert best.optimal
+    assert best.cost == pytest.approx(enumerate_best(X, y, w, 2, pen), abs=1e-12)
+    for stop in range(checks + 2):
+        found = search_tree(data_of(X, y, w, pen), 2, CountedDeadline(stop),
+                            (best.cost, best.tree))
+        assert found.cost <= best.cost + 1e-12
+        assert nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-12)
+
+
+def enumerate_best(X, y, w, depth, pen, min_leaf=1) -> float:
+    """Least ``SSE + pen * leaves`` of any tree of depth <= ``depth`` over every midpoint
+    threshold, at least ``min_leaf`` rows per leaf."""
+    best = sse(y, w) + pen
+    if depth == 0:
+        return best
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for t in (values[:-1] + values[1:]) / 2:
+            left = X[:, f] <= t
+            if left.sum() < min_leaf or (~left).sum() < min_leaf:
+                continue
+            best = min(best, enumerate_best(X[left], y[left], w[left], depth - 1, pen,
+                                            min_leaf)
+                       + enumerate_best(X[~left], y[~left], w[~left], depth - 1, pen,
+                                        min_leaf))
+    return best
+
+
+# ------------------------------------------------------------- blocks and the deadline
+@pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+@pytest.mark.parametrize("per_call", [1, 2, 3])
+def test_a_depth2_front_checks_the_deadline_once_per_block_of_features(per_call,
+                                                                      monkeypatch):
+    """``BLOCK_WORK`` inner steps (``F m^2`` per root feature) per compiled call, the
+    deadline checked before each: ``ceil(F / per_call)`` checks for blocks of ``per_call``
+    features.  Kills ``BLOCK_WORK // (F m m)`` -> ``BLOCK_WORK - (F m m)``."""
+    rng = np.random.default_rng(3)
+    n, F = 12, 5
+    X = rng.integers(0, 4, size=(n, F)).astype(float)
+    y = rng.normal(size=n)
+    w = np.ones(n)
+    monkeypatch.setattr(depth2_front_module, "BLOCK_WORK", per_call * F * n * n)
+    deadline = CountedDeadline(100)
+    data = data_of(X, y, w, kernel=kernels)
+    front = depth2_front_module.depth2_front(data, data.root(), 1, deadline)
+    assert 100 - deadline.left == -(-F // per_call)
+    assert front.limited[3] == pytest.approx(enumerate_best(X, y, w, 2, 0.0), abs=1e-9)
+
+
+def test_the_dense_kernel_takes_root_positions_in_blocks_of_block_numbers(monkeypatch):
+    """At most ``BLOCK // (F m (k+1))`` root positions per block (``k+1`` statistics with
+    the row count), so memory stays a few times ``BLOCK``; the answer is the enumerated
+    optimum.  Kills ``BLOCK // (...)`` -> ``BLOCK - (...)`` (one block of every position)."""
+    rng = np.random.default_rng(5)
+    n, F = 14, 3
+    X = rng.integers(0, 6, size=(n, F)).astype(float)
+    y = X[:, 0] * X[:, 1] + rng.normal(size=n) * 0.2
+    w = rng.integers(1, 3, n).astype(float)
+    per_block = 2
+    monkeypatch.setattr(dense_module, "BLOCK", per_block * F * n * 4)
+    seen = []
+    real = dense_module._best_stump
+
+    def spy(data, prefix, total, between, min_leaf):
+        seen.append(prefix.shape[0])
+        return real(data, prefix, total, between, min_leaf)
+
+    monkeypatch.setattr(dense_module, "_best_stump", spy)
+    data = data_of(X, y, w, 0.05)
+    cost, _, tree = dense_module.depth2(data, data.root(), 1)
+    assert seen and max(seen) <= per_block
+    assert cost == pytest.approx(enumerate_best(X, y, w, 2, 0.05), abs=1e-9)
+    assert nested_cost(tree, X, y, w, 0.05) == pytest.approx(cost, abs=1e-9)
+
+
+# ------------------------------------------------------------- the fronts' memo (λ-path)
+@pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+def test_compiled_depth2_subproblems_are_fronts_shared_by_every_penalty(monkeypatch):
+    """With the compiled kernels a depth-2 subproblem is a front of leaf counts, kept per
+    row subset in ``data.memo``: a second search over the same rows at another penalty
+    (a λ-path) computes no front again here, and both give the enumerated optimum.  Kills the
+    front's size test ``(m F)^2 <= KERNEL_LIMIT`` -> ``==`` (no front ever computed)."""
+    rng = np.random.default_rng(12)
+    n = 11
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    y = X[:, 0] - X[:, 1] ** 2 + rng.normal(size=n) * 0.3
+    w = rng.integers(1, 3, n).astype(float)
+    computed = []
+    real = depth2_front_module._compute
+
+    def spy(data, order, min_leaf, deadline):
+        computed.append(order.shape[1])
+        return real(data, order, min_leaf, deadline)
+
+    monkeypatch.setattr(depth2_front_module, "_compute", spy)
+    memo: dict = {}
+    for pen, fronts in ((0.1, True), (0.6, False)):
+        data = RegressionData(X, stats(y, w), leaf_cost, pen, 1, kernels, None, memo)
+        found = search_tree(data, 3)
+        assert found.optimal
+        assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, pen), abs=1e-9)
+        assert nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
+        assert bool(computed) == fronts  # the second search reads the first one's fronts
+        computed.clear()
+    assert memo
+
+
+# ------------------------------------------------------------ the k-means programme
+@pytest.mark.parametrize("seed", range(6))
+def test_the_divide_and_conquer_layers_run_as_plain_python_are_the_best_runs(seed):
+    """``segments._layers`` (the compiled programme's source) run by Python, so that every
+    index is checked: ``D_k(m)`` for ``k = 1..k_max`` is the least SSE of the sorted rows in
+    ``k`` runs (inf for more runs than rows), from prefix sums of ``(w, w y, w y^2)`` built
+    here.  Kills ``range(m + 1)`` -> ``range(m + 2)`` for the first layer (compiled, a read
+    and a write past the arrays' ends that happened to change nothing)."""
+    from optrees.trees.search.regression import segments
+
+    layers = getattr(segments._layers, "py_func", segments._layers)
+    rng = np.random.default_rng(seed)
+    n = 2 + seed
+    y = np.sort(rng.integers(0, 5, n).astype(float) + rng.normal(size=n) * 0.1)
+    w = rng.integers(1, 4, n).astype(float)
+    prefix = np.vstack([np.zeros(3), np.cumsum(stats(y, w), axis=0)])
+    k_max = 4
+    got = layers(*(np.ascontiguousarray(prefix[:, c]) for c in range(3)), k_max)
+    want = [kmeans(y, w, k) if k <= n else np.inf for k in range(1, k_max + 1)]
+    np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+# ------------------------------------------------------------------ one interval step
+def test_an_interval_whose_bound_reaches_the_incumbent_is_closed_unsolved():
+    """``step`` pops the last open interval; when its bound (``max(free_left + free_right,
+    floor)``) is at least the incumbent's cost it closes it without solving a split, else
+    it solves the middle split and pushes the two halves.  Kills ``cost - TOLERANCE`` ->
+    ``cost / TOLERANCE`` (no interval of a subproblem was ever closed by its bound: the
+    same answers, every split solved)."""
+    rng = np.random.default_rng(2)
+    n = 10
+    X = rng.integers(0, 5, size=(n, 2)).astype(float)
+    y = rng.normal(size=n)
+    w = np.ones(n)
+    pen = 0.1
+    data = data_of(X, y, w, pen)
+    search = search_module.RegressionSearch(data)
+    order = data.root()
+    leaf = sse(y, w) + pen
+    box = search.intervals(order, 0, 1)
+    positions = len(box.positions)
+    assert box.stack == [(0, positions - 1)] and positions >= 3
+    # a floor above the incumbent: closed, nothing solved
+    cost, tree = search.step(order, 2, 1, box, leaf, None, leaf + 1.0)
+    assert (cost, tree) == (leaf, None) and box.stack == [] and search.evaluations == 0
+    assert box.done == []
+    # the floor below it: the middle split is solved and the two halves pushed
+    box = search.intervals(order, 0, 1)
+    cost, tree = search.step(order, 2, 1, box, leaf, None, 2 * pen)
+    k = (positions - 1) // 2
+    assert search.evaluations == 1 and box.done == [int(box.positions[k])]
+    assert sorted(box.stack) == sorted([(0, k - 1), (k + 1, positions - 1)])
+    assert cost <= leaf and nested_cost(tree, X, y, w, pen) == pytest.approx(cost)
