@@ -345,9 +345,9 @@ def test_time_limit_is_shared_by_depth_and_the_refit_gets_the_rest(monkeypatch):
     seen = []
     path_fold = cv_module.path_fold
 
-    def spy(est, *args):
+    def spy(est, *args, **late):
         seen.append((est.depth, est.time_limit))
-        return path_fold(est, *args)
+        return path_fold(est, *args, **late)
 
     monkeypatch.setattr(cv_module, "path_fold", spy)
     X, y, _ = binary_data(n=60)
@@ -447,8 +447,8 @@ def test_auto_depths_stop_where_a_shallower_depth_scores_best(monkeypatch):
     X, y = decision_list()
     path_fold = cv_module.path_fold
 
-    def stopped_at_depth4(est, *args):
-        out = path_fold(est, *args)
+    def stopped_at_depth4(est, *args, **late):
+        out = path_fold(est, *args, **late)
         out.stopped = out.stopped or (est.depth == 4 and out.fold == 0)
         return out
 

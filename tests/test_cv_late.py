@@ -81,12 +81,15 @@ def test_late_records_score_nothing():
 def test_unless_late_runs_a_task_in_time_and_never_one_that_must_run():
     calls = []
 
+    @unless_late
     def task(x, schedule):
+        """A fold task."""
         calls.append(x)
         return x
 
-    assert unless_late(task, "late", 1, (0.0, 1.0, 1.0)) == "late"  # deadline in 1970
-    assert unless_late(task, None, 2, (0.0, 1.0, 1.0)) == 2  # None: it always runs
-    assert unless_late(task, "late", 3, (9e18, 1.0, 1.0)) == 3
-    assert unless_late(task, "late", 4, None) == 4  # no time limit
+    assert task(1, (0.0, 1.0, 1.0), late="late") == "late"  # deadline in 1970
+    assert task(2, (0.0, 1.0, 1.0)) == 2  # no late record: it always runs
+    assert task(3, (9e18, 1.0, 1.0), late="late") == 3
+    assert task(4, None, late="late") == 4  # no time limit
     assert calls == [2, 3, 4]
+    assert task.__name__ == "task"  # joblib's and Dask's task names

@@ -157,12 +157,12 @@ def test_one_task_per_fold_and_depth_with_the_sum_of_its_shares(monkeypatch):
     seen, fits = [], []
     real = cv_module.grid_fold
 
-    def spy(est, lams, *args):
+    def spy(est, lams, *args, **late):
         seen.append((est.depth, lams, est.time_limit))
-        return real(est, lams, *args)
+        return real(est, lams, *args, **late)
 
     monkeypatch.setattr(cv_module, "grid_fold", spy)
-    monkeypatch.setattr(cv_module, "fit_fold", lambda *a: fits.append(a))
+    monkeypatch.setattr(cv_module, "fit_fold", lambda *a, **late: fits.append(a))
     frame, y, w = small_set("continuous", n=40)
     cv = OptimalTreeRegressorCV(depths=(1, 3), cv=FOLDS, time_limit=50.0).fit(frame, y, w)
     total = 3 * 4 * (2 + 8) + 8  # three folds, four λ at depths 1 and 3, the refit

@@ -268,9 +268,9 @@ def test_a_fold_path_gets_the_time_of_2_to_the_depth_minus_1_fits(monkeypatch):
     seen = []
     path_fold = cv_module.path_fold
 
-    def spy(est, *args):
+    def spy(est, *args, **late):
         seen.append((est.depth, est.time_limit))
-        return path_fold(est, *args)
+        return path_fold(est, *args, **late)
 
     monkeypatch.setattr(cv_module, "path_fold", spy)
     X, y = diabetes(60, 3)

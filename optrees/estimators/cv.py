@@ -49,7 +49,6 @@ from .cv_folds import (
     late_records,
     path_fold,
     training_path,
-    unless_late,
 )
 from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
 from .cv_progress import choice_line, depth_lines, done_line, records_of
@@ -341,17 +340,16 @@ class _TreeCV(GeneratedInit):
                                            lam=lam if isinstance(lam, float) else 0.0)
                 late = None if depth == keep else late_records(fold, depth, lam)
                 if isinstance(lam, tuple):  # one task fits every λ of the depth
-                    task = delayed(unless_late)(grid_fold, late, est, lam, X, y,
-                                                sample_weight, train, test, scorer, fold,
-                                                schedule)
+                    task = delayed(grid_fold)(est, lam, X, y, sample_weight, train, test,
+                                              scorer, fold, schedule, late=late)
                 elif lam is None:  # the default score of a classifier is accuracy
                     plain = p.scoring is None and is_classifier(self)
-                    task = delayed(unless_late)(path_fold, late, est, X, y, sample_weight,
-                                                train, test, None if plain else scorer, fold,
-                                                schedule)
+                    task = delayed(path_fold)(est, X, y, sample_weight, train, test,
+                                              None if plain else scorer, fold, schedule,
+                                              late=late)
                 else:
-                    task = delayed(unless_late)(fit_fold, late, est, X, y, sample_weight,
-                                                train, test, scorer, fold, schedule)
+                    task = delayed(fit_fold)(est, X, y, sample_weight, train, test,
+                                             scorer, fold, schedule, late=late)
                 tasks.append(task)
         # a generator: each task's line is logged as its output arrives
         return list(records_of(Parallel(n_jobs=p.n_jobs, return_as="generator")(tasks),

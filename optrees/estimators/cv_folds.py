@@ -6,10 +6,12 @@ depth (every λ of that depth at once: BendOCT's from one search,
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -37,6 +39,8 @@ from ._base import (
     drop_weightless,
     fit_deadline,
 )
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -126,15 +130,22 @@ def late_records(fold: int, depth: int, lam: float | tuple[float, ...] | None
     return fits if isinstance(lam, tuple) else fits[0]
 
 
-def unless_late(task: Any, late: Any, *args: Any) -> Any:
-    """``task(*args)``, whose last argument is its ``schedule``, or ``late`` (None: never)
-    when the selection's time is spent as it starts.  Each fit costs its set-up and scoring
-    whatever its time limit: the tasks started late ran at ``MIN_LIMIT`` one after another
-    and the selection overran its ``time_limit`` (hepatitis' 60 fold fits: 6-7 s for 3.5 s)."""
-    schedule = args[-1]
-    if late is not None and schedule is not None and time.time() >= schedule[0]:
-        return late
-    return task(*args)
+def unless_late(task: Callable[..., T]) -> Callable[..., T]:
+    """A fold task that returns ``late`` (a keyword; None: it always runs) instead of
+    running when the selection's time is spent as it starts (its last argument is its
+    ``schedule``).  Each fit costs its set-up and scoring whatever its time limit: the tasks
+    started late ran at ``MIN_LIMIT`` one after another and the selection overran its
+    ``time_limit`` (hepatitis' 60 fold fits: 6-7 s for 3.5 s).  The task keeps its name
+    (joblib's and Dask's task names)."""
+
+    @functools.wraps(task)
+    def run(*args: Any, late: Any = None) -> T:
+        schedule = args[-1]
+        if late is not None and schedule is not None and time.time() >= schedule[0]:
+            return late
+        return task(*args)
+
+    return run
 
 
 def on_schedule(estimator: Any, schedule: tuple[float, float, float] | None) -> Any:
@@ -207,6 +218,7 @@ def regression_rows(X_train: Any, y_train: Any, w_train: Any) -> tuple[Any, ...]
     return features, target, w, names, encoding, list(df.columns)
 
 
+@unless_late
 @silent
 def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
               test: np.ndarray, scorer: Any, fold: int,
@@ -237,6 +249,7 @@ def path_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndar
                     stopped)
 
 
+@unless_late
 @silent
 def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarray,
              test: np.ndarray, scorer: Any, fold: int,

@@ -17,7 +17,14 @@ from .._validation import check_frame
 from ..trees.solve.fit import min_leaf_rows
 from ..trees.solve.regression_path import GridTree, grid_trees
 from ._base import ColumnWarning, UnseenCategoryWarning, fit_deadline
-from .cv_folds import FoldFit, PathRegressionTree, _rows, on_schedule, regression_rows
+from .cv_folds import (
+    FoldFit,
+    PathRegressionTree,
+    _rows,
+    on_schedule,
+    regression_rows,
+    unless_late,
+)
 from .regression import OptimalTreeRegressor
 
 FoldJob = tuple[int, "float | tuple[float, ...] | None"]
@@ -63,6 +70,7 @@ def grid_trees_of(estimator: Any, lams: tuple[float, ...], X_train: Any, y_train
     return trees, encoding, columns
 
 
+@unless_late
 @silent
 def grid_fold(estimator: Any, lams: tuple[float, ...], X: Any, y: Any, sample_weight: Any,
               train: np.ndarray, test: np.ndarray, scorer: Any, fold: int,
