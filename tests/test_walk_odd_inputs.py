@@ -378,3 +378,30 @@ def test_policy_errors_name_the_offending_treatments():
     with pytest.raises(ValueError, match=r"treatment 'drugB' of \['ctl', 'drugA', 'drugB'\]"):
         OptimalPolicyTree(teacher="ipw").fit(X, labels, y, propensity=np.full(len(y), 1 / 3),
                                              sample_weight=w)
+
+
+def test_leaf_values_of_large_targets_print_apart():
+    """Leaves of y + 1e6 all printed "1e+06" (six significant digits): each leaf's printed
+    value now reads back to within half a unit of its last digit, in text and picture
+    lines, and leaves that differ print differently; small targets keep six digits."""
+    from optrees import OMTRegressor, OptimalTreeRegressor
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.normal(size=200)})
+    y = 1e6 + 50.0 * (X["a"] > 0) + 20.0 * (X["b"] > 0.5) + rng.normal(size=200)
+    for model in (OptimalTreeRegressor(depth=2).fit(X, y),
+                  OMTRegressor(depth=2, time_limit=10, random_state=0).fit(X, y)):
+        leaves = np.unique(np.round(model.predict(X), 6))
+        printed = [float(s.split("value: ")[1].split()[0])
+                   for s in model.export_text().splitlines() if "value: " in s]
+        assert len(set(printed)) == len(leaves) > 1
+        for p in printed:
+            assert np.min(np.abs(leaves - p)) <= 0.5  # integer digits at least
+    tree = OptimalTreeRegressor(depth=2).fit(X, y).tree_
+    boxes = {tree.leaf_lines(n)[0] for n in np.flatnonzero(tree.feature < 0)}
+    assert len(boxes) == 4 and all("e+" not in b for b in boxes)  # the picture's lines
+    small = OptimalTreeRegressor(depth=1).fit(X, y - 1e6)
+    assert "value: " in small.export_text()
+    values = [s.split("value: ")[1].split()[0] for s in small.export_text().splitlines()
+              if "value: " in s]
+    assert all(len(v.replace(".", "").replace("-", "").lstrip("0")) <= 6 for v in values)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._numbers import value_digits
 from .._validation import OptreesInputError
 from ..encoding.common import plain
 from . import _schema as schema
@@ -169,7 +170,8 @@ class MultiwayTree:
 
     def _leaf_text(self, n: int) -> str:
         v = self.value[n]
-        lab = (f"class: {self.classes[int(v)]}" if self.is_classifier else f"value: {v:.6g}")
+        lab = (f"class: {self.classes[int(v)]}" if self.is_classifier
+               else f"value: {v:.{value_digits(self.value[self.feature < 0], 6)}g}")
         r = int(self.rule[n])
         tag = f"rule {r}" if r >= 0 else "no rule (fallback)"
         c = self.counts[n]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._numbers import threshold_text
+from .._numbers import threshold_text, value_digits
 from .._validation import OptreesInputError
 from ..export.nodes import count_text
 from . import _schema as schema
@@ -131,12 +131,17 @@ class RegressionTree(Drawn, SplitNodes):
         return f"n={self.count[n]}{weighted}"
 
     def leaf_text(self, n: int, value_name: str = "value") -> str:
-        """What leaf ``n`` predicts, in one line: ``value: 3.25``."""
-        return f"{value_name}: {self.value[n]:.6g}"
+        """What leaf ``n`` predicts, in one line: ``value: 3.25`` (6 digits, or as many as
+        tell the leaves apart: :func:`~optrees._numbers.value_digits`)."""
+        return f"{value_name}: {self.value[n]:.{self._digits(6)}g}"
 
     def leaf_lines(self, n: int, value_name: str = "value") -> list[str]:
-        """What leaf ``n`` predicts, as the lines of its box in a picture."""
-        return [f"{value_name} = {self.value[n]:.4g}"]
+        """What leaf ``n`` predicts, as the lines of its box in a picture (4 digits, or as
+        many as tell the leaves apart)."""
+        return [f"{value_name} = {self.value[n]:.{self._digits(4)}g}"]
+
+    def _digits(self, least: int) -> int:
+        return value_digits(self.value[self.feature < 0], least)
 
     def export_text(self, feature_names: Sequence[str] | None = None,
                     value_name: str = "value") -> str:
