@@ -405,3 +405,29 @@ def test_leaf_values_of_large_targets_print_apart():
     values = [s.split("value: ")[1].split()[0] for s in small.export_text().splitlines()
               if "value: " in s]
     assert all(len(v.replace(".", "").replace("-", "").lstrip("0")) <= 6 for v in values)
+
+
+def test_weighted_quantiles_of_tiny_weights_are_those_of_the_weights():
+    """Quantiles at position (W - 1) q sat at the smallest value when the weights total
+    below 1: RUG's exact-pricing thresholds, OMT's absolute-loss candidates and its target
+    centre read weights as the bins do (the lightest row one row).  Plain numpy oracle:
+    weights x 1e-12 give the literals and the objective (in the weights' units) of x 1."""
+    from optrees import OMTRegressor
+    from optrees.encoding.columns import RawColumns
+    from optrees.rug.exact import literal_pool
+
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"a": rng.normal(size=120), "b": rng.integers(0, 9, 120) * 1.5})
+    w = rng.integers(1, 4, 120).astype(float)
+    raw = RawColumns(frame)
+    pools = [literal_pool(raw, 5, w * c) for c in (1.0, 1e-12)]
+    assert pools[0].literals == pools[1].literals
+    assert len(pools[0].literals) > 8  # cuts inside both columns, not at their minimum
+    y = 3.0 * (frame["a"] > 0) + frame["b"] + rng.normal(size=120) * 0.1
+    objectives = []
+    for c in (1.0, 1e-12):
+        m = OMTRegressor(depth=2, loss="absolute", time_limit=30, random_state=0)
+        m.fit(frame, y, sample_weight=w * c)
+        pred = m.predict(frame)
+        objectives.append(float(np.sum(w * np.abs(y - pred))))  # the absolute loss
+    assert objectives[1] == pytest.approx(objectives[0], rel=1e-9)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ..encoding.bins import weighted_quantile
+from ..encoding.bins import bin_weights, weighted_quantile
 
 
 class Metric:
@@ -122,7 +122,8 @@ def regression_metric(inv: np.ndarray, y: np.ndarray, n_units: int, loss: str,
     vals = np.unique(y)
     if len(vals) > abs_grid:
         order = np.argsort(y, kind="stable")
-        vals = np.unique(weighted_quantile(y[order], w[order], np.linspace(0, 1, abs_grid)))
+        vals = np.unique(weighted_quantile(y[order], bin_weights(w)[order],
+                                           np.linspace(0, 1, abs_grid)))
     S = np.zeros((n_units, len(vals)))
     y_s = np.ldexp(y, -scale)
     for c, v in enumerate(vals):

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import OptreesInputError
-from ..encoding.bins import weighted_quantile
+from ..encoding.bins import bin_weights, weighted_quantile
 from ..solvers.deadline import Deadline
 from .cartstart import cart_partitions
 from .constraints import RuleConstraint
@@ -130,7 +130,8 @@ def target_scale(y: np.ndarray, w: np.ndarray, loss: str) -> tuple[float, int]:
     over deviations divided by the largest one, so a target of 1e160 (squares overflow)
     gets its scale too."""
     order = np.argsort(y, kind="stable")
-    center = float(weighted_quantile(y[order], w[order], np.array([0.5]), lower=True)[0])
+    center = float(weighted_quantile(y[order], bin_weights(w)[order], np.array([0.5]),
+                                     lower=True)[0])
     with np.errstate(over="ignore"):
         dev = np.abs(y - center)
     top = float(dev.max())

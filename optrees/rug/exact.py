@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._numbers import short_threshold
-from ..encoding.bins import weighted_quantile
+from ..encoding.bins import bin_weights, weighted_quantile
 from ..encoding.columns import RawColumns
 from ..models.rule_set import Literal
 from ..solvers.base import SolverOptions
@@ -68,7 +68,8 @@ def literal_pool(raw: RawColumns, n_thresholds: int = 10,
                 qs = np.unique(np.quantile(x, levels))
             else:
                 order = np.argsort(x, kind="stable")
-                qs = np.unique(weighted_quantile(x[order], sample_weight[order], levels))
+                qs = np.unique(weighted_quantile(x[order], bin_weights(sample_weight)[order],
+                                                  levels))
             for t in qs[qs < x.max()]:
                 t = short_threshold(t, raw.sorted_numeric(name))  # same rows, short text
                 le = x <= t
