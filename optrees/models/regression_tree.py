@@ -132,7 +132,7 @@ class RegressionTree(Drawn, SplitNodes):
 
     def leaf_text(self, n: int, value_name: str = "value") -> str:
         """What leaf ``n`` predicts, in one line: ``value: 3.25`` (6 digits, or as many as
-        tell the leaves apart: :func:`~optrees._numbers.value_digits`)."""
+        tell the leaves apart: ``optrees._numbers.value_digits``)."""
         return f"{value_name}: {self.value[n]:.{self._digits(6)}g}"
 
     def leaf_lines(self, n: int, value_name: str = "value") -> list[str]:
