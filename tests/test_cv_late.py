@@ -93,3 +93,25 @@ def test_unless_late_runs_a_task_in_time_and_never_one_that_must_run():
     assert task(4, None, late="late") == 4  # no time limit
     assert calls == [2, 3, 4]
     assert task.__name__ == "task"  # joblib's and Dask's task names
+
+
+def test_a_backend_without_generators_selects_alike():
+    """joblib 1.3's Dask backend refuses ``return_as="generator"``: a backend that cannot
+    return outputs as they come gets them all at the end, with the same selection."""
+    import joblib
+    from joblib._parallel_backends import ThreadingBackend
+
+    class NoGenerators(ThreadingBackend):
+        supports_retrieve_callback = False  # joblib: no return_as="generator"
+        supports_return_generator = False
+
+    joblib.register_parallel_backend("optrees-test-nogen", NoGenerators)
+    X, y = _data()
+    fit = {"depths": (1, 2), "lams": (0.0, 0.01), "cv": 3, "time_limit": 60, "n_jobs": 2}
+    plain = BendOCTClassifierCV(**fit).fit(X, y)
+    with joblib.parallel_backend("optrees-test-nogen"):
+        with pytest.raises(ValueError, match="return_as"):  # the backend does refuse
+            joblib.Parallel(n_jobs=2, return_as="generator")
+        other = BendOCTClassifierCV(**fit).fit(X, y)
+    assert other.best_params_ == plain.best_params_
+    assert np.allclose(other.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])

@@ -282,3 +282,27 @@ def test_integer_categories_are_read_as_their_values():
     as_categories = RobustTreeClassifier(depth=2, budget=2).fit(X.astype("category"), y)
     assert as_categories.export_text() == as_ints.export_text()
     assert as_categories.objective_ == as_ints.objective_
+
+
+def test_export_text_reads_as_the_other_trees():
+    """The text layout of the other trees (``|---`` lines, ``class:`` leaves), the right
+    branch of an integer test written as what it is (``x >= t + 1``)."""
+    from optrees.models.robust_tree import IntegerTree
+
+    tree = IntegerTree(feature=np.array([0, -1, 1, -1, -1, -1, -1]),
+                       threshold=np.array([1, 0, 3, 0, 0, 0, 0]),
+                       label=np.array([-1, 0, -1, -1, -1, 1, 0]),
+                       classes=np.array(["no", "yes"]), low=np.zeros(2), high=np.full(2, 9),
+                       feature_names=["age", "priors"])
+    assert tree.export_text() == "\n".join([
+        "|--- age <= 1",
+        "|   |--- class: no",
+        "|--- age >= 2",
+        "|   |--- priors <= 3",
+        "|   |   |--- class: yes",
+        "|   |--- priors >= 4",
+        "|   |   |--- class: no"])
+    leaf = IntegerTree(feature=np.array([-1]), threshold=np.array([0]), label=np.array([1]),
+                       classes=np.array([0, 1]), low=np.zeros(1), high=np.ones(1),
+                       feature_names=["x"])
+    assert leaf.export_text() == "class: 1"

@@ -160,6 +160,18 @@ def passed_through(base: type) -> tuple[dict[str, Param], dict[str, Any]]:
     return {k: table[k] for k in defaults}, defaults
 
 
+def _as_they_come(n_jobs: Any) -> Parallel:
+    """joblib's ``Parallel`` returning each task's output as it arrives (its progress line
+    then), or all at the end where the backend cannot (joblib 1.3's Dask backend refuses
+    ``return_as="generator"``)."""
+    try:
+        return Parallel(n_jobs=n_jobs, return_as="generator")
+    except ValueError as exc:
+        if "return_as" not in str(exc):
+            raise
+        return Parallel(n_jobs=n_jobs)
+
+
 # ---------------------------------------------------------------------------- estimators
 class _TreeCV(GeneratedInit):
     """Shared fit: the folds, the time shares, the parallel fold work, ``cv_results_``, the
@@ -352,7 +364,7 @@ class _TreeCV(GeneratedInit):
                                              scorer, fold, schedule, late=late)
                 tasks.append(task)
         # a generator: each task's line is logged as its output arrives
-        return list(records_of(Parallel(n_jobs=p.n_jobs, return_as="generator")(tasks),
+        return list(records_of(_as_they_come(p.n_jobs)(tasks),
                                len(splits)))
 
     def _refit(self, X: Any, y: np.ndarray, sample_weight: np.ndarray | None, p: Params,

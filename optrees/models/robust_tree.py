@@ -88,23 +88,29 @@ class IntegerTree(Drawn):
         return leaves, lo, hi
 
     def export_text(self) -> str:
-        """The tree as indented text, one line per test and leaf."""
+        """The tree as indented text in the other trees' layout (``|--- x <= 2`` and
+        ``|--- x >= 3`` on integer features, ``|--- class: 1`` at a leaf; robust leaves keep
+        no class counts)."""
+        if self.feature[0] < 0:
+            return f"class: {self._label_text(0)}"
         lines: list[str] = []
 
         def walk(n: int, indent: str) -> None:
             if self.feature[n] < 0:
-                value = self.classes[self.label[n]]
-                value = value.item() if isinstance(value, np.generic) else value
-                lines.append(f"{indent}predict {value!r}")
+                lines.append(f"{indent}|--- class: {self._label_text(n)}")
                 return
             name, t = self.feature_names[self.feature[n]], int(self.threshold[n])
-            lines.append(f"{indent}if {name} <= {t}:")
-            walk(2 * n + 1, indent + "    ")
-            lines.append(f"{indent}else:  # {name} >= {t + 1}")
-            walk(2 * n + 2, indent + "    ")
+            lines.append(f"{indent}|--- {name} <= {t}")
+            walk(2 * n + 1, indent + "|   ")
+            lines.append(f"{indent}|--- {name} >= {t + 1}")
+            walk(2 * n + 2, indent + "|   ")
 
         walk(0, "")
         return "\n".join(lines)
+
+    def _label_text(self, n: int) -> str:
+        value = self.classes[self.label[n]]
+        return str(value.item() if isinstance(value, np.generic) else value)
 
     # ----------------------------------------------------------------- pictures
     def _plot_nodes(self, feature_names: list[str] | None = None) -> Any:
