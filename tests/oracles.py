@@ -361,3 +361,33 @@ def _depths(tree) -> np.ndarray:
             if child >= 0:
                 depth[child] = depth[node] + 1
     return depth
+
+
+def sse(y: np.ndarray, w: np.ndarray) -> float:
+    """Weighted sum of squared deviations from the weighted mean (0 for no rows or no
+    weight)."""
+    if len(y) == 0 or np.sum(w) <= 0:
+        return 0.0
+    mean = np.sum(w * y) / np.sum(w)
+    return float(np.sum(w * (y - mean) ** 2))
+
+
+def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf_cost: float,
+                   min_leaf: int = 1) -> float:
+    """Least ``SSE + leaf_cost * leaves`` over every regression tree of depth <= ``depth``
+    over every midpoint threshold, at least ``min_leaf`` rows per leaf."""
+    best = sse(y, w) + leaf_cost
+    if depth == 0:
+        return best
+    for f in range(X.shape[1]):
+        values = np.unique(X[:, f])
+        for t in (values[:-1] + values[1:]) / 2:
+            left = X[:, f] <= t
+            if left.sum() < min_leaf or (~left).sum() < min_leaf:
+                continue
+            cost = (enumerate_best(X[left], y[left], w[left], depth - 1, leaf_cost, min_leaf)
+                    + enumerate_best(X[~left], y[~left], w[~left], depth - 1, leaf_cost,
+                                     min_leaf))
+            best = min(best, cost)
+    return best
+

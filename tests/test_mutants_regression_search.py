@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from deadlines import CountedDeadline
+from oracles import enumerate_best, sse
 
 from optrees.solvers.deadline import Deadline
 from optrees.trees.search.regression import RegressionData, kernels, search_tree
@@ -23,14 +24,6 @@ from optrees.trees.search.regression.segments import NUMPY_LIMIT, segment_costs
 
 
 # ---------------------------------------------------------------------------- the oracle
-def sse(y: np.ndarray, w: np.ndarray) -> float:
-    """Weighted sum of squared deviations from the weighted mean (0 for no rows)."""
-    if len(y) == 0 or np.sum(w) <= 0:
-        return 0.0
-    mean = np.sum(w * y) / np.sum(w)
-    return float(np.sum(w * (y - mean) ** 2))
-
-
 def stats(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.stack([w, w * y, w * y * y], axis=1)
 
@@ -185,25 +178,6 @@ def test_a_stopped_search_never_returns_a_tree_worse_than_its_start(seed, checks
                             (best.cost, best.tree))
         assert found.cost <= best.cost + 1e-12
         assert nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-12)
-
-
-def enumerate_best(X, y, w, depth, pen, min_leaf=1) -> float:
-    """Least ``SSE + pen * leaves`` of any tree of depth <= ``depth`` over every midpoint
-    threshold, at least ``min_leaf`` rows per leaf."""
-    best = sse(y, w) + pen
-    if depth == 0:
-        return best
-    for f in range(X.shape[1]):
-        values = np.unique(X[:, f])
-        for t in (values[:-1] + values[1:]) / 2:
-            left = X[:, f] <= t
-            if left.sum() < min_leaf or (~left).sum() < min_leaf:
-                continue
-            best = min(best, enumerate_best(X[left], y[left], w[left], depth - 1, pen,
-                                            min_leaf)
-                       + enumerate_best(X[~left], y[~left], w[~left], depth - 1, pen,
-                                        min_leaf))
-    return best
 
 
 # ------------------------------------------------------------- blocks and the deadline

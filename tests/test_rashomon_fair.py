@@ -205,31 +205,44 @@ def test_numeric_columns_give_the_set_over_every_threshold():
     assert rs.optimum == pytest.approx(best, abs=1e-9)
 
 
-def test_the_relaxation_lists_fewer_structures_and_keeps_min_leaf(monkeypatch):
-    """Where the cap binds, the Lagrangian relaxation of the cap lists fewer structures than
-    the plain bound, and its copied rows do not loosen ``min_samples_leaf``: the set is still
-    every fair labelled tree (enumerated)."""
-    import optrees.trees.solve.fair_rashomon as fr
-    from optrees.trees.search.rashomon.build import Builder, Scale
-
-    monkeypatch.setattr(fr, "FEW_STRUCTURES", 0)  # look for multipliers on a small case
-    monkeypatch.setattr(fr, "CHECK_SECONDS", np.inf)  # however long the search takes
+def _proxy_instance() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """150 rows of 6 0/1 columns, column 0 a proxy of the group (80 %), labels half the
+    group: a case where the cap binds."""
     rng = np.random.default_rng(2)
     n, F = 150, 6
     X = rng.integers(0, 2, (n, F))
     g = rng.integers(0, 2, n)
     X[:, 0] = np.where(rng.random(n) < 0.8, g, 1 - g)  # a proxy of the group
     y = np.where(rng.random(n) < 0.5, g, X[:, 1] & X[:, 2] | X[:, 3]).astype(int)
-    want, best = enumerated(X, y, g, np.ones(n), 2, 2, 0.005, 0.1, 0.03,
+    return X, y, g
+
+
+def _plain_count(X: np.ndarray, y: np.ndarray, bound: float) -> int:
+    """Structures under the plain bound (depth 2, lam 0.005, min leaf 5, μ = 0)."""
+    from optrees.trees.search.rashomon.build import Builder, Scale
+
+    n = len(y)
+    scale = Scale.make(np.ones(n), 0.005, 2)
+    plain = Builder(X, y, np.ones(n), 2, scale, 5)
+    plain.drop_trivial, plain.listing = False, False
+    return plain.node(np.ones(n, bool), 2, scale.bound_key(bound)).count()
+
+
+def test_the_relaxation_lists_fewer_structures_and_keeps_min_leaf(monkeypatch):
+    """Where the cap binds, the Lagrangian relaxation of the cap lists fewer structures than
+    the plain bound, and its copied rows do not loosen ``min_samples_leaf``: the set is still
+    every fair labelled tree (enumerated)."""
+    import optrees.trees.solve.fair_rashomon as fr
+
+    monkeypatch.setattr(fr, "FEW_STRUCTURES", 0)  # look for multipliers on a small case
+    monkeypatch.setattr(fr, "CHECK_SECONDS", np.inf)  # however long the search takes
+    X, y, g = _proxy_instance()
+    want, best = enumerated(X, y, g, np.ones(len(y)), 2, 2, 0.005, 0.1, 0.03,
                             "statistical_parity", min_leaf=5)
     rs = _fit(X, y, g, 2, 0.005, "statistical_parity", 0.03, min_leaf=5).rashomon(0.1)
     assert set(rs.structures()) == set(want)
     assert rs.optimum == pytest.approx(best, abs=1e-9)
-    scale = Scale.make(np.ones(n), 0.005, 2)
-    plain = Builder(X, y, np.ones(n), 2, scale, 5)
-    plain.drop_trivial, plain.listing = False, False
-    every = plain.node(np.ones(n, bool), 2, scale.bound_key(rs.bound)).count()
-    assert rs.n_structures < every / 2
+    assert rs.n_structures < _plain_count(X, y, rs.bound) / 2
 
 
 def test_a_search_that_costs_more_than_its_checks_stops_with_the_same_set(monkeypatch):
@@ -238,16 +251,10 @@ def test_a_search_that_costs_more_than_its_checks_stops_with_the_same_set(monkey
     set is still every fair labelled tree (enumerated), found among all the plain bound's
     structures; with time, among fewer."""
     import optrees.trees.solve.fair_rashomon as fr
-    from optrees.trees.search.rashomon.build import Builder, Scale
 
     monkeypatch.setattr(fr, "FEW_STRUCTURES", 0)
-    rng = np.random.default_rng(2)
-    n, F = 150, 6
-    X = rng.integers(0, 2, (n, F))
-    g = rng.integers(0, 2, n)
-    X[:, 0] = np.where(rng.random(n) < 0.8, g, 1 - g)
-    y = np.where(rng.random(n) < 0.5, g, X[:, 1] & X[:, 2] | X[:, 3]).astype(int)
-    want, best = enumerated(X, y, g, np.ones(n), 2, 2, 0.005, 0.1, 0.03,
+    X, y, g = _proxy_instance()
+    want, best = enumerated(X, y, g, np.ones(len(y)), 2, 2, 0.005, 0.1, 0.03,
                             "statistical_parity", min_leaf=5)
     fit = _fit(X, y, g, 2, 0.005, "statistical_parity", 0.03, min_leaf=5)
     monkeypatch.setattr(fr, "CHECK_SECONDS", 0.0)
@@ -257,11 +264,7 @@ def test_a_search_that_costs_more_than_its_checks_stops_with_the_same_set(monkey
     for rs in (stopped, searched):
         assert set(rs.structures()) == set(want)
         assert rs.optimum == pytest.approx(best, abs=1e-9)
-    scale = Scale.make(np.ones(n), 0.005, 2)
-    plain = Builder(X, y, np.ones(n), 2, scale, 5)
-    plain.drop_trivial, plain.listing = False, False
-    every = plain.node(np.ones(n, bool), 2, scale.bound_key(stopped.bound)).count()
-    assert stopped.n_structures == every > searched.n_structures
+    assert stopped.n_structures == _plain_count(X, y, stopped.bound) > searched.n_structures
 
 
 def test_a_leaf_under_min_leaf_rows_is_no_member():

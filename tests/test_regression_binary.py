@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import sse
 
 from optrees import OptimalTreeRegressor
 from optrees.solvers.deadline import Deadline
@@ -26,13 +27,6 @@ def _kernels_loaded():
     from optrees.trees.search.regression import binary_kernels
 
     binary_kernels.compile_kernels()
-
-
-def sse(y: np.ndarray, w: np.ndarray) -> float:
-    if len(y) == 0:
-        return 0.0
-    mean = np.sum(w * y) / np.sum(w)
-    return float(np.sum(w * (y - mean) ** 2))
 
 
 def best_tree(X, y, w, depth: int, leaf_cost: float, min_leaf: int, leaves: int) -> float:

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from deadlines import CountedDeadline
 from estimator_matrix import _SPARSE_WEIGHTS
+from oracles import enumerate_best, sse
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -27,33 +28,6 @@ from optrees.trees.search.regression.depth2_front import depth2_front
 
 
 # ---------------------------------------------------------------------------- the oracle
-def sse(y: np.ndarray, w: np.ndarray) -> float:
-    """Weighted sum of squared deviations from the weighted mean (0 for no rows)."""
-    if len(y) == 0:
-        return 0.0
-    mean = np.sum(w * y) / np.sum(w)
-    return float(np.sum(w * (y - mean) ** 2))
-
-
-def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf_cost: float,
-                   min_leaf: int) -> float:
-    """Least ``SSE + leaf_cost * leaves`` over every tree of depth <= ``depth``."""
-    best = sse(y, w) + leaf_cost
-    if depth == 0:
-        return best
-    for f in range(X.shape[1]):
-        values = np.unique(X[:, f])
-        for t in (values[:-1] + values[1:]) / 2:
-            left = X[:, f] <= t
-            if left.sum() < min_leaf or (~left).sum() < min_leaf:
-                continue
-            cost = (enumerate_best(X[left], y[left], w[left], depth - 1, leaf_cost, min_leaf)
-                    + enumerate_best(X[~left], y[~left], w[~left], depth - 1, leaf_cost,
-                                     min_leaf))
-            best = min(best, cost)
-    return best
-
-
 def enumerate_budget(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int,
                      leaf_cost: float, min_leaf: int, leaves: int) -> float:
     """Least ``SSE + leaf_cost * leaves`` over every tree of depth <= ``depth`` with at
