@@ -461,6 +461,25 @@ def test_auto_depths_stop_where_a_shallower_depth_scores_best(monkeypatch):
     assert BendOCTClassifierCV(cv=FOLDS, time_limit=300).fit(X, y).depths_ == (2, 3, 4)
 
 
+def test_auto_depths_stretch_two_levels_once_where_the_next_is_not_predicted_to_fit(
+        monkeypatch):
+    """Where the deepest depth scores best and its folds finished but one depth more is not
+    predicted to fit (here: never), "auto" tries depth + STRETCH once as a last stage (the
+    decision list needs 5: depth 6 scores 1.0 and is chosen), and grows no further; the
+    regressor does not stretch."""
+    monkeypatch.setattr(cv_module, "deeper_fits", lambda *a: False)
+    X, y = decision_list()
+    cv = BendOCTClassifierCV(cv=FOLDS, time_limit=300).fit(X, y)
+    assert cv_module.STRETCH == 2 and cv.depths_ == (2, 3, 4, 6)
+    assert cv.best_params_["depth"] == 6 and cv.best_score_ == 1.0
+    assert max(cv.cv_results_["mean_test_score"][cv.cv_results_["param_depth"] == 4]) < 1.0
+    rng = np.random.default_rng(1)
+    Xr = pd.DataFrame(rng.integers(0, 2, size=(160, 5)), columns=[f"f{j}" for j in range(5)])
+    yr = Xr.iloc[:, :4].sum(axis=1).to_numpy(float) + rng.normal(0, 0.05, 160)
+    reg = OptimalTreeRegressorCV(cv=KFold(4, shuffle=True, random_state=0), time_limit=300)
+    assert reg.fit(Xr, yr).depths_ == (1, 2, 3)
+
+
 def test_regressor_auto_depths_grow_to_four_where_three_scores_best():
     """OptimalTreeRegressorCV's "auto": 1, 2, 3, and 4 when 3 scores best (a target that is
     the sum of four 0/1 columns needs depth 4); a depth-1 target stops at 3."""

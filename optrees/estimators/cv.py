@@ -8,8 +8,6 @@ score or the one-standard-error rule, preferring points whose folds all finished
 
 from __future__ import annotations
 
-import math
-import numbers
 import time
 import warnings
 from typing import Any, ClassVar
@@ -18,20 +16,15 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
-from sklearn.metrics import check_scoring, get_scorer
+from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.validation import check_is_fitted
 
 from .._logging import verbosity
 from .._params import (
-    TIME_LIMIT,
-    Boolean,
-    Check,
     GeneratedInit,
-    Options,
     Param,
     Params,
-    parameter_table,
     validate_params,
 )
 from .._validation import OptreesInputError, check_regression_target, check_target
@@ -40,7 +33,7 @@ from ..trees.mip.formulation import MAX_TREE_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
-from .cv_choice import RULES, deeper_fits, select_index
+from .cv_choice import deeper_fits, select_index
 from .cv_folds import (
     FoldFit,
     FoldPath,
@@ -51,113 +44,23 @@ from .cv_folds import (
     training_path,
 )
 from .cv_grid import FoldJob, fold_jobs, grid_fold, grid_refit_units
+from .cv_params import CV_DEFAULTS, CV_PARAMS, depths_check, lams_check, passed_through
 from .cv_progress import choice_line, depth_lines, done_line, records_of
 from .cv_refit import refit_from_path
 from .cv_results import cv_results
 from .regression import OptimalTreeRegressor
-from .tree_params import N_JOBS_RULE
 from .trees import BendOCTClassifier
 
 REFIT_SHARE = 0.01
 """Least share of ``time_limit`` the refit gets when the folds used all of it."""
 AUTO_MAX_DEPTH = 8
 """The deepest depth ``depths="auto"`` grows BendOCTClassifierCV to."""
+STRETCH = 2
+"""Levels BendOCTClassifierCV's ``depths="auto"`` adds at once, as a last stage, where the
+next depth is not predicted to finish (``_TreeCV._grows``)."""
 GROW_SHARE = 0.5
 """``depths="auto"`` tries one more depth only while less than this share of
 ``time_limit`` is spent."""
-
-
-# ---------------------------------------------------------------------------- parameters
-def _depths(max_depth: int) -> Check:
-    def convert(value: Any) -> tuple[int, ...] | str:
-        if isinstance(value, str) and value == "auto":
-            return value
-        if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-            raise ValueError
-        depths = tuple(value)
-        if not depths or len(set(depths)) != len(depths):
-            raise ValueError
-        for d in depths:
-            if isinstance(d, bool) or not isinstance(d, numbers.Integral) or \
-                    not 1 <= d <= max_depth:
-                raise ValueError
-        return tuple(int(d) for d in depths)
-
-    return Check(f"'auto' or a non-empty list of distinct integers in [1, {max_depth}]",
-                 convert)
-
-
-def _lams(high: float | None, path: bool) -> Check:
-    """A non-empty list of distinct penalties in [0, high) (or 'path' when ``path``)."""
-    def convert(value: Any) -> Any:
-        if isinstance(value, str):
-            if path and value == "path":
-                return value
-            raise ValueError
-        if not hasattr(value, "__iter__"):
-            raise ValueError
-        lams = tuple(value)
-        if not lams or len(set(lams)) != len(lams):
-            raise ValueError
-        for v in lams:
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) \
-                    or v < 0 or (high is not None and v >= high):
-                raise ValueError
-        return tuple(float(v) for v in lams)
-
-    upper = f"[0, {high:g})" if high is not None else ">= 0"
-    text = f"a non-empty list of distinct numbers {'in ' if high else ''}{upper}"
-    return Check(f"'path' or {text}" if path else text, convert)
-
-
-def _cv(value: Any) -> Any:
-    if isinstance(value, bool):
-        raise ValueError
-    if isinstance(value, numbers.Integral):
-        if value < 2:
-            raise ValueError
-        return int(value)
-    if hasattr(value, "split") or hasattr(value, "__iter__"):
-        return value
-    raise ValueError
-
-
-def _scoring(value: Any) -> Any:
-    if value is None or callable(value):
-        return value
-    if isinstance(value, str):
-        get_scorer(value)  # ValueError for an unknown name
-        return value
-    raise ValueError
-
-
-CV_PARAMS: dict[str, Param] = {
-    "cv": Param(Check("an integer >= 2, a cross-validation splitter or an iterable of "
-                      "(train, test) index pairs", _cv),
-                "folds: k (stratified for classifiers, as scikit-learn's cv=k) or a splitter"),
-    "scoring": Param(Check("None, a scikit-learn scorer name or a callable(estimator, X, y)",
-                           _scoring), "the test score (None: the estimator's score)"),
-    "rule": Param(Options(*RULES), "'best': the best mean test score; '1se': the smallest "
-                  "tree within one standard error of it"),
-    "refit": Param(Boolean(), "fit the chosen parameters on all rows (best_estimator_)"),
-    "n_jobs": Param(N_JOBS_RULE,
-                    "parallel fold fits through joblib (-1: all cores; joblib's Dask backend "
-                    "runs them on a cluster)"),
-    "time_limit": Param(TIME_LIMIT.rule, "seconds for all the fold fits and the refit together "
-                        "(None: no limit)"),
-}
-CV_DEFAULTS: dict[str, Any] = {"cv": 5, "scoring": None, "rule": "best", "refit": True,
-                               "n_jobs": None, "time_limit": 600.0}
-GRID = ("depth", "lam", "time_limit")
-"""Parameters of the base estimator that the CV estimator sets (the grid and the shares)."""
-
-
-def passed_through(base: type) -> tuple[dict[str, Param], dict[str, Any]]:
-    """The table lines and defaults of ``base``'s parameters that the CV estimator passes on
-    unchanged (all but the grid's)."""
-    defaults = {k: v for k, v in base._defaults.items() if k not in GRID}
-    table = parameter_table(base)
-    return {k: table[k] for k in defaults}, defaults
 
 
 def _as_they_come(n_jobs: Any) -> Parallel:
@@ -180,6 +83,7 @@ class _TreeCV(GeneratedInit):
     _base: ClassVar[type]
     _auto_depths: ClassVar[tuple[int, ...]]
     _auto_max_depth: ClassVar[int]
+    _stretch: ClassVar[int] = 0
     _refit_off_path: ClassVar[bool] = False
     """The refit reads its tree off the all-rows path (:mod:`.cv_refit`) where the chosen
     depth has one, instead of a fit at λ beside the path."""
@@ -243,7 +147,7 @@ class _TreeCV(GeneratedInit):
         lams: dict[int, Any] = {}
         done: list[FoldFit | FoldPath] = []
         n_train = min(len(train) for train, _ in splits)
-        stage = list(depths)
+        stage, stretched = list(depths), False
         while True:
             for d in stage:
                 self.path_off_[d] = self._path_off(df, p, d)
@@ -259,11 +163,13 @@ class _TreeCV(GeneratedInit):
             # how much faster than one after another the stage's tasks ran (n_jobs)
             speedup = sum(r.seconds for r in scored) / \
                 max(time.perf_counter() - stage_started, 1e-9)
-            if not auto or not self._grows(done, p, lams, len(splits), depths,
-                                           time.perf_counter() - started, speedup,
-                                           len(df) / max(n_train, 1)):
+            grow = 0 if not auto or stretched else \
+                self._grows(done, p, lams, len(splits), depths, time.perf_counter() - started,
+                            speedup, len(df) / max(n_train, 1))
+            if not grow:
                 break
-            stage = [max(depths) + 1]
+            stretched = grow > 1
+            stage = [max(depths) + grow]
             depths.append(stage[0])
         self.depths_ = tuple(depths)
         self.cv_results_ = cv_results(done, self.path_off_, lams, len(splits), depths)
@@ -291,29 +197,36 @@ class _TreeCV(GeneratedInit):
         return self
 
     def _grows(self, done: list[FoldFit | FoldPath], p: Params, lams: dict[int, Any], k: int,
-               depths: list[int], spent: float, speedup: float, row_ratio: float) -> bool:
-        """``depths="auto"``: whether to try one depth more.  Yes while the deepest depth
-        tried has the best mean test score, none of its folds was stopped by its share (a
-        deeper one would be too), less than GROW_SHARE of ``time_limit`` is spent, and the
-        deeper depth's folds and refit are predicted to finish in what is left
-        (:func:`~optrees.estimators.cv_choice.deeper_fits`: the deepest depth's measured
-        time times its measured growth over the depth before)."""
+               depths: list[int], spent: float, speedup: float, row_ratio: float) -> int:
+        """``depths="auto"``: by how many levels to grow (0: not at all).  One while the
+        deepest depth tried has the best mean test score, none of its folds was stopped by
+        its share (a deeper one would be too), less than GROW_SHARE of ``time_limit`` is
+        spent, and the deeper depth's folds and refit are predicted to finish in what is
+        left (:func:`~optrees.estimators.cv_choice.deeper_fits`: the deepest depth's
+        measured time times its measured growth over the depth before).  Where only that
+        prediction fails, ``_stretch`` levels (0: none) once, as a last stage whose fits are
+        expected to stop at their shares: their trees are the best found (for BendOCT at
+        least two stacked optima, :func:`~optrees.trees.search.binary.entry.solve_subtree`),
+        chosen only when they beat every finished point by more than a standard error
+        (:func:`~optrees.estimators.cv_choice.trusted`)."""
         deepest = max(depths)
         if deepest >= self._auto_max_depth or any(r.stopped for r in done
                                                   if r.depth == deepest):
-            return False
+            return 0
         if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
-            return False
+            return 0
+        results = cv_results(done, self.path_off_, lams, k, depths)
+        if np.isnan(results["mean_test_score"]).all() or \
+                results["params"][select_index(results, "best")]["depth"] != deepest:
+            return 0
         path = self.path_off_.get(deepest) is None
         refit_units = (1.0 + 1.0 / self._path_units(deepest + 1)) if path else \
             grid_refit_units(self._base_estimator(p, depth=deepest), lams[deepest])
         left = None if p.time_limit is None else p.time_limit - spent
-        if not deeper_fits(done, deepest, left, speedup, row_ratio,
-                           refit_units if p.refit else 0.0):
-            return False
-        results = cv_results(done, self.path_off_, lams, k, depths)
-        return not np.isnan(results["mean_test_score"]).all() and \
-            results["params"][select_index(results, "best")]["depth"] == deepest
+        if deeper_fits(done, deepest, left, speedup, row_ratio,
+                       refit_units if p.refit else 0.0):
+            return 1
+        return min(self._stretch, self._auto_max_depth - deepest)
 
     def _score_stage(self, depths: list[int], lams: dict[int, Any], X: Any, y: np.ndarray,
                      sample_weight: np.ndarray | None, splits: list[Any], scorer: Any,
@@ -442,7 +355,12 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     its fold fits was stopped by its share of time, less than half of ``time_limit`` is
     spent, and the deeper depth's folds and refit are predicted to finish in what is left
     (the deepest depth's median fold time times its measured growth over the depth before,
-    at least 2; ``cv_choice.deeper_fits``); ``depths_`` lists the depths tried.
+    at least 2; ``cv_choice.deeper_fits``).  Where only that prediction fails, it tries
+    ``STRETCH`` depths more once, as a last stage whose fold fits are expected to stop at
+    their shares: their trees are the searches' best, at least two stacked optima (the best
+    tree of half the depth, its leaves replaced by the best subtrees of the rest on their
+    rows), chosen under the rule for stopped points below.  ``depths_`` lists the depths
+    tried.
 
     ``time_limit`` is the budget of everything: each fold's path or fit gets a share
     proportional to ``2^depth``, the shares (with one for the refit at the deepest depth)
@@ -470,13 +388,14 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     """
 
     _base = BendOCTClassifier
-    _auto_depths, _auto_max_depth = (2, 3, 4), AUTO_MAX_DEPTH
+    _auto_depths, _auto_max_depth, _stretch = (2, 3, 4), AUTO_MAX_DEPTH, STRETCH
     _parameters: ClassVar[dict[str, Param]] = {
-        "depths": Param(_depths(MAX_TREE_DEPTH), "depths to try; 'auto': 2, 3 and 4, then "
+        "depths": Param(depths_check(MAX_TREE_DEPTH), "depths to try; 'auto': 2, 3 and 4, then "
                         f"one more (up to {AUTO_MAX_DEPTH}) while the deepest scores best, "
                         "its folds finished, less than half of time_limit is spent and the "
-                        "next is predicted to fit in what is left"),
-        "lams": Param(_lams(1.0, True), "leaf penalties to try, or 'path': every λ at which "
+                        f"next is predicted to fit in what is left ({STRETCH} more, once, "
+                        "where only that prediction fails)"),
+        "lams": Param(lams_check(1.0, True), "leaf penalties to try, or 'path': every λ at which "
                       "a fold's optimum changes"),
         **CV_PARAMS, **_BEND_TABLE,
     }
@@ -556,10 +475,10 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     _refit_off_path = True
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
-        "depths": Param(_depths(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
+        "depths": Param(depths_check(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
                         "then 4 if 3 scores best, its folds finished and 4 is predicted to "
                         "fit in what is left"),
-        "lams": Param(_lams(None, True), "leaf penalties to try (units of the target's "
+        "lams": Param(lams_check(None, True), "leaf penalties to try (units of the target's "
                       "variance), or 'path': every λ at which a fold's optimum changes"),
         **CV_PARAMS, **_REG_TABLE,
     }
