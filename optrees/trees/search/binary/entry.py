@@ -176,7 +176,7 @@ def _blocks(search: Search, data: BinaryData, idx: np.ndarray, depth: int,
     rows.  Every such tree has depth ≤ ``depth``, and its value (the sum of the subtrees'
     values, each at least its leaf's) is the deep search's floor, as in :func:`_shallower`:
     a stopped depth-8 search on car-evaluation (λ 0.001, 10 s) returned 28 leaves at 95.9 %
-    training accuracy, the 4 + 4 blocks 35 leaves at 97.0 % in 0.8 s.  Not an optimum (the
+    training accuracy, from the 4 + 4 blocks 35 leaves at 97.0 %.  Not an optimum (the
     top is optimal as a tree of its own depth, not as the top of a deeper one).  Within
     :data:`BLOCKS_SHARE` of the time; None below :data:`BLOCKS_FROM` or with a leaf budget
     (the blocks would have to share it)."""
