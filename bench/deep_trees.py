@@ -4,9 +4,10 @@ pystreed side by side in the same run.
 The instances are those of ``bench/accel_bendoct.py`` (``binarized/accel-oct/``: one-hot
 ``enc`` for the categorical sets, ``QB_5`` and ``QT_5`` for the numeric ones, all rows),
 solved by ``BendersOCTClassifier(penalty="leaves")`` with its defaults (the 0/1 search first,
-the MIP after it when the search proves nothing) and by pystreed (cost-complex-accuracy: the
-same objective, accuracy - lam * leaves) with the same time limit. Tasks, warm-up, timing
-(median of 3 fits under a second) and the pystreed call are the harness's
+the MIP after it when the search proves nothing, at depth 5 only: ``MIP_MAX_DEPTH``) and by
+pystreed (cost-complex-accuracy: the same objective, accuracy - lam * leaves) with the same
+time limit. Tasks, warm-up, timing (median of 3 fits under a second) and the pystreed call
+are the harness's
 (:func:`optrees.bench.peers.run_with_peer`).
 
 Usage:

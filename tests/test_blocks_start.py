@@ -7,10 +7,12 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import pandas as pd
 import pytest
 from deadlines import Until
 from oracles import exhaustive_objective
 
+from optrees import BendOCTClassifier
 from optrees.trees.search.binary import entry
 from optrees.trees.search.binary.entry import solve_subtree
 
@@ -63,6 +65,8 @@ def test_a_search_stopped_after_the_blocks_keeps_their_tree(monkeypatch, seed, d
     got = solve_subtree(X, y, depth, lam, w, deadline=deadline)
     stacked = _stacked(X, y, w, depth, lam)
     assert got.score == pytest.approx(stacked, abs=1e-9)
+    top = -(-depth // 2)
+    assert got.stats["start"] == f"stacked subtrees (depth {top} + {depth - top}), returned"
     optimum = exhaustive_objective(X, y, 2, depth, lam / w.sum(), penalty="leaves",
                                    sample_weight=w) * w.sum()
     assert got.bound >= optimum - 1e-9 >= got.score - 2e-9
@@ -77,5 +81,15 @@ def test_no_blocks_below_their_depth_or_under_a_leaf_budget(monkeypatch):
     solve_subtree(X, y, 4, 0.3, w)
     solve_subtree(X, y, 5, 0.3, w, max_leaves=6)
     assert all(blocks(None, None, None, d, b) is None for d, b in [(4, None), (5, 6)])
-    solve_subtree(X, y, 5, 0.3, w)
+    found = solve_subtree(X, y, 5, 0.3, w)
     assert calls[-1] == (5, None)
+    assert found.optimal and found.stats["start"].startswith("stacked subtrees (depth 3 + 2)")
+    assert "start" not in solve_subtree(X, y, 4, 0.3, w).stats
+
+
+def test_the_estimator_names_the_start_in_its_stats():
+    X, y, w = _instance(1)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    deep = BendOCTClassifier(depth=5, lam=0.01, time_limit=60).fit(frame, y, sample_weight=w)
+    assert deep.stats_["search_start"].startswith("stacked subtrees (depth 3 + 2), ")
+    assert "search_start" not in BendOCTClassifier(depth=3, lam=0.01).fit(frame, y).stats_

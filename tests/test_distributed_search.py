@@ -74,6 +74,40 @@ def test_the_cluster_gives_the_serial_tree_and_the_enumerated_optimum(client, se
     assert found.stats["nodes"] > 1  # the workers' work is counted
 
 
+def test_a_deep_search_stacks_its_blocks_here_and_searches_on_the_cluster(client,
+                                                                        monkeypatch):
+    """Depth 5: the stacked start runs in this process (no cluster task while it runs), the
+    deep search's root features on the cluster; the serial tree, the enumerated optimum."""
+    from optrees.trees.search.binary import entry
+
+    X, y = instance(4, n=40, F=5)
+    serial = solve_subtree(X, y, 5, 0.5)
+    blocks, seen = entry._blocks, []
+
+    def watched(search, *args):
+        seen.append(search.client)
+        out = blocks(search, *args)
+        seen.append(search.client)
+        return out
+
+    monkeypatch.setattr(entry, "_blocks", watched)
+    monkeypatch.setattr(entry.Search, "solve", _no_client_in(entry.Search.solve, seen))
+    found, runs = on_cluster(client, X, y, 5, 0.5)
+    assert runs and seen[0] is not None and seen[-1] is seen[0]
+    assert found.optimal and found.score == pytest.approx(best_score(X, y, 5, 0.5))
+    np.testing.assert_array_equal(found.tree.split, serial.tree.split)
+
+
+def _no_client_in(solve, seen):
+    """``Search.solve`` that records the client of each call made inside ``_blocks``
+    (between the two entries ``watched`` appends)."""
+    def recorded(self, *args, **kwargs):
+        if len(seen) == 1:  # inside the blocks
+            assert self.client is None
+        return solve(self, *args, **kwargs)
+    return recorded
+
+
 def arm_death() -> int:
     """On a worker: its next run of root features ends the process (a crash mid-fit)."""
     from optrees.trees.search.binary import distributed as remote

@@ -66,6 +66,31 @@ def test_a_stopped_search_above_the_cap_returns_its_tree_without_a_mip(stopped_s
     assert optimum.objective_ - 1e-9 <= est.bound_ and est.gap_ >= 0
 
 
+def test_a_stopped_search_deeper_than_the_mip_depth_returns_its_tree_without_a_mip(
+        monkeypatch):
+    """Depth 6 > MIP_MAX_DEPTH: no MIP after the stopped search, whatever the size; the
+    tree's objective from the definition, never below CART's, the bound above the optimum
+    (proved by the unstopped search)."""
+    X, y = _data(n=120, F=6)
+    optimum = BendOCTClassifier(depth=6, lam=LAM, time_limit=120).fit(X, y)
+    assert optimum.status_ == "optimal" and binary.MIP_MAX_DEPTH == 5
+
+    def no_mip(*args, **kwargs):
+        raise AssertionError("a MIP was built deeper than MIP_MAX_DEPTH")
+
+    real = binary.solve_subtree
+    monkeypatch.setattr(binary, "solve_subtree",
+                        lambda *a, **k: real(*a, **{**k, "deadline": StopAfter(2)}))
+    monkeypatch.setattr(binary, "run_scip", no_mip)
+    with pytest.warns(TimeLimitWarning, match="time_limit"):
+        est = BendOCTClassifier(depth=6, lam=LAM, time_limit=60).fit(X, y)
+    assert est.stats_["mip"] == "skipped: depth 6 > 5" and est.stats_["bb_nodes"] == 0
+    pred = est.predict(X)
+    assert est.objective_ == pytest.approx(np.mean(pred == y) - LAM * est.tree_.n_leaves)
+    assert est.objective_ >= _cart_objective(X, y, 6) - 1e-12
+    assert optimum.objective_ - 1e-9 <= est.bound_
+
+
 def test_below_the_cap_the_stopped_search_hands_over_to_the_mip(stopped_search):
     X, y = _data()
     est = BendOCTClassifier(depth=4, lam=LAM, time_limit=30).fit(X, y)

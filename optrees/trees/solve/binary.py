@@ -93,9 +93,10 @@ def solve_tree(problem: TreeProblem, form: Any, deadline: Deadline, classes: np.
     # the front search takes no leaf budget: without it, it bounds the budgeted optimum, and
     # its tree is that optimum when it keeps within the budget
     relaxed = off == BUDGET_OFF
-    no_mip = search and problem.X.shape[0] * problem.n_nodes > MIP_MAX_CELLS
-    found = (_search(problem, deadline, LARGE_SEARCH_SHARE if no_mip else SEARCH_SHARE)
-             if off is None or relaxed else None)
+    large = problem.X.shape[0] * problem.n_nodes > MIP_MAX_CELLS
+    no_mip = search and (large or problem.depth > MIP_MAX_DEPTH)
+    share = (LARGE_SEARCH_SHARE if large else DEEP_SEARCH_SHARE) if no_mip else SEARCH_SHARE
+    found = _search(problem, deadline, share) if off is None or relaxed else None
     # without fairness the search keeps the side constraints itself (its entry checks them)
     if found is not None and found.optimal and (problem.fairness is None
                                                 or found.tree.feasible(problem)):
@@ -170,6 +171,18 @@ MIP's per-row variables and min-cut checks ([FlowOCT] eq. (8)) cost gigabytes an
 limit for no gain: 10^6 rows x 31 nodes took 2.5 GB and ended 8 s after a 60 s limit
 (5.2 GB at 120 s), with the search's tree."""
 
+MIP_MAX_DEPTH = 5
+"""Deepest tree for which a stopped search hands over to the MIP.  Deeper, on six stopped
+fits (``bench/deep_mip.py``, 20 s each: ILPD QB-5, ann-thyroid QB-5 and plrx QT-5 at depth
+6, tic-tac-toe and breast-cancer one-hot at 7, car-evaluation at 8), run twice, the MIP
+never improved the search's tree or bound; without it the search's longer share found better
+trees on three of six in each run (ILPD 0.72738 and 0.72811 against 0.72347, tic-tac-toe
+0.95596 against 0.95369 both times, plrx and breast-cancer once) and the same on the rest."""
+
+DEEP_SEARCH_SHARE = 0.95
+"""Share of the time the search gets when no MIP follows on a table below
+:data:`MIP_MAX_CELLS` (the rest: CART's start, fast there)."""
+
 LARGE_SEARCH_SHARE = 0.85
 """Share of the time the search gets when no MIP follows (the rest: CART's start and the
 returned tree's counts over every row)."""
@@ -219,12 +232,15 @@ def _run_search(problem: TreeProblem, deadline: Deadline, backend: str, share: D
 
 
 def _search_stats(found: SubtreeSolution) -> dict[str, Any]:
-    """What the search did, in ``stats_``: seconds, search nodes, proof, cache entries."""
+    """What the search did, in ``stats_``: seconds, search nodes, proof, cache entries, and
+    the start that set a deep search's floor (``search_start``: which, and whether it is the
+    returned tree or the search beat it)."""
     s = found.stats
     return {"search_seconds": s["seconds"], "search_nodes": s["nodes"],
             "search_optimal": found.optimal, "search_cache": s["cache_entries"],
             "search_backend": s["backend"],
-            **({"search_multipliers": s["multipliers"]} if "multipliers" in s else {})}
+            **({"search_multipliers": s["multipliers"]} if "multipliers" in s else {}),
+            **({"search_start": s["start"]} if "start" in s else {})}
 
 
 def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
@@ -245,9 +261,9 @@ def _searched(problem: TreeProblem, found: SubtreeSolution, classes: np.ndarray,
 def _without_mip(problem: TreeProblem, found: SubtreeSolution, start: HeapTree | None,
                  bound: float, classes: np.ndarray, names: tuple[list[str], list[str]],
                  stats: dict[str, Any]) -> FitResult:
-    """The stopped search's answer where no MIP follows (:data:`MIP_MAX_CELLS`): ``start``
-    (the better of CART and the search's tree, both feasible) or a single leaf, with the
-    search's bound."""
+    """The stopped search's answer where no MIP follows (:data:`MIP_MAX_CELLS`,
+    :data:`MIP_MAX_DEPTH`): ``start`` (the better of CART and the search's tree, both
+    feasible) or a single leaf, with the search's bound."""
     best = start if start is not None else HeapTree(
         np.full(problem.n_internal, -1),
         np.full(problem.n_nodes, int(np.argmax(problem.class_counts()))))
@@ -255,8 +271,10 @@ def _without_mip(problem: TreeProblem, found: SubtreeSolution, start: HeapTree |
     return FitResult(_binary_tree(problem, best, classes, names), "time_limit", objective,
                      max(bound, objective), found.stats["seconds"],
                      {**stats, "bb_nodes": 0,
-                      "mip": f"skipped: {problem.X.shape[0]} rows x {problem.n_nodes} nodes "
-                             f"> {MIP_MAX_CELLS}"})
+                      "mip": f"skipped: depth {problem.depth} > {MIP_MAX_DEPTH}"
+                      if problem.depth > MIP_MAX_DEPTH else
+                      f"skipped: {problem.X.shape[0]} rows x {problem.n_nodes} nodes "
+                      f"> {MIP_MAX_CELLS}"})
 
 
 def _binary_tree(problem: TreeProblem, heap: HeapTree, classes: np.ndarray,

@@ -83,6 +83,7 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
     search = Search(data, leaf_penalty, backend, deadline, min_leaf=int(min_leaf),
                     threads=threads(), client=cluster())
     cap = math.inf if upper_bound is None else float(upper_bound)
+    began = {}  # the start that set the deep search's floor, and whether it was returned
     if deadline is not None and deadline.expired():
         search.stats.timed_out = True
         scores, weight = data.scores(idx)
@@ -93,14 +94,22 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
         lower = -math.inf if lower_bound is None else float(lower_bound)
         budget = None if max_leaves is None else int(max_leaves)
         with one_blas_thread() if search.counter.backend == "numpy" else nullcontext():
-            start = _best_of(_shallower(search, idx, depth, cap, budget, deadline),
-                             _blocks(search, data, idx, depth, budget))
+            top = -(-depth // 2)
+            starts = {f"the best depth-{depth - 1} tree":
+                      _shallower(search, idx, depth, cap, budget, deadline),
+                      f"stacked subtrees (depth {top} + {depth - top})":
+                      _blocks(search, data, idx, depth, budget)}
+            name, start = max(((k, v) for k, v in starts.items() if v is not None),
+                              key=lambda kv: kv[1].value, default=(None, None))
             if start is not None:
                 lower = max(lower, start.value)
             res = search.solve(idx, depth, lower=lower, cap=cap, budget=budget)
         node, value, bound = res.node, res.value, res.upper
-        if start is not None and start.value >= value:  # the deeper search did not beat it
-            node, value = start.node, start.value
+        if start is not None:
+            kept = start.value >= value  # the deeper search did not beat it
+            began["start"] = f"{name}, {'returned' if kept else 'beaten'}"
+            if kept:
+                node, value = start.node, start.value
     tree, correct = labelled(node, depth, data, idx)
     score = correct - leaf_penalty * count_leaves(node)
     if abs(score - value) > search.tol:  # pragma: no cover - would be a counter bug
@@ -118,7 +127,7 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
              "cache_entries": len(search.cache), "cache_hits": search.cache.hits,
              "leaves": count_leaves(node), "backend": search.counter.backend,
              "rows": data.X.shape[0] if data.input_rows is None else data.input_rows,
-             "searched_rows": data.X.shape[0]}
+             "searched_rows": data.X.shape[0], **began}
     return SubtreeSolution(tree, score, bound, optimal, stats)
 
 
@@ -163,12 +172,6 @@ BLOCKS_SHARE = 0.3
 """Most of the time left that the blocks stage may use (half for the top block)."""
 
 
-def _best_of(*starts: Result | None) -> Result | None:
-    """The start of highest value (None when there is none)."""
-    found = [s for s in starts if s is not None]
-    return max(found, key=lambda s: s.value) if found else None
-
-
 def _blocks(search: Search, data: BinaryData, idx: np.ndarray, depth: int,
             budget: int | None) -> Result | None:
     """A deep start of two stacked optima: the best tree of depth ``top = ceil(depth / 2)``,
@@ -182,9 +185,12 @@ def _blocks(search: Search, data: BinaryData, idx: np.ndarray, depth: int,
     (the blocks would have to share it)."""
     if depth < BLOCKS_FROM or budget is not None:
         return None
-    whole = search.deadline
+    whole, client = search.deadline, search.client
     stage = None if whole is None else whole.share(BLOCKS_SHARE)
     top = -(-depth // 2)
+    # the blocks run in this process, not on a Dask cluster, which would get the data
+    # scattered again for each of up to 2^top + 1 small searches
+    search.client = None
     try:
         search.deadline = None if stage is None else stage.share(0.5)
         head = search.solve(idx, top)
@@ -196,7 +202,7 @@ def _blocks(search: Search, data: BinaryData, idx: np.ndarray, depth: int,
             below[path] = sub.node
         return Result(value, _graft(head.node, below, ()), math.inf)
     finally:
-        search.deadline = whole
+        search.deadline, search.client = whole, client
         search.stats.timed_out = False  # the stage's own limit; the deep search decides
 
 
