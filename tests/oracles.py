@@ -373,11 +373,13 @@ def sse(y: np.ndarray, w: np.ndarray) -> float:
 
 
 def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf_cost: float,
-                   min_leaf: int = 1) -> float:
+                   min_leaf: int = 1, leaves: int | None = None) -> float:
     """Least ``SSE + leaf_cost * leaves`` over every regression tree of depth <= ``depth``
-    over every midpoint threshold, at least ``min_leaf`` rows per leaf."""
+    over every midpoint threshold, at least ``min_leaf`` rows per leaf and at most
+    ``leaves`` leaves (None: any; a split gives each child some of them)."""
+    leaves = 2**depth if leaves is None else min(leaves, 2**depth)
     best = sse(y, w) + leaf_cost
-    if depth == 0:
+    if depth == 0 or leaves < 2:
         return best
     for f in range(X.shape[1]):
         values = np.unique(X[:, f])
@@ -385,9 +387,11 @@ def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf
             left = X[:, f] <= t
             if left.sum() < min_leaf or (~left).sum() < min_leaf:
                 continue
-            cost = (enumerate_best(X[left], y[left], w[left], depth - 1, leaf_cost, min_leaf)
-                    + enumerate_best(X[~left], y[~left], w[~left], depth - 1, leaf_cost,
-                                     min_leaf))
-            best = min(best, cost)
+            for k in budget_splits(leaves, depth):
+                cost = (enumerate_best(X[left], y[left], w[left], depth - 1, leaf_cost,
+                                       min_leaf, k)
+                        + enumerate_best(X[~left], y[~left], w[~left], depth - 1, leaf_cost,
+                                         min_leaf, leaves - k))
+                best = min(best, cost)
     return best
 

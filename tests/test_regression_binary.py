@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import sse
+from oracles import enumerate_best, sse
 
 from optrees import OptimalTreeRegressor
 from optrees.solvers.deadline import Deadline
@@ -29,33 +29,10 @@ def _kernels_loaded():
     binary_kernels.compile_kernels()
 
 
-def best_tree(X, y, w, depth: int, leaf_cost: float, min_leaf: int, leaves: int) -> float:
-    """Least ``SSE + leaf_cost * leaves`` over every tree of depth <= ``depth`` with at most
-    ``leaves`` leaves, each split between two values of a column present at the node."""
-    best = sse(y, w) + leaf_cost
-    if depth == 0 or leaves < 2:
-        return best
-    for f in range(X.shape[1]):
-        values = np.unique(X[:, f])
-        for t in (values[:-1] + values[1:]) / 2:
-            left = X[:, f] <= t
-            if left.sum() < min_leaf or (~left).sum() < min_leaf:
-                continue
-            for n_left in range(1, leaves):
-                if n_left > 2 ** (depth - 1) or leaves - n_left > 2 ** (depth - 1):
-                    continue
-                cost = (best_tree(X[left], y[left], w[left], depth - 1, leaf_cost, min_leaf,
-                                  n_left)
-                        + best_tree(X[~left], y[~left], w[~left], depth - 1, leaf_cost,
-                                    min_leaf, leaves - n_left))
-                best = min(best, cost)
-    return best
-
-
 def optimum(X, y, w, depth, lam, min_leaf, max_leaves=None) -> float:
     scale = sse(y, w) or float(np.sum(w))
     leaves = 2 ** depth if max_leaves is None else max_leaves
-    return best_tree(X, y, w, depth, lam * scale, min_leaf, leaves) / scale
+    return enumerate_best(X, y, w, depth, lam * scale, min_leaf, leaves) / scale
 
 
 def zero_one(seed: int, n: int = 14, F: int = 3, weights: bool = True):

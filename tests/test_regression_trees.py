@@ -28,31 +28,6 @@ from optrees.trees.search.regression.depth2_front import depth2_front
 
 
 # ---------------------------------------------------------------------------- the oracle
-def enumerate_budget(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int,
-                     leaf_cost: float, min_leaf: int, leaves: int) -> float:
-    """Least ``SSE + leaf_cost * leaves`` over every tree of depth <= ``depth`` with at
-    most ``leaves`` leaves (a split gives each child some of them)."""
-    leaves = min(leaves, 2 ** depth)
-    best = sse(y, w) + leaf_cost
-    if depth == 0 or leaves < 2:
-        return best
-    for f in range(X.shape[1]):
-        values = np.unique(X[:, f])
-        for t in (values[:-1] + values[1:]) / 2:
-            left = X[:, f] <= t
-            if left.sum() < min_leaf or (~left).sum() < min_leaf:
-                continue
-            # a side of depth - 1 has at most 2^(depth-1) leaves: a larger share adds nothing
-            for n_left in range(max(1, leaves - 2 ** (depth - 1)),
-                                min(leaves - 1, 2 ** (depth - 1)) + 1):
-                cost = (enumerate_budget(X[left], y[left], w[left], depth - 1, leaf_cost,
-                                         min_leaf, n_left)
-                        + enumerate_budget(X[~left], y[~left], w[~left], depth - 1,
-                                           leaf_cost, min_leaf, leaves - n_left))
-                best = min(best, cost)
-    return best
-
-
 def normaliser(y: np.ndarray, w: np.ndarray) -> float:
     """``W * var(y)`` with the weighted variance (the estimator's unit)."""
     return sse(y, w) or float(np.sum(w))
@@ -114,7 +89,7 @@ def test_a_leaf_budget_gives_the_enumerated_optimum(seed, depth, max_leaves):
                                      max_leaves=max_leaves, time_limit=None)
         model.fit(df, y, sample_weight=w)
         scale = normaliser(y, w)
-        best = enumerate_budget(X, y, w, depth, lam * scale, min_leaf, max_leaves) / scale
+        best = enumerate_best(X, y, w, depth, lam * scale, min_leaf, max_leaves) / scale
         assert model.status_ == "optimal"
         assert model.objective_ == pytest.approx(best, abs=1e-9)
         assert model.tree_.n_leaves <= max_leaves
@@ -212,9 +187,9 @@ def test_the_depth2_front_is_the_enumerated_best_of_each_leaf_count(seed, min_le
                           _kernel("squared_error"))
     front = depth2_front(data, data.root(), min_leaf)
     for k in range(1, 5):
-        best = enumerate_budget(X, y, w, 2, 0.0, min_leaf, k)
+        best = enumerate_best(X, y, w, 2, 0.0, min_leaf, k)
         assert front.limited[k - 1] == pytest.approx(best, abs=1e-9)
-        assert front.free[k - 1] == pytest.approx(enumerate_budget(X, y, w, 2, 0.0, 1, k),
+        assert front.free[k - 1] == pytest.approx(enumerate_best(X, y, w, 2, 0.0, 1, k),
                                                   abs=1e-9)
         tree = front.trees[k - 1]
         rows = _leaf_rows(tree, X)
@@ -222,14 +197,14 @@ def test_the_depth2_front_is_the_enumerated_best_of_each_leaf_count(seed, min_le
         assert _nested_cost(tree, X, y, w, 0.0) == pytest.approx(best, abs=1e-9)
     for pen, budget in ((0.0, None), (0.4, None), (0.1, 2), (0.0, 3)):
         cost, _, tree = front.at(pen, budget)
-        best = enumerate_budget(X, y, w, 2, pen, min_leaf, budget or 4)
+        best = enumerate_best(X, y, w, 2, pen, min_leaf, budget or 4)
         assert cost == pytest.approx(best, abs=1e-9)
         assert _nested_cost(tree, X, y, w, pen) == pytest.approx(best, abs=1e-9)
     # the memo (shared by a path's searches) keeps one front per subset and leaf size
     unlimited = depth2_front(data, data.root(), 1)
     for k in range(1, 5):
         assert unlimited.limited[k - 1] == pytest.approx(
-            enumerate_budget(X, y, w, 2, 0.0, 1, k), abs=1e-9)
+            enumerate_best(X, y, w, 2, 0.0, 1, k), abs=1e-9)
 
 
 def test_the_equivalent_points_bound_is_the_sse_within_identical_rows():

@@ -94,7 +94,7 @@ def solve_subtree(X, y, depth: int, leaf_penalty: float = 0.0, sample_weight=Non
         lower = -math.inf if lower_bound is None else float(lower_bound)
         budget = None if max_leaves is None else int(max_leaves)
         with one_blas_thread() if search.counter.backend == "numpy" else nullcontext():
-            top = -(-depth // 2)
+            top = _top_depth(depth)
             starts = {f"the best depth-{depth - 1} tree":
                       _shallower(search, idx, depth, cap, budget, deadline),
                       f"stacked subtrees (depth {top} + {depth - top})":
@@ -172,6 +172,11 @@ BLOCKS_SHARE = 0.3
 """Most of the time left that the blocks stage may use (half for the top block)."""
 
 
+def _top_depth(depth: int) -> int:
+    """The depth of the top block of :func:`_blocks`: ``ceil(depth / 2)``."""
+    return -(-depth // 2)
+
+
 def _blocks(search: Search, data: BinaryData, idx: np.ndarray, depth: int,
             budget: int | None) -> Result | None:
     """A deep start of two stacked optima: the best tree of depth ``top = ceil(depth / 2)``,
@@ -187,7 +192,7 @@ def _blocks(search: Search, data: BinaryData, idx: np.ndarray, depth: int,
         return None
     whole, client = search.deadline, search.client
     stage = None if whole is None else whole.share(BLOCKS_SHARE)
-    top = -(-depth // 2)
+    top = _top_depth(depth)
     # the blocks run in this process, not on a Dask cluster, which would get the data
     # scattered again for each of up to 2^top + 1 small searches
     search.client = None
