@@ -25,7 +25,10 @@ of each and their mean ratio.
 
 Usage: OPTREES_DATA=../shared/datasets PYTHONPATH=$PWD python bench/regression_selection_cv.py
        [--datasets diabetes,glass,...] [--splits 10] [--time-limit 30]
-       [--variants default,path,fine,leaf5,1se,wide] [--depths auto|1,2,3]
+       [--variants default,path,fine,leaf5,1se,wide,deep] [--depths auto|1,2,3]
+
+Variant ``deep``: depths (1, 2, 3, 5, 6), the last two stacked trees (``OptimalTreeRegressor``
+beyond depth 4: binarized, not proved optimal, seconds per fit), instead of "auto".
 
 ``--depths 1,2,3`` (both columns; CART's grid unchanged) leaves out the depth 4 that "auto"
 tries when 3 scores best: it tells the cost of the λ choice (grid or path) apart from that
@@ -57,7 +60,8 @@ CART_ALPHAS = [0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1]
 VARIANTS = {"default": {}, "path": {"lams": "path"},
             "fine": {"lams": (0.0, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05)},
             "leaf5": {"min_samples_leaf": 5}, "1se": {"rule": "1se"},
-            "wide": {"lams": (0.0, 0.001, 0.01, 0.05, 0.1)}}
+            "wide": {"lams": (0.0, 0.001, 0.01, 0.05, 0.1)},
+            "deep": {"depths": (1, 2, 3, 5, 6)}}
 """Our columns: OptimalTreeRegressorCV's keyword arguments beside ``cv`` and
 ``time_limit``."""
 

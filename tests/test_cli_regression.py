@@ -191,7 +191,7 @@ def test_omt_regression_from_the_cli(tmp_path, capsys):
     (["--task", "regression", "--class-weight", "balanced"], "--class-weight is not used by "
                                                              "--method regtree"),
     (["--task", "regression", "--bins", "3"], "--bins is not used by --method regtree"),
-    (["--task", "regression", "--depth", "5"], "--depth 5: depth=5 is above the upper bound 4"),
+    (["--task", "regression", "--depth", "9"], "--depth 9: depth=9 is above the upper bound 8"),
     (["--task", "regression", "--lam", "-1"], "--lam -1.0: lam must be"),
     (["--method", "regtree", "--min-samples-leaf", "0"], "min_samples_leaf must be"),
 ])

@@ -360,7 +360,7 @@ def test_a_constant_target_is_one_leaf():
 
 
 @pytest.mark.parametrize("kwargs,fit,message", [
-    ({"depth": 5}, {}, "depth=5 is above the upper bound 4"),
+    ({"depth": 9}, {}, "depth=9 is above the upper bound 8"),
     ({"depth": 0}, {}, "depth must be"),
     ({"lam": -0.1}, {}, "lam must be"),
     ({"min_samples_leaf": 0}, {}, "min_samples_leaf must be"),
@@ -381,8 +381,8 @@ def test_bad_input_is_refused_with_one_clear_error(kwargs, fit, message):
 
 def test_the_depth_limit_says_why():
     df, y, _ = instance(0)
-    with pytest.raises(OptreesInputError, match="depth 4 so far"):
-        OptimalTreeRegressor(depth=5).fit(df, y)
+    with pytest.raises(OptreesInputError, match="stacked from optima of depth <= 3"):
+        OptimalTreeRegressor(depth=9).fit(df, y)
 
 
 # ---------------------------------------------------------------------------- witness

@@ -30,6 +30,7 @@ from .._params import (
 from .._validation import OptreesInputError, check_regression_target, check_target
 from ..encoding.binary import has_numeric_column
 from ..trees.mip.formulation import MAX_TREE_DEPTH
+from ..trees.search.regression.stacked import MAX_STACKED_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
@@ -475,7 +476,7 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     _refit_off_path = True
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
-        "depths": Param(depths_check(MAX_REGRESSION_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
+        "depths": Param(depths_check(MAX_STACKED_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
                         "then 4 if 3 scores best, its folds finished and 4 is predicted to "
                         "fit in what is left"),
         "lams": Param(lams_check(None, True), "leaf penalties to try (units of the target's "
@@ -492,6 +493,8 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
             return "max_leaves is set"
         if p.leaf_model != "constant":
             return "linear leaves"
+        if depth > MAX_REGRESSION_DEPTH:
+            return f"depth {depth} > {MAX_REGRESSION_DEPTH}: a stacked tree, not an exact search"
         return None
 
     def _grid_lams(self, depth: int, n: int) -> tuple[float, ...]:

@@ -15,6 +15,7 @@ from .._logging import silent
 from .._params import validate_params
 from .._validation import check_frame
 from ..trees.solve.fit import min_leaf_rows
+from ..trees.solve.regression import MAX_REGRESSION_DEPTH
 from ..trees.solve.regression_path import GridTree, grid_trees
 from ._base import ColumnWarning, UnseenCategoryWarning, fit_deadline
 from .cv_folds import (
@@ -34,10 +35,11 @@ FoldJob = tuple[int, "float | tuple[float, ...] | None"]
 
 
 def _shared(estimator: Any) -> bool:
-    """``estimator`` is an OptimalTreeRegressor whose fit is the plain penalised search (the
-    class's own ``fit``, constant leaves, no ``max_leaves``)."""
+    """``estimator`` is an OptimalTreeRegressor whose fit is the plain penalised exact search
+    (the class's own ``fit``, constant leaves, no ``max_leaves``, depth <= 4)."""
     return type(estimator).fit is OptimalTreeRegressor.fit and \
-        estimator.max_leaves is None and estimator.leaf_model == "constant"
+        estimator.max_leaves is None and estimator.leaf_model == "constant" and \
+        estimator.depth <= MAX_REGRESSION_DEPTH
 
 
 def fold_jobs(estimator: Any, lams: tuple[float, ...]) -> list[FoldJob]:

@@ -10,13 +10,15 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._params import GeneratedInit, Options, Param, Real, validate_params
 from .._validation import check_regression_target
+from ..trees.search.regression.stacked import MAX_STACKED_DEPTH
 from ..trees.solve.linear_leaves import numeric_columns, solve_linear_leaves
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
+from ..trees.solve.regression_deep import solve_deep_regression
 from ._base import logged_fit
 from .threshold_trees import EveryThresholdTree, threshold_tree_parameters
 
-DEPTH_WHY = ("the regression search over every threshold is built and tested to depth "
-             f"{MAX_REGRESSION_DEPTH} so far (issue #43)")
+DEPTH_WHY = (f"deeper than {MAX_REGRESSION_DEPTH} a regression tree is stacked from optima "
+             "of depth <= 3, at most three of them (issue #43)")
 
 
 LEAF_PARAMETERS = {
@@ -41,6 +43,15 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
     ``time_limit`` returns the best tree found (never worse than CART on the training data)
     with status "time_limit" and a valid lower ``bound_``.
 
+    Depths 5-8 are not searched exactly: numeric columns are split at 15 weighted quantile
+    thresholds and CART's, and the tree is stacked from optima of depth <= 3 (the best
+    depth-3 tree, each leaf replaced by the best tree of the rest of the depth on its rows,
+    in up to three pieces), or is CART's of the same depth where that is better; status
+    "heuristic" (finished, not proved optimal) with the k-means ``bound_`` over every
+    threshold ("optimal" only where the tree meets that bound), ``thresholds_`` "binarized",
+    ``stats_["search_start"]`` saying which tree was returned; ``max_leaves`` is refused
+    there.
+
     With ``leaf_model="linear"`` each leaf predicts with its own ridge regression on the
     numeric columns of ``X`` (every numeric column, standardised by its weighted training
     mean and standard deviation; the intercept not penalised) and costs its penalised least
@@ -58,7 +69,7 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
     """
 
     _parameters, _defaults = threshold_tree_parameters(
-        MAX_REGRESSION_DEPTH, DEPTH_WHY, "the target's variance times the total weight")
+        MAX_STACKED_DEPTH, DEPTH_WHY, "the target's variance times the total weight")
     _parameters = {**_parameters, **LEAF_PARAMETERS}
     _defaults = {**_defaults, "leaf_model": "constant", "leaf_ridge": 1.0}
 
@@ -69,18 +80,21 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
         Returns ``self``."""
         p = validate_params(self)
         if p.leaf_model == "constant":
+            deep = p.depth > MAX_REGRESSION_DEPTH
             return self._fit_table(X, y, sample_weight, check_regression_target,
-                                   solve_regression_tree)
+                                   solve_deep_regression if deep else solve_regression_tree,
+                                   self._binarized if deep else None)
 
         def linear(encoder: Any, _: Any) -> Any:
             return partial(solve_linear_leaves, regressors=numeric_columns(encoder.specs),
                            ridge=p.leaf_ridge)
 
-        def binarized(out: Any, *_: Any) -> None:
-            self.thresholds_ = out.stats["thresholds"]
-
         return self._fit_table(X, y, sample_weight, check_regression_target,
-                               solve_linear_leaves, binarized, linear)
+                               solve_linear_leaves, self._binarized, linear)
+
+    def _binarized(self, out: Any, *_: Any) -> None:
+        """``thresholds_`` from the solve: "binarized" when it left a threshold out."""
+        self.thresholds_ = out.stats["thresholds"]
 
     # kept for its docstring: the inherited one (_TreeOutput.predict) says "label", and the
     # API docs list inherited members

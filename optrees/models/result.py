@@ -6,9 +6,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-FINISHED_STATUSES = ("optimal", "converged", "stalled", "iteration_limit", "column_limit")
-"""Statuses of a solve that ran to its end (any other status: stopped early, e.g.
-"time_limit", "interrupted" after Ctrl-C, "no_solution", "gap_limit")."""
+FINISHED_STATUSES = ("optimal", "converged", "stalled", "iteration_limit", "column_limit",
+                     "heuristic")
+"""Statuses of a solve that ran to its end ("heuristic": a method that does not prove
+optimality finished, e.g. a deep regression tree or CGH's pricing giving up; any other
+status: stopped early, e.g. "time_limit", "interrupted" after Ctrl-C, "no_solution",
+"gap_limit")."""
 
 
 @dataclass

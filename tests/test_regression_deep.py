@@ -1,0 +1,242 @@
+"""Regression trees deeper than the exact search (depths 5-8): the stacked tree, whose value
+the test computes from the definition (weighted means in the leaves, every tree of each
+piece enumerated), CART as its floor, a bound below the enumerated optimum, and the honest
+status."""
+
+from __future__ import annotations
+
+import warnings
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pytest
+from oracles import sse
+from sklearn.tree import DecisionTreeRegressor
+
+from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV, TimeLimitWarning
+from optrees._validation import OptreesInputError
+
+
+def _instance(seed: int, n: int = 60, F: int = 7):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, F)) < 0.5).astype(np.int8)
+    y = X @ rng.normal(size=F) + X[:, 0] * X[:, 1] * 2 + rng.normal(scale=0.5, size=n)
+    w = rng.uniform(0.5, 1.5, n)  # real weights and targets: every optimum unique
+    return X, y, w
+
+
+def _oracle(X, y, w, min_leaf: int, leaf_cost: float):
+    """``best(rows, d)``: ``(cost, tree)`` of the least ``SSE + leaf_cost * leaves`` over
+    every tree of depth <= d on those rows (0/1 columns, at least ``min_leaf`` rows a leaf;
+    a tree: None for a leaf, else ``(column, left, right)``, left where the column is 0)."""
+    @cache
+    def best(rows: tuple, d: int):
+        r = np.array(rows, dtype=int)
+        cost, tree = sse(y[r], w[r]) + leaf_cost, None
+        for f in range(X.shape[1]) if d else []:
+            right = X[r, f] == 1
+            if min(right.sum(), (~right).sum()) < min_leaf:
+                continue
+            a, b = best(tuple(r[~right]), d - 1), best(tuple(r[right]), d - 1)
+            if a[0] + b[0] < cost - 1e-12:
+                cost, tree = a[0] + b[0], (f, a[1], b[1])
+        return cost, tree
+
+    return best
+
+
+def _sides(X, rows: tuple, f: int) -> tuple[tuple, tuple]:
+    r = np.array(rows, dtype=int)
+    return tuple(r[X[r, f] == 0]), tuple(r[X[r, f] == 1])
+
+
+def _stacked(X, best, rows: tuple, depth: int):
+    """The stacked tree ``(cost, tree)``: the best tree of depth <= 3 (of depth 2 when 4
+    levels are left), each of its leaves at level L replaced by the stacked tree of depth -
+    L on its rows; up to depth 3 the best tree itself."""
+    if depth <= 3:
+        return best(rows, depth)
+    cost, tree = best(rows, 2 if depth == 4 else 3)
+    if tree is None:
+        return cost, None
+
+    def graft(node, rows, level):
+        if node is None:
+            return _stacked(X, best, rows, depth - level)
+        f, left, right = node
+        (lc, lt), (rc, rt) = (graft(child, side, level + 1) for child, side in
+                              zip((left, right), _sides(X, rows, f), strict=True))
+        return lc + rc, (f, lt, rt)
+
+    return graft(tree, rows, 0)
+
+
+def _polished(X, best, cost_of, rows: tuple, depth: int) -> float:
+    """The stacked tree's cost, each subtree 3 levels above the bottom replaced by the best
+    depth-3 tree on its rows where cheaper (when the last stacked piece is shallower than 3:
+    depths 5, 7 and 8)."""
+    cost, tree = _stacked(X, best, rows, depth)
+    if depth == 6:
+        return cost
+
+    def polish(node, rows, levels):
+        if levels == 0:
+            return min(cost_of(node, rows), best(rows, 3)[0])
+        if node is None:
+            return cost_of(None, rows)
+        f, left, right = node
+        return sum(polish(child, side, levels - 1) for child, side in
+                   zip((left, right), _sides(X, rows, f), strict=True))
+
+    return polish(tree, rows, depth - 3)
+
+
+def _normalised(X, y, w, lam):
+    var = np.sum(w * (y - np.sum(w * y) / np.sum(w)) ** 2)  # = W var(y)
+    return var, lam * var
+
+
+def _objective_of(model, X, y, w, lam) -> float:
+    """SSE / (W var y) + lam * leaves of a fitted tree, from its predictions."""
+    var, _ = _normalised(X, y, w, lam)
+    return float(np.sum(w * (y - model.predict(X)) ** 2) / var + lam * _leaves(model))
+
+
+def _leaves(model) -> int:
+    return model.get_n_leaves() if hasattr(model, "get_n_leaves") else model.tree_.n_leaves
+
+
+@pytest.mark.parametrize("seed,depth,lam,min_leaf",
+                         [(0, 5, 0.01, 1), (2, 5, 0.002, 1), (2, 6, 0.005, 1),
+                          (4, 5, 0.01, 3), (4, 7, 0.001, 1), (5, 8, 0.0, 2)])
+def test_a_deep_tree_is_the_stacked_tree_of_the_definition(seed, depth, lam, min_leaf):
+    X, y, w = _instance(seed)
+    model = OptimalTreeRegressor(depth=depth, lam=lam, min_samples_leaf=min_leaf,
+                                 time_limit=60, random_state=0).fit(X, y, sample_weight=w)
+    var, leaf_cost = _normalised(X, y, w, lam)
+    best = _oracle(X, y, w, min_leaf, leaf_cost)
+
+    def cost_of(node, rows):
+        if node is None:
+            r = np.array(rows, dtype=int)
+            return sse(y[r], w[r]) + leaf_cost
+        return sum(cost_of(child, side) for child, side in
+                   zip(node[1:], _sides(X, rows, node[0]), strict=True))
+
+    stacked = _polished(X, best, cost_of, tuple(range(len(y))), depth) / var
+    cart = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=min_leaf,
+                                 random_state=0).fit(X, y, sample_weight=w)
+    assert model.status_ == "heuristic"
+    assert model.objective_ == pytest.approx(_objective_of(model, X, y, w, lam), abs=1e-9)
+    assert model.objective_ <= min(stacked, _objective_of(cart, X, y, w, lam)) + 1e-9
+    assert model.stats_["search_start"].endswith("returned")  # cases where it beats CART
+    assert model.objective_ == pytest.approx(stacked, abs=1e-9)
+    # the bound holds for every tree of the depth: below the enumerated optimum
+    assert model.bound_ <= best(tuple(range(len(y))), depth)[0] / var + 1e-9
+    assert model.thresholds_ == "all"  # 0/1 columns: no threshold left out
+    leaf_rows = np.bincount(model.apply(X), minlength=model.tree_.n_nodes)
+    assert leaf_rows[model.tree_.feature < 0].min() >= min_leaf
+
+
+def test_the_stacked_tree_is_returned_where_it_beats_cart():
+    returned = 0
+    for seed in range(6):
+        X, y, w = _instance(seed)
+        model = OptimalTreeRegressor(depth=5, lam=0.002, time_limit=60).fit(X, y, w)
+        returned += model.stats_["search_start"] == "stacked subtrees (depth 3 + 2), returned"
+    assert returned >= 4  # else the equality of the test above is rarely checked
+
+
+def test_numeric_columns_are_binarized_and_cart_is_the_floor():
+    rng = np.random.default_rng(7)
+    df = pd.DataFrame({"a": rng.normal(size=300), "b": rng.integers(0, 50, 300),
+                       "c": rng.choice(["x", "y", "z"], 300)})
+    y = np.sin(3 * df.a) + 0.05 * df.b + (df.c == "y") + rng.normal(scale=0.2, size=300)
+    model = OptimalTreeRegressor(depth=6, lam=0.0, time_limit=60).fit(df, y)
+    assert model.status_ == "heuristic" and model.thresholds_ == "binarized"
+    assert model.stats_["search_start"].startswith("stacked subtrees (depth 3 + 3)")
+    X = model.encoder_.transform(df)
+    cart = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y)
+    w = np.ones(len(y))
+    assert model.objective_ == pytest.approx(_objective_of(model, df, y, w, 0.0), abs=1e-9)
+    assert model.objective_ <= _objective_of(cart, X, y, w, 0.0) + 1e-9
+    assert 0 <= model.bound_ <= model.objective_ and 0 <= model.gap_ <= 1
+    assert "<=" in model.export_text()
+
+
+def test_a_deep_fit_out_of_time_returns_at_least_cart(monkeypatch):
+    from optrees.trees.search.regression import stacked
+
+    X, y, w = _instance(3, n=200, F=8)
+    calls = []
+    real = stacked.search_binary
+
+    def stop_after_the_top(data, depth, deadline=None, lower=0.0):
+        calls.append(depth)
+        out = real(data, depth, deadline, lower)
+        deadline.stop()  # as if the time ran out after the first piece
+        return out
+
+    monkeypatch.setattr(stacked, "search_binary", stop_after_the_top)
+    with pytest.warns(TimeLimitWarning):
+        model = OptimalTreeRegressor(depth=6, lam=0.001, time_limit=60).fit(X, y, w)
+    assert model.status_ in ("time_limit", "interrupted")
+    cart = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y, sample_weight=w)
+    assert model.objective_ <= _objective_of(cart, X, y, w, 0.001) + 1e-9
+    assert model.bound_ <= model.objective_
+
+
+def test_a_leaf_budget_beyond_depth_4_is_refused():
+    X, y, w = _instance(0)
+    with pytest.raises(OptreesInputError, match="max_leaves needs depth <= 4"):
+        OptimalTreeRegressor(depth=5, max_leaves=6).fit(X, y)
+    with pytest.raises(ValueError, match="upper bound 8"):
+        OptimalTreeRegressor(depth=9).fit(X, y)
+
+
+def test_cv_takes_deep_depths_by_fits():
+    X, y, w = _instance(1, n=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TimeLimitWarning)
+        cv = OptimalTreeRegressorCV(depths=(2, 5), lams=(0.001, 0.01), cv=3,
+                                    time_limit=120).fit(X, y)
+    assert "stacked tree" in cv.path_off_[5] or cv.path_off_[5].startswith("lams is a list")
+    assert set(cv.cv_results_["param_depth"]) == {2, 5}
+    path = OptimalTreeRegressorCV(depths=(5,), lams="path", cv=3, time_limit=120).fit(X, y)
+    assert path.path_off_[5].startswith("depth 5 > 4")
+    assert path.best_estimator_.status_ == "heuristic"
+
+
+def test_the_bound_is_the_kmeans_floor_and_proves_an_exact_fit():
+    # y takes 4 values set by two of 7 columns: 4 leaves cost 4 lam, and the k-means floor
+    # of 4 groups is 0, so no tree costs less: the bound proves the stacked tree
+    rng = np.random.default_rng(11)
+    X = (rng.random((80, 7)) < 0.5).astype(np.int8)
+    y = X[:, 2] + 2.0 * X[:, 5]
+    model = OptimalTreeRegressor(depth=5, lam=0.01, time_limit=60).fit(X, y)
+    assert model.objective_ == pytest.approx(0.04, abs=1e-9)
+    assert model.bound_ == pytest.approx(0.04, abs=1e-9)
+    assert model.status_ == "optimal" and model.gap_ == 0
+
+
+def test_the_bound_covers_trees_with_more_leaves_than_the_floors():
+    # 100 distinct rows (7 bits of the row number): a depth-7 tree isolates each, SSE 0;
+    # the bound must allow it although the k-means floors stop at 64 leaves
+    n = 100
+    X = ((np.arange(n)[:, None] >> np.arange(7)) & 1).astype(np.int8)
+    y = np.random.default_rng(3).normal(size=n)
+    model = OptimalTreeRegressor(depth=7, lam=0.0, time_limit=60).fit(X, y)
+    assert model.objective_ == pytest.approx(0.0, abs=1e-9)
+    assert model.bound_ <= 1e-9
+
+
+@pytest.mark.parametrize("lam,most", [(0.5, 8), (0.05, 8), (2.0, 4), (0.0, 16)])
+def test_the_bound_is_the_least_floor_plus_penalties_over_every_leaf_count(lam, most):
+    from optrees.trees.solve.regression_deep import _bound
+
+    floors, lower = np.array([5.0, 3.0, 2.5, 2.4]), 1.0  # k-means floors of 1-4 leaves
+    # a tree of k leaves costs at least its floor (the equivalent-points one past 4) + lam k
+    expected = min((floors[k - 1] if k <= 4 else lower) + lam * k for k in range(1, most + 1))
+    assert _bound(floors, lower, lam, most) == pytest.approx(expected)
+    assert _bound(None, lower, lam, most) == pytest.approx(lower + lam)
