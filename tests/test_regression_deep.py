@@ -240,3 +240,36 @@ def test_the_bound_is_the_least_floor_plus_penalties_over_every_leaf_count(lam, 
     expected = min((floors[k - 1] if k <= 4 else lower) + lam * k for k in range(1, most + 1))
     assert _bound(floors, lower, lam, most) == pytest.approx(expected)
     assert _bound(None, lower, lam, most) == pytest.approx(lower + lam)
+
+
+def test_no_time_for_the_search_returns_cart_as_stopped(monkeypatch):
+    from optrees.trees.solve import regression_deep
+
+    monkeypatch.setattr(regression_deep, "binary_kernels_usable", lambda *a, **k: False)
+    X, y, w = _instance(2, n=120)
+    with pytest.warns(TimeLimitWarning):
+        model = OptimalTreeRegressor(depth=5, lam=0.001, time_limit=60).fit(X, y, w)
+    assert model.status_ == "time_limit"
+    assert model.stats_["search_start"] == "CART (no time for the 0/1 kernels)"
+    cart = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y, sample_weight=w)
+    assert model.objective_ <= _objective_of(cart, X, y, w, 0.001) + 1e-9
+
+
+@pytest.mark.parametrize("depth", [5, 7])  # 5: the polish windows lie in the top piece
+def test_no_piece_starts_after_the_deadline(monkeypatch, depth):
+    from optrees.trees.search.regression import stacked
+
+    X, y, w = _instance(4, n=200, F=8)
+    started = []
+    real = stacked.search_binary
+
+    def record(data, depth, deadline=None, lower=0.0):
+        started.append(deadline.expired())
+        out = real(data, depth, deadline, lower)
+        deadline.stop()
+        return out
+
+    monkeypatch.setattr(stacked, "search_binary", record)
+    with pytest.warns(TimeLimitWarning):
+        OptimalTreeRegressor(depth=depth, lam=0.0, time_limit=60).fit(X, y, w)
+    assert started == [False]  # the top piece; after it, no piece and no polish

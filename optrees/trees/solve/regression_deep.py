@@ -84,9 +84,10 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     start = cart_incumbent(data, t.y_std, t.w_std, depth, random_state or 0)
     found = RegressionFound(None, np.inf, np.nan, False, 0) if start is None else \
         RegressionFound(start[1], start[0], np.nan, False, 0)
-    label = "CART (no time for the 0/1 kernels)"
+    label, kernels = "CART (no time for the 0/1 kernels)", False
     split_count, every = 0, False
     if binary_kernels_usable(depth, deadline, X.size):
+        kernels = True
         B, column, threshold, every = deep_features(
             X, t.weights, None if start is None else start[1], min_leaf)
         split_count = B.shape[1]
@@ -103,7 +104,7 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     floors = None if deadline.expired() else root_floors(
         segment_costs, X, stats, min(depth, int(np.log2(FLOOR_LEAVES))), True)
     found.bound = _bound(floors, lower, lam, 2 ** depth)
-    stopped = deadline.expired()
+    stopped = deadline.expired() or not kernels  # CART only: the search had no time
     searched = Searched(found, start, lower, "stacked", "numba" if split_count else "none",
                         time.perf_counter() - t0,
                         np.nan if floors is None else float(floors[-1]))

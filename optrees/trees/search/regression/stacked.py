@@ -57,7 +57,7 @@ def search_stacked(data: BinaryRegression, depth: int, deadline: Deadline | None
 def _stack(data: BinaryRegression, rows: np.ndarray, depth: int, deadline: Deadline | None,
            counter: list[int]) -> tuple[Tree, float]:
     """The stacked tree of depth ``depth`` on ``rows`` and its cost."""
-    if depth < 1 or len(rows) < 2 * max(data.min_leaf, 1):
+    if depth < 1 or len(rows) < 2 * max(data.min_leaf, 1) or _late(deadline):
         return None, data.leaf(rows)
     part = data if len(rows) == data.n else BinaryRegression(
         data.X[rows], data.stats[rows], data.penalty, data.min_leaf, data.seed, data.objective)
@@ -89,6 +89,8 @@ def _polish(data: BinaryRegression, node: Tree, rows: np.ndarray, levels: int,
     spans two pieces there, so it is no optimum of its own depth), and its cost."""
     if levels == 0:
         current = _cost(data, node, rows)
+        if _late(deadline):
+            return node, current
         part = BinaryRegression(data.X[rows], data.stats[rows], data.penalty, data.min_leaf,
                                 data.seed, data.objective)
         found = search_binary(part, PIECE_DEPTH, deadline)
@@ -101,6 +103,11 @@ def _polish(data: BinaryRegression, node: Tree, rows: np.ndarray, levels: int,
     lt, lc = _polish(data, left, rows[~goes_right], levels - 1, deadline, counter)
     rt, rc = _polish(data, right, rows[goes_right], levels - 1, deadline, counter)
     return (f, threshold, lt, rt), lc + rc
+
+
+def _late(deadline: Deadline | None) -> bool:
+    """No time for another piece (the depth-2 pieces cannot be stopped once started)."""
+    return deadline is not None and deadline.expired()
 
 
 def _cost(data: BinaryRegression, node: Tree, rows: np.ndarray) -> float:
