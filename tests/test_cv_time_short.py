@@ -122,6 +122,26 @@ def test_select_index_prefers_proved_points_on_random_grids():
                                                                 depth, lam)
 
 
+def test_unproved_folds_are_not_trusted_as_proved_ones():
+    """Folds finished by a method that proves nothing (n_unproved_folds, which counts the
+    stopped ones too) are held to the stopped points' rule; the count wins over
+    n_stopped_folds when both are given."""
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        m, k = int(rng.integers(1, 10)), int(rng.integers(2, 6))
+        S = rng.integers(0, 9, (m, k)) / 8 + rng.normal(0, 1e-6, (m, k))
+        unproved = rng.integers(0, k + 1, m) * (rng.random(m) < 0.4)
+        leaves = rng.integers(1, 9, m).astype(float)
+        depth, lam = rng.integers(1, 9, m), rng.choice([0.0, 0.01, 0.05], m)
+        results = {f"split{i}_test_score": S[:, i] for i in range(k)}
+        results.update(mean_test_score=S.mean(axis=1), mean_n_leaves=leaves,
+                       param_depth=depth, param_lam=lam, n_stopped_folds=np.zeros(m, int),
+                       n_unproved_folds=unproved)
+        for rule in ("best", "1se"):
+            assert select_index(results, rule) == _oracle_index(S, unproved, rule, leaves,
+                                                                depth, lam)
+
+
 def _fits(depth, seconds):
     return [FoldFit(f, depth, 0.0, 0.5, 2, s, False) for f, s in enumerate(seconds)]
 

@@ -203,6 +203,10 @@ def test_cv_takes_deep_depths_by_fits():
                                     time_limit=120).fit(X, y)
     assert "stacked tree" in cv.path_off_[5] or cv.path_off_[5].startswith("lams is a list")
     assert set(cv.cv_results_["param_depth"]) == {2, 5}
+    deep = np.asarray(cv.cv_results_["param_depth"]) == 5  # stacked: finished, not proved
+    assert (cv.cv_results_["n_unproved_folds"][deep] == 3).all()
+    assert not cv.cv_results_["n_stopped_folds"].any()
+    assert (cv.cv_results_["n_unproved_folds"][~deep] == 0).all()
     path = OptimalTreeRegressorCV(depths=(5,), lams="path", cv=3, time_limit=120).fit(X, y)
     assert path.path_off_[5].startswith("depth 5 > 4")
     assert path.best_estimator_.status_ == "heuristic"

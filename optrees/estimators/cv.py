@@ -380,7 +380,9 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
     ``mean_n_leaves`` per grid point, ``from_path``, ``split<i>_stopped`` (whether fold i's
-    fit or path stopped at its share) and ``n_stopped_folds``; ``mean_fit_time`` of a path point is
+    fit or path stopped at its share), ``n_stopped_folds`` and ``n_unproved_folds`` (those
+    and the folds of a method that proves nothing, whose points the same rule holds back:
+    the regressor's stacked trees deeper than 4); ``mean_fit_time`` of a path point is
     its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
     all rows), ``path_`` (with ``refit``: the chosen depth's λ-path on all rows, the points
     ``optrees.trees.pareto_front`` gives, over the encoded columns; None where it is off),
@@ -453,7 +455,9 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     (depth, lam)'s optimum on each fold (its scores equal ``cross_val_score``'s, up to ties:
     another tree of the same objective), the λ of a fold and depth in one task sharing the
     searches' depth-2 fronts (``cv_grid.grid_fold``; ``mean_fit_time``: its part); with
-    ``max_leaves``, linear leaves or a base whose ``fit`` is its own, by a fit each, as
+    ``max_leaves``, linear leaves, a depth above 4 (a stacked tree: ``OptimalTreeRegressor``;
+    its folds count as unproved, so such a point is chosen only when it beats every proved
+    point by more than its standard error) or a base whose ``fit`` is its own, by a fit each, as
     ``"path"`` with ``max_leaves`` or linear leaves (``path_off_[depth]`` says why) over
     ``REGRESSION_LAMS``.
     ``depths="auto"`` tries 1, 2 and 3, and 4 when 3 scores best, none of its folds stopped

@@ -38,17 +38,20 @@ def standard_error(cv_results: Mapping[str, Any], index: int) -> float:
 
 def trusted(cv_results: Mapping[str, Any]) -> np.ndarray:
     """The grid points a rule may choose from.  A point some of whose folds stopped at their
-    share of time (``n_stopped_folds`` > 0) was scored with trees that are not its optima,
-    and its refit on all rows, in what is left, would likely stop too: it is chosen only
-    where its score is earned.  So where some point with a score finished on every fold
-    ("proved"), the rule chooses among the proved points, unless the best point overall is
-    a stopped one whose mean test score beats every proved point's by more than its standard
-    error; then among all.  Without ``n_stopped_folds`` (results not from a fit), all."""
+    share of time (``n_stopped_folds`` > 0), or were fitted by a method that proves nothing
+    (a deep regression tree: ``n_unproved_folds`` counts both), was scored with trees that
+    are not its optima (and a stopped point's refit on all rows, in what is left, would
+    likely stop too): it is chosen only where its score is earned.  So where some point with
+    a score was proved on every fold, the rule chooses among the proved points, unless the
+    best point overall is an unproved one whose mean test score beats every proved point's
+    by more than its standard error; then among all.  Without those counts (results not
+    from a fit), all."""
     mean = np.asarray(cv_results["mean_test_score"], dtype=float)
     every = np.arange(len(mean))
-    if "n_stopped_folds" not in cv_results:
+    key = "n_unproved_folds" if "n_unproved_folds" in cv_results else "n_stopped_folds"
+    if key not in cv_results:
         return every
-    proved = (np.asarray(cv_results["n_stopped_folds"]) == 0) & ~np.isnan(mean)
+    proved = (np.asarray(cv_results[key]) == 0) & ~np.isnan(mean)
     if not proved.any():
         return every
     best = int(np.nanargmax(mean))

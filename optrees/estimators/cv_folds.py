@@ -81,6 +81,9 @@ class FoldFit:
     stopped: bool
     ran: bool = True
     """False: not started, the selection's time was spent (:func:`unless_late`)."""
+    heuristic: bool = False
+    """Finished by a method that does not prove its tree optimal (status "heuristic": a
+    regression tree deeper than 4), so scored by a tree that is not the point's optimum."""
 
 
 class PathTree(ClassifierMixin, BaseEstimator):
@@ -276,7 +279,7 @@ def fit_fold(estimator: Any, X: Any, y: Any, sample_weight: Any, train: np.ndarr
         X_test, y_test, _ = _rows(X, y, None, test)
         score = float(scorer(est, X_test, y_test))
     return FoldFit(fold, est.depth, float(est.lam), score, int(est.tree_.n_leaves), seconds,
-                   est.status_ not in FINISHED_STATUSES)
+                   est.status_ not in FINISHED_STATUSES, heuristic=est.status_ == "heuristic")
 
 
 def frame_of(X: Any) -> pd.DataFrame:

@@ -74,8 +74,8 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     bound: status "heuristic" (every piece finished), else "time_limit"."""
     if max_leaves is not None and max_leaves < 2 ** depth:
         raise OptreesInputError(f"max_leaves needs depth <= 4 in a regression tree (got "
-                                f"depth={depth}): deeper trees are stacked from two "
-                                "optima, which cannot share a leaf budget")
+                                f"depth={depth}): deeper trees are stacked from optima "
+                                "of depth <= 3, which cannot share a leaf budget")
     t0 = time.perf_counter()
     objective = SquaredError()
     t = StandardTarget.of(y, w)
@@ -117,7 +117,6 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
                      {"thresholds": "all" if every else "binarized", "search_start": label,
                       "split_features": split_count,
                       "thresholds_per_column": DEEP_THRESHOLDS})
-    out.bound = min(out.bound, value)
     # the bound is valid for every tree of the depth: where it meets the tree, it proves it
     out.status = "optimal" if value - out.bound <= PROVED else \
         "time_limit" if stopped else "heuristic"
