@@ -179,6 +179,14 @@ GROUPS: dict[str, dict] = {
         "sample": 60,
         "timeout": 120.0,
     },
+    "regression-deep": {  # regression trees of depth 5-8: stacked pieces, CART floor, bound
+        "modules": ["optrees/trees/search/regression/stacked.py",
+                    "optrees/trees/solve/regression_deep.py"],
+        "tests": ["tests/test_regression_deep.py"],
+        "deselect": [],
+        "sample": None,
+        "timeout": 60.0,
+    },
     "rule-bounds": {  # RUX's certified bound: duals made feasible, unread trees, fair scaling
         "modules": ["optrees/rug/certificate.py", "optrees/rug/rux_unread.py",
                     "optrees/rug/rux_fair.py"],
