@@ -107,11 +107,13 @@ def _leaves(model) -> int:
     return model.get_n_leaves() if hasattr(model, "get_n_leaves") else model.tree_.n_leaves
 
 
-@pytest.mark.parametrize("seed,depth,lam,min_leaf",
-                         [(0, 5, 0.01, 1), (2, 5, 0.002, 1), (2, 6, 0.005, 1),
-                          (4, 5, 0.01, 3), (4, 7, 0.001, 1), (5, 8, 0.0, 2)])
-def test_a_deep_tree_is_the_stacked_tree_of_the_definition(seed, depth, lam, min_leaf):
-    X, y, w = _instance(seed)
+@pytest.mark.parametrize("seed,depth,lam,min_leaf,n",
+                         [(0, 5, 0.01, 1, 60), (2, 5, 0.002, 1, 60), (2, 6, 0.005, 1, 60),
+                          (4, 5, 0.01, 3, 60), (4, 7, 0.001, 1, 60), (5, 8, 0.0, 2, 60),
+                          (6, 5, 0.002, 1, 150), (7, 6, 0.001, 1, 150),
+                          (8, 7, 0.002, 2, 150)])
+def test_a_deep_tree_is_the_stacked_tree_of_the_definition(seed, depth, lam, min_leaf, n):
+    X, y, w = _instance(seed, n)
     model = OptimalTreeRegressor(depth=depth, lam=lam, min_samples_leaf=min_leaf,
                                  time_limit=60, random_state=0).fit(X, y, sample_weight=w)
     var, leaf_cost = _normalised(X, y, w, lam)
@@ -277,3 +279,24 @@ def test_no_piece_starts_after_the_deadline(monkeypatch, depth):
     with pytest.warns(TimeLimitWarning):
         OptimalTreeRegressor(depth=depth, lam=0.0, time_limit=60).fit(X, y, w)
     assert started == [False]  # the top piece; after it, no piece and no polish
+
+
+@pytest.mark.parametrize("depth", [5, 7])
+def test_a_root_leaf_stays_a_leaf(depth):
+    # no split pays lam = 0.5 (a split saves at most the whole normalised loss, 1, and here
+    # much less): the stacked tree and the answer are one leaf
+    X, y, w = _instance(9)
+    model = OptimalTreeRegressor(depth=depth, lam=0.5, time_limit=60).fit(X, y, w)
+    assert model.tree_.n_leaves == 1
+    assert model.objective_ == pytest.approx(1.5, abs=1e-9)
+
+
+def test_the_kmeans_floor_is_compiled_past_the_numpy_limit():
+    # 600 rows, nearly all distinct over 12 columns (the equivalent-points bound is about
+    # 0): only the k-means floor of 4 groups proves the exact fit of 4 leaves
+    rng = np.random.default_rng(12)
+    X = (rng.random((600, 12)) < 0.5).astype(np.int8)
+    y = X[:, 2] + 2.0 * X[:, 5]
+    model = OptimalTreeRegressor(depth=5, lam=0.01, time_limit=60).fit(X, y)
+    assert model.objective_ == pytest.approx(0.04, abs=1e-9)
+    assert model.status_ == "optimal" and model.bound_ == pytest.approx(0.04, abs=1e-9)
