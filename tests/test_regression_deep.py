@@ -111,7 +111,7 @@ def _leaves(model) -> int:
                          [(0, 5, 0.01, 1, 60), (2, 5, 0.002, 1, 60), (2, 6, 0.005, 1, 60),
                           (4, 5, 0.01, 3, 60), (4, 7, 0.001, 1, 60), (5, 8, 0.0, 2, 60),
                           (6, 5, 0.002, 1, 150), (7, 6, 0.001, 1, 150),
-                          (8, 7, 0.002, 2, 150)])
+                          (8, 7, 0.002, 2, 150), (9, 8, 0.001, 1, 150)])
 def test_a_deep_tree_is_the_stacked_tree_of_the_definition(seed, depth, lam, min_leaf, n):
     X, y, w = _instance(seed, n)
     model = OptimalTreeRegressor(depth=depth, lam=lam, min_samples_leaf=min_leaf,
@@ -300,3 +300,63 @@ def test_the_kmeans_floor_is_compiled_past_the_numpy_limit():
     model = OptimalTreeRegressor(depth=5, lam=0.01, time_limit=60).fit(X, y)
     assert model.objective_ == pytest.approx(0.04, abs=1e-9)
     assert model.status_ == "optimal" and model.bound_ == pytest.approx(0.04, abs=1e-9)
+
+
+def test_the_stacked_search_takes_depths_5_to_8_only():
+    from optrees.trees.search.regression.binary import BinaryRegression
+    from optrees.trees.search.regression.stacked import search_stacked
+
+    X, y, w = _instance(0)
+    data = BinaryRegression(X, np.stack([w, w * y, w * y * y], axis=-1))
+    for depth in (4, 9):
+        with pytest.raises(ValueError, match="stacked trees take depths 5-8"):
+            search_stacked(data, depth)
+
+
+def test_a_window_search_that_finds_less_keeps_the_subtree(monkeypatch):
+    # the polish windows' depth-3 searches (the only depth-3 searches on part of the rows
+    # at depth 5) made to return a leaf, as a search stopped at once does: the polish keeps
+    # the stacked subtrees, and the answer is the stacked tree without polish
+    from optrees.trees.search.regression import stacked
+    from optrees.trees.search.regression.search import RegressionFound
+
+    X, y, w = _instance(6, 150)
+    real = stacked.search_binary
+
+    def stopped_windows(data, depth, deadline=None, lower=0.0):
+        if depth == 3 and data.n < len(y):
+            rows = np.arange(data.n)
+            return RegressionFound(None, data.leaf(rows), 0.0, False, 0)
+        return real(data, depth, deadline, lower)
+
+    monkeypatch.setattr(stacked, "search_binary", stopped_windows)
+    lam = 0.002
+    model = OptimalTreeRegressor(depth=5, lam=lam, time_limit=60).fit(X, y, w)
+    var, leaf_cost = _normalised(X, y, w, lam)
+    best = _oracle(X, y, w, 1, leaf_cost)
+    assert model.stats_["search_start"].endswith("returned")
+    assert model.objective_ == pytest.approx(
+        _stacked(X, best, tuple(range(len(y))), 5)[0] / var, abs=1e-9)
+
+
+@pytest.mark.parametrize("max_leaves,refused", [(6, True), (31, True), (32, False),
+                                                (40, False)])
+def test_a_leaf_budget_below_the_depth_is_refused_and_one_above_is_no_budget(max_leaves,
+                                                                            refused):
+    X, y, w = _instance(0)
+    if refused:
+        with pytest.raises(OptreesInputError, match="max_leaves needs depth <= 4"):
+            OptimalTreeRegressor(depth=5, max_leaves=max_leaves).fit(X, y)
+    else:  # every tree of depth 5 keeps within 32 leaves: the same fit as without
+        fit = OptimalTreeRegressor(depth=5, max_leaves=max_leaves).fit(X, y)
+        assert fit.objective_ == OptimalTreeRegressor(depth=5).fit(X, y).objective_
+
+
+def test_cart_thresholds_join_the_quantile_ones():
+    # one column of 1,000 distinct values: 15 quantile tests, and CART's depth-5 thresholds
+    # (midpoints between data values, not quantiles) on top of them
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=1000)
+    y = np.sin(4 * x) + rng.normal(scale=0.1, size=1000)
+    model = OptimalTreeRegressor(depth=5, time_limit=60).fit(x[:, None], y)
+    assert model.stats_["split_features"] > 15
