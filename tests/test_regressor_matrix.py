@@ -69,8 +69,8 @@ EXTRA_CASES = [
     ("infinite y", lambda s: (s.make(), _table()[0][["age", "score"]].to_numpy(),
                               np.r_[np.inf, np.zeros(39)]),
      OptreesInputError, "y contains missing or infinite values"),
-    ("depth above the limit", lambda s: (s.make(depth=5), _table()[0], np.zeros(40)),
-     OptreesInputError, "depth=5 is above the upper bound 4"),
+    ("depth above the limit", lambda s: (s.make(depth=9), _table()[0], np.zeros(40)),
+     OptreesInputError, "depth=9 is above the upper bound 8"),
     ("negative weight", None, OptreesInputError, "sample_weight must be >= 0"),
 ]
 

@@ -30,9 +30,9 @@ from .._params import (
 from .._validation import OptreesInputError, check_regression_target, check_target
 from ..encoding.binary import has_numeric_column
 from ..trees.mip.formulation import MAX_TREE_DEPTH
-from ..trees.search.regression.stacked import MAX_STACKED_DEPTH
 from ..trees.solve.path import MAX_PATH_DEPTH
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH
+from ..trees.solve.regression_deep import MAX_DEEP_DEPTH
 from ._base import TimeLimitWarning, user_stacklevel
 from .cv_choice import deeper_fits, select_index
 from .cv_folds import (
@@ -480,7 +480,7 @@ class OptimalTreeRegressorCV(_TreeCV, RegressorMixin, BaseEstimator):
     _refit_off_path = True
     _auto_depths, _auto_max_depth = (1, 2, 3), MAX_REGRESSION_DEPTH
     _parameters: ClassVar[dict[str, Param]] = {
-        "depths": Param(depths_check(MAX_STACKED_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
+        "depths": Param(depths_check(MAX_DEEP_DEPTH), "depths to try; 'auto': 1, 2 and 3, "
                         "then 4 if 3 scores best, its folds finished and 4 is predicted to "
                         "fit in what is left"),
         "lams": Param(lams_check(None, True), "leaf penalties to try (units of the target's "

@@ -10,10 +10,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._params import GeneratedInit, Options, Param, Real, validate_params
 from .._validation import check_regression_target
-from ..trees.search.regression.stacked import MAX_STACKED_DEPTH
 from ..trees.solve.linear_leaves import numeric_columns, solve_linear_leaves
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
-from ..trees.solve.regression_deep import solve_deep_regression
+from ..trees.solve.regression_deep import MAX_DEEP_DEPTH, solve_deep_regression
 from ._base import logged_fit
 from .threshold_trees import EveryThresholdTree, threshold_tree_parameters
 
@@ -69,7 +68,7 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
     """
 
     _parameters, _defaults = threshold_tree_parameters(
-        MAX_STACKED_DEPTH, DEPTH_WHY, "the target's variance times the total weight")
+        MAX_DEEP_DEPTH, DEPTH_WHY, "the target's variance times the total weight")
     _parameters = {**_parameters, **LEAF_PARAMETERS}
     _defaults = {**_defaults, "leaf_model": "constant", "leaf_ridge": 1.0}
 

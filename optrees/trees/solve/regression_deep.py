@@ -20,9 +20,12 @@ from ..search.regression.cart import cart_incumbent
 from ..search.regression.data import RegressionData, Tree
 from ..search.regression.search import RegressionFound
 from ..search.regression.segments import segment_costs
-from ..search.regression.stacked import pieces, search_stacked
+from ..search.regression.stacked import MAX_STACKED_DEPTH, pieces, search_stacked
 from .linear_leaves import split_features
 from .regression import Searched, StandardTarget, binary_kernels_usable, fit_result, root_floors
+
+MAX_DEEP_DEPTH = MAX_STACKED_DEPTH
+"""Deepest regression tree (the estimators' limit; they reach the search through here)."""
 
 DEEP_THRESHOLDS = 15
 """Weighted quantile thresholds per numeric column of a deep tree (CART's are added)."""
