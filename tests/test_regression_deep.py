@@ -224,6 +224,7 @@ def test_the_bound_is_the_kmeans_floor_and_proves_an_exact_fit():
     assert model.objective_ == pytest.approx(0.04, abs=1e-9)
     assert model.bound_ == pytest.approx(0.04, abs=1e-9)
     assert model.status_ == "optimal" and model.gap_ == 0
+    assert model.stats_["kmeans_bound"] == pytest.approx(0.0, abs=1e-9)  # 32 leaves: 0
 
 
 def test_the_bound_covers_trees_with_more_leaves_than_the_floors():
