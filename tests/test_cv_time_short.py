@@ -106,39 +106,25 @@ def _oracle_index(S, stopped, rule, leaves, depth, lam):
     return min(within, key=lambda i: (leaves[i], depth[i], -lam[i]))
 
 
-def test_select_index_prefers_proved_points_on_random_grids():
+@pytest.mark.parametrize("counts", ["n_stopped_folds", "n_unproved_folds"])
+def test_select_index_prefers_proved_points_on_random_grids(counts):
+    """The points with stopped folds, or with folds finished by a method that proves nothing
+    (n_unproved_folds, which counts the stopped ones too and wins over n_stopped_folds when
+    both are given), are held to the same rule."""
     rng = np.random.default_rng(3)
     for _ in range(600):
         m, k = int(rng.integers(1, 10)), int(rng.integers(2, 6))
         S = rng.integers(0, 9, (m, k)) / 8 + rng.normal(0, 1e-6, (m, k))
-        stopped = rng.integers(0, k + 1, m) * (rng.random(m) < 0.4)
-        leaves = rng.integers(1, 9, m).astype(float)
-        depth, lam = rng.integers(1, 5, m), rng.choice([0.0, 0.01, 0.05], m)
-        results = {f"split{i}_test_score": S[:, i] for i in range(k)}
-        results.update(mean_test_score=S.mean(axis=1), mean_n_leaves=leaves,
-                       param_depth=depth, param_lam=lam, n_stopped_folds=stopped)
-        for rule in ("best", "1se"):
-            assert select_index(results, rule) == _oracle_index(S, stopped, rule, leaves,
-                                                                depth, lam)
-
-
-def test_unproved_folds_are_not_trusted_as_proved_ones():
-    """Folds finished by a method that proves nothing (n_unproved_folds, which counts the
-    stopped ones too) are held to the stopped points' rule; the count wins over
-    n_stopped_folds when both are given."""
-    rng = np.random.default_rng(5)
-    for _ in range(300):
-        m, k = int(rng.integers(1, 10)), int(rng.integers(2, 6))
-        S = rng.integers(0, 9, (m, k)) / 8 + rng.normal(0, 1e-6, (m, k))
-        unproved = rng.integers(0, k + 1, m) * (rng.random(m) < 0.4)
+        held = rng.integers(0, k + 1, m) * (rng.random(m) < 0.4)
         leaves = rng.integers(1, 9, m).astype(float)
         depth, lam = rng.integers(1, 9, m), rng.choice([0.0, 0.01, 0.05], m)
         results = {f"split{i}_test_score": S[:, i] for i in range(k)}
         results.update(mean_test_score=S.mean(axis=1), mean_n_leaves=leaves,
-                       param_depth=depth, param_lam=lam, n_stopped_folds=np.zeros(m, int),
-                       n_unproved_folds=unproved)
+                       param_depth=depth, param_lam=lam, n_stopped_folds=held)
+        if counts == "n_unproved_folds":
+            results.update(n_stopped_folds=np.zeros(m, int), n_unproved_folds=held)
         for rule in ("best", "1se"):
-            assert select_index(results, rule) == _oracle_index(S, unproved, rule, leaves,
+            assert select_index(results, rule) == _oracle_index(S, held, rule, leaves,
                                                                 depth, lam)
 
 

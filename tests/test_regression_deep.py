@@ -214,11 +214,14 @@ def test_cv_takes_deep_depths_by_fits():
     assert path.best_estimator_.status_ == "heuristic"
 
 
-def test_the_bound_is_the_kmeans_floor_and_proves_an_exact_fit():
-    # y takes 4 values set by two of 7 columns: 4 leaves cost 4 lam, and the k-means floor
-    # of 4 groups is 0, so no tree costs less: the bound proves the stacked tree
-    rng = np.random.default_rng(11)
-    X = (rng.random((80, 7)) < 0.5).astype(np.int8)
+@pytest.mark.parametrize("seed,n,F", [(11, 80, 7), (12, 600, 12)])
+def test_the_bound_is_the_kmeans_floor_and_proves_an_exact_fit(seed, n, F):
+    # y takes 4 values set by two of F columns: 4 leaves cost 4 lam, and the k-means floor
+    # of 4 groups is 0, so no tree costs less: the bound proves the stacked tree.  600 rows
+    # of 12 columns are nearly all distinct (the equivalent-points bound is about 0), past
+    # numpy's 500 atoms: only the compiled k-means floor proves it there
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, F)) < 0.5).astype(np.int8)
     y = X[:, 2] + 2.0 * X[:, 5]
     model = OptimalTreeRegressor(depth=5, lam=0.01, time_limit=60).fit(X, y)
     assert model.objective_ == pytest.approx(0.04, abs=1e-9)
@@ -290,17 +293,6 @@ def test_a_root_leaf_stays_a_leaf(depth):
     model = OptimalTreeRegressor(depth=depth, lam=0.5, time_limit=60).fit(X, y, w)
     assert model.tree_.n_leaves == 1
     assert model.objective_ == pytest.approx(1.5, abs=1e-9)
-
-
-def test_the_kmeans_floor_is_compiled_past_the_numpy_limit():
-    # 600 rows, nearly all distinct over 12 columns (the equivalent-points bound is about
-    # 0): only the k-means floor of 4 groups proves the exact fit of 4 leaves
-    rng = np.random.default_rng(12)
-    X = (rng.random((600, 12)) < 0.5).astype(np.int8)
-    y = X[:, 2] + 2.0 * X[:, 5]
-    model = OptimalTreeRegressor(depth=5, lam=0.01, time_limit=60).fit(X, y)
-    assert model.objective_ == pytest.approx(0.04, abs=1e-9)
-    assert model.status_ == "optimal" and model.bound_ == pytest.approx(0.04, abs=1e-9)
 
 
 def test_the_stacked_search_takes_depths_5_to_8_only():

@@ -72,6 +72,13 @@ class BinaryRegression:
             self._cache = k.new_cache()
         return self._cache
 
+    def subset(self, rows: np.ndarray) -> BinaryRegression:
+        """The same problem on ``rows`` only (the whole of it when they are all rows)."""
+        if len(rows) == self.n:
+            return self
+        return BinaryRegression(self.X[rows], self.stats[rows], self.penalty, self.min_leaf,
+                                self.seed, self.objective)
+
     def leaf(self, rows: np.ndarray) -> float:
         """Cost of the subset as one leaf."""
         a, b, c = self.S[rows, :3].sum(axis=0)

@@ -59,8 +59,7 @@ def _stack(data: BinaryRegression, rows: np.ndarray, depth: int, deadline: Deadl
     """The stacked tree of depth ``depth`` on ``rows`` and its cost."""
     if depth < 1 or len(rows) < 2 * max(data.min_leaf, 1) or _late(deadline):
         return None, data.leaf(rows)
-    part = data if len(rows) == data.n else BinaryRegression(
-        data.X[rows], data.stats[rows], data.penalty, data.min_leaf, data.seed, data.objective)
+    part = data.subset(rows)
     top = pieces(depth)[0]
     found = search_binary(part, top, deadline)
     counter[0] += found.evaluations
@@ -76,9 +75,9 @@ def _graft(data: BinaryRegression, node: Tree, rows: np.ndarray, level: int, dep
     if node is None:
         return _stack(data, rows, depth - level, deadline, counter)
     f, threshold, left, right = node
-    goes_right = data.X[rows, f] > 0
-    lt, lc = _graft(data, left, rows[~goes_right], level + 1, depth, deadline, counter)
-    rt, rc = _graft(data, right, rows[goes_right], level + 1, depth, deadline, counter)
+    to_left, to_right = _sides(data, f, rows)
+    lt, lc = _graft(data, left, to_left, level + 1, depth, deadline, counter)
+    rt, rc = _graft(data, right, to_right, level + 1, depth, deadline, counter)
     return (f, threshold, lt, rt), lc + rc
 
 
@@ -91,17 +90,15 @@ def _polish(data: BinaryRegression, node: Tree, rows: np.ndarray, levels: int,
         current = _cost(data, node, rows)
         if _late(deadline):
             return node, current
-        part = BinaryRegression(data.X[rows], data.stats[rows], data.penalty, data.min_leaf,
-                                data.seed, data.objective)
-        found = search_binary(part, PIECE_DEPTH, deadline)
+        found = search_binary(data.subset(rows), PIECE_DEPTH, deadline)
         counter[0] += found.evaluations
         return (found.tree, found.cost) if found.cost < current - GAIN else (node, current)
     if node is None:
         return None, data.leaf(rows)
     f, threshold, left, right = node
-    goes_right = data.X[rows, f] > 0
-    lt, lc = _polish(data, left, rows[~goes_right], levels - 1, deadline, counter)
-    rt, rc = _polish(data, right, rows[goes_right], levels - 1, deadline, counter)
+    to_left, to_right = _sides(data, f, rows)
+    lt, lc = _polish(data, left, to_left, levels - 1, deadline, counter)
+    rt, rc = _polish(data, right, to_right, levels - 1, deadline, counter)
     return (f, threshold, lt, rt), lc + rc
 
 
@@ -114,5 +111,11 @@ def _cost(data: BinaryRegression, node: Tree, rows: np.ndarray) -> float:
     """The cost of ``node`` on ``rows``: its leaves' costs, penalties included."""
     if node is None:
         return data.leaf(rows)
-    goes_right = data.X[rows, node[0]] > 0
-    return _cost(data, node[2], rows[~goes_right]) + _cost(data, node[3], rows[goes_right])
+    to_left, to_right = _sides(data, node[0], rows)
+    return _cost(data, node[2], to_left) + _cost(data, node[3], to_right)
+
+
+def _sides(data: BinaryRegression, f: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` split by test ``f``: those where it is 0 (left), those where it is 1."""
+    goes_right = data.X[rows, f] > 0
+    return rows[~goes_right], rows[goes_right]
