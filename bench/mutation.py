@@ -182,7 +182,7 @@ GROUPS: dict[str, dict] = {
     "regression-deep": {  # regression trees of depth 5-8: stacked pieces, CART floor, bound
         "modules": ["optrees/trees/search/regression/stacked.py",
                     "optrees/trees/solve/regression_deep.py"],
-        "tests": ["tests/test_regression_deep.py"],
+        "tests": ["tests/test_regression_deep.py", "tests/test_mutants_regression_deep.py"],
         "deselect": [],
         "sample": 120,  # of 816 mutants (about 8 s each)
         "timeout": 60.0,
