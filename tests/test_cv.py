@@ -167,6 +167,24 @@ def test_path_lams_lie_inside_the_intervals_of_the_folds():
     assert b.pick(0.1) == 0 and b.pick(0.07) == 1 and b.pick(0.0) == 2  # ties: fewer leaves
 
 
+def test_path_lams_merge_one_breakpoint_rounded_two_ways():
+    """Two folds meeting one tie at 0.0075, each computing it with its own rounding (the
+    values a user's attrition folds gave): one breakpoint, so no λ between the two values,
+    where both folds tie; each λ lies inside both folds' intervals, off their ends."""
+    def fold(b):
+        return FoldPath(0, 2, np.arange(2), np.array([b, 0.0]), np.array([np.inf, b]),
+                        np.zeros(2), 0.0, False)
+
+    a, b = fold(0.007500000000000007), fold(0.007500000000000025)
+    lams = path_lams([a, b])
+    assert lams == pytest.approx(((0.0075 + 1) / 2, 0.0075 / 2))
+    for lam in lams:
+        for f in (a, b):
+            assert not np.isclose(lam, f.low).any() and not np.isclose(lam, f.high).any()
+    # distinct breakpoints, however close, stay apart
+    assert len(path_lams([fold(0.0075), fold(0.0076)])) == 3
+
+
 def _results(mean, splits, leaves, depth, lam):
     splits = np.array(splits, dtype=float)
     return {"mean_test_score": np.array(mean, float), "mean_n_leaves": np.array(leaves, float),

@@ -16,6 +16,10 @@ from .._validation import OptreesInputError
 from .cv_folds import FoldFit, FoldPath
 
 RULES = ("best", "1se")
+SAME_BREAKPOINT = 1e-9
+"""Relative distance below which two folds' breakpoints are one λ (:func:`path_lams`): each
+fold computes it from its own sums, so one tie can differ in the last bits (0.0075 as
+0.0075000000000000007 and 0.0075000000000000025), and the λ between them would be a tie."""
 MIN_GROWTH = 2.0
 """Least factor by which one depth more multiplies a fold's time in :func:`deeper_fits`
 (a tree of depth d + 1 has twice the leaves; measured factors are mostly far larger)."""
@@ -94,11 +98,13 @@ def path_lams(paths: list[FoldPath]) -> tuple[float, ...]:
     [0, inf) into intervals in each of which every fold has one optimum; one λ per interval,
     largest first: the midpoint, ``b / 2`` for the first and ``(b + 1) / 2`` for the last
     (a breakpoint ``b`` is below 1: a leaf never gains more than all the accuracy, nor
-    saves more than all the normalised loss of a regression tree)."""
-    cuts = sorted({float(b) for f in paths for b in np.concatenate([f.low, f.high])
-                   if 0 < b < math.inf})
-    if not cuts:
+    saves more than all the normalised loss of a regression tree).  Breakpoints within
+    SAME_BREAKPOINT of each other are one."""
+    raw = np.unique([float(b) for f in paths for b in np.concatenate([f.low, f.high])
+                     if 0 < b < math.inf])
+    if not len(raw):
         return (0.0,)
+    cuts = raw[np.concatenate([[True], np.diff(raw) > SAME_BREAKPOINT * raw[1:]])].tolist()
     inner = [(a + b) / 2 for a, b in zip(cuts, cuts[1:], strict=False)]
     return tuple(sorted([cuts[0] / 2, *inner, (cuts[-1] + 1) / 2], reverse=True))
 
