@@ -44,6 +44,12 @@ def test_tasks_started_when_the_time_is_spent_are_not_run(lams):
         assert ((0 <= s) & (s <= 1)).all()
     assert m.best_params_["depth"] == 2
     assert r["rank_test_score"][depth == 3].min() > r["rank_test_score"][depth == 2].max()
+    # a task that never ran is counted as not started, not as stopped
+    assert (r["n_unstarted_folds"][depth == 3] == 3).all()
+    assert (r["n_unstarted_folds"][depth == 2] == 0).all()
+    assert not r["n_stopped_folds"][depth == 3].any()
+    assert not any(r[f"split{i}_stopped"][depth == 3].any() for i in range(3))
+    assert (r["n_unproved_folds"][depth == 3] == 3).all()
     assert m.predict(X).shape == (len(X),)
 
 
@@ -70,12 +76,12 @@ def test_a_selection_in_time_starts_every_task():
 
 def test_late_records_score_nothing():
     path = late_records(2, 3, None)
-    assert isinstance(path, FoldPath) and not path.ran and path.stopped
+    assert isinstance(path, FoldPath) and not path.ran and not path.stopped
     assert path.pick(0.0) == 0 and path.pick(0.37) == 0 and np.isnan(path.scores).all()
     fits = late_records(1, 2, (0.0, 0.01))
     assert [f.lam for f in fits] == [0.0, 0.01] and all(np.isnan(f.score) for f in fits)
     one = late_records(0, 4, 0.05)
-    assert isinstance(one, FoldFit) and one.lam == 0.05 and not one.ran
+    assert isinstance(one, FoldFit) and one.lam == 0.05 and not one.ran and not one.stopped
 
 
 def test_unless_late_runs_a_task_in_time_and_never_one_that_must_run():

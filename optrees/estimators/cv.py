@@ -179,7 +179,7 @@ class _TreeCV(GeneratedInit):
         self.best_params_ = dict(self.cv_results_["params"][self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         choice_line(self.cv_results_, self.best_index_, p.rule)
-        stopped = sum(r.stopped and r.ran for r in done)
+        stopped = sum(r.stopped for r in done)
         late = sum(not r.ran for r in done)
         if stopped or late:
             said = [f"{stopped} of {len(done)} fold fits stopped at their share of time_limit; "
@@ -211,7 +211,7 @@ class _TreeCV(GeneratedInit):
         chosen only when they beat every finished point by more than a standard error
         (:func:`~optrees.estimators.cv_choice.trusted`)."""
         deepest = max(depths)
-        if deepest >= self._auto_max_depth or any(r.stopped for r in done
+        if deepest >= self._auto_max_depth or any(r.stopped or not r.ran for r in done
                                                   if r.depth == deepest):
             return 0
         if p.time_limit is not None and spent >= GROW_SHARE * p.time_limit:
@@ -380,9 +380,10 @@ class BendOCTClassifierCV(_TreeCV, ClassifierMixin, BaseEstimator):
     Fitted: ``best_params_`` ({"depth", "lam"}), ``best_score_``, ``best_index_``,
     ``cv_results_`` (scikit-learn's format, ``pandas.DataFrame(cv_results_)`` works; also
     ``mean_n_leaves`` per grid point, ``from_path``, ``split<i>_stopped`` (whether fold i's
-    fit or path stopped at its share), ``n_stopped_folds`` and ``n_unproved_folds`` (those
-    and the folds of a method that proves nothing, whose points the same rule holds back:
-    the regressor's stacked trees deeper than 4); ``mean_fit_time`` of a path point is
+    fit or path stopped at its share), ``n_stopped_folds``, ``n_unstarted_folds`` (fold tasks
+    not run, the time spent: scored nan) and ``n_unproved_folds`` (those two and the folds of
+    a method that proves nothing, whose points the same rule holds back: the regressor's
+    stacked trees deeper than 4); ``mean_fit_time`` of a path point is
     its fold's whole path, shared by every λ of the depth), ``best_estimator_`` (refit on
     all rows), ``path_`` (with ``refit``: the chosen depth's λ-path on all rows, the points
     ``optrees.trees.pareto_front`` gives, over the encoded columns; None where it is off),

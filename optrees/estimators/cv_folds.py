@@ -124,12 +124,12 @@ start model)."""
 def late_records(fold: int, depth: int, lam: float | tuple[float, ...] | None
                  ) -> FoldPath | FoldFit | list[FoldFit]:
     """What a fold task that was not started returns: its records with a nan score (its
-    grid points are not scored), no time, counted as stopped."""
+    grid points are not scored), no time, not stopped (``ran`` False)."""
     if lam is None:  # a path: one tree for every λ, scored nan
         return FoldPath(fold, depth, np.array([1]), np.array([0.0]), np.array([np.inf]),
-                        np.array([np.nan]), 0.0, True, ran=False)
+                        np.array([np.nan]), 0.0, False, ran=False)
     lams = lam if isinstance(lam, tuple) else (lam,)
-    fits = [FoldFit(fold, depth, float(a), np.nan, 0, 0.0, True, ran=False) for a in lams]
+    fits = [FoldFit(fold, depth, float(a), np.nan, 0, 0.0, False, ran=False) for a in lams]
     return fits if isinstance(lam, tuple) else fits[0]
 
 

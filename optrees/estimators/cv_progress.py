@@ -34,7 +34,8 @@ def records_of(outs: Iterable[Any], n_splits: int) -> Iterator[Record]:
                      depth=first.depth, scored=fits,
                      seconds=f"{sum(r.seconds for r in recs):.1f}",
                      best_test_score=f"{finite.max():.4g}" if finite.size else "nan",
-                     stopped=sum(r.stopped for r in recs))
+                     stopped=sum(r.stopped for r in recs),
+                     **({"not_started": len(recs)} if not first.ran else {}))
         yield from recs
 
 

@@ -17,11 +17,12 @@ def cv_results(done: list[FoldFit | FoldPath], path_off: dict[int, str | None],
     """One entry per grid point of ``depths`` (``path_off[depth]`` None: the depth's λ are
     read off the folds' paths, at ``path_lams`` under ``"path"``), from the ``k`` folds'
     records ``done``; beside scikit-learn's keys, ``mean_n_leaves``, ``from_path``,
-    ``split<i>_stopped``, ``n_stopped_folds`` and ``n_unproved_folds`` (stopped, or finished
-    by a method that proves nothing: a deep regression tree's "heuristic")."""
+    ``split<i>_stopped``, ``n_stopped_folds``, ``n_unstarted_folds`` (not run: the
+    selection's time was spent; scored nan) and ``n_unproved_folds`` (stopped, not started,
+    or finished by a method that proves nothing: a deep regression tree's "heuristic")."""
     paths = {(r.fold, r.depth): r for r in done if isinstance(r, FoldPath)}
     fits = {(r.fold, r.depth, r.lam): r for r in done if isinstance(r, FoldFit)}
-    params, scores, times, leaves, stopped, unproved = [], [], [], [], [], []
+    params, scores, times, leaves, stopped, unrun, heuristic = [], [], [], [], [], [], []
     for depth in depths:
         if path_off[depth] is None:
             folds = [paths[f, depth] for f in range(k)]
@@ -33,7 +34,8 @@ def cv_results(done: list[FoldFit | FoldPath], path_off: dict[int, str | None],
                 leaves.append([f.leaves[i] for f, i in zip(folds, picks, strict=True)])
                 times.append([f.seconds for f in folds])
                 stopped.append([f.stopped for f in folds])
-                unproved.append(stopped[-1])
+                unrun.append([not f.ran for f in folds])
+                heuristic.append([False] * k)
         else:
             for lam in lams[depth]:
                 runs = [fits[f, depth, float(lam)] for f in range(k)]
@@ -42,9 +44,10 @@ def cv_results(done: list[FoldFit | FoldPath], path_off: dict[int, str | None],
                 leaves.append([r.leaves for r in runs])
                 times.append([r.seconds for r in runs])
                 stopped.append([r.stopped for r in runs])
-                unproved.append([r.stopped or r.heuristic for r in runs])
+                unrun.append([not r.ran for r in runs])
+                heuristic.append([r.heuristic for r in runs])
     S = np.array(scores, dtype=float)
-    stop = np.array(stopped, dtype=bool)
+    stop, late = np.array(stopped, dtype=bool), np.array(unrun, dtype=bool)
     T = np.array(times, dtype=float)
     mean = S.mean(axis=1)
     return {
@@ -61,7 +64,8 @@ def cv_results(done: list[FoldFit | FoldPath], path_off: dict[int, str | None],
         "from_path": np.array([path_off[q["depth"]] is None for q in params]),
         **{f"split{i}_stopped": stop[:, i] for i in range(k)},
         "n_stopped_folds": stop.sum(axis=1),
-        "n_unproved_folds": np.array(unproved, dtype=bool).sum(axis=1),
+        "n_unstarted_folds": late.sum(axis=1),
+        "n_unproved_folds": (stop | late | np.array(heuristic, dtype=bool)).sum(axis=1),
     }
 
 
