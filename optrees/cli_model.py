@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from . import cli_data as data
 from .cli_base import _UsageError
@@ -17,6 +18,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     predictions go to stdout."""
     import pandas as pd
 
+    from .estimators._base import UnseenCategoryWarning
     from .io import load_model, write_atomic
 
     data.check_out(args.out)
@@ -43,8 +45,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
         out.to_csv(sys.stdout, index=False)
     if target in df.columns:
         metric = "accuracy" if model.classes_ is not None else "R²"
-        line = f"{metric} on {args.csv}: {model.score(X, df[target]):.4f} (n={len(df)}, " \
-               f"target column {target!r})"
+        with warnings.catch_warnings():  # predict warned of unseen categories already
+            warnings.simplefilter("ignore", UnseenCategoryWarning)
+            score = model.score(X, df[target])
+        line = f"{metric} on {args.csv}: {score:.4f} (n={len(df)}, target column {target!r})"
         print(line, file=sys.stdout if args.out else sys.stderr)
     return 0
 

@@ -158,6 +158,11 @@ def _check_data(X: Any, y: Any) -> tuple[pd.DataFrame, pd.Series]:
     return df, target
 
 
+def _plain(value: Any) -> str:
+    """A value as a user wrote it: 7.0 or 'a', not np.float64(7.0)."""
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
 def _resolve_task(task: Any, y: pd.Series) -> str:
     if task not in TASKS:
         raise OptreesInputError(f"task must be one of {', '.join(map(repr, TASKS))}, got "
@@ -165,6 +170,10 @@ def _resolve_task(task: Any, y: pd.Series) -> str:
     if task != "auto":
         return task
     from ._validation import regression_reason
+
+    if y.nunique() == 1:  # neither task has anything to compare: say so as such
+        raise OptreesInputError(f"y is constant ({_plain(y.iloc[0])}): there is nothing to "
+                                "predict and nothing to compare")
 
     return "regression" if regression_reason(y) else "classification"
 
@@ -195,7 +204,7 @@ def _check_options(cv: Any, test_size: Any, random_state: Any, task: str, y: pd.
     if task == "regression":
         check_regression_target(y, n)
         if y.nunique() == 1:  # every R² would be nan, every model the constant
-            raise OptreesInputError(f"y is constant ({y.iloc[0]!r}): a regression's test "
+            raise OptreesInputError(f"y is constant ({_plain(y.iloc[0])}): a regression's test "
                                     "score R² is undefined, there is nothing to compare")
     else:
         check_target(y, n)

@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -253,3 +254,33 @@ def test_the_module_runs_a_regression_fit_in_a_fresh_interpreter(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("target 'drinks' is numeric") and done.stderr == ""
     assert "train R²" in done.stdout
+
+
+def test_a_constant_target_prints_no_r2(tmp_path, capsys):
+    """R² divides by the spread of y: with a constant target the fit's line says it is
+    undefined instead of scikit-learn's convention (1.0 for exact predictions)."""
+    csv = tmp_path / "flat.csv"
+    df = _shop_csv(csv)
+    df.assign(price=7.0).to_csv(csv, index=False)
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--task", "regression",
+                 "--depth", "1", "--time-limit", "20", "--test-size", "0.25"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"train R²\s+: undefined \(y is constant\)", out)
+    assert "test R²" in out and "1.0000" not in out
+
+
+def test_predict_warns_of_an_unseen_category_once(tmp_path, capsys):
+    """predict, then the R² of the same rows: one warning for the new colour, not two."""
+    csv, model, new = tmp_path / "shop.csv", tmp_path / "m.json", tmp_path / "new.csv"
+    df = _shop_csv(csv)
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--test-size", "0",
+                 "--out", str(model), "-q"]) == 0
+    df.assign(colour=np.where(np.arange(len(df)) < 5, "purple", df["colour"])).to_csv(
+        new, index=False)
+    capsys.readouterr()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert main(["predict", "--model", str(model), "--csv", str(new), "--out",
+                     str(tmp_path / "p.csv")]) == 0
+    assert sum("not seen in fit: ['purple']" in str(w.message) for w in said) == 1
+    assert "R² on" in capsys.readouterr().out

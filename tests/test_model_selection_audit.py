@@ -235,3 +235,12 @@ def test_fold_fits_that_overrun_their_shares_shorten_the_later_ones(monkeypatch)
     start = _Clock.now
     OverheadCV(depths=(1, 2), lams=(0.0, 0.01), cv=3, time_limit=6.0, refit=False).fit(X, y)
     assert _Clock.now - start <= 1.1 * 6.0
+
+
+@pytest.mark.parametrize("task", ["auto", "regression"])
+def test_a_constant_target_is_named_as_such_whatever_the_task(task):
+    """Task "auto" took a constant number for a single class ("a classifier needs more than
+    one class"), and the regression message printed np.float64(3.0)."""
+    X, _, _ = small_data(40)
+    with pytest.raises(OptreesInputError, match=r"y is constant \(3\.0\)"):
+        compare(X, np.full(40, 3.0), task=task, time_budget=30, cv=3)
