@@ -312,3 +312,38 @@ def test_an_interval_whose_bound_reaches_the_incumbent_is_closed_unsolved():
     assert search.evaluations == 1 and box.done == [int(box.positions[k])]
     assert sorted(box.stack) == sorted([(0, k - 1), (k + 1, positions - 1)])
     assert cost <= leaf and nested_cost(tree, X, y, w, pen) == pytest.approx(cost)
+
+
+class LimitedCounted(CountedDeadline):
+    """A limited deadline (an hour) whose own checks raise after ``checks``; the stages it
+    shares out (``share``) are plain deadlines of their part of the hour."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__(checks)
+        self.at = self.start + 3600.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_a_limited_search_first_searches_its_start_s_root_subtrees(seed):
+    """Under a time limit the start's root split gets its subtrees searched first (in a
+    share of the time, here ample): stopped at its first own split, the search returns the
+    definition's least of the best stump and that root with each side's best depth-2 tree,
+    enumerated here over every midpoint, which beats the start and the stump here."""
+    rng = np.random.default_rng(seed)
+    n, pen = 18, 0.05
+    X = rng.integers(0, 6, size=(n, 2)).astype(float)
+    y = np.sin(X[:, 0]) + X[:, 1] % 3 + rng.normal(size=n) * 0.2
+    w = rng.integers(1, 3, n).astype(float)
+    t = 3.5  # not the middle position, which the search would solve first anyway
+    start = (0, t, None, None)
+    left = X[:, 0] <= t
+    rooted = (enumerate_best(X[left], y[left], w[left], 2, pen)
+              + enumerate_best(X[~left], y[~left], w[~left], 2, pen))
+    expected = min(enumerate_best(X, y, w, 1, pen), rooted)
+    assert rooted < enumerate_best(X, y, w, 1, pen) - 1e-9  # the root's subtrees matter
+    found = search_tree(data_of(X, y, w, pen), 3, LimitedCounted(0),
+                        incumbent=(nested_cost(start, X, y, w, pen), start))
+    assert not found.optimal
+    assert found.cost == pytest.approx(expected, abs=1e-9)
+    assert nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
+    assert found.bound <= enumerate_best(X, y, w, 3, pen) + 1e-9

@@ -215,6 +215,45 @@ class RegressionSearch:
         return best
 
 
+ROOT_SHARE = 0.5
+"""Share of the time left a limited search gives its start's root split first
+(:func:`_improved_root`)."""
+
+
+def _improved_root(data: RegressionData, depth: int, deadline: Deadline | None,
+                   start: tuple[float, Tree], dense_limit: int) -> tuple[float, Tree, int]:
+    """``start`` with the subtrees of its root split replaced by the searches' best trees
+    of depth ``depth - 1`` on their rows (each from the start's own subtree, in its share of
+    ROOT_SHARE of the time left) where that is cheaper; and the splits solved.  A search
+    of depth 4 on 1,000 rows stopped before reaching that split in bound order and kept
+    CART's tree (credit1k, 15 s: 0.5446; its root with depth-3 subtrees searched, 0.5029).
+    Only the start improves: the search keeps its own order and tie-breaking."""
+    tree = start[1]
+    if tree is None or deadline is None or not deadline.limited:
+        return start[0], tree, 0  # unlimited: the search proves the optimum anyway
+    stage = deadline.share(ROOT_SHARE)
+    go = data.X[:, tree[0]] <= tree[1]
+    found = []
+    for side, subtree, share in ((go, tree[2], 0.5), (~go, tree[3], 1.0)):
+        part = RegressionData(data.X[side], data.stats[side, :-1], data.cost, data.penalty,
+                              data.min_leaf, data.kernel, data.segments)
+        found.append(search_tree(part, depth - 1, stage.share(share),
+                                 (_cost(part, subtree, np.arange(part.n)), subtree),
+                                 dense_limit=dense_limit))
+    cost, splits = found[0].cost + found[1].cost, found[0].evaluations + found[1].evaluations
+    if cost < start[0] - GAIN:
+        return cost, (tree[0], tree[1], found[0].tree, found[1].tree), splits
+    return start[0], tree, splits
+
+
+def _cost(data: RegressionData, tree: Tree, rows: np.ndarray) -> float:
+    """The cost of ``tree`` on ``rows``: its leaves' costs and penalties."""
+    if tree is None:
+        return float(data.leaf_cost(data.stats[rows].sum(axis=0))) + data.penalty
+    go = data.X[rows, tree[0]] <= tree[1]
+    return _cost(data, tree[2], rows[go]) + _cost(data, tree[3], rows[~go])
+
+
 @dataclass
 class RegressionFound:
     """A search's outcome: its best ``tree`` and ``cost``, a ``bound`` no tree of the depth
@@ -262,6 +301,10 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
     cost, _, tree = stump(data, order, min_leaf)
     if budget == 1:
         cost, tree = search.leaf(order), None
+    if incumbent is not None and depth >= 3 and budget is None:
+        cost0, tree0, search.evaluations = _improved_root(data, depth, deadline, incumbent,
+                                                          dense_limit)
+        incumbent = (cost0, tree0)
     start = None
     if incumbent is not None and incumbent[0] < cost:
         # a little above the start's cost, so that the search still finds the trees that
