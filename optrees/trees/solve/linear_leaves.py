@@ -139,8 +139,10 @@ def leaf_sums(leaf: np.ndarray, n_nodes: int, objective: RidgeLeaves,
     sums = np.zeros((n_nodes, objective.n_stats))
     for k in np.unique(leaf):
         mask = leaf == k
-        sums[k] = stats[mask].sum(axis=0) if stats is not None else \
-            objective.summed_stats(*(a[mask] for a in rows))
+        if stats is None:
+            sums[k] = objective.summed_stats(*(a[mask] for a in rows))
+        else:  # one leaf: no copy of every row's statistics (the same sum)
+            sums[k] = (stats if mask.all() else stats[mask]).sum(axis=0)
     return sums
 
 
