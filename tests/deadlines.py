@@ -77,3 +77,17 @@ class UntilEverywhere(Until):
 
     def _child(self, at: float) -> Deadline:
         return self
+
+
+def until_after(monkeypatch, owner: object, name: str) -> Until:
+    """An :class:`Until` that passes once ``owner.name`` (wrapped by ``monkeypatch``) has
+    returned for the first time."""
+    deadline, real = Until(), getattr(owner, name)
+
+    def step(*args, **kwargs):
+        out = real(*args, **kwargs)
+        deadline.over = True
+        return out
+
+    monkeypatch.setattr(owner, name, step)
+    return deadline

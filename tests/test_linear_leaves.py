@@ -349,15 +349,17 @@ def test_damaged_model_file_is_named(key, value, match):
         model_from_dict(data_)
 
 
-def test_a_stopped_depth3_search_keeps_a_valid_bound():
+def test_a_stopped_depth3_search_keeps_a_valid_bound(monkeypatch):
     """Stopped before its first root feature: its tree is at least the depth-2 optimum, its
     bound at most the depth-3 optimum (both from the oracle), here below its objective."""
-    from deadlines import StopAfter
+    from deadlines import until_after
 
+    from optrees.trees.search.regression.linear import LinearLeafSearch
     from optrees.trees.solve.linear_leaves import solve_linear_leaves
 
     X, y, w = data(18, n=40)
-    result = solve_linear_leaves(X, y, w, 3, 0.002, 1, StopAfter(0), regressors=[0, 1, 2],
+    deadline = until_after(monkeypatch, LinearLeafSearch, "pair_sums")  # at the roots
+    result = solve_linear_leaves(X, y, w, 3, 0.002, 1, deadline, regressors=[0, 1, 2],
                                  ridge=0.5)
     assert result.status == "time_limit"
     assert result.objective <= enumerated_optimum(X, y, w, 2, 0.002, 0.5) + 1e-9

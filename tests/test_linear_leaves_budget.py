@@ -186,15 +186,17 @@ def test_integer_weights_equal_duplicated_rows_under_a_budget():
 
 
 # ---------------------------------------------------------------- a stopped search
-def test_a_stopped_depth3_search_under_a_budget_keeps_a_valid_bound():
+def test_a_stopped_depth3_search_under_a_budget_keeps_a_valid_bound(monkeypatch):
     """Stopped before its first root feature: its tree is the depth-2 optimum of the budget
     (the oracle's), its bound at most the depth-3 optimum of the budget."""
-    from deadlines import StopAfter
+    from deadlines import until_after
 
+    from optrees.trees.search.regression.linear import LinearLeafSearch
     from optrees.trees.solve.linear_leaves import solve_linear_leaves
 
     X, y, w = tiny(13, n=20, copy=False)
-    result = solve_linear_leaves(X, y, w, 3, 0.001, 1, StopAfter(0), max_leaves=5,
+    deadline = until_after(monkeypatch, LinearLeafSearch, "pair_sums")  # at the roots
+    result = solve_linear_leaves(X, y, w, 3, 0.001, 1, deadline, max_leaves=5,
                                  regressors=[0, 1, 2], ridge=0.4)
     assert result.status == "time_limit"
     assert result.objective == pytest.approx(optimum(X, y, w, 2, 0.001, 0.4, 5), abs=1e-9)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from deadlines import CountedDeadline
+from deadlines import CountedDeadline, until_after
 from oracles import enumerate_best, sse
 
 from optrees.solvers.deadline import Deadline
@@ -314,19 +314,10 @@ def test_an_interval_whose_bound_reaches_the_incumbent_is_closed_unsolved():
     assert cost <= leaf and nested_cost(tree, X, y, w, pen) == pytest.approx(cost)
 
 
-class LimitedCounted(CountedDeadline):
-    """A limited deadline (an hour) whose own checks raise after ``checks``; the stages it
-    shares out (``share``) are plain deadlines of their part of the hour."""
-
-    def __init__(self, checks: int) -> None:
-        super().__init__(checks)
-        self.at = self.start + 3600.0
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_a_limited_search_first_searches_its_start_s_root_subtrees(seed):
+def test_a_limited_search_first_searches_its_start_s_root_subtrees(seed, monkeypatch):
     """Under a time limit the start's root split gets its subtrees searched first (in a
-    share of the time, here ample): stopped at its first own split, the search returns the
+    share of the time, here ample): stopped right after, the search returns the
     definition's least of the best stump and that root with each side's best depth-2 tree,
     enumerated here over every midpoint, which beats the start and the stump here."""
     rng = np.random.default_rng(seed)
@@ -341,7 +332,8 @@ def test_a_limited_search_first_searches_its_start_s_root_subtrees(seed):
               + enumerate_best(X[~left], y[~left], w[~left], 2, pen))
     expected = min(enumerate_best(X, y, w, 1, pen), rooted)
     assert rooted < enumerate_best(X, y, w, 1, pen) - 1e-9  # the root's subtrees matter
-    found = search_tree(data_of(X, y, w, pen), 3, LimitedCounted(0),
+    stop = until_after(monkeypatch, search_module, "_improved_root")
+    found = search_tree(data_of(X, y, w, pen), 3, stop,
                         incumbent=(nested_cost(start, X, y, w, pen), start))
     assert not found.optimal
     assert found.cost == pytest.approx(expected, abs=1e-9)

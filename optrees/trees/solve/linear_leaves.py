@@ -22,9 +22,14 @@ from ..._validation import OptreesInputError
 from ...encoding.bins import quantile_cuts
 from ...models.linear_leaf_tree import LinearLeafTree
 from ...models.result import FitResult
-from ...solvers.deadline import Deadline
+from ...solvers.deadline import Deadline, TimeUp, check_deadline
 from ..problem.objectives.ridge_leaves import RidgeLeaves
-from ..search.regression.linear import MAX_LINEAR_DEPTH, LinearLeafSearch, LinearTree
+from ..search.regression.linear import (
+    MAX_LINEAR_DEPTH,
+    LinearFound,
+    LinearLeafSearch,
+    LinearTree,
+)
 from .regression import StandardTarget
 
 LINEAR_THRESHOLDS = 5
@@ -35,13 +40,16 @@ LINEAR_WHY = (f"trees with linear leaves are solved to depth {MAX_LINEAR_DEPTH} 
               "(issue #43)")
 
 
-def split_features(X: np.ndarray, w: np.ndarray, n_thresholds: int = LINEAR_THRESHOLDS
+def split_features(X: np.ndarray, w: np.ndarray, n_thresholds: int = LINEAR_THRESHOLDS,
+                   deadline: Deadline | None = None
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     """``(B, column, threshold, every)``: the 0/1 matrix of the tests ``X[:, column[k]] >
     threshold[k]`` (every threshold of a column with at most ``n_thresholds + 1`` values,
-    else ``n_thresholds`` at weighted quantiles) and whether no threshold was left out."""
+    else ``n_thresholds`` at weighted quantiles) and whether no threshold was left out;
+    ``deadline`` raises :class:`TimeUp` between columns."""
     columns, cuts, every = [], [], True
     for j in range(X.shape[1]):
+        check_deadline(deadline)
         x = X[:, j]
         n_values = len(np.unique(x))
         every = every and n_values <= n_thresholds + 1
@@ -81,22 +89,29 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     used = [r for r, k in zip(regressors, keep, strict=True) if k]
     center, scale = center[keep], scale[keep]
     objective = RidgeLeaves(len(used), ridge / total, min_leaf)
-    stats = objective.row_stats((X[:, used] - center) / scale, y_std, w_std)
-    B, column, threshold, every = split_features(X, weights)
+    Z = (X[:, used] - center) / scale
+    try:  # on large data even the rows' statistics can outlast the time limit
+        stats = objective.row_stats(Z, y_std, w_std, deadline)
+        B, column, threshold, every = split_features(X, weights, deadline=deadline)
+    except TimeUp:
+        stats, every = None, False
+        B, column, threshold = np.zeros((len(y), 0), bool), np.zeros(0, np.int64), np.zeros(0)
     ones = B.sum(axis=0)  # a test leaving fewer than min_leaf rows a side splits no node
     splits = (ones >= objective.min_leaf) & (len(B) - ones >= objective.min_leaf)
     B, column, threshold = B[:, splits], column[splits], threshold[splits]
-    search = LinearLeafSearch(B, stats, objective, lam)
-    found = search.solve(min(depth, deepest(len(B), objective.min_leaf)), deadline,
-                         max_leaves)
+    if stats is None:  # stopped: one leaf, its sums from X'WX, no bound but 2 lam
+        cost = float(objective.leaf_cost(objective.summed_stats(Z, y_std, w_std))) + lam
+        found = LinearFound(None, cost, False, min(cost, 2 * lam), 0)
+    else:
+        search = LinearLeafSearch(B, stats, objective, lam)
+        found = search.solve(min(depth, deepest(len(B), objective.min_leaf)), deadline,
+                             max_leaves)
     feature_names, negated, numeric = names if names is not None else (None, None, None)
     tree = LinearLeafTree.from_nested(_nested(found.tree, column, threshold), X, y, weights,
                                       feature_names)
     tree.negated_names, tree.numeric = negated, numeric
-    leaf = tree.apply(X)
-    sums = np.zeros((tree.n_nodes, objective.n_stats))
-    np.add.at(sums, leaf, stats)
-    b = objective.leaf_model(sums)  # standardised units; inner nodes unused
+    b = objective.leaf_model(leaf_sums(tree.apply(X), tree.n_nodes, objective, stats,
+                                      (Z, y_std, w_std)))  # standardised units
     tree.set_models(used, center, scale, mean + spread * (b[:, 0] - b[:, 1:] @ (center / scale)),
                     spread * b[:, 1:] / scale)
     leaves = np.flatnonzero(tree.feature < 0)
@@ -113,6 +128,22 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
            "thresholds_per_column": LINEAR_THRESHOLDS, "search_cost": found.cost}
     return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
                      seconds, out)
+
+
+def leaf_sums(leaf: np.ndarray, n_nodes: int, objective: RidgeLeaves,
+              stats: np.ndarray | None, rows: tuple[np.ndarray, np.ndarray, np.ndarray]
+              ) -> np.ndarray:
+    """``(n_nodes, n_stats)``: the summed statistics of the rows reaching each node of
+    ``leaf`` (zeros for inner nodes), from the rows' ``stats``, or without them (None: a
+    stopped fit) from the regressors, target and weights ``rows`` by ``X'WX``."""
+    sums = np.zeros((n_nodes, objective.n_stats))
+    for k in np.unique(leaf):
+        mask = leaf == k
+        if stats is None:
+            sums[k] = objective.summed_stats(*(a[mask] for a in rows))
+        else:  # one leaf: no copy of every row's statistics (the same sum)
+            sums[k] = (stats if mask.all() else stats[mask]).sum(axis=0)
+    return sums
 
 
 def deepest(n: int, min_leaf: int) -> int:

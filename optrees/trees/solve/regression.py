@@ -147,14 +147,16 @@ def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarr
                                             random_state, floors)
         backend = "numba"
     else:
-        lower = lower_bound(X)
+        # the bounds are optional (0 is one): on large data each takes a grouping of the
+        # rows (identical_rows), skipped when the time left cannot pay for it
+        lower, took = (0.0, 0.0) if deadline.expired() else timed(lower_bound, X)
         kernel = compiled_kernel(objective, depth, deadline, small_fit(X, depth))
         compiled = kernel is not None
         data = RegressionData(X, stats, objective.leaf_cost, lam, min_leaf, kernel,
                               None if segments is None
                               else partial(segments, compiled=compiled))
-        floors = None if deadline.expired() else root_floors(segments, X, stats, depth,
-                                                             compiled)  # (bounds only)
+        floors = None if deadline.remaining() <= 2 * took else \
+            root_floors(segments, X, stats, depth, compiled)
         start = cart_incumbent(data, *cart_target, depth, random_state, max_leaves)
         found = search_tree(data, depth, deadline, start, lower, max_leaves=max_leaves,
                             floors=floors)
@@ -162,6 +164,12 @@ def search_additive(objective: AdditiveObjective, X: np.ndarray, stats: np.ndarr
     return Searched(found, start, lower, "binary" if two_valued is not None else "intervals",
                     backend, time.perf_counter() - t0,
                     np.nan if floors is None else float(floors[-1]))
+
+
+def timed(step: Callable[[np.ndarray], float], X: np.ndarray) -> tuple[float, float]:
+    """``step(X)`` and the seconds it took."""
+    t0 = time.perf_counter()
+    return step(X), time.perf_counter() - t0
 
 
 Segments = Callable[..., "np.ndarray | None"]

@@ -15,6 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....solvers.deadline import Deadline, check_deadline
+
+ROW_STATS_CELLS = 2_000_000
+"""Row statistics are built in blocks of at most this many cells (16 MB), the deadline
+checked between blocks."""
+
 PINV_RCOND = 1e-10
 """With ``alpha = 0``, eigenvalues of a leaf's ``X'WX`` below this fraction of its largest
 are taken as 0 (least squares by the pseudo-inverse; the regressors are standardised)."""
@@ -42,13 +48,32 @@ class RidgeLeaves:
         position[self.upper] = np.arange(self.n_tri)
         self.full = 1 + np.maximum(position, position.T)  # (i, j) -> index into S
 
-    def row_stats(self, Z: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """``(n, n_stats)``: per row ``(1, triu(w x x'), w x y, w y^2)`` with ``x = (1, z)``."""
+    def row_stats(self, Z: np.ndarray, y: np.ndarray, w: np.ndarray,
+                  deadline: Deadline | None = None) -> np.ndarray:
+        """``(n, n_stats)``: per row ``(1, triu(w x x'), w x y, w y^2)`` with ``x = (1, z)``;
+        built in blocks of rows, ``deadline`` checked between them (:class:`TimeUp`)."""
+        Z = np.asarray(Z, dtype=np.float64)
+        n, i, j = len(y), *self.upper
+        out = np.empty((n, self.n_stats))
+        step = max(1, ROW_STATS_CELLS // self.n_stats)
+        for lo in range(0, n, step):
+            check_deadline(deadline)
+            hi = min(n, lo + step)
+            X = np.hstack([np.ones((hi - lo, 1)), Z[lo:hi]])
+            wx = w[lo:hi, None] * X
+            block = out[lo:hi]
+            block[:, 0] = 1.0
+            np.multiply(wx[:, i], X[:, j], out=block[:, 1:1 + self.n_tri])
+            np.multiply(wx, y[lo:hi, None], out=block[:, 1 + self.n_tri:-1])
+            block[:, -1] = w[lo:hi] * y[lo:hi] * y[lo:hi]
+        return out
+
+    def summed_stats(self, Z: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """``(n_stats,)``: the statistics of :meth:`row_stats` summed over the rows, from
+        ``X'WX`` directly (a leaf's model when the rows' statistics were not built)."""
         X = np.hstack([np.ones((len(y), 1)), np.asarray(Z, dtype=np.float64)])
-        i, j = self.upper
         wx = w[:, None] * X
-        return np.hstack([np.ones((len(y), 1)), wx[:, i] * X[:, j], wx * y[:, None],
-                          (w * y * y)[:, None]])
+        return np.r_[float(len(y)), (wx.T @ X)[self.upper], wx.T @ y, w @ (y * y)]
 
     def _system(self, S: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``M = X'WX + alpha D``, ``c = X'Wy`` and ``y'Wy`` of summed statistics ``S``."""

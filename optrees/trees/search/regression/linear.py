@@ -17,11 +17,13 @@ cost counts ``lam`` per leaf).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from ....solvers.deadline import Deadline
+from ....solvers.deadline import Deadline, TimeUp
 from ...problem.objectives.ridge_leaves import RidgeLeaves
 
 MAX_LINEAR_DEPTH = 3
@@ -34,6 +36,9 @@ close are ties (they go to the smaller tree, then to the first feature)."""
 PAIR_CELLS = 4_000_000
 """Rows of a pair-sum product are taken in chunks of at most this many ``rows * pairs``
 cells (32 MB of floats)."""
+
+PROJECT_AFTER = 3
+"""Blocks of rows summed before the time the rest will take is projected from them."""
 
 LinearTree = tuple | None
 """A leaf (None) or ``(k, left, right)``: the test ``x_k = 1`` goes right."""
@@ -77,12 +82,13 @@ class LinearLeafSearch:
         out.T[upper] = out[upper]
         return out
 
-    def pair_sums(self, rows: np.ndarray | None = None, columns: np.ndarray | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
+    def pair_sums(self, rows: np.ndarray | None = None, columns: np.ndarray | None = None,
+                  deadline: Deadline | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(P, T)``: ``P[f, g]`` the summed statistics of ``rows`` with ``x_f = x_g = 1``
         over ``columns`` (K x K x d), ``T`` those of all ``rows`` (None: every row, every
         column).  ``P`` is symmetric in ``f, g``: each pair ``f <= g`` is summed once, as
-        one product of the pairs' indicators (rows x pairs) with the statistics."""
+        one product of the pairs' indicators (rows x pairs) with the statistics, in blocks
+        of rows (:func:`row_blocks`: ``deadline`` raises :class:`TimeUp` between them)."""
         B = self.B if rows is None else self.B[rows]
         B = B if columns is None else B[:, columns]
         S = self.stats if rows is None else self.stats[rows]
@@ -90,13 +96,23 @@ class LinearLeafSearch:
         f, g = np.triu_indices(K)
         upper = np.zeros((len(f), S.shape[1]))
         step = max(1, PAIR_CELLS // max(len(f), 1))
-        for lo in range(0, n, step):
+        for lo in row_blocks(n, step, deadline):
             Bc = B[lo:lo + step]
             upper += (Bc[:, f] & Bc[:, g]).T.astype(np.float64) @ S[lo:lo + step]
         P = np.empty((K, K, S.shape[1]))
         P[f, g] = upper
         P[g, f] = upper
         return P, S.sum(axis=0)
+
+    def column_sums(self, deadline: Deadline | None = None) -> np.ndarray:
+        """``(K, d)``: the summed statistics of the rows with ``x_f = 1``, per column ``f``
+        (the diagonal of the pair sums), in blocks of rows as :meth:`pair_sums`."""
+        n, K = self.B.shape
+        out = np.zeros((K, self.stats.shape[1]))
+        step = max(1, PAIR_CELLS // max(K, 1))
+        for lo in row_blocks(n, step, deadline):
+            out += self.B[lo:lo + step].T.astype(np.float64) @ self.stats[lo:lo + step]
+        return out
 
     def best(self, P: np.ndarray, T: np.ndarray, depth: int
              ) -> tuple[np.ndarray, list[LinearTree]]:
@@ -134,10 +150,11 @@ class LinearLeafSearch:
     def solve(self, depth: int, deadline: Deadline | None = None,
               max_leaves: int | None = None) -> LinearFound:
         """The optimal tree of depth <= ``depth`` (1-3) with at most ``max_leaves`` leaves
-        (None: no limit); at depth 3 the deadline is checked between root features, and a
-        stopped search returns its best tree (at least the depth-2 optimum of the budget)
-        with a lower bound (the cheaper of it and ``2 lam``, the least a tree with a split
-        can cost)."""
+        (None: no limit).  The deadline is checked between blocks of rows of the sums and
+        at depth 3 between root features; a stopped search returns its best tree (the
+        single leaf, the depth-1 optimum, found before the pair sums, or at depth 3 the
+        depth-2 optimum of the budget) with a lower bound (the cheaper of it and ``2 lam``,
+        the least a tree with a split can cost)."""
         if not 1 <= depth <= MAX_LINEAR_DEPTH:
             raise ValueError(f"depth must be in [1, {MAX_LINEAR_DEPTH}], got {depth}")
         if max_leaves is not None and max_leaves < 1:
@@ -145,10 +162,18 @@ class LinearLeafSearch:
         budget = 2 ** depth if max_leaves is None else min(int(max_leaves), 2 ** depth)
         depth = min(depth, budget - 1)  # a tree of c leaves is at most c - 1 deep
         S = self.stats
-        if depth <= 1:  # the single columns' sums only
-            P = self.B.T.astype(np.float64) @ S if depth else np.empty((0, S.shape[1]))
-            return self._found(*self.best(P, S.sum(axis=0), depth), budget)
-        P, T = self.pair_sums()
+        T = S.sum(axis=0)
+        found = self._found(*self.best(np.empty((0, S.shape[1])), T, 0), budget)
+        if depth == 0:
+            return found
+        try:
+            if depth == 1 or deadline is not None:  # depth 1, or what a stop returns
+                found = self._found(*self.best(self.column_sums(deadline), T, 1), budget)
+            if depth == 1:
+                return found
+            P, T = self.pair_sums(deadline=deadline)
+        except TimeUp:
+            return self._stopped(found.tree, found.cost)
         found = self._found(*self.best(P, T, 2), budget)
         if depth == 2:
             return found
@@ -157,11 +182,13 @@ class LinearLeafSearch:
         counts = P[np.arange(len(P)), np.arange(len(P)), 0]  # rows with x_f = 1
         for f in range(self.B.shape[1]):
             if deadline is not None and deadline.expired():
-                bound = min(cost, 2 * self.lam)
-                return LinearFound(tree, cost, False, bound, self.evaluations)
+                return self._stopped(tree, cost)
             if min(counts[f], n - counts[f]) < ml:
                 continue  # a side with fewer than min_leaf rows
-            left, right = self._children(f, P, T, counts[f], cost, budget)
+            try:
+                left, right = self._children(f, P, T, counts[f], cost, budget, deadline)
+            except TimeUp:
+                return self._stopped(tree, cost)
             if right is None:
                 continue  # the right child costs at least one leaf's lam
             root, pick = min_plus(left[0], right[0])  # [c]: 2 + c leaves
@@ -171,13 +198,19 @@ class LinearLeafSearch:
                 cost, tree = float(root[c]), (f, left[1][a], right[1][c - a])
         return LinearFound(tree, cost, True, cost, self.evaluations)
 
+    def _stopped(self, tree: LinearTree, cost: float) -> LinearFound:
+        """A stopped search's answer: ``tree`` unproved, bounded by the cheaper of its cost
+        and ``2 lam`` (a leaf costs at least what ``tree`` does, a split two leaves)."""
+        return LinearFound(tree, cost, False, min(cost, 2 * self.lam), self.evaluations)
+
     def _found(self, costs: np.ndarray, trees: list[LinearTree], budget: int) -> LinearFound:
         """The proved optimum among per-count ``costs`` of at most ``budget`` leaves."""
         c = cheapest(costs, budget)
         return LinearFound(trees[c], float(costs[c]), True, float(costs[c]), self.evaluations)
 
     def _children(self, f: int, P: np.ndarray, T: np.ndarray, ones_count: float,
-                  incumbent: float, budget: int) -> tuple[tuple, tuple | None]:
+                  incumbent: float, budget: int, deadline: Deadline | None = None
+                  ) -> tuple[tuple, tuple | None]:
         """Per leaf count (as :meth:`best`), the depth-2 trees of root ``f``'s left
         (``x_f = 0``) and right child, over the columns that split either of them with
         ``min_leaf`` rows a side (the smaller child's pair sums computed, its sibling's the
@@ -191,7 +224,7 @@ class LinearLeafSearch:
         sizes = ((in_zeros, n - ones_count), (in_ones, ones_count))
         columns = np.flatnonzero(np.logical_or.reduce(
             [(c >= ml) & (size - c >= ml) for c, size in sizes]))
-        Ps, Ts = self.pair_sums(small, columns)
+        Ps, Ts = self.pair_sums(small, columns, deadline)
         Po, To = P[np.ix_(columns, columns)] - Ps, T - Ts
         (P1, T1), (P0, T0) = ((Ps, Ts), (Po, To)) if small is ones else \
             ((Po, To), (Ps, Ts))
@@ -201,6 +234,22 @@ class LinearLeafSearch:
             return left, None
         right_costs, right_trees = self.best(P1, T1, 2)
         return left, (right_costs, [_relabel(t, columns) for t in right_trees])
+
+
+def row_blocks(n: int, step: int, deadline: Deadline | None) -> Iterator[int]:
+    """The first rows of blocks of ``step`` rows out of ``n``; before each block
+    ``deadline`` raises :class:`TimeUp` when it passed, or (with a time limit, after
+    :data:`PROJECT_AFTER` blocks) when the rest of the blocks, at the pace so far, would
+    take longer than the time left: that work could not finish, so it is not begun."""
+    start = time.perf_counter()
+    for k, lo in enumerate(range(0, n, step)):
+        if deadline is not None:
+            deadline.check()
+            if k >= PROJECT_AFTER and deadline.limited:
+                pace = (time.perf_counter() - start) / lo
+                if pace * (n - lo) > deadline.remaining():
+                    raise TimeUp
+        yield lo
 
 
 def min_plus(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

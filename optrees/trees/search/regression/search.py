@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ....solvers.deadline import Deadline, TimeUp
+from ....solvers.deadline import Deadline, TimeUp, check_deadline
 from .data import GAIN, RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
 from .depth2_front import depth2_front
@@ -292,15 +292,22 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
         least = max(least, float(priced.min()))
         if cap >= 3:  # a split's trees: two leaves are a stump, never below the start
             floor = max(floor, float(priced[2:].min()))
-    if incumbent is not None and deadline is not None and deadline.expired():
-        # the time is up already (large data: the sorts, bounds and CART took it): the
-        # root's sort and stump alone took 2 s of 200,000 rows, so the start is the answer
-        return RegressionFound(incumbent[1], float(incumbent[0]),
-                               float(min(incumbent[0], least)), False, 0)
-    order = data.root()
-    cost, _, tree = stump(data, order, min_leaf)
-    if budget == 1:
-        cost, tree = search.leaf(order), None
+    try:  # the set-up (the roots' sort, stump and ranks) takes seconds on large data
+        check_deadline(deadline)
+        order = data.root()
+        cost, _, tree = stump(data, order, min_leaf, deadline)
+        if budget == 1:
+            cost, tree = search.leaf(order), None
+        boxes = []
+        for f in range(data.F if depth >= 2 and budget != 1 else 0):
+            check_deadline(deadline)
+            boxes.append(search.intervals(order, f, min_leaf))
+    except TimeUp:  # the start (or one leaf), unsearched; no split was solved
+        cost, tree = incumbent if incumbent is not None else (np.inf, None)
+        leaf = float(data.leaf_cost(data.stats.sum(axis=0))) + data.penalty
+        if leaf < cost - GAIN:
+            cost, tree = leaf, None
+        return RegressionFound(tree, float(cost), float(min(cost, least)), False, 0)
     if incumbent is not None and depth >= 3 and budget is None:
         cost0, tree0, search.evaluations = _improved_root(data, depth, deadline, incumbent,
                                                           dense_limit)
@@ -312,8 +319,6 @@ def search_tree(data: RegressionData, depth: int, deadline: Deadline | None = No
         # CART saw (integer weights and repeated rows give the same tree)
         start = incumbent
         cost, tree = incumbent[0] + TIE_SLACK, incumbent[1]
-    boxes = [search.intervals(order, f, min_leaf) for f in range(data.F)] \
-        if depth >= 2 and budget != 1 else []
     # the root's intervals of every feature, least bound first: a stopped search's bound
     # (the least open one) then rises as the search goes on
     def key(bound: float) -> float:  # rounding noise must not order equal bounds

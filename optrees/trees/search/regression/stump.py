@@ -5,26 +5,37 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....solvers.deadline import Deadline, check_deadline
 from .data import GAIN, RegressionData, Tree, children, first_within
 
+STUMP_CELLS = 1_000_000
+"""With a deadline, a stump's prefix sums are taken for blocks of features of at most this
+many ``features * rows`` (the deadline checked between blocks)."""
 
-def stump(data: RegressionData, order: np.ndarray, min_leaf: int
-          ) -> tuple[float, float, Tree]:
+
+def stump(data: RegressionData, order: np.ndarray, min_leaf: int,
+          deadline: Deadline | None = None) -> tuple[float, float, Tree]:
     """``(cost, free_cost, tree)``: the cheapest tree of depth <= 1 on the subset
     ``order`` with at least ``min_leaf`` rows per leaf, and the cheapest one with no leaf
     size limit (a lower bound used when rows move between children; equal for
-    ``min_leaf == 1``).  Costs include ``data.penalty`` per leaf."""
+    ``min_leaf == 1``).  Costs include ``data.penalty`` per leaf.  ``deadline`` (None:
+    none) raises :class:`TimeUp` between blocks of :data:`STUMP_CELLS`."""
     F, m = order.shape
-    A = data.stats[order]                      # (F, m, k+1), sorted by each feature
-    total = A[0].sum(axis=0)
+    total = data.stats[order[0]].sum(axis=0)
     leaf = float(data.leaf_cost(total)) + data.penalty
     if m < 2:
         return leaf, leaf, None
-    left = np.cumsum(A, axis=1)[:, :-1]        # statistics of the first p + 1 rows
-    cost = data.leaf_cost(left) + data.leaf_cost(total - left) + 2 * data.penalty
-    v = data.values(order)
-    free = v[:, :-1] < v[:, 1:]                # a threshold lies between p and p + 1
-    cost = np.where(free, cost, np.inf)
+    step = F if deadline is None else max(1, STUMP_CELLS // m)
+    blocks = []
+    for lo in range(0, F, step):
+        check_deadline(deadline)
+        part = order[lo:lo + step]
+        left = np.cumsum(data.stats[part], axis=1)[:, :-1]  # stats of the first p + 1 rows
+        cost = data.leaf_cost(left) + data.leaf_cost(total - left) + 2 * data.penalty
+        v = data.X[part, np.arange(lo, lo + len(part))[:, None]]
+        free = v[:, :-1] < v[:, 1:]                # a threshold lies between p and p + 1
+        blocks.append(np.where(free, cost, np.inf))
+    cost = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
     free_cost = min(leaf, float(cost.min()))
     if min_leaf > 1:
         p = np.arange(1, m)
