@@ -242,7 +242,10 @@ def validate_params(estimator: Any, table: Mapping[str, Param] | None = None) ->
 
     A parameter the table does not list is passed through unchanged; a table entry that is
     no constructor parameter but a class attribute (a value fixed by a subclass, e.g.
-    BendOCT's ``penalty``) is read from the class."""
+    BendOCT's ``penalty``) is read from the class.  With the class's own table, its static
+    ``_check_together(values)`` (if any) then checks rules between parameters, so that
+    ``optrees fit`` refuses them before loading any data."""
+    together = getattr(type(estimator), "_check_together", None) if table is None else None
     table = _parameter_table(type(estimator)) if table is None else table
     values = Params(estimator.get_params(deep=False))
     for name, param in table.items():
@@ -250,6 +253,8 @@ def validate_params(estimator: Any, table: Mapping[str, Param] | None = None) ->
             values[name] = getattr(estimator, name)
         if name in values:
             values[name] = check_param(name, values[name], param.rule)
+    if together is not None:  # rules between parameters (the whole table checked first)
+        together(values)
     return values
 
 

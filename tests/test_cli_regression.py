@@ -19,8 +19,8 @@ import pytest
 from sklearn.model_selection import train_test_split
 
 import optrees.datasets as datasets_mod
-from optrees import load_dataset, load_model
-from optrees._validation import MANY_INTEGERS, regression_reason
+from optrees import OptimalTreeRegressor, load_dataset, load_model
+from optrees._validation import MANY_INTEGERS, OptreesInputError, regression_reason
 from optrees.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,3 +284,26 @@ def test_predict_warns_of_an_unseen_category_once(tmp_path, capsys):
                      str(tmp_path / "p.csv")]) == 0
     assert sum("not seen in fit: ['purple']" in str(w.message) for w in said) == 1
     assert "R² on" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options,flag,message", [
+    (["--depth", "4", "--leaf-model", "linear"], "--depth 4",
+     "depth must be <= 3 with leaf_model='linear'"),
+    (["--depth", "6", "--max-leaves", "10"], "--max-leaves 10",
+     "max_leaves needs depth <= 4"),
+])
+def test_options_that_conflict_are_refused_before_the_data_is_read(tmp_path, capsys,
+                                                                   options, flag, message):
+    """A depth the leaf model or leaf budget does not allow: one error naming the option,
+    before the settings line and the fit (the file is never read: it does not exist)."""
+    code = main(["fit", "--csv", str(tmp_path / "missing.csv"), "--target", "price",
+                 "--task", "regression", *options])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    err = captured.err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("optrees: error:"), err
+    assert message in err
+    with pytest.raises(OptreesInputError, match=message.replace("(", r"\(")):
+        OptimalTreeRegressor(**{"depth": int(options[1]), **(
+            {"leaf_model": "linear"} if "linear" in options else {"max_leaves": 10})}
+        ).fit("no table", [1.0, 2.0])  # the parameters first, before X is looked at

@@ -10,9 +10,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from .._params import GeneratedInit, Options, Param, Real, validate_params
 from .._validation import check_regression_target
-from ..trees.solve.linear_leaves import numeric_columns, solve_linear_leaves
+from ..trees.solve.linear_leaves import check_linear_depth, numeric_columns, solve_linear_leaves
 from ..trees.solve.regression import MAX_REGRESSION_DEPTH, solve_regression_tree
-from ..trees.solve.regression_deep import MAX_DEEP_DEPTH, solve_deep_regression
+from ..trees.solve.regression_deep import (
+    MAX_DEEP_DEPTH,
+    check_deep_budget,
+    solve_deep_regression,
+)
 from ._base import logged_fit
 from .threshold_trees import EveryThresholdTree, threshold_tree_parameters
 
@@ -90,6 +94,14 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
 
         return self._fit_table(X, y, sample_weight, check_regression_target,
                                solve_linear_leaves, self._binarized, linear)
+
+    @staticmethod
+    def _check_together(p: Any) -> None:
+        """The depths linear leaves and leaf budgets allow (before any data is read)."""
+        if p.leaf_model == "linear":
+            check_linear_depth(p.depth)
+        else:
+            check_deep_budget(p.depth, p.max_leaves)
 
     def _binarized(self, out: Any, *_: Any) -> None:
         """``thresholds_`` from the solve: "binarized" when it left a threshold out."""

@@ -36,8 +36,7 @@ LINEAR_THRESHOLDS = 5
 """Thresholds per numeric column (at weighted quantiles) a linear-leaf tree splits at, as
 pystreed's default binarization (``n_thresholds=5``)."""
 
-LINEAR_WHY = (f"trees with linear leaves are solved to depth {MAX_LINEAR_DEPTH} "
-              "(issue #43)")
+LINEAR_WHY = f"the linear-leaf search is exact up to depth {MAX_LINEAR_DEPTH}, no deeper"
 
 
 def split_features(X: np.ndarray, w: np.ndarray, n_thresholds: int = LINEAR_THRESHOLDS,
@@ -60,6 +59,13 @@ def split_features(X: np.ndarray, w: np.ndarray, n_thresholds: int = LINEAR_THRE
     return X[:, column] > threshold, column, threshold, every
 
 
+def check_linear_depth(depth: int) -> None:
+    """Refuse a tree with linear leaves deeper than MAX_LINEAR_DEPTH."""
+    if depth > MAX_LINEAR_DEPTH:
+        raise OptreesInputError(f"depth must be <= {MAX_LINEAR_DEPTH} with "
+                                f"leaf_model='linear' ({LINEAR_WHY})")
+
+
 def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                         lam: float, min_leaf: int, deadline: Deadline,
                         names: tuple[list[str], list[str], list[bool]] | None = None,
@@ -69,9 +75,7 @@ def solve_linear_leaves(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, dept
     columns ``regressors`` of ``X`` in each leaf, at least ``min_leaf`` rows a leaf and at
     most ``max_leaves`` leaves (None: no limit), over the splits of
     :func:`split_features`; "optimal" when proved within ``deadline``."""
-    if depth > MAX_LINEAR_DEPTH:
-        raise OptreesInputError(f"depth must be <= {MAX_LINEAR_DEPTH} with "
-                                f"leaf_model='linear' ({LINEAR_WHY})")
+    check_linear_depth(depth)
     if len(y) < 2:
         raise OptreesInputError(f"leaf_model='linear' fits a regression in each leaf: it "
                                 f"needs at least 2 rows of weight > 0, got "

@@ -22,7 +22,14 @@ from ..search.regression.search import RegressionFound
 from ..search.regression.segments import segment_costs
 from ..search.regression.stacked import MAX_STACKED_DEPTH, pieces, search_stacked
 from .linear_leaves import split_features
-from .regression import Searched, StandardTarget, binary_kernels_usable, fit_result, root_floors
+from .regression import (
+    MAX_REGRESSION_DEPTH,
+    Searched,
+    StandardTarget,
+    binary_kernels_usable,
+    fit_result,
+    root_floors,
+)
 
 MAX_DEEP_DEPTH = MAX_STACKED_DEPTH
 """Deepest regression tree (the estimators' limit; they reach the search through here)."""
@@ -67,6 +74,16 @@ def _thresholds(tree: Tree) -> list[tuple[int, float]]:
     return [(int(f), float(threshold))] + _thresholds(left) + _thresholds(right)
 
 
+def check_deep_budget(depth: int, max_leaves: int | None) -> None:
+    """Refuse a leaf budget below ``2^depth`` on a stacked tree (its pieces cannot share
+    one); a budget at or above it is no limit."""
+    if depth > MAX_REGRESSION_DEPTH and max_leaves is not None and max_leaves < 2 ** depth:
+        raise OptreesInputError(f"max_leaves needs depth <= {MAX_REGRESSION_DEPTH} in a "
+                                f"regression tree (got depth={depth}): deeper trees are "
+                                "stacked from optima of depth <= 3, which cannot share a "
+                                "leaf budget")
+
+
 def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, depth: int,
                           lam: float, min_leaf: int, deadline: Deadline,
                           names: tuple[list[str], list[str], list[bool]] | None = None,
@@ -75,10 +92,7 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     """The cheaper of the stacked tree and CART at ``depth`` (``5..MAX_STACKED_DEPTH``)
     on the objective of :func:`~.regression.solve_regression_tree`, with its k-means
     bound: status "heuristic" (every piece finished), else "time_limit"."""
-    if max_leaves is not None and max_leaves < 2 ** depth:
-        raise OptreesInputError(f"max_leaves needs depth <= 4 in a regression tree (got "
-                                f"depth={depth}): deeper trees are stacked from optima "
-                                "of depth <= 3, which cannot share a leaf budget")
+    check_deep_budget(depth, max_leaves)
     t0 = time.perf_counter()
     objective = SquaredError()
     t = StandardTarget.of(y, w)
