@@ -485,6 +485,10 @@ def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int,
                           ) from exc
     if task == "classification":
         check_target(parts[2], len(parts[2]))  # e.g. a single class left in the training part
+    if len(parts[2]) < len(parts[3]):
+        print(f"optrees: warning: --test-size {test_size} leaves {len(parts[2])} of the "
+              f"{len(y)} rows to fit on (fewer than the {len(parts[3])} tested): a test size "
+              "of 0.2-0.3 is usual", file=sys.stderr)
     return parts
 
 

@@ -307,3 +307,16 @@ def test_options_that_conflict_are_refused_before_the_data_is_read(tmp_path, cap
         OptimalTreeRegressor(**{"depth": int(options[1]), **(
             {"leaf_model": "linear"} if "linear" in options else {"max_leaves": 10})}
         ).fit("no table", [1.0, 2.0])  # the parameters first, before X is looked at
+
+
+def test_a_test_part_larger_than_the_training_part_is_said(tmp_path, capsys):
+    """--test-size 0.9 fits on 12 of the 120 rows: one warning line says so."""
+    csv = tmp_path / "shop.csv"
+    _shop_csv(csv)
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--depth", "1",
+                 "--test-size", "0.9", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "--test-size 0.9 leaves 12 of the 120 rows to fit on (fewer than the 108" in err
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--depth", "1",
+                 "--test-size", "0.25", "-q"]) == 0
+    assert "rows to fit on" not in capsys.readouterr().err
