@@ -27,29 +27,30 @@ def _data(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 
 @pytest.mark.parametrize("lams", [(0.0, 0.01), "path"])
 def test_tasks_started_when_the_time_is_spent_are_not_run(lams):
-    """A limit of 1 ms is spent before the depth-3 tasks start (the depth-2 ones run first
-    and each takes longer): every depth-3 point is unscored, every depth-2 point scored on
-    all folds, the choice is a depth-2 point and the warning says how many did not start."""
+    """A limit of 1 ms is spent once the first fold task ends (each takes longer): the
+    first job of the shallowest depth (here a fit at λ 0 per fold: numeric columns, no
+    path) runs on every fold, as a selection needs one point; every other point is
+    unscored, the choice is that point and the warning says how many did not start."""
     X, y = _data()
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     with pytest.warns(TimeLimitWarning, match=r"\d+ were not started"):
         m = BendOCTClassifierCV(depths=(2, 3), lams=lams, cv=cv, time_limit=0.001).fit(X, y)
     r = m.cv_results_
     depth = np.asarray(r["param_depth"])
+    kept = (depth == 2) & (np.asarray(r["param_lam"], dtype=float) == 0.0)
     mean = np.asarray(r["mean_test_score"], dtype=float)
-    assert np.isnan(mean[depth == 3]).all()
-    assert np.isfinite(mean[depth == 2]).all()
-    for i in range(3):  # each scored point's fold score is a test accuracy
-        s = np.asarray(r[f"split{i}_test_score"], dtype=float)[depth == 2]
+    assert kept.sum() == 1 and np.isfinite(mean[kept]).all() and np.isnan(mean[~kept]).all()
+    for i in range(3):  # the scored point's fold scores are test accuracies
+        s = np.asarray(r[f"split{i}_test_score"], dtype=float)[kept]
         assert ((0 <= s) & (s <= 1)).all()
-    assert m.best_params_["depth"] == 2
-    assert r["rank_test_score"][depth == 3].min() > r["rank_test_score"][depth == 2].max()
+    assert m.best_params_ == {"depth": 2, "lam": 0.0}
+    assert r["rank_test_score"][~kept].min() > r["rank_test_score"][kept].max()
     # a task that never ran is counted as not started, not as stopped
-    assert (r["n_unstarted_folds"][depth == 3] == 3).all()
-    assert (r["n_unstarted_folds"][depth == 2] == 0).all()
-    assert not r["n_stopped_folds"][depth == 3].any()
-    assert not any(r[f"split{i}_stopped"][depth == 3].any() for i in range(3))
-    assert (r["n_unproved_folds"][depth == 3] == 3).all()
+    assert (r["n_unstarted_folds"][~kept] == 3).all()
+    assert (r["n_unstarted_folds"][kept] == 0).all()
+    assert not r["n_stopped_folds"][~kept].any()
+    assert not any(r[f"split{i}_stopped"][~kept].any() for i in range(3))
+    assert (r["n_unproved_folds"][~kept] == 3).all()
     assert m.predict(X).shape == (len(X),)
 
 
@@ -121,3 +122,23 @@ def test_a_backend_without_generators_selects_alike():
         other = BendOCTClassifierCV(**fit).fit(X, y)
     assert other.best_params_ == plain.best_params_
     assert np.allclose(other.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+
+
+def test_only_the_first_lam_of_the_shallowest_depth_runs_when_the_time_is_spent():
+    """Stacked depths are fitted one λ at a time, each paying CART and the binarization:
+    with the time spent at once, the selection runs one point on every fold (the
+    shallowest depth's first λ), not every λ of that depth (20 fits took 5.6 s for 5)."""
+    X, _ = _data()
+    target = X["a"].to_numpy() * 3 + X["b"].to_numpy()
+    with pytest.warns(TimeLimitWarning, match="were not started"):
+        m = OptimalTreeRegressorCV(depths=(6, 5), lams=(0.0, 0.01), cv=3,
+                                   time_limit=0.001).fit(X[["a", "b"]], target)
+    r = m.cv_results_
+    depth, lam = np.asarray(r["param_depth"]), np.asarray(r["param_lam"], dtype=float)
+    mean = np.asarray(r["mean_test_score"], dtype=float)
+    ran = (depth == 5) & (lam == 0.0)
+    assert np.isfinite(mean[ran]).all() and np.isnan(mean[~ran]).all()
+    # (the first depth-6 task may start within the 1 ms; none after it)
+    assert r["n_unstarted_folds"][~ran].sum() >= 3 * 3 - 1
+    assert (r["n_unstarted_folds"][ran] == 0).all()
+    assert m.best_params_ == {"depth": 5, "lam": 0.0}

@@ -236,7 +236,8 @@ class _TreeCV(GeneratedInit):
         proportional to ``2^depth``, with one for the refit at the deepest depth; a task
         started behind schedule gets its part of what is left instead (``on_schedule``),
         and one started when it is all spent is not run (``unless_late``), except those of
-        the ``first`` stage's shallowest depth."""
+        the ``first`` stage's first job (its shallowest depth's path or grid, or its
+        first λ)."""
         jobs: list[FoldJob] = []  # per fold: (depth, None) is one path, (depth, lams) a grid
         for d in depths:
             jobs += [(d, None)] if self.path_off_[d] is None else \
@@ -252,9 +253,11 @@ class _TreeCV(GeneratedInit):
         later = units  # units of this task, every later one and the refit (submission order)
         tasks = []
         # depth by depth, so that the tasks a spent time leaves unstarted (unless_late) are
-        # the deepest depth's, not some folds of every depth; the first stage's shallowest
-        # depth always runs: a selection needs one point scored on every fold
-        keep = min(depths) if first else -1
+        # the deepest depth's, not some folds of every depth; the first stage's first job
+        # (its shallowest depth's path, grid, or first λ) always runs: a selection needs one
+        # point scored on every fold, and fixed costs per fit (CART, binarizing) would
+        # overrun a short limit if every λ of that depth ran (20 stacked fits: 5.6 s for 5)
+        keep = next(j for j in jobs if j[0] == min(depths)) if first else None
         for depth, lam in jobs:
             for fold, (train, test) in enumerate(splits):
                 # divided first: a huge time_limit times 2^depth would overflow to inf
@@ -264,7 +267,7 @@ class _TreeCV(GeneratedInit):
                 later -= weight(depth, lam)
                 est = self._base_estimator(p, depth=depth, time_limit=limit,
                                            lam=lam if isinstance(lam, float) else 0.0)
-                late = None if depth == keep else late_records(fold, depth, lam)
+                late = None if (depth, lam) == keep else late_records(fold, depth, lam)
                 if isinstance(lam, tuple):  # one task fits every λ of the depth
                     task = delayed(grid_fold)(est, lam, X, y, sample_weight, train, test,
                                               scorer, fold, schedule, late=late)
