@@ -395,3 +395,99 @@ def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf
                 best = min(best, cost)
     return best
 
+
+
+# ------------------------------------------------------------- stacked regression trees
+def binary_regression_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, min_leaf: int,
+                           leaf_cost: float):
+    """``best(rows, d)``: ``(cost, tree)`` of the least ``SSE + leaf_cost * leaves`` over
+    every tree of depth <= d on those rows (0/1 columns, at least ``min_leaf`` rows a leaf;
+    a tree: None for a leaf, else ``(column, left, right)``, left where the column is 0).
+    Depth 1 takes every column at once from the sides' sums ``(w, w y, w y^2)``."""
+    S = np.stack([w, w * y, w * y * y], axis=1)
+
+    def split_sse(s: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return s[..., 2] - s[..., 1] ** 2 / s[..., 0]
+
+    @cache
+    def best(rows: tuple, d: int):
+        r = np.array(rows, dtype=int)
+        cost, tree = sse(y[r], w[r]) + leaf_cost, None
+        if d == 1:
+            ones = (X[r] == 1)
+            right = ones.T.astype(float) @ S[r]
+            n1 = ones.sum(axis=0)
+            split = split_sse(right) + split_sse(S[r].sum(axis=0) - right) + 2 * leaf_cost
+            split = np.where((n1 >= max(min_leaf, 1)) & (len(r) - n1 >= max(min_leaf, 1)),
+                             split, np.inf)
+            f = int(np.argmin(split)) if len(split) else 0
+            if len(split) and split[f] < cost - 1e-12:
+                cost, tree = float(split[f]), (f, None, None)
+            return cost, tree
+        for f in range(X.shape[1]) if d else []:
+            right = X[r, f] == 1
+            if min(right.sum(), (~right).sum()) < min_leaf:
+                continue
+            a, b = best(tuple(r[~right]), d - 1), best(tuple(r[right]), d - 1)
+            if a[0] + b[0] < cost - 1e-12:
+                cost, tree = a[0] + b[0], (f, a[1], b[1])
+        return cost, tree
+
+    return best
+
+
+def binary_sides(X: np.ndarray, rows: tuple, f: int) -> tuple[tuple, tuple]:
+    """``rows`` split by 0/1 column ``f``: those where it is 0, those where it is 1."""
+    r = np.array(rows, dtype=int)
+    return tuple(r[X[r, f] == 0]), tuple(r[X[r, f] == 1])
+
+
+def stacked_tree(X: np.ndarray, best, rows: tuple, depth: int):
+    """The stacked tree ``(cost, tree)``: the best tree of depth <= 3 (of depth 2 when 4
+    levels are left), each of its leaves at level L replaced by the stacked tree of depth -
+    L on its rows; up to depth 3 the best tree itself (``best``:
+    :func:`binary_regression_best`)."""
+    if depth <= 3:
+        return best(rows, depth)
+    cost, tree = best(rows, 2 if depth == 4 else 3)
+    if tree is None:
+        return cost, None
+
+    def graft(node, rows, level):
+        if node is None:
+            return stacked_tree(X, best, rows, depth - level)
+        f, left, right = node
+        (lc, lt), (rc, rt) = (graft(child, side, level + 1) for child, side in
+                              zip((left, right), binary_sides(X, rows, f), strict=True))
+        return lc + rc, (f, lt, rt)
+
+    return graft(tree, rows, 0)
+
+
+def polished_stacked_cost(X: np.ndarray, y: np.ndarray, w: np.ndarray, leaf_cost: float,
+                          best, rows: tuple, depth: int) -> float:
+    """The stacked tree's cost, each subtree 3 levels above the bottom replaced by the best
+    depth-3 tree on its rows where cheaper (when the last stacked piece is shallower than 3:
+    depths 5, 7 and 8)."""
+    cost, tree = stacked_tree(X, best, rows, depth)
+    if depth == 6:
+        return cost
+
+    def cost_of(node, rows):
+        if node is None:
+            r = np.array(rows, dtype=int)
+            return sse(y[r], w[r]) + leaf_cost
+        return sum(cost_of(child, side) for child, side in
+                   zip(node[1:], binary_sides(X, rows, node[0]), strict=True))
+
+    def polish(node, rows, levels):
+        if levels == 0:
+            return min(cost_of(node, rows), best(rows, 3)[0])
+        if node is None:
+            return cost_of(None, rows)
+        f, left, right = node
+        return sum(polish(child, side, levels - 1) for child, side in
+                   zip((left, right), binary_sides(X, rows, f), strict=True))
+
+    return polish(tree, rows, depth - 3)

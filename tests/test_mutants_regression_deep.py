@@ -8,10 +8,10 @@ leaves``), never from the package's objective."""
 from __future__ import annotations
 
 import time
-from functools import cache
 
 import numpy as np
 import pytest
+from oracles import binary_regression_best, polished_stacked_cost, stacked_tree
 
 from optrees import OptimalTreeRegressor
 
@@ -31,90 +31,6 @@ def _objective(leaf: np.ndarray, y: np.ndarray, w: np.ndarray, lam: float) -> fl
     return sse / _variance_times_weight(y, w) + lam * len(np.unique(leaf))
 
 
-def _polished_oracle(X: np.ndarray, y: np.ndarray, w: np.ndarray, leaf_cost: float):
-    """``polished(depth)``: ``(stacked, polished)`` costs (unnormalised) of the stacked tree
-    of the definition on 0/1 columns (the best tree of depth <= 3, each leaf at level L
-    replaced by the stacked tree of depth - L on its rows; up to depth 3 the best tree) and
-    of it with each subtree ``depth - 3`` levels below the root replaced by the best depth-3
-    tree on its rows where cheaper.  Every tree of a piece is enumerated (depth 1 over all
-    columns at once)."""
-    Xb = X.astype(bool)
-    S = np.stack([w, w * y, w * y * y], axis=1)
-
-    def leaf(r: np.ndarray) -> float:
-        s = S[r].sum(axis=0)
-        return s[2] - s[1] ** 2 / s[0] + leaf_cost
-
-    @cache
-    def best(rows: tuple, d: int):
-        r = np.array(rows, dtype=int)
-        cost, tree = leaf(r), None
-        if d == 0 or len(r) < 2:
-            return cost, tree
-        if d == 1:  # every stump at once: (w, wy, wy^2) of each side of each column
-            one = Xb[r].T.astype(float) @ S[r]
-            zero = S[r].sum(axis=0) - one
-            n1 = Xb[r].sum(axis=0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                split = (one[:, 2] - one[:, 1] ** 2 / one[:, 0]
-                         + zero[:, 2] - zero[:, 1] ** 2 / zero[:, 0] + 2 * leaf_cost)
-            split = np.where((n1 > 0) & (n1 < len(r)), split, np.inf)
-            f = int(np.argmin(split))
-            return (float(split[f]), (f, None, None)) if split[f] < cost - 1e-12 else (cost, None)
-        for f in range(X.shape[1]):
-            right = Xb[r, f]
-            if right.all() or not right.any():
-                continue
-            a, b = best(tuple(r[~right]), d - 1), best(tuple(r[right]), d - 1)
-            if a[0] + b[0] < cost - 1e-12:
-                cost, tree = a[0] + b[0], (f, a[1], b[1])
-        return cost, tree
-
-    def sides(rows: tuple, f: int) -> tuple[tuple, tuple]:
-        r = np.array(rows, dtype=int)
-        return tuple(r[~Xb[r, f]]), tuple(r[Xb[r, f]])
-
-    def stacked(rows: tuple, depth: int):
-        if depth <= 3:
-            return best(rows, depth)
-        cost, tree = best(rows, 3)
-        if tree is None:
-            return cost, None
-
-        def graft(node, rows, level):
-            if node is None:
-                return stacked(rows, depth - level)
-            f, left, right = node
-            (lc, lt), (rc, rt) = (graft(child, side, level + 1) for child, side in
-                                  zip((left, right), sides(rows, f), strict=True))
-            return lc + rc, (f, lt, rt)
-
-        return graft(tree, rows, 0)
-
-    def cost_of(node, rows: tuple) -> float:
-        if node is None:
-            return leaf(np.array(rows, dtype=int))
-        return sum(cost_of(child, side) for child, side in
-                   zip(node[1:], sides(rows, node[0]), strict=True))
-
-    def polished(depth: int) -> tuple[float, float]:
-        rows = tuple(range(len(y)))
-        cost, tree = stacked(rows, depth)
-
-        def polish(node, rows, levels):
-            if levels == 0:
-                return min(cost_of(node, rows), best(rows, 3)[0])
-            if node is None:
-                return cost_of(None, rows)
-            f, left, right = node
-            return sum(polish(child, side, levels - 1) for child, side in
-                       zip((left, right), sides(rows, f), strict=True))
-
-        return cost, polish(tree, rows, depth - 3)
-
-    return polished
-
-
 @pytest.mark.parametrize("seed", [2, 4])
 def test_a_depth_8_tree_is_the_polished_stacked_tree(seed):
     """At depth 8 (pieces 3 + 3 + 2) the stacked tree is polished: on 10 0/1 columns, where
@@ -126,7 +42,9 @@ def test_a_depth_8_tree_is_the_polished_stacked_tree(seed):
     y = X @ rng.normal(size=F) + X[:, 0] * X[:, 1] * 2 + rng.normal(scale=0.5, size=n)
     w = rng.uniform(0.5, 1.5, n)  # real weights and targets: every optimum unique
     var = _variance_times_weight(y, w)
-    stacked, polished = (c / var for c in _polished_oracle(X, y, w, lam * var)(8))
+    best, rows = binary_regression_best(X, y, w, 1, lam * var), tuple(range(n))
+    stacked = stacked_tree(X, best, rows, 8)[0] / var
+    polished = polished_stacked_cost(X, y, w, lam * var, best, rows, 8) / var
     assert polished < stacked - 1e-4  # the polish matters on this instance
     model = OptimalTreeRegressor(depth=8, lam=lam, time_limit=60).fit(X, y, sample_weight=w)
     assert model.stats_["search_start"] == "stacked subtrees (depth 3 + 3 + 2), returned"

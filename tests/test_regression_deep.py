@@ -6,12 +6,11 @@ status."""
 from __future__ import annotations
 
 import warnings
-from functools import cache
 
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import sse
+from oracles import binary_regression_best, polished_stacked_cost, stacked_tree
 from sklearn.tree import DecisionTreeRegressor
 
 from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV, TimeLimitWarning
@@ -24,72 +23,6 @@ def _instance(seed: int, n: int = 60, F: int = 7):
     y = X @ rng.normal(size=F) + X[:, 0] * X[:, 1] * 2 + rng.normal(scale=0.5, size=n)
     w = rng.uniform(0.5, 1.5, n)  # real weights and targets: every optimum unique
     return X, y, w
-
-
-def _oracle(X, y, w, min_leaf: int, leaf_cost: float):
-    """``best(rows, d)``: ``(cost, tree)`` of the least ``SSE + leaf_cost * leaves`` over
-    every tree of depth <= d on those rows (0/1 columns, at least ``min_leaf`` rows a leaf;
-    a tree: None for a leaf, else ``(column, left, right)``, left where the column is 0)."""
-    @cache
-    def best(rows: tuple, d: int):
-        r = np.array(rows, dtype=int)
-        cost, tree = sse(y[r], w[r]) + leaf_cost, None
-        for f in range(X.shape[1]) if d else []:
-            right = X[r, f] == 1
-            if min(right.sum(), (~right).sum()) < min_leaf:
-                continue
-            a, b = best(tuple(r[~right]), d - 1), best(tuple(r[right]), d - 1)
-            if a[0] + b[0] < cost - 1e-12:
-                cost, tree = a[0] + b[0], (f, a[1], b[1])
-        return cost, tree
-
-    return best
-
-
-def _sides(X, rows: tuple, f: int) -> tuple[tuple, tuple]:
-    r = np.array(rows, dtype=int)
-    return tuple(r[X[r, f] == 0]), tuple(r[X[r, f] == 1])
-
-
-def _stacked(X, best, rows: tuple, depth: int):
-    """The stacked tree ``(cost, tree)``: the best tree of depth <= 3 (of depth 2 when 4
-    levels are left), each of its leaves at level L replaced by the stacked tree of depth -
-    L on its rows; up to depth 3 the best tree itself."""
-    if depth <= 3:
-        return best(rows, depth)
-    cost, tree = best(rows, 2 if depth == 4 else 3)
-    if tree is None:
-        return cost, None
-
-    def graft(node, rows, level):
-        if node is None:
-            return _stacked(X, best, rows, depth - level)
-        f, left, right = node
-        (lc, lt), (rc, rt) = (graft(child, side, level + 1) for child, side in
-                              zip((left, right), _sides(X, rows, f), strict=True))
-        return lc + rc, (f, lt, rt)
-
-    return graft(tree, rows, 0)
-
-
-def _polished(X, best, cost_of, rows: tuple, depth: int) -> float:
-    """The stacked tree's cost, each subtree 3 levels above the bottom replaced by the best
-    depth-3 tree on its rows where cheaper (when the last stacked piece is shallower than 3:
-    depths 5, 7 and 8)."""
-    cost, tree = _stacked(X, best, rows, depth)
-    if depth == 6:
-        return cost
-
-    def polish(node, rows, levels):
-        if levels == 0:
-            return min(cost_of(node, rows), best(rows, 3)[0])
-        if node is None:
-            return cost_of(None, rows)
-        f, left, right = node
-        return sum(polish(child, side, levels - 1) for child, side in
-                   zip((left, right), _sides(X, rows, f), strict=True))
-
-    return polish(tree, rows, depth - 3)
 
 
 def _normalised(X, y, w, lam):
@@ -117,16 +50,9 @@ def test_a_deep_tree_is_the_stacked_tree_of_the_definition(seed, depth, lam, min
     model = OptimalTreeRegressor(depth=depth, lam=lam, min_samples_leaf=min_leaf,
                                  time_limit=60, random_state=0).fit(X, y, sample_weight=w)
     var, leaf_cost = _normalised(X, y, w, lam)
-    best = _oracle(X, y, w, min_leaf, leaf_cost)
-
-    def cost_of(node, rows):
-        if node is None:
-            r = np.array(rows, dtype=int)
-            return sse(y[r], w[r]) + leaf_cost
-        return sum(cost_of(child, side) for child, side in
-                   zip(node[1:], _sides(X, rows, node[0]), strict=True))
-
-    stacked = _polished(X, best, cost_of, tuple(range(len(y))), depth) / var
+    best = binary_regression_best(X, y, w, min_leaf, leaf_cost)
+    stacked = polished_stacked_cost(X, y, w, leaf_cost, best, tuple(range(len(y))),
+                                    depth) / var
     cart = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=min_leaf,
                                  random_state=0).fit(X, y, sample_weight=w)
     assert model.status_ == "heuristic"
@@ -326,10 +252,10 @@ def test_a_window_search_that_finds_less_keeps_the_subtree(monkeypatch):
     lam = 0.002
     model = OptimalTreeRegressor(depth=5, lam=lam, time_limit=60).fit(X, y, w)
     var, leaf_cost = _normalised(X, y, w, lam)
-    best = _oracle(X, y, w, 1, leaf_cost)
+    best = binary_regression_best(X, y, w, 1, leaf_cost)
     assert model.stats_["search_start"].endswith("returned")
     assert model.objective_ == pytest.approx(
-        _stacked(X, best, tuple(range(len(y))), 5)[0] / var, abs=1e-9)
+        stacked_tree(X, best, tuple(range(len(y))), 5)[0] / var, abs=1e-9)
 
 
 @pytest.mark.parametrize("max_leaves,refused", [(6, True), (31, True), (32, False),
