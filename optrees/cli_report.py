@@ -162,18 +162,20 @@ def accuracy_line(name: str, est: Any, X: pd.DataFrame, y: Any, w: Any = None) -
     from sklearn.base import is_regressor
 
     y = np.asarray(y)  # (as a Series, scikit-learn's scores import its dataframe layer)
+    defined = True
     if is_regressor(est):
         target = np.asarray(y, dtype=float)
         residual = target - est.predict(X)  # one prediction: one warning of unseen values
         spread = float(np.sum((target - target.mean()) ** 2))
         # R² divides by the spread of y: none here (scikit-learn would print 1 or 0)
-        r2 = "undefined (y is constant)" if spread == 0 else \
-            f"{1.0 - float(np.sum(residual ** 2)) / spread:.4f}"
+        defined = spread > 0
+        r2 = f"{1.0 - float(np.sum(residual ** 2)) / spread:.4f}" if defined else \
+            "undefined (y is constant)"
         line = (f"{name + ' R²':<16}: {r2}  (n={len(y)}, RMSE "
                 f"{np.sqrt(np.mean(residual ** 2)):.4g}")
     else:
         line = f"{name + ' accuracy':<16}: {est.score(X, y):.4f}  (n={len(y)}"
-    if w is not None and "undefined" not in line:
+    if w is not None and defined:
         line += f"; weighted {est.score(X, y, sample_weight=w):.4f}"
     return line + ")"
 
