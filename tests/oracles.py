@@ -372,6 +372,17 @@ def sse(y: np.ndarray, w: np.ndarray) -> float:
     return float(np.sum(w * (y - mean) ** 2))
 
 
+def leaf_sizes(tree, X: np.ndarray, rows: np.ndarray | None = None) -> list[int]:
+    """Rows per leaf of a nested regression tree ``(feature, threshold, left, right)``,
+    ``None`` a leaf (as the searches return it)."""
+    rows = np.arange(len(X)) if rows is None else rows
+    if tree is None:
+        return [len(rows)]
+    f, t, left, right = tree
+    go = X[rows, f] <= t
+    return leaf_sizes(left, X, rows[go]) + leaf_sizes(right, X, rows[~go])
+
+
 def enumerate_best(X: np.ndarray, y: np.ndarray, w: np.ndarray, depth: int, leaf_cost: float,
                    min_leaf: int = 1, leaves: int | None = None) -> float:
     """Least ``SSE + leaf_cost * leaves`` over every regression tree of depth <= ``depth``

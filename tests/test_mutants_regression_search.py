@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from deadlines import CountedDeadline, until_after
-from oracles import enumerate_best, sse
+from oracles import enumerate_best, leaf_sizes, sse
 
 from optrees.solvers.deadline import Deadline
 from optrees.trees.search.regression import RegressionData, kernels, search_tree
@@ -249,7 +249,8 @@ def test_compiled_depth2_subproblems_are_fronts_shared_by_every_penalty(monkeypa
     monkeypatch.setattr(depth2_front_module, "_compute", spy)
     memo: dict = {}
     for pen, fronts in ((0.1, True), (0.6, False)):
-        data = RegressionData(X, stats(y, w), leaf_cost, pen, 1, kernels, None, memo)
+        data = RegressionData(X, stats(y, w), leaf_cost, pen, 1, kernels, None, memo,
+                              fronts=True)
         found = search_tree(data, 3)
         assert found.optimal
         assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, pen), abs=1e-9)
@@ -339,3 +340,58 @@ def test_a_limited_search_first_searches_its_start_s_root_subtrees(seed, monkeyp
     assert found.cost == pytest.approx(expected, abs=1e-9)
     assert nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
     assert found.bound <= enumerate_best(X, y, w, 3, pen) + 1e-9
+
+
+# ------------------------------------------------- the pruned compiled depth-2 search
+@pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+@pytest.mark.parametrize("seed", range(8))
+def test_the_pruned_depth2_kernel_is_the_enumerated_optimum_and_its_free_one(seed):
+    """A single fit's depth-2 subproblem (``depth2_bounded``): the least ``SSE + pen *
+    leaves`` with ``min_leaf`` rows per leaf, its tree costing that and keeping the limit,
+    and the free cost, the optimum without the limit (the bound for supersets).  Repeated
+    values and integer weights make ties.  Kills the interval bounds swapped or taken from
+    the wrong neighbour, the start (leaf or stump) dropped, and the free cost taken from
+    the limited children."""
+    kernels.jit()  # the machine code users run
+    rng = np.random.default_rng(40 + seed)
+    n, F = int(rng.integers(8, 15)), int(rng.integers(1, 4))
+    X = rng.integers(0, 5, size=(n, F)).astype(float)
+    y = X[:, 0] * rng.normal() + rng.normal(size=n) * np.where(rng.random(n) < 0.2, 4, 1)
+    y *= (1.0, 0.01)[seed % 2]  # small costs: the free optimum just below the limited one
+    w = rng.integers(1, 4, n).astype(float)
+    for pen in (0.0, 0.4 * np.var(y), 50 * np.var(y) * n):  # the last: one leaf is best
+        for min_leaf in (1, 2, 3):
+            data = data_of(X, y, w, pen, min_leaf, kernels)
+            cost, free, tree = kernels.depth2_bounded(data, data.root(), min_leaf)
+            assert cost == pytest.approx(enumerate_best(X, y, w, 2, pen, min_leaf), abs=1e-9)
+            assert free == pytest.approx(enumerate_best(X, y, w, 2, pen, 1), abs=1e-9)
+            assert nested_cost(tree, X, y, w, pen) == pytest.approx(cost, abs=1e-9)
+            assert min(leaf_sizes(tree, X)) >= min_leaf
+
+
+@pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+def test_the_pruned_depth2_kernel_skips_most_root_positions(monkeypatch):
+    """On 80 rows with one clear structure the interval bounds close most root positions:
+    the children are costed at fewer than a third of the ``F (m - 1)`` root splits, and
+    the answer is the enumerated optimum.  Kills the pruning test dropped (``continue`` never
+    reached) and the bounds not passed on to the halves (``penalty`` kept)."""
+    rng = np.random.default_rng(9)
+    n, F = 80, 3
+    X = rng.normal(size=(n, F))
+    y = np.where(X[:, 0] > 0.3, 3.0, 0.0) + np.where(X[:, 1] > -0.2, 1.0, 0.0) \
+        + rng.normal(size=n) * 0.05
+    w = np.ones(n)
+    kernels.jit()
+    calls = []
+    real = kernels._sides
+
+    def counted(*args):
+        calls.append(args[5])
+        return real(*args)
+
+    monkeypatch.setattr(kernels, "_sides", counted)
+    data = data_of(X, y, w, kernel=kernels)
+    cost = kernels._depth2_bounded.py_func(data.X, data.stats, data.root(), data._rank, 1,
+                                           0.0, 1e-12)[0]
+    assert cost == pytest.approx(enumerate_best(X, y, w, 2, 0.0), abs=1e-9)
+    assert 0 < len(calls) < F * (n - 1) / 3

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from deadlines import CountedDeadline
 from estimator_matrix import _SPARSE_WEIGHTS
-from oracles import enumerate_best, sse
+from oracles import enumerate_best, leaf_sizes, sse
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -120,8 +120,10 @@ def test_a_categorical_column_is_split_one_hot():
     assert "<= 0.5" not in text        # a category reads as a test, not as a threshold
 
 
-SOLVERS = {"intervals": (0, None), "dense": (10**9, None), "compiled": (0, "squared_error"),
-           "specialised": (0, "squared_error_copy")}
+SOLVERS = {"intervals": (0, None, False), "dense": (10**9, None, False),
+           "compiled": (0, "squared_error", False), "fronts": (0, "squared_error", True),
+           "specialised": (0, "squared_error_copy", False),
+           "specialised-fronts": (0, "squared_error_copy", True)}
 
 
 class _SquaredErrorCopy(SquaredError):
@@ -145,8 +147,9 @@ def _kernel(name: str | None):
 @pytest.mark.parametrize("seed", range(6))
 def test_every_depth2_solver_matches_the_enumeration(seed, solver):
     """Depth-2 subproblems by the interval search, the vectorized kernel or the compiled
-    one: the same optimum."""
-    dense_limit, kernel = SOLVERS[solver]
+    ones (the pruned search, or the front of every leaf count a λ-path shares): the same
+    optimum."""
+    dense_limit, kernel, fronts = SOLVERS[solver]
     if kernel is not None and not kernels.available():
         pytest.skip("numba is not installed")
     df, y, w = instance(20 + seed, n=13, levels=5)
@@ -154,22 +157,12 @@ def test_every_depth2_solver_matches_the_enumeration(seed, solver):
     objective = SquaredError()
     for depth, pen, min_leaf in ((2, 0.0, 1), (2, 0.3, 2), (3, 0.0, 1), (3, 0.05, 2)):
         data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, pen, min_leaf,
-                              _kernel(kernel))
+                              _kernel(kernel), fronts=fronts)
         found = search_tree(data, depth, dense_limit=dense_limit)
         assert found.optimal
         assert found.cost == pytest.approx(enumerate_best(X, y, w, depth, pen, min_leaf),
                                            abs=1e-9)
         assert _nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
-
-
-def _leaf_rows(tree, X, rows=None) -> list[int]:
-    """Rows per leaf of a nested tree (as the search returns it)."""
-    rows = np.arange(len(X)) if rows is None else rows
-    if tree is None:
-        return [len(rows)]
-    f, t, left, right = tree
-    go = X[rows, f] <= t
-    return _leaf_rows(left, X, rows[go]) + _leaf_rows(right, X, rows[~go])
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -192,7 +185,7 @@ def test_the_depth2_front_is_the_enumerated_best_of_each_leaf_count(seed, min_le
         assert front.free[k - 1] == pytest.approx(enumerate_best(X, y, w, 2, 0.0, 1, k),
                                                   abs=1e-9)
         tree = front.trees[k - 1]
-        rows = _leaf_rows(tree, X)
+        rows = leaf_sizes(tree, X)
         assert len(rows) <= k and min(rows) >= min_leaf
         assert _nested_cost(tree, X, y, w, 0.0) == pytest.approx(best, abs=1e-9)
     for pen, budget in ((0.0, None), (0.4, None), (0.1, 2), (0.0, 3)):
@@ -414,11 +407,11 @@ def test_min_leaf_bounds_use_the_unconstrained_optima(seed, solver):
     min_leaf = int(rng.integers(2, 4))
     w = np.ones(n)
     objective = SquaredError()
-    dense_limit, kernel = SOLVERS[solver]
+    dense_limit, kernel, fronts = SOLVERS[solver]
     if kernel is not None and not kernels.available():
         pytest.skip("numba is not installed")
     data = RegressionData(X, objective.row_stats(y, w), objective.leaf_cost, 0.0, min_leaf,
-                          _kernel(kernel))
+                          _kernel(kernel), fronts=fronts)
     found = search_tree(data, 3, dense_limit=dense_limit)
     assert found.cost == pytest.approx(enumerate_best(X, y, w, 3, 0.0, min_leaf), abs=1e-9)
 

@@ -325,7 +325,7 @@ class _Front:
         return RegressionData(self.X, self.stats, self.objective.leaf_cost, lam,
                               self.min_leaf, self.kernel,
                               partial(segment_costs, compiled=self.kernel is not None),
-                              self.memo)
+                              self.memo, fronts=True)
 
     def search(self, lam: float, max_leaves: int | None = None, cart: bool = False
                ) -> RegressionFound:

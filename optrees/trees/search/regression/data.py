@@ -38,7 +38,9 @@ class RegressionData:
     any partition, a bound the search prunes with, or None; squared error:
     :func:`.segments.segment_costs`), ``memo`` (row subset -> its depth-2 front,
     :mod:`.depth2_front`: the same dict may serve several searches over the same ``X`` and
-    ``stats``, e.g. every ``penalty`` of a λ-path)."""
+    ``stats``, e.g. every ``penalty`` of a λ-path), ``fronts`` (whether compiled depth-2
+    subproblems keep their front of every leaf count for such searches; False: one
+    ``penalty``, each solved by the pruned kernel, :func:`.kernels.depth2_bounded`)."""
 
     X: np.ndarray
     stats: np.ndarray
@@ -48,6 +50,7 @@ class RegressionData:
     kernel: object | None = None
     segments: Callable[[np.ndarray, int], np.ndarray | None] | None = None
     memo: dict | None = None
+    fronts: bool = False
 
     def __post_init__(self) -> None:
         self.X = np.ascontiguousarray(self.X, dtype=np.float64)

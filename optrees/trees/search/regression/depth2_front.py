@@ -1,6 +1,6 @@
 """Depth 2 over every threshold as a front: the least cost (without penalties) of a tree of
 depth <= 2 with at most 1, 2, 3 and 4 leaves on a row subset, with ``min_leaf`` and
-without, from one compiled scan per root feature (:func:`.kernels._root_fronts`).
+without, from one compiled interval search per root feature (:func:`.kernels._front_block`).
 
 For ``k`` leaves the penalty ``lam * k`` is the same for every tree, so each leaf count's
 best tree does not depend on ``lam``: a penalty's optimum, ``min_k front[k] + lam k``, and a
