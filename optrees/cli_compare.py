@@ -62,7 +62,7 @@ def table_text(table: Any) -> str:
         seconds = "" if r.fit_seconds != r.fit_seconds else f"{r.fit_seconds:.1f}"
         gap = "" if r.gap != r.gap else f"{r.gap:.2%}"
         status = r.note if r.status in ("skipped", "failed") else \
-            f"{r.status}; {r.note}" if r.note and r.method != "cart" else r.status
+            f"{r.status}; {r.note}" if r.note else r.status
         lines.append([r.method, score, size, seconds, f"{r.time_limit:.1f}", gap, r.params,
                       status])
     header = ["method", f"test {metric} ± SE", "size", "fit s", "share s", "gap", "chosen",
@@ -103,8 +103,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
           + (f" ({reserve:.1f}s of it kept for the report)" if reserve else "")
           + f", fits took {table.attrs['seconds']:.1f}s\n")
     print(table_text(table))
-    notes = [f"{r.method}: {r.note}" for r in table.itertuples() if r.method == "cart"]
-    print("\n" + "\n".join(notes))
     if args.out is not None:
         from .comparison_report import report_html
         from .io import write_atomic

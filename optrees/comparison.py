@@ -55,7 +55,8 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
     column generations that spend their limit) gets as its time limit what is left of the
     rest divided by the rows still to run; so the time a fast fit does not use goes to the
     later ones (the ``*CV`` estimators spend their share on all their folds and the refit;
-    CART's search has no time limit: its share is planned, not enforced).  A method whose
+    CART's search tries its grid shallowest depth first and starts no point that would end
+    past its share, status "time_limit" when it left some out).  A method whose
     share would be less than ``MIN_SHARE`` of the first one (earlier fits ran over) is not
     fitted (status "skipped", the reason in ``note``); a fit that fails is kept as status
     "failed".
@@ -251,7 +252,7 @@ def _estimator(method: Method | None, task: str, X: pd.DataFrame, y: pd.Series,
     if method is None:
         from .comparison_cart import cart_search
 
-        return cart_search(task, X, y, cv, seed)
+        return cart_search(task, X, y, cv, seed, time_limit=share)
     cv_class = cv_estimator(method.class_name)
     est = cv_class(cv=cv) if cv_class is not None else method.load()()
     names = est.get_params()
@@ -277,7 +278,7 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
         return _skipped(name, share, f"failed: {type(exc).__name__}: {exc}")
     score, se = test_score(task, np.asarray(y_test), np.asarray(pred))
     fitted = final_model(est)
-    status = getattr(fitted, "status_", "optimal")
+    status = getattr(fitted, "status_", "optimal") if method is not None else _cart_status(est)
     gap = float(getattr(fitted, "gap_", math.nan))
     size, unit = model_size(fitted)
     return {"method": name, "test_score": score, "test_se": se, "size": size,
@@ -286,7 +287,7 @@ def _run(name: str, method: Method | None, task: str, parts: tuple[Any, ...], sh
             "gap": gap if math.isfinite(gap) else math.nan,
             "params": _params_text(est, fitted), "status": "ok" if status == "optimal"
             else str(status), "note": gap_scope(fitted, gap) if method is not None
-            else NO_LIMIT, "model": est,
+            else _cart_note(est), "model": est,
             "warnings": [str(w.message) for w in said
                          if issubclass(w.category, UnseenCategoryWarning)]}
 
@@ -349,7 +350,21 @@ def model_size(model: Any) -> tuple[float, str]:
     return math.nan, ""
 
 
-NO_LIMIT = "GridSearchCV has no time limit: the share is planned, not enforced"
+def _cart_status(est: Any) -> str:
+    """"optimal" (shown "ok") when CART's search tried its whole grid, else "time_limit"."""
+    search = _search(est)
+    return "optimal" if search.n_points_run_ == search.n_points_ else "time_limit"
+
+
+def _cart_note(est: Any) -> str:
+    """How much of CART's grid its share paid for, when not all of it."""
+    search = _search(est)
+    if search.n_points_run_ == search.n_points_:
+        return ""
+    return (f"grid stopped at its time limit: {search.n_points_run_} of {search.n_points_} "
+            "points tried (shallowest max_depth first)")
+
+
 PARAM_NAMES = ("depth", "max_depth", "lam", "ccp_alpha")
 
 
