@@ -395,3 +395,33 @@ def test_the_pruned_depth2_kernel_skips_most_root_positions(monkeypatch):
                                            0.0, 1e-12)[0]
     assert cost == pytest.approx(enumerate_best(X, y, w, 2, 0.0), abs=1e-9)
     assert 0 < len(calls) < F * (n - 1) / 3
+
+
+@pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+def test_a_single_fit_solves_each_depth2_subset_once_per_penalty(monkeypatch):
+    """At depth 4 the same depth-2 subset is met along several paths: the pruned kernel runs
+    once per subset and leaf size, the rest read ``data.memo``; a memo shared with another
+    penalty answers for that penalty (the key holds it).  Both at the enumerated optimum.
+    Kills the memo dropped and the penalty left out of its key."""
+    kernels.jit()
+    rng = np.random.default_rng(6)
+    n = 10
+    X = rng.integers(0, 3, size=(n, 2)).astype(float)
+    y = X[:, 0] * 2 - X[:, 1] + rng.normal(size=n) * 0.5
+    w = np.ones(n)
+    keys = []
+    real = depth2_front_module.depth2_bounded
+
+    def spy(data, order, min_leaf):
+        keys.append((order[0].tobytes(), min_leaf, data.penalty))
+        return real(data, order, min_leaf)
+
+    monkeypatch.setattr(depth2_front_module, "depth2_bounded", spy)
+    memo: dict = {}
+    for pen in (0.05, 0.8):
+        data = RegressionData(X, stats(y, w), leaf_cost, pen, 1, kernels, None, memo)
+        found = search_tree(data, 4)
+        assert found.cost == pytest.approx(enumerate_best(X, y, w, 4, pen), abs=1e-9)
+        assert nested_cost(found.tree, X, y, w, pen) == pytest.approx(found.cost, abs=1e-9)
+    assert keys and len(keys) == len(set(keys))
+    assert {k[2] for k in keys} == {0.05, 0.8}

@@ -18,6 +18,7 @@ import numpy as np
 
 from ....solvers.deadline import Deadline, check_deadline
 from .data import GAIN, RegressionData, Tree, children
+from .kernels import depth2_bounded
 
 BLOCK_WORK = 20_000_000
 """Inner steps (``F m^2`` per root feature) of one compiled call: the deadline is checked
@@ -58,7 +59,7 @@ def depth2_front(data: RegressionData, order: np.ndarray, min_leaf: int,
     """The front of the subset ``order`` (compiled kernels ``data.kernel``), from
     ``data.memo`` when computed before.  ``deadline`` is checked before each root feature
     (on 500 rows and 12 features a front takes about 0.4 s)."""
-    key = (hashlib.blake2b(order[0].tobytes(), digest_size=16).digest(), min_leaf)
+    key = (subset_key(order), min_leaf)
     memo = data.memo
     if key in memo:
         return memo[key]
@@ -66,6 +67,27 @@ def depth2_front(data: RegressionData, order: np.ndarray, min_leaf: int,
     if len(memo) < MEMO_ENTRIES:
         memo[key] = front
     return front
+
+
+def subset_key(order: np.ndarray) -> bytes:
+    """A 128-bit hash of the subset's rows (its order by the first feature): the memo's
+    key."""
+    return hashlib.blake2b(order[0].tobytes(), digest_size=16).digest()
+
+
+def depth2_single(data: RegressionData, order: np.ndarray, min_leaf: int
+                  ) -> tuple[float, float, Tree]:
+    """:func:`~.kernels.depth2_bounded` (one penalty's optimum), kept in ``data.memo``
+    under the penalty too: at depth 4 the same depth-2 subset is met along several paths
+    (split on ``f`` then ``g``, or ``g`` then ``f``)."""
+    key = (subset_key(order), min_leaf, data.penalty)
+    memo = data.memo
+    if key in memo:
+        return memo[key]
+    found = depth2_bounded(data, order, min_leaf)
+    if len(memo) < MEMO_ENTRIES:
+        memo[key] = found
+    return found
 
 
 def _compute(data: RegressionData, order: np.ndarray, min_leaf: int,
