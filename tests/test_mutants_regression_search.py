@@ -372,9 +372,10 @@ def test_the_pruned_depth2_kernel_is_the_enumerated_optimum_and_its_free_one(see
 @pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
 def test_the_pruned_depth2_kernel_skips_most_root_positions(monkeypatch):
     """On 80 rows with one clear structure the interval bounds close most root positions:
-    the children are costed at fewer than a third of the ``F (m - 1)`` root splits, and
-    the answer is the enumerated optimum.  Kills the pruning test dropped (``continue`` never
-    reached) and the bounds not passed on to the halves (``penalty`` kept)."""
+    the children are costed at fewer than a tenth of the ``F (m - 1)`` root splits (18 of
+    237 from the greedy start, 27 without it), and the answer is the enumerated optimum.
+    Kills the pruning test dropped (``continue`` never reached), the bounds not passed on
+    to the halves (``penalty`` kept) and the greedy start left out."""
     rng = np.random.default_rng(9)
     n, F = 80, 3
     X = rng.normal(size=(n, F))
@@ -394,7 +395,7 @@ def test_the_pruned_depth2_kernel_skips_most_root_positions(monkeypatch):
     cost = kernels._depth2_bounded.py_func(data.X, data.stats, data.root(), data._rank, 1,
                                            0.0, 1e-12)[0]
     assert cost == pytest.approx(enumerate_best(X, y, w, 2, 0.0), abs=1e-9)
-    assert 0 < len(calls) < F * (n - 1) / 3
+    assert 0 < len(calls) < F * (n - 1) / 10
 
 
 @pytest.mark.skipif(not kernels.available(), reason="numba is not installed")

@@ -36,11 +36,11 @@ class RegressionData:
     :func:`.kernels.for_objective`; None: numpy only), ``segments`` (summed statistics of
     rows, most leaves ``k`` -> ``(k,)`` least cost of the rows in at most 1..k leaves over
     any partition, a bound the search prunes with, or None; squared error:
-    :func:`.segments.segment_costs`), ``memo`` (row subset -> its depth-2 front,
-    :mod:`.depth2_front`: the same dict may serve several searches over the same ``X`` and
-    ``stats``, e.g. every ``penalty`` of a λ-path), ``fronts`` (whether compiled depth-2
-    subproblems keep their front of every leaf count for such searches; False: one
-    ``penalty``, each solved by the pruned kernel, :func:`.kernels.depth2_bounded`)."""
+    :func:`.segments.segment_costs`), ``memo`` (row subset -> its compiled depth-2
+    answer, :mod:`.depth2_front`: the same dict may serve several searches over the same
+    ``X`` and ``stats``, e.g. every ``penalty`` of a λ-path), ``fronts`` (whether those
+    answers are fronts of every leaf count, for such searches; False: one ``penalty``'s
+    optimum, :func:`.depth2_front.depth2_single`)."""
 
     X: np.ndarray
     stats: np.ndarray

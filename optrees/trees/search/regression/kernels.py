@@ -174,8 +174,9 @@ def _depth2_bounded(X: np.ndarray, S: np.ndarray, order: np.ndarray, scratch: np
     ``penalty`` per leaf: the root split of feature ``f`` after sorted position ``p`` with
     the best leaf or stump on each side, or (``f`` -1) the best leaf or stump (``g``,
     ``q``; -1: a leaf); ``free_cost``: the optimum without ``min_leaf``.  One penalty, so
-    one incumbent: the intervals of :func:`_front_block` close sooner (the optimum without
-    the limit is never above the one with it, so the same test serves both).
+    one incumbent, first the greedy tree's (the best stump, then the best stump on each
+    side): the intervals of :func:`_front_block` close sooner (the optimum without the
+    limit is never above the one with it, so the same test serves both).
     ``scratch``: ``(n,)`` integers."""
     F, m = order.shape
     cost, free, g0, q0 = _stump(X, S, order, min_leaf, penalty, gain)
@@ -185,6 +186,13 @@ def _depth2_bounded(X: np.ndarray, S: np.ndarray, order: np.ndarray, scratch: np
     positions = np.empty(m, dtype=np.int64)
     stack = np.empty((m + 1, 4))  # i, j, the left and right children's least costs
     sides = np.empty(6)
+    if g0 >= 0:
+        _rank_by(X, S, order, g0, scratch, ranks, prefix, positions)
+        _sides(X, S, order, ranks, prefix, q0, min_leaf, sides)
+        greedy = _with_stump(sides[0], sides[1], penalty, gain) \
+            + _with_stump(sides[3], sides[4], penalty, gain)
+        if greedy < cost - gain:
+            cost, best_f, best_p = greedy, g0, q0
     for f in range(F if m > 1 else 0):
         n_pos = _rank_by(X, S, order, f, scratch, ranks, prefix, positions)
         top = 0
