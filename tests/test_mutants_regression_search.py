@@ -227,6 +227,29 @@ def test_the_dense_kernel_takes_root_positions_in_blocks_of_block_numbers(monkey
     assert nested_cost(tree, X, y, w, 0.05) == pytest.approx(cost, abs=1e-9)
 
 
+@pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
+@pytest.mark.parametrize("per_call", [1, 2, 3])
+def test_a_single_fits_depth2_checks_the_deadline_once_per_block_of_features(per_call,
+                                                                          monkeypatch):
+    """The pruned single-penalty kernel takes ``BLOCK_WORK // (F m^2)`` root features a
+    call, the deadline checked before each: ``ceil(F / per_call)`` checks, and the blocks
+    together give the enumerated optimum (the start, made in the first block, carried
+    through the rest).  Kills ``BLOCK_WORK // (F m m)`` -> ``BLOCK_WORK - (F m m)``, the
+    blocks' ends swapped and the start remade in every block."""
+    rng = np.random.default_rng(13)
+    n, F = 12, 5
+    X = rng.integers(0, 4, size=(n, F)).astype(float)
+    y = 3 * X[:, 0] + X[:, 1] + rng.normal(size=n) * 0.3  # the root on the first block's
+    w = rng.integers(1, 3, n).astype(float)
+    monkeypatch.setattr(kernels, "BLOCK_WORK", per_call * F * n * n)
+    deadline = CountedDeadline(100)
+    data = data_of(X, y, w, 0.1, 1, kernels)
+    cost, _, tree = kernels.depth2_bounded(data, data.root(), 1, deadline)
+    assert 100 - deadline.left == -(-F // per_call)
+    assert cost == pytest.approx(enumerate_best(X, y, w, 2, 0.1), abs=1e-9)
+    assert nested_cost(tree, X, y, w, 0.1) == pytest.approx(cost, abs=1e-9)
+
+
 # ------------------------------------------------------------- the fronts' memo (λ-path)
 @pytest.mark.skipif(not kernels.available(), reason="numba is not installed")
 def test_compiled_depth2_subproblems_are_fronts_shared_by_every_penalty(monkeypatch):
@@ -392,9 +415,10 @@ def test_the_pruned_depth2_kernel_skips_most_root_positions(monkeypatch):
 
     monkeypatch.setattr(kernels, "_sides", counted)
     data = data_of(X, y, w, kernel=kernels)
-    cost = kernels._depth2_bounded.py_func(data.X, data.stats, data.root(), data._rank, 1,
-                                           0.0, 1e-12)[0]
-    assert cost == pytest.approx(enumerate_best(X, y, w, 2, 0.0), abs=1e-9)
+    best = np.empty(6)
+    kernels._depth2_bounded.py_func(data.X, data.stats, data.root(), data._rank, 1, 0.0,
+                                    1e-12, 0, F, best)
+    assert best[0] == pytest.approx(enumerate_best(X, y, w, 2, 0.0), abs=1e-9)
     assert 0 < len(calls) < F * (n - 1) / 10
 
 
@@ -413,9 +437,9 @@ def test_a_single_fit_solves_each_depth2_subset_once_per_penalty(monkeypatch):
     keys = []
     real = depth2_front_module.depth2_bounded
 
-    def spy(data, order, min_leaf):
+    def spy(data, order, min_leaf, deadline):
         keys.append((order[0].tobytes(), min_leaf, data.penalty))
-        return real(data, order, min_leaf)
+        return real(data, order, min_leaf, deadline)
 
     monkeypatch.setattr(depth2_front_module, "depth2_bounded", spy)
     memo: dict = {}

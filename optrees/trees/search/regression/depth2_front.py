@@ -75,8 +75,8 @@ def subset_key(order: np.ndarray) -> bytes:
     return hashlib.blake2b(order[0].tobytes(), digest_size=16).digest()
 
 
-def depth2_single(data: RegressionData, order: np.ndarray, min_leaf: int
-                  ) -> tuple[float, float, Tree]:
+def depth2_single(data: RegressionData, order: np.ndarray, min_leaf: int,
+                  deadline: Deadline | None = None) -> tuple[float, float, Tree]:
     """:func:`~.kernels.depth2_bounded` (one penalty's optimum), kept in ``data.memo``
     under the penalty too: at depth 4 the same depth-2 subset is met along several paths
     (split on ``f`` then ``g``, or ``g`` then ``f``)."""
@@ -84,7 +84,7 @@ def depth2_single(data: RegressionData, order: np.ndarray, min_leaf: int
     memo = data.memo
     if key in memo:
         return memo[key]
-    found = depth2_bounded(data, order, min_leaf)
+    found = depth2_bounded(data, order, min_leaf, deadline)
     if len(memo) < MEMO_ENTRIES:
         memo[key] = found
     return found

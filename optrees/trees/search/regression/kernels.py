@@ -22,6 +22,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from ....compiled import numba_installed
+from ....solvers.deadline import Deadline, check_deadline
 from .data import GAIN, RegressionData, Tree, children
 from .specialise import AdditiveObjective, specialise
 
@@ -168,50 +169,51 @@ def _front_block(X: np.ndarray, S: np.ndarray, order: np.ndarray, scratch: np.nd
 
 
 def _depth2_bounded(X: np.ndarray, S: np.ndarray, order: np.ndarray, scratch: np.ndarray,
-                    min_leaf: int, penalty: float, gain: float
-                    ) -> tuple[float, float, int, int, int, int]:
-    """``(cost, free_cost, f, p, g, q)`` of the best tree of depth <= 2 on the subset with
-    ``penalty`` per leaf: the root split of feature ``f`` after sorted position ``p`` with
-    the best leaf or stump on each side, or (``f`` -1) the best leaf or stump (``g``,
-    ``q``; -1: a leaf); ``free_cost``: the optimum without ``min_leaf``.  One penalty, so
-    one incumbent, first the greedy tree's (the best stump, then the best stump on each
-    side): the intervals of :func:`_front_block` close sooner (the optimum without the
-    limit is never above the one with it, so the same test serves both).
-    ``scratch``: ``(n,)`` integers."""
+                    min_leaf: int, penalty: float, gain: float, f0: int, f1: int,
+                    best: np.ndarray) -> None:
+    """Root features ``f0 .. f1 - 1`` of the best tree of depth <= 2 on the subset with
+    ``penalty`` per leaf, folded into ``best``: ``[cost, free_cost, f, p, g, q]``, the root
+    split of feature ``f`` after sorted position ``p`` with the best leaf or stump on each
+    side, or (``f`` -1) the best leaf or stump (``g``, ``q``; -1: a leaf); ``free_cost``:
+    the optimum without ``min_leaf``.  ``f0`` 0 starts ``best`` from the greedy tree (the
+    best stump, then the best stump on each side).  One penalty, so one incumbent: the
+    intervals of :func:`_front_block` close sooner (the optimum without the limit is never
+    above the one with it, so the same test serves both).  ``scratch``: ``(n,)`` integers."""
     F, m = order.shape
-    cost, free, g0, q0 = _stump(X, S, order, min_leaf, penalty, gain)
-    best_f = best_p = -1
     ranks = np.empty((F, m), dtype=np.int64)
     prefix = np.empty((m, 3))
     positions = np.empty(m, dtype=np.int64)
     stack = np.empty((m + 1, 4))  # i, j, the left and right children's least costs
     sides = np.empty(6)
-    if g0 >= 0:
-        _rank_by(X, S, order, g0, scratch, ranks, prefix, positions)
-        _sides(X, S, order, ranks, prefix, q0, min_leaf, sides)
-        greedy = _with_stump(sides[0], sides[1], penalty, gain) \
-            + _with_stump(sides[3], sides[4], penalty, gain)
-        if greedy < cost - gain:
-            cost, best_f, best_p = greedy, g0, q0
-    for f in range(F if m > 1 else 0):
+    if f0 == 0:
+        cost, free, g0, q0 = _stump(X, S, order, min_leaf, penalty, gain)
+        best[0], best[1], best[2], best[3], best[4], best[5] = cost, free, -1, -1, g0, q0
+        if g0 >= 0:
+            _rank_by(X, S, order, g0, scratch, ranks, prefix, positions)
+            _sides(X, S, order, ranks, prefix, q0, min_leaf, sides)
+            greedy = _with_stump(sides[0], sides[1], penalty, gain) \
+                + _with_stump(sides[3], sides[4], penalty, gain)
+            if greedy < cost - gain:
+                best[0], best[2], best[3] = greedy, g0, q0
+    for f in range(f0, f1 if m > 1 else f0):
         n_pos = _rank_by(X, S, order, f, scratch, ranks, prefix, positions)
         top = 0
         stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, n_pos - 1, penalty, penalty
         while top >= 0 and n_pos > 0:
             i, j, bl, br = int(stack[top, 0]), int(stack[top, 1]), stack[top, 2], stack[top, 3]
             top -= 1
-            if bl + br >= cost - gain:
+            if bl + br >= best[0] - gain:
                 continue
             k = (i + j) // 2
             p = positions[k]
             _sides(X, S, order, ranks, prefix, p, min_leaf, sides)
             left = _with_stump(sides[0], sides[1], penalty, gain)
             right = _with_stump(sides[3], sides[4], penalty, gain)
-            if p + 1 >= min_leaf and m - p - 1 >= min_leaf and left + right < cost - gain:
-                cost, best_f, best_p = left + right, f, p
+            if p + 1 >= min_leaf and m - p - 1 >= min_leaf and left + right < best[0] - gain:
+                best[0], best[2], best[3] = left + right, f, p
             free_left = min(sides[0], sides[2] + penalty) + penalty
             free_right = min(sides[3], sides[5] + penalty) + penalty
-            free = min(free, free_left + free_right)
+            best[1] = min(best[1], free_left + free_right)
             if k + 1 <= j:  # the left child gains rows there: its free cost bounds it
                 top += 1
                 stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = \
@@ -220,7 +222,6 @@ def _depth2_bounded(X: np.ndarray, S: np.ndarray, order: np.ndarray, scratch: np
                 top += 1
                 stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = \
                     i, k - 1, bl, free_right
-    return cost, min(free, cost), best_f, best_p, g0, q0
 
 
 def _with_stump(leaf: float, stump: float, penalty: float, gain: float) -> float:
@@ -343,21 +344,38 @@ def compile_kernel(kernel: ModuleType | SimpleNamespace | None = None) -> None:
     kernel._front_block(X, S, order, np.zeros(3, dtype=np.int64), 0, 1, 1, GAIN,
                         np.full(9, np.inf))
     kernel._stump(X, S, order, 1, 0.0, GAIN)
-    kernel._depth2_bounded(X, S, order, np.zeros(3, dtype=np.int64), 1, 0.0, GAIN)
+    kernel._depth2_bounded(X, S, order, np.zeros(3, dtype=np.int64), 1, 0.0, GAIN, 0, 1,
+                           np.empty(6))
 
 
-def depth2_bounded(data: RegressionData, order: np.ndarray, min_leaf: int
-                   ) -> tuple[float, float, Tree]:
+BLOCK_WORK = 20_000_000
+"""Inner steps (``F m^2`` per root feature, at most) of one call of :func:`_depth2_bounded`:
+the deadline is checked between calls."""
+
+FEATURE_WORK_LIMIT = 500_000_000
+"""Most inner steps (``F m^2``) of one root feature, which no deadline check interrupts:
+larger subsets go to the interval search, which checks it at every split."""
+
+
+def depth2_bounded(data: RegressionData, order: np.ndarray, min_leaf: int,
+                   deadline: Deadline | None = None) -> tuple[float, float, Tree]:
     """``(cost, free_cost, tree)`` of the best tree of depth <= 2 on the subset with
     ``data.penalty`` per leaf (as :meth:`~.search.RegressionSearch.solve`), by the pruned
-    compiled search of one penalty: a single fit's, where :mod:`.depth2_front` keeps every
-    leaf count for the searches that share it."""
-    cost, free, f, p, g, q = data.kernel._depth2_bounded(data.X, data.stats, order, data._rank,
-                                                         min_leaf, data.penalty, GAIN)
+    compiled search of one penalty, ``deadline`` checked between blocks of root features
+    (:data:`BLOCK_WORK`): a single fit's, where :mod:`.depth2_front` keeps every leaf
+    count for the searches that share it."""
+    F, m = order.shape
+    best = np.empty(6)
+    step = max(1, BLOCK_WORK // (F * m * m))
+    for f0 in range(0, F, step):
+        check_deadline(deadline)
+        data.kernel._depth2_bounded(data.X, data.stats, order, data._rank, min_leaf,
+                                    data.penalty, GAIN, f0, min(F, f0 + step), best)
+    cost, free, f, p, g, q = float(best[0]), float(best[1]), *(int(v) for v in best[2:])
     if f >= 0:
         left, right = children(order, data.ranks(order, f), p)
         tree = (f, data.threshold(order, f, p), stump_compiled(data, left, min_leaf)[2],
                 stump_compiled(data, right, min_leaf)[2])
     else:
         tree = None if g < 0 else (g, data.threshold(order, g, q), None, None)
-    return cost, free, tree
+    return cost, min(free, cost), tree

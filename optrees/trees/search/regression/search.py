@@ -27,7 +27,7 @@ from ....solvers.deadline import Deadline, TimeUp, check_deadline
 from .data import GAIN, RegressionData, Tree, children
 from .dense import DENSE_LIMIT, depth2
 from .depth2_front import depth2_front, depth2_single
-from .kernels import KERNEL_LIMIT, stump_compiled
+from .kernels import FEATURE_WORK_LIMIT, KERNEL_LIMIT, stump_compiled
 from .stump import stump
 
 ABOVE = ("above",)
@@ -105,9 +105,10 @@ class RegressionSearch:
         if depth == 2:
             # exact whatever ub: its free cost bounds the neighbouring splits better than
             # a k-means floor would (closing such children by the floor cost evaluations)
+            if self.data.kernel is not None and budget is None and not self.data.fronts \
+                    and F * m * m <= FEATURE_WORK_LIMIT:
+                return depth2_single(self.data, order, min_leaf, self.deadline)
             if self.data.kernel is not None and (m * F) ** 2 <= KERNEL_LIMIT:
-                if budget is None and not self.data.fronts:
-                    return depth2_single(self.data, order, min_leaf)
                 front = depth2_front(self.data, order, min_leaf, self.deadline)
                 return front.at(self.data.penalty, budget)  # exact, every budget
             if budget is None and m * m * F <= self.dense_limit:
