@@ -193,7 +193,7 @@ def test_a_depth2_front_checks_the_deadline_once_per_block_of_features(per_call,
     X = rng.integers(0, 4, size=(n, F)).astype(float)
     y = rng.normal(size=n)
     w = np.ones(n)
-    monkeypatch.setattr(depth2_front_module, "BLOCK_WORK", per_call * F * n * n)
+    monkeypatch.setattr(kernels, "BLOCK_WORK", per_call * F * n * n)
     deadline = CountedDeadline(100)
     data = data_of(X, y, w, kernel=kernels)
     front = depth2_front_module.depth2_front(data, data.root(), 1, deadline)

@@ -23,7 +23,6 @@ from optrees import OptimalTreeRegressor, OptreesInputError, TimeLimitWarning
 from optrees.solvers.deadline import TimeUp
 from optrees.trees.problem.objectives.squared_error import SquaredError
 from optrees.trees.search.regression import RegressionData, kernels, search_tree
-from optrees.trees.search.regression import depth2_front as depth2_front_module
 from optrees.trees.search.regression.depth2_front import depth2_front
 
 
@@ -277,7 +276,7 @@ def test_a_compiled_depth2_subproblem_checks_the_deadline_between_root_features(
     limit ran to 3.1 s of work under load when it did not); here one feature per block."""
     if not kernels.available():
         pytest.skip("numba is not installed")
-    monkeypatch.setattr(depth2_front_module, "BLOCK_WORK", 1)
+    monkeypatch.setattr(kernels, "BLOCK_WORK", 1)
     df, y, w = instance(3, n=30, F=4)
     X = df.to_numpy()
     objective = SquaredError()

@@ -12,17 +12,17 @@ between children; the fronts are kept per row subset in ``data.memo``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
-from ....solvers.deadline import Deadline, check_deadline
+from ....solvers.deadline import Deadline
 from .data import GAIN, RegressionData, Tree, children
-from .kernels import depth2_bounded
+from .kernels import depth2_bounded, feature_blocks
 
-BLOCK_WORK = 20_000_000
-"""Inner steps (``F m^2`` per root feature) of one compiled call: the deadline is checked
-between calls (a front of 500 rows and 12 features takes about 0.4 s)."""
+T = TypeVar("T")
 
 MEMO_ENTRIES = 200_000
 """Most fronts kept per ``data.memo`` (each a few hundred bytes with its trees); past it
@@ -57,16 +57,10 @@ class Depth2Front:
 def depth2_front(data: RegressionData, order: np.ndarray, min_leaf: int,
                  deadline: Deadline | None = None) -> Depth2Front:
     """The front of the subset ``order`` (compiled kernels ``data.kernel``), from
-    ``data.memo`` when computed before.  ``deadline`` is checked before each root feature
-    (on 500 rows and 12 features a front takes about 0.4 s)."""
-    key = (subset_key(order), min_leaf)
-    memo = data.memo
-    if key in memo:
-        return memo[key]
-    front = _compute(data, order, min_leaf, deadline)
-    if len(memo) < MEMO_ENTRIES:
-        memo[key] = front
-    return front
+    ``data.memo`` when computed before.  ``deadline`` is checked between blocks of root
+    features (:func:`~.kernels.feature_blocks`)."""
+    return _memoised(data.memo, (subset_key(order), min_leaf),
+                     lambda: _compute(data, order, min_leaf, deadline))
 
 
 def subset_key(order: np.ndarray) -> bytes:
@@ -80,29 +74,31 @@ def depth2_single(data: RegressionData, order: np.ndarray, min_leaf: int,
     """:func:`~.kernels.depth2_bounded` (one penalty's optimum), kept in ``data.memo``
     under the penalty too: at depth 4 the same depth-2 subset is met along several paths
     (split on ``f`` then ``g``, or ``g`` then ``f``)."""
-    key = (subset_key(order), min_leaf, data.penalty)
-    memo = data.memo
+    return _memoised(data.memo, (subset_key(order), min_leaf, data.penalty),
+                     lambda: depth2_bounded(data, order, min_leaf, deadline))
+
+
+def _memoised(memo: dict, key: tuple, compute: Callable[[], T]) -> T:
+    """``memo[key]``, computed and kept (while the memo holds fewer than
+    :data:`MEMO_ENTRIES`) when missing."""
     if key in memo:
         return memo[key]
-    found = depth2_bounded(data, order, min_leaf, deadline)
+    value = compute()
     if len(memo) < MEMO_ENTRIES:
-        memo[key] = found
-    return found
+        memo[key] = value
+    return value
 
 
 def _compute(data: RegressionData, order: np.ndarray, min_leaf: int,
              deadline: Deadline | None) -> Depth2Front:
     kernel = data.kernel
-    F, m = order.shape
     leaf = float(data.leaf_cost(data.stats[order[0]].sum(axis=0)))
     two, two_free, g, q = kernel._stump(data.X, data.stats, order, min_leaf, 0.0, GAIN)
     stump = None if g < 0 else (g, data.threshold(order, g, q), None, None)
     # [3 leaves: cost, f, p, left splits; 4 leaves: cost, f, p; free 3, free 4]
     best = np.array([np.inf, -1, -1, 0, np.inf, -1, -1, np.inf, np.inf])
-    step = max(1, BLOCK_WORK // (F * m * m))  # root features per compiled call
-    for f0 in range(0, F, step):
-        check_deadline(deadline)
-        kernel._front_block(data.X, data.stats, order, data._rank, f0, min(F, f0 + step),
+    for f0, f1 in feature_blocks(order, deadline):
+        kernel._front_block(data.X, data.stats, order, data._rank, f0, f1,
                             min_leaf, GAIN, best)
     limited, trees = [leaf, two], [None, stump]
     for cost, where, both in ((best[0], best[1:4], False), (best[4], best[5:7], True)):

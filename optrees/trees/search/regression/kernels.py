@@ -17,6 +17,7 @@ here, and another objective's in the copies :func:`for_objective` makes
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from types import ModuleType, SimpleNamespace
 
 import numpy as np
@@ -349,12 +350,25 @@ def compile_kernel(kernel: ModuleType | SimpleNamespace | None = None) -> None:
 
 
 BLOCK_WORK = 20_000_000
-"""Inner steps (``F m^2`` per root feature, at most) of one call of :func:`_depth2_bounded`:
-the deadline is checked between calls."""
+"""Inner steps (``F m^2`` per root feature, at most) of one compiled depth-2 call
+(:func:`_depth2_bounded`, :func:`_front_block`): the deadline is checked between calls (an
+unpruned front of 500 rows and 12 features took about 0.4 s)."""
 
 FEATURE_WORK_LIMIT = 500_000_000
 """Most inner steps (``F m^2``) of one root feature, which no deadline check interrupts:
 larger subsets go to the interval search, which checks it at every split."""
+
+
+def feature_blocks(order: np.ndarray, deadline: Deadline | None
+                   ) -> Iterator[tuple[int, int]]:
+    """The root features ``f0 .. f1 - 1`` of each compiled depth-2 call on the subset
+    ``order``, at most :data:`BLOCK_WORK` inner steps each; ``deadline`` checked before
+    each."""
+    F, m = order.shape
+    step = max(1, BLOCK_WORK // (F * m * m))
+    for f0 in range(0, F, step):
+        check_deadline(deadline)
+        yield f0, min(F, f0 + step)
 
 
 def depth2_bounded(data: RegressionData, order: np.ndarray, min_leaf: int,
@@ -364,13 +378,10 @@ def depth2_bounded(data: RegressionData, order: np.ndarray, min_leaf: int,
     compiled search of one penalty, ``deadline`` checked between blocks of root features
     (:data:`BLOCK_WORK`): a single fit's, where :mod:`.depth2_front` keeps every leaf
     count for the searches that share it."""
-    F, m = order.shape
     best = np.empty(6)
-    step = max(1, BLOCK_WORK // (F * m * m))
-    for f0 in range(0, F, step):
-        check_deadline(deadline)
+    for f0, f1 in feature_blocks(order, deadline):
         data.kernel._depth2_bounded(data.X, data.stats, order, data._rank, min_leaf,
-                                    data.penalty, GAIN, f0, min(F, f0 + step), best)
+                                    data.penalty, GAIN, f0, f1, best)
     cost, free, f, p, g, q = float(best[0]), float(best[1]), *(int(v) for v in best[2:])
     if f >= 0:
         left, right = children(order, data.ranks(order, f), p)
