@@ -18,7 +18,6 @@ def cmd_predict(args: argparse.Namespace) -> int:
     predictions go to stdout."""
     import pandas as pd
 
-    from .estimators._base import UnseenCategoryWarning
     from .io import load_model, write_atomic
 
     data.check_out(args.out)
@@ -44,13 +43,33 @@ def cmd_predict(args: argparse.Namespace) -> int:
     else:
         out.to_csv(sys.stdout, index=False)
     if target in df.columns:
-        metric = "accuracy" if model.classes_ is not None else "R²"
-        with warnings.catch_warnings():  # predict warned of unseen categories already
-            warnings.simplefilter("ignore", UnseenCategoryWarning)
-            score = model.score(X, df[target])
-        line = f"{metric} on {args.csv}: {score:.4f} (n={len(df)}, target column {target!r})"
-        print(line, file=sys.stdout if args.out else sys.stderr)
+        print(_score_line(model, X, df[target], args.csv, target),
+              file=sys.stdout if args.out else sys.stderr)
     return 0
+
+
+def _score_line(model: object, X: object, y: object, csv: str, target: str) -> str:
+    """The line of the model's accuracy (R²) on the rows whose ``target`` cell holds a
+    value (a number for a regression tree); the others are counted, not scored."""
+    import pandas as pd
+
+    from .estimators._base import UnseenCategoryWarning
+
+    regression = model.classes_ is None
+    values = pd.to_numeric(y, errors="coerce") if regression else y
+    known = values.notna().to_numpy()
+    metric = "R²" if regression else "accuracy"
+    skipped = int((~known).sum())
+    note = f"; {skipped} row(s) without a {'numeric ' if regression else ''}target " \
+        "skipped" if skipped else ""
+    if known.sum() < (2 if regression else 1):
+        return f"{metric} on {csv}: not computed (no rows with a target in column " \
+            f"{target!r}{note})"
+    with warnings.catch_warnings():  # predict warned of unseen categories already
+        warnings.simplefilter("ignore", UnseenCategoryWarning)
+        score = model.score(X[known], values[known])
+    return f"{metric} on {csv}: {score:.4f} (n={int(known.sum())}, target column " \
+        f"{target!r}{note})"
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

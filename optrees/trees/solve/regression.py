@@ -189,16 +189,23 @@ def root_floors(segments: Segments | None, X: np.ndarray, stats: np.ndarray, dep
     return segments(sums, 2 ** depth, compiled=compiled and len(sums) > NUMPY_LIMIT)
 
 
+PROVED_GAP = 1e-9
+"""A stopped search's tree is proved when its bound is within this (relative to the
+objective, at least absolute) of the tree's objective."""
+
+
 def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float,
                stats: dict | None = None) -> FitResult:
     """The :class:`FitResult` of a search of :func:`search_additive` whose tree, rebuilt
     from the training rows, has objective ``value``: its bound (``value`` when proved), the
     progress line of ``task``, and the statistics (``stats`` added)."""
     found = searched.found
-    bound = value if found.optimal else min(found.bound, value)
+    # a stopped search whose bound met its tree proved it all the same (e.g. a perfect fit)
+    proved = found.optimal or found.bound >= value - PROVED_GAP * max(1.0, abs(value))
+    bound = value if proved else min(found.bound, value)
     progress(task, searched.seconds, incumbent=value, bound=bound,
              gap=abs(value - bound) / max(abs(value), 1e-9), nodes=found.evaluations,
-             proved=found.optimal)
+             proved=proved)
     out = {"bb_nodes": 0, "search_seconds": searched.seconds,
            "search_nodes": found.evaluations, "search_optimal": found.optimal,
            "thresholds": "all", "search": searched.path, "search_backend": searched.backend,
@@ -206,7 +213,7 @@ def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float
            "equivalent_points_bound": searched.lower, "kmeans_bound": searched.kmeans,
            "kmeans_pruned": found.pruned}
     out.update(stats or {})
-    return FitResult(tree, "optimal" if found.optimal else "time_limit", value, bound,
+    return FitResult(tree, "optimal" if proved else "time_limit", value, bound,
                      searched.seconds, out)
 
 

@@ -37,9 +37,6 @@ MAX_DEEP_DEPTH = MAX_STACKED_DEPTH
 DEEP_THRESHOLDS = 15
 """Weighted quantile thresholds per numeric column of a deep tree (CART's are added)."""
 
-PROVED = 1e-9
-"""A tree within this of the bound is optimal (costs are about 1)."""
-
 FLOOR_LEAVES = 64
 """Leaf counts up to which the bound takes the k-means floor; more leaves are bounded by
 the equivalent-points floor plus their penalties (the k-means layers cost O(k) each)."""
@@ -134,9 +131,10 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
                      {"thresholds": "all" if every else "binarized", "search_start": label,
                       "split_features": split_count,
                       "thresholds_per_column": DEEP_THRESHOLDS})
-    # the bound is valid for every tree of the depth: where it meets the tree, it proves it
-    out.status = "optimal" if value - out.bound <= PROVED else \
-        "time_limit" if stopped else "heuristic"
+    # the bound is valid for every tree of the depth: where it meets the tree, fit_result
+    # named it proved
+    if out.status != "optimal":
+        out.status = "time_limit" if stopped else "heuristic"
     return out
 
 
