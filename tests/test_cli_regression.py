@@ -245,6 +245,35 @@ def test_predict_and_plot_a_saved_regression_tree(tmp_path, capsys):
     assert "value = " in svg and "n=" in svg
 
 
+def test_predict_scores_only_the_rows_with_a_target_value(tmp_path, capsys):
+    """A target column with an empty cell and a '?' (no --na): every row is predicted, the
+    R² is of the other rows (written from its definition here) and says how many were
+    left out; a column with no number at all gives no R², and no traceback either way."""
+    csv, model = tmp_path / "shop.csv", tmp_path / "m.json"
+    df = _shop_csv(csv)
+    assert main(["fit", "--csv", str(csv), "--target", "price", "--test-size", "0",
+                 "--out", str(model), "-q"]) == 0
+    holes = df.astype({"price": object})
+    holes.loc[[3, 7], "price"] = ["", "?"]
+    holed = tmp_path / "holes.csv"
+    holes.to_csv(holed, index=False)
+    preds = tmp_path / "p.csv"
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), "--csv", str(holed), "--out",
+                 str(preds)]) == 0
+    out = capsys.readouterr().out
+    pred = pd.read_csv(preds)["prediction"].to_numpy()
+    assert len(pred) == 120
+    keep = np.setdiff1d(np.arange(120), [3, 7])
+    r2 = float(re.search(r"R² on .*: (\S+) \(n=118, target column 'price'; 2 row", out)[1])
+    assert r2 == pytest.approx(_r2(df["price"].to_numpy(float)[keep], pred[keep]), abs=5e-5)
+    words = df.assign(price="cheap")
+    words.to_csv(holed, index=False)
+    assert main(["predict", "--model", str(model), "--csv", str(holed), "--out",
+                 str(preds)]) == 0
+    assert "R² on" in (out := capsys.readouterr().out) and "not computed" in out
+
+
 def test_the_module_runs_a_regression_fit_in_a_fresh_interpreter(tmp_path):
     """``python -m optrees.cli`` (what the ``optrees`` script runs): exit 0, the message on
     stdout, nothing on stderr."""
