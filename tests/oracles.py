@@ -477,13 +477,13 @@ def stacked_tree(X: np.ndarray, best, rows: tuple, depth: int):
 
 
 def polished_stacked_cost(X: np.ndarray, y: np.ndarray, w: np.ndarray, leaf_cost: float,
-                          best, rows: tuple, depth: int) -> float:
-    """The stacked tree's cost, each subtree 3 levels above the bottom replaced by the best
-    depth-3 tree on its rows where cheaper (when the last stacked piece is shallower than 3:
-    depths 5, 7 and 8)."""
+                          best, rows: tuple, depth: int, min_leaf: int = 1) -> float:
+    """The deep fit's cost from its definition: the stacked tree, each subtree 3 levels above
+    the bottom replaced by the best depth-3 tree on its rows where cheaper (when the last
+    stacked piece is shallower than 3: depths 5, 7 and 8); then each largest subtree of at
+    most 3 levels (its rows at least ``2 min_leaf``, above the last level) by the best tree
+    as deep as 3 and the depth left allow, where cheaper."""
     cost, tree = stacked_tree(X, best, rows, depth)
-    if depth == 6:
-        return cost
 
     def cost_of(node, rows):
         if node is None:
@@ -494,11 +494,28 @@ def polished_stacked_cost(X: np.ndarray, y: np.ndarray, w: np.ndarray, leaf_cost
 
     def polish(node, rows, levels):
         if levels == 0:
-            return min(cost_of(node, rows), best(rows, 3)[0])
+            own, found = (cost_of(node, rows), node), best(rows, 3)
+            return found if found[0] < own[0] - 1e-12 else own
         if node is None:
-            return cost_of(None, rows)
+            return cost_of(None, rows), None
         f, left, right = node
-        return sum(polish(child, side, levels - 1) for child, side in
+        (lc, lt), (rc, rt) = (polish(child, side, levels - 1) for child, side in
+                              zip((left, right), binary_sides(X, rows, f), strict=True))
+        return lc + rc, (f, lt, rt)
+
+    if depth != 6:
+        cost, tree = polish(tree, rows, depth - 3)
+
+    def height(node):
+        return 0 if node is None else 1 + max(height(node[1]), height(node[2]))
+
+    def bottoms(node, rows, level):
+        if height(node) <= 3:
+            if len(rows) < 2 * max(min_leaf, 1) or level >= depth:
+                return cost_of(node, rows)
+            return min(cost_of(node, rows), best(rows, min(3, depth - level))[0])
+        f, left, right = node
+        return sum(bottoms(child, side, level + 1) for child, side in
                    zip((left, right), binary_sides(X, rows, f), strict=True))
 
-    return polish(tree, rows, depth - 3)
+    return bottoms(tree, rows, 0)

@@ -10,7 +10,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import binary_regression_best, polished_stacked_cost, stacked_tree
+from oracles import (
+    binary_regression_best,
+    enumerate_best,
+    polished_stacked_cost,
+    stacked_tree,
+)
 from sklearn.tree import DecisionTreeRegressor
 
 from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV, TimeLimitWarning
@@ -52,13 +57,13 @@ def test_a_deep_tree_is_the_stacked_tree_of_the_definition(seed, depth, lam, min
     var, leaf_cost = _normalised(X, y, w, lam)
     best = binary_regression_best(X, y, w, min_leaf, leaf_cost)
     stacked = polished_stacked_cost(X, y, w, leaf_cost, best, tuple(range(len(y))),
-                                    depth) / var
+                                    depth, min_leaf) / var
     cart = DecisionTreeRegressor(max_depth=depth, min_samples_leaf=min_leaf,
                                  random_state=0).fit(X, y, sample_weight=w)
     assert model.status_ == "heuristic"
     assert model.objective_ == pytest.approx(_objective_of(model, X, y, w, lam), abs=1e-9)
     assert model.objective_ <= min(stacked, _objective_of(cart, X, y, w, lam)) + 1e-9
-    assert model.stats_["search_start"].endswith("returned")  # cases where it beats CART
+    assert ", returned" in model.stats_["search_start"]  # cases where it beats CART
     assert model.objective_ == pytest.approx(stacked, abs=1e-9)
     # the bound holds for every tree of the depth: below the enumerated optimum
     assert model.bound_ <= best(tuple(range(len(y))), depth)[0] / var + 1e-9
@@ -72,7 +77,8 @@ def test_the_stacked_tree_is_returned_where_it_beats_cart():
     for seed in range(6):
         X, y, w = _instance(seed)
         model = OptimalTreeRegressor(depth=5, lam=0.002, time_limit=60).fit(X, y, w)
-        returned += model.stats_["search_start"] == "stacked subtrees (depth 3 + 2), returned"
+        returned += model.stats_["search_start"].startswith(
+            "stacked subtrees (depth 3 + 2), returned")
     assert returned >= 4  # else the equality of the test above is rarely checked
 
 
@@ -186,7 +192,7 @@ def test_no_time_for_the_search_returns_cart_as_stopped(monkeypatch):
     with pytest.warns(TimeLimitWarning):
         model = OptimalTreeRegressor(depth=5, lam=0.001, time_limit=60).fit(X, y, w)
     assert model.status_ == "time_limit"
-    assert model.stats_["search_start"] == "CART (no time for the 0/1 kernels)"
+    assert model.stats_["search_start"].startswith("CART (no time for the 0/1 kernels)")
     cart = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y, sample_weight=w)
     assert model.objective_ <= _objective_of(cart, X, y, w, 0.001) + 1e-9
 
@@ -253,7 +259,7 @@ def test_a_window_search_that_finds_less_keeps_the_subtree(monkeypatch):
     model = OptimalTreeRegressor(depth=5, lam=lam, time_limit=60).fit(X, y, w)
     var, leaf_cost = _normalised(X, y, w, lam)
     best = binary_regression_best(X, y, w, 1, leaf_cost)
-    assert model.stats_["search_start"].endswith("returned")
+    assert ", returned" in model.stats_["search_start"]
     assert model.objective_ == pytest.approx(
         stacked_tree(X, best, tuple(range(len(y))), 5)[0] / var, abs=1e-9)
 
@@ -279,3 +285,24 @@ def test_cart_thresholds_join_the_quantile_ones():
     y = np.sin(4 * x) + rng.normal(scale=0.1, size=1000)
     model = OptimalTreeRegressor(depth=5, time_limit=60).fit(x[:, None], y)
     assert model.stats_["split_features"] > 15
+
+
+@pytest.mark.parametrize("seed,min_leaf", [(1, 4)])  # (the polish matters here)
+def test_a_deep_tree_under_min_leaf_is_no_worse_than_the_depth_3_optimum(seed, min_leaf):
+    """Deeper is never worse where the bottom polish reaches the top: on numeric columns
+    (the stacked pieces see 15 quantile thresholds) with a leaf-size limit, the deep fit
+    costs at most the enumerated optimum of depth 3 over every threshold (without the
+    polish, 0.4311 at depth 5 against 0.4293 at depth 4 on diabetes, min_leaf 20)."""
+    rng = np.random.default_rng(seed)
+    n = 22
+    X = np.round(rng.normal(size=(n, 2)), 2)
+    y = np.sin(3 * X[:, 0]) + X[:, 1] ** 2 + rng.normal(scale=0.2, size=n)
+    w = np.ones(n)
+    var, leaf_cost = _normalised(X, y, w, 0.0)
+    optimum = enumerate_best(X, y, w, 3, leaf_cost, min_leaf) / var
+    model = OptimalTreeRegressor(depth=5, lam=0.0, min_samples_leaf=min_leaf,
+                                 time_limit=60).fit(X, y)
+    assert model.objective_ == pytest.approx(_objective_of(model, X, y, w, 0.0), abs=1e-9)
+    assert model.objective_ <= optimum + 1e-9
+    leaf_rows = np.bincount(model.apply(X), minlength=model.tree_.n_nodes)
+    assert leaf_rows[model.tree_.feature < 0].min() >= min_leaf

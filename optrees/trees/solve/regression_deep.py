@@ -7,6 +7,7 @@ proved optimal, the bound valid)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -17,8 +18,8 @@ from ...solvers.deadline import Deadline
 from ..problem.objectives.squared_error import SquaredError
 from ..search.regression.binary import BinaryRegression
 from ..search.regression.cart import cart_incumbent
-from ..search.regression.data import RegressionData, Tree
-from ..search.regression.search import RegressionFound
+from ..search.regression.data import GAIN, RegressionData, Tree
+from ..search.regression.search import RegressionFound, search_tree, tree_cost
 from ..search.regression.segments import segment_costs
 from ..search.regression.stacked import MAX_STACKED_DEPTH, pieces, search_stacked
 from .linear_leaves import split_features
@@ -27,8 +28,10 @@ from .regression import (
     Searched,
     StandardTarget,
     binary_kernels_usable,
+    compiled_kernel,
     fit_result,
     root_floors,
+    small_fit,
 )
 
 MAX_DEEP_DEPTH = MAX_STACKED_DEPTH
@@ -114,6 +117,11 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
             found = RegressionFound(tree, stacked.cost, np.nan, False, stacked.evaluations)
         label = (f"stacked subtrees (depth {' + '.join(map(str, pieces(depth)))}), "
                  + ("returned" if beaten else "beaten by CART"))
+    if found.tree is not None:  # the bottom subtrees over every threshold
+        before = found.cost
+        found = _polished(data, found, depth, deadline, objective)
+        if found.cost < before:
+            label += "; bottom subtrees searched over every threshold"
     lower = objective.lower_bound(X, t.y_std, t.w_std)
     floors = None if deadline.expired() else root_floors(
         segment_costs, X, stats, min(depth, int(np.log2(FLOOR_LEAVES))), True)
@@ -136,6 +144,64 @@ def solve_deep_regression(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, de
     if out.status != "optimal":
         out.status = "time_limit" if stopped else "heuristic"
     return out
+
+
+POLISH_DEPTH = 3
+"""Depth of the bottom subtrees :func:`_polished` searches over every threshold."""
+
+
+def _polished(data: RegressionData, found: RegressionFound, depth: int, deadline: Deadline,
+              objective: SquaredError) -> RegressionFound:
+    """``found`` with each largest subtree of height <= :data:`POLISH_DEPTH` replaced by the
+    exact tree over every threshold of its rows (as deep as the depth left allows) where
+    cheaper, each in its share of the time left, from the subtree itself: the stacked
+    pieces choose among quantile thresholds only, and under ``min_leaf`` their lower levels
+    go unused, so that without it a deep tree could cost more than the depth-4 optimum
+    (diabetes, ``min_leaf`` 20: depth 5 0.4311, 6 0.4447, against depth 4's 0.4293)."""
+    subtrees: list[tuple[np.ndarray, Tree, int]] = []
+
+    def collect(node: Tree, rows: np.ndarray, level: int) -> None:
+        if _height(node) <= POLISH_DEPTH:
+            if len(rows) >= 2 * max(data.min_leaf, 1) and level < depth:
+                subtrees.append((rows, node, min(POLISH_DEPTH, depth - level)))
+            return
+        go = data.X[rows, node[0]] <= node[1]
+        collect(node[2], rows[go], level + 1)
+        collect(node[3], rows[~go], level + 1)
+
+    collect(found.tree, np.arange(data.n), 0)
+    better: dict[int, Tree] = {}
+    for k, (rows, node, below) in enumerate(subtrees):
+        if deadline.expired():
+            break
+        part = RegressionData(data.X[rows], data.stats[rows, :-1], data.cost, data.penalty,
+                              data.min_leaf, compiled_kernel(objective, below, deadline,
+                                                             small_fit(data.X, below)))
+        own = tree_cost(part, node, np.arange(part.n))
+        fit = search_tree(part, below, deadline.share(1.0 / (len(subtrees) - k)),
+                          (own, node))
+        if fit.cost < own - GAIN:
+            better[k] = fit.tree
+            found = RegressionFound(found.tree, found.cost - own + fit.cost, found.bound,
+                                    False, found.evaluations + fit.evaluations)
+    if better:
+        found.tree = _replaced(found.tree, iter(range(len(subtrees))), better)
+    return found
+
+
+def _height(node: Tree) -> int:
+    """Levels of splits below ``node`` (0: a leaf)."""
+    return 0 if node is None else 1 + max(_height(node[2]), _height(node[3]))
+
+
+def _replaced(node: Tree, index: Iterator[int], better: dict[int, Tree]) -> Tree:
+    """``node`` with the ``k``-th collected subtree (:func:`_polished`'s order: largest
+    subtrees of height <= POLISH_DEPTH, left first) replaced by ``better[k]`` where given."""
+    if _height(node) <= POLISH_DEPTH:
+        k = next(index)
+        return better.get(k, node)
+    return (node[0], node[1], _replaced(node[2], index, better),
+            _replaced(node[3], index, better))
 
 
 def _bound(floors: np.ndarray | None, lower: float, lam: float, most: int) -> float:

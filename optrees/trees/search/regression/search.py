@@ -241,7 +241,7 @@ def _improved_root(data: RegressionData, depth: int, deadline: Deadline | None,
         part = RegressionData(data.X[side], data.stats[side, :-1], data.cost, data.penalty,
                               data.min_leaf, data.kernel, data.segments)
         found.append(search_tree(part, depth - 1, stage.share(share),
-                                 (_cost(part, subtree, np.arange(part.n)), subtree),
+                                 (tree_cost(part, subtree, np.arange(part.n)), subtree),
                                  dense_limit=dense_limit))
     cost, splits = found[0].cost + found[1].cost, found[0].evaluations + found[1].evaluations
     if cost < start[0] - GAIN:
@@ -249,12 +249,12 @@ def _improved_root(data: RegressionData, depth: int, deadline: Deadline | None,
     return start[0], tree, splits
 
 
-def _cost(data: RegressionData, tree: Tree, rows: np.ndarray) -> float:
+def tree_cost(data: RegressionData, tree: Tree, rows: np.ndarray) -> float:
     """The cost of ``tree`` on ``rows``: its leaves' costs and penalties."""
     if tree is None:
         return float(data.leaf_cost(data.stats[rows].sum(axis=0))) + data.penalty
     go = data.X[rows, tree[0]] <= tree[1]
-    return _cost(data, tree[2], rows[go]) + _cost(data, tree[3], rows[~go])
+    return tree_cost(data, tree[2], rows[go]) + tree_cost(data, tree[3], rows[~go])
 
 
 @dataclass
