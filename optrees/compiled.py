@@ -153,16 +153,23 @@ def run_search(run: Callable[[str, Deadline], Found], proved: Callable[[Found], 
                            min(LOAD_SECONDS - spent, stage.remaining() - 0.5))
             if found is not None:
                 return found, "numpy"
+        if _no_time_for_numba(stage):  # (asking numba's cache imports numba)
+            return run("numpy", stage), "numpy"
         if not ready() and numba_available():
             found = _probe(run, proved, deadline, stage,
                            min(_probe_left[0], deadline.remaining() - COMPILE_SECONDS,
                                stage.remaining() - 0.5))
             if found is not None:  # (Ctrl-C: no compilation, the numpy tree)
                 return found, "numpy"
-    if not small and not numba_started() and stage.remaining() < START_SECONDS:
-        return run("numpy", stage), "numpy"  # numba's start-up alone would overrun the stage
+    if not small and _no_time_for_numba(stage):
+        return run("numpy", stage), "numpy"
     backend = backend_for(deadline, ready, compile_all, small, loaded)
     return run(backend, stage), backend
+
+
+def _no_time_for_numba(stage: Deadline) -> bool:
+    """Numba not started in this process and its start-up alone would overrun ``stage``."""
+    return not numba_started() and stage.remaining() < START_SECONDS
 
 
 SMALL_SUBTREE_WORK = 1e7

@@ -46,3 +46,22 @@ def test_started_numba_or_small_fits_are_unchanged(monkeypatch) -> None:
     assert _search(1.0, small=True) == ("numpy", ["numpy"])  # small: numpy anyway
     monkeypatch.setattr(compiled, "numba_started", lambda: True)
     assert _search(0.3) == ("numba", ["numba"])  # already paid: the kernels at once
+
+
+def test_a_short_stage_does_not_ask_numba_s_cache(monkeypatch) -> None:
+    """Asking whether the kernels are cached imports numba (0.4 s and more in a new process):
+    a fair fit with ``time_limit=0.01`` took 0.66-0.82 s so.  With numba not started and
+    a short stage, neither ``ready`` nor ``numba_available`` is asked after the numpy probe."""
+    monkeypatch.setattr(compiled, "numba_installed", lambda: True)
+    monkeypatch.setattr(compiled, "numba_started", lambda: False)
+
+    def asked() -> bool:
+        raise AssertionError("numba's cache asked for a stage numba cannot start in")
+
+    monkeypatch.setattr(compiled, "numba_available", asked)
+    calls: list[str] = []
+    for seconds in (0.01, 0.3, compiled.START_SECONDS - 0.05):
+        deadline = Deadline(seconds)
+        _, backend = compiled.run_search(lambda b, s: calls.append(b) or False, bool,
+                                         deadline, deadline, asked, lambda: None)
+        assert backend == "numpy" and calls[-1] == "numpy"

@@ -172,6 +172,7 @@ class _FairSearch:
         lams, phis, prices = [np.zeros(D)], [[lv.ub for lv in levels]], [0.0]
 
         def h(lam: np.ndarray) -> float:
+            self.check()  # (each step prices every pair of the levels)
             lams.append(lam)
             phis.append([lv.phi(lam) for lv in levels])
             prices.append(self.price(lam))
@@ -215,6 +216,7 @@ class _FairSearch:
 
     def depth2(self) -> float:
         """The best fair depth-≤2 tree; returns its Lagrangian bound."""
+        self.check()  # the pair counts alone take seconds on large data
         level = self.level2(np.arange(len(self.V)))
         ub, _ = self.dual([level])
         w = self.eps_d + self.dtol
