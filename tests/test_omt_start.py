@@ -389,3 +389,30 @@ def test_f1_fit_prints_its_f1_beside_the_parametric_objective():
     line = re.search(r"F1 \(train\)      : ([0-9.]+); the objective is the loss of the last "
                      r"parametric step", "\n".join(omt_summary(clf)))
     assert line and float(line[1]) == pytest.approx(f1, abs=5e-5)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_bound_is_never_above_the_objective_by_rounding(seed):
+    """OMT minimises: its bound was 53.600000000000016 beside an objective of
+    53.599999999999994 (the same number summed in another order) on such 7-class tables;
+    a bound within rounding of the objective is reported as the objective."""
+    rng = np.random.default_rng(seed)
+    n = 70
+    X = pd.DataFrame({"num": rng.normal(size=n).round(2), "cat": rng.choice(["r", "g", "b"], n),
+                      "s": rng.choice(["u", "v"], n)})
+    y = rng.integers(0, 7, n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = OMTClassifier(depth=2, time_limit=30).fit(X, y)
+    assert model.bound_ <= model.objective_
+
+
+def test_a_bound_within_rounding_settles_on_the_objective():
+    from optrees.models.result import FitResult
+
+    assert FitResult(None, "converged", 53.599999999999994, 53.600000000000016).settled_bound \
+        == 53.599999999999994
+    assert FitResult(None, "optimal", 0.8266666666666667, 0.8266666666666662).settled_bound \
+        == 0.8266666666666667
+    assert FitResult(None, "time_limit", 10.0, 9.5).settled_bound == 9.5  # a real gap stays
+    assert np.isnan(FitResult(None, "time_limit", 10.0, np.nan).settled_bound)

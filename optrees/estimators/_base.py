@@ -116,7 +116,7 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
     "returning the best tree found")."""
     status = "interrupted" if deadline.stopped and result.status != "optimal" else result.status
     estimator.objective_ = float(result.objective)
-    estimator.bound_ = float(result.bound)
+    estimator.bound_ = result.settled_bound
     estimator.gap_ = float(result.gap)
     estimator.status_ = status
     estimator.solve_seconds_ = float(result.seconds)

@@ -224,7 +224,7 @@ class _OMTBase(GeneratedInit, _TreeOutput, BaseEstimator):
         self.tree_ = result.model
         self.paths_ = result.model.rules
         self.objective_ = float(result.objective)
-        self.bound_ = float(result.bound)
+        self.bound_ = result.settled_bound
         self.gap_ = float(stats.pop("ip_lp_gap"))
         self.lp_bound_ = float(stats.pop("lp_bound"))
         self.mip_gap_ = float(stats.pop("mip_gap"))

@@ -53,6 +53,15 @@ class FitResult:
         return diff / abs(self.objective)
 
     @property
+    def settled_bound(self) -> float:
+        """``bound``, or ``objective`` where the two differ by rounding only (a sum taken in
+        another order: 53.600000000000016 against 53.599999999999994), so that the bound
+        a user reads is never on the wrong side of the objective by noise."""
+        if abs(self.bound - self.objective) <= 1e-9 * max(1.0, abs(self.objective)):
+            return float(self.objective)
+        return float(self.bound)
+
+    @property
     def stopped(self) -> bool:
         """Stopped early (deadline, Ctrl-C, ...): the model is the best one found."""
         return self.status not in FINISHED_STATUSES
