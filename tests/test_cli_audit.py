@@ -1,7 +1,7 @@
 """CLI and compare defects of a user audit: the CSV separator of headers with commas, options
 a method does not use refused whatever their value, a one-class training split named as
-such, leaf options of the survival and policy tasks, side constraints in every status
-line."""
+such, leaf options of the survival and policy tasks, side constraints in every status line,
+compare's skip notes and its note on classes too small for the folds."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import optrees.cli_report as cli_report
+import optrees.comparison as comparison
 from optrees import load_dataset
 from optrees.cli import main
 from optrees.cli_data import sniff_separator
@@ -200,3 +201,48 @@ def test_regression_status_names_its_side_constraints(tmp_path, capsys):
     assert code == 0, err
     status = next(line for line in out.splitlines() if line.startswith("status"))
     assert status.endswith("under min_samples_leaf=20, max_leaves=3")
+
+
+# ------------------------------------------------------------------------ 6-7. compare notes
+def test_a_used_up_budget_skips_with_a_plain_note(monkeypatch):
+    """The first fit spends the whole budget: the others say so, with no negative time."""
+    now = [0.0]
+    monkeypatch.setattr(comparison.time, "perf_counter", lambda: now[0])
+
+    def run(name, method, task, parts, share, cv, seed):
+        now[0] += 1000.0
+        return comparison._skipped(name, share, "failed: fake")
+
+    monkeypatch.setattr(comparison, "_run", run)
+    X, y = load_dataset("monk1")
+    table = comparison.compare(X, y, time_budget=100.0)
+    skipped = table[table["status"] == "skipped"]
+    assert len(skipped) == len(table) - 1
+    assert (skipped["note"] == "skipped: the budget was used up before this method").all()
+    assert (skipped["time_limit"] >= 0).all()
+
+
+def test_classes_too_small_for_the_folds_are_noted(tmp_path, capsys):
+    """12 distinct integers are classes by the documented rule: every score 0 ± 0 came with
+    no hint."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=12), "b": rng.normal(size=12),
+                       "y": rng.permutation(np.arange(100, 112))})
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    code, out, err = _run(capsys, ["compare", str(path), "--target", "y", "--budget", "20",
+                                   "--cv", "3", "--methods", "bendoct"])
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1
+    assert "every class has a single training row" in notes[0]
+    assert "at most 30 distinct values are classes" in notes[0]
+    assert "--task regression" in notes[0]
+
+
+def test_a_regression_or_ample_classes_have_no_note():
+    """The note is for classes too small for the folds only."""
+    X, y = load_dataset("monk1")
+    note = comparison._few_rows_note(pd.Series(y), "classification", True, 5)
+    assert note == ""
+    assert comparison._few_rows_note(pd.Series(np.arange(12)), "regression", True, 5) == ""
