@@ -133,12 +133,13 @@ def _general_params(args: argparse.Namespace, cls: type) -> dict[str, Any]:
 
 def _method_params(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str]]:
     """Parameters set by the method options, and the option of each (for messages)."""
-    from .cli_options import given, method_options
+    from .cli_options import given, method_options, refuse_without_fairness
 
     options = method_options(RESERVED)
     kwargs: dict[str, Any] = {}
     flags: dict[str, str] = {}
-    for flag, value in given(args, options).items():
+    typed = given(args, options)
+    for flag, value in typed.items():
         use = options[flag].users.get(args.method)
         if use is None:
             raise _unused(flag, args.method, list(options[flag].users))
@@ -150,6 +151,7 @@ def _method_params(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, 
             continue
         kwargs[use.name] = value
         flags[use.name] = f"{flag} {_word(value)}"
+    refuse_without_fairness(typed, args.method)
     return kwargs, flags
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, NoReturn
 
-SEP_HELP = ("column separator of the CSV file (default: sniffed from the header: the one of "
-            "',', ';', tab, '|' that splits it into the most columns)")
+SEP_HELP = ("column separator of the CSV file (default: sniffed: the one of ',', ';', tab, "
+            "'|' that splits the header and the next data lines, quotes honoured, into the "
+            "same number of columns, the most when several do; else the one that splits the "
+            "header into the most)")
 NA_HELP = ("a cell that marks a missing value, besides an empty one and pandas' 'NA', 'nan', "
            "... (UCI's '?', say; repeat the flag for several); with --dropna such rows are left "
            "out (default: none)")
@@ -30,7 +32,7 @@ def task_estimator(cls: type, args: argparse.Namespace, shared: dict[str, str],
     from ._validation import OptreesInputError
 
     kwargs = {param: getattr(args, dest) for dest, param in shared.items()
-              if getattr(args, dest) is not None}
+              if getattr(args, dest, None) is not None}  # a method option: absent if not given
     est = cls(**kwargs, **fixed)
     try:
         validate_params(est)

@@ -102,6 +102,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
           f"{len(table.attrs['test_rows'])} held out; budget {args.budget:g}s"
           + (f" ({reserve:.1f}s of it kept for the report)" if reserve else "")
           + f", fits took {table.attrs['seconds']:.1f}s\n")
+    if table.attrs.get("note"):
+        print(f"note: {table.attrs['note']}\n")
     print(table_text(table))
     if args.out is not None:
         from .comparison_report import report_html

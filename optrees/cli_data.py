@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import csv
+import itertools
 import math
 import os
 import re
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 SEPARATORS = (",", ";", "\t", "|")
-"""What sniffing chooses from: the separator that splits the header into the most fields."""
+"""What sniffing chooses from (:func:`sniff_separator`)."""
 
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?"
                    r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}( \d{1,2}:\d{2}(:\d{2})?)?")
@@ -81,17 +82,33 @@ def single_byte_encoding(path: str) -> str:
     return "cp1252"
 
 
+SNIFF_LINES = 8
+"""Records sniffing reads: the header and the data lines after it."""
+
+
 def sniff_separator(path: str, encoding: str = "utf-8-sig") -> str:
-    """The separator of the CSV file at ``path``: the one of :data:`SEPARATORS` that splits
-    its header into the most fields (a comma when none splits it)."""
+    """The separator of the CSV file at ``path``: of :data:`SEPARATORS`, the one that splits
+    the header and the next data lines (read with quotes honoured) into the same number of
+    fields (> 1), the most fields when several do; when none does, the one that splits the
+    header into the most fields (a comma when none splits it)."""
     try:
-        with open(path, newline="", encoding=encoding) as fh:
-            header = fh.readline()
-    except (OSError, UnicodeDecodeError):
+        samples = {sep: _first_records(path, sep, encoding) for sep in SEPARATORS}
+    except (OSError, UnicodeDecodeError, csv.Error):
         return ","  # pandas reports the problem
-    counts = {sep: len(next(csv.reader([header], delimiter=sep), [])) for sep in SEPARATORS}
-    best = max(SEPARATORS, key=lambda s: counts[s])  # ties: the earlier one (comma first)
+    steady = {sep: len(rows[0]) for sep, rows in samples.items()
+              if rows and len(rows[0]) > 1 and all(len(r) == len(rows[0]) for r in rows)}
+    if steady:  # ties: the earlier one (comma first)
+        return max(SEPARATORS, key=lambda s: steady.get(s, 0))
+    counts = {sep: len(rows[0]) if rows else 0 for sep, rows in samples.items()}
+    best = max(SEPARATORS, key=lambda s: counts[s])
     return best if counts[best] > 1 else ","
+
+
+def _first_records(path: str, sep: str, encoding: str) -> list[list[str]]:
+    """The first :data:`SNIFF_LINES` non-blank records of the file, split by ``sep``."""
+    with open(path, newline="", encoding=encoding) as fh:
+        records = (r for r in csv.reader(fh, delimiter=sep) if r)
+        return list(itertools.islice(records, SNIFF_LINES))
 
 
 def _header(path: str, sep: str, encoding: str) -> list[str]:
@@ -484,12 +501,27 @@ def split(X: pd.DataFrame, y: pd.Series, test_size: float, seed: int,
         raise _UsageError(f"cannot split {len(y)} rows with --test-size {test_size}: {exc}"
                           ) from exc
     if task == "classification":
-        check_target(parts[2], len(parts[2]))  # e.g. a single class left in the training part
+        _one_class_left(parts[2], y, test_size)
+        check_target(parts[2], len(parts[2]))
     if len(parts[2]) < len(parts[3]):
         print(f"optrees: warning: --test-size {test_size} leaves {len(parts[2])} of the "
               f"{len(y)} rows to fit on (fewer than the {len(parts[3])} tested): a test size "
               "of 0.2-0.3 is usual", file=sys.stderr)
     return parts
+
+
+def _one_class_left(y_train: pd.Series, y: pd.Series, test_size: float) -> None:
+    """Refuse a training part of the hold-out split with a single class (the file has
+    more), naming the split and ``--test-size``, not the file's target."""
+    import pandas as pd
+
+    classes = pd.Series(y_train).unique()
+    if len(classes) == 1 and pd.Series(y).nunique() > 1:
+        only = classes[0].item() if hasattr(classes[0], "item") else classes[0]
+        raise _UsageError(f"the training part of the split ({len(y_train)} of the {len(y)} "
+                          f"rows, --test-size {test_size:g} held out) has a single class "
+                          f"{only!r}; use more rows, another --seed, or --test-size 0 (fit on "
+                          "every row)")
 
 
 def check_target_of(task: str, y: pd.Series, n_rows: int) -> None:

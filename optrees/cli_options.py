@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._params import NONE, Boolean, Either, Integer, Options, Param, Real, Rule, parameter_table
+from .cli_base import _UsageError
 from .registry import cli_methods
 
 NO_DEFAULT = object()
@@ -47,7 +48,7 @@ class MethodOption:
     @property
     def default(self) -> Any:
         """The common default of the methods that take the parameter in their constructor
-        (:data:`NO_DEFAULT` when they differ): giving it is the same as not giving it."""
+        (:data:`NO_DEFAULT` when they differ), shown in its help."""
         values = [u.default for u in self.users.values() if not u.fixed]
         return values[0] if all(_same(v, values[0]) for v in values) else NO_DEFAULT
 
@@ -211,16 +212,32 @@ def _metavar(option: MethodOption) -> str:
 
 
 def given(args: argparse.Namespace, options: dict[str, MethodOption]) -> dict[str, Any]:
-    """The method options given on the command line: ``{flag: value}``.  A word equal to
-    the option's default counts as not given (``--alpha 90`` is accepted with any method); a
-    flag (``--polishing``) always counts."""
-    out = {}
-    for flag, option in options.items():
-        if hasattr(args, option.dest):
-            value = getattr(args, option.dest)
-            if isinstance(option.rule, Boolean) or not _same(value, option.default):
-                out[flag] = value
-    return out
+    """The method options given on the command line: ``{flag: value}``.  Every option typed
+    counts, whatever its value (an option left out is absent from ``args``), so an option
+    the method does not use is refused even at another method's default."""
+    return {flag: getattr(args, option.dest) for flag, option in options.items()
+            if hasattr(args, option.dest)}
+
+
+FAIRNESS_ONLY = ("--epsilon", "--sensitive", "--positive-class", "--legitimate",
+                 "--drop-sensitive")
+"""Method options that only a fairness constraint (``--fairness``) uses."""
+
+SCORES_WITHOUT_FAIRNESS = {"rug": ("--sensitive", "--positive-class"),
+                           "rux": ("--sensitive", "--positive-class")}
+"""Those the rule sets use without ``--fairness``: they print the groups' fairness scores."""
+
+
+def refuse_without_fairness(flags: dict[str, Any], method: str) -> None:
+    """A fairness option given without ``--fairness`` is refused (it would do nothing)."""
+    if "--fairness" in flags:
+        return
+    scored = SCORES_WITHOUT_FAIRNESS.get(method, ())
+    for flag in FAIRNESS_ONLY:
+        if flag in flags and flag not in scored:
+            raise _UsageError(f"{flag} is not used by --method {method} without --fairness "
+                              "(only a fairness constraint uses it); give --fairness NOTION or "
+                              f"leave {flag} out")
 
 
 def implied_task(args: argparse.Namespace, reserved: set[str]) -> tuple[str, str] | None:

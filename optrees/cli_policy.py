@@ -13,10 +13,13 @@ from typing import Any
 from . import cli_data as data
 from . import cli_report
 from .cli_base import _UsageError, task_estimator
+from .cli_survival import LEAF_OPTIONS
 
 SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state",
-          "teacher": "teacher"}
-"""``fit`` options the policy tree takes -> its parameters."""
+          "teacher": "teacher", "min_samples_leaf": "min_samples_leaf",
+          "max_leaves": "max_leaves"}
+"""``fit`` options the policy tree takes -> its parameters (the last two are method options:
+absent from the arguments unless given)."""
 
 OPTIONS = ("--treatment", "--outcome", "--propensity", "--teacher", "--treatment-budget")
 """The options only ``--task policy`` takes."""
@@ -79,7 +82,8 @@ def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
               "--costs": args.costs, "--feature-costs": args.feature_costs,
               "--numeric": args.numeric, "--bins": args.bins, "--plain": args.plain or None,
               "--event": args.event, "--time": args.time}
-    for flag in [f for f, value in unused.items() if value is not None] + method_flags:
+    for flag in [f for f, value in unused.items() if value is not None] + [
+            f for f in method_flags if f not in LEAF_OPTIONS]:
         raise _UsageError(f"{flag} is not used by --task policy (an optimal policy tree)")
 
 

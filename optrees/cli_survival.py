@@ -13,8 +13,13 @@ from . import cli_data as data
 from . import cli_report
 from .cli_base import _UsageError, task_estimator
 
-SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state"}
-"""Shared ``fit`` options the survival tree takes -> its parameters."""
+SHARED = {"depth": "depth", "lam": "lam", "time_limit": "time_limit", "seed": "random_state",
+          "min_samples_leaf": "min_samples_leaf", "max_leaves": "max_leaves"}
+"""Shared ``fit`` options the survival tree takes -> its parameters (the last two are method
+options: absent from the arguments unless given)."""
+
+LEAF_OPTIONS = ("--min-samples-leaf", "--max-leaves")
+"""Method options of the classification trees the survival and policy trees take too."""
 
 
 def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
@@ -40,7 +45,8 @@ def check_options(args: argparse.Namespace, method_flags: list[str]) -> None:
     unused = {"--method": args.method, "--class-weight": args.class_weight,
               "--costs": args.costs, "--feature-costs": args.feature_costs,
               "--numeric": args.numeric, "--bins": args.bins, "--plain": args.plain or None}
-    for flag in [f for f, value in unused.items() if value is not None] + method_flags:
+    for flag in [f for f, value in unused.items() if value is not None] + [
+            f for f in method_flags if f not in LEAF_OPTIONS]:
         raise _UsageError(f"{flag} is not used by --task survival (an optimal survival tree "
                           "over every threshold)")
 

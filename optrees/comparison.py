@@ -16,7 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import OptreesInputError, check_frame, check_regression_target, check_target
+from ._validation import (
+    MANY_INTEGERS,
+    OptreesInputError,
+    check_frame,
+    check_regression_target,
+    check_target,
+)
 from .estimators._base import UnseenCategoryWarning
 from .estimators._columns import warn_columns
 from .registry import Method, compare_methods, cv_estimator, task_methods
@@ -74,12 +80,13 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
     row's kind: "gap over the binarizer's thresholds", OMT's bins, a rule LP's pool) and
     ``model`` (the fitted estimator: ``model.predict`` on the test rows gives the score).
     ``attrs``: ``task``, ``metric``, ``test_rows`` (positions in ``X`` of the test rows),
-    ``time_budget``, ``seconds`` (the whole call).
+    ``time_budget``, ``seconds`` (the whole call), ``note`` ("" or why the scores mean
+    little: classes with fewer training rows than the folds need).
     """
     started = time.perf_counter()
     budget = _check_budget(time_budget)
     df, target = _check_data(X, y)
-    task = _resolve_task(task, target)
+    auto, task = task == "auto", _resolve_task(task, target)
     chosen = _methods(task, methods)
     _check_options(cv, test_size, random_state, task, target, len(df))
     train, test = _split(target, task, test_size, random_state)
@@ -102,18 +109,49 @@ def compare(X: Any, y: Any, task: str = "auto", methods: list[str] | None = None
     for k, name in enumerate(names):
         left = budget - (time.perf_counter() - started)
         share = (left - kept) / (len(names) - k)  # what earlier rows left over is shared
-        if share < MIN_SHARE * first:
-            rows[name] = _skipped(name, max(share, 0.0), f"skipped: {left:.1f}s of the budget "
-                                 f"left, a share of {max(share, 0.0):.1f}s is less than "
-                                 f"{MIN_SHARE:.0%} of the first share {first:.1f}s")
+        if share < MIN_SHARE * first or share <= 0:
+            rows[name] = _skipped(name, max(share, 0.0), _skip_note(share, first))
             continue
         rows[name] = _run(name, chosen.get(name), task, parts, share, folds, random_state)
     _warn_test_rows(rows)
     table = pd.DataFrame([rows[name] for name in [REFERENCE, *chosen]], columns=COLUMNS)
     table.attrs.update(task=task, metric="accuracy" if task == "classification" else "R²",
                        test_rows=np.asarray(test), time_budget=budget,
-                       seconds=time.perf_counter() - started)
+                       seconds=time.perf_counter() - started,
+                       note=_few_rows_note(target.iloc[train], task, auto, cv))
     return table
+
+
+def _few_rows_note(y_train: pd.Series, task: str, auto: bool, cv: int) -> str:
+    """Why a classification's scores mean little: classes with fewer training rows than the
+    ``cv`` folds need (each fold's search sees too few or none), and when the target was
+    taken as classes by the integer rule, how to predict it as a number instead; else ""."""
+    counts = y_train.value_counts()
+    few = int((counts < cv).sum())
+    if task != "classification" or few == 0:
+        return ""
+    which = "every class has a single training row" if counts.max() == 1 else \
+        f"{few} of the {len(counts)} classes have fewer than {cv} training rows"
+    note = f"{which}, fewer than the {cv} folds need: the scores mean little"
+    if auto and pd.api.types.is_numeric_dtype(y_train) and \
+            not pd.api.types.is_bool_dtype(y_train):
+        note += (f"; the target was taken as classes (integers with at most {MANY_INTEGERS} "
+                 "distinct values are classes): task='regression' (optrees compare --task "
+                 "regression) predicts it as a number")
+    return note
+
+
+def _skip_note(share: float, first: float) -> str:
+    """Why a row is not fitted: nothing left of the budget, or a share too small."""
+    if share <= 0:
+        return "skipped: the budget was used up before this method"
+    return (f"skipped: its share {_seconds(share)} is less than {MIN_SHARE:.0%} of the first "
+            f"share {_seconds(first)} (earlier fits ran over)")
+
+
+def _seconds(value: float) -> str:
+    """``12.3s``, or ``0.042s`` below a second (never ``0.0s`` for a positive time)."""
+    return f"{value:.1f}s" if value >= 1 else f"{value:.2g}s"
 
 
 def fit_order(chosen: dict[str, Method]) -> list[str]:

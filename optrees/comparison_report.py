@@ -104,6 +104,8 @@ def data_summary(X: pd.DataFrame, y: pd.Series, table: pd.DataFrame) -> str:
              f"test rows: {len(table.attrs['test_rows'])} held out; budget "
              f"{table.attrs['time_budget']:g}s, the comparison took "
              f"{table.attrs['seconds']:.1f}s"]
+    if table.attrs.get("note"):
+        items.append(f"note: {table.attrs['note']}")
     return "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
 
 

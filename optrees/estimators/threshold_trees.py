@@ -75,13 +75,14 @@ class EveryThresholdTree(_TreeOutput):
         names = (encoding.names, encoding.negated, list(encoding.encoder.numeric))
         if for_columns is not None:
             solve = for_columns(encoding.encoder, solve)
+        min_leaf = min_leaf_rows(p.min_samples_leaf, len(target))
         with stop_on_ctrl_c(deadline):
-            out = solve(features, target, w, p.depth, p.lam,
-                        min_leaf_rows(p.min_samples_leaf, len(target)), deadline, names,
+            out = solve(features, target, w, p.depth, p.lam, min_leaf, deadline, names,
                         p.random_state, p.max_leaves)
         self.encoder_, self.feature_names_ = encoding.encoder, encoding.names
         self._categories, self.thresholds_ = encoding.categories, encoding.thresholds
         result = out if isinstance(out, FitResult) else out[0]
+        _name_side_constraints(result.stats, min_leaf, p.max_leaves)
         self.tree_ = result.model
         if after is not None:
             after(out, features, target, w)
@@ -98,3 +99,13 @@ class EveryThresholdTree(_TreeOutput):
         """Index of the leaf of ``tree_`` each row of ``X`` reaches."""
         df = predict_frame(self, X, "tree_")
         return self.tree_.apply(self.encoder_.transform(df))
+
+
+def _name_side_constraints(stats: dict[str, Any], min_leaf: int, max_leaves: int | None
+                           ) -> None:
+    """``stats["side_constraints"]`` as the classifiers name them ("min_samples_leaf=20,
+    max_leaves=3"), when the solve did not: the status line says what the optimum is under."""
+    parts = [f"min_samples_leaf={min_leaf}"] if min_leaf > 1 else []
+    parts += [] if max_leaves is None else [f"max_leaves={max_leaves}"]
+    if parts and "side_constraints" not in stats:
+        stats["side_constraints"] = ", ".join(parts)
