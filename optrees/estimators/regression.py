@@ -79,7 +79,8 @@ class OptimalTreeRegressor(GeneratedInit, EveryThresholdTree, RegressorMixin,
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalTreeRegressor:
         """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
-        per row (integer weights give the tree of duplicated rows, weight 0 drops a row).
+        per row (integer weights give the tree of duplicated rows, weight 0 drops a row;
+        ``min_samples_leaf`` counts rows, not weight, so with it they may differ).
         Returns ``self``."""
         p = validate_params(self)
         if p.leaf_model == "constant":

@@ -55,7 +55,8 @@ class OptimalSurvivalTree(GeneratedInit, EveryThresholdTree, BaseEstimator):
     @logged_fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> OptimalSurvivalTree:
         """Solve for the best tree within ``time_limit``; ``sample_weight``: one number >= 0
-        per row (integer weights give the tree of duplicated rows). Returns ``self``."""
+        per row (integer weights give the tree of duplicated rows, but for
+        ``min_samples_leaf``, which counts rows, not weight). Returns ``self``."""
         return self._fit_table(X, y, sample_weight, check_survival_target, _solve,
                                self._survival_attributes)
 

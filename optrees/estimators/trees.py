@@ -131,7 +131,8 @@ class _OptimalTreeClassifier(GeneratedInit, _BinaryInput, _TreePredictor, Classi
 
         ``sample_weight`` (one number >= 0 per row) and ``class_weight`` make "correct" the
         weight of the correctly classified rows: integer weights give the tree of duplicated
-        rows, weight 0 the tree without the row.  ``groups``: the sensitive group of each row
+        rows (``min_samples_leaf`` counts rows, not weight: with it they may differ), weight 0
+        the tree without the row.  ``groups``: the sensitive group of each row
         for ``fairness`` when it is not a column of X (``sensitive`` None), as in
         RUGClassifier.fit."""
         p = validate_params(self)
