@@ -18,7 +18,7 @@ from oracles import (
 )
 from sklearn.tree import DecisionTreeRegressor
 
-from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV, TimeLimitWarning
+from optrees import OptimalTreeRegressor, OptimalTreeRegressorCV, TimeLimitWarning, load_dataset
 from optrees._validation import OptreesInputError
 
 
@@ -306,3 +306,14 @@ def test_a_deep_tree_under_min_leaf_is_no_worse_than_the_depth_3_optimum(seed, m
     assert model.objective_ <= optimum + 1e-9
     leaf_rows = np.bincount(model.apply(X), minlength=model.tree_.n_nodes)
     assert leaf_rows[model.tree_.feature < 0].min() >= min_leaf
+
+
+def test_the_polish_skips_subtrees_too_small_to_split_and_keeps_their_place():
+    """liver-disorders at depth 6: some largest subtrees of at most three levels hold one
+    row; skipping them must not shift which subtree a better one replaces (it raised
+    StopIteration there).  The tree's objective is the one of its own predictions."""
+    X, y = load_dataset("liver-disorders")
+    model = OptimalTreeRegressor(depth=6, lam=0.0, time_limit=None).fit(X, y)
+    w = np.ones(len(y))
+    assert model.objective_ == pytest.approx(_objective_of(model, X, y, w, 0.0), abs=1e-9)
+    assert "bottom subtrees searched over every threshold" in model.stats_["search_start"]

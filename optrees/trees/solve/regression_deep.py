@@ -161,9 +161,9 @@ def _polished(data: RegressionData, found: RegressionFound, depth: int, deadline
     subtrees: list[tuple[np.ndarray, Tree, int]] = []
 
     def collect(node: Tree, rows: np.ndarray, level: int) -> None:
-        if _height(node) <= POLISH_DEPTH:
-            if len(rows) >= 2 * max(data.min_leaf, 1) and level < depth:
-                subtrees.append((rows, node, min(POLISH_DEPTH, depth - level)))
+        if _height(node) <= POLISH_DEPTH:  # (below 0: too few rows or levels to split)
+            room = depth - level if len(rows) >= 2 * max(data.min_leaf, 1) else 0
+            subtrees.append((rows, node, min(POLISH_DEPTH, room)))
             return
         go = data.X[rows, node[0]] <= node[1]
         collect(node[2], rows[go], level + 1)
@@ -174,6 +174,8 @@ def _polished(data: RegressionData, found: RegressionFound, depth: int, deadline
     for k, (rows, node, below) in enumerate(subtrees):
         if deadline.expired():
             break
+        if below < 1:
+            continue
         part = RegressionData(data.X[rows], data.stats[rows, :-1], data.cost, data.penalty,
                               data.min_leaf, compiled_kernel(objective, below, deadline,
                                                              small_fit(data.X, below)))
