@@ -75,9 +75,9 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
     pystreed; ``optrees.trees.problem.objectives.policy``), ``W`` the total weight.  The
     same exact engines as :class:`BendOCTClassifier` solve it (every threshold of numeric
     columns at depth <= 5, the 0/1 subtree search, the BendOCT MIP), on weighted-accuracy
-    pseudo-rows: larger outcomes are better (negate a cost; with ``teacher="ipw"`` shift
-    it to be positive instead, e.g. ``max(cost) - cost``: IPW scores 0 for every unobserved
-    treatment, so with negative outcomes avoiding the observed treatments scores best).
+    pseudo-rows: larger outcomes are better (negate a cost, with ``teacher="dr"`` or
+    ``"dm"``: IPW scores 0 for every treatment but the observed one, so on negative
+    outcomes its best policy avoids the observed treatments).
 
     ``fit(X, treatment, outcome, propensity=None, outcome_predictions=None,
     sample_weight=None)``: ``treatment`` integers ``0..K-1`` (K >= 2: from the columns of
