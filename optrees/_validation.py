@@ -84,6 +84,22 @@ def check_group_count(n_groups: int, what: str) -> None:
             f"it first (for example pandas.cut(column, 4)) or pass groups= to fit")
 
 
+def not_a_column(name: str, value: object, columns: object) -> OptreesInputError:
+    """The error for a ``sensitive`` / ``legitimate`` that names no column of X, kept short
+    whatever was given: an array is described by its type and length, never printed."""
+    if isinstance(value, (np.ndarray, pd.Series, pd.Index, list, tuple)):
+        where = "; for one group per row use fit(X, y, groups=...)" \
+            if name == "sensitive" else ""
+        return OptreesInputError(f"{name}= takes a column name of X (got a "
+                                 f"{type(value).__name__} of {len(value)} values){where}")
+    names = list(columns)  # type: ignore[call-overload]
+    shown = ", ".join(repr(c) for c in names[:10]) + (", ..." if len(names) > 10 else "")
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return OptreesInputError(f"{name} column {text} is not a column of X "
+                             f"({len(names)} columns: {shown})")
+
+
 def check_real(name: str, value: object, low: float, high: float = np.inf) -> float:
     """A finite number in [low, high]."""
     if (isinstance(value, bool) or not isinstance(value, numbers.Real)

@@ -34,6 +34,7 @@ from .._validation import (
     check_group_count,
     check_target,
     fit_weights,
+    not_a_column,
     positive_class_index,
 )
 from ..encoding.columns import RawColumns
@@ -47,6 +48,7 @@ from ..fairness import (
 )
 from ..models.rule_set import Explanation, RuleSet
 from ..rug.fairness import Fairness
+from ..rug.repair import NO_RULES
 from ..rug.solve import LP_METHODS, PRICING, RULE_LABELS, solve_rug
 from ._base import (
     drop_weightless,
@@ -111,9 +113,9 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
     Fitted attributes: ``rules_`` (pruned :class:`RuleSet`), ``all_rules_`` (the whole pool with
     LP weights), ``objective_`` (LP objective), ``n_rmp_calls_``, ``lp_status_`` (HiGHS status of
     the last LP used), ``status_`` ('converged' | 'stalled' | 'iteration_limit' |
-    'time_limit' | 'interrupted'; 'stalled': with majority rule labels a round added no rule
-    while leaves of the pricing tree still priced out with another class, see
-    ``rule_labels``), ``n_features_in_``, ``feature_names_in_``,
+    'time_limit' (also when it stopped FairRUG's repair) | 'interrupted'; 'stalled': with
+    majority rule labels a round added no rule while leaves of the pricing tree still priced
+    out with another class, see ``rule_labels``), ``n_features_in_``, ``feature_names_in_``,
     ``objective_history_``, ``v_`` (slacks), ``fit_seconds_``, ``classes_``, and those of
     every estimator: ``bound_`` (``lower_bound_``, or ``-inf`` without one), ``gap_``,
     ``solve_seconds_``, ``stats_``; with ``fairness``, ``fairness_`` (see ``epsilon``).
@@ -151,8 +153,10 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         master LP over the rule pool with the cap tightened step by step until it does not
         (``optrees.rug.repair``; ``stats_["fairness_repair"]`` says what was tried).  For
         'dmc' and 'equal_opportunity' the repaired rule set meets ``epsilon`` on the
-        training rows (at worst by predicting the default class everywhere); for 'odm' it
-        may not, and the warning then gives the number.  Nothing is promised about unseen data.
+        training rows (at worst by predicting the default class everywhere), also when the
+        time limit stops the repair (``status_`` 'time_limit'; the warning says what was
+        kept); for 'odm' it may not, and the warning then gives the number.  Nothing is
+        promised about unseen data.
         After a repair ``objective_`` and ``v_`` are those of the master LP's objective at
         the repaired weights (which may exceed the LP's own caps on the slacks).
     sensitive
@@ -218,13 +222,13 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     @logged_fit
-    def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, groups: Any = None
             ) -> RUGClassifier:
         """Generate rules by column generation on the master LP and keep the weighted ones in
-        ``rules_``; ``groups``: the sensitive group of each row when ``sensitive`` is None.
-        ``sample_weight`` / ``class_weight``: the slack of row i costs its weight in the
-        master LP (fairness compares weighted group means); rows of weight 0 are left out
-        (their ``v_`` is NaN)."""
+        ``rules_``.  ``sample_weight`` (third, as in scikit-learn and the tree estimators) /
+        ``class_weight``: the slack of row i costs its weight in the master LP (fairness
+        compares weighted group means); rows of weight 0 are left out (their ``v_`` is NaN).
+        ``groups``: the sensitive group of each row when ``sensitive`` is None."""
         p = validate_params(self, _CHECKED_UP_FRONT)
         if p.rule_labels == "majority" and p.pricing != "tree":
             raise OptreesInputError(f"rule_labels='majority' needs pricing='tree' (got "
@@ -266,8 +270,7 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         self.lp_status_ = result.stats["lp_status"]
         self.objective_history_ = list(result.stats["objective_history"])
         self.fairness_groups_ = all_groups
-        store_result(self, result, deadline,
-                     f"returning the rule set after {self.n_rmp_calls_} master LP solves")
+        store_result(self, result, deadline, self._returned(result.stats))
         self.fairness_ = None
         if fair is not None:
             self._record_fairness(fair, realised(self.rules_))
@@ -285,6 +288,20 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
 
         return realised
 
+    def _returned(self, stats: dict[str, Any]) -> str:
+        """What an early stop returns, for its warning: the rule set after the master LP
+        solves, or what the fairness repair kept when the time limit stopped it."""
+        text = f"returning the rule set after {self.n_rmp_calls_} master LP solves"
+        repair = stats.get("fairness_repair")
+        if repair is None or not repair["stopped"]:
+            return text
+        if not repair["met"]:
+            return f"{text}; the time limit stopped the fairness repair before it met the cap"
+        kept = ("the rule set without rules (every row the default class)"
+                if repair["chosen"] == NO_RULES else f"the repair's {repair['chosen']}")
+        return (f"the time limit stopped the fairness repair: returning {kept}, the best "
+                "rule set found that meets the cap on the training rows")
+
     def _record_fairness(self, fair: Fairness, gap: float) -> None:
         """``fairness_`` / ``stats_["fairness"]`` and the warning when the cap is not met."""
         summary = fairness_summary(fair.kind, fair.epsilon, gap, fair.group_names)
@@ -294,7 +311,8 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         elif repair is None:
             note = "no repair was tried (no master LP solved in time)"
         elif repair["stopped"]:
-            note = "the time limit stopped the repair"
+            note = ("the time limit stopped the repair before any rule set met it (the rule "
+                    f"set without rules gives {repair.get('realised_after', float('nan')):.4f})")
         else:
             note = ("the repair could not meet it (tightened LP caps gave "
                     f"{[round(r, 4) for r in repair['realised']]}; the rule set without rules "
@@ -348,9 +366,7 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
                     "sensitive=<column name> or pass groups=<group per sample> to fit")
             name = str(self.sensitive)  # the columns are named by their text after fit_frame
             if name not in df.columns:
-                raise OptreesInputError(
-                    f"sensitive column {self.sensitive!r} is not a column of X "
-                    f"(columns: {list(df.columns)[:10]})")
+                raise not_a_column("sensitive", self.sensitive, df.columns)
             gvec = df[name].astype(object).to_numpy()
             if self.drop_sensitive:
                 df = df.drop(columns=[name])

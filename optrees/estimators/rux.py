@@ -176,11 +176,12 @@ class RUXClassifier(RUGClassifier):
         return super().gap_scope_  # every leaf of the ensemble, read or priced
 
     @logged_fit
-    def fit(self, X: Any, y: Any, groups: Any = None, sample_weight: Any = None
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, groups: Any = None
             ) -> RUXClassifier:
-        """Read the ensemble's leaves on the training rows and weigh them by (3); ``groups``:
-        the sensitive group per row when ``sensitive`` is None; ``sample_weight`` /
-        ``class_weight``: the slack of row i costs its weight (rows of weight 0 left out)."""
+        """Read the ensemble's leaves on the training rows and weigh them by (3);
+        ``sample_weight`` (third, as in scikit-learn) / ``class_weight``: the slack of row i
+        costs its weight (rows of weight 0 left out); ``groups``: the sensitive group per row
+        when ``sensitive`` is None."""
         p = validate_params(self, {k: v for k, v in _PARAMETERS.items() if k != "epsilon"})
         deadline = fit_deadline(p.time_limit)
         own = isinstance(p.estimator, str) or not is_fitted(p.estimator)

@@ -22,7 +22,9 @@ empty rule set predicts one class for every row, so within a class every group's
 is 0 or 1 alike and the gap is 0.  Not guaranteed: for ODM the empty rule set's gap is the
 difference between groups in the share of the non-default classes, which may exceed the
 cap; if nothing found meets it, the fit is kept as it was and the estimator's warning gives
-the number.  The repair stops at the fit's deadline (the fit is then kept as it was).
+the number.  The repair stops at the fit's deadline and keeps the most accurate candidate
+found by then that meets the cap, else the rule set without rules when it meets it (so the
+guarantee holds under a time limit too); only when none does is the fit kept as it was.
 Nothing is guaranteed on unseen data, nor that the accuracy kept is the best any weights of
 the pool could reach under the cap (the greedy selection is a heuristic).
 """
@@ -45,6 +47,8 @@ CAP_FACTORS = (0.5, 0.25, 0.1, 0.0)
 """The tightened LP caps tried, as fractions of the user's cap (the last: equal slack means)."""
 TOL = 1e-9
 """A realised gap within this of the cap meets it."""
+NO_RULES = "no rules (the default class)"
+"""``chosen`` of the rule set without rules, kept when nothing better met the cap in time."""
 
 
 class _Votes:
@@ -167,13 +171,13 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
                     ) -> tuple[RUGResult, dict[str, Any]]:
     """``res`` with weights that meet ``epsilon`` on the training rows (see the module
     docstring) and what was tried: ``{"realised_before", "lp_caps", "realised", "chosen",
-    "met", "stopped"}`` (``chosen``: "fit", "lp_cap=<cap>" or "greedy from <start>, <k>
-    rules dropped"; ``stopped``: the deadline ended the repair).  The result's ``objective``
-    and ``v`` are those of (3) at the kept weights, which may exceed the LP's own fairness
-    caps (they are chosen for the predictions' gap, not the slacks').  ``realised``
-    measures a list of weighted rules; ``default``: the class of rows no rule covers;
-    ``threshold``: rules lighter than this times the heaviest are pruned from the model (as
-    the estimator does)."""
+    "met", "stopped"}`` (``chosen``: "fit", "lp_cap=<cap>", "greedy from <start>, <k>
+    rules dropped" or :data:`NO_RULES`; ``stopped``: the deadline ended the repair).  The
+    result's ``objective`` and ``v`` are those of (3) at the kept weights, which may exceed
+    the LP's own fairness caps (they are chosen for the predictions' gap, not the slacks').
+    ``realised`` measures a list of weighted rules; ``default``: the class of rows no rule
+    covers; ``threshold``: rules lighter than this times the heaviest are pruned from the
+    model (as the estimator does)."""
     before = realised(res.rules)
     info: dict[str, Any] = {"realised_before": before, "lp_caps": [], "realised": [],
                             "chosen": "fit", "met": before <= epsilon + TOL,
@@ -220,8 +224,10 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
                           "dropped", chosen, None))
     info["stopped"] = deadline.expired()
     if not found:
-        info["realised_after"] = realised(_reweighted(res.rules, np.zeros(len(res.rules))))
-        return res, info
+        no_rules = _without_rules(votes, res.rules, realised, epsilon, info)
+        if no_rules is None:
+            return res, info
+        found.append(no_rules)
     accuracy, name, weights, lp = max(found, key=lambda f: f[0])
     info.update(chosen=name, met=True, accuracy_before=votes.accuracy(starts[0][1]),
                 accuracy_after=accuracy)
@@ -232,6 +238,20 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
     sol, master, cell = lp
     return dataclasses.replace(res, rules=rules, objective=float(sol.objective),
                                v=sol.values[master.v_cols][cell]), info
+
+
+def _without_rules(votes: _Votes, rules: list[Rule], realised: Callable[[list[Rule]], float],
+                   epsilon: float, info: dict[str, Any]
+                   ) -> tuple[float, str, np.ndarray, None] | None:
+    """The rule set without rules (every row the default class) as a repair candidate when
+    it meets ``epsilon``, else None; its gap goes to ``info["realised_after"]``.  Nothing
+    else met the cap: the deadline cut the search short (DMC, EOP) or the cap is out of
+    reach (ODM)."""
+    weights = np.zeros(len(rules))
+    info["realised_after"] = realised(_reweighted(rules, weights))
+    if info["realised_after"] > epsilon + TOL:
+        return None
+    return votes.accuracy(weights), NO_RULES, weights, None
 
 
 def _pruned(weights: np.ndarray, threshold: float) -> np.ndarray:

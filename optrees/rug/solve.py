@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -91,9 +92,7 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
         res, repair = repair_fairness(gen, res, measure, fairness.epsilon, deadline, default,
                                       threshold)
     model = RuleSet(res.rules, classes, raw.names, default)
-    status = "time_limit" if res.status == "no_solution" else res.status  # LP cut short
-    if deadline.stopped:
-        status = "interrupted"
+    status = fit_status(res.status, repair, deadline)
     bound = -math.inf if res.lower_bound is None else res.lower_bound
     stats = {"n_rmp_calls": res.n_rmp_calls, "lp_status": res.lp_status,
              "lower_bound": res.lower_bound, "objective_history": list(res.history),
@@ -101,6 +100,17 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
     if repair is not None:
         stats["fairness_repair"] = repair
     return FitResult(model, status, res.objective, bound, time.perf_counter() - t0, stats)
+
+
+def fit_status(loop_status: str, repair: dict[str, Any] | None, deadline: Deadline) -> str:
+    """The fit's status, by one rule with or without fairness: 'interrupted' after Ctrl-C,
+    'time_limit' when the deadline cut a stage short (an LP, the rule generation or
+    FairRUG's repair), else how the rule generation ended (``loop_status``)."""
+    if deadline.stopped:
+        return "interrupted"
+    if loop_status == "no_solution" or (repair is not None and repair["stopped"]):
+        return "time_limit"
+    return loop_status
 
 
 def lp_interior(lp_method: str, n_classes: int, fair: bool = False) -> bool:

@@ -18,6 +18,7 @@ from ..._validation import (
     OptreesInputError,
     check_group_count,
     check_max_leaves,
+    not_a_column,
     positive_class_index,
     small_weight_exponent,
 )
@@ -376,8 +377,7 @@ def tree_fairness(df: pd.DataFrame, classes: np.ndarray, p: Any,
     for name in ("sensitive", "legitimate"):
         col = p.get(name)
         if col is not None and str(col) not in df.columns:
-            raise OptreesInputError(f"{name} column {col!r} is not a column of X "
-                                    f"(columns: {list(df.columns)})")
+            raise not_a_column(name, col, df.columns)
     if kind is None:
         return None
     if p.sensitive is None and groups is None:
