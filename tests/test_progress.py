@@ -312,3 +312,23 @@ def test_bench_grid_off_a_terminal_prints_plain_lines(tmp_path, monkeypatch):
     text = _run_grid(tmp_path, monkeypatch, io.StringIO())
     assert "\r" not in text and "fit/s" not in text
     assert text.splitlines()[-1].startswith("grid [####################] 3/3 errors 1")
+
+
+def test_a_stop_without_a_finite_bound_says_so_not_inf_percent():
+    """A stopped fit whose bound is infinite (no lower bound yet) warned "gap inf%"."""
+    import math
+    import warnings
+    from types import SimpleNamespace
+
+    from optrees.estimators._base import store_result
+    from optrees.models.result import FitResult
+    from optrees.solvers.deadline import Deadline
+
+    for bound in (-math.inf, math.nan):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            store_result(SimpleNamespace(), FitResult(None, "time_limit", 1.0, bound),
+                         Deadline(10), "returning the best model found")
+        text = " ".join(str(w.message) for w in caught)
+        assert "inf%" not in text and "nan%" not in text
+        assert "no finite bound proven" in text

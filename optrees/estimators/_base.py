@@ -125,8 +125,8 @@ def store_result(estimator: Any, result: FitResult, deadline: Deadline, what: st
     if status not in FINISHED_STATUSES:
         warn_stopped(estimator, status, estimator.fit_seconds_,
                      f"{what} (objective {estimator.objective_:g}, "
-                     + (f"gap {estimator.gap_:.2%})" if not math.isnan(estimator.gap_)
-                        else "no proven bound)"))
+                     + (f"gap {estimator.gap_:.2%})" if math.isfinite(estimator.gap_)
+                        else "no finite bound proven)"))
 
 
 def mark_numeric(tree: Any, encoder: Any) -> Any:
