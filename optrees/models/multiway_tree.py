@@ -83,8 +83,8 @@ class MultiwayTree:
 
     @property
     def n_model_leaves(self) -> int:
-        """The model's own leaves: its rules (and the fallback) that training rows reach.
-        :attr:`n_leaves` counts the printed leaves, which repeat a rule in every branch of
+        """Number of the model's own leaves, the rules (and the fallback) that training rows
+        reach; :attr:`n_leaves` counts the printed leaves, which repeat a rule in every branch of
         the tests of the other rules it does not make."""
         held = [int(r) for f, r, c in zip(self.feature, self.rule, self.counts, strict=True)
                 if f < 0 and (sum(c) if self.is_classifier else c[0]) > 0]
