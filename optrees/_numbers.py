@@ -91,17 +91,16 @@ def threshold_text(t: float) -> str:
 
 
 def value_digits(values: np.ndarray, least: int) -> int:
-    """Significant digits to print a tree's leaf ``values`` with: at least ``least``, and
-    more (up to 15) while two values that differ (beyond 12 digits) print alike or the
-    largest would print with an exponent; leaves of y + 1e6 all printed "1e+06"."""
+    """Significant digits to print a tree's leaf ``values`` with: ``least`` (``%.6g`` in
+    text, as the scores print: 1.03126e+14, not 103125748502994), more (up to 15) only
+    while two values that differ (beyond 12 digits) print alike; leaves of y + 1e6 all
+    printed "1e+06"."""
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if not len(v):
         return least
-    big = float(np.abs(v).max())
-    digits = min(max(least, int(np.floor(np.log10(big))) + 1 if big >= 1 else least), 15)
+    digits = least
     distinct = len(np.unique(round_significant(v, 12)))
     while digits < 15 and len({f"{x:.{digits}g}" for x in v}) < distinct:
         digits += 1
     return digits
-

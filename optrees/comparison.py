@@ -376,10 +376,13 @@ def final_model(est: Any) -> Any:
 
 
 def model_size(model: Any) -> tuple[float, str]:
-    """(leaves, "leaves") of a tree, (rules, "rules") of a rule set."""
+    """(leaves, "leaves") of a tree (of OMT's multiway tree, the leaves that hold training
+    rows: its rules), (rules, "rules") of a rule set."""
     if hasattr(model, "get_n_leaves"):
         return float(model.get_n_leaves()), "leaves"
     tree = getattr(model, "tree_", None)
+    if tree is not None and hasattr(tree, "n_model_leaves"):  # OMT: its rules, not copies
+        return float(tree.n_model_leaves), "leaves"
     if tree is not None and hasattr(tree, "n_leaves"):
         return float(tree.n_leaves), "leaves"
     rules = getattr(model, "rules_", None)

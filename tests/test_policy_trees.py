@@ -345,7 +345,8 @@ def test_text_shows_treatments_and_estimated_outcomes_not_accuracy():
                 (X[col] == 1).to_numpy()
         k = int(item.split()[1])
         assert (m.predict(X[rows]) == k).all()
-        weight = float(item.split("n=")[1].split(",")[0])
+        assert int(item.split("n=")[1].split(",")[0]) == rows.sum()  # rows, then weight
+        weight = float(item.split("weight ")[1].split(",")[0])
         assert weight == pytest.approx(w[rows].sum())
         outcome = float(item.split("estimated outcome ")[1].rstrip(")"))
         assert outcome == pytest.approx(G[rows, k] @ w[rows] / w[rows].sum(), rel=1e-5)

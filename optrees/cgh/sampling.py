@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
+from .._numbers import clean_midpoints
 from ..encoding.ranks import Ranked
 from ..solvers.deadline import Deadline
 
@@ -51,10 +52,7 @@ class SplitTable:
         key = (int(f), int(k))
         sid = self._ids.get(key)
         if sid is None:
-            lo, hi = u[k - 1], u[k]
-            mid = lo + (hi - lo) / 2.0
-            if not lo <= mid < hi:
-                mid = lo
+            mid = float(clean_midpoints(u[k - 1], u[k]))  # 0.1358, not 0.13579999999999998
             sid = len(self.feature)
             self._ids[key] = sid
             self.feature.append(int(f))

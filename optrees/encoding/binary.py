@@ -11,8 +11,9 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.utils.validation import has_fit_parameter
 
+from .._numbers import clean_midpoints, threshold_text
 from .._validation import OptreesInputError, check_binary_matrix
-from .binarize import Binarizer
+from .binarize import Binarizer, BinaryLiteral
 from .common import is_numeric_dtype, numeric_columns_zero_one
 from .thresholds import ThresholdColumns
 
@@ -102,10 +103,46 @@ def binarize(df: pd.DataFrame, spec: Any, sample_weight: np.ndarray | None = Non
         X = fitted.fit_transform(df)
     if X.shape[1] == 0:
         raise OptreesInputError("the binarizer produced no features (all columns constant)")
-    encoding = Encoding(fitted, None, [lit.name for lit in fitted.literals_],
-                        [lit.negated_name for lit in fitted.literals_], categories)
+    names = [tree_names(lit, df) for lit in fitted.literals_]
+    encoding = Encoding(fitted, None, [n for n, _ in names], [n for _, n in names],
+                        categories)
     encoding.thresholds = "binarized" if encoding.lossy(df) else "all"
     return X, encoding
+
+
+def _cut(values: np.ndarray, v: float) -> str | None:
+    """The text of the threshold ``t`` with ``x <= t`` exactly when ``x < v`` on the sorted
+    distinct training ``values``: the midpoint the every-threshold search uses
+    (:func:`~optrees._numbers.clean_midpoints`) of the values either side of ``v``; None when
+    ``v`` leaves every value on one side."""
+    k = int(np.searchsorted(values, v, "left"))
+    if k == 0 or k == len(values):
+        return None
+    return threshold_text(float(clean_midpoints(values[k - 1], values[k])))
+
+
+def tree_names(lit: Any, df: pd.DataFrame) -> tuple[str, str]:
+    """A binarizer literal and its negation as a tree prints them: a threshold ``x >= v`` /
+    ``x < v`` as ``x > t`` / ``x <= t`` (the documented form, as the every-threshold path
+    prints it) at the ``t`` that splits the training rows of ``df`` alike; other literals,
+    and columns not in ``df``, as the binarizer names them."""
+    if not isinstance(lit, BinaryLiteral) or lit.op not in (">=", "<", "in_range") \
+            or lit.column not in df.columns:
+        return lit.name, lit.negated_name
+    values = np.unique(np.asarray(df[lit.column], dtype=np.float64))
+    values = values[np.isfinite(values)]
+    c = lit.column
+    if lit.op == "in_range":
+        lo, hi = _cut(values, lit.value[0]), _cut(values, lit.value[1])
+        if lo is None or hi is None:
+            return lit.name, lit.negated_name
+        text = f"{lo} < {c} <= {hi}"
+        return text, f"not ({text})"
+    t = _cut(values, lit.value)
+    if t is None:
+        return lit.name, lit.negated_name
+    above, below = f"{c} > {t}", f"{c} <= {t}"
+    return (above, below) if lit.op == ">=" else (below, above)
 
 
 def every_threshold(df: pd.DataFrame) -> Encoding:

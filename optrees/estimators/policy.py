@@ -247,7 +247,8 @@ class OptimalPolicyTree(GeneratedInit, _BinaryInput, _TreePredictor, BaseEstimat
 
     def export_text(self) -> str:
         """The fitted tree as indented text: one line per test; at each leaf the
-        recommended treatment, the training weight there (``n``, rows when unweighted) and
+        recommended treatment, its training rows (``n``; with sample weights also their
+        ``weight``, as the regression trees print them) and
         the teacher's estimated mean outcome of that treatment for them
         (``leaf_values_``)."""
         check_is_fitted(self, "tree_")
@@ -279,12 +280,23 @@ def policy_text(tree: BinaryTree, leaf_values: dict[int, float]) -> str:
     estimated outcome (also a loaded policy tree's text, :mod:`optrees.loaded`)."""
 
     def leaf_text(n: int) -> str:
-        weight = count_text(float(tree.counts[n].sum()))
         value = leaf_values.get(n)
         worth = "" if value is None else f", estimated outcome {value:.6g}"
-        return f"treatment: {tree.classes[tree.value[n]]}  (n={weight}{worth})"
+        return f"treatment: {tree.classes[tree.value[n]]}  ({leaf_size(tree, n)}{worth})"
 
     return tree.export_text(leaf_text=leaf_text)
+
+
+def leaf_size(tree: BinaryTree, n: int) -> str:
+    """Node ``n``'s training rows and, under sample weights, their weight, as the regression
+    trees print them (``n=357, weight 3.57``): a weight is no count of rows.  A weighted
+    tree without its rows (a file written before them) prints ``weight 3.57``."""
+    weight = count_text(float(tree.counts[n].sum()))
+    if not tree.weighted:
+        return f"n={weight}"
+    if tree.rows is None:
+        return f"weight {weight}"
+    return f"n={int(tree.rows[n])}, weight {weight}"
 
 
 def policy_picture(tree: BinaryTree, leaf_values: dict[int, float], path: Any = None,
@@ -317,7 +329,7 @@ def policy_nodes(tree: BinaryTree, leaf_values: dict[int, float]) -> Any:
             value = leaf_values.get(n)
             worth = "" if value is None else f", est. outcome {value:.4g}"
             node.lines = [f"treatment = {tree.classes[tree.value[n]]}",
-                          f"n={count_text(float(tree.counts[n].sum()))}{worth}"]
+                          f"{leaf_size(tree, n)}{worth}"]
             node.prediction = None if value is None else Prediction(value=value)
             return
         node.lines[1] = node.lines[1].replace("samples:", "historic:")

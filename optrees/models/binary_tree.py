@@ -65,6 +65,7 @@ class BinaryTree(Drawn, SplitNodes):
         # even at t = 0.5; None: every feature split at 0.5 is a 0/1 literal
         self.numeric = None if numeric is None else [bool(v) for v in numeric]
         self.weighted = False  # counts are sample weights, not rows (:meth:`set_counts`)
+        self.rows: np.ndarray | None = None  # training rows per node, kept when weighted
 
     # ----------------------------------------------------------------- structure
     @property
@@ -110,6 +111,8 @@ class BinaryTree(Drawn, SplitNodes):
         self.counts = np.bincount(np.concatenate(cells), np.concatenate(weights),
                                   minlength=self.n_nodes * K).reshape(self.n_nodes, K)
         self.weighted = w is not None and not bool(np.all(w == 1.0))
+        self.rows = (np.bincount(np.concatenate(cells) // K, minlength=self.n_nodes)
+                     if self.weighted else None)
         return self
 
     # ----------------------------------------------------------------- text
@@ -189,6 +192,7 @@ class BinaryTree(Drawn, SplitNodes):
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes],
             "counts": _counts_json(self.counts),
             "counts_weighted": self.weighted,
+            **({} if self.rows is None else {"rows": self.rows.tolist()}),
             "feature_names": self.feature_names,
             "negated_names": self.negated_names,
             "numeric": self.numeric,
@@ -222,6 +226,9 @@ class BinaryTree(Drawn, SplitNodes):
                    counts=_checked_counts(data, n, len(classes)),
                    feature_names=names, negated_names=negated, numeric=numeric)
         tree.weighted = data.get("counts_weighted") is True
+        if data.get("rows") is not None:  # rows per node of a weighted tree's counts
+            tree.rows = np.asarray(schema.ints(schema.sequence(data, "rows", n), "'rows'", 0,
+                                               None), dtype=np.int64)
         return tree
 
     def save(self, path: str | Path) -> None:

@@ -38,6 +38,7 @@ from .._validation import OptreesInputError
 from ..encoding.common import plain
 from . import _schema as schema
 from .level import Level
+from .multiway_merge import Nodes, merged
 
 
 class MultiwayTree:
@@ -79,6 +80,15 @@ class MultiwayTree:
     def n_leaves(self) -> int:
         """Number of leaves."""
         return int(np.sum(self.feature < 0))
+
+    @property
+    def n_model_leaves(self) -> int:
+        """Number of the model's own leaves, the rules (and the fallback) that training rows
+        reach; :attr:`n_leaves` counts the printed leaves, which repeat a rule in every branch of
+        the tests of the other rules it does not make."""
+        held = [int(r) for f, r, c in zip(self.feature, self.rule, self.counts, strict=True)
+                if f < 0 and (sum(c) if self.is_classifier else c[0]) > 0]
+        return len(set(held))
 
     @property
     def depth(self) -> int:
@@ -380,8 +390,11 @@ class MultiwayTree:
         R0 = [(r, {f: np.asarray(m, dtype=bool) for f, m in c.items()})
               for r, c in enumerate(conditions)]
         build(R0, all_rows, 0.0)
+        nodes = merged(Nodes(feature, children, value, counts, rule),
+                       [lv.kind == "numeric" for lv in levels], K is not None)
         info = rules_info if rules_info is not None else [{} for _ in conditions]
-        return cls(levels, feature, children, value, counts, rule, info,
+        return cls(levels, nodes.feature, nodes.children, nodes.value, nodes.counts, nodes.rule,
+                   info,
                    None if classes is None else list(classes), copies[0], weights is not None)
 
 

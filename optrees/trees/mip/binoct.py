@@ -47,6 +47,7 @@ import math
 
 import numpy as np
 
+from ..._numbers import clean_midpoints
 from ...solvers.deadline import Deadline, check_deadline
 from ...solvers.scip import ScipModel
 from ..problem.tree_problem import HeapTree, TreeProblem, leaf_range, majority_labels
@@ -58,7 +59,7 @@ def candidate_thresholds(values: np.ndarray) -> list[np.ndarray]:
     out = []
     for j in range(values.shape[1]):
         u = np.unique(values[:, j])
-        out.append((u[:-1] + u[1:]) / 2.0)
+        out.append(clean_midpoints(u[:-1], u[1:]))
     return out
 
 

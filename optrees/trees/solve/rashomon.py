@@ -353,7 +353,8 @@ class ThresholdLiterals:
                 thresholds.append(t)
                 binary = len(v) == 2 and v[0] == 0 and v[1] == 1
                 self.names.append(name if binary else f"{name} > {threshold_text(t)}")
-                self.negated.append(f"not ({name})" if binary else f"{name} <= {threshold_text(t)}")
+                self.negated.append(encoder.negated[j] if binary
+                                    else f"{name} <= {threshold_text(t)}")
         most = MAX_THRESHOLD_LITERALS[depth]
         if len(columns) > most:
             raise OptreesInputError(
