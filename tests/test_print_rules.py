@@ -51,10 +51,26 @@ def _frame() -> pd.DataFrame:
 def test_binarized_literals_print_as_le_and_route_rows_alike(numeric: str) -> None:
     df = _frame()
     X01, enc = binarize(df, Binarizer(numeric=numeric, n_bins=4))
+    new = _unseen(df)
+    X_new = enc.binarizer.transform(new)
     for j, (name, negated) in enumerate(zip(enc.names, enc.negated, strict=True)):
         assert ">=" not in name + negated and not re.search(r"(?<!\S) < (?!.*<=)", name)
         assert np.array_equal(_holds(name, df), X01[:, j] == 1), name
         assert np.array_equal(_holds(negated, df), X01[:, j] == 0), negated
+        # and on values between the training ones: the printed test is what the model does
+        assert np.array_equal(_holds(name, new), X_new[:, j] == 1), name
+
+
+def _unseen(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows of values between, below and above the training values of each column."""
+    out = {}
+    for c in df.columns:
+        v = np.unique(df[c].to_numpy(dtype=float))
+        between = np.concatenate([v[:-1] + (v[1:] - v[:-1]) * q for q in (0.01, 0.3, 0.7,
+                                                                           0.99)])
+        out[c] = np.concatenate([between, v, [v[0] - 1, v[-1] + 1]])
+    n = max(len(x) for x in out.values())
+    return pd.DataFrame({c: np.resize(x, n) for c, x in out.items()})
 
 
 def _route(text: str, df: pd.DataFrame) -> np.ndarray:
@@ -85,9 +101,10 @@ def test_mip_path_prints_le_like_the_default_path_and_routes_as_predict() -> Non
         est = BendOCTClassifier(depth=2, subtree_search=False, time_limit=30).fit(df, y)
     text = est.export_text()
     assert "G1 <= 0.5" in text and ">=" not in text and " < " not in text
-    routed = _route(text, df)
-    printed = np.array([s.split()[1] for s in routed])
-    assert np.array_equal(printed, est.predict(df).astype(str))
+    for rows in (df, _unseen(df)):  # training rows, and values never seen in training
+        routed = _route(text, rows)
+        printed = np.array([s.split()[1] for s in routed])
+        assert np.array_equal(printed, est.predict(rows).astype(str))
     assert ">=" not in est.to_dot()
 
 

@@ -103,46 +103,53 @@ def binarize(df: pd.DataFrame, spec: Any, sample_weight: np.ndarray | None = Non
         X = fitted.fit_transform(df)
     if X.shape[1] == 0:
         raise OptreesInputError("the binarizer produced no features (all columns constant)")
-    names = [tree_names(lit, df) for lit in fitted.literals_]
-    encoding = Encoding(fitted, None, [n for n, _ in names], [n for _, n in names],
-                        categories)
+    at_midpoints(fitted, df)
+    encoding = Encoding(fitted, None, [lit.name for lit in fitted.literals_],
+                        [lit.negated_name for lit in fitted.literals_], categories)
     encoding.thresholds = "binarized" if encoding.lossy(df) else "all"
     return X, encoding
 
 
-def _cut(values: np.ndarray, v: float) -> str | None:
-    """The text of the threshold ``t`` with ``x <= t`` exactly when ``x < v`` on the sorted
-    distinct training ``values``: the midpoint the every-threshold search uses
-    (:func:`~optrees._numbers.clean_midpoints`) of the values either side of ``v``; None when
-    ``v`` leaves every value on one side."""
-    k = int(np.searchsorted(values, v, "left"))
-    if k == 0 or k == len(values):
-        return None
-    return threshold_text(float(clean_midpoints(values[k - 1], values[k])))
+def at_midpoints(fitted: Any, df: pd.DataFrame) -> None:
+    """Move a fitted :class:`Binarizer`'s numeric cuts ``v`` (tests ``x >= v``) to just above
+    the midpoint ``t`` the every-threshold search uses (:func:`~optrees._numbers.clean_midpoints`)
+    of the training values of ``df`` either side of ``v``, and name its literals ``x > t`` /
+    ``x <= t``: the documented form, and what the model then does on every input (the cut
+    is the next float above ``t``, so ``x >= cut`` is ``x > t``), while the training rows
+    fall as before.  A column whose cuts would not stay distinct is left as it was; other
+    transformers are left alone."""
+    if not isinstance(fitted, Binarizer):
+        return
+    moved: dict[str, dict[float, tuple[float, str]]] = {}
+    for name, cuts in fitted.thresholds_.items():
+        values = np.unique(np.asarray(df[name], dtype=np.float64))
+        values = values[np.isfinite(values)]
+        k = np.searchsorted(values, cuts, "left")
+        inside = (k > 0) & (k < len(values))
+        if not inside.all():
+            continue
+        t = clean_midpoints(values[k - 1], values[k])
+        new = np.nextafter(t, np.inf)
+        if len(new) > 1 and not np.all(np.diff(new) > 0):
+            continue
+        fitted.thresholds_[name] = new
+        moved[name] = {float(v): (float(c), threshold_text(float(m)))
+                       for v, c, m in zip(cuts, new, t, strict=True)}
+    fitted.literals_ = [_moved(lit, moved.get(lit.column)) for lit in fitted.literals_]
 
 
-def tree_names(lit: Any, df: pd.DataFrame) -> tuple[str, str]:
-    """A binarizer literal and its negation as a tree prints them: a threshold ``x >= v`` /
-    ``x < v`` as ``x > t`` / ``x <= t`` (the documented form, as the every-threshold path
-    prints it) at the ``t`` that splits the training rows of ``df`` alike; other literals,
-    and columns not in ``df``, as the binarizer names them."""
-    if not isinstance(lit, BinaryLiteral) or lit.op not in (">=", "<", "in_range") \
-            or lit.column not in df.columns:
-        return lit.name, lit.negated_name
-    values = np.unique(np.asarray(df[lit.column], dtype=np.float64))
-    values = values[np.isfinite(values)]
+def _moved(lit: BinaryLiteral, cuts: dict[float, tuple[float, str]] | None) -> BinaryLiteral:
+    """``lit`` with its cut(s) moved (``cuts``: old cut -> (new cut, text of the midpoint))."""
+    if cuts is None or lit.op not in (">=", "<", "in_range"):
+        return lit
     c = lit.column
     if lit.op == "in_range":
-        lo, hi = _cut(values, lit.value[0]), _cut(values, lit.value[1])
-        if lo is None or hi is None:
-            return lit.name, lit.negated_name
-        text = f"{lo} < {c} <= {hi}"
-        return text, f"not ({text})"
-    t = _cut(values, lit.value)
-    if t is None:
-        return lit.name, lit.negated_name
+        (lo, a), (hi, b) = cuts[float(lit.value[0])], cuts[float(lit.value[1])]
+        text = f"{a} < {c} <= {b}"
+        return BinaryLiteral(c, "in_range", (lo, hi), text, f"not ({text})")
+    cut, t = cuts[float(lit.value)]
     above, below = f"{c} > {t}", f"{c} <= {t}"
-    return (above, below) if lit.op == ">=" else (below, above)
+    return BinaryLiteral(c, lit.op, cut, *((above, below) if lit.op == ">=" else (below, above)))
 
 
 def every_threshold(df: pd.DataFrame) -> Encoding:
