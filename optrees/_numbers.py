@@ -90,16 +90,23 @@ def threshold_text(t: float) -> str:
     return repr(t)
 
 
+INTEGER_DIGITS_BELOW = 1e10
+"""Leaf values below this print every integer digit; larger ones print with an exponent."""
+
+
 def value_digits(values: np.ndarray, least: int) -> int:
-    """Significant digits to print a tree's leaf ``values`` with: ``least`` (``%.6g`` in
-    text, as the scores print: 1.03126e+14, not 103125748502994), more (up to 15) only
-    while two values that differ (beyond 12 digits) print alike; leaves of y + 1e6 all
-    printed "1e+06"."""
+    """Significant digits to print a tree's leaf ``values`` with: at least ``least``; every
+    integer digit of values below :data:`INTEGER_DIGITS_BELOW` (leaves of y + 1e6 all
+    printed "1e+06"), larger ones with an exponent (1.03126e+14, not 103125748502994); more
+    (up to 15) while two values that differ (beyond 12 digits) print alike."""
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if not len(v):
         return least
+    big = float(np.abs(v).max())
     digits = least
+    if 1 <= big < INTEGER_DIGITS_BELOW:
+        digits = max(least, int(np.floor(np.log10(big))) + 1)
     distinct = len(np.unique(round_significant(v, 12)))
     while digits < 15 and len({f"{x:.{digits}g}" for x in v}) < distinct:
         digits += 1
