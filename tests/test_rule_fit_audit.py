@@ -145,3 +145,33 @@ def test_an_array_as_sensitive_gives_a_short_error_pointing_to_groups(cls, param
     text = str(info.value)
     assert len(text) < 150 and "'d'" not in text
     assert "column name" in text and "groups=" in text
+
+
+def test_no_master_lp_in_time_still_keeps_a_rule_set_within_the_dmc_cap(monkeypatch):
+    """No master LP solved before the deadline (what the rule generation then returns: its
+    rules, weight 1 each, objective nan): they break the cap here, so the rule set without
+    rules is kept (there was no repair at all before)."""
+    import dataclasses
+
+    from optrees.rug.generation import RuleGeneration
+
+    X, y, g = three_group_classes(1)
+    eps = 0.05
+    real = RuleGeneration.run
+
+    def unsolved(self):
+        res = real(self)
+        self.deadline.at = min(self.deadline.at, time.perf_counter())
+        return dataclasses.replace(res, objective=float("nan"),
+                                   rules=[dataclasses.replace(r, weight=1.0)
+                                          for r in res.rules])
+
+    monkeypatch.setattr(RuleGeneration, "run", unsolved)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = RUGClassifier(max_depth=2, random_state=0, sensitive="grp", fairness="dmc",
+                          epsilon=eps, time_limit=60).fit(X, y)
+    assert m.status_ == "time_limit"
+    repair = m.stats_["fairness_repair"]
+    assert repair["stopped"] and repair["met"] and repair["realised_before"] > eps
+    assert _dmc_gap(y, m.predict(X), g) <= eps

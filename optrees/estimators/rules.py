@@ -309,7 +309,7 @@ class RUGClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         if not self.fairness_repair:
             note = "fairness_repair=False"
         elif repair is None:
-            note = "no repair was tried (no master LP solved in time)"
+            note = "no repair was tried"
         elif repair["stopped"]:
             note = ("the time limit stopped the repair before any rule set met it (the rule "
                     f"set without rules gives {repair.get('realised_after', float('nan')):.4f})")

@@ -240,6 +240,25 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
                                v=sol.values[master.v_cols][cell]), info
 
 
+def unsolved_repair(res: RUGResult, realised: Callable[[list[Rule]], float], epsilon: float
+                    ) -> tuple[RUGResult, dict[str, Any]]:
+    """The repair when no master LP was solved in time (``res``: the initial rules, weight
+    1 each): they are kept if they meet ``epsilon``, else the rule set without rules when
+    it does (DMC and EOP: always), else they stay; the dictionary as
+    :func:`repair_fairness`'s, ``stopped`` True."""
+    before = realised(res.rules)
+    info: dict[str, Any] = {"realised_before": before, "lp_caps": [], "realised": [],
+                            "chosen": "fit", "met": before <= epsilon + TOL, "stopped": True}
+    if info["met"]:
+        return res, info
+    rules = _reweighted(res.rules, np.zeros(len(res.rules)))
+    info["realised_after"] = realised(rules)
+    if info["realised_after"] > epsilon + TOL:
+        return res, info
+    info.update(chosen=NO_RULES, met=True)
+    return dataclasses.replace(res, rules=rules), info
+
+
 def _without_rules(votes: _Votes, rules: list[Rule], realised: Callable[[list[Rule]], float],
                    epsilon: float, info: dict[str, Any]
                    ) -> tuple[float, str, np.ndarray, None] | None:

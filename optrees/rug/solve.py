@@ -16,7 +16,7 @@ from ..solvers.deadline import Deadline
 from .exact import ExactPricer
 from .fairness import Fairness
 from .generation import RuleGeneration
-from .repair import repair_fairness
+from .repair import repair_fairness, unsolved_repair
 
 PRICING = ("tree", "exact", "enumerate", "milp")
 """'tree': the proxy pricing of [RUG] §3.4; else PSP (8) solved exactly ('exact': enumeration
@@ -85,12 +85,15 @@ def solve_rug(raw: RawColumns, y: np.ndarray, classes: np.ndarray, deadline: Dea
     res = gen.run()
     default = int(np.argmax(np.bincount(y, weights=sample_weight, minlength=n_classes)))
     repair = None
-    if fairness is not None and realised is not None and not math.isnan(res.objective):
+    if fairness is not None and realised is not None:
         def measure(rules: list[Rule]) -> float:
             return realised(RuleSet(rules, classes, raw.names, default))
 
-        res, repair = repair_fairness(gen, res, measure, fairness.epsilon, deadline, default,
-                                      threshold)
+        if math.isnan(res.objective):  # no master LP in time: the initial rules
+            res, repair = unsolved_repair(res, measure, fairness.epsilon)
+        else:
+            res, repair = repair_fairness(gen, res, measure, fairness.epsilon, deadline,
+                                          default, threshold)
     model = RuleSet(res.rules, classes, raw.names, default)
     status = fit_status(res.status, repair, deadline)
     bound = -math.inf if res.lower_bound is None else res.lower_bound
