@@ -4,6 +4,8 @@ leaves), an enumeration of every tree, and pystreed's policy generator as a witn
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -392,3 +394,19 @@ def test_side_constraints_are_said_in_the_users_rows(min_leaf, said):
         X, t, y, outcome_predictions=yhat)
     assert m.thresholds_ == "all"
     assert m.stats_.get("side_constraints") == said
+
+
+def test_treatments_without_rows_are_named_in_a_warning():
+    """A 20 x 5 outcome_predictions matrix for two observed treatments was taken silently and
+    the tree recommended treatments 2 and 4 (legitimate for 'dm' when a model predicts
+    them, but a wrong matrix looks the same): it warns, naming them."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, (20, 2)).astype(float)
+    t, y, mu = rng.integers(0, 2, 20), rng.normal(size=20), rng.normal(size=(20, 5))
+    with pytest.warns(UserWarning, match=r"treatments \[2, 3, 4\] of the K = 5 columns"):
+        OptimalPolicyTree(depth=1, teacher="dm", time_limit=30).fit(
+            X, t, y, outcome_predictions=mu)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every treatment observed: no warning
+        OptimalPolicyTree(depth=1, teacher="dm", time_limit=30).fit(
+            X, t, y, outcome_predictions=mu[:, :2])

@@ -4,6 +4,7 @@ observational data (historic treatment, outcome, propensity and outcome models).
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -514,4 +515,10 @@ def _check_inputs(treatment: Any, outcome: Any, propensity: Any, predictions: An
     if t.max() >= K:
         raise OptreesInputError(f"treatment must hold codes 0..{K - 1} (K = {K} columns of "
                                 f"outcome_predictions / propensity), got {t.max()}")
+    unseen = sorted(set(range(K)) - set(np.unique(t).tolist()))
+    if unseen:  # allowed (a model may predict them), but a wrong matrix looks the same
+        warnings.warn(f"treatments {unseen[:10]} of the K = {K} columns of "
+                      "outcome_predictions / propensity have no rows: the tree may recommend "
+                      "them on the predictions alone (teacher 'dm' / 'dr'; 'ipw' scores them "
+                      "0)", UserWarning, stacklevel=4)
     return t, y, mu, yhat, K, names
