@@ -105,7 +105,11 @@ def test_matches_exhaustive_search_on_tiny_data(exact):
         opt = brute_force(X, y, 2)
         m = CGHClassifier(depth=2, splits="all", exact_pricing=exact, time_limit=60,
                           random_state=seed).fit(X, y)
-        assert m.status_ == "converged"
+        # optimal exactly where the tree reaches the LP bound over every tree (then it is
+        # the enumerated optimum), else converged
+        assert m.status_ == ("optimal" if abs(m.bound_ - m.objective_) <= 1e-9 * m.objective_
+                             else "converged")
+        assert m.status_ != "optimal" or m.objective_ == opt
         assert m.objective_ == np.sum(m.predict(X) == y)
         # LP optimum of the full-information master bounds the optimal tree from above
         assert m.lp_bound_ >= opt - 1e-6
@@ -123,9 +127,10 @@ def test_depth3_exhaustive():
     opt = brute_force(X, y, 3)
     m = CGHClassifier(depth=3, splits="all", exact_pricing="enumerate", time_limit=60,
                       random_state=0).fit(X, y)
-    assert m.status_ == "converged"
+    assert m.status_ in ("converged", "optimal")
     assert m.lp_bound_ >= opt - 1e-6
     assert m.objective_ == opt
+    assert (m.status_ == "optimal") == (abs(m.bound_ - opt) <= 1e-9 * opt)
 
 
 def test_milp_pricing_equals_enumeration():

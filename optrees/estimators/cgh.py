@@ -78,9 +78,10 @@ class CGHClassifier(GeneratedInit, _TreePredictor, ClassifierMixin, BaseEstimato
     ``lp_bound_`` (value of the last master LP solved to optimality: an upper bound over the
     sampled splits when ``status_ == "converged"``, not over every tree), ``bound_`` and
     ``gap_`` (a bound over every tree, and the gap to it: only with ``splits="all"`` once
-    column generation converged; nan otherwise), ``lp_integral_``, ``cart_objective_``, ``status_``
-    ("converged", "heuristic", "time_limit" or "interrupted": Ctrl-C, the best tree found so
-    far is returned), ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
+    column generation converged; nan otherwise), ``lp_integral_``, ``cart_objective_``,
+    ``status_`` ("optimal" when the tree reaches ``bound_``, else "converged", "heuristic",
+    "time_limit" or "interrupted": Ctrl-C, the best tree found so far is returned),
+    ``solve_seconds_``, ``fit_seconds_``, ``stats_``, ``feature_names_``,
     ``n_features_in_``, ``feature_names_in_``.
     """
 
@@ -163,6 +164,8 @@ class CGHClassifier(GeneratedInit, _TreePredictor, ClassifierMixin, BaseEstimato
         bounded = FitResult(result.model, result.status, result.objective,
                             result.bound if proved else math.nan, result.seconds,
                             result.stats)
+        if proved and bounded.bound_met:  # the tree reaches the bound over every tree
+            bounded.status = "optimal"
         store_result(self, bounded, deadline, what)
         return self
 

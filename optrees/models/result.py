@@ -57,9 +57,13 @@ class FitResult:
         """``bound``, or ``objective`` where the two differ by rounding only (a sum taken in
         another order: 53.600000000000016 against 53.599999999999994), so that the bound
         a user reads is never on the wrong side of the objective by noise."""
-        if abs(self.bound - self.objective) <= 1e-9 * max(1.0, abs(self.objective)):
-            return float(self.objective)
-        return float(self.bound)
+        return float(self.objective) if self.bound_met else float(self.bound)
+
+    @property
+    def bound_met(self) -> bool:
+        """The bound equals the objective but for rounding: where the bound is one over every
+        model the method certifies, the model is proved optimal among them."""
+        return abs(self.bound - self.objective) <= 1e-9 * max(1.0, abs(self.objective))
 
     @property
     def stopped(self) -> bool:

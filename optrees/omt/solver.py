@@ -434,6 +434,8 @@ class OMTSolver:
         tie_max = self.tie * self.leaves * (self.depth + 1)
         lp_obj = cg.lp_obj - tie_max  # still a lower bound (over the generated rules)
         bound = self._bound(cg, mip, status) - tie_max
+        if math.isfinite(bound) and abs(obj - bound) <= 1e-9 * max(1.0, abs(obj)):
+            status = "optimal"  # the rules reach a bound over every rule set of the graph
         gap = (math.nan if not math.isfinite(bound)
                else (obj - bound) / abs(obj) if abs(obj) > 1e-9
                else (0.0 if bound > -1e-6 else math.inf))
