@@ -54,3 +54,19 @@ def test_float_checks_pass_on_integer_codes(estimator, check):
     if name not in ROBUST_FLOAT_CHECKS:
         pytest.skip("runs on RobustTreeClassifier itself in test_sklearn_compat.py")
     check(estimator)
+
+
+def test_plot_takes_the_path_first_as_every_estimator_does(tmp_path):
+    """``est.plot("tree.png")`` (the README's form) raised TypeError for robust trees."""
+    import inspect
+
+    import pandas as pd
+
+    from optrees import BendOCTClassifier, RobustTreeClassifier
+
+    assert list(inspect.signature(RobustTreeClassifier.plot).parameters)[:2] == \
+        list(inspect.signature(BendOCTClassifier.plot).parameters)[:2] == ["self", "path"]
+    X = pd.DataFrame({"a": [0.0, 1, 2, 3, 4, 5], "b": [1.0, 0, 1, 0, 1, 0]})
+    est = RobustTreeClassifier(depth=1, time_limit=30).fit(X, [0, 0, 0, 1, 1, 1])
+    est.plot(str(tmp_path / "tree.png"))
+    assert (tmp_path / "tree.png").stat().st_size > 0

@@ -221,10 +221,11 @@ class RobustTreeClassifier(GeneratedInit, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.to_dot()
 
-    def plot(self, **kwargs: Any) -> Any:
-        """matplotlib Figure of the fitted tree (``path=`` saves it: PNG, SVG, PDF)."""
+    def plot(self, path: Any = None, **kwargs: Any) -> Any:
+        """matplotlib Figure of the fitted tree (saved to ``path`` when given: PNG, SVG,
+        PDF), as the other estimators' ``plot``."""
         check_is_fitted(self, "tree_")
-        return self.tree_.plot(**kwargs)
+        return self.tree_.plot(path=path, **kwargs)
 
     def worst_case_accuracy(self, X: Any, y: Any, costs: Any = None, budget: float = 0.0,
                             sample_weight: Any = None) -> float:
