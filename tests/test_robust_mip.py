@@ -311,3 +311,22 @@ def test_a_weak_warm_start_gives_way_to_the_mips_tree(case, n, monkeypatch):
     assert result.stats["warm_objective"] < want - 1e-9  # the start is worse: the test bites
     assert result.status == "optimal"
     assert result.objective == pytest.approx(want)
+
+
+def test_no_mip_is_built_once_the_warm_start_used_the_time(monkeypatch):
+    """The master's rows and the start's cuts took 1-1.5 s on 20,000 rows with
+    ``time_limit=0.01``: past the deadline after the warm start, no SCIP model is made, and
+    the warm start's tree is returned with status time_limit."""
+    from optrees.robust import mip as mip_mod
+    from optrees.solvers.deadline import Deadline
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a SCIP model built after the deadline")
+
+    monkeypatch.setattr(mip_mod, "ScipModel", no_model)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, (60, 3))
+    y = (X[:, 0] + rng.integers(0, 2, 60) > 2).astype(int)
+    res = solve_robust_mip(X, y, np.array([0, 1]), np.ones(X.shape), 1.0, 2, 0.0, Deadline(at=0.0),
+                           ["a", "b", "c"])
+    assert res.status == "time_limit" and res.model is not None
