@@ -244,3 +244,25 @@ def test_stopped_lp_point_is_taken_with_its_own_slacks(point: str, monkeypatch) 
     objective = sum(r.cost * r.weight for r in m.all_rules_.rules) + float(v.sum())
     assert m.objective_ == pytest.approx(objective, rel=1e-9)
     assert m.stats_["start"] == ("vote" if point == "breaks the row" else "lp")
+
+
+def test_a_forest_past_its_deadline_grows_one_tree_not_a_chunk():
+    """RUX's own forest grows one tree, then chunks while they fit: past the deadline it
+    stops after the first tree (a first chunk of 30 trees took 0.7 s on 20,000 rows with
+    ``time_limit=0.01``); with time it grows every tree, the one-shot fit's."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    from optrees.rug.ensemble_fit import _grow_forest
+    from optrees.solvers.deadline import Deadline
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] > 0).astype(int)
+    stopped = _grow_forest(RandomForestClassifier(n_estimators=50, random_state=0), X, y,
+                           None, Deadline(at=0.0))
+    assert len(stopped.estimators_) == 1
+    grown = _grow_forest(RandomForestClassifier(n_estimators=50, random_state=0), X, y,
+                         None, Deadline())
+    once = RandomForestClassifier(n_estimators=50, random_state=0).fit(X, y)
+    assert len(grown.estimators_) == 50
+    np.testing.assert_array_equal(grown.predict_proba(X), once.predict_proba(X))

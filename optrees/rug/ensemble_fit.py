@@ -128,9 +128,11 @@ def _xgboost_fit(model: Any, matrix: np.ndarray, y: np.ndarray, weights: np.ndar
 
 def _grow_forest(forest: Any, matrix: np.ndarray, y: np.ndarray,
                  weights: np.ndarray | None, deadline: Deadline) -> Any:
-    """The forest grown by warm starts, a chunk of trees at a time, while the next chunk
-    (timed as the last one) fits before ``deadline`` (scikit-learn draws the seeds of the
-    trees of a warm start as the one-shot fit does, so the trees are its first ones)."""
+    """The forest grown by warm starts, one tree first, then a chunk of trees at a time
+    while the next chunk (timed per tree as the last one) fits before ``deadline``
+    (scikit-learn draws the seeds of the trees of a warm start as the one-shot fit does, so
+    the trees are its first ones).  The first tree alone: a first chunk of 30 trees took
+    0.7 s on 20,000 rows with ``time_limit=0.01``."""
     total, warm = forest.n_estimators, forest.warm_start
     step = max(1, -(-total // FOREST_CHUNKS))
     grown = 0
@@ -138,9 +140,11 @@ def _grow_forest(forest: Any, matrix: np.ndarray, y: np.ndarray,
     try:
         while grown < total:
             t0 = time.perf_counter()
-            grown = min(total, grown + step)
+            added = min(total, grown + (1 if grown == 0 else step)) - grown
+            grown += added
             forest.set_params(n_estimators=grown).fit(matrix, y, sample_weight=weights)
-            if deadline.remaining() < time.perf_counter() - t0:
+            per_tree = (time.perf_counter() - t0) / added
+            if deadline.remaining() < per_tree * min(step, total - grown):
                 break
     finally:
         forest.set_params(warm_start=warm)
