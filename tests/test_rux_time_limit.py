@@ -56,14 +56,14 @@ def _same_tree(a, b) -> bool:
 def test_forest_stops_between_chunks_with_the_untimed_fits_first_trees(cancer) -> None:
     X, y = cancer
     whole = RandomForestClassifier(30, max_depth=3, random_state=0).fit(X, y)
-    # chunks of 3 trees: time is left after the first chunk, not after the second
+    # one tree, then chunks of 3: time is left after the first tree, not after the chunk
     part = fit_ensemble(RandomForestClassifier(30, max_depth=3, random_state=0), X, y, None,
                         LooksLeft(1))
-    assert len(part.estimators_) == 6 and not part.warm_start
-    assert all(_same_tree(a, b) for a, b in zip(part.estimators_, whole.estimators_[:6],
+    assert len(part.estimators_) == 4 and not part.warm_start
+    assert all(_same_tree(a, b) for a, b in zip(part.estimators_, whole.estimators_[:4],
                                                 strict=False))
-    # its vote: the mean of those six trees' class shares (scikit-learn's soft vote)
-    mean = np.mean([t.predict_proba(X) for t in whole.estimators_[:6]], axis=0)
+    # its vote: the mean of those four trees' class shares (scikit-learn's soft vote)
+    mean = np.mean([t.predict_proba(X) for t in whole.estimators_[:4]], axis=0)
     assert np.allclose(part.predict_proba(X), mean)
     # with time to spare the chunked forest is the one-shot forest
     full = fit_ensemble(RandomForestClassifier(30, max_depth=3, random_state=0), X, y, None,
@@ -93,11 +93,12 @@ def test_rux_returns_the_lp_over_the_trees_grown_in_time(cancer, monkeypatch) ->
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         m = RUXClassifier(n_estimators=20, random_state=0, time_limit=60).fit(X, y)
-    assert m.status_ == "time_limit" and m.stats_["ensemble_trees"] == 4
-    assert any(issubclass(w.category, TimeLimitWarning) and "4 of 20 trees" in str(w.message)
+    # one tree, then a chunk of 2: 3 trees when the time looked gone after the chunk
+    assert m.status_ == "time_limit" and m.stats_["ensemble_trees"] == 3
+    assert any(issubclass(w.category, TimeLimitWarning) and "3 of 20 trees" in str(w.message)
                for w in caught)
-    assert len(m.estimator_.estimators_) == 4
-    assert {r.meta["tree"] for r in m.all_rules_.rules} <= {0, 1, 2, 3}
+    assert len(m.estimator_.estimators_) == 3
+    assert {r.meta["tree"] for r in m.all_rules_.rules} <= {0, 1, 2}
     # every rule is a leaf of those four trees: its rows are that leaf's training rows
     leaves = np.stack([t.apply(X) for t in m.estimator_.estimators_])
     for r in m.all_rules_.rules:
