@@ -112,7 +112,7 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
     # deadline return it rather than finish setting up (depth 12: seconds).
     try:
         deadline.check()
-        space = PathSpace(sets, y, len(classes), sample_weight)
+        space = PathSpace(sets, y, len(classes), sample_weight, deadline)
         deadline.check()
         cart_choice = {j: space.position(j, sid) for j, sid in sets.cart.items()}
         t_eval = time.perf_counter()
