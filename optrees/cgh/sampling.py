@@ -65,17 +65,37 @@ class SplitTable:
         return self.add(f, int(np.floor(thr)) + 1)
 
     def add_all(self) -> np.ndarray:
-        """Every split of the full-information problem (§3); returns their ids."""
-        return np.array([self.add(f, k) for f in range(self.X.shape[1])
-                         for k in range(1, len(self.uniq[f]))], dtype=np.int64)
+        """Every split of the full-information problem (§3); returns their ids (the ids
+        :meth:`add` gives split by split, with each column's midpoints cleaned at once)."""
+        out = []
+        for f, u in enumerate(self.uniq):
+            mids = clean_midpoints(u[:-1], u[1:])
+            out.extend(self._add_block(f, mids))
+        return np.array(out, dtype=np.int64)
 
-    def masks(self, ids: np.ndarray | None = None) -> np.ndarray:
-        """Boolean matrix (splits x rows): True where the row goes left."""
+    def _add_block(self, f: int, mids: np.ndarray) -> list[int]:
+        """Ids of the splits of feature ``f`` at every gap k = 1.. (``mids``: their
+        thresholds), adding those not known yet."""
+        ids = []
+        for k, mid in enumerate(mids.tolist(), start=1):
+            sid = self._ids.get((f, k))
+            if sid is None:
+                sid = self._ids[(f, k)] = len(self.feature)
+                self.feature.append(f)
+                self.threshold.append(mid)
+            ids.append(sid)
+        return ids
+
+    def masks(self, ids: np.ndarray | None = None,
+              rows: np.ndarray | None = None) -> np.ndarray:
+        """Boolean matrix (splits x rows, all rows by default): True where the row goes
+        left."""
         ids = np.arange(len(self)) if ids is None else np.asarray(ids)
-        out = np.ones((len(ids), self.X.shape[0]), dtype=bool)
+        X = self.X if rows is None else self.X[rows]
+        out = np.ones((len(ids), X.shape[0]), dtype=bool)
         for i, s in enumerate(ids):
             if s != PASS:
-                out[i] = self.X[:, self.feature[s]] <= self.threshold[s]
+                out[i] = X[:, self.feature[s]] <= self.threshold[s]
         return out
 
 

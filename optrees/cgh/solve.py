@@ -112,7 +112,7 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
     # deadline return it rather than finish setting up (depth 12: seconds).
     try:
         deadline.check()
-        space = PathSpace(sets, y, len(classes), sample_weight)
+        space = PathSpace(sets, y, len(classes), sample_weight, deadline)
         deadline.check()
         cart_choice = {j: space.position(j, sid) for j, sid in sets.cart.items()}
         t_eval = time.perf_counter()
@@ -171,7 +171,7 @@ def solve_cgh(X: np.ndarray, y: np.ndarray, classes: np.ndarray, depth: int,
         # after the MIP one more tree is scored and the fitted tree built: keep time for it
         mip_deadline = deadline.reserve(2.0 * t_eval)
         if not mip_deadline.expired():
-            master.make_integer(best)
+            master.make_integer(best, mip_deadline.remaining())
             mres = master.solve(mip_deadline)
             mip_status = mres.status
             if mres.values is not None:

@@ -153,7 +153,19 @@ class HighsModel:
         """No probing in MIP presolve (HiGHS presolve rule 2^15): on large set-partitioning
         masters it is slow and overruns the time limit (OMT car-evaluation d = 5: a MIP
         given 7.0 s ran 10.3 s, HiGHS: "Time limit reached in probing")."""
-        self.h.setOptionValue("presolve_rule_off", 1 << 15)
+        self._presolve_rule_off(15)
+
+    def skip_aggregator(self) -> None:
+        """No aggregator in MIP presolve (HiGHS presolve rule 2^12): it does not look at the
+        time limit either (CGH's master MIP on 1,500 rows, 6 classes, depth 3: 0.9 s of
+        presolve under a 0.2 s limit; 0.2 s without it, the same optimum in 0.28 s against
+        1.07 s)."""
+        self._presolve_rule_off(12)
+
+    def _presolve_rule_off(self, bit: int) -> None:
+        """Switch off HiGHS presolve rule ``bit``, keeping the rules already off."""
+        off = int(self.option("presolve_rule_off"))
+        self.h.setOptionValue("presolve_rule_off", off | (1 << bit))
 
     def skip_presolve(self) -> None:
         """Solve without presolve: HiGHS's LP presolve does not look at the time limit (RUX
@@ -210,6 +222,11 @@ class HighsModel:
     @property
     def n_rows(self) -> int:
         return self.h.getNumRow()
+
+    @property
+    def n_nonzeros(self) -> int:
+        """Constraint matrix nonzeros."""
+        return self.h.getNumNz()
 
     def add_rows(self, lower: Sequence[float], upper: Sequence[float]) -> np.ndarray:
         """Add empty rows ``lower <= . <= upper`` (columns fill them); return their indices."""
@@ -315,7 +332,7 @@ class HighsModel:
         # far, a MIP's with the time of this run (both measured), so an LP re-solve in column
         # generation gets the time spent before added, a MIP does not
         has_integers = self._has_integers()
-        self._watch_lp(has_integers or self.h.getNumNz() >= LP_WATCH_NONZEROS)
+        self._watch_lp(has_integers or self.n_nonzeros >= LP_WATCH_NONZEROS)
         offset = 0.0 if has_integers else float(self.h.getRunTime())
         self.h.setOptionValue("time_limit", offset + float(limit) if limit is not None else INF)
         gap = self.options.mip_gap if mip_gap is None else mip_gap
