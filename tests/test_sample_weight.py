@@ -187,7 +187,7 @@ def test_cgh_integer_weights_equal_duplicated_rows():
     w = np.random.default_rng(1).integers(1, 4, len(y))
     weighted = _cgh().fit(X, y, sample_weight=w)
     repeated = _cgh().fit(X.loc[X.index.repeat(w)], np.repeat(y, w))
-    assert weighted.status_ == repeated.status_ == "converged"
+    assert weighted.status_ == repeated.status_ in ("converged", "optimal")
     assert weighted.objective_ == pytest.approx(repeated.objective_, abs=1e-9)
     assert weighted.lp_bound_ == pytest.approx(repeated.lp_bound_, abs=1e-6)
     np.testing.assert_allclose(weighted.tree_.counts[0], repeated.tree_.counts[0])
