@@ -436,7 +436,8 @@ class OMTSolver:
         bound = self._bound(cg, mip, status) - tie_max
         if math.isfinite(bound) and abs(obj - bound) <= 1e-9 * max(1.0, abs(obj)):
             status = "optimal"  # the rules reach a bound over every rule set of the graph
-        gap = (math.nan if not math.isfinite(bound)
+        gap = (0.0 if status == "optimal"  # (a proof: not the rounding of obj - bound)
+               else math.nan if not math.isfinite(bound)
                else (obj - bound) / abs(obj) if abs(obj) > 1e-9
                else (0.0 if bound > -1e-6 else math.inf))
         stats = {"iterations": cg.iterations, "columns": len(self.pool), "priced": cg.priced,
