@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from test_cli_survival import survival_frame
 
 import optrees.cli_report as cli_report
 import optrees.comparison as comparison
@@ -115,13 +116,7 @@ def test_a_one_class_training_part_names_the_split(tmp_path, capsys):
 # -------------------------------------------- 4-5. leaf options of survival and policy trees
 @pytest.fixture(scope="module")
 def survival_csv(tmp_path_factory):
-    rng = np.random.default_rng(0)
-    n = 160
-    df = pd.DataFrame({"age": rng.integers(20, 80, n).astype(float),
-                       "color": rng.choice(["red", "blue"], n)})
-    rate = 0.05 + 0.3 * (df["color"] == "red") + 0.004 * df["age"]
-    df["months"] = np.round(rng.exponential(1.0 / rate.to_numpy()), 1)
-    df["died"] = (rng.uniform(size=n) < 0.7).astype(int)
+    df = survival_frame().drop(columns="w")  # the same rows, unweighted
     path = tmp_path_factory.mktemp("surv") / "surv.csv"
     df.to_csv(path, index=False)
     return df, str(path)

@@ -17,16 +17,22 @@ from optrees import OptimalSurvivalTree, load_model
 from optrees.cli import main
 
 
-@pytest.fixture(scope="module")
-def table(tmp_path_factory):
+def survival_frame(n: int = 160) -> pd.DataFrame:
+    """Ages and colours with censored survival months (hazard rising with age, higher for
+    red), an event flag and integer weights ``w``."""
     rng = np.random.default_rng(0)
-    n = 160
     df = pd.DataFrame({"age": rng.integers(20, 80, n).astype(float),
                        "color": rng.choice(["red", "blue"], n)})
     rate = 0.05 + 0.3 * (df["color"] == "red") + 0.004 * df["age"]
     df["months"] = np.round(rng.exponential(1.0 / rate.to_numpy()), 1)
     df["died"] = (rng.uniform(size=n) < 0.7).astype(int)
     df["w"] = rng.integers(1, 4, n)
+    return df
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    df = survival_frame()
     path = tmp_path_factory.mktemp("surv") / "surv.csv"
     df.to_csv(path, index=False)
     return df, path

@@ -49,14 +49,16 @@ class SplitTable:
         u = self.uniq[f]
         if k <= 0 or k >= len(u):
             return None  # all rows on one side: not a real split
-        key = (int(f), int(k))
-        sid = self._ids.get(key)
-        if sid is None:
-            mid = float(clean_midpoints(u[k - 1], u[k]))  # 0.1358, not 0.13579999999999998
-            sid = len(self.feature)
-            self._ids[key] = sid
-            self.feature.append(int(f))
-            self.threshold.append(float(mid))
+        sid = self._ids.get((int(f), int(k)))
+        if sid is None:  # 0.1358, not 0.13579999999999998
+            sid = self._new(int(f), int(k), float(clean_midpoints(u[k - 1], u[k])))
+        return sid
+
+    def _new(self, f: int, k: int, threshold: float) -> int:
+        """Record the split of feature ``f`` at gap ``k`` (not known yet); its id."""
+        sid = self._ids[(f, k)] = len(self.feature)
+        self.feature.append(f)
+        self.threshold.append(threshold)
         return sid
 
     def from_cart(self, f: int, thr: float) -> int | None:
@@ -79,11 +81,7 @@ class SplitTable:
         ids = []
         for k, mid in enumerate(mids.tolist(), start=1):
             sid = self._ids.get((f, k))
-            if sid is None:
-                sid = self._ids[(f, k)] = len(self.feature)
-                self.feature.append(f)
-                self.threshold.append(mid)
-            ids.append(sid)
+            ids.append(self._new(f, k, mid) if sid is None else sid)
         return ids
 
     def masks(self, ids: np.ndarray | None = None,

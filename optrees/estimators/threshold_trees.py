@@ -12,6 +12,7 @@ from .._params import RANDOM_STATE, TIME_LIMIT, VERBOSE, Check, Param, Real, val
 from .._validation import check_depth, fit_weights
 from ..encoding.binary import every_threshold
 from ..models.result import FitResult
+from ..trees.problem.tree_problem import side_constraint_text
 from ..trees.solve.fit import min_leaf_rows
 from ._base import (
     _TreeOutput,
@@ -105,7 +106,6 @@ def _name_side_constraints(stats: dict[str, Any], min_leaf: int, max_leaves: int
                            ) -> None:
     """``stats["side_constraints"]`` as the classifiers name them ("min_samples_leaf=20,
     max_leaves=3"), when the solve did not: the status line says what the optimum is under."""
-    parts = [f"min_samples_leaf={min_leaf}"] if min_leaf > 1 else []
-    parts += [] if max_leaves is None else [f"max_leaves={max_leaves}"]
-    if parts and "side_constraints" not in stats:
-        stats["side_constraints"] = ", ".join(parts)
+    text = side_constraint_text(min_leaf, max_leaves)
+    if text and "side_constraints" not in stats:
+        stats["side_constraints"] = text

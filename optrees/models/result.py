@@ -14,6 +14,16 @@ status: stopped early, e.g. "time_limit", "interrupted" after Ctrl-C, "no_soluti
 "gap_limit")."""
 
 
+ROUNDING = 1e-9
+"""Relative difference (absolute below 1) of a bound and an objective that is rounding."""
+
+
+def bound_meets(objective: float, bound: float) -> bool:
+    """``bound`` equals ``objective`` but for rounding (:data:`ROUNDING`): where the bound is
+    one over every model a method certifies, the model is proved optimal among them."""
+    return abs(bound - objective) <= ROUNDING * max(1.0, abs(objective))
+
+
 @dataclass
 class FitResult:
     """The outcome of one method's solve, the same for every method family.
@@ -61,9 +71,8 @@ class FitResult:
 
     @property
     def bound_met(self) -> bool:
-        """The bound equals the objective but for rounding: where the bound is one over every
-        model the method certifies, the model is proved optimal among them."""
-        return abs(self.bound - self.objective) <= 1e-9 * max(1.0, abs(self.objective))
+        """:func:`bound_meets` of the objective and the bound."""
+        return bound_meets(self.objective, self.bound)
 
     @property
     def stopped(self) -> bool:

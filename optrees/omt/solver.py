@@ -19,6 +19,7 @@ import numpy as np
 
 from .._logging import enabled, progress, since_fit
 from .._validation import OptreesInputError
+from ..models.result import bound_meets
 from ..solvers.base import SolveResult
 from ..solvers.deadline import Deadline, TimeUp
 from ..solvers.highs import HighsModel
@@ -434,7 +435,7 @@ class OMTSolver:
         tie_max = self.tie * self.leaves * (self.depth + 1)
         lp_obj = cg.lp_obj - tie_max  # still a lower bound (over the generated rules)
         bound = self._bound(cg, mip, status) - tie_max
-        if math.isfinite(bound) and abs(obj - bound) <= 1e-9 * max(1.0, abs(obj)):
+        if math.isfinite(bound) and bound_meets(obj, bound):
             status = "optimal"  # the rules reach a bound over every rule set of the graph
         gap = (0.0 if status == "optimal"  # (a proof: not the rounding of obj - bound)
                else math.nan if not math.isfinite(bound)

@@ -178,10 +178,7 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
     ``realised`` measures a list of weighted rules; ``default``: the class of rows no rule
     covers; ``threshold``: rules lighter than this times the heaviest are pruned from the
     model (as the estimator does)."""
-    before = realised(res.rules)
-    info: dict[str, Any] = {"realised_before": before, "lp_caps": [], "realised": [],
-                            "chosen": "fit", "met": before <= epsilon + TOL,
-                            "stopped": False}
+    info = _first_info(realised(res.rules), epsilon, stopped=False)
     if info["met"]:
         return res, info
     votes = _Votes(gen, default)
@@ -224,10 +221,10 @@ def repair_fairness(gen: RuleGeneration, res: RUGResult,
                           "dropped", chosen, None))
     info["stopped"] = deadline.expired()
     if not found:
-        no_rules = _without_rules(votes, res.rules, realised, epsilon, info)
-        if no_rules is None:
+        weights = _no_rules(res.rules, realised, epsilon, info)
+        if weights is None:
             return res, info
-        found.append(no_rules)
+        found.append((votes.accuracy(weights), NO_RULES, weights, None))
     accuracy, name, weights, lp = max(found, key=lambda f: f[0])
     info.update(chosen=name, met=True, accuracy_before=votes.accuracy(starts[0][1]),
                 accuracy_after=accuracy)
@@ -246,31 +243,32 @@ def unsolved_repair(res: RUGResult, realised: Callable[[list[Rule]], float], eps
     1 each): they are kept if they meet ``epsilon``, else the rule set without rules when
     it does (DMC and EOP: always), else they stay; the dictionary as
     :func:`repair_fairness`'s, ``stopped`` True."""
-    before = realised(res.rules)
-    info: dict[str, Any] = {"realised_before": before, "lp_caps": [], "realised": [],
-                            "chosen": "fit", "met": before <= epsilon + TOL, "stopped": True}
+    info = _first_info(realised(res.rules), epsilon, stopped=True)
     if info["met"]:
         return res, info
-    rules = _reweighted(res.rules, np.zeros(len(res.rules)))
-    info["realised_after"] = realised(rules)
-    if info["realised_after"] > epsilon + TOL:
+    weights = _no_rules(res.rules, realised, epsilon, info)
+    if weights is None:
         return res, info
     info.update(chosen=NO_RULES, met=True)
-    return dataclasses.replace(res, rules=rules), info
+    return dataclasses.replace(res, rules=_reweighted(res.rules, weights)), info
 
 
-def _without_rules(votes: _Votes, rules: list[Rule], realised: Callable[[list[Rule]], float],
-                   epsilon: float, info: dict[str, Any]
-                   ) -> tuple[float, str, np.ndarray, None] | None:
-    """The rule set without rules (every row the default class) as a repair candidate when
-    it meets ``epsilon``, else None; its gap goes to ``info["realised_after"]``.  Nothing
-    else met the cap: the deadline cut the search short (DMC, EOP) or the cap is out of
-    reach (ODM)."""
+def _first_info(before: float, epsilon: float, stopped: bool) -> dict[str, Any]:
+    """What a repair records before it tries anything: the fit's realised gap ``before``
+    and whether it meets ``epsilon`` already."""
+    return {"realised_before": before, "lp_caps": [], "realised": [], "chosen": "fit",
+            "met": before <= epsilon + TOL, "stopped": stopped}
+
+
+def _no_rules(rules: list[Rule], realised: Callable[[list[Rule]], float], epsilon: float,
+              info: dict[str, Any]) -> np.ndarray | None:
+    """The weights of the rule set without rules (every row the default class) when it
+    meets ``epsilon``, else None; its gap goes to ``info["realised_after"]``.  Nothing else
+    met the cap: the deadline cut the search short (DMC, EOP) or the cap is out of reach
+    (ODM)."""
     weights = np.zeros(len(rules))
     info["realised_after"] = realised(_reweighted(rules, weights))
-    if info["realised_after"] > epsilon + TOL:
-        return None
-    return votes.accuracy(weights), NO_RULES, weights, None
+    return None if info["realised_after"] > epsilon + TOL else weights
 
 
 def _pruned(weights: np.ndarray, threshold: float) -> np.ndarray:

@@ -17,6 +17,18 @@ from .fairness import TreeFairness
 from .objectives.view import ClassificationView
 
 
+def side_constraint_text(min_leaf: int, max_leaves: int | None, fairness: str | None = None
+                         ) -> str:
+    """Side constraints in words, as ``stats_["side_constraints"]`` and the status line
+    name them ("min_samples_leaf=20, max_leaves=3"; "" for none)."""
+    parts = [f"min_samples_leaf={min_leaf}"] if min_leaf > 1 else []
+    if max_leaves is not None:
+        parts.append(f"max_leaves={max_leaves}")
+    if fairness is not None:
+        parts.append(fairness)
+    return ", ".join(parts)
+
+
 @dataclass
 class TreeProblem:
     """Binary features ``X`` (n x F, 0/1), class indices ``y`` (0..K-1), ``depth`` and ``lam``.
@@ -86,12 +98,8 @@ class TreeProblem:
         """The side constraints in words (for messages and ``stats_``), in the user's rows
         (an objective's pseudo-rows: ``copies`` per row)."""
         rows = self.min_leaf if self.view is None else self.min_leaf // self.view.copies
-        parts = [f"min_samples_leaf={rows}"] if rows > 1 else []
-        if self.max_leaves is not None:
-            parts.append(f"max_leaves={self.max_leaves}")
-        if self.fairness is not None:
-            parts.append(self.fairness.describe())
-        return ", ".join(parts)
+        return side_constraint_text(rows, self.max_leaves,
+                                    None if self.fairness is None else self.fairness.describe())
 
     @property
     def correct_weight(self) -> float:

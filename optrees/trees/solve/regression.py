@@ -23,7 +23,7 @@ import numpy as np
 from ..._logging import progress
 from ...compiled import COMPILE_SECONDS, START_SECONDS, kernels_ready
 from ...models.regression_tree import RegressionTree
-from ...models.result import FitResult
+from ...models.result import FitResult, bound_meets
 from ...solvers.deadline import Deadline
 from ..problem.objectives.squared_error import SquaredError, identical_rows
 from ..search.regression import (
@@ -189,11 +189,6 @@ def root_floors(segments: Segments | None, X: np.ndarray, stats: np.ndarray, dep
     return segments(sums, 2 ** depth, compiled=compiled and len(sums) > NUMPY_LIMIT)
 
 
-PROVED_GAP = 1e-9
-"""A stopped search's tree is proved when its bound is within this (relative to the
-objective, at least absolute) of the tree's objective."""
-
-
 def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float,
                stats: dict | None = None) -> FitResult:
     """The :class:`FitResult` of a search of :func:`search_additive` whose tree, rebuilt
@@ -201,7 +196,7 @@ def fit_result(task: str, searched: Searched, tree: RegressionTree, value: float
     progress line of ``task``, and the statistics (``stats`` added)."""
     found = searched.found
     # a stopped search whose bound met its tree proved it all the same (e.g. a perfect fit)
-    proved = found.optimal or found.bound >= value - PROVED_GAP * max(1.0, abs(value))
+    proved = found.optimal or bound_meets(value, min(found.bound, value))
     bound = value if proved else min(found.bound, value)
     progress(task, searched.seconds, incumbent=value, bound=bound,
              gap=abs(value - bound) / max(abs(value), 1e-9), nodes=found.evaluations,
