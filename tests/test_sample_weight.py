@@ -115,10 +115,21 @@ def test_bad_sample_weight(bad, message):
     ({"yes": -1.0}, ">= 0"),
     ("heavy", "balanced"),
 ])
-def test_bad_class_weight(bad, message):
+@pytest.mark.parametrize("make", [lambda cw: FlowOCTClassifier(depth=1, class_weight=cw),
+                                  lambda cw: OMTClassifier(depth=1, class_weight=cw)])
+def test_bad_class_weight(bad, message, make):
     X, y = _table()
     with pytest.raises((OptreesInputError, ValueError), match=message):
-        FlowOCTClassifier(depth=1, class_weight=bad).fit(X, y)
+        make(bad).fit(X, y)
+
+
+def test_omt_class_missing_from_class_weight_weighs_one():
+    """As in scikit-learn and the other estimators (OMT refused it before)."""
+    X, y = _table()
+    part = OMTClassifier(depth=2, class_weight={"yes": 3.0}, random_state=0).fit(X, y)
+    full = OMTClassifier(depth=2, class_weight={"yes": 3.0, "no": 1.0}, random_state=0).fit(X, y)
+    assert part.objective_ == pytest.approx(full.objective_)
+    np.testing.assert_array_equal(part.predict(X), full.predict(X))
 
 
 def test_caller_weights_are_not_modified_and_saved_counts_round_trip(tmp_path):

@@ -33,12 +33,17 @@ from .._params import (
     Param,
     Params,
     Real,
-    check_param,
     class_weight_value,
     optional,
     validate_params,
 )
-from .._validation import OptreesInputError, check_regression_target, check_target, fit_weights
+from .._validation import (
+    OptreesInputError,
+    check_regression_target,
+    check_target,
+    class_weights,
+    fit_weights,
+)
 from ..models.result import FitResult
 from ..omt.fit import OMTFit, rule_limit
 from ..omt.solve import bound_text
@@ -388,13 +393,7 @@ class OMTClassifier(ClassifierMixin, _OMTBase):
         if cw is None or isinstance(cw, str):  # "balanced" (the default of "weighted")
             W = np.bincount(y, weights=w, minlength=K)  # a class may weigh 0 (weight-0 rows)
             return np.where(W > 0, W.sum() / (K * np.where(W > 0, W, 1.0)), 0.0)
-        missing = [c for c in classes if c not in cw]
-        if missing:
-            raise OptreesInputError(f"class_weight has no weight for classes {missing}")
-        weights = np.array([check_param("class_weight", cw[c], _Finite()) for c in classes])
-        if (weights < 0).any():
-            raise OptreesInputError("class_weight values must be >= 0")
-        return weights
+        return class_weights(cw, classes, y, np.ones(len(y)) if w is None else w)
 
     @staticmethod
     def _positive_class(p: Params, classes: np.ndarray) -> int:
